@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// `packbench` command line. Runs the TypeScript sources through tsx so that a fresh clone works
+// without a build step.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('../main/cli.ts');

@@ -1,0 +1,140 @@
+/**
+ * The on-disk form of engine artifacts (core/common/engine.ts): a small binary container that a
+ * reader can stream and that other tools can read with a JSON parser and a byte offset.
+ *
+ *   bytes 0..7    magic: 'PBTABLE1' (column table) or 'PBVOLUM1' (label volume)
+ *   bytes 8..11   header length H (uint32, little-endian)
+ *   bytes 12..    H bytes of UTF-8 JSON header, space-padded so the data starts on an 8-byte boundary
+ *   then          the data, little-endian: a table's columns one after another (each at its
+ *                 header byteOffset, relative to the data start); a volume's labels, x fastest.
+ *
+ * Pure functions over Uint8Array: the Node side writes headers and data with streams.
+ */
+import type { ColumnTable, LabelVolume } from '../common/engine';
+
+export const TABLE_MAGIC = 'PBTABLE1';
+export const VOLUME_MAGIC = 'PBVOLUM1';
+
+const DTYPES = {
+  float64: Float64Array,
+  float32: Float32Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  uint8: Uint8Array,
+} as const;
+export type DType = keyof typeof DTYPES;
+type Column = ColumnTable['columns'][string];
+
+export interface TableHeader {
+  rows: number;
+  columns: { name: string; dtype: DType; byteOffset: number }[];
+  meta: Record<string, unknown>;
+}
+
+export interface VolumeHeader {
+  dims: [number, number, number];
+  voxelSize: number;
+  dtype: 'uint32';
+  meta: Record<string, unknown>;
+}
+
+export function dtypeOf(a: Column): DType {
+  for (const [name, ctor] of Object.entries(DTYPES)) if (a instanceof ctor) return name as DType;
+  throw new TypeError(`unsupported column type ${Object.prototype.toString.call(a)}`);
+}
+
+/** Magic + length + padded JSON header; the caller appends the data. */
+export function encodeHeader(magic: string, header: object): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const padded = Math.ceil((12 + json.length) / 8) * 8 - 12;
+  const out = new Uint8Array(12 + padded).fill(0x20);
+  for (let i = 0; i < 8; i++) out[i] = magic.charCodeAt(i);
+  new DataView(out.buffer).setUint32(8, padded, true);
+  out.set(json, 12);
+  return out;
+}
+
+/** Reads magic and header from the first bytes of a container; dataOffset is where data starts. */
+export function decodeHeader<H>(bytes: Uint8Array, expectedMagic: string): { header: H; dataOffset: number } {
+  if (bytes.length < 12) throw new Error('artifact is truncated: shorter than its 12-byte preamble');
+  const magic = String.fromCharCode(...bytes.subarray(0, 8));
+  if (magic !== expectedMagic) throw new Error(`artifact magic is '${magic}', expected '${expectedMagic}'`);
+  const len = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(8, true);
+  if (bytes.length < 12 + len) throw new Error(`artifact header is truncated: needs ${12 + len} bytes, have ${bytes.length}`);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + len))) as H;
+  return { header, dataOffset: 12 + len };
+}
+
+export function tableHeader(table: ColumnTable): TableHeader {
+  const names = Object.keys(table.columns);
+  const rows = names.length ? table.columns[names[0]].length : 0;
+  let offset = 0;
+  const columns = names.map((name) => {
+    const col = table.columns[name];
+    if (col.length !== rows) throw new RangeError(`column '${name}' has ${col.length} rows, expected ${rows}`);
+    const entry = { name, dtype: dtypeOf(col), byteOffset: offset };
+    offset += Math.ceil(col.byteLength / 8) * 8;
+    return entry;
+  });
+  return { rows, columns, meta: { name: table.name, ...table.meta } };
+}
+
+/** The whole table as one buffer (tables are small: a particle table of 1e6 rows is tens of MB). */
+export function encodeTable(table: ColumnTable): Uint8Array {
+  const header = tableHeader(table);
+  const head = encodeHeader(TABLE_MAGIC, header);
+  let dataBytes = 0;
+  for (const c of Object.values(table.columns)) dataBytes += Math.ceil(c.byteLength / 8) * 8;
+  const out = new Uint8Array(head.length + dataBytes);
+  out.set(head, 0);
+  for (const col of header.columns) {
+    const a = table.columns[col.name];
+    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), head.length + col.byteOffset);
+  }
+  return out;
+}
+
+export function decodeTable(bytes: Uint8Array): ColumnTable {
+  const { header, dataOffset } = decodeHeader<TableHeader>(bytes, TABLE_MAGIC);
+  const columns: ColumnTable['columns'] = {};
+  for (const col of header.columns) {
+    const ctor = DTYPES[col.dtype];
+    if (!ctor) throw new Error(`column '${col.name}' has unknown dtype '${col.dtype}'`);
+    const start = dataOffset + col.byteOffset;
+    const byteLength = header.rows * ctor.BYTES_PER_ELEMENT;
+    if (start + byteLength > bytes.length) throw new Error(`column '${col.name}' is truncated`);
+    // Copy so the column is aligned and independent of the file buffer.
+    columns[col.name] = new ctor(bytes.slice(start, start + byteLength).buffer) as Column;
+  }
+  const { name, ...meta } = header.meta as { name?: string };
+  return { kind: 'table', name: name ?? 'table', columns, meta };
+}
+
+export function volumeHeader(volume: Pick<LabelVolume, 'dims' | 'voxelSize' | 'meta'>): VolumeHeader {
+  const [nx, ny, nz] = volume.dims;
+  for (const [i, n] of [nx, ny, nz].entries()) {
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`dims[${i}] must be a positive integer, got ${n}`);
+  }
+  return { dims: [nx, ny, nz], voxelSize: volume.voxelSize, dtype: 'uint32', meta: volume.meta ?? {} };
+}
+
+/** Encodes a whole volume in memory; large volumes are written slab by slab by the Node side instead. */
+export function encodeVolume(volume: LabelVolume): Uint8Array {
+  const head = encodeHeader(VOLUME_MAGIC, { ...volumeHeader(volume), meta: { name: volume.name, ...volume.meta } });
+  const out = new Uint8Array(head.length + volume.labels.byteLength);
+  out.set(head, 0);
+  out.set(new Uint8Array(volume.labels.buffer, volume.labels.byteOffset, volume.labels.byteLength), head.length);
+  return out;
+}
+
+export function decodeVolume(bytes: Uint8Array): LabelVolume {
+  const { header, dataOffset } = decodeHeader<VolumeHeader>(bytes, VOLUME_MAGIC);
+  const [nx, ny, nz] = header.dims;
+  const n = nx * ny * nz;
+  if (dataOffset + n * 4 > bytes.length) throw new Error(`volume data is truncated: needs ${n * 4} bytes`);
+  const labels = new Uint32Array(bytes.slice(dataOffset, dataOffset + n * 4).buffer);
+  const { name, ...meta } = header.meta as { name?: string };
+  return { kind: 'volume', name: name ?? 'labels', dims: header.dims, voxelSize: header.voxelSize, labels, meta };
+}
