@@ -1,0 +1,392 @@
+/**
+ * The API contract of PackBench: every request the renderer (or the CLI, or a browser over the web
+ * host) can make, with the runtime schema of its params, the type of its result, and the events the
+ * services push. One object type, `PackbenchApi`, is exposed as `window.packbench` by the Electron
+ * preload and by the browser bridge (renderer/src/bridge/); one table of handlers
+ * (main/services/handlers.ts) serves both and the CLI.
+ *
+ * This module is shared with the renderer: zod and types only, no Node, no Electron, no DOM.
+ */
+import { z } from 'zod';
+
+// ---------------------------------------------------------------------------------------------
+// Shared value types
+// ---------------------------------------------------------------------------------------------
+
+export const RUN_STATUSES = ['queued', 'running', 'paused', 'done', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+/** Statuses a run never leaves by itself. */
+export const FINAL_STATUSES: readonly RunStatus[] = ['done', 'failed', 'cancelled'];
+
+export const MAX_SEED = 0xffffffff;
+
+/** Any typed array that may travel through the API (structured clone or the WS codec). */
+export type TypedArray =
+  | Float64Array
+  | Float32Array
+  | Int32Array
+  | Uint32Array
+  | Int16Array
+  | Uint16Array
+  | Int8Array
+  | Uint8Array;
+
+const id = z.string().min(1).max(200);
+const idParams = z.object({ id });
+
+/**
+ * A sweep over one params field: `{ "$sweep": [v1, v2, ...] }` (explicit values) or
+ * `{ "$sweep": { from, to, steps } }` (evenly spaced, both ends included). A spec whose params hold
+ * sweeps expands into the cartesian product of runs (main/services/sweep.ts).
+ */
+export const sweepSchema = z.object({
+  $sweep: z.union([
+    z.array(z.unknown()).min(1).max(10_000),
+    z.object({
+      from: z.number(),
+      to: z.number(),
+      steps: z.number().int().min(1).max(10_000),
+    }),
+  ]),
+});
+export type Sweep = z.infer<typeof sweepSchema>;
+
+/** A run spec: what `packbench run SPEC.json` reads and what runs.enqueue takes. */
+export const runSpecSchema = z.object({
+  engine: z.string().min(1).max(100).meta({ description: 'Engine id, e.g. "voxel"' }),
+  name: z.string().min(1).max(200).meta({ description: 'Name of the run (or of the batch of a sweep)' }),
+  seed: z.number().int().min(0).max(MAX_SEED).default(1).meta({ description: 'Seed of the random generator' }),
+  /** Engine params (validated by the engine's paramsSchema on the service side); may hold sweeps. */
+  params: z.record(z.string(), z.unknown()).default({}),
+});
+export type RunSpec = z.output<typeof runSpecSchema>;
+export type RunSpecInput = z.input<typeof runSpecSchema>;
+
+export interface RunProgress {
+  done: number;
+  total: number;
+  phase: string;
+}
+
+export type MetricValue = number | string | boolean;
+
+export interface RunSummary {
+  id: string;
+  name: string;
+  engine: string;
+  status: RunStatus;
+  /** Higher runs first. */
+  priority: number;
+  seed: number;
+  progress: RunProgress;
+  /** ISO 8601 timestamps. */
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  wallSeconds: number | null;
+  metrics: Record<string, MetricValue>;
+  batchId: string | null;
+  error: string | null;
+}
+
+export interface RunRecord extends RunSummary {
+  /** The spec as enqueued (one point of a sweep: no $sweep left). */
+  spec: RunSpec;
+  /** params after the engine's schema: validated, with defaults. */
+  params: Record<string, unknown>;
+  /** Last live counters reported by the engine. */
+  counters: Record<string, number>;
+  log: string[];
+  appVersion: string;
+  host: { hostname: string; platform: string; arch: string; cpus: number; cpuModel: string; totalMemoryBytes: number; node: string } | null;
+  threads: number;
+  /** How many times the run was started (more than 1 after a crash recovery). */
+  attempts: number;
+}
+
+export interface RunSeries {
+  name: string;
+  xLabel: string;
+  yLabel: string;
+  kind: 'line' | 'bar';
+  x: Float64Array;
+  y: Float64Array;
+}
+
+export interface RunArtifact {
+  id: number;
+  kind: 'table' | 'volume';
+  name: string;
+  /** Absolute path of the .pbt / .pbv file. */
+  path: string;
+  bytes: number;
+  /** sha256 of the file, hex. */
+  checksum: string;
+  meta: Record<string, unknown>;
+}
+
+/** A shape of the shape library. `params` is a core/voxel shape (validated by its shapeSchema). */
+export interface Shape {
+  id: string;
+  name: string;
+  kind: string;
+  params: Record<string, unknown>;
+  builtin: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Preset {
+  id: string;
+  name: string;
+  spec: RunSpecInput;
+  createdAt: string;
+}
+
+export interface EngineInfo {
+  id: string;
+  title: string;
+  description: string;
+  /** z.toJSONSchema of the engine's paramsSchema (input side: defaults, minimum/maximum, unit, description). */
+  paramsJsonSchema: Record<string, unknown>;
+  /** paramsSchema.parse({}) when every field has a default, else null. */
+  defaults: Record<string, unknown> | null;
+}
+
+export interface QueueState {
+  paused: boolean;
+  running: number;
+  queued: number;
+  concurrency: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Params schemas, one per method
+// ---------------------------------------------------------------------------------------------
+
+/** A shape as sent by the renderer; its fields are checked by core/voxel's shapeSchema in the service. */
+const shapeValue = z.looseObject({ kind: z.string().min(1) });
+
+const sortFields = ['createdAt', 'startedAt', 'finishedAt', 'name', 'engine', 'status', 'priority', 'seed', 'wallSeconds'] as const;
+
+export const runsListFilterSchema = z.object({
+  engine: z.string().optional(),
+  status: z.array(z.enum(RUN_STATUSES)).optional(),
+  /** Substring of the name or id, case-insensitive. */
+  text: z.string().max(200).optional(),
+  createdFrom: z.iso.datetime({ offset: true }).optional(),
+  createdTo: z.iso.datetime({ offset: true }).optional(),
+  /** Numeric metric within [min, max]; runs without the metric are excluded. */
+  metric: z
+    .object({ name: z.string().min(1).max(100), min: z.number().optional(), max: z.number().optional() })
+    .optional(),
+  batchId: z.string().optional(),
+});
+
+export const paramsSchemas = {
+  'app.info': z.object({}),
+  'engines.list': z.object({}),
+
+  'shapes.list': z.object({}),
+  'shapes.create': z.object({ name: z.string().min(1).max(200), shape: shapeValue }),
+  'shapes.update': z.object({ id, name: z.string().min(1).max(200).optional(), shape: shapeValue.optional() }),
+  'shapes.duplicate': z.object({ id, name: z.string().min(1).max(200).optional() }),
+  'shapes.delete': idParams,
+  'shapes.preview': z.object({
+    shape: shapeValue,
+    /** Characteristic size of the shape in length units. */
+    size: z.number().positive().max(1e6),
+    /** Voxels per length unit. */
+    resolution: z.number().positive().max(1e6),
+    reductionThreshold: z.number().int().min(0).max(26).optional(),
+  }),
+
+  'presets.list': z.object({ engine: z.string().optional() }),
+  'presets.save': z.object({ name: z.string().min(1).max(200), spec: runSpecSchema }),
+  'presets.delete': idParams,
+
+  'runs.enqueue': z.object({
+    spec: runSpecSchema,
+    priority: z.number().int().min(-1000).max(1000).default(0),
+    batchName: z.string().min(1).max(200).optional(),
+  }),
+  'runs.list': z.object({
+    offset: z.number().int().min(0).default(0),
+    limit: z.number().int().min(1).max(10_000).default(100),
+    sort: z.object({ field: z.enum(sortFields), dir: z.enum(['asc', 'desc']) }).optional(),
+    filter: runsListFilterSchema.optional(),
+  }),
+  'runs.get': idParams,
+  'runs.series': idParams,
+  'runs.artifacts': idParams,
+  'runs.particles': z.object({ id, limit: z.number().int().min(1).max(50_000_000).default(200_000) }),
+  'runs.slice': z.object({ id, axis: z.enum(['x', 'y', 'z']), index: z.number().int().min(0) }),
+  'runs.pause': idParams,
+  'runs.resume': idParams,
+  'runs.cancel': idParams,
+  'runs.rerun': z.object({ id, overrides: z.record(z.string(), z.unknown()).optional() }),
+  'runs.delete': idParams,
+  'runs.setPriority': z.object({ id, priority: z.number().int().min(-1000).max(1000) }),
+  'runs.export': z.object({ id, format: z.string().min(1).max(40) }),
+
+  'queue.state': z.object({}),
+  'queue.pause': z.object({}),
+  'queue.resume': z.object({}),
+  'queue.setConcurrency': z.object({ concurrency: z.number().int().min(1).max(256) }),
+} as const;
+
+type P<M extends keyof typeof paramsSchemas> = z.input<(typeof paramsSchemas)[M]>;
+
+/** Every method: params (as the caller writes them, defaults optional) and result. */
+export interface Methods {
+  'app.info': {
+    params: P<'app.info'>;
+    result: { version: string; dataDir: string; cores: number; totalMemoryBytes: number; platform: string; electron: boolean };
+  };
+  'engines.list': { params: P<'engines.list'>; result: EngineInfo[] };
+
+  'shapes.list': { params: P<'shapes.list'>; result: Shape[] };
+  'shapes.create': { params: P<'shapes.create'>; result: Shape };
+  'shapes.update': { params: P<'shapes.update'>; result: Shape };
+  'shapes.duplicate': { params: P<'shapes.duplicate'>; result: Shape };
+  'shapes.delete': { params: P<'shapes.delete'>; result: Record<string, never> };
+  'shapes.preview': {
+    params: P<'shapes.preview'>;
+    result: {
+      dims: [number, number, number];
+      solidCount: number;
+      shellCount: number;
+      reducedShellCount: number;
+      /** Interleaved x,y,z voxel offsets, centred on the shape. */
+      solid: Int16Array | Int32Array;
+      shell: Int16Array | Int32Array;
+      reducedShell: Int16Array | Int32Array;
+    };
+  };
+
+  'presets.list': { params: P<'presets.list'>; result: Preset[] };
+  'presets.save': { params: P<'presets.save'>; result: Preset };
+  'presets.delete': { params: P<'presets.delete'>; result: Record<string, never> };
+
+  'runs.enqueue': { params: P<'runs.enqueue'>; result: { batchId: string | null; runIds: string[] } };
+  'runs.list': { params: P<'runs.list'>; result: { total: number; rows: RunSummary[] } };
+  'runs.get': { params: P<'runs.get'>; result: RunRecord };
+  'runs.series': { params: P<'runs.series'>; result: RunSeries[] };
+  'runs.artifacts': { params: P<'runs.artifacts'>; result: RunArtifact[] };
+  'runs.particles': {
+    params: P<'runs.particles'>;
+    result: { total: number; count: number; columns: Record<string, TypedArray>; meta: Record<string, unknown> };
+  };
+  'runs.slice': {
+    params: P<'runs.slice'>;
+    result: { axis: 'x' | 'y' | 'z'; index: number; width: number; height: number; labels: Uint32Array };
+  };
+  'runs.pause': { params: P<'runs.pause'>; result: RunSummary };
+  'runs.resume': { params: P<'runs.resume'>; result: RunSummary };
+  'runs.cancel': { params: P<'runs.cancel'>; result: RunSummary };
+  'runs.rerun': { params: P<'runs.rerun'>; result: { runIds: string[] } };
+  'runs.delete': { params: P<'runs.delete'>; result: Record<string, never> };
+  'runs.setPriority': { params: P<'runs.setPriority'>; result: RunSummary };
+  'runs.export': { params: P<'runs.export'>; result: { fileName: string; mime: string; bytes: Uint8Array } };
+
+  'queue.state': { params: P<'queue.state'>; result: QueueState };
+  'queue.pause': { params: P<'queue.pause'>; result: QueueState };
+  'queue.resume': { params: P<'queue.resume'>; result: QueueState };
+  'queue.setConcurrency': { params: P<'queue.setConcurrency'>; result: QueueState };
+}
+
+export type MethodName = keyof Methods;
+export const METHOD_NAMES = Object.keys(paramsSchemas) as MethodName[];
+
+export interface Events {
+  /** A run changed: throttled to a few per second per run; status changes are always sent. */
+  'run.updated': RunSummary;
+  /** Every run of a batch reached a final status. */
+  'batch.finished': { batchId: string; name: string; done: number; failed: number; cancelled: number };
+  /** A run was deleted. */
+  'run.deleted': { id: string };
+  /** The queue was paused/resumed or its concurrency changed, or a run started or stopped. */
+  'queue.updated': QueueState;
+}
+export type EventName = keyof Events;
+export const EVENT_NAMES: EventName[] = ['run.updated', 'batch.finished', 'run.deleted', 'queue.updated'];
+
+/** window.packbench: the only way the renderer reaches the services. */
+export interface PackbenchApi {
+  call<M extends MethodName>(method: M, params: Methods[M]['params']): Promise<Methods[M]['result']>;
+  /** Subscribe; returns the unsubscribe function. */
+  on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+export type ApiErrorCode = 'invalid' | 'not_found' | 'conflict' | 'unavailable' | 'unauthorized' | 'internal';
+
+export interface ApiIssue {
+  /** Dotted path of the offending field, e.g. 'params.box.lx'. */
+  path: string;
+  message: string;
+}
+
+/** The plain-data form of an error as it crosses IPC or the WebSocket. */
+export interface ApiErrorData {
+  code: ApiErrorCode;
+  message: string;
+  issues?: ApiIssue[];
+}
+
+/** What a failed call rejects with, on every surface. */
+export class ApiError extends Error implements ApiErrorData {
+  readonly code: ApiErrorCode;
+  readonly issues?: ApiIssue[];
+
+  constructor(code: ApiErrorCode, message: string, issues?: ApiIssue[]) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    if (issues) this.issues = issues;
+  }
+
+  toData(): ApiErrorData {
+    return this.issues ? { code: this.code, message: this.message, issues: this.issues } : { code: this.code, message: this.message };
+  }
+
+  static fromData(data: ApiErrorData): ApiError {
+    return new ApiError(data.code, data.message, data.issues);
+  }
+}
+
+/** Turns zod issues into API issues whose paths start with `prefix` (e.g. 'params'). */
+export function issuesFrom(error: z.ZodError, prefix: string): ApiIssue[] {
+  return error.issues.map((i) => ({
+    path: [prefix, ...i.path.map(String)].filter(Boolean).join('.'),
+    message: i.message,
+  }));
+}
+
+/** The message of an 'invalid' error: every issue on one line each. */
+export function invalidMessage(issues: ApiIssue[]): string {
+  return 'invalid request:\n' + issues.map((i) => `  ${i.path}: ${i.message}`).join('\n');
+}
+
+/** Validates the params of a method; throws ApiError('invalid') naming each field. */
+export function parseParams<M extends MethodName>(method: M, params: unknown): z.output<(typeof paramsSchemas)[M]> {
+  const schema = paramsSchemas[method] as z.ZodType;
+  if (!schema) throw new ApiError('not_found', `unknown method '${String(method)}'`);
+  const r = schema.safeParse(params ?? {});
+  if (!r.success) {
+    const issues = issuesFrom(r.error, 'params');
+    throw new ApiError('invalid', invalidMessage(issues), issues);
+  }
+  return r.data as z.output<(typeof paramsSchemas)[M]>;
+}
+
+export function isMethodName(name: unknown): name is MethodName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(paramsSchemas, name);
+}
+
+export function isEventName(name: unknown): name is EventName {
+  return typeof name === 'string' && (EVENT_NAMES as string[]).includes(name);
+}
