@@ -1,0 +1,68 @@
+/**
+ * uPlot wants one shared x array with one y array per series. Series from different runs have
+ * different x (steps, heights), so they are merged onto the sorted union of their x values, with null
+ * where a series has no sample (drawn with spanGaps). Series that already share x are passed through.
+ */
+export interface PlotSeries {
+  name: string;
+  x: ArrayLike<number>;
+  y: ArrayLike<number>;
+}
+
+export type AlignedData = [Float64Array | number[], ...(ArrayLike<number | null>)[]];
+
+function sameX(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function isSorted(x: ArrayLike<number>): boolean {
+  for (let i = 1; i < x.length; i++) if (!(x[i] >= x[i - 1])) return false;
+  return true;
+}
+
+/** Indices of x sorted ascending (NaN dropped). */
+function sortedOrder(x: ArrayLike<number>): Uint32Array {
+  const idx: number[] = [];
+  for (let i = 0; i < x.length; i++) if (Number.isFinite(x[i])) idx.push(i);
+  idx.sort((a, b) => x[a] - x[b]);
+  return Uint32Array.from(idx);
+}
+
+export function alignSeries(series: PlotSeries[]): AlignedData {
+  if (series.length === 0) return [[]];
+  const first = series[0].x;
+  if (isSorted(first) && series.every((s) => sameX(s.x, first))) {
+    return [Float64Array.from(first), ...series.map((s) => s.y)];
+  }
+  // Union of the finite x values of every series.
+  let total = 0;
+  for (const s of series) total += s.x.length;
+  const all = new Float64Array(total);
+  let k = 0;
+  for (const s of series) for (let i = 0; i < s.x.length; i++) all[k++] = s.x[i];
+  all.sort();
+  let n = 0;
+  for (let i = 0; i < all.length; i++) {
+    const v = all[i];
+    if (!Number.isFinite(v)) continue;
+    if (n === 0 || all[n - 1] !== v) all[n++] = v;
+  }
+  const xs = all.slice(0, n);
+  const ys = series.map((s) => {
+    const y: (number | null)[] = new Array(n).fill(null);
+    const order = sortedOrder(s.x);
+    // Both xs and the series' order are ascending: one merge walk.
+    let j = 0;
+    for (let o = 0; o < order.length; o++) {
+      const xi = s.x[order[o]];
+      while (xs[j] < xi) j++;
+      const v = s.y[order[o]];
+      y[j] = Number.isFinite(v) ? v : null;
+    }
+    return y;
+  });
+  return [xs, ...ys];
+}

@@ -1,0 +1,30 @@
+/**
+ * A run draft handed to the batch manager by another workspace: the particle editor's "send to batch
+ * manager" (a mixture) and the history's "re-run with changes" (a whole spec). The sender calls
+ * sendToBatch() and navigates to /batch; the batch manager watches `draft.pending`, merges its params over
+ * the engine's defaults and clears it with takeDraft().
+ */
+import { shallowReactive } from 'vue';
+
+export interface RunDraft {
+  engine: string;
+  name?: string;
+  seed?: number;
+  priority?: number;
+  /** Partial params: merged over the engine's defaults, object fields deeply, arrays replaced. */
+  params: Record<string, unknown>;
+  /** Shown in the batch manager ("from run r-12", "from the particle editor"). */
+  origin?: string;
+}
+
+export const draft = shallowReactive({ pending: null as RunDraft | null });
+
+export function sendToBatch(d: RunDraft): void {
+  draft.pending = d;
+}
+
+export function takeDraft(): RunDraft | null {
+  const d = draft.pending;
+  draft.pending = null;
+  return d;
+}

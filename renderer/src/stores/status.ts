@@ -1,0 +1,55 @@
+/**
+ * App-wide state shown in the status bar and used by several workspaces: app.info, the queue state, the
+ * connection. Also turns batch.finished into an in-app toast and, in Electron only, a desktop notification.
+ */
+import { reactive } from 'vue';
+import { api, errorMessage, onBatchFinished, type AppInfo, type QueueState } from '../api';
+import { toast } from './toasts';
+
+export const status = reactive({
+  info: null as AppInfo | null,
+  queue: null as QueueState | null,
+  error: null as string | null,
+});
+
+let started = false;
+
+export async function refreshQueue(): Promise<void> {
+  try {
+    status.queue = await api.call('queue.state', {});
+  } catch (e) {
+    status.error = errorMessage(e);
+  }
+}
+
+function notifyDesktop(title: string, body: string): void {
+  if (!status.info?.electron || typeof Notification === 'undefined') return;
+  if (Notification.permission === 'granted') new Notification(title, { body });
+  else if (Notification.permission !== 'denied') {
+    void Notification.requestPermission().then((p) => {
+      if (p === 'granted') new Notification(title, { body });
+    });
+  }
+}
+
+/** Subscribes once for the life of the app. */
+export async function startStatus(): Promise<void> {
+  if (started) return;
+  started = true;
+  api.on('queue.updated', (q) => (status.queue = q));
+  onBatchFinished((b) => {
+    const parts = [`${b.done} done`];
+    if (b.failed) parts.push(`${b.failed} failed`);
+    if (b.cancelled) parts.push(`${b.cancelled} cancelled`);
+    const text = `Batch “${b.name}” finished: ${parts.join(', ')}`;
+    toast(b.failed ? 'error' : 'ok', text);
+    notifyDesktop('PackBench: batch finished', text);
+  });
+  try {
+    status.info = await api.call('app.info', {});
+    status.error = null;
+  } catch (e) {
+    status.error = errorMessage(e);
+  }
+  await refreshQueue();
+}

@@ -1,0 +1,22 @@
+/** Transient messages in the corner (errors of background actions, finished batches). */
+import { reactive } from 'vue';
+
+export interface Toast {
+  id: number;
+  kind: 'info' | 'ok' | 'error';
+  text: string;
+}
+
+export const toasts = reactive<Toast[]>([]);
+let nextId = 1;
+
+export function toast(kind: Toast['kind'], text: string, ms = kind === 'error' ? 8000 : 4000): void {
+  const id = nextId++;
+  toasts.push({ id, kind, text });
+  setTimeout(() => dismissToast(id), ms);
+}
+
+export function dismissToast(id: number): void {
+  const i = toasts.findIndex((t) => t.id === id);
+  if (i >= 0) toasts.splice(i, 1);
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it, vi } from 'vitest';
+import { mount } from '@vue/test-utils';
+import { nextTick } from 'vue';
+
+// happy-dom has no 2D canvas, so uPlot itself is replaced by a recorder of what it was given.
+const made: { opts: { series: { label?: string; paths?: unknown }[]; axes: { label?: string }[] }; data: unknown[]; destroyed: boolean }[] = [];
+vi.mock('uplot', () => {
+  class FakePlot {
+    static paths = { bars: () => 'bars-path' };
+    rec: (typeof made)[number];
+    constructor(opts: (typeof made)[number]['opts'], data: unknown[]) {
+      this.rec = { opts, data, destroyed: false };
+      made.push(this.rec);
+    }
+    destroy() {
+      this.rec.destroyed = true;
+    }
+    setSize() {}
+  }
+  return { default: FakePlot };
+});
+
+const { default: PlotPanel } = await import('../../renderer/src/components/PlotPanel.vue');
+
+describe('PlotPanel', () => {
+  it('shows an empty state without data and builds a plot with labelled axes and series', async () => {
+    const w = mount(PlotPanel, { props: { series: [], xLabel: 'step', yLabel: 'particles' }, attachTo: document.body });
+    expect(w.text()).toContain('No data to plot');
+    expect(made.length).toBe(0);
+
+    await w.setProps({
+      series: [
+        { name: 'run A', x: [0, 1, 2], y: [0, 5, 9] },
+        { name: 'run B', x: [0, 2], y: [0, 7] },
+      ],
+      title: 'Particles',
+    });
+    await nextTick();
+    expect(w.text()).toContain('Particles');
+    const last = made.at(-1)!;
+    expect(last.opts.axes.map((a) => a.label)).toEqual(['step', 'particles']);
+    expect(last.opts.series.map((s) => s.label)).toEqual(['step', 'run A', 'run B']);
+    expect(Array.from(last.data[0] as ArrayLike<number>)).toEqual([0, 1, 2]);
+    expect(Array.from(last.data[2] as ArrayLike<number | null>)).toEqual([0, null, 7]);
+
+    await w.setProps({ bars: true });
+    await nextTick();
+    expect(made.at(-2)!.destroyed).toBe(true);
+    expect(made.at(-1)!.opts.series[1].paths).toBe('bars-path');
+    w.unmount();
+    expect(made.at(-1)!.destroyed).toBe(true);
+  });
+});
