@@ -1,0 +1,258 @@
+/**
+ * A mixture of particle types and the size distribution it produces.
+ *
+ * Each type has a shape, a size law (the particle size in length units: the diameter of the shape's
+ * bounding sphere, as the voxel engine sizes shapes) and a fraction. Fractions are by number or by
+ * volume for the whole mixture. The distribution is tabulated on size bins, number-weighted
+ * (how many particles) and volume-weighted (how much material), the two curves a powder
+ * technologist compares with a laser-diffraction or sieve measurement.
+ */
+
+export type SizeLaw =
+  | { kind: 'fixed'; size: number }
+  | { kind: 'uniform'; min: number; max: number }
+  | { kind: 'normal'; mean: number; sd: number }
+  | { kind: 'lognormal'; median: number; sigma: number }
+  | { kind: 'table'; sizes: number[]; fractions: number[] };
+
+export type SizeLawKind = SizeLaw['kind'];
+
+export const SIZE_LAW_LABELS: Record<SizeLawKind, string> = {
+  fixed: 'Fixed',
+  uniform: 'Uniform',
+  normal: 'Normal',
+  lognormal: 'Log-normal',
+  table: 'Table',
+};
+
+export interface MixtureType {
+  shapeId: string;
+  law: SizeLaw;
+  /** Share of the mixture (any positive scale; normalised over the types). */
+  fraction: number;
+}
+
+export interface Mixture {
+  basis: 'number' | 'volume';
+  types: MixtureType[];
+}
+
+export function defaultLaw(kind: SizeLawKind, around = 1): SizeLaw {
+  switch (kind) {
+    case 'fixed': return { kind, size: around };
+    case 'uniform': return { kind, min: around * 0.5, max: around * 1.5 };
+    case 'normal': return { kind, mean: around, sd: around * 0.15 };
+    case 'lognormal': return { kind, median: around, sigma: 0.3 };
+    case 'table': return { kind, sizes: [around * 0.5, around, around * 2], fractions: [0.25, 0.5, 0.25] };
+  }
+}
+
+/** A typical size of a law, used to keep the size when the user switches law. */
+export function typicalSize(law: SizeLaw): number {
+  switch (law.kind) {
+    case 'fixed': return law.size;
+    case 'uniform': return (law.min + law.max) / 2;
+    case 'normal': return law.mean;
+    case 'lognormal': return law.median;
+    case 'table': return law.sizes.length ? law.sizes[Math.floor(law.sizes.length / 2)] : 1;
+  }
+}
+
+/** One validation message, with the path of the field it belongs to (e.g. 'types.0.law.sd'). */
+export interface MixtureIssue {
+  path: string;
+  message: string;
+}
+
+/** Checks a mixture; an empty list means it can be plotted and sent to the batch manager. */
+export function validateMixture(m: Mixture): MixtureIssue[] {
+  const issues: MixtureIssue[] = [];
+  const positive = (path: string, v: number, what: string): void => {
+    if (!Number.isFinite(v) || v <= 0) issues.push({ path, message: `${what} must be a number > 0` });
+  };
+  if (m.types.length === 0) issues.push({ path: 'types', message: 'add at least one particle type' });
+  m.types.forEach((t, i) => {
+    const p = `types.${i}`;
+    if (!t.shapeId) issues.push({ path: `${p}.shapeId`, message: 'choose a shape' });
+    if (!Number.isFinite(t.fraction) || t.fraction < 0) issues.push({ path: `${p}.fraction`, message: 'fraction must be a number >= 0' });
+    const l = t.law;
+    switch (l.kind) {
+      case 'fixed': positive(`${p}.law.size`, l.size, 'size'); break;
+      case 'uniform':
+        positive(`${p}.law.min`, l.min, 'min');
+        positive(`${p}.law.max`, l.max, 'max');
+        if (l.max < l.min) issues.push({ path: `${p}.law.max`, message: 'max must be >= min' });
+        break;
+      case 'normal':
+        positive(`${p}.law.mean`, l.mean, 'mean');
+        if (!Number.isFinite(l.sd) || l.sd < 0) issues.push({ path: `${p}.law.sd`, message: 'standard deviation must be >= 0' });
+        break;
+      case 'lognormal':
+        positive(`${p}.law.median`, l.median, 'median');
+        if (!Number.isFinite(l.sigma) || l.sigma < 0 || l.sigma > 3) issues.push({ path: `${p}.law.sigma`, message: 'sigma (of ln size) must be in [0, 3]' });
+        break;
+      case 'table':
+        if (l.sizes.length === 0) issues.push({ path: `${p}.law.sizes`, message: 'add at least one size' });
+        if (l.sizes.length !== l.fractions.length) issues.push({ path: `${p}.law.fractions`, message: 'give one fraction per size' });
+        l.sizes.forEach((s, k) => positive(`${p}.law.sizes.${k}`, s, 'size'));
+        l.fractions.forEach((f, k) => { if (!Number.isFinite(f) || f < 0) issues.push({ path: `${p}.law.fractions.${k}`, message: 'fraction must be >= 0' }); });
+        break;
+    }
+  });
+  if (m.types.length && !m.types.some((t) => t.fraction > 0)) issues.push({ path: 'types', message: 'at least one fraction must be > 0' });
+  return issues;
+}
+
+/** Smallest and largest size a law produces (normal and log-normal cut at 4 standard deviations). */
+export function lawRange(l: SizeLaw): [number, number] {
+  switch (l.kind) {
+    case 'fixed': return [l.size, l.size];
+    case 'uniform': return [l.min, l.max];
+    case 'normal': return [Math.max(l.mean - 4 * l.sd, l.mean * 1e-3), l.mean + 4 * l.sd];
+    case 'lognormal': return [l.median * Math.exp(-4 * l.sigma), l.median * Math.exp(4 * l.sigma)];
+    case 'table': return [Math.min(...l.sizes), Math.max(...l.sizes)];
+  }
+}
+
+function erf(x: number): number {
+  // Abramowitz & Stegun 7.1.26, |error| < 1.5e-7: plenty for a plot.
+  const s = x < 0 ? -1 : 1;
+  const a = Math.abs(x);
+  const t = 1 / (1 + 0.3275911 * a);
+  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496735) * t + 0.254829592) * t * Math.exp(-a * a);
+  return s * y;
+}
+
+/** Cumulative number fraction of a law below size d (continuous laws; fixed and table are steps). */
+function cdf(l: SizeLaw, d: number): number {
+  switch (l.kind) {
+    case 'fixed': return d >= l.size ? 1 : 0;
+    case 'uniform': return l.max > l.min ? Math.min(1, Math.max(0, (d - l.min) / (l.max - l.min))) : d >= l.min ? 1 : 0;
+    case 'normal': {
+      if (l.sd === 0) return d >= l.mean ? 1 : 0;
+      // truncated at 0: sizes are positive
+      const f0 = 0.5 * (1 + erf((0 - l.mean) / (l.sd * Math.SQRT2)));
+      const f = 0.5 * (1 + erf((d - l.mean) / (l.sd * Math.SQRT2)));
+      return d <= 0 ? 0 : (f - f0) / (1 - f0);
+    }
+    case 'lognormal':
+      if (d <= 0) return 0;
+      if (l.sigma === 0) return d >= l.median ? 1 : 0;
+      return 0.5 * (1 + erf(Math.log(d / l.median) / (l.sigma * Math.SQRT2)));
+    case 'table': {
+      let total = 0;
+      let below = 0;
+      for (let k = 0; k < l.sizes.length; k++) {
+        total += l.fractions[k];
+        if (l.sizes[k] <= d) below += l.fractions[k];
+      }
+      return total > 0 ? below / total : 0;
+    }
+  }
+}
+
+export interface SizeDistribution {
+  /** Bin centres (length units). */
+  centres: Float64Array;
+  edges: Float64Array;
+  /** Number fraction per bin, in % (sums to 100). */
+  number: Float64Array;
+  /** Volume fraction per bin, in % (sums to 100). */
+  volume: Float64Array;
+  /** Number fraction of each type, in % (what a volume-based mixture means in particles). */
+  typeNumberPercent: number[];
+  /** Volume fraction of each type, in %. */
+  typeVolumePercent: number[];
+}
+
+/**
+ * Tabulates the mixture on `bins` size bins spanning every law. `volumeFactor[i]` is the volume of
+ * type i's shape at size 1 (pi/6 for a sphere of diameter 1); particle volume scales with size^3.
+ * Within a bin the size is taken at the bin centre, except for fixed and table sizes, which fall
+ * on their own bin at their own size.
+ */
+export function sizeDistribution(m: Mixture, volumeFactor: number[], bins = 40): SizeDistribution {
+  if (validateMixture(m).length) throw new Error('sizeDistribution: the mixture is not valid');
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const t of m.types) {
+    const [a, b] = lawRange(t.law);
+    lo = Math.min(lo, a);
+    hi = Math.max(hi, b);
+  }
+  if (hi <= lo) {
+    lo *= 0.9;
+    hi *= 1.1;
+  }
+  const edges = new Float64Array(bins + 1);
+  for (let k = 0; k <= bins; k++) edges[k] = lo + ((hi - lo) * k) / bins;
+  edges[bins] = hi * (1 + 1e-12); // the largest size falls inside the last bin
+  const centres = new Float64Array(bins);
+  for (let k = 0; k < bins; k++) centres[k] = (edges[k] + edges[k + 1]) / 2;
+
+  // Per type: number pdf over bins and the mean volume of one particle.
+  const pdfs: Float64Array[] = [];
+  const meanVolume: number[] = [];
+  const binVolume: Float64Array[] = [];
+  m.types.forEach((t, i) => {
+    const p = new Float64Array(bins);
+    const v = new Float64Array(bins); // volume of one particle of the bin
+    const k3 = volumeFactor[i] ?? Math.PI / 6;
+    const discrete = t.law.kind === 'fixed' ? [[t.law.size, 1]] : t.law.kind === 'table' ? t.law.sizes.map((s, j) => [s, (t.law as { fractions: number[] }).fractions[j]]) : null;
+    if (discrete) {
+      let total = 0;
+      const vsum = new Float64Array(bins);
+      for (const [s, f] of discrete) {
+        const b = Math.min(bins - 1, Math.max(0, Math.floor(((s - lo) / (edges[bins] - lo)) * bins)));
+        p[b] += f;
+        vsum[b] += f * k3 * s * s * s;
+        total += f;
+      }
+      for (let b = 0; b < bins; b++) {
+        v[b] = p[b] > 0 ? vsum[b] / p[b] : 0;
+        p[b] /= total;
+      }
+    } else {
+      for (let b = 0; b < bins; b++) {
+        p[b] = cdf(t.law, edges[b + 1]) - cdf(t.law, edges[b]);
+        v[b] = k3 * centres[b] ** 3;
+      }
+      const total = p.reduce((a, x) => a + x, 0);
+      for (let b = 0; b < bins; b++) p[b] = total > 0 ? p[b] / total : 0;
+    }
+    let mv = 0;
+    for (let b = 0; b < bins; b++) mv += p[b] * v[b];
+    pdfs.push(p);
+    binVolume.push(v);
+    meanVolume.push(mv);
+  });
+
+  // Number share of each type.
+  const raw = m.types.map((t, i) => (m.basis === 'number' ? t.fraction : meanVolume[i] > 0 ? t.fraction / meanVolume[i] : 0));
+  const rawSum = raw.reduce((a, x) => a + x, 0);
+  const share = raw.map((x) => x / rawSum);
+
+  const number = new Float64Array(bins);
+  const volume = new Float64Array(bins);
+  m.types.forEach((_, i) => {
+    for (let b = 0; b < bins; b++) {
+      number[b] += share[i] * pdfs[i][b];
+      volume[b] += share[i] * pdfs[i][b] * binVolume[i][b];
+    }
+  });
+  const vTotal = volume.reduce((a, x) => a + x, 0);
+  for (let b = 0; b < bins; b++) {
+    number[b] *= 100;
+    volume[b] = vTotal > 0 ? (volume[b] / vTotal) * 100 : 0;
+  }
+  const typeVol = share.map((s, i) => s * meanVolume[i]);
+  const typeVolSum = typeVol.reduce((a, x) => a + x, 0);
+  return {
+    centres,
+    edges,
+    number,
+    volume,
+    typeNumberPercent: share.map((s) => s * 100),
+    typeVolumePercent: typeVol.map((x) => (typeVolSum > 0 ? (x / typeVolSum) * 100 : 0)),
+  };
+}

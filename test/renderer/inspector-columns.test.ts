@@ -1,0 +1,21 @@
+import { describe, it, expect } from 'vitest';
+import { colourModes, computeColours, resolveParticleColumns } from '../../renderer/src/workspaces/inspector/particleColumns';
+
+describe('particle columns', () => {
+  it('finds centres, radius from a diameter column, and the colourings the table supports', () => {
+    const cols = { x: Float64Array.of(0, 1), y: Float64Array.of(0, 1), z: Float64Array.of(0, 4), diameter: Float64Array.of(2, 4), type: Int32Array.of(0, 1) };
+    const p = resolveParticleColumns(cols, 2);
+    expect(Array.from(p.radius!)).toEqual([1, 2]);
+    expect(colourModes(p)).toEqual(['type', 'height', 'id']);
+    const out = new Float32Array(8);
+    const legend = computeColours(p, 'height', out);
+    expect(legend).toEqual({ kind: 'range', min: 0, max: 4 });
+    expect(out[3]).toBe(1);
+    expect(out[0]).not.toBe(out[4]); // lowest and highest differ
+    expect(computeColours(p, 'type', out)).toEqual({ kind: 'categories', values: [0, 1] });
+  });
+
+  it('explains a table without centres', () => {
+    expect(() => resolveParticleColumns({ radius: Float64Array.of(1) }, 1)).toThrow(/no centre columns.*radius/);
+  });
+});
