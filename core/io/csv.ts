@@ -1,0 +1,74 @@
+/**
+ * Particle tables as CSV and back. A sphere table (it has an `r` column) is written as
+ * `x,y,z,r,type` (the order PFC, YADE and PoreSpy scripts expect); any other table writes all its
+ * columns in table order. Numbers use the shortest form that parses back to the same value.
+ */
+import type { ColumnTable } from '../common/engine';
+
+export const SPHERE_CSV_COLUMNS = ['x', 'y', 'z', 'r', 'type'] as const;
+
+export function isSphereTable(table: ColumnTable): boolean {
+  return ['x', 'y', 'z', 'r'].every((c) => c in table.columns);
+}
+
+/** Columns a CSV export of this table writes, in order. */
+export function csvColumns(table: ColumnTable): string[] {
+  if (isSphereTable(table)) return SPHERE_CSV_COLUMNS.filter((c) => c !== 'type' || c in table.columns);
+  return Object.keys(table.columns);
+}
+
+/** CSV text for rows [start, end) of the table; the header line only when start is 0. */
+export function tableToCsv(table: ColumnTable, start = 0, end = rowCount(table)): string {
+  const names = csvColumns(table);
+  const cols = names.map((n) => table.columns[n]);
+  const lines: string[] = start === 0 ? [names.join(',')] : [];
+  for (let i = start; i < end; i++) {
+    let line = '';
+    for (let c = 0; c < cols.length; c++) line += (c ? ',' : '') + String(cols[c][i]);
+    lines.push(line);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function rowCount(table: ColumnTable): number {
+  const first = Object.values(table.columns)[0];
+  return first ? first.length : 0;
+}
+
+/**
+ * Parses a sphere CSV (a header line naming at least x, y, z and r; `type` optional; extra columns
+ * ignored) into a sphere table. Errors name the line and column so a user can fix the file.
+ */
+export function sphereCsvToTable(text: string, name = 'spheres'): ColumnTable {
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  if (lines.length === 0) throw new Error('sphere CSV is empty: expected a header line x,y,z,r[,type]');
+  const header = lines[0].split(',').map((h) => h.trim().toLowerCase());
+  const index = (c: string) => header.indexOf(c);
+  for (const c of ['x', 'y', 'z', 'r']) {
+    if (index(c) < 0) throw new Error(`sphere CSV header '${lines[0]}' lacks column '${c}' (needs x,y,z,r and optionally type)`);
+  }
+  const n = lines.length - 1;
+  const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n), r = new Float64Array(n);
+  const type = new Uint16Array(n);
+  const id = new Uint32Array(n);
+  const [ix, iy, iz, ir, it] = ['x', 'y', 'z', 'r', 'type'].map(index);
+  for (let i = 0; i < n; i++) {
+    const cells = lines[i + 1].split(',');
+    const num = (k: number, col: string) => {
+      const v = Number(cells[k]);
+      if (cells[k] === undefined || cells[k].trim() === '' || !Number.isFinite(v)) {
+        throw new Error(`sphere CSV line ${i + 2}: column '${col}' is '${cells[k] ?? ''}', expected a finite number`);
+      }
+      return v;
+    };
+    x[i] = num(ix, 'x'); y[i] = num(iy, 'y'); z[i] = num(iz, 'z'); r[i] = num(ir, 'r');
+    if (r[i] <= 0) throw new Error(`sphere CSV line ${i + 2}: radius r must be > 0, got ${r[i]}`);
+    if (it >= 0) {
+      const t = num(it, 'type');
+      if (!Number.isInteger(t) || t < 0 || t > 65535) throw new Error(`sphere CSV line ${i + 2}: type must be an integer in [0, 65535], got ${t}`);
+      type[i] = t;
+    }
+    id[i] = i;
+  }
+  return { kind: 'table', name, columns: { id, type, x, y, z, r } };
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { csvColumns, sphereCsvToTable, tableToCsv } from '../../../core/io/csv';
+import type { ColumnTable } from '../../../core/common/engine';
+
+describe('particle csv', () => {
+  it('writes all columns of a non-sphere table in order', () => {
+    const t: ColumnTable = { kind: 'table', name: 'particles', columns: { id: Uint32Array.of(0, 1), rx: Int16Array.of(-90, 45) } };
+    expect(csvColumns(t)).toEqual(['id', 'rx']);
+    expect(tableToCsv(t)).toBe('id,rx\n0,-90\n1,45\n');
+  });
+
+  it('round-trips awkward doubles exactly', () => {
+    const x = Float64Array.of(0.1 + 0.2, 1e-300, -123456.789, 2 ** 52 + 1);
+    const t: ColumnTable = { kind: 'table', name: 's', columns: { x, y: x, z: x, r: Float64Array.of(1, 2, 3, 4) } };
+    const back = sphereCsvToTable(tableToCsv(t));
+    expect(Array.from(back.columns.x)).toEqual(Array.from(x));
+    expect(Array.from(back.columns.type)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('rejects missing columns, non-numbers and bad radii naming line and column', () => {
+    expect(() => sphereCsvToTable('x,y,z\n1,2,3\n')).toThrow(/lacks column 'r'/);
+    expect(() => sphereCsvToTable('x,y,z,r\n1,2,abc,3\n')).toThrow(/line 2: column 'z' is 'abc'/);
+    expect(() => sphereCsvToTable('x,y,z,r\n1,2,3,-1\n')).toThrow(/line 2: radius r must be > 0/);
+    expect(() => sphereCsvToTable('x,y,z,r,type\n1,2,3,1,1.5\n')).toThrow(/type must be an integer/);
+    expect(() => sphereCsvToTable('')).toThrow(/empty/);
+  });
+});
