@@ -1,0 +1,389 @@
+/**
+ * The packing matrix (seed §2.1, §3.7): the voxel box the particles are packed into.
+ *
+ * Two implementations behind one interface, for the comparison of seed Fig. 11:
+ * - BitMatrix: 1 bit per voxel, a row of 32-bit words per (y, z); word = x >> 5, bit = x & 31.
+ * - IdMatrix: a 32-bit particle id per voxel, as in Jia & Williams' DigiPac.
+ *
+ * Both store z-slabs, each its own SharedArrayBuffer holding a whole number of z-planes and at
+ * most 1 GiB, so a 4000^3 bit matrix (8 GB) is possible. x and y are periodic, z is bounded: a
+ * voxel with z outside [0, nz) counts as occupied (solid floor, ceiling), so a particle can never
+ * leave the box through it.
+ *
+ * The list operations take particle-relative coordinates (interleaved x, y, z) plus an offset (the
+ * particle's centre voxel) and the particle's extent e (every coordinate lies in [-e, e]). With the
+ * extent they pick one of three paths per call (seed §3.3):
+ * - inside: the particle's bounding cube lies inside the box and inside one slab, so no wrap, no
+ *   bounds check, and the slab is looked up once (the common case);
+ * - near the edge: coordinates are wrapped with one subtraction (seed Fig. 7) and the slab is
+ *   looked up per voxel (straddling particles);
+ * - modulus: `%` on every coordinate, the unoptimised reference (switch `cheapModulus` off).
+ */
+
+export const MAX_SLAB_BYTES = 2 ** 30;
+
+export interface PackingMatrix {
+  readonly kind: 'bit' | 'id';
+  readonly nx: number;
+  readonly ny: number;
+  readonly nz: number;
+  /** False: every list operation wraps x/y with `%` (the ablation's unoptimised modulus). */
+  cheapModulus: boolean;
+  /** Total bytes of the slabs. */
+  readonly bytes: number;
+  /** Number of z-slabs (each its own SharedArrayBuffer). */
+  readonly slabCount: number;
+  /** Raw voxel access; x, y, z must lie inside the box. */
+  test(x: number, y: number, z: number): boolean;
+  set(x: number, y: number, z: number, id: number): void;
+  clear(x: number, y: number, z: number): void;
+  /**
+   * Index (in voxels, relative to `from`) of the first of coords[from..to) that is occupied by
+   * anything but `selfId` (IdMatrix) or by anything (BitMatrix), or -1. Early exit (seed §3.4).
+   */
+  firstHit(coords: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, extent: number, selfId: number): number;
+  /** Marks every voxel of coords[from..to) at the offset as occupied by `id`. */
+  writeAll(coords: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, extent: number, id: number): void;
+  /** Clears every voxel of coords[from..to) at the offset (IdMatrix: only voxels holding `id`). */
+  clearAll(coords: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, extent: number, id: number): void;
+  /** Empties the whole matrix (reuse for finalisation). */
+  clearEverything(): void;
+  /** Number of occupied voxels (a scan; for tests and statistics, not for hot loops). */
+  countOccupied(): number;
+}
+
+export interface MatrixOptions {
+  /** Refuse, before allocating, a matrix whose slabs would exceed this many bytes. */
+  memoryBudgetBytes?: number;
+  /** Largest slab in bytes (default and maximum 1 GiB); tests use a small value to get many slabs. */
+  maxSlabBytes?: number;
+}
+
+function checkDims(nx: number, ny: number, nz: number): void {
+  for (const [name, v] of [['nx', nx], ['ny', ny], ['nz', nz]] as const) {
+    if (!Number.isInteger(v) || v < 1 || v > 1 << 20) {
+      throw new RangeError(`${name} must be an integer in [1, ${1 << 20}] voxels, got ${v}`);
+    }
+  }
+}
+
+/** Bytes a bit matrix of this size needs (rows padded to whole 32-bit words). */
+export function bitMatrixBytes(nx: number, ny: number, nz: number): number {
+  return Math.ceil(nx / 32) * 4 * ny * nz;
+}
+
+/** Bytes an id matrix of this size needs. */
+export function idMatrixBytes(nx: number, ny: number, nz: number): number {
+  return 4 * nx * ny * nz;
+}
+
+/** Splits nz planes of planeBytes each into slabs of at most maxSlabBytes. */
+function planSlabs(planeBytes: number, nz: number, options: MatrixOptions, what: string) {
+  const maxSlab = options.maxSlabBytes ?? MAX_SLAB_BYTES;
+  if (!(maxSlab > 0 && maxSlab <= MAX_SLAB_BYTES)) {
+    throw new RangeError(`maxSlabBytes must be in (0, ${MAX_SLAB_BYTES}], got ${maxSlab}`);
+  }
+  if (planeBytes > maxSlab) {
+    throw new RangeError(`${what}: one z-plane needs ${planeBytes} bytes, more than a slab may hold (${maxSlab})`);
+  }
+  const total = planeBytes * nz;
+  const budget = options.memoryBudgetBytes ?? Infinity;
+  if (total > budget) {
+    throw new RangeError(
+      `${what} needs ${total} bytes (${(total / 2 ** 30).toFixed(2)} GiB), more than the memory budget of ${budget} bytes`,
+    );
+  }
+  const planesPerSlab = Math.min(nz, Math.floor(maxSlab / planeBytes));
+  const slabCount = Math.ceil(nz / planesPerSlab);
+  // Per plane: its slab and the element offset of the plane inside that slab.
+  const slabOf = new Int32Array(nz);
+  const planeBase = new Int32Array(nz);
+  for (let z = 0; z < nz; z++) {
+    slabOf[z] = Math.floor(z / planesPerSlab);
+    planeBase[z] = z - slabOf[z] * planesPerSlab;
+  }
+  return { planesPerSlab, slabCount, slabOf, planeBase, total };
+}
+
+/** 1 bit per voxel. */
+export class BitMatrix implements PackingMatrix {
+  readonly kind = 'bit' as const;
+  readonly wordsPerRow: number;
+  readonly wordsPerPlane: number;
+  readonly planesPerSlab: number;
+  readonly slabs: Int32Array[];
+  readonly bytes: number;
+  /** slabOf[z]: slab of plane z; planeWord[z]: index of plane z's first word inside its slab. */
+  private readonly slabOf: Int32Array;
+  private readonly planeWord: Int32Array;
+  cheapModulus = true;
+
+  constructor(readonly nx: number, readonly ny: number, readonly nz: number, options: MatrixOptions = {}) {
+    checkDims(nx, ny, nz);
+    this.wordsPerRow = Math.ceil(nx / 32);
+    this.wordsPerPlane = this.wordsPerRow * ny;
+    const plan = planSlabs(this.wordsPerPlane * 4, nz, options, `bit matrix ${nx}x${ny}x${nz}`);
+    this.planesPerSlab = plan.planesPerSlab;
+    this.bytes = plan.total;
+    this.slabOf = plan.slabOf;
+    this.planeWord = new Int32Array(nz);
+    for (let z = 0; z < nz; z++) this.planeWord[z] = plan.planeBase[z] * this.wordsPerPlane;
+    this.slabs = [];
+    for (let s = 0; s < plan.slabCount; s++) {
+      const planes = Math.min(this.planesPerSlab, nz - s * this.planesPerSlab);
+      this.slabs.push(new Int32Array(new SharedArrayBuffer(planes * this.wordsPerPlane * 4)));
+    }
+  }
+
+  get slabCount(): number {
+    return this.slabs.length;
+  }
+
+  test(x: number, y: number, z: number): boolean {
+    return (this.slabs[this.slabOf[z]][this.planeWord[z] + y * this.wordsPerRow + (x >> 5)] & (1 << (x & 31))) !== 0;
+  }
+
+  set(x: number, y: number, z: number): void {
+    this.slabs[this.slabOf[z]][this.planeWord[z] + y * this.wordsPerRow + (x >> 5)] |= 1 << (x & 31);
+  }
+
+  clear(x: number, y: number, z: number): void {
+    this.slabs[this.slabOf[z]][this.planeWord[z] + y * this.wordsPerRow + (x >> 5)] &= ~(1 << (x & 31));
+  }
+
+  /** The single slab holding planes [oz - e, oz + e] when the cube [o - e, o + e] is inside the box, else null. */
+  private insideSlab(ox: number, oy: number, oz: number, e: number): Int32Array | null {
+    if (ox < e || ox + e >= this.nx || oy < e || oy + e >= this.ny || oz < e || oz + e >= this.nz) return null;
+    const s = this.slabOf[oz - e];
+    return s === this.slabOf[oz + e] ? this.slabs[s] : null;
+  }
+
+  firstHit(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number): number {
+    const wpr = this.wordsPerRow, planeWord = this.planeWord;
+    const slab = this.cheapModulus ? this.insideSlab(ox, oy, oz, e) : null;
+    if (slab !== null) {
+      for (let i = from, k = 3 * from; i < to; i++, k += 3) {
+        const x = ox + c[k];
+        if ((slab[planeWord[oz + c[k + 2]] + (oy + c[k + 1]) * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) return i - from;
+      }
+      return -1;
+    }
+    const nx = this.nx, ny = this.ny, nz = this.nz, slabs = this.slabs, slabOf = this.slabOf;
+    // Seed §3.3: make the reference corner non-negative, then every coordinate is >= 0.
+    const bx = ox - e < 0 ? ox + nx : ox;
+    const by = oy - e < 0 ? oy + ny : oy;
+    const cheap = this.cheapModulus;
+    for (let i = from, k = 3 * from; i < to; i++, k += 3) {
+      const z = oz + c[k + 2];
+      if (z < 0 || z >= nz) return i - from;
+      let x = bx + c[k], y = by + c[k + 1];
+      if (cheap) {
+        if (x >= nx) x -= nx; // seed Fig. 7
+        if (y >= ny) y -= ny;
+      } else {
+        x %= nx;
+        y %= ny;
+      }
+      if ((slabs[slabOf[z]][planeWord[z] + y * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) return i - from;
+    }
+    return -1;
+  }
+
+  writeAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number): void {
+    this.apply(c, from, to, ox, oy, oz, e, true);
+  }
+
+  clearAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number): void {
+    this.apply(c, from, to, ox, oy, oz, e, false);
+  }
+
+  private apply(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, on: boolean): void {
+    const wpr = this.wordsPerRow, planeWord = this.planeWord;
+    const slab = this.cheapModulus ? this.insideSlab(ox, oy, oz, e) : null;
+    if (slab !== null) {
+      if (on) {
+        for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
+          const x = ox + c[k];
+          slab[planeWord[oz + c[k + 2]] + (oy + c[k + 1]) * wpr + (x >> 5)] |= 1 << (x & 31);
+        }
+      } else {
+        for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
+          const x = ox + c[k];
+          slab[planeWord[oz + c[k + 2]] + (oy + c[k + 1]) * wpr + (x >> 5)] &= ~(1 << (x & 31));
+        }
+      }
+      return;
+    }
+    const nx = this.nx, ny = this.ny, nz = this.nz, slabs = this.slabs, slabOf = this.slabOf;
+    const bx = ox - e < 0 ? ox + nx : ox;
+    const by = oy - e < 0 ? oy + ny : oy;
+    const cheap = this.cheapModulus;
+    for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
+      const z = oz + c[k + 2];
+      if (z < 0 || z >= nz) continue; // never written: firstHit refuses such positions
+      let x = bx + c[k], y = by + c[k + 1];
+      if (cheap) {
+        if (x >= nx) x -= nx;
+        if (y >= ny) y -= ny;
+      } else {
+        x %= nx;
+        y %= ny;
+      }
+      const w = planeWord[z] + y * wpr + (x >> 5);
+      if (on) slabs[slabOf[z]][w] |= 1 << (x & 31);
+      else slabs[slabOf[z]][w] &= ~(1 << (x & 31));
+    }
+  }
+
+  clearEverything(): void {
+    for (const s of this.slabs) s.fill(0);
+  }
+
+  countOccupied(): number {
+    let n = 0;
+    for (const s of this.slabs) {
+      for (let i = 0; i < s.length; i++) {
+        let v = s[i];
+        if (v === 0) continue;
+        v = v - ((v >>> 1) & 0x55555555);
+        v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+        n += (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+      }
+    }
+    return n;
+  }
+}
+
+/** A 32-bit particle id per voxel (0 = void), index x + nx * (y + ny * z) within each slab. */
+export class IdMatrix implements PackingMatrix {
+  readonly kind = 'id' as const;
+  readonly planeSize: number;
+  readonly planesPerSlab: number;
+  readonly slabs: Uint32Array[];
+  readonly bytes: number;
+  private readonly slabOf: Int32Array;
+  private readonly planeStart: Int32Array;
+  cheapModulus = true;
+
+  constructor(readonly nx: number, readonly ny: number, readonly nz: number, options: MatrixOptions = {}) {
+    checkDims(nx, ny, nz);
+    this.planeSize = nx * ny;
+    const plan = planSlabs(this.planeSize * 4, nz, options, `id matrix ${nx}x${ny}x${nz}`);
+    this.planesPerSlab = plan.planesPerSlab;
+    this.bytes = plan.total;
+    this.slabOf = plan.slabOf;
+    this.planeStart = new Int32Array(nz);
+    for (let z = 0; z < nz; z++) this.planeStart[z] = plan.planeBase[z] * this.planeSize;
+    this.slabs = [];
+    for (let s = 0; s < plan.slabCount; s++) {
+      const planes = Math.min(this.planesPerSlab, nz - s * this.planesPerSlab);
+      this.slabs.push(new Uint32Array(new SharedArrayBuffer(planes * this.planeSize * 4)));
+    }
+  }
+
+  get slabCount(): number {
+    return this.slabs.length;
+  }
+
+  /** The id at a voxel (0 = void). */
+  get(x: number, y: number, z: number): number {
+    return this.slabs[this.slabOf[z]][this.planeStart[z] + y * this.nx + x];
+  }
+
+  test(x: number, y: number, z: number): boolean {
+    return this.get(x, y, z) !== 0;
+  }
+
+  set(x: number, y: number, z: number, id: number): void {
+    this.slabs[this.slabOf[z]][this.planeStart[z] + y * this.nx + x] = id;
+  }
+
+  clear(x: number, y: number, z: number): void {
+    this.slabs[this.slabOf[z]][this.planeStart[z] + y * this.nx + x] = 0;
+  }
+
+  private insideSlab(ox: number, oy: number, oz: number, e: number): Uint32Array | null {
+    if (ox < e || ox + e >= this.nx || oy < e || oy + e >= this.ny || oz < e || oz + e >= this.nz) return null;
+    const s = this.slabOf[oz - e];
+    return s === this.slabOf[oz + e] ? this.slabs[s] : null;
+  }
+
+  firstHit(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, selfId: number): number {
+    const nx = this.nx, planeStart = this.planeStart;
+    const slab = this.cheapModulus ? this.insideSlab(ox, oy, oz, e) : null;
+    if (slab !== null) {
+      for (let i = from, k = 3 * from; i < to; i++, k += 3) {
+        const v = slab[planeStart[oz + c[k + 2]] + (oy + c[k + 1]) * nx + ox + c[k]];
+        if (v !== 0 && v !== selfId) return i - from;
+      }
+      return -1;
+    }
+    const ny = this.ny, nz = this.nz, slabs = this.slabs, slabOf = this.slabOf;
+    const bx = ox - e < 0 ? ox + nx : ox;
+    const by = oy - e < 0 ? oy + ny : oy;
+    const cheap = this.cheapModulus;
+    for (let i = from, k = 3 * from; i < to; i++, k += 3) {
+      const z = oz + c[k + 2];
+      if (z < 0 || z >= nz) return i - from;
+      let x = bx + c[k], y = by + c[k + 1];
+      if (cheap) {
+        if (x >= nx) x -= nx;
+        if (y >= ny) y -= ny;
+      } else {
+        x %= nx;
+        y %= ny;
+      }
+      const v = slabs[slabOf[z]][planeStart[z] + y * nx + x];
+      if (v !== 0 && v !== selfId) return i - from;
+    }
+    return -1;
+  }
+
+  writeAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, id: number): void {
+    this.apply(c, from, to, ox, oy, oz, e, id, true);
+  }
+
+  clearAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, id: number): void {
+    this.apply(c, from, to, ox, oy, oz, e, id, false);
+  }
+
+  private apply(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, id: number, on: boolean): void {
+    const nx = this.nx, ny = this.ny, nz = this.nz, planeStart = this.planeStart, slabs = this.slabs, slabOf = this.slabOf;
+    const inside = this.cheapModulus && this.insideSlab(ox, oy, oz, e) !== null;
+    const bx = ox - e < 0 ? ox + nx : ox;
+    const by = oy - e < 0 ? oy + ny : oy;
+    const cheap = this.cheapModulus;
+    for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
+      const z = oz + c[k + 2];
+      let x: number, y: number;
+      if (inside) {
+        x = ox + c[k];
+        y = oy + c[k + 1];
+      } else {
+        if (z < 0 || z >= nz) continue;
+        x = bx + c[k];
+        y = by + c[k + 1];
+        if (cheap) {
+          if (x >= nx) x -= nx;
+          if (y >= ny) y -= ny;
+        } else {
+          x %= nx;
+          y %= ny;
+        }
+      }
+      const slab = slabs[slabOf[z]], w = planeStart[z] + y * nx + x;
+      if (on) slab[w] = id;
+      else if (slab[w] === id) slab[w] = 0;
+    }
+  }
+
+  clearEverything(): void {
+    for (const s of this.slabs) s.fill(0);
+  }
+
+  countOccupied(): number {
+    let n = 0;
+    for (const s of this.slabs) for (let i = 0; i < s.length; i++) if (s[i] !== 0) n++;
+    return n;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Particle rotation (seed §3.1): integer degrees, three successive 2D rotations (about x, then y,
+ * then z; seed Fig. 4) of coordinates centred at the origin, rounded to the voxel grid. Holes may
+ * appear in the rotated particle; particles move one voxel per step, so they cannot slip through.
+ *
+ * Two of the seed's switches live here:
+ * - trigTables: sine/cosine from 360-entry tables instead of Math.sin/Math.cos per coordinate;
+ * - fastRounding: floor(v + 0.5) as an integer truncation of v shifted by a large positive offset
+ *   (correct for negative v) instead of Math.round. Both give the same integers.
+ */
+
+const DEG = Math.PI / 180;
+
+/** sin and cos of 0..359 degrees. */
+export const SIN = new Float64Array(360);
+export const COS = new Float64Array(360);
+for (let a = 0; a < 360; a++) {
+  SIN[a] = Math.sin(a * DEG);
+  COS[a] = Math.cos(a * DEG);
+}
+
+/** Shift that makes every coordinate positive before truncation (coordinates stay far below it). */
+const ROUND_OFFSET = 1 << 20;
+
+/** An angle in integer degrees as a table index in [0, 360). */
+export function wrapDegrees(a: number): number {
+  a %= 360;
+  return a < 0 ? a + 360 : a;
+}
+
+/**
+ * Rotates src[from..to) (interleaved x, y, z; angles in [0, 360) integer degrees) into the same
+ * positions of dst. The fast path (both switches on) is the hot loop of the packer.
+ */
+export function rotateRange(
+  src: Int32Array, dst: Int32Array, from: number, to: number,
+  ax: number, ay: number, az: number,
+  trigTables: boolean, fastRounding: boolean,
+): void {
+  if (trigTables && fastRounding) {
+    const cx = COS[ax], sx = SIN[ax], cy = COS[ay], sy = SIN[ay], cz = COS[az], sz = SIN[az];
+    for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
+      const x0 = src[k], y0 = src[k + 1], z0 = src[k + 2];
+      const y1 = cx * y0 - sx * z0, z1 = sx * y0 + cx * z0; // about x
+      const z2 = cy * z1 - sy * x0, x2 = sy * z1 + cy * x0; // about y
+      const x3 = cz * x2 - sz * y1, y3 = sz * x2 + cz * y1; // about z
+      dst[k] = ((x3 + (ROUND_OFFSET + 0.5)) | 0) - ROUND_OFFSET;
+      dst[k + 1] = ((y3 + (ROUND_OFFSET + 0.5)) | 0) - ROUND_OFFSET;
+      dst[k + 2] = ((z2 + (ROUND_OFFSET + 0.5)) | 0) - ROUND_OFFSET;
+    }
+    return;
+  }
+  for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
+    // The unoptimised reference: trigonometry per coordinate, library rounding.
+    const cx = trigTables ? COS[ax] : Math.cos(ax * DEG), sx = trigTables ? SIN[ax] : Math.sin(ax * DEG);
+    const cy = trigTables ? COS[ay] : Math.cos(ay * DEG), sy = trigTables ? SIN[ay] : Math.sin(ay * DEG);
+    const cz = trigTables ? COS[az] : Math.cos(az * DEG), sz = trigTables ? SIN[az] : Math.sin(az * DEG);
+    const x0 = src[k], y0 = src[k + 1], z0 = src[k + 2];
+    const y1 = cx * y0 - sx * z0, z1 = sx * y0 + cx * z0;
+    const z2 = cy * z1 - sy * x0, x2 = sy * z1 + cy * x0;
+    const x3 = cz * x2 - sz * y1, y3 = sz * x2 + cz * y1;
+    if (fastRounding) {
+      dst[k] = ((x3 + (ROUND_OFFSET + 0.5)) | 0) - ROUND_OFFSET;
+      dst[k + 1] = ((y3 + (ROUND_OFFSET + 0.5)) | 0) - ROUND_OFFSET;
+      dst[k + 2] = ((z2 + (ROUND_OFFSET + 0.5)) | 0) - ROUND_OFFSET;
+    } else {
+      dst[k] = Math.round(x3);
+      dst[k + 1] = Math.round(y3);
+      dst[k + 2] = Math.round(z2);
+    }
+  }
+}
+
+/**
+ * The inverse of the rotation above applied to one point, written to out[0..2] unrounded: undo z,
+ * then y, then x. Used by the exact finalisation (seed §3.1: rotate every box position back into
+ * the particle's own voxel map).
+ */
+export function inverseRotate(x: number, y: number, z: number, ax: number, ay: number, az: number, out: Float64Array): void {
+  const cx = COS[ax], sx = SIN[ax], cy = COS[ay], sy = SIN[ay], cz = COS[az], sz = SIN[az];
+  const x2 = cz * x + sz * y, y1 = -sz * x + cz * y;
+  const z1 = cy * z + sy * x2, x0 = -sy * z + cy * x2;
+  out[0] = x0;
+  out[1] = cx * y1 + sx * z1;
+  out[2] = -sx * y1 + cx * z1;
+}

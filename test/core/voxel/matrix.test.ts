@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { BitMatrix, IdMatrix, type PackingMatrix } from '../../../core/voxel/matrix';
+import { voxeliseShapeVoxels } from '../../../core/voxel/shapes';
+import { Random } from '../../../core/common/random';
+
+/** Reference: a plain Set of wrapped voxel keys. */
+function key(x: number, y: number, z: number) {
+  return `${x},${y},${z}`;
+}
+const mod = (a: number, n: number) => ((a % n) + n) % n;
+
+function absolute(m: PackingMatrix, c: Int32Array, ox: number, oy: number, oz: number): string[] {
+  const out: string[] = [];
+  for (let k = 0; k < c.length; k += 3) out.push(key(mod(ox + c[k], m.nx), mod(oy + c[k + 1], m.ny), oz + c[k + 2]));
+  return out;
+}
+
+describe.each([
+  ['bit', (o: object) => new BitMatrix(70, 45, 60, o)],
+  ['id', (o: object) => new IdMatrix(70, 45, 60, o)],
+] as const)('%s matrix', (_name, make) => {
+  for (const cheapModulus of [true, false]) {
+    it(`agrees with a set reference over many slabs, wrapping x/y (cheapModulus ${cheapModulus})`, () => {
+      // Tiny slabs: 7 planes each, so particles straddle slab boundaries often.
+      const m = make({ maxSlabBytes: 7 * (_name === 'bit' ? 3 * 4 * 45 : 70 * 45 * 4) });
+      m.cheapModulus = cheapModulus;
+      expect(m.slabCount).toBeGreaterThan(5);
+      const shape = voxeliseShapeVoxels({ kind: 'sphere' }, 13);
+      const e = Math.ceil(shape.maxRadius + 0.5);
+      const ref = new Set<string>();
+      const rnd = new Random(7);
+      let placed = 0;
+      for (let t = 0; t < 400; t++) {
+        const ox = rnd.int(70), oy = rnd.int(45), oz = rnd.int(60);
+        const cells = absolute(m, shape.shell, ox, oy, oz);
+        const outside = cells.some((s) => { const z = Number(s.split(',')[2]); return z < 0 || z >= 60; });
+        const refHit = outside || cells.some((s) => ref.has(s));
+        const hit = m.firstHit(shape.shell, 0, shape.shell.length / 3, ox, oy, oz, e, placed + 1);
+        expect(hit >= 0).toBe(refHit);
+        if (!refHit) {
+          placed++;
+          m.writeAll(shape.shell, 0, shape.shell.length / 3, ox, oy, oz, e, placed);
+          for (const s of cells) ref.add(s);
+        }
+      }
+      expect(placed).toBeGreaterThan(3);
+      expect(m.countOccupied()).toBe(ref.size);
+      for (const s of ref) {
+        const [x, y, z] = s.split(',').map(Number);
+        expect(m.test(x, y, z)).toBe(true);
+      }
+    });
+  }
+
+  it('clearAll removes exactly what writeAll wrote, including across the x/y edges', () => {
+    const m = make({});
+    const shape = voxeliseShapeVoxels({ kind: 'cuboid', b: 0.5, c: 0.5 }, 9);
+    const e = Math.ceil(shape.maxRadius + 0.5);
+    const n = shape.solid.length / 3;
+    m.writeAll(shape.solid, 0, n, 1, 44, 30, e, 5);
+    // Straddles x = 0 and y = 0: voxels appear at both ends of each axis.
+    expect(m.test(0, 44, 30)).toBe(true);
+    expect(m.test(69, 44, 30)).toBe(true);
+    expect(m.test(1, 0, 30)).toBe(true);
+    expect(m.countOccupied()).toBe(n);
+    m.clearAll(shape.solid, 0, n, 1, 44, 30, e, 5);
+    expect(m.countOccupied()).toBe(0);
+  });
+});
+
+describe('matrix construction', () => {
+  it('refuses a matrix over the memory budget before allocating, naming the size', () => {
+    expect(() => new BitMatrix(4000, 4000, 4000, { memoryBudgetBytes: 2 ** 32 })).toThrow(/bit matrix 4000x4000x4000 needs 8000000000 bytes.*budget/);
+    expect(() => new IdMatrix(100, 100, 0)).toThrow(/nz must be an integer/);
+  });
+
+  it('a bit matrix over 1 GiB splits into slabs; voxels on both sides of the boundary and a straddling particle work', () => {
+    // 2048 x 2048 x 2100 voxels = 1.10e9 bytes of bits: two slabs, the boundary between z = 2047 and 2048.
+    let m: BitMatrix | null = new BitMatrix(2048, 2048, 2100);
+    expect(m.bytes).toBeGreaterThan(2 ** 30);
+    expect(m.slabCount).toBe(2);
+    expect(m.planesPerSlab).toBe(2048);
+    for (const z of [0, 2047, 2048, 2099]) {
+      for (const [x, y] of [[0, 0], [2047, 0], [0, 2047], [2047, 2047], [31, 5], [32, 5]]) {
+        expect(m.test(x, y, z)).toBe(false);
+        m.set(x, y, z, 1);
+        expect(m.test(x, y, z)).toBe(true);
+      }
+    }
+    // Plane neighbours across the boundary stay independent.
+    m.clear(31, 5, 2047);
+    expect(m.test(31, 5, 2047)).toBe(false);
+    expect(m.test(31, 5, 2048)).toBe(true);
+    // A sphere straddling the slab boundary and the x/y edges.
+    const shape = voxeliseShapeVoxels({ kind: 'sphere' }, 21);
+    const e = Math.ceil(shape.maxRadius + 0.5);
+    const n = shape.shell.length / 3;
+    expect(m.firstHit(shape.shell, 0, n, 3, 2045, 2048, e, 1)).toBe(-1);
+    m.writeAll(shape.shell, 0, n, 3, 2045, 2048, e, 1);
+    for (let k = 0; k < shape.shell.length; k += 3) {
+      expect(m.test(mod(3 + shape.shell[k], 2048), mod(2045 + shape.shell[k + 1], 2048), 2048 + shape.shell[k + 2])).toBe(true);
+    }
+    expect(m.firstHit(shape.shell, 0, n, 3, 2045, 2048, e, 1)).toBeGreaterThanOrEqual(0);
+    m.clearAll(shape.shell, 0, n, 3, 2045, 2048, e, 1);
+    expect(m.firstHit(shape.shell, 0, n, 3, 2045, 2048, e, 1)).toBe(-1);
+    m = null; // let the 1.1 GB go
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { shapeSchema, voxeliseShape, voxeliseShapeVoxels, type Shape } from '../../../core/voxel/shapes';
+
+const shapes: Shape[] = [
+  shapeSchema.parse({ kind: 'sphere' }),
+  shapeSchema.parse({ kind: 'ellipsoid', b: 0.6, c: 0.3 }),
+  shapeSchema.parse({ kind: 'cuboid', b: 0.5, c: 0.25 }),
+  shapeSchema.parse({ kind: 'cylinder', length: 2 }),
+  shapeSchema.parse({ kind: 'hexagonalPlate', thickness: 0.4 }),
+  shapeSchema.parse({ kind: 'superellipsoid', b: 1, c: 1, e1: 0.3, e2: 0.3 }),
+];
+// Analytic volumes (in voxels^3) for characteristic size d.
+const volume = (s: Shape, d: number): number => {
+  const r = d / 2;
+  switch (s.kind) {
+    case 'sphere': return (4 / 3) * Math.PI * r ** 3;
+    case 'ellipsoid': return (4 / 3) * Math.PI * r ** 3 * s.b * s.c;
+    case 'cuboid': return d ** 3 * s.b * s.c;
+    case 'cylinder': return Math.PI * r * r * d * s.length;
+    case 'hexagonalPlate': return ((3 * Math.sqrt(3)) / 2) * r * r * d * s.thickness;
+    default: return NaN;
+  }
+};
+
+describe('voxelisation', () => {
+  it.each(shapes.map((s) => [s.kind, s] as const))('%s: volume near the analytic one, coordinates centred, shell inside solid', (_k, s) => {
+    const v = voxeliseShapeVoxels(s, 40);
+    const n = v.solid.length / 3;
+    const expected = volume(s, 40);
+    if (!Number.isNaN(expected)) expect(Math.abs(n - expected) / expected).toBeLessThan(0.05);
+    // Centred: the mean coordinate is near 0 on every axis.
+    for (let a = 0; a < 3; a++) {
+      let sum = 0;
+      for (let i = a; i < v.solid.length; i += 3) sum += v.solid[i];
+      expect(Math.abs(sum / n - v.centre[a])).toBeLessThan(0.05);
+    }
+    const solid = new Set<string>();
+    for (let i = 0; i < v.solid.length; i += 3) solid.add(`${v.solid[i]},${v.solid[i + 1]},${v.solid[i + 2]}`);
+    // Brute-force shell: solid voxels with an empty face neighbour.
+    let shellCount = 0;
+    for (const k of solid) {
+      const [x, y, z] = k.split(',').map(Number);
+      const nb = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]];
+      if (nb.some(([dx, dy, dz]) => !solid.has(`${x + dx},${y + dy},${z + dz}`))) shellCount++;
+    }
+    expect(v.shell.length / 3).toBe(shellCount);
+    for (let i = 0; i < v.reducedShell.length; i += 3) expect(solid.has(`${v.reducedShell[i]},${v.reducedShell[i + 1]},${v.reducedShell[i + 2]}`)).toBe(true);
+  });
+
+  it('shell reduction keeps 40-60 % of a sphere shell at the default threshold', () => {
+    for (const d of [20, 40, 80]) {
+      const v = voxeliseShapeVoxels({ kind: 'sphere' }, d);
+      const kept = v.reducedShell.length / v.shell.length;
+      expect(kept).toBeGreaterThan(0.4);
+      expect(kept).toBeLessThan(0.6);
+    }
+  });
+
+  it('an imported voxel map round-trips at its own size and scales', () => {
+    // A 4 x 3 x 2 block with one corner missing, packed LSB first.
+    const dims: [number, number, number] = [4, 3, 2];
+    const on = Array.from({ length: 24 }, (_, i) => (i === 0 ? 0 : 1));
+    const bytes = [0, 0, 0];
+    on.forEach((b, i) => (bytes[i >> 3] |= b << (i & 7)));
+    const asBase64 = btoa(String.fromCharCode(...bytes));
+    const a = voxeliseShapeVoxels(shapeSchema.parse({ kind: 'voxels', dims, bits: bytes }), 4);
+    const b = voxeliseShapeVoxels(shapeSchema.parse({ kind: 'voxels', dims, bits: asBase64 }), 4);
+    expect(a.solid.length / 3).toBe(23);
+    expect(Array.from(b.solid)).toEqual(Array.from(a.solid));
+    const big = voxeliseShapeVoxels(shapeSchema.parse({ kind: 'voxels', dims, bits: bytes }), 8);
+    expect(big.solid.length / 3).toBe(23 * 8);
+  });
+
+  it('the editor entry point quantises the size and names bad input', () => {
+    const v = voxeliseShape({ kind: 'sphere' }, 1, 20);
+    expect(v.dims).toEqual([20, 20, 20]);
+    expect(() => voxeliseShape({ kind: 'sphere' }, -1, 20)).toThrow(/size must be > 0/);
+    expect(() => voxeliseShape({ kind: 'sphere' }, 1, 0)).toThrow(/resolution must be in/);
+    expect(shapeSchema.safeParse({ kind: 'hexagonalPlate', thickness: 2 }).error?.issues[0].path).toEqual(['thickness']);
+  });
+});
