@@ -1,0 +1,288 @@
+/**
+ * The subset of JSON Schema that z.toJSONSchema emits for engine params, and what the batch manager does
+ * with it: defaults, client-side validation by field path, sweeps ({ "$sweep": ... }) and their run count.
+ * Paths are dotted from the params root ('box.lx', 'types.0.size.value'), as the service reports them
+ * after its 'params.' prefix.
+ */
+
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  default?: unknown;
+  const?: unknown;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minItems?: number;
+  maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
+  items?: JsonSchema | false;
+  prefixItems?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  $ref?: string;
+  $defs?: Record<string, JsonSchema>;
+  description?: string;
+  title?: string;
+  unit?: string;
+  [key: string]: unknown;
+}
+
+export type Sweep = { $sweep: unknown[] | { from: number; to: number; steps: number } };
+
+/** Bounds at or beyond ±2^53 are zod's "any safe integer": not worth showing. */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+
+/** Follows a local $ref ('#/$defs/x') against the root schema. */
+export function resolve(schema: JsonSchema, root: JsonSchema): JsonSchema {
+  let s = schema;
+  for (let guard = 0; s.$ref && guard < 20; guard++) {
+    const m = /^#\/(\$defs|definitions)\/(.+)$/.exec(s.$ref);
+    const target = m ? (root[m[1]] as Record<string, JsonSchema> | undefined)?.[m[2]] : undefined;
+    if (!target) break;
+    s = { ...target, ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$ref')) };
+  }
+  return s;
+}
+
+/** Variants of a union (oneOf/anyOf), without a bare {type:'null'} which makes a field nullable. */
+export function variants(schema: JsonSchema): JsonSchema[] | null {
+  const list = schema.oneOf ?? schema.anyOf;
+  if (!list) return null;
+  const v = list.filter((x) => x.type !== 'null');
+  return v.length ? v : null;
+}
+
+export function kindOf(schema: JsonSchema): 'object' | 'array' | 'tuple' | 'number' | 'integer' | 'boolean' | 'enum' | 'string' | 'union' | 'unknown' {
+  if (variants(schema)) return variants(schema)!.length === 1 ? kindOf(variants(schema)![0]) : 'union';
+  if (schema.enum) return 'enum';
+  const t = Array.isArray(schema.type) ? schema.type.find((x) => x !== 'null') : schema.type;
+  if (t === 'array') return schema.prefixItems ? 'tuple' : 'array';
+  if (t === 'object' || (!t && schema.properties)) return 'object';
+  if (t === 'number' || t === 'integer' || t === 'boolean' || t === 'string') return t;
+  return 'unknown';
+}
+
+/** The property whose value is a different const in each variant (e.g. 'kind' or 'law'). */
+export function discriminator(options: JsonSchema[]): string | null {
+  const first = options[0]?.properties;
+  if (!first) return null;
+  for (const key of Object.keys(first)) {
+    const consts = options.map((o) => o.properties?.[key]?.const);
+    if (consts.every((c) => c !== undefined) && new Set(consts).size === consts.length) return key;
+  }
+  return null;
+}
+
+/** Index of the variant a value belongs to (by discriminator, else the first that validates). */
+export function variantIndex(options: JsonSchema[], value: unknown, root: JsonSchema): number {
+  const key = discriminator(options);
+  if (key && value && typeof value === 'object') {
+    const i = options.findIndex((o) => o.properties![key].const === (value as Record<string, unknown>)[key]);
+    if (i >= 0) return i;
+  }
+  const i = options.findIndex((o) => Object.keys(validate(o, value, root)).length === 0);
+  return i >= 0 ? i : 0;
+}
+
+function clone<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
+
+/** A value for a field: its default, else one built from its parts (objects recursively), else empty. */
+export function defaultValue(schema: JsonSchema, root: JsonSchema = schema): unknown {
+  const s = resolve(schema, root);
+  if (s.default !== undefined) return clone(s.default);
+  if (s.const !== undefined) return s.const;
+  const opts = variants(s);
+  if (opts) return defaultValue(opts[0], root);
+  switch (kindOf(s)) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [k, p] of Object.entries(s.properties ?? {})) {
+        const v = defaultValue(p, root);
+        if (v !== undefined) out[k] = v;
+      }
+      return out;
+    }
+    case 'tuple':
+      return (s.prefixItems ?? []).map((p) => defaultValue(p, root));
+    case 'array':
+      return s.items && s.minItems ? Array.from({ length: s.minItems }, () => defaultValue(s.items as JsonSchema, root)) : [];
+    case 'enum':
+      return s.enum![0];
+    case 'boolean':
+      return false;
+    case 'number':
+    case 'integer':
+      return s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : 0);
+    case 'string':
+      return '';
+    default:
+      return undefined;
+  }
+}
+
+export function isSweep(v: unknown): v is Sweep {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && '$sweep' in v;
+}
+
+/** Values of a sweep, expanded (a range includes both ends; steps = number of values). */
+export function sweepValues(s: Sweep): unknown[] {
+  const w = s.$sweep;
+  if (Array.isArray(w)) return w;
+  const { from, to, steps } = w;
+  if (!Number.isFinite(from) || !Number.isFinite(to) || !Number.isInteger(steps) || steps < 1) return [];
+  if (steps === 1) return [from];
+  return Array.from({ length: steps }, (_, i) => from + ((to - from) * i) / (steps - 1));
+}
+
+/** Runs a params tree makes: the product of the sizes of its sweeps (1 without sweeps). */
+export function runCount(value: unknown): number {
+  if (isSweep(value)) return sweepValues(value).length;
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n * runCount(v), 1);
+  if (value && typeof value === 'object') return Object.values(value).reduce((n: number, v) => n * runCount(v), 1);
+  return 1;
+}
+
+/** Human range text of a number field, with exclusive bounds marked, e.g. '(0, 1000]'. */
+export function rangeText(s: JsonSchema): string {
+  const lo = s.exclusiveMinimum ?? s.minimum;
+  const hi = s.exclusiveMaximum ?? s.maximum;
+  const hasLo = lo !== undefined && Math.abs(lo) < UNBOUNDED;
+  const hasHi = hi !== undefined && Math.abs(hi) < UNBOUNDED;
+  if (!hasLo && !hasHi) return '';
+  const l = hasLo ? `${s.exclusiveMinimum !== undefined ? '(' : '['}${lo}` : '(−∞';
+  const h = hasHi ? `${hi}${s.exclusiveMaximum !== undefined ? ')' : ']'}` : '∞)';
+  return `${l}, ${h}`;
+}
+
+function numberError(s: JsonSchema, v: unknown, integer: boolean): string | null {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return 'enter a number';
+  if (integer && !Number.isInteger(v)) return 'must be a whole number';
+  const bad =
+    (s.minimum !== undefined && v < s.minimum) ||
+    (s.maximum !== undefined && v > s.maximum) ||
+    (s.exclusiveMinimum !== undefined && v <= s.exclusiveMinimum) ||
+    (s.exclusiveMaximum !== undefined && v >= s.exclusiveMaximum);
+  return bad ? `must be in ${rangeText(s)}` : null;
+}
+
+function addMissing(into: Record<string, string>, more: Record<string, string>): void {
+  for (const [k, m] of Object.entries(more)) if (!(k in into)) into[k] = m;
+}
+
+function join(path: string, key: string | number): string {
+  return path ? `${path}.${key}` : String(key);
+}
+
+/**
+ * Validates a value (which may hold sweeps) against a schema. Returns messages by dotted path; an empty
+ * object means valid. Sweeps check each of their values, and their own shape.
+ */
+export function validate(schema: JsonSchema, value: unknown, root: JsonSchema = schema, path = ''): Record<string, string> {
+  const errors: Record<string, string> = {};
+  const s = resolve(schema, root);
+  const put = (p: string, m: string) => {
+    if (!(p in errors)) errors[p] = m;
+  };
+  if (isSweep(value)) {
+    const w = value.$sweep;
+    if (!Array.isArray(w) && (!Number.isInteger(w.steps) || w.steps < 1 || w.steps > 10_000)) put(path, 'steps must be a whole number in [1, 10000]');
+    const vals = sweepValues(value);
+    if (vals.length === 0) put(path, 'a sweep needs at least one value');
+    for (const v of vals) {
+      const e = validate(s, v, root, path);
+      if (e[path]) {
+        put(path, `sweep value ${String(v)}: ${e[path]}`);
+        break;
+      }
+    }
+    return errors;
+  }
+  if (value === undefined || value === null) {
+    return errors; // missing optional fields; required ones are reported by the parent object
+  }
+  const opts = variants(s);
+  if (opts && opts.length > 1) {
+    const i = variantIndex(opts, value, root);
+    return validate(opts[i], value, root, path);
+  }
+  if (opts) return validate(opts[0], value, root, path);
+  if (s.const !== undefined && value !== s.const) put(path, `must be ${JSON.stringify(s.const)}`);
+  switch (kindOf(s)) {
+    case 'number':
+    case 'integer': {
+      const m = numberError(s, value, kindOf(s) === 'integer');
+      if (m) put(path, m);
+      break;
+    }
+    case 'boolean':
+      if (typeof value !== 'boolean') put(path, 'must be true or false');
+      break;
+    case 'enum':
+      if (!s.enum!.includes(value)) put(path, `must be one of ${s.enum!.map(String).join(', ')}`);
+      break;
+    case 'string':
+      if (typeof value !== 'string') put(path, 'must be text');
+      else if (s.minLength !== undefined && value.length < s.minLength) put(path, s.minLength === 1 ? 'must not be empty' : `at least ${s.minLength} characters`);
+      else if (s.maxLength !== undefined && value.length > s.maxLength) put(path, `at most ${s.maxLength} characters`);
+      break;
+    case 'object': {
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        put(path, 'must be an object');
+        break;
+      }
+      const obj = value as Record<string, unknown>;
+      for (const k of s.required ?? []) {
+        if (obj[k] === undefined && resolve(s.properties?.[k] ?? {}, root).default === undefined) put(join(path, k), 'required');
+      }
+      for (const [k, p] of Object.entries(s.properties ?? {})) addMissing(errors, validate(p, obj[k], root, join(path, k)));
+      break;
+    }
+    case 'tuple':
+    case 'array': {
+      if (!Array.isArray(value)) {
+        put(path, 'must be a list');
+        break;
+      }
+      if (s.minItems !== undefined && value.length < s.minItems) put(path, `needs at least ${s.minItems} item${s.minItems === 1 ? '' : 's'}`);
+      if (s.maxItems !== undefined && value.length > s.maxItems) put(path, `at most ${s.maxItems} items`);
+      value.forEach((v, i) => {
+        const item = s.prefixItems?.[i] ?? (s.items || undefined);
+        if (item) addMissing(errors, validate(item, v, root, join(path, i)));
+      });
+      break;
+    }
+  }
+  return errors;
+}
+
+/** Merges a partial value over a base: plain objects deeply, everything else (arrays too) replaced. */
+export function mergeOver(base: unknown, partial: unknown): unknown {
+  if (isPlainObject(base) && isPlainObject(partial) && !isSweep(partial)) {
+    const out: Record<string, unknown> = { ...base };
+    for (const [k, v] of Object.entries(partial)) out[k] = mergeOver(base[k], v);
+    return out;
+  }
+  return partial === undefined ? clone(base) : clone(partial);
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v);
+}
+
+/**
+ * Maps a service issue path to a form path: the part after the last 'params.' ('params.spec.params.box.lx'
+ * → 'box.lx'), when its first segment is one of the engine's fields (`fields`); else null (not a form field).
+ */
+export function formPath(issuePath: string, fields: string[]): string | null {
+  const i = issuePath.lastIndexOf('params.');
+  if (i < 0) return null;
+  const p = issuePath.slice(i + 'params.'.length);
+  return fields.includes(p.split('.')[0]) ? p : null;
+}

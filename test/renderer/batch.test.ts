@@ -1,0 +1,193 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mount, type VueWrapper } from '@vue/test-utils';
+import { createMemoryHistory, createRouter } from 'vue-router';
+import { installFakeApi, makeRun, settle } from './fakeApi';
+import RunComposer from '../../renderer/src/workspaces/batch/RunComposer.vue';
+import QueueTable from '../../renderer/src/workspaces/batch/QueueTable.vue';
+import { sendToBatch } from '../../renderer/src/stores/draft';
+import { reorder, queueOrder, etaSeconds } from '../../renderer/src/workspaces/batch/queueModel';
+
+function router() {
+  return createRouter({ history: createMemoryHistory(), routes: [{ path: '/:p(.*)*', component: { template: '<div/>' } }] });
+}
+
+let wrappers: VueWrapper[] = [];
+afterEach(() => {
+  wrappers.forEach((w) => w.unmount());
+  wrappers = [];
+});
+
+async function mountComposer() {
+  const w = mount(RunComposer, { global: { plugins: [router()] }, attachTo: document.body });
+  wrappers.push(w);
+  await settle();
+  return w;
+}
+
+describe('RunComposer', () => {
+  it('renders the engine schema with units, ranges, nested fieldsets and lists', async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    expect(w.find('[data-testid="field-box"] legend').text()).toBe('box');
+    const lx = w.find('[data-testid="field-box.lx"]');
+    expect((lx.element as HTMLInputElement).value).toBe('20');
+    expect(w.text()).toContain('voxels/unit');
+    expect(w.text()).toContain('[1, 64]');
+    expect(w.find('[data-testid="field-packing"]').element.tagName).toBe('SELECT');
+    // The list of types: add one, the union select shows the size law.
+    await w.find('[data-testid="field-types-add"]').trigger('click');
+    expect(w.findAll('[data-testid="field-types.1.size-variant"]').length).toBe(1);
+    expect(w.find('[data-testid="run-count"]').text()).toBe('1 run');
+  });
+
+  it('shows inline validation and blocks enqueue until fixed', async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    await w.find('[data-testid="field-resolution"]').setValue('100');
+    expect(w.find('[data-testid="field-resolution-error"]').text()).toBe('must be in [1, 64]');
+    expect(w.find('[data-testid="enqueue"]').attributes('disabled')).toBeDefined();
+    await w.find('[data-testid="field-resolution"]').setValue('8');
+    expect(w.find('[data-testid="field-resolution-error"]').exists()).toBe(false);
+    expect(w.find('[data-testid="enqueue"]').attributes('disabled')).toBeUndefined();
+  });
+
+  it('turns fields into sweeps, counts the runs and enqueues the $sweep form', async () => {
+    const api = installFakeApi();
+    const w = await mountComposer();
+    await w.find('[data-testid="field-resolution-sweep-toggle"]').trigger('click');
+    await w.find('[data-testid="field-resolution-sweep-list"]').setValue('2, 4, 8');
+    await w.find('[data-testid="field-box.lx-sweep-toggle"]').trigger('click');
+    await w.find('[data-testid="field-box.lx-sweep"] select').setValue('range');
+    await w.find('[data-testid="field-box.lx-sweep-from"]').setValue('10');
+    await w.find('[data-testid="field-box.lx-sweep-to"]').setValue('40');
+    await w.find('[data-testid="field-box.lx-sweep-steps"]').setValue('4');
+    expect(w.find('[data-testid="run-count"]').text()).toBe('This sweep makes 12 runs');
+    await w.find('[data-testid="run-name"]').setValue('res sweep');
+    await w.find('[data-testid="enqueue"]').trigger('click');
+    await settle();
+    const call = api.calls.find((c) => c.method === 'runs.enqueue')!.params as { spec: { name: string; params: { resolution: unknown; box: { lx: unknown; ly: unknown } } }; batchName?: string };
+    expect(call.spec.name).toBe('res sweep');
+    expect(call.batchName).toBe('res sweep');
+    expect(call.spec.params.resolution).toEqual({ $sweep: [2, 4, 8] });
+    expect(call.spec.params.box.lx).toEqual({ $sweep: { from: 10, to: 40, steps: 4 } });
+    expect(call.spec.params.box.ly).toBe(20);
+  });
+
+  it('shows the service field errors at the field and others above the button', async () => {
+    const api = installFakeApi();
+    const w = await mountComposer();
+    api.failNext('runs.enqueue', { code: 'invalid', message: 'invalid', issues: [{ path: 'params.spec.params.box.ly', message: 'too big for memory' }, { path: 'params.priority', message: 'nope' }] });
+    await w.find('[data-testid="enqueue"]').trigger('click');
+    await settle();
+    expect(w.find('[data-testid="field-box.ly-error"]').text()).toBe('too big for memory');
+    expect(w.find('[data-testid="composer-error"]').text()).toBe('params.priority: nope');
+    // Editing clears the service's verdict.
+    await w.find('[data-testid="field-box.ly"]').setValue('30');
+    expect(w.find('[data-testid="field-box.ly-error"]').exists()).toBe(false);
+  });
+
+  it('saves and loads presets', async () => {
+    const api = installFakeApi();
+    const w = await mountComposer();
+    await w.find('[data-testid="field-box.lx"]').setValue('33');
+    await w.find('[data-testid="preset-save"]').trigger('click');
+    await w.find('[data-testid="preset-name"]').setValue('wide box');
+    await w.find('[data-testid="preset-save-confirm"]').trigger('click');
+    await settle();
+    expect(api.presets[0].name).toBe('wide box');
+    expect((api.presets[0].spec.params as { box: { lx: number } }).box.lx).toBe(33);
+    await w.find('[data-testid="field-box.lx"]').setValue('50');
+    await w.find('[data-testid="preset-select"]').setValue('p1');
+    await settle();
+    expect((w.find('[data-testid="field-box.lx"]').element as HTMLInputElement).value).toBe('33');
+  });
+
+  it('takes a draft from another workspace, merged over the defaults', async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    sendToBatch({ engine: 'toy', name: 'from editor', params: { box: { lx: 12 } }, origin: 'the particle editor' });
+    await settle();
+    expect((w.find('[data-testid="run-name"]').element as HTMLInputElement).value).toBe('from editor');
+    expect((w.find('[data-testid="field-box.lx"]').element as HTMLInputElement).value).toBe('12');
+    expect((w.find('[data-testid="field-box.ly"]').element as HTMLInputElement).value).toBe('20');
+    expect(w.text()).toContain('Prefilled from the particle editor');
+  });
+});
+
+describe('QueueTable', () => {
+  it('lists active runs in queue order, updates live and moves finished runs to recent', async () => {
+    const api = installFakeApi([
+      makeRun(1, { status: 'queued', priority: 0, finishedAt: null }),
+      makeRun(2, { status: 'running', progress: { done: 3, total: 10, phase: 'packing' }, finishedAt: null, wallSeconds: null }),
+      makeRun(3, { status: 'queued', priority: 5, finishedAt: null }),
+      makeRun(4, { status: 'done' }),
+    ]);
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    const ids = () => w.findAll('tbody tr[data-testid^="queue-row-"]').map((r) => r.attributes('data-testid')!.slice(10));
+    expect(ids()).toEqual(['r2', 'r3', 'r1', 'r4']);
+    expect(w.find('[data-testid="queue-row-r2"]').text()).toContain('30% · packing');
+
+    api.emit('run.updated', { ...api.runs[1], progress: { done: 8, total: 10, phase: 'packing' } });
+    await settle(1);
+    expect(w.find('[data-testid="queue-row-r2"]').text()).toContain('80%');
+
+    api.runs[1].status = 'done';
+    api.emit('run.updated', { ...api.runs[1] });
+    await settle(1);
+    expect(w.find('[data-testid="queue-row-r2"]').attributes('data-status')).toBe('done');
+    expect(ids()).toEqual(['r3', 'r1', 'r2', 'r4']);
+  });
+
+  it('pauses, cancels, re-prioritises and controls the queue', async () => {
+    const api = installFakeApi([makeRun(1, { status: 'queued', finishedAt: null }), makeRun(2, { status: 'queued', finishedAt: null })]);
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    // r1 is ahead (same priority, created first); moving r2 up gives it priority 1.
+    await w.find('[data-testid="queue-row-r2"] button[title="Move up the queue"]').trigger('click');
+    await settle();
+    expect(api.calls.filter((c) => c.method === 'runs.setPriority').map((c) => c.params)).toEqual([{ id: 'r2', priority: 1 }]);
+    await w.find('[data-testid="cancel-r1"]').trigger('click');
+    await settle();
+    expect(api.runs[0].status).toBe('cancelled');
+    await w.find('[data-testid="queue-toggle"]').trigger('click');
+    await settle();
+    expect(api.calls.some((c) => c.method === 'queue.pause')).toBe(true);
+    await w.find('[data-testid="queue-concurrency"]').setValue('3');
+    await settle();
+    expect(api.calls.find((c) => c.method === 'queue.setConcurrency')!.params).toEqual({ concurrency: 3 });
+  });
+});
+
+describe('queue model', () => {
+  const q = (id: number, priority: number) => makeRun(id, { status: 'queued', priority });
+
+  it('reorders with one change when a priority fits, else renumbers', () => {
+    const list = [q(1, 5), q(2, 3), q(3, 3)].sort(queueOrder);
+    expect(reorder(list, 2, 0)).toEqual([{ id: 'r3', priority: 6 }]);
+    expect(reorder(list, 0, 2)).toEqual([{ id: 'r1', priority: 2 }]);
+    // r2 and r3 tie at 3 and r2 is older: r3 can pass r2 only with priority 4, which also keeps it below r1.
+    expect(reorder(list, 2, 1)).toEqual([{ id: 'r3', priority: 4 }]);
+    // Brute force: every move yields the intended order.
+    const many = [q(1, 0), q(2, 0), q(3, 0), q(4, 1), q(5, -2)].sort(queueOrder);
+    for (let from = 0; from < many.length; from++) {
+      for (let to = 0; to < many.length; to++) {
+        const changes = reorder(many, from, to);
+        const after = many.map((r) => ({ ...r, priority: changes.find((c) => c.id === r.id)?.priority ?? r.priority })).sort(queueOrder);
+        const want = many.slice();
+        const [m] = want.splice(from, 1);
+        want.splice(to, 0, m);
+        expect(after.map((r) => r.id)).toEqual(want.map((r) => r.id));
+      }
+    }
+  });
+
+  it('extrapolates the remaining time from progress', () => {
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    const r = makeRun(1, { status: 'running', startedAt: new Date(start).toISOString(), progress: { done: 25, total: 100, phase: '' } });
+    expect(etaSeconds(r, start + 10_000)).toBeCloseTo(30);
+    expect(etaSeconds({ ...r, progress: { done: 0, total: 100, phase: '' } }, start + 10_000)).toBe(null);
+  });
+});

@@ -1,0 +1,207 @@
+/**
+ * An in-memory PackbenchApi for component tests (a fixture, not shipped): one engine whose schema comes
+ * from zod like the real ones, runs with server-side paging/sorting/filtering, presets, the queue, and
+ * events that tests can emit. Calls are recorded for assertions.
+ */
+import { z } from 'zod';
+import type { EngineInfo, Events, Methods, PackbenchApi, Preset, RunRecord, RunSummary } from '../../main/api';
+
+export const toyParams = z.object({
+  box: z
+    .object({
+      lx: z.number().min(1).max(1000).default(20).meta({ unit: 'unit', description: 'Box length in x' }),
+      ly: z.number().min(1).max(1000).default(20).meta({ unit: 'unit' }),
+    })
+    .default({ lx: 20, ly: 20 }),
+  resolution: z.number().int().min(1).max(64).default(4).meta({ unit: 'voxels/unit' }),
+  packing: z.enum(['random', 'rising-roof']).default('random'),
+  types: z
+    .array(
+      z.object({
+        shape: z.enum(['sphere', 'cuboid']).default('sphere'),
+        size: z
+          .discriminatedUnion('law', [
+            z.object({ law: z.literal('fixed'), value: z.number().positive().meta({ unit: 'unit' }) }),
+            z.object({ law: z.literal('uniform'), min: z.number().positive(), max: z.number().positive() }),
+          ])
+          .default({ law: 'fixed', value: 2 }),
+        fraction: z.number().min(0).max(1).default(1),
+      }),
+    )
+    .min(1)
+    .default([{ shape: 'sphere', size: { law: 'fixed', value: 2 }, fraction: 1 }]),
+});
+
+export const toyEngine: EngineInfo = {
+  id: 'toy',
+  title: 'Toy packer',
+  description: 'A test engine',
+  paramsJsonSchema: z.toJSONSchema(toyParams, { io: 'input' }) as Record<string, unknown>,
+  defaults: toyParams.parse({}) as Record<string, unknown>,
+};
+
+type Listener = (payload: unknown) => void;
+
+export interface FakeApi extends PackbenchApi {
+  calls: { method: string; params: unknown }[];
+  runs: RunSummary[];
+  presets: Preset[];
+  emit<E extends keyof Events>(event: E, payload: Events[E]): void;
+  /** Make the next call of `method` reject with this error. */
+  failNext(method: keyof Methods, error: unknown): void;
+}
+
+export function makeRun(i: number, over: Partial<RunSummary> = {}): RunSummary {
+  const created = new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString();
+  return {
+    id: `r${i}`,
+    name: `run ${i}`,
+    engine: 'toy',
+    status: 'done',
+    priority: 0,
+    seed: i,
+    progress: { done: 10, total: 10, phase: '' },
+    createdAt: created,
+    startedAt: created,
+    finishedAt: created,
+    wallSeconds: 1 + (i % 7),
+    metrics: { solidFraction: 0.5 + (i % 10) / 100, particles: 100 + i },
+    batchId: null,
+    error: null,
+    ...over,
+  };
+}
+
+export function installFakeApi(runs: RunSummary[] = []): FakeApi {
+  const listeners = new Map<string, Set<Listener>>();
+  const failures = new Map<string, unknown>();
+  let queue = { paused: false, running: 0, queued: 0, concurrency: 2 };
+  let nextRun = 100_000;
+  const fake: FakeApi = {
+    calls: [],
+    runs,
+    presets: [],
+    emit(event, payload) {
+      listeners.get(event)?.forEach((l) => l(payload));
+    },
+    failNext(method, error) {
+      failures.set(method, error);
+    },
+    on(event, listener) {
+      if (!listeners.has(event)) listeners.set(event, new Set());
+      listeners.get(event)!.add(listener as Listener);
+      return () => listeners.get(event)!.delete(listener as Listener);
+    },
+    async call(method, params) {
+      fake.calls.push({ method, params });
+      if (failures.has(method)) {
+        const e = failures.get(method);
+        failures.delete(method);
+        throw e;
+      }
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a fixture reading loosely typed params
+      const p = params as Record<string, any>;
+      const find = (id: string) => {
+        const r = fake.runs.find((x) => x.id === id);
+        if (!r) throw Object.assign(new Error(`no run ${id}`), { code: 'not_found' });
+        return r;
+      };
+      const result = ((): unknown => {
+        switch (method) {
+          case 'app.info':
+            return { version: '0.1.0', dataDir: '/tmp/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false };
+          case 'engines.list':
+            return [toyEngine];
+          case 'queue.state':
+            return queue;
+          case 'queue.pause':
+            return (queue = { ...queue, paused: true });
+          case 'queue.resume':
+            return (queue = { ...queue, paused: false });
+          case 'queue.setConcurrency':
+            return (queue = { ...queue, concurrency: p.concurrency });
+          case 'presets.list':
+            return fake.presets.filter((x) => !p.engine || x.spec.engine === p.engine);
+          case 'presets.save': {
+            const preset = { id: `p${fake.presets.length + 1}`, name: p.name, spec: p.spec, createdAt: new Date().toISOString() };
+            fake.presets.push(preset);
+            return preset;
+          }
+          case 'presets.delete':
+            fake.presets = fake.presets.filter((x) => x.id !== p.id);
+            return {};
+          case 'runs.enqueue': {
+            const id = `r${nextRun++}`;
+            fake.runs.push(makeRun(0, { id, name: p.spec.name, status: 'queued', priority: p.priority ?? 0, finishedAt: null, startedAt: null, wallSeconds: null, metrics: {} }));
+            return { batchId: null, runIds: [id] };
+          }
+          case 'runs.list': {
+            let rows = fake.runs.slice();
+            const f = p.filter ?? {};
+            if (f.engine) rows = rows.filter((r) => r.engine === f.engine);
+            if (f.status?.length) rows = rows.filter((r) => f.status.includes(r.status));
+            if (f.text) rows = rows.filter((r) => (r.name + ' ' + r.id).toLowerCase().includes(f.text.toLowerCase()));
+            if (f.createdFrom) rows = rows.filter((r) => r.createdAt >= f.createdFrom);
+            if (f.createdTo) rows = rows.filter((r) => r.createdAt <= f.createdTo);
+            if (f.metric) {
+              rows = rows.filter((r) => {
+                const v = r.metrics[f.metric.name];
+                return typeof v === 'number' && (f.metric.min === undefined || v >= f.metric.min) && (f.metric.max === undefined || v <= f.metric.max);
+              });
+            }
+            if (p.sort) {
+              const k = p.sort.field as keyof RunSummary;
+              const s = p.sort.dir === 'asc' ? 1 : -1;
+              rows.sort((a, b) => (a[k]! < b[k]! ? -s : a[k]! > b[k]! ? s : 0));
+            }
+            return { total: rows.length, rows: rows.slice(p.offset ?? 0, (p.offset ?? 0) + (p.limit ?? 100)) };
+          }
+          case 'runs.get': {
+            const r = find(p.id);
+            const rec: RunRecord = {
+              ...r,
+              spec: { engine: r.engine, name: r.name, seed: r.seed, params: { box: { lx: 10 + Number(r.id.slice(1)), ly: 20 } } },
+              params: { box: { lx: 10 + Number(r.id.slice(1)), ly: 20 }, resolution: 4 },
+              counters: {},
+              log: [],
+              appVersion: '0.1.0',
+              host: null,
+              threads: 1,
+              attempts: 1,
+            };
+            return rec;
+          }
+          case 'runs.series': {
+            const n = Number(find(p.id).id.slice(1));
+            return [{ name: 'particles', xLabel: 'step', yLabel: 'particles', kind: 'line', x: new Float64Array([0, 1, 2]), y: new Float64Array([0, n, 2 * n]) }];
+          }
+          case 'runs.pause':
+            return Object.assign(find(p.id), { status: 'paused' });
+          case 'runs.resume':
+            return Object.assign(find(p.id), { status: 'queued' });
+          case 'runs.cancel':
+            return Object.assign(find(p.id), { status: 'cancelled' });
+          case 'runs.setPriority':
+            return Object.assign(find(p.id), { priority: p.priority });
+          case 'runs.rerun':
+            return { runIds: [`r${nextRun++}`] };
+          case 'runs.delete':
+            fake.runs = fake.runs.filter((r) => r.id !== p.id);
+            return {};
+          case 'runs.export':
+            return { fileName: `${p.id}.${p.format}`, mime: 'text/csv', bytes: new TextEncoder().encode('a,b\n1,2\n') };
+          default:
+            throw new Error(`fake api: ${method} not implemented`);
+        }
+      })();
+      return structuredClone(result) as never;
+    },
+  };
+  window.packbench = fake;
+  return fake;
+}
+
+/** Waits for pending promises and Vue updates. */
+export async function settle(times = 5): Promise<void> {
+  for (let i = 0; i < times; i++) await new Promise((r) => setTimeout(r, 0));
+}

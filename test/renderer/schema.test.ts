@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  defaultValue, formPath, kindOf, mergeOver, rangeText, runCount, sweepValues, validate, type JsonSchema,
+} from '../../renderer/src/workspaces/batch/schema';
+import { toyEngine, toyParams } from './fakeApi';
+
+const schema = toyEngine.paramsJsonSchema as JsonSchema;
+
+describe('batch form schema', () => {
+  it('builds the same defaults as zod', () => {
+    expect(defaultValue(schema)).toEqual(toyParams.parse({}));
+  });
+
+  it('classifies fields', () => {
+    const p = schema.properties!;
+    expect(kindOf(p.box)).toBe('object');
+    expect(kindOf(p.resolution)).toBe('integer');
+    expect(kindOf(p.packing)).toBe('enum');
+    expect(kindOf(p.types)).toBe('array');
+    expect(kindOf((p.types.items as JsonSchema).properties!.size)).toBe('union');
+  });
+
+  it('agrees with zod on valid and invalid values', () => {
+    const cases: unknown[] = [
+      toyParams.parse({}),
+      { ...toyParams.parse({}), resolution: 0 },
+      { ...toyParams.parse({}), resolution: 2.5 },
+      { ...toyParams.parse({}), box: { lx: 5000, ly: 20 } },
+      { ...toyParams.parse({}), packing: 'nope' },
+      { ...toyParams.parse({}), types: [] },
+      { ...toyParams.parse({}), types: [{ shape: 'sphere', size: { law: 'fixed', value: -1 }, fraction: 1 }] },
+      { ...toyParams.parse({}), types: [{ shape: 'sphere', size: { law: 'uniform', min: 1, max: 2 }, fraction: 0.5 }] },
+    ];
+    for (const c of cases) {
+      const zodOk = toyParams.safeParse(c).success;
+      expect(Object.keys(validate(schema, c)).length === 0, JSON.stringify(c)).toBe(zodOk);
+    }
+  });
+
+  it('names the field path and the allowed range', () => {
+    const errs = validate(schema, { ...toyParams.parse({}), box: { lx: 0, ly: 20 }, types: [{ shape: 'sphere', size: { law: 'fixed', value: 0 }, fraction: 1 }] });
+    expect(errs['box.lx']).toBe('must be in [1, 1000]');
+    expect(errs['types.0.size.value']).toBe('must be in (0, ∞)');
+  });
+
+  it('validates sweeps value by value and counts the runs of a sweep', () => {
+    const base = toyParams.parse({});
+    const swept = { ...base, resolution: { $sweep: [2, 4, 8] }, box: { lx: { $sweep: { from: 10, to: 20, steps: 4 } }, ly: 20 } };
+    expect(validate(schema, swept)).toEqual({});
+    expect(runCount(swept)).toBe(12);
+    expect(runCount(base)).toBe(1);
+    expect(sweepValues({ $sweep: { from: 10, to: 20, steps: 3 } })).toEqual([10, 15, 20]);
+    const bad = { ...base, resolution: { $sweep: [2, 100] } };
+    expect(validate(schema, bad).resolution).toMatch(/sweep value 100: must be in \[1, 64\]/);
+    expect(validate(schema, { ...base, resolution: { $sweep: { from: 1, to: 2, steps: 0 } } }).resolution).toMatch(/steps/);
+  });
+
+  it('hides the bounds zod gives every integer', () => {
+    const s = z.toJSONSchema(z.number().int().positive()) as JsonSchema;
+    expect(rangeText(s)).toBe('(0, ∞)');
+  });
+
+  it('merges drafts over defaults and maps service paths to form paths', () => {
+    const merged = mergeOver(toyParams.parse({}), { box: { lx: 7 }, types: [{ shape: 'cuboid' }] }) as { box: unknown; types: unknown };
+    expect(merged.box).toEqual({ lx: 7, ly: 20 });
+    expect(merged.types).toEqual([{ shape: 'cuboid' }]);
+    const fields = Object.keys(schema.properties!);
+    expect(formPath('params.spec.params.box.lx', fields)).toBe('box.lx');
+    expect(formPath('params.box.lx', fields)).toBe('box.lx');
+    expect(formPath('params.priority', fields)).toBe(null);
+  });
+});
