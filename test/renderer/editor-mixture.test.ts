@@ -17,8 +17,8 @@ function weightedMedian(x: Float64Array, w: Float64Array, edges: Float64Array): 
 describe('mixture size distribution', () => {
   it('turns volume fractions into number fractions by the particle volume (sizes 1 and 2: 8 to 1)', () => {
     const m: Mixture = { basis: 'volume', types: [
-      { shapeId: 'a', law: { kind: 'fixed', size: 1 }, fraction: 1 },
-      { shapeId: 'b', law: { kind: 'fixed', size: 2 }, fraction: 1 },
+      { shapeId: 'a', size: { law: 'fixed', value: 1 }, fraction: 1 },
+      { shapeId: 'b', size: { law: 'fixed', value: 2 }, fraction: 1 },
     ] };
     const d = sizeDistribution(m, [SPHERE, SPHERE]);
     expect(d.typeNumberPercent[0]).toBeCloseTo((8 / 9) * 100, 6);
@@ -32,8 +32,8 @@ describe('mixture size distribution', () => {
 
   it('number basis keeps the fractions as given, and the shape volume factor weighs the volumes', () => {
     const m: Mixture = { basis: 'number', types: [
-      { shapeId: 'a', law: { kind: 'fixed', size: 1 }, fraction: 3 },
-      { shapeId: 'b', law: { kind: 'fixed', size: 1 }, fraction: 1 },
+      { shapeId: 'a', size: { law: 'fixed', value: 1 }, fraction: 3 },
+      { shapeId: 'b', size: { law: 'fixed', value: 1 }, fraction: 1 },
     ] };
     const d = sizeDistribution(m, [1, 3]); // type b is three times as voluminous at equal size
     expect(d.typeNumberPercent).toEqual([75, 25]);
@@ -42,7 +42,7 @@ describe('mixture size distribution', () => {
 
   it('log-normal: number median is the median, volume median follows Hatch-Choate (median e^(3 sigma^2))', () => {
     const sigma = 0.3;
-    const m: Mixture = { basis: 'number', types: [{ shapeId: 'a', law: { kind: 'lognormal', median: 2, sigma }, fraction: 1 }] };
+    const m: Mixture = { basis: 'number', types: [{ shapeId: 'a', size: { law: 'lognormal', median: 2, sigma }, fraction: 1 }] };
     const d = sizeDistribution(m, [SPHERE], 400);
     expect(weightedMedian(d.centres, d.number, d.edges)).toBeCloseTo(2, 2);
     expect(weightedMedian(d.centres, d.volume, d.edges) / (2 * Math.exp(3 * sigma * sigma))).toBeCloseTo(1, 2);
@@ -50,8 +50,8 @@ describe('mixture size distribution', () => {
 
   it('agrees with a Monte Carlo sample of a volume-based normal + uniform mixture', () => {
     const m: Mixture = { basis: 'volume', types: [
-      { shapeId: 'a', law: { kind: 'normal', mean: 1, sd: 0.1 }, fraction: 0.4 },
-      { shapeId: 'b', law: { kind: 'uniform', min: 2, max: 3 }, fraction: 0.6 },
+      { shapeId: 'a', size: { law: 'normal', mean: 1, sd: 0.1 }, fraction: 0.4 },
+      { shapeId: 'b', size: { law: 'uniform', min: 2, max: 3 }, fraction: 0.6 },
     ] };
     const d = sizeDistribution(m, [SPHERE, SPHERE], 20);
     // sample particles: draw a type by its number share, then a size from its law
@@ -71,11 +71,11 @@ describe('mixture size distribution', () => {
 
   it('names the field of every invalid value', () => {
     const issues = validateMixture({ basis: 'number', types: [
-      { shapeId: '', law: { kind: 'uniform', min: 2, max: 1 }, fraction: 1 },
-      { shapeId: 'a', law: { kind: 'table', sizes: [1, -1], fractions: [1] }, fraction: -1 },
+      { shapeId: '', size: { law: 'uniform', min: 2, max: 1 }, fraction: 1 },
+      { shapeId: 'a', size: { law: 'table', sizes: [1, -1], weights: [1] }, fraction: -1 },
     ] });
     const paths = issues.map((i) => i.path);
-    expect(paths).toEqual(expect.arrayContaining(['types.0.shapeId', 'types.0.law.max', 'types.1.fraction', 'types.1.law.fractions', 'types.1.law.sizes.1']));
+    expect(paths).toEqual(expect.arrayContaining(['types.0.shapeId', 'types.0.size.max', 'types.1.fraction', 'types.1.size.weights', 'types.1.size.sizes.1']));
     expect(validateMixture({ basis: 'number', types: [] })[0].path).toBe('types');
   });
 });

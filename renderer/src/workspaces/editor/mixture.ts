@@ -8,14 +8,15 @@
  * technologist compares with a laser-diffraction or sieve measurement.
  */
 
+/** A size law, written exactly as the voxel engine's sizeLawSchema (core/voxel/params.ts) reads it. */
 export type SizeLaw =
-  | { kind: 'fixed'; size: number }
-  | { kind: 'uniform'; min: number; max: number }
-  | { kind: 'normal'; mean: number; sd: number }
-  | { kind: 'lognormal'; median: number; sigma: number }
-  | { kind: 'table'; sizes: number[]; fractions: number[] };
+  | { law: 'fixed'; value: number }
+  | { law: 'uniform'; min: number; max: number }
+  | { law: 'normal'; mean: number; sd: number }
+  | { law: 'lognormal'; median: number; sigma: number }
+  | { law: 'table'; sizes: number[]; weights: number[] };
 
-export type SizeLawKind = SizeLaw['kind'];
+export type SizeLawKind = SizeLaw['law'];
 
 export const SIZE_LAW_LABELS: Record<SizeLawKind, string> = {
   fixed: 'Fixed',
@@ -27,7 +28,7 @@ export const SIZE_LAW_LABELS: Record<SizeLawKind, string> = {
 
 export interface MixtureType {
   shapeId: string;
-  law: SizeLaw;
+  size: SizeLaw;
   /** Share of the mixture (any positive scale; normalised over the types). */
   fraction: number;
 }
@@ -39,18 +40,18 @@ export interface Mixture {
 
 export function defaultLaw(kind: SizeLawKind, around = 1): SizeLaw {
   switch (kind) {
-    case 'fixed': return { kind, size: around };
-    case 'uniform': return { kind, min: around * 0.5, max: around * 1.5 };
-    case 'normal': return { kind, mean: around, sd: around * 0.15 };
-    case 'lognormal': return { kind, median: around, sigma: 0.3 };
-    case 'table': return { kind, sizes: [around * 0.5, around, around * 2], fractions: [0.25, 0.5, 0.25] };
+    case 'fixed': return { law: kind, value: around };
+    case 'uniform': return { law: kind, min: around * 0.5, max: around * 1.5 };
+    case 'normal': return { law: kind, mean: around, sd: around * 0.15 };
+    case 'lognormal': return { law: kind, median: around, sigma: 0.3 };
+    case 'table': return { law: kind, sizes: [around * 0.5, around, around * 2], weights: [0.25, 0.5, 0.25] };
   }
 }
 
 /** A typical size of a law, used to keep the size when the user switches law. */
 export function typicalSize(law: SizeLaw): number {
-  switch (law.kind) {
-    case 'fixed': return law.size;
+  switch (law.law) {
+    case 'fixed': return law.value;
     case 'uniform': return (law.min + law.max) / 2;
     case 'normal': return law.mean;
     case 'lognormal': return law.median;
@@ -75,27 +76,28 @@ export function validateMixture(m: Mixture): MixtureIssue[] {
     const p = `types.${i}`;
     if (!t.shapeId) issues.push({ path: `${p}.shapeId`, message: 'choose a shape' });
     if (!Number.isFinite(t.fraction) || t.fraction < 0) issues.push({ path: `${p}.fraction`, message: 'fraction must be a number >= 0' });
-    const l = t.law;
-    switch (l.kind) {
-      case 'fixed': positive(`${p}.law.size`, l.size, 'size'); break;
+    const l = t.size;
+    switch (l.law) {
+      case 'fixed': positive(`${p}.size.value`, l.value, 'size'); break;
       case 'uniform':
-        positive(`${p}.law.min`, l.min, 'min');
-        positive(`${p}.law.max`, l.max, 'max');
-        if (l.max < l.min) issues.push({ path: `${p}.law.max`, message: 'max must be >= min' });
+        positive(`${p}.size.min`, l.min, 'min');
+        positive(`${p}.size.max`, l.max, 'max');
+        if (l.max < l.min) issues.push({ path: `${p}.size.max`, message: 'max must be >= min' });
         break;
       case 'normal':
-        positive(`${p}.law.mean`, l.mean, 'mean');
-        if (!Number.isFinite(l.sd) || l.sd < 0) issues.push({ path: `${p}.law.sd`, message: 'standard deviation must be >= 0' });
+        positive(`${p}.size.mean`, l.mean, 'mean');
+        if (!Number.isFinite(l.sd) || l.sd < 0) issues.push({ path: `${p}.size.sd`, message: 'standard deviation must be >= 0' });
         break;
       case 'lognormal':
-        positive(`${p}.law.median`, l.median, 'median');
-        if (!Number.isFinite(l.sigma) || l.sigma < 0 || l.sigma > 3) issues.push({ path: `${p}.law.sigma`, message: 'sigma (of ln size) must be in [0, 3]' });
+        positive(`${p}.size.median`, l.median, 'median');
+        if (!Number.isFinite(l.sigma) || l.sigma < 0 || l.sigma > 3) issues.push({ path: `${p}.size.sigma`, message: 'sigma (of ln size) must be in [0, 3]' });
         break;
       case 'table':
-        if (l.sizes.length === 0) issues.push({ path: `${p}.law.sizes`, message: 'add at least one size' });
-        if (l.sizes.length !== l.fractions.length) issues.push({ path: `${p}.law.fractions`, message: 'give one fraction per size' });
-        l.sizes.forEach((s, k) => positive(`${p}.law.sizes.${k}`, s, 'size'));
-        l.fractions.forEach((f, k) => { if (!Number.isFinite(f) || f < 0) issues.push({ path: `${p}.law.fractions.${k}`, message: 'fraction must be >= 0' }); });
+        if (l.sizes.length === 0) issues.push({ path: `${p}.size.sizes`, message: 'add at least one size' });
+        if (l.sizes.length !== l.weights.length) issues.push({ path: `${p}.size.weights`, message: 'give one weight per size' });
+        else if (!l.weights.some((w) => w > 0)) issues.push({ path: `${p}.size.weights`, message: 'at least one weight must be > 0' });
+        l.sizes.forEach((s, k) => positive(`${p}.size.sizes.${k}`, s, 'size'));
+        l.weights.forEach((w, k) => { if (!Number.isFinite(w) || w < 0) issues.push({ path: `${p}.size.weights.${k}`, message: 'weight must be >= 0' }); });
         break;
     }
   });
@@ -105,8 +107,8 @@ export function validateMixture(m: Mixture): MixtureIssue[] {
 
 /** Smallest and largest size a law produces (normal and log-normal cut at 4 standard deviations). */
 export function lawRange(l: SizeLaw): [number, number] {
-  switch (l.kind) {
-    case 'fixed': return [l.size, l.size];
+  switch (l.law) {
+    case 'fixed': return [l.value, l.value];
     case 'uniform': return [l.min, l.max];
     case 'normal': return [Math.max(l.mean - 4 * l.sd, l.mean * 1e-3), l.mean + 4 * l.sd];
     case 'lognormal': return [l.median * Math.exp(-4 * l.sigma), l.median * Math.exp(4 * l.sigma)];
@@ -125,8 +127,8 @@ function erf(x: number): number {
 
 /** Cumulative number fraction of a law below size d (continuous laws; fixed and table are steps). */
 function cdf(l: SizeLaw, d: number): number {
-  switch (l.kind) {
-    case 'fixed': return d >= l.size ? 1 : 0;
+  switch (l.law) {
+    case 'fixed': return d >= l.value ? 1 : 0;
     case 'uniform': return l.max > l.min ? Math.min(1, Math.max(0, (d - l.min) / (l.max - l.min))) : d >= l.min ? 1 : 0;
     case 'normal': {
       if (l.sd === 0) return d >= l.mean ? 1 : 0;
@@ -143,8 +145,8 @@ function cdf(l: SizeLaw, d: number): number {
       let total = 0;
       let below = 0;
       for (let k = 0; k < l.sizes.length; k++) {
-        total += l.fractions[k];
-        if (l.sizes[k] <= d) below += l.fractions[k];
+        total += l.weights[k];
+        if (l.sizes[k] <= d) below += l.weights[k];
       }
       return total > 0 ? below / total : 0;
     }
@@ -176,7 +178,7 @@ export function sizeDistribution(m: Mixture, volumeFactor: number[], bins = 40):
   let lo = Infinity;
   let hi = -Infinity;
   for (const t of m.types) {
-    const [a, b] = lawRange(t.law);
+    const [a, b] = lawRange(t.size);
     lo = Math.min(lo, a);
     hi = Math.max(hi, b);
   }
@@ -198,7 +200,8 @@ export function sizeDistribution(m: Mixture, volumeFactor: number[], bins = 40):
     const p = new Float64Array(bins);
     const v = new Float64Array(bins); // volume of one particle of the bin
     const k3 = volumeFactor[i] ?? Math.PI / 6;
-    const discrete = t.law.kind === 'fixed' ? [[t.law.size, 1]] : t.law.kind === 'table' ? t.law.sizes.map((s, j) => [s, (t.law as { fractions: number[] }).fractions[j]]) : null;
+    const l = t.size;
+    const discrete = l.law === 'fixed' ? [[l.value, 1]] : l.law === 'table' ? l.sizes.map((s, j) => [s, l.weights[j]]) : null;
     if (discrete) {
       let total = 0;
       const vsum = new Float64Array(bins);
@@ -214,7 +217,7 @@ export function sizeDistribution(m: Mixture, volumeFactor: number[], bins = 40):
       }
     } else {
       for (let b = 0; b < bins; b++) {
-        p[b] = cdf(t.law, edges[b + 1]) - cdf(t.law, edges[b]);
+        p[b] = cdf(l, edges[b + 1]) - cdf(l, edges[b]);
         v[b] = k3 * centres[b] ** 3;
       }
       const total = p.reduce((a, x) => a + x, 0);

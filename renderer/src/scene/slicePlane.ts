@@ -1,0 +1,84 @@
+/**
+ * The slice plane in 3D: a translucent rectangle across the box at the slice position, which the
+ * user drags along its normal. Dragging reports the new position; the inspector turns it into a
+ * slice index and refetches the 2D slice.
+ */
+import type { Scene } from '@babylonjs/core/scene';
+import { CreatePlane } from '@babylonjs/core/Meshes/Builders/planeBuilder';
+import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
+import { PointerDragBehavior } from '@babylonjs/core/Behaviors/Meshes/pointerDragBehavior';
+import { Color3 } from '@babylonjs/core/Maths/math.color';
+import { Vector3 } from '@babylonjs/core/Maths/math.vector';
+import type { Mesh } from '@babylonjs/core/Meshes/mesh';
+import type { Bounds } from './viewer';
+
+export type Axis = 'x' | 'y' | 'z';
+const AXIS_INDEX: Record<Axis, 0 | 1 | 2> = { x: 0, y: 1, z: 2 };
+
+export interface SlicePlane {
+  /** Places the plane across `bounds` at `position` along `axis`. */
+  set(axis: Axis, position: number, bounds: Bounds): void;
+  setVisible(v: boolean): void;
+  dispose(): void;
+}
+
+export function createSlicePlane(scene: Scene, onDrag: (position: number) => void, onDragEnd: (position: number) => void): SlicePlane {
+  let mesh: Mesh | null = null;
+  const mat = new StandardMaterial('slice-mat', scene);
+  mat.diffuseColor = new Color3(1, 0.75, 0.2);
+  mat.emissiveColor = new Color3(0.45, 0.32, 0.05);
+  mat.alpha = 0.3;
+  mat.backFaceCulling = false;
+  let axis: Axis = 'z';
+  let lo = 0;
+  let hi = 1;
+  let visible = true;
+
+  const clampPos = (): number => {
+    const k = AXIS_INDEX[axis];
+    const p = mesh!.position.asArray()[k];
+    const c = Math.min(hi, Math.max(lo, p));
+    if (c !== p) {
+      const v = mesh!.position.asArray();
+      v[k] = c;
+      mesh!.position.fromArray(v);
+    }
+    return c;
+  };
+
+  return {
+    set(a, position, b) {
+      axis = a;
+      const k = AXIS_INDEX[a];
+      lo = b.min[k];
+      hi = b.max[k];
+      const size = [b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]];
+      mesh?.dispose();
+      // The plane is built in its local xy; rotate it so that its normal is the slice axis.
+      const [w, h] = a === 'x' ? [size[2], size[1]] : a === 'y' ? [size[0], size[2]] : [size[0], size[1]];
+      mesh = CreatePlane('slice', { width: w * 1.04, height: h * 1.04, sideOrientation: 2 }, scene);
+      mesh.material = mat;
+      if (a === 'x') mesh.rotation = new Vector3(0, Math.PI / 2, 0); // local x to z, y stays: the yz plane
+      if (a === 'y') mesh.rotation = new Vector3(Math.PI / 2, 0, 0); // local y to z: the xz plane
+      const centre = [(b.min[0] + b.max[0]) / 2, (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2];
+      centre[k] = position;
+      mesh.position = Vector3.FromArray(centre);
+      const normal = Vector3.Zero();
+      normal.fromArray([0, 0, 0].map((_, i) => (i === k ? 1 : 0)));
+      const drag = new PointerDragBehavior({ dragAxis: normal });
+      drag.useObjectOrientationForDragging = false;
+      drag.onDragObservable.add(() => onDrag(clampPos()));
+      drag.onDragEndObservable.add(() => onDragEnd(clampPos()));
+      mesh.addBehavior(drag);
+      mesh.setEnabled(visible);
+    },
+    setVisible(v) {
+      visible = v;
+      mesh?.setEnabled(v);
+    },
+    dispose() {
+      mesh?.dispose();
+      mat.dispose();
+    },
+  };
+}

@@ -1,0 +1,232 @@
+/**
+ * The 3D viewport shared by the particle editor and the inspector: a Babylon engine on a canvas,
+ * z up in a right-handed frame (as the engines write coordinates), an orbit camera, and
+ * rendering on demand. SwiftShader and laptops both prefer a still scene to a busy loop: a frame
+ * is drawn when something changed (requestRender) and the render loop runs only while the user
+ * drags, wheels or the camera is still gliding from inertia.
+ *
+ * Every drawn frame increments `canvas.dataset.frames`, so tests can wait for a picture.
+ * No Vue in here: components create a viewer in onMounted and dispose it in onBeforeUnmount.
+ */
+import { Engine } from '@babylonjs/core/Engines/engine';
+import { Scene } from '@babylonjs/core/scene';
+import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera';
+import '@babylonjs/core/Cameras/Inputs/arcRotateCameraPointersInput';
+import '@babylonjs/core/Cameras/Inputs/arcRotateCameraMouseWheelInput';
+import { HemisphericLight } from '@babylonjs/core/Lights/hemisphericLight';
+import { DirectionalLight } from '@babylonjs/core/Lights/directionalLight';
+import { Vector3, Plane } from '@babylonjs/core/Maths/math';
+import { Color3, Color4 } from '@babylonjs/core/Maths/math.color';
+import { CreateLineSystem } from '@babylonjs/core/Meshes/Builders/linesBuilder';
+import type { LinesMesh } from '@babylonjs/core/Meshes/linesMesh';
+import '@babylonjs/core/Culling/ray';
+
+export type CameraPreset = 'front' | 'top' | 'side' | 'iso';
+
+export interface Bounds {
+  min: [number, number, number];
+  max: [number, number, number];
+}
+
+export interface Viewer {
+  readonly scene: Scene;
+  readonly camera: ArcRotateCamera;
+  readonly canvas: HTMLCanvasElement;
+  /** Draw one frame soon (coalesced with other requests in the same animation frame). */
+  requestRender(): void;
+  /** Frames the bounds from a preset direction (keeps the current direction when omitted). */
+  frame(bounds: Bounds, preset?: CameraPreset): void;
+  /** Draws the outline of the simulation box (or hides it with null). */
+  setBoxOutline(bounds: Bounds | null): void;
+  /** Clips everything outside the box (null: no clipping). */
+  setClipBox(bounds: Bounds | null): void;
+  setBackground(css: string): void;
+  /** Renders a fresh frame and returns it as a PNG. */
+  screenshot(): Promise<Blob>;
+  resize(): void;
+  dispose(): void;
+}
+
+const PRESET_DIRECTIONS: Record<CameraPreset, [number, number, number]> = {
+  front: [0, -1, 0.0001], // looking along +y: x to the right, z up
+  side: [1, 0, 0.0001], // looking along -x: y to the right, z up
+  top: [0, -0.0001, 1], // looking down: x to the right, y up
+  iso: [1, -1, 0.8],
+};
+
+/** Parses a CSS colour (#rgb, #rrggbb, rgb(...)) to Color4; unknown forms give mid grey. */
+export function cssToColor4(css: string): Color4 {
+  const s = css.trim();
+  let m = /^#([0-9a-f]{6})$/i.exec(s);
+  if (m) {
+    const v = parseInt(m[1], 16);
+    return new Color4(((v >> 16) & 255) / 255, ((v >> 8) & 255) / 255, (v & 255) / 255, 1);
+  }
+  m = /^#([0-9a-f]{3})$/i.exec(s);
+  if (m) {
+    const [r, g, b] = m[1].split('').map((c) => parseInt(c + c, 16) / 255);
+    return new Color4(r, g, b, 1);
+  }
+  const rgb = /rgba?\(([\d.]+)[ ,]+([\d.]+)[ ,]+([\d.]+)/.exec(s);
+  if (rgb) return new Color4(+rgb[1] / 255, +rgb[2] / 255, +rgb[3] / 255, 1);
+  return new Color4(0.5, 0.5, 0.5, 1);
+}
+
+export function createViewer(canvas: HTMLCanvasElement): Viewer {
+  // preserveDrawingBuffer: screenshots read the canvas after the frame; stencil is not needed.
+  const engine = new Engine(canvas, true, { preserveDrawingBuffer: true, stencil: false, antialias: true }, true);
+  const scene = new Scene(engine);
+  scene.useRightHandedSystem = true;
+  scene.clearColor = new Color4(0.1, 0.11, 0.13, 1);
+  scene.skipPointerMovePicking = true; // picking is done on click by the owner, not on every move
+
+  const camera = new ArcRotateCamera('camera', 0, 1, 10, Vector3.Zero(), scene);
+  camera.upVector = new Vector3(0, 0, 1);
+  camera.wheelDeltaPercentage = 0.02;
+  camera.panningSensibility = 0; // set per scene size in frame()
+  camera.minZ = 0.01;
+  camera.attachControl(canvas, true);
+
+  const hemi = new HemisphericLight('ambient', new Vector3(0.2, -0.3, 1), scene);
+  hemi.intensity = 0.75;
+  hemi.groundColor = new Color3(0.35, 0.35, 0.38);
+  const sun = new DirectionalLight('key', new Vector3(-0.4, 0.6, -1), scene);
+  sun.intensity = 0.55;
+
+  let frames = 0;
+  let pending = 0;
+  let looping = false;
+  let pointerDown = false;
+  let still = 0;
+  let outline: LinesMesh | null = null;
+  let disposed = false;
+
+  const draw = (): void => {
+    scene.render();
+    frames++;
+    canvas.dataset.frames = String(frames);
+  };
+
+  const requestRender = (): void => {
+    if (disposed || looping || pending) return;
+    pending = requestAnimationFrame(() => {
+      pending = 0;
+      if (!looping && !disposed) draw();
+    });
+  };
+
+  // While the user interacts, run the loop; stop once the camera has been still for a few frames.
+  let last = '';
+  const loop = (): void => {
+    draw();
+    const now = `${camera.alpha},${camera.beta},${camera.radius},${camera.target.x},${camera.target.y},${camera.target.z}`;
+    still = now === last ? still + 1 : 0;
+    last = now;
+    if (!pointerDown && still > 8) {
+      engine.stopRenderLoop(loop);
+      looping = false;
+    }
+  };
+  const startLoop = (): void => {
+    still = 0;
+    if (looping || disposed) return;
+    looping = true;
+    engine.runRenderLoop(loop);
+  };
+  const onDown = (): void => { pointerDown = true; startLoop(); };
+  const onUp = (): void => { pointerDown = false; };
+  canvas.addEventListener('pointerdown', onDown);
+  window.addEventListener('pointerup', onUp);
+  canvas.addEventListener('wheel', startLoop, { passive: true });
+  canvas.addEventListener('keydown', startLoop);
+
+  const ro = typeof ResizeObserver !== 'undefined' ? new ResizeObserver(() => { engine.resize(); requestRender(); }) : null;
+  ro?.observe(canvas);
+
+  const frame = (b: Bounds, preset?: CameraPreset): void => {
+    const c = new Vector3((b.min[0] + b.max[0]) / 2, (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2);
+    const size = Math.hypot(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]) || 1;
+    const fov = Math.min(camera.fov, camera.fov * engine.getAspectRatio(camera));
+    const dist = (size / 2 / Math.sin(fov / 2)) * 1.05;
+    const dir = preset ? new Vector3(...PRESET_DIRECTIONS[preset]) : camera.position.subtract(camera.target);
+    if (dir.lengthSquared() === 0) dir.set(...PRESET_DIRECTIONS.iso);
+    dir.normalize();
+    camera.setTarget(c);
+    camera.setPosition(c.add(dir.scale(dist)));
+    camera.minZ = size * 0.001;
+    camera.maxZ = size * 20;
+    camera.lowerRadiusLimit = size * 0.02;
+    camera.upperRadiusLimit = size * 10;
+    camera.panningSensibility = 2000 / size;
+    requestRender();
+  };
+
+  const setBoxOutline = (b: Bounds | null): void => {
+    outline?.dispose();
+    outline = null;
+    if (b) {
+      const [x0, y0, z0] = b.min;
+      const [x1, y1, z1] = b.max;
+      const p = (x: number, y: number, z: number): Vector3 => new Vector3(x, y, z);
+      const lines = [
+        [p(x0, y0, z0), p(x1, y0, z0), p(x1, y1, z0), p(x0, y1, z0), p(x0, y0, z0)],
+        [p(x0, y0, z1), p(x1, y0, z1), p(x1, y1, z1), p(x0, y1, z1), p(x0, y0, z1)],
+        [p(x0, y0, z0), p(x0, y0, z1)], [p(x1, y0, z0), p(x1, y0, z1)],
+        [p(x1, y1, z0), p(x1, y1, z1)], [p(x0, y1, z0), p(x0, y1, z1)],
+      ];
+      outline = CreateLineSystem('box', { lines }, scene);
+      outline.color = new Color3(0.55, 0.6, 0.68);
+      outline.isPickable = false;
+    }
+    requestRender();
+  };
+
+  const setClipBox = (b: Bounds | null): void => {
+    // Six scene clip planes; a plane clips where its signed distance is positive.
+    if (!b) {
+      scene.clipPlane = scene.clipPlane2 = scene.clipPlane3 = scene.clipPlane4 = scene.clipPlane5 = scene.clipPlane6 = null;
+    } else {
+      scene.clipPlane = new Plane(-1, 0, 0, b.min[0]);
+      scene.clipPlane2 = new Plane(1, 0, 0, -b.max[0]);
+      scene.clipPlane3 = new Plane(0, -1, 0, b.min[1]);
+      scene.clipPlane4 = new Plane(0, 1, 0, -b.max[1]);
+      scene.clipPlane5 = new Plane(0, 0, -1, b.min[2]);
+      scene.clipPlane6 = new Plane(0, 0, 1, -b.max[2]);
+    }
+    requestRender();
+  };
+
+  return {
+    scene,
+    camera,
+    canvas,
+    requestRender,
+    frame,
+    setBoxOutline,
+    setClipBox,
+    setBackground(css: string) {
+      scene.clearColor = cssToColor4(css);
+      requestRender();
+    },
+    screenshot() {
+      draw();
+      return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas could not be encoded as PNG'))), 'image/png'));
+    },
+    resize() {
+      engine.resize();
+      requestRender();
+    },
+    dispose() {
+      disposed = true;
+      if (pending) cancelAnimationFrame(pending);
+      ro?.disconnect();
+      canvas.removeEventListener('pointerdown', onDown);
+      window.removeEventListener('pointerup', onUp);
+      canvas.removeEventListener('wheel', startLoop);
+      canvas.removeEventListener('keydown', startLoop);
+      engine.stopRenderLoop();
+      scene.dispose();
+      engine.dispose();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The shape parameter form is built from core/voxel's own shape schemas (one source of truth for
+ * kinds, ranges, defaults, units and descriptions) and validated by them, so the editor accepts
+ * exactly what the voxel engine accepts.
+ */
+import { z } from 'zod';
+import { shapeKindSchemas } from '../../../../core/voxel/shapes';
+
+export type ShapeKind = keyof typeof shapeKindSchemas;
+
+export const SHAPE_KIND_LABELS: Record<ShapeKind, string> = {
+  sphere: 'Sphere',
+  ellipsoid: 'Ellipsoid',
+  cuboid: 'Cuboid',
+  cylinder: 'Cylinder',
+  hexagonalPlate: 'Hexagonal plate',
+  superellipsoid: 'Superellipsoid',
+  voxels: 'Imported voxels',
+};
+
+/** Kinds the user can create from scratch (imported voxel maps come from a file). */
+export const CREATABLE_KINDS: ShapeKind[] = ['sphere', 'ellipsoid', 'cuboid', 'cylinder', 'hexagonalPlate', 'superellipsoid'];
+
+export interface NumberField {
+  key: string;
+  label: string;
+  description: string;
+  unit: string;
+  min: number | null;
+  max: number | null;
+  /** true when min itself is not allowed (z.gt). */
+  exclusiveMin: boolean;
+  default: number | null;
+}
+
+interface JsonProp {
+  type?: string;
+  minimum?: number;
+  exclusiveMinimum?: number;
+  maximum?: number;
+  default?: number;
+  description?: string;
+  unit?: string;
+}
+
+export function isShapeKind(k: string): k is ShapeKind {
+  return Object.prototype.hasOwnProperty.call(shapeKindSchemas, k);
+}
+
+/** Describes the number fields of a kind (not 'kind' itself, not the voxel map of imports). */
+export function shapeFields(kind: ShapeKind): NumberField[] {
+  const json = z.toJSONSchema(shapeKindSchemas[kind], { io: 'input' }) as { properties?: Record<string, JsonProp> };
+  return Object.entries(json.properties ?? {})
+    .filter(([key, p]) => key !== 'kind' && p.type === 'number')
+    .map(([key, p]) => ({
+      key,
+      label: key,
+      description: p.description ?? '',
+      unit: p.unit ?? '',
+      min: p.minimum ?? p.exclusiveMinimum ?? null,
+      max: p.maximum ?? null,
+      exclusiveMin: p.exclusiveMinimum !== undefined,
+      default: p.default ?? null,
+    }));
+}
+
+/** The kind's description (what "size" means for it). */
+export function shapeDescription(kind: ShapeKind): string {
+  const meta = z.globalRegistry.get(shapeKindSchemas[kind]) as { description?: string } | undefined;
+  return meta?.description ?? '';
+}
+
+/** A new shape of a kind with every parameter at its default. */
+export function defaultShape(kind: ShapeKind): Record<string, unknown> {
+  return shapeKindSchemas[kind].parse({ kind }) as Record<string, unknown>;
+}
+
+/** Field messages of a shape, keyed by parameter ({} when valid). */
+export function validateShape(shape: Record<string, unknown>): Record<string, string> {
+  const kind = String(shape.kind);
+  if (!isShapeKind(kind)) return { kind: `unknown shape kind '${kind}'` };
+  const r = shapeKindSchemas[kind].safeParse(shape);
+  if (r.success) return {};
+  const out: Record<string, string> = {};
+  for (const issue of r.error.issues) out[String(issue.path[0] ?? 'kind')] ??= issue.message;
+  return out;
+}
+
+/** Range text shown under a field, e.g. "> 0 and ≤ 1". */
+export function rangeText(f: NumberField): string {
+  const parts: string[] = [];
+  if (f.min !== null) parts.push(`${f.exclusiveMin ? '>' : '≥'} ${f.min}`);
+  if (f.max !== null) parts.push(`≤ ${f.max}`);
+  return parts.join(' and ');
+}

@@ -1,0 +1,139 @@
+import { describe, it, expect, beforeEach } from 'vitest';
+import { flushPromises, mount } from '@vue/test-utils';
+import { createMemoryHistory, createRouter } from 'vue-router';
+import type { Shape } from '../../main/api';
+import EditorWorkspace, { editorMixture } from '../../renderer/src/workspaces/editor/EditorWorkspace.vue';
+import { draft, takeDraft } from '../../renderer/src/stores/draft';
+
+/** A shape library in memory, with a preview whose counts follow the size and resolution. */
+function installShapeApi(): { calls: { method: string; params: Record<string, unknown> }[] } {
+  const now = '2026-01-01T00:00:00.000Z';
+  const shapes: Shape[] = [
+    { id: 'b-sphere', name: 'Sphere', kind: 'sphere', params: { kind: 'sphere' }, builtin: true, createdAt: now, updatedAt: now },
+    { id: 'b-plate', name: 'Hexagonal plate', kind: 'hexagonalPlate', params: { kind: 'hexagonalPlate', thickness: 0.4 }, builtin: true, createdAt: now, updatedAt: now },
+  ];
+  const calls: { method: string; params: Record<string, unknown> }[] = [];
+  let next = 1;
+  window.packbench = {
+    async call(method: string, params: Record<string, unknown>) {
+      calls.push({ method, params });
+      switch (method) {
+        case 'shapes.list': return structuredClone(shapes);
+        case 'shapes.create': {
+          const shape = params.shape as { kind: string };
+          const s: Shape = { id: `u${next++}`, name: String(params.name), kind: shape.kind, params: shape, builtin: false, createdAt: now, updatedAt: now };
+          shapes.push(s);
+          return s;
+        }
+        case 'shapes.update': {
+          const s = shapes.find((x) => x.id === params.id)!;
+          if (params.name) s.name = String(params.name);
+          if (params.shape) s.params = params.shape as Record<string, unknown>;
+          return s;
+        }
+        case 'shapes.delete': shapes.splice(shapes.findIndex((x) => x.id === params.id), 1); return {};
+        case 'shapes.preview': {
+          const n = Math.round(Number(params.size) * Number(params.resolution));
+          const solid = Math.round((Math.PI / 6) * n ** 3);
+          return { dims: [n, n, n], solidCount: solid, shellCount: 100, reducedShellCount: 48, solid: new Int32Array(0), shell: new Int32Array(0), reducedShell: new Int32Array(0) };
+        }
+        default: throw new Error(`unexpected call ${method}`);
+      }
+    },
+    on: () => () => {},
+  } as never;
+  return { calls };
+}
+
+async function mountEditor() {
+  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/editor', component: EditorWorkspace }, { path: '/batch', component: { template: '<p>batch</p>' } }] });
+  await router.push('/editor');
+  // uPlot needs a real canvas: the plot is PlotPanel's concern (tested there), stubbed here.
+  const w = mount(EditorWorkspace, { global: { plugins: [router], stubs: { PlotPanel: true } }, attachTo: document.body });
+  await flushPromises();
+  return { w, router };
+}
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('particle editor', () => {
+  beforeEach(() => {
+    editorMixture.types = [];
+    editorMixture.basis = 'number';
+    takeDraft();
+  });
+
+  it('lists the library, shows live voxel counts, and validates parameters inline', async () => {
+    const { calls } = installShapeApi();
+    const { w } = await mountEditor();
+    expect(w.findAll('[data-testid="shape-item"]').map((e) => e.attributes('data-shape-name'))).toEqual(['Sphere', 'Hexagonal plate']);
+    await wait(260);
+    await flushPromises();
+    const preview = calls.filter((c) => c.method === 'shapes.preview' && c.params.size === 1);
+    expect(preview.length).toBeGreaterThan(0);
+    expect(w.get('[data-testid="count-solid"]').text()).toBe(Math.round((Math.PI / 6) * 20 ** 3).toLocaleString('en-US'));
+    expect(w.get('[data-testid="count-reduced"]').text()).toBe('48');
+
+    await w.get('[data-testid="preview-resolution"]').setValue('40');
+    await wait(260);
+    await flushPromises();
+    expect(w.get('[data-testid="count-solid"]').text()).toBe(Math.round((Math.PI / 6) * 40 ** 3).toLocaleString('en-US'));
+
+    // the plate's thickness is a ratio in (0, 1]
+    await w.findAll('[data-testid="shape-item"]')[1].trigger('click');
+    await w.get('[data-testid="shape-param-thickness"]').setValue('1.5');
+    expect(w.get('[data-testid="shape-param-thickness"]').attributes('aria-invalid')).toBe('true');
+    expect(w.text()).toMatch(/<=1/);
+    // built-ins offer duplicate, never delete
+    expect(w.find('[data-testid="shape-delete"]').exists()).toBe(false);
+    expect(w.find('[data-testid="shape-duplicate"]').exists()).toBe(true);
+    w.unmount();
+  });
+
+  it('creates, saves and deletes a user shape', async () => {
+    const { calls } = installShapeApi();
+    const { w } = await mountEditor();
+    await w.get('[data-testid="new-shape-kind"]').setValue('cylinder');
+    await w.get('[data-testid="new-shape"]').trigger('click');
+    await flushPromises();
+    const created = calls.find((c) => c.method === 'shapes.create')!;
+    expect(created.params).toEqual({ name: 'My cylinder', shape: { kind: 'cylinder', length: 1 } });
+    expect(w.get('.item.selected').text()).toContain('My cylinder');
+
+    await w.get('[data-testid="shape-param-length"]').setValue('3');
+    await w.get('[data-testid="shape-save"]').trigger('click');
+    await flushPromises();
+    expect(calls.find((c) => c.method === 'shapes.update')!.params).toEqual({ id: 'u1', shape: { kind: 'cylinder', length: 3 } });
+
+    await w.get('[data-testid="shape-delete"]').trigger('click');
+    await w.get('[data-testid="shape-delete-confirm"]').trigger('click');
+    await flushPromises();
+    expect(calls.some((c) => c.method === 'shapes.delete' && c.params.id === 'u1')).toBe(true);
+    expect(w.findAll('[data-testid="shape-item"]')).toHaveLength(2);
+    w.unmount();
+  });
+
+  it('sends the mixture to the batch manager as voxel-engine params', async () => {
+    installShapeApi();
+    const { w, router } = await mountEditor();
+    await flushPromises();
+    expect(editorMixture.types).toHaveLength(1); // a first type is offered
+    await w.get('[data-testid="mixture-add"]').trigger('click');
+    await w.get('[data-testid="mixture-size-1"]').setValue('2');
+    await w.get('[data-testid="mixture-basis"]').setValue('volume');
+    await w.get('[data-testid="mixture-send"]').trigger('click');
+    await flushPromises();
+    expect(router.currentRoute.value.path).toBe('/batch');
+    expect(draft.pending?.engine).toBe('voxel');
+    expect(draft.pending?.params).toEqual({
+      mixture: {
+        basis: 'volume',
+        types: [
+          { name: 'Sphere', shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, fraction: 1 },
+          { name: 'Sphere', shape: { kind: 'sphere' }, size: { law: 'fixed', value: 2 }, fraction: 1 },
+        ],
+      },
+    });
+    w.unmount();
+  });
+});
