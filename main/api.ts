@@ -325,7 +325,11 @@ export interface PackbenchApi {
 export type ApiErrorCode = 'invalid' | 'not_found' | 'conflict' | 'unavailable' | 'unauthorized' | 'internal';
 
 export interface ApiIssue {
-  /** Dotted path of the offending field, e.g. 'params.box.lx'. */
+  /**
+   * Dotted path of the offending field, relative to what the caller sent: the params of the call
+   * ('spec.params.box.lx' for runs.enqueue, 'limit' for runs.list), or the spec file for the CLI
+   * ('params.box.lx').
+   */
   path: string;
   message: string;
 }
@@ -377,7 +381,7 @@ export function parseParams<M extends MethodName>(method: M, params: unknown): z
   if (!schema) throw new ApiError('not_found', `unknown method '${String(method)}'`);
   const r = schema.safeParse(params ?? {});
   if (!r.success) {
-    const issues = issuesFrom(r.error, 'params');
+    const issues = issuesFrom(r.error, '');
     throw new ApiError('invalid', invalidMessage(issues), issues);
   }
   return r.data as z.output<(typeof paramsSchemas)[M]>;

@@ -1,0 +1,89 @@
+/**
+ * Reading a run's artifacts back for the renderer: the particle table decimated to a row budget,
+ * and one slice of a label volume read straight from the .pbv file (a z slice is one contiguous
+ * read; x and y slices read one row per z plane), so that a 2048^3 volume is never loaded whole.
+ */
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { decodeHeader, decodeTable, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
+import type { ColumnTable } from '../../core/common/engine';
+import { ApiError, type RunArtifact } from '../api';
+
+type Column = ColumnTable['columns'][string];
+
+/**
+ * A file as a plain Uint8Array: the container decoders copy with .slice(), which on a Node Buffer
+ * would return a view into the whole allocation instead of a copy.
+ */
+export function readBytes(path: string): Uint8Array {
+  const b = readFileSync(path);
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** At most `limit` rows, evenly spaced: row i of the result is row floor(i * total / count) of the table. */
+export function decimateTable(table: ColumnTable, limit: number): { total: number; count: number; columns: Record<string, Column> } {
+  const names = Object.keys(table.columns);
+  const total = names.length ? table.columns[names[0]].length : 0;
+  if (total <= limit) return { total, count: total, columns: table.columns };
+  const count = limit;
+  const columns: Record<string, Column> = {};
+  for (const name of names) {
+    const src = table.columns[name];
+    const dst = new (src.constructor as { new (n: number): Column })(count);
+    for (let i = 0; i < count; i++) dst[i] = src[Math.floor((i * total) / count)];
+    columns[name] = dst;
+  }
+  return { total, count, columns };
+}
+
+export function readParticles(artifacts: RunArtifact[], limit: number): { total: number; count: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
+  const a = artifacts.find((x) => x.kind === 'table' && x.name === 'particles') ?? artifacts.find((x) => x.kind === 'table');
+  if (!a) throw new ApiError('not_found', 'this run has no particle table');
+  const table = decodeTable(readBytes(a.path));
+  return { ...decimateTable(table, limit), meta: table.meta ?? {} };
+}
+
+function readHeader(fd: number): { header: VolumeHeader; dataOffset: number } {
+  const pre = new Uint8Array(12);
+  readSync(fd, pre, 0, 12, 0);
+  const len = new DataView(pre.buffer).getUint32(8, true);
+  const head = new Uint8Array(12 + len);
+  readSync(fd, head, 0, head.length, 0);
+  return decodeHeader<VolumeHeader>(head, VOLUME_MAGIC);
+}
+
+export function readSlice(artifacts: RunArtifact[], axis: 'x' | 'y' | 'z', index: number): { axis: 'x' | 'y' | 'z'; index: number; width: number; height: number; labels: Uint32Array } {
+  const a = artifacts.find((x) => x.kind === 'volume');
+  if (!a) throw new ApiError('not_found', 'this run has no label volume');
+  const fd = openSync(a.path, 'r');
+  try {
+    const { header, dataOffset } = readHeader(fd);
+    const [nx, ny, nz] = header.dims;
+    const n = { x: nx, y: ny, z: nz }[axis];
+    if (index >= n) {
+      throw new ApiError('invalid', `index ${index} is outside the volume: ${axis} slices are 0..${n - 1}`, [{ path: 'index', message: `must be in [0, ${n - 1}]` }]);
+    }
+    // Slice images: z → (x, y); y → (x, z); x → (y, z); first coordinate fastest.
+    if (axis === 'z') {
+      const labels = new Uint32Array(nx * ny);
+      readSync(fd, new Uint8Array(labels.buffer), 0, labels.byteLength, dataOffset + index * nx * ny * 4);
+      return { axis, index, width: nx, height: ny, labels };
+    }
+    if (axis === 'y') {
+      const labels = new Uint32Array(nx * nz);
+      const bytes = new Uint8Array(labels.buffer);
+      for (let z = 0; z < nz; z++) readSync(fd, bytes, z * nx * 4, nx * 4, dataOffset + ((z * ny + index) * nx) * 4);
+      return { axis, index, width: nx, height: nz, labels };
+    }
+    // x: one value per (y, z); read each z plane's column by reading the plane in rows.
+    const labels = new Uint32Array(ny * nz);
+    const plane = new Uint32Array(nx * ny);
+    const planeBytes = new Uint8Array(plane.buffer);
+    for (let z = 0; z < nz; z++) {
+      readSync(fd, planeBytes, 0, planeBytes.length, dataOffset + z * nx * ny * 4);
+      for (let y = 0; y < ny; y++) labels[z * ny + y] = plane[y * nx + index];
+    }
+    return { axis, index, width: ny, height: nz, labels };
+  } finally {
+    closeSync(fd);
+  }
+}

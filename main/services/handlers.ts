@@ -1,0 +1,150 @@
+/**
+ * The one table of handlers behind every surface: the Electron IPC, the web host's WebSocket and
+ * the CLI all call `dispatch(method, params)`, which validates params against main/api.ts and runs
+ * the handler. Errors leave as ApiError (code, message, issues with field paths).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ApiError, parseParams, paramsSchemas, type MethodName, type Methods, type RunRecord } from '../api';
+import { EXPORT_FORMATS, exportRun, type ExportableRun } from './exports';
+import { readParticles, readSlice } from './artifacts';
+import type { EngineRegistry } from './engines';
+import type { JobQueue } from './queue';
+import type { ShapeLibrary } from './shapes';
+import type { RunStore } from './store';
+
+export interface HandlerContext {
+  store: RunStore;
+  registry: EngineRegistry;
+  queue: JobQueue;
+  shapes: ShapeLibrary;
+  dataDir: string;
+  appVersion: string;
+  electron: boolean;
+}
+
+type Parsed<M extends MethodName> = z.output<(typeof paramsSchemas)[M]>;
+export type Handlers = { [M in MethodName]: (params: Parsed<M>) => Methods[M]['result'] | Promise<Methods[M]['result']> };
+
+/** Small exports only travel through the API; bigger ones go through the CLI or the host's download route. */
+export const MAX_API_EXPORT_BYTES = 256 << 20;
+
+export function exportableRun(run: RunRecord, ctx: Pick<HandlerContext, 'store'>): ExportableRun {
+  return {
+    id: run.id,
+    name: run.name,
+    engine: run.engine,
+    params: run.params,
+    metrics: run.metrics,
+    series: ctx.store.series(run.id),
+    artifacts: ctx.store.artifacts(run.id).map((a) => ({ kind: a.kind, name: a.name, path: a.path })),
+  };
+}
+
+/** Exports a run to a file under the data directory's tmp/ and hands the path to `use`, then removes it. */
+export async function withExport<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>): Promise<T> {
+  const run = ctx.store.getRun(id);
+  if (!run) throw new ApiError('not_found', `no run with id '${id}'`);
+  const f = EXPORT_FORMATS.find((x) => x.id === format);
+  if (!f) {
+    throw new ApiError('invalid', `unknown export format '${format}'; allowed: ${EXPORT_FORMATS.map((x) => x.id).join(', ')}`, [
+      { path: 'format', message: `must be one of ${EXPORT_FORMATS.map((x) => x.id).join(', ')}` },
+    ]);
+  }
+  const dir = mkdtempSync(join(ctx.dataDir, 'tmp-export-'));
+  const fileName = `${run.name.replace(/[^A-Za-z0-9._ -]+/g, '_').slice(0, 80)}-${run.id}.${f.extension}`;
+  try {
+    const path = join(dir, fileName);
+    try {
+      await exportRun(exportableRun(run, ctx), format, path);
+    } catch (err) {
+      throw new ApiError('conflict', `cannot export run ${id} as ${format}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return await use(path, fileName, f.mime);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function createHandlers(ctx: HandlerContext): Handlers {
+  const { store, queue, shapes, registry } = ctx;
+  const mustRun = (id: string) => {
+    const r = store.getRun(id);
+    if (!r) throw new ApiError('not_found', `no run with id '${id}'`);
+    return r;
+  };
+  return {
+    'app.info': () => ({
+      version: ctx.appVersion,
+      dataDir: ctx.dataDir,
+      cores: availableParallelism(),
+      totalMemoryBytes: totalmem(),
+      platform: process.platform,
+      electron: ctx.electron,
+    }),
+    'engines.list': () => registry.info(),
+
+    'shapes.list': () => shapes.list(),
+    'shapes.create': (p) => shapes.create(p.name, p.shape),
+    'shapes.update': (p) => shapes.update(p.id, p.name, p.shape),
+    'shapes.duplicate': (p) => shapes.duplicate(p.id, p.name),
+    'shapes.delete': (p) => (shapes.delete(p.id), {}),
+    'shapes.preview': (p) => shapes.preview(p.shape, p.size, p.resolution, p.reductionThreshold),
+
+    'presets.list': (p) => store.listPresets(p.engine),
+    'presets.save': (p) => {
+      registry.get(p.spec.engine);
+      return store.savePreset(p.name, p.spec);
+    },
+    'presets.delete': (p) => {
+      if (!store.deletePreset(p.id)) throw new ApiError('not_found', `no preset with id '${p.id}'`);
+      return {};
+    },
+
+    'runs.enqueue': (p) => queue.enqueue(p.spec, p.priority, p.batchName),
+    'runs.list': (p) => store.listRuns(p),
+    'runs.get': (p) => mustRun(p.id),
+    'runs.series': (p) => (mustRun(p.id), store.series(p.id)),
+    'runs.artifacts': (p) => (mustRun(p.id), store.artifacts(p.id)),
+    'runs.particles': (p) => (mustRun(p.id), readParticles(store.artifacts(p.id), p.limit)),
+    'runs.slice': (p) => (mustRun(p.id), readSlice(store.artifacts(p.id), p.axis, p.index)),
+    'runs.pause': (p) => queue.pauseRun(p.id),
+    'runs.resume': (p) => queue.resumeRun(p.id),
+    'runs.cancel': (p) => queue.cancelRun(p.id),
+    'runs.rerun': (p) => queue.rerun(p.id, p.overrides),
+    'runs.delete': async (p) => (await queue.deleteRun(p.id), {}),
+    'runs.setPriority': (p) => queue.setPriority(p.id, p.priority),
+    'runs.export': (p) =>
+      withExport(ctx, p.id, p.format, async (path, fileName, mime) => {
+        const bytes = readFileSync(path);
+        if (bytes.length > MAX_API_EXPORT_BYTES) {
+          throw new ApiError('conflict', `the export is ${bytes.length} bytes; use the CLI (packbench runs export) or the download link for files over ${MAX_API_EXPORT_BYTES} bytes`);
+        }
+        return { fileName, mime, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+      }),
+
+    'queue.state': () => queue.state(),
+    'queue.pause': () => queue.pause(),
+    'queue.resume': () => queue.resume(),
+    'queue.setConcurrency': (p) => queue.setConcurrency(p.concurrency),
+  };
+}
+
+export type Dispatch = <M extends MethodName>(method: M, params: unknown) => Promise<Methods[M]['result']>;
+
+/** Validates and runs one call; every failure becomes an ApiError. */
+export function createDispatch(handlers: Handlers): Dispatch {
+  return async (method, params) => {
+    if (!Object.prototype.hasOwnProperty.call(handlers, method)) throw new ApiError('not_found', `unknown method '${String(method)}'`);
+    const parsed = parseParams(method, params);
+    try {
+      return await (handlers[method] as (p: unknown) => unknown)(parsed) as Methods[typeof method]['result'];
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if (err instanceof RangeError) throw new ApiError('invalid', err.message);
+      throw new ApiError('internal', err instanceof Error ? err.message : String(err));
+    }
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * WorkerPool: runs one engine run per worker thread. Progress and cancel/pause travel through a
+ * small shared control block (main/workers/protocol.ts); results, logs and throttled progress
+ * messages through postMessage. A worker that throws or dies fails only its own run. The pool
+ * keeps a memory budget: a run whose estimate does not fit is not started.
+ */
+import { totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { CONTROL, CONTROL_BYTES, CONTROL_INTS, PROGRESS, type WorkerInput, type WorkerMessage, type WrittenArtifact } from '../workers/protocol';
+import type { EngineSeries } from '../../core/common/engine';
+
+const BOOTSTRAP = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../workers/bootstrap.mjs' : './workers/bootstrap.mjs', import.meta.url));
+
+export interface PoolJob {
+  runId: string;
+  workerEntry: string;
+  params: unknown;
+  seed: number;
+  threads: number;
+  runDir: string;
+  /** The engine's estimate (EngineDefinition.estimateMemoryBytes) of what the run allocates. */
+  memoryBytes: number;
+}
+
+export interface JobCallbacks {
+  onProgress?(p: { done: number; total: number; phase: string; counters?: Record<string, number> }): void;
+  onLog?(lines: string[]): void;
+}
+
+export type JobOutcome =
+  | { status: 'done'; metrics: Record<string, number | string | boolean>; series: EngineSeries[]; artifacts: WrittenArtifact[]; wallSeconds: number }
+  | { status: 'cancelled'; metrics: Record<string, number | string | boolean>; series: EngineSeries[]; wallSeconds: number }
+  | { status: 'failed'; error: string; wallSeconds: number };
+
+export interface RunningJob {
+  readonly runId: string;
+  readonly done: Promise<JobOutcome>;
+  cancel(): void;
+  pause(): void;
+  resume(): void;
+  readonly paused: boolean;
+  /** Live progress straight from the shared block (no message needed). */
+  progress(): { done: number; total: number };
+}
+
+export interface PoolOptions {
+  /** Bytes all running jobs together may use; default 70% of physical memory. */
+  memoryBudgetBytes?: number;
+  progressIntervalMs?: number;
+}
+
+export class WorkerPool {
+  readonly memoryBudgetBytes: number;
+  private readonly progressIntervalMs: number;
+  private readonly jobs = new Map<string, { job: RunningJob; memoryBytes: number; worker: Worker }>();
+
+  constructor(options: PoolOptions = {}) {
+    this.memoryBudgetBytes = options.memoryBudgetBytes ?? Math.floor(totalmem() * 0.7);
+    this.progressIntervalMs = options.progressIntervalMs ?? 250;
+  }
+
+  get size(): number {
+    return this.jobs.size;
+  }
+
+  reservedBytes(): number {
+    let n = 0;
+    for (const j of this.jobs.values()) n += j.memoryBytes;
+    return n;
+  }
+
+  /** Whether a run needing `bytes` could start now. */
+  fits(bytes: number): boolean {
+    return this.reservedBytes() + bytes <= this.memoryBudgetBytes;
+  }
+
+  get(runId: string): RunningJob | undefined {
+    return this.jobs.get(runId)?.job;
+  }
+
+  start(job: PoolJob, callbacks: JobCallbacks = {}): RunningJob {
+    if (job.memoryBytes > this.memoryBudgetBytes) {
+      throw new Error(`run needs about ${formatBytes(job.memoryBytes)}, more than the memory budget of ${formatBytes(this.memoryBudgetBytes)}`);
+    }
+    if (!this.fits(job.memoryBytes)) {
+      throw new Error(`run needs about ${formatBytes(job.memoryBytes)}; only ${formatBytes(this.memoryBudgetBytes - this.reservedBytes())} of the budget is free`);
+    }
+    const controlBuffer = new SharedArrayBuffer(CONTROL_BYTES);
+    const control = new Int32Array(controlBuffer, 0, CONTROL_INTS);
+    const progress = new Float64Array(controlBuffer, 8, 2);
+    const input: WorkerInput & { entry: string } = {
+      entry: job.workerEntry,
+      runId: job.runId,
+      params: job.params,
+      seed: job.seed,
+      threads: job.threads,
+      runDir: job.runDir,
+      control: controlBuffer,
+      progressIntervalMs: this.progressIntervalMs,
+    };
+    const started = performance.now();
+    const wall = () => (performance.now() - started) / 1000;
+    const worker = new Worker(job.workerEntry.endsWith('.ts') ? BOOTSTRAP : job.workerEntry, { workerData: input });
+
+    let paused = false;
+    const done = new Promise<JobOutcome>((resolve) => {
+      let settled = false;
+      const settle = (o: JobOutcome) => {
+        if (settled) return;
+        settled = true;
+        this.jobs.delete(job.runId);
+        resolve(o);
+        // The worker has posted its result; let it end on its own, but do not wait for it.
+        void worker.terminate();
+      };
+      worker.on('message', (m: WorkerMessage) => {
+        switch (m.type) {
+          case 'progress':
+            callbacks.onProgress?.(m);
+            break;
+          case 'log':
+            callbacks.onLog?.(m.lines);
+            break;
+          case 'result':
+            settle(
+              m.cancelled
+                ? { status: 'cancelled', metrics: m.metrics, series: m.series, wallSeconds: wall() }
+                : { status: 'done', metrics: m.metrics, series: m.series, artifacts: m.artifacts, wallSeconds: wall() },
+            );
+            break;
+          case 'error':
+            callbacks.onLog?.([m.stack ?? m.message]);
+            settle({ status: 'failed', error: m.message, wallSeconds: wall() });
+            break;
+        }
+      });
+      worker.on('error', (err) => settle({ status: 'failed', error: `worker crashed: ${err.message}`, wallSeconds: wall() }));
+      worker.on('exit', (code) =>
+        settle(
+          Atomics.load(control, CONTROL.cancel) === 1
+            ? { status: 'cancelled', metrics: {}, series: [], wallSeconds: wall() }
+            : { status: 'failed', error: `worker exited with code ${code} before finishing the run`, wallSeconds: wall() },
+        ),
+      );
+    });
+
+    const running: RunningJob = {
+      runId: job.runId,
+      done,
+      cancel() {
+        Atomics.store(control, CONTROL.cancel, 1);
+        Atomics.notify(control, CONTROL.pause);
+      },
+      pause() {
+        paused = true;
+        Atomics.store(control, CONTROL.pause, 1);
+      },
+      resume() {
+        paused = false;
+        Atomics.store(control, CONTROL.pause, 0);
+        Atomics.notify(control, CONTROL.pause);
+      },
+      get paused() {
+        return paused;
+      },
+      progress: () => ({ done: progress[PROGRESS.done], total: progress[PROGRESS.total] }),
+    };
+    this.jobs.set(job.runId, { job: running, memoryBytes: job.memoryBytes, worker });
+    return running;
+  }
+
+  /** Cancels every job and waits for them (app shutdown). Workers that do not stop in time are terminated. */
+  async shutdown(timeoutMs = 5000): Promise<void> {
+    const entries = [...this.jobs.values()];
+    for (const e of entries) e.job.cancel();
+    if (entries.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(entries.map((e) => e.job.done)), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+    await Promise.all(entries.map((e) => e.worker.terminate()));
+  }
+}
+
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${n.toFixed(i ? 1 : 0)} ${units[i]}`;
+}

@@ -1,0 +1,406 @@
+/**
+ * JobQueue: the persistent queue of runs. The queue *is* the runs table (status 'queued',
+ * priority, seq), so nothing queued is lost when the app dies; this class decides what to start,
+ * starts it on the WorkerPool, stores progress and outcomes, and emits events. Concurrency
+ * defaults to cores - 1 (at least 1). Start-up recovery re-queues runs left 'running' by a crash.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { ApiError, FINAL_STATUSES, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
+import type { EngineRegistry } from './engines';
+import type { EventBus } from './events';
+import type { JobOutcome, RunningJob, WorkerPool } from './pool';
+import type { NewRun, RunStore } from './store';
+import { expandSweeps } from './sweep';
+
+export interface QueueOptions {
+  store: RunStore;
+  registry: EngineRegistry;
+  pool: WorkerPool;
+  events: EventBus;
+  dataDir: string;
+  appVersion: string;
+  /** Runs at a time; default cores - 1, at least 1. */
+  concurrency?: number;
+  /** Threads each run may use (EngineContext.threads). */
+  threadsPerRun?: number;
+  /** Only start runs this accepts (the CLI's `run` works through its own runs only). */
+  only?: (runId: string) => boolean;
+}
+
+export function defaultConcurrency(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class JobQueue {
+  private readonly store: RunStore;
+  private readonly registry: EngineRegistry;
+  private readonly pool: WorkerPool;
+  private readonly events: EventBus;
+  private readonly dataDir: string;
+  private readonly appVersion: string;
+  private readonly threadsPerRun: number;
+  private readonly only?: (runId: string) => boolean;
+  private readonly owner = `${hostname()}:${process.pid}`;
+  private readonly active = new Map<string, RunningJob>();
+  private concurrency: number;
+  private paused = false;
+  private started = false;
+  private closing = false;
+  /** Runs that could not start for lack of memory budget are retried when a run ends. */
+  private pumping = false;
+
+  constructor(o: QueueOptions) {
+    this.store = o.store;
+    this.registry = o.registry;
+    this.pool = o.pool;
+    this.events = o.events;
+    this.dataDir = o.dataDir;
+    this.appVersion = o.appVersion;
+    this.concurrency = o.concurrency ?? defaultConcurrency();
+    this.threadsPerRun = o.threadsPerRun ?? 1;
+    this.only = o.only;
+  }
+
+  runDir(id: string): string {
+    return join(this.dataDir, 'runs', id);
+  }
+
+  /**
+   * Start-up recovery: runs left 'running' (or paused inside a worker) by a process that is gone
+   * go back to the queue (paused ones stay paused). Engines have no checkpoints yet, so a recovered
+   * run starts again from its beginning; its log says so. Returns the ids recovered.
+   */
+  recover(): string[] {
+    const [host, pidText] = this.owner.split(':');
+    const recovered: string[] = [];
+    for (const r of this.store.runningRuns()) {
+      const [ownerHost, ownerPid] = (r.owner ?? '').split(':');
+      const otherLiveProcess = ownerHost === host && ownerPid !== pidText && pidAlive(Number(ownerPid));
+      if (otherLiveProcess || (ownerHost && ownerHost !== host)) continue;
+      const status = this.store.getSummary(r.id)!.status;
+      this.store.requeue(r.id, 'interrupted: the process running it ended; re-queued to start again from the beginning', status === 'paused' ? 'paused' : 'queued');
+      recovered.push(r.id);
+      this.emitRun(r.id);
+    }
+    return recovered;
+  }
+
+  /** Begins starting queued runs (and keeps doing so as runs end or arrive). */
+  start(): void {
+    this.started = true;
+    this.pump();
+  }
+
+  // ------------------------------------------------------------------ queue-wide controls
+
+  state(): QueueState {
+    let running = 0;
+    for (const j of this.active.values()) if (!j.paused) running++;
+    return { paused: this.paused, running, queued: this.store.countByStatus().queued, concurrency: this.concurrency };
+  }
+
+  pause(): QueueState {
+    this.paused = true;
+    return this.emitQueue();
+  }
+
+  resume(): QueueState {
+    this.paused = false;
+    this.pump();
+    return this.emitQueue();
+  }
+
+  setConcurrency(n: number): QueueState {
+    this.concurrency = n;
+    this.pump();
+    return this.emitQueue();
+  }
+
+  // ------------------------------------------------------------------ runs
+
+  /** Validates a spec (expanding sweeps; every point against the engine's schema) and queues its runs. */
+  enqueue(spec: RunSpec, priority = 0, batchName?: string, issuePrefix = 'spec'): { batchId: string | null; runIds: string[] } {
+    const points = expandSweeps(spec);
+    const rows: NewRun[] = points.map((p, i) => {
+      let params: Record<string, unknown>;
+      try {
+        params = this.registry.parseParams(p.spec, issuePrefix);
+      } catch (err) {
+        if (err instanceof ApiError && points.length > 1) {
+          throw new ApiError(err.code, `sweep point ${i + 1} of ${points.length} (${p.spec.name}): ${err.message}`, err.issues);
+        }
+        throw err;
+      }
+      return { name: p.spec.name, engine: p.spec.engine, spec: p.spec, params, seed: p.spec.seed, priority, batchId: null };
+    });
+    const { batchId, runIds } = this.store.transaction(() => {
+      const batchId = points.length > 1 || batchName ? this.store.createBatch(batchName ?? spec.name, spec) : null;
+      for (const r of rows) r.batchId = batchId;
+      return { batchId, runIds: this.store.insertRuns(rows) };
+    });
+    for (const id of runIds) this.emitRun(id);
+    this.emitQueue();
+    this.pump();
+    return { batchId, runIds };
+  }
+
+  private mustGet(id: string): RunRecord {
+    const r = this.store.getRun(id);
+    if (!r) throw new ApiError('not_found', `no run with id '${id}'`);
+    return r;
+  }
+
+  pauseRun(id: string): RunSummary {
+    const r = this.mustGet(id);
+    const job = this.active.get(id);
+    if (job) job.pause();
+    else if (r.status !== 'queued') throw new ApiError('conflict', `run ${id} is ${r.status}; only queued or running runs can be paused`);
+    this.store.setStatus(id, 'paused');
+    this.pump(); // a paused worker uses no CPU: its slot goes to the next run
+    this.emitQueue();
+    return this.emitRun(id)!;
+  }
+
+  resumeRun(id: string): RunSummary {
+    const r = this.mustGet(id);
+    if (r.status !== 'paused') throw new ApiError('conflict', `run ${id} is ${r.status}, not paused`);
+    const job = this.active.get(id);
+    if (job) {
+      job.resume();
+      this.store.setStatus(id, 'running');
+    } else {
+      this.store.setStatus(id, 'queued');
+      this.pump();
+    }
+    this.emitQueue();
+    return this.emitRun(id)!;
+  }
+
+  cancelRun(id: string): RunSummary {
+    const r = this.mustGet(id);
+    const job = this.active.get(id);
+    if (job) {
+      this.cancelRequested.add(id);
+      job.cancel(); // the outcome arrives through the job's promise
+      return this.store.getSummary(id)!;
+    }
+    if (FINAL_STATUSES.includes(r.status)) throw new ApiError('conflict', `run ${id} is already ${r.status}`);
+    this.store.finishRun(id, { status: 'cancelled', metrics: r.metrics, error: null });
+    this.afterFinal(id);
+    return this.store.getSummary(id)!;
+  }
+
+  setPriority(id: string, priority: number): RunSummary {
+    this.mustGet(id);
+    this.store.setPriority(id, priority);
+    this.pump();
+    return this.emitRun(id)!;
+  }
+
+  /** Queues the run again with the same spec and seed, optionally with some params replaced (may hold sweeps). */
+  rerun(id: string, overrides: Record<string, unknown> = {}): { runIds: string[] } {
+    const r = this.mustGet(id);
+    const spec: RunSpec = { ...r.spec, params: { ...r.spec.params, ...overrides } };
+    const { runIds } = this.enqueue(spec, r.priority, undefined, 'overrides');
+    return { runIds };
+  }
+
+  /** Deletes a run, its series and artifacts (cancelling it first if it runs). */
+  async deleteRun(id: string): Promise<void> {
+    this.mustGet(id);
+    const job = this.active.get(id);
+    if (job) {
+      this.cancelRequested.add(id);
+      job.cancel();
+      await job.done;
+      await this.settled(id);
+    }
+    this.store.deleteRun(id);
+    rmSync(this.runDir(id), { recursive: true, force: true });
+    this.events.emit('run.deleted', { id });
+    this.emitQueue();
+  }
+
+  /** Resolves when every run of `ids` has reached a final status. */
+  waitFor(ids: string[]): Promise<void> {
+    const pending = new Set(ids.filter((id) => !FINAL_STATUSES.includes(this.store.getSummary(id)?.status ?? 'done')));
+    if (pending.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const off = this.events.on('run.updated', (s) => {
+        if (FINAL_STATUSES.includes(s.status)) pending.delete(s.id);
+        if (pending.size === 0) {
+          off();
+          resolve();
+        }
+      });
+      const offDeleted = this.events.on('run.deleted', ({ id }) => {
+        pending.delete(id);
+        if (pending.size === 0) {
+          offDeleted();
+          off();
+          resolve();
+        }
+      });
+    });
+  }
+
+  /** Resolves when nothing this queue may start is queued and nothing runs (CLI `queue run`). */
+  idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.active.size === 0 && !this.nextStartable()) {
+          off();
+          resolve();
+        }
+      };
+      const off = this.events.on('queue.updated', check);
+      check();
+    });
+  }
+
+  /** Stops starting runs; running ones are stopped and go back to the queue (nothing is lost). */
+  async close(): Promise<void> {
+    this.closing = true;
+    const jobs = [...this.active.values()];
+    for (const j of jobs) j.cancel();
+    await Promise.all(jobs.map((j) => j.done));
+    await Promise.all(jobs.map((j) => this.settled(j.runId)));
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private readonly settling = new Map<string, Promise<void>>();
+  /** Runs the user cancelled (as opposed to runs stopped because the queue closes). */
+  private readonly cancelRequested = new Set<string>();
+
+  private settled(id: string): Promise<void> {
+    return this.settling.get(id) ?? Promise.resolve();
+  }
+
+  private nextStartable(): RunRecord | null {
+    const skip = new Set(this.active.keys());
+    for (;;) {
+      const r = this.store.nextQueued(skip);
+      if (!r) return null;
+      if (!this.only || this.only(r.id)) return r;
+      skip.add(r.id);
+    }
+  }
+
+  private pump(): void {
+    if (!this.started || this.closing || this.pumping) return;
+    this.pumping = true;
+    try {
+      while (!this.paused && this.state().running < this.concurrency) {
+        const r = this.nextStartable();
+        if (!r) break;
+        if (!this.startRun(r)) break;
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Starts one run; false when it must wait for memory. Runs that cannot ever start fail. */
+  private startRun(r: RunRecord): boolean {
+    let decl;
+    let memoryBytes: number;
+    try {
+      decl = this.registry.get(r.engine);
+      memoryBytes = decl.definition.estimateMemoryBytes(r.params as never);
+    } catch (err) {
+      this.failBeforeStart(r.id, err instanceof Error ? err.message : String(err));
+      return true;
+    }
+    if (memoryBytes > this.pool.memoryBudgetBytes) {
+      this.failBeforeStart(r.id, `run needs about ${(memoryBytes / 2 ** 30).toFixed(2)} GiB, more than the memory budget of ${(this.pool.memoryBudgetBytes / 2 ** 30).toFixed(2)} GiB`);
+      return true;
+    }
+    if (!this.pool.fits(memoryBytes)) return false;
+    const host = { hostname: hostname(), platform: process.platform, arch: process.arch, cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', totalMemoryBytes: totalmem(), node: process.version };
+    if (!this.store.claim(r.id, { host, threads: this.threadsPerRun, appVersion: this.appVersion, owner: this.owner })) return true;
+    const dir = this.runDir(r.id);
+    rmSync(dir, { recursive: true, force: true }); // leftovers of an interrupted attempt
+    mkdirSync(dir, { recursive: true });
+    const job = this.pool.start(
+      { runId: r.id, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads: this.threadsPerRun, runDir: dir, memoryBytes },
+      {
+        onProgress: (p) => {
+          this.store.setProgress(r.id, { done: p.done, total: p.total, phase: p.phase, counters: p.counters });
+          this.emitRun(r.id);
+        },
+        onLog: (lines) => this.store.appendLog(r.id, lines),
+      },
+    );
+    this.active.set(r.id, job);
+    this.emitRun(r.id);
+    this.emitQueue();
+    this.settling.set(
+      r.id,
+      job.done.then((o) => {
+        this.active.delete(r.id);
+        this.settling.delete(r.id);
+        this.onOutcome(r.id, o);
+      }),
+    );
+    return true;
+  }
+
+  private failBeforeStart(id: string, error: string): void {
+    this.store.finishRun(id, { status: 'failed', error });
+    this.afterFinal(id);
+  }
+
+  private onOutcome(id: string, o: JobOutcome): void {
+    if (!this.store.getSummary(id)) return; // deleted meanwhile
+    const userCancelled = this.cancelRequested.delete(id);
+    if (this.closing && o.status === 'cancelled' && !userCancelled) {
+      const wasPaused = this.store.getSummary(id)!.status === 'paused';
+      this.store.requeue(id, 'interrupted: the app closed; re-queued to start again from the beginning', wasPaused ? 'paused' : 'queued');
+      this.emitRun(id);
+      return;
+    }
+    if (o.status === 'done') {
+      this.store.finishRun(id, { status: 'done', metrics: o.metrics, series: o.series, artifacts: o.artifacts, wallSeconds: o.wallSeconds });
+    } else if (o.status === 'cancelled') {
+      this.store.finishRun(id, { status: 'cancelled', metrics: o.metrics, series: o.series, wallSeconds: o.wallSeconds });
+    } else {
+      this.store.finishRun(id, { status: 'failed', error: o.error, wallSeconds: o.wallSeconds });
+    }
+    this.afterFinal(id);
+    this.pump();
+  }
+
+  private afterFinal(id: string): void {
+    const s = this.emitRun(id);
+    this.emitQueue();
+    if (!s?.batchId) return;
+    const c = this.store.batchCounts(s.batchId);
+    if (c.queued + c.running + c.paused === 0 && this.store.markBatchFinished(s.batchId)) {
+      this.events.emit('batch.finished', { batchId: s.batchId, name: this.store.batchName(s.batchId) ?? '', done: c.done, failed: c.failed, cancelled: c.cancelled });
+    }
+  }
+
+  private emitRun(id: string): RunSummary | null {
+    const s = this.store.getSummary(id);
+    if (s) this.events.emit('run.updated', s);
+    return s;
+  }
+
+  private emitQueue(): QueueState {
+    const s = this.state();
+    this.events.emit('queue.updated', s);
+    return s;
+  }
+}

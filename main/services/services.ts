@@ -1,0 +1,81 @@
+/**
+ * The services of one data directory, booted together and shut down together: store, engine
+ * registry, worker pool, job queue, shape library, event bus and the dispatch every surface uses.
+ * The Electron main process, the CLI and the web host each open exactly this.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { defaultRegistry, type EngineRegistry } from './engines';
+import { EventBus } from './events';
+import { createDispatch, createHandlers, type Dispatch, type HandlerContext } from './handlers';
+import { WorkerPool } from './pool';
+import { JobQueue } from './queue';
+import { ShapeLibrary } from './shapes';
+import { RunStore } from './store';
+import { appVersion } from './datadir';
+
+export interface ServicesOptions {
+  dataDir: string;
+  registry?: EngineRegistry;
+  concurrency?: number;
+  threadsPerRun?: number;
+  memoryBudgetBytes?: number;
+  /** Start working through the queue right away (the app and the web host); the CLI decides itself. */
+  autoStart?: boolean;
+  /** Only start runs this accepts. */
+  only?: (runId: string) => boolean;
+  electron?: boolean;
+  nativeBinding?: string;
+  progressIntervalMs?: number;
+}
+
+export interface Services extends HandlerContext {
+  events: EventBus;
+  pool: WorkerPool;
+  dispatch: Dispatch;
+  /** Ids of runs re-queued at start-up because the process running them had died. */
+  recovered: string[];
+  close(): Promise<void>;
+}
+
+export function openServices(o: ServicesOptions): Services {
+  mkdirSync(join(o.dataDir, 'runs'), { recursive: true });
+  const store = new RunStore(join(o.dataDir, 'packbench.db'), { nativeBinding: o.nativeBinding });
+  const registry = o.registry ?? defaultRegistry();
+  const events = new EventBus();
+  const pool = new WorkerPool({ memoryBudgetBytes: o.memoryBudgetBytes, progressIntervalMs: o.progressIntervalMs });
+  const version = appVersion();
+  const queue = new JobQueue({
+    store,
+    registry,
+    pool,
+    events,
+    dataDir: o.dataDir,
+    appVersion: version,
+    concurrency: o.concurrency,
+    threadsPerRun: o.threadsPerRun,
+    only: o.only,
+  });
+  const shapes = new ShapeLibrary(store);
+  shapes.installBuiltins();
+  const recovered = queue.recover();
+  const ctx: HandlerContext = { store, registry, queue, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false };
+  const dispatch = createDispatch(createHandlers(ctx));
+  if (o.autoStart) queue.start();
+  let closed: Promise<void> | undefined;
+  return {
+    ...ctx,
+    events,
+    pool,
+    dispatch,
+    recovered,
+    close() {
+      closed ??= (async () => {
+        await queue.close();
+        await pool.shutdown();
+        store.close();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The shape library: built-in shapes (written at start-up with fixed ids, cannot be deleted or
+ * renamed) and the user's shapes, validated by core/voxel's shapeSchema.
+ */
+import { shapeSchema, voxeliseShape, type Shape as VoxelShape } from '../../core/voxel/shapes';
+import { ApiError, issuesFrom, invalidMessage, type Shape } from '../api';
+import type { RunStore } from './store';
+
+export const BUILTIN_SHAPES: { id: string; name: string; params: VoxelShape }[] = [
+  { id: 'builtin-sphere', name: 'Sphere', params: { kind: 'sphere' } },
+  { id: 'builtin-ellipsoid', name: 'Ellipsoid 1:0.6:0.6', params: { kind: 'ellipsoid', b: 0.6, c: 0.6 } },
+  { id: 'builtin-cube', name: 'Cube', params: { kind: 'cuboid', b: 1, c: 1 } },
+  { id: 'builtin-cylinder', name: 'Cylinder L/D 2', params: { kind: 'cylinder', length: 2 } },
+  { id: 'builtin-plate', name: 'Hexagonal plate (kaolin-like)', params: { kind: 'hexagonalPlate', thickness: 0.15 } },
+  { id: 'builtin-superellipsoid', name: 'Superellipsoid (rounded box)', params: { kind: 'superellipsoid', b: 1, c: 1, e1: 0.3, e2: 0.3 } },
+];
+
+export function parseShape(shape: unknown, path = 'shape'): VoxelShape {
+  const r = shapeSchema.safeParse(shape);
+  if (!r.success) {
+    const issues = issuesFrom(r.error, path);
+    throw new ApiError('invalid', invalidMessage(issues), issues);
+  }
+  return r.data;
+}
+
+export class ShapeLibrary {
+  constructor(private readonly store: RunStore) {}
+
+  /** Writes the built-ins (idempotent; keeps them current with this version). */
+  installBuiltins(): void {
+    this.store.transaction(() => {
+      for (const b of BUILTIN_SHAPES) this.store.putShape({ id: b.id, name: b.name, params: b.params, builtin: true });
+    });
+  }
+
+  list(): Shape[] {
+    return this.store.listShapes();
+  }
+
+  private mustGet(id: string): Shape {
+    const s = this.store.getShape(id);
+    if (!s) throw new ApiError('not_found', `no shape with id '${id}'`);
+    return s;
+  }
+
+  create(name: string, shape: unknown): Shape {
+    return this.store.putShape({ name, params: parseShape(shape) });
+  }
+
+  update(id: string, name?: string, shape?: unknown): Shape {
+    const s = this.mustGet(id);
+    if (s.builtin) throw new ApiError('conflict', `'${s.name}' is a built-in shape; duplicate it to change it`);
+    const params = shape === undefined ? (s.params as VoxelShape) : parseShape(shape);
+    return this.store.putShape({ id, name: name ?? s.name, params });
+  }
+
+  duplicate(id: string, name?: string): Shape {
+    const s = this.mustGet(id);
+    return this.store.putShape({ name: name ?? `${s.name} (copy)`, params: s.params as VoxelShape });
+  }
+
+  delete(id: string): void {
+    const s = this.mustGet(id);
+    if (s.builtin) throw new ApiError('conflict', `'${s.name}' is a built-in shape and cannot be deleted`);
+    this.store.deleteShape(id);
+  }
+
+  preview(shape: unknown, size: number, resolution: number, reductionThreshold?: number) {
+    const parsed = parseShape(shape);
+    const voxelsAcross = size * resolution;
+    if (voxelsAcross > 400) {
+      throw new ApiError('invalid', `size × resolution = ${voxelsAcross.toFixed(0)} voxels across; the preview allows at most 400`, [
+        { path: 'resolution', message: `size × resolution must be at most 400 voxels (is ${voxelsAcross.toFixed(0)})` },
+      ]);
+    }
+    const v = voxeliseShape(parsed, size, resolution, reductionThreshold);
+    return {
+      dims: v.dims,
+      solidCount: v.solid.length / 3,
+      shellCount: v.shell.length / 3,
+      reducedShellCount: v.reducedShell.length / 3,
+      solid: v.solid,
+      shell: v.shell,
+      reducedShell: v.reducedShell,
+    };
+  }
+}

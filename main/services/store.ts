@@ -1,0 +1,578 @@
+/**
+ * RunStore: everything PackBench remembers, in one SQLite file (better-sqlite3, WAL, numbered
+ * migrations). Shapes, presets, batches, runs, their series and their artifacts. Big arrays never
+ * live here: artifacts are files under runs/<id>/ and the artifacts table records path, size and
+ * checksum. Synchronous on purpose: every call is a prepared statement of well under a millisecond,
+ * except listing, which is indexed for 100,000 runs (bench/store.ts).
+ */
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import type {
+  MetricValue,
+  Preset,
+  RunArtifact,
+  RunRecord,
+  RunSeries,
+  RunSpec,
+  RunSpecInput,
+  RunStatus,
+  RunSummary,
+  Shape,
+} from '../api';
+import { paramsSchemas } from '../api';
+import type { z } from 'zod';
+
+/** Numbered migrations: index i brings the schema from version i to i + 1. Never edit a shipped one. */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE shapes (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    params TEXT NOT NULL,
+    builtin INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE presets (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE batches (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    finished_at TEXT
+  );
+  CREATE TABLE runs (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    batch_id TEXT REFERENCES batches(id) ON DELETE SET NULL,
+    name TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    params TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued','running','paused','done','failed','cancelled')),
+    priority INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    wall_seconds REAL,
+    progress_done REAL NOT NULL DEFAULT 0,
+    progress_total REAL NOT NULL DEFAULT 0,
+    phase TEXT NOT NULL DEFAULT '',
+    counters TEXT NOT NULL DEFAULT '{}',
+    metrics TEXT NOT NULL DEFAULT '{}',
+    error TEXT,
+    log TEXT NOT NULL DEFAULT '[]',
+    app_version TEXT NOT NULL DEFAULT '',
+    host TEXT,
+    threads INTEGER NOT NULL DEFAULT 1,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    -- 'hostname:pid' of the process running it, so that crash recovery leaves live processes' runs alone.
+    owner TEXT
+  );
+  CREATE INDEX runs_queue ON runs (status, priority DESC, seq);
+  CREATE INDEX runs_created ON runs (created_at);
+  CREATE INDEX runs_engine_created ON runs (engine, created_at);
+  CREATE INDEX runs_batch ON runs (batch_id);
+  -- Numeric metrics, one row each, so that History can filter by a metric range through an index.
+  CREATE TABLE run_metrics (
+    run_seq INTEGER NOT NULL REFERENCES runs(seq) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    value REAL NOT NULL,
+    PRIMARY KEY (run_seq, name)
+  ) WITHOUT ROWID;
+  CREATE INDEX run_metrics_value ON run_metrics (name, value);
+  CREATE TABLE series (
+    id INTEGER PRIMARY KEY,
+    run_seq INTEGER NOT NULL REFERENCES runs(seq) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    x_label TEXT NOT NULL,
+    y_label TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    x BLOB NOT NULL,
+    y BLOB NOT NULL
+  );
+  CREATE INDEX series_run ON series (run_seq);
+  CREATE TABLE artifacts (
+    id INTEGER PRIMARY KEY,
+    run_seq INTEGER NOT NULL REFERENCES runs(seq) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('table','volume')),
+    name TEXT NOT NULL,
+    path TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    checksum TEXT NOT NULL,
+    meta TEXT NOT NULL DEFAULT '{}'
+  );
+  CREATE INDEX artifacts_run ON artifacts (run_seq);
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export interface NewRun {
+  name: string;
+  engine: string;
+  spec: RunSpec;
+  params: Record<string, unknown>;
+  seed: number;
+  priority: number;
+  batchId: string | null;
+  /** 'paused' when queued on hold. */
+  status?: 'queued' | 'paused';
+}
+
+export interface FinishedRun {
+  status: 'done' | 'failed' | 'cancelled';
+  metrics?: Record<string, MetricValue>;
+  series?: RunSeries[];
+  artifacts?: Omit<RunArtifact, 'id'>[];
+  error?: string | null;
+  wallSeconds?: number | null;
+}
+
+export type ListQuery = z.output<(typeof paramsSchemas)['runs.list']>;
+
+export interface StoreOptions {
+  /** Path of a better_sqlite3.node built for another ABI (Electron): see scripts/electron-native.mjs. */
+  nativeBinding?: string;
+}
+
+export function newId(): string {
+  return randomBytes(6).toString('hex');
+}
+
+const now = () => new Date().toISOString();
+
+interface RunRow {
+  seq: number;
+  id: string;
+  batch_id: string | null;
+  name: string;
+  engine: string;
+  spec: string;
+  params: string;
+  seed: number;
+  status: RunStatus;
+  priority: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  wall_seconds: number | null;
+  progress_done: number;
+  progress_total: number;
+  phase: string;
+  counters: string;
+  metrics: string;
+  error: string | null;
+  log: string;
+  app_version: string;
+  host: string | null;
+  threads: number;
+  attempts: number;
+}
+
+const SUMMARY_COLUMNS =
+  'seq, id, batch_id, name, engine, seed, status, priority, created_at, started_at, finished_at, wall_seconds, progress_done, progress_total, phase, metrics, error';
+
+function toSummary(r: RunRow): RunSummary {
+  return {
+    id: r.id,
+    name: r.name,
+    engine: r.engine,
+    status: r.status,
+    priority: r.priority,
+    seed: r.seed,
+    progress: { done: r.progress_done, total: r.progress_total, phase: r.phase },
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    wallSeconds: r.wall_seconds,
+    metrics: JSON.parse(r.metrics),
+    batchId: r.batch_id,
+    error: r.error,
+  };
+}
+
+function toRecord(r: RunRow): RunRecord {
+  return {
+    ...toSummary(r),
+    spec: JSON.parse(r.spec),
+    params: JSON.parse(r.params),
+    counters: JSON.parse(r.counters),
+    log: JSON.parse(r.log),
+    appVersion: r.app_version,
+    host: r.host ? JSON.parse(r.host) : null,
+    threads: r.threads,
+    attempts: r.attempts,
+  };
+}
+
+const SORT_COLUMNS: Record<string, string> = {
+  createdAt: 'seq',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  name: 'name',
+  engine: 'engine',
+  status: 'status',
+  priority: 'priority',
+  seed: 'seed',
+  wallSeconds: 'wall_seconds',
+};
+
+function f64Blob(a: Float64Array): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+function blobF64(b: Buffer): Float64Array {
+  // Copy: the Buffer may be a view at an unaligned offset into a shared pool.
+  const out = new Float64Array(b.byteLength / 8);
+  new Uint8Array(out.buffer).set(b);
+  return out;
+}
+
+export class RunStore {
+  readonly db: Database.Database;
+
+  constructor(file: string, options: StoreOptions = {}) {
+    this.db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+  }
+
+  /** Applies the migrations the file lacks, each in its own transaction. */
+  private migrate(): void {
+    const current = this.db.pragma('user_version', { simple: true }) as number;
+    if (current > MIGRATIONS.length) {
+      throw new Error(`database schema version ${current} is newer than this PackBench (${MIGRATIONS.length}); update PackBench`);
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[v]);
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  get schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  // ------------------------------------------------------------------ batches and runs
+
+  createBatch(name: string, spec: RunSpecInput): string {
+    const id = newId();
+    this.db.prepare('INSERT INTO batches (id, name, spec, created_at) VALUES (?, ?, ?, ?)').run(id, name, JSON.stringify(spec), now());
+    return id;
+  }
+
+  batchName(id: string): string | null {
+    const r = this.db.prepare('SELECT name FROM batches WHERE id = ?').get(id) as { name: string } | undefined;
+    return r?.name ?? null;
+  }
+
+  /** Counts of a batch's runs by status. */
+  batchCounts(batchId: string): Record<RunStatus, number> {
+    const out: Record<RunStatus, number> = { queued: 0, running: 0, paused: 0, done: 0, failed: 0, cancelled: 0 };
+    const rows = this.db.prepare('SELECT status, count(*) AS n FROM runs WHERE batch_id = ? GROUP BY status').all(batchId) as { status: RunStatus; n: number }[];
+    for (const r of rows) out[r.status] = r.n;
+    return out;
+  }
+
+  markBatchFinished(batchId: string): boolean {
+    return this.db.prepare('UPDATE batches SET finished_at = ? WHERE id = ? AND finished_at IS NULL').run(now(), batchId).changes > 0;
+  }
+
+  /** Inserts runs in one transaction (a sweep of thousands of points is one fsync). */
+  insertRuns(runs: NewRun[]): string[] {
+    const stmt = this.db.prepare(
+      `INSERT INTO runs (id, batch_id, name, engine, spec, params, seed, status, priority, created_at)
+       VALUES (@id, @batchId, @name, @engine, @spec, @params, @seed, @status, @priority, @createdAt)`,
+    );
+    return this.transaction(() =>
+      runs.map((r) => {
+        const id = newId();
+        stmt.run({
+          id,
+          batchId: r.batchId,
+          name: r.name,
+          engine: r.engine,
+          spec: JSON.stringify(r.spec),
+          params: JSON.stringify(r.params),
+          seed: r.seed,
+          status: r.status ?? 'queued',
+          priority: r.priority,
+          createdAt: now(),
+        });
+        return id;
+      }),
+    );
+  }
+
+  private row(id: string): RunRow | undefined {
+    return this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
+  }
+
+  getRun(id: string): RunRecord | null {
+    const r = this.row(id);
+    return r ? toRecord(r) : null;
+  }
+
+  getSummary(id: string): RunSummary | null {
+    const r = this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM runs WHERE id = ?`).get(id) as RunRow | undefined;
+    return r ? toSummary(r) : null;
+  }
+
+  listRuns(q: ListQuery): { total: number; rows: RunSummary[] } {
+    const where: string[] = [];
+    const args: Record<string, unknown> = {};
+    const f = q.filter ?? {};
+    if (f.engine) {
+      where.push('engine = @engine');
+      args.engine = f.engine;
+    }
+    if (f.status?.length) {
+      where.push(`status IN (${f.status.map((_, i) => `@status${i}`).join(', ')})`);
+      f.status.forEach((s, i) => (args[`status${i}`] = s));
+    }
+    if (f.text) {
+      where.push("(name LIKE @text ESCAPE '\\' OR id LIKE @text ESCAPE '\\')");
+      args.text = `%${f.text.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+    }
+    if (f.createdFrom) {
+      where.push('created_at >= @createdFrom');
+      args.createdFrom = new Date(f.createdFrom).toISOString();
+    }
+    if (f.createdTo) {
+      where.push('created_at <= @createdTo');
+      args.createdTo = new Date(f.createdTo).toISOString();
+    }
+    if (f.batchId) {
+      where.push('batch_id = @batchId');
+      args.batchId = f.batchId;
+    }
+    if (f.metric) {
+      const cond = ['m.name = @metricName'];
+      args.metricName = f.metric.name;
+      if (f.metric.min !== undefined) {
+        cond.push('m.value >= @metricMin');
+        args.metricMin = f.metric.min;
+      }
+      if (f.metric.max !== undefined) {
+        cond.push('m.value <= @metricMax');
+        args.metricMax = f.metric.max;
+      }
+      where.push(`seq IN (SELECT m.run_seq FROM run_metrics m WHERE ${cond.join(' AND ')})`);
+    }
+    const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = (this.db.prepare(`SELECT count(*) AS n FROM runs ${whereSql}`).get(args) as { n: number }).n;
+    const sortCol = SORT_COLUMNS[q.sort?.field ?? 'createdAt'];
+    const dir = (q.sort?.dir ?? 'desc') === 'asc' ? 'ASC' : 'DESC';
+    // seq breaks ties so that paging is stable.
+    const order = sortCol === 'seq' ? `seq ${dir}` : `${sortCol} ${dir}, seq ${dir}`;
+    const rows = this.db
+      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM runs ${whereSql} ORDER BY ${order} LIMIT @limit OFFSET @offset`)
+      .all({ ...args, limit: q.limit, offset: q.offset }) as RunRow[];
+    return { total, rows: rows.map(toSummary) };
+  }
+
+  /** The next run to start: queued, highest priority, then oldest; skipping the ids given. */
+  nextQueued(skip: ReadonlySet<string> = new Set()): RunRecord | null {
+    const stmt = this.db.prepare("SELECT * FROM runs WHERE status = 'queued' ORDER BY priority DESC, seq ASC LIMIT 1 OFFSET ?");
+    for (let offset = 0; ; offset++) {
+      const r = stmt.get(offset) as RunRow | undefined;
+      if (!r) return null;
+      if (!skip.has(r.id)) return toRecord(r);
+    }
+  }
+
+  countByStatus(): Record<RunStatus, number> {
+    const out: Record<RunStatus, number> = { queued: 0, running: 0, paused: 0, done: 0, failed: 0, cancelled: 0 };
+    const rows = this.db.prepare('SELECT status, count(*) AS n FROM runs GROUP BY status').all() as { status: RunStatus; n: number }[];
+    for (const r of rows) out[r.status] = r.n;
+    return out;
+  }
+
+  /**
+   * Claims a queued run for this process: false when another process (the app and a CLI may share a
+   * data directory) took it first.
+   */
+  claim(id: string, info: { host: RunRecord['host']; threads: number; appVersion: string; owner: string }): boolean {
+    return (
+      this.db
+        .prepare(
+          `UPDATE runs SET status = 'running', started_at = ?, finished_at = NULL, wall_seconds = NULL, error = NULL,
+             progress_done = 0, progress_total = 0, phase = 'starting', host = ?, threads = ?, app_version = ?,
+             attempts = attempts + 1, owner = ?
+           WHERE id = ? AND status = 'queued'`,
+        )
+        .run(now(), JSON.stringify(info.host), info.threads, info.appVersion, info.owner, id).changes === 1
+    );
+  }
+
+  setProgress(id: string, p: { done: number; total: number; phase: string; counters?: Record<string, number> }): void {
+    this.db
+      .prepare('UPDATE runs SET progress_done = ?, progress_total = ?, phase = ?, counters = coalesce(?, counters) WHERE id = ?')
+      .run(p.done, p.total, p.phase, p.counters ? JSON.stringify(p.counters) : null, id);
+  }
+
+  setStatus(id: string, status: RunStatus): void {
+    this.db.prepare('UPDATE runs SET status = ? WHERE id = ?').run(status, id);
+  }
+
+  setPriority(id: string, priority: number): void {
+    this.db.prepare('UPDATE runs SET priority = ? WHERE id = ?').run(priority, id);
+  }
+
+  appendLog(id: string, lines: string[]): void {
+    if (!lines.length) return;
+    const r = this.db.prepare('SELECT log FROM runs WHERE id = ?').get(id) as { log: string } | undefined;
+    if (!r) return;
+    // Keep the last 1,000 lines: a run that logs every step must not grow the row without bound.
+    const log = (JSON.parse(r.log) as string[]).concat(lines).slice(-1000);
+    this.db.prepare('UPDATE runs SET log = ? WHERE id = ?').run(JSON.stringify(log), id);
+  }
+
+  /** Stores the outcome of a run, its metrics, series and artifacts, in one transaction. */
+  finishRun(id: string, out: FinishedRun): void {
+    const r = this.row(id);
+    if (!r) return;
+    this.transaction(() => {
+      const metrics = out.metrics ?? {};
+      this.db
+        .prepare(
+          `UPDATE runs SET status = ?, finished_at = ?, wall_seconds = ?, metrics = ?, error = ?,
+             progress_done = CASE WHEN ? = 'done' THEN progress_total ELSE progress_done END, phase = ?
+           WHERE seq = ?`,
+        )
+        .run(out.status, now(), out.wallSeconds ?? null, JSON.stringify(metrics), out.error ?? null, out.status, out.status, r.seq);
+      this.db.prepare('DELETE FROM run_metrics WHERE run_seq = ?').run(r.seq);
+      const metric = this.db.prepare('INSERT INTO run_metrics (run_seq, name, value) VALUES (?, ?, ?)');
+      for (const [name, value] of Object.entries(metrics)) {
+        if (typeof value === 'number' && Number.isFinite(value)) metric.run(r.seq, name, value);
+      }
+      this.db.prepare('DELETE FROM series WHERE run_seq = ?').run(r.seq);
+      const series = this.db.prepare('INSERT INTO series (run_seq, name, x_label, y_label, kind, x, y) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      for (const s of out.series ?? []) series.run(r.seq, s.name, s.xLabel, s.yLabel, s.kind, f64Blob(s.x), f64Blob(s.y));
+      this.db.prepare('DELETE FROM artifacts WHERE run_seq = ?').run(r.seq);
+      const art = this.db.prepare('INSERT INTO artifacts (run_seq, kind, name, path, bytes, checksum, meta) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      for (const a of out.artifacts ?? []) art.run(r.seq, a.kind, a.name, a.path, a.bytes, a.checksum, JSON.stringify(a.meta));
+    });
+  }
+
+  /** Back to the queue for another attempt: keeps the log, clears the outcome of the last attempt. */
+  requeue(id: string, reason: string, status: 'queued' | 'paused' = 'queued'): void {
+    this.appendLog(id, [`${now()} ${reason}`]);
+    this.db
+      .prepare('UPDATE runs SET status = ?, started_at = NULL, owner = NULL, progress_done = 0, progress_total = 0, phase = \'\' WHERE id = ?')
+      .run(status, id);
+  }
+
+  /** Runs left 'running' by a crash of the process that ran them. */
+  runningRuns(): { id: string; owner: string | null }[] {
+    return this.db.prepare("SELECT id, owner FROM runs WHERE status IN ('running', 'paused') AND started_at IS NOT NULL ORDER BY seq").all() as {
+      id: string;
+      owner: string | null;
+    }[];
+  }
+
+  deleteRun(id: string): boolean {
+    return this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes > 0;
+  }
+
+  series(id: string): RunSeries[] {
+    const rows = this.db
+      .prepare('SELECT s.* FROM series s JOIN runs r ON r.seq = s.run_seq WHERE r.id = ? ORDER BY s.id')
+      .all(id) as { name: string; x_label: string; y_label: string; kind: 'line' | 'bar'; x: Buffer; y: Buffer }[];
+    return rows.map((s) => ({ name: s.name, xLabel: s.x_label, yLabel: s.y_label, kind: s.kind, x: blobF64(s.x), y: blobF64(s.y) }));
+  }
+
+  artifacts(id: string): RunArtifact[] {
+    const rows = this.db
+      .prepare('SELECT a.* FROM artifacts a JOIN runs r ON r.seq = a.run_seq WHERE r.id = ? ORDER BY a.id')
+      .all(id) as { id: number; kind: 'table' | 'volume'; name: string; path: string; bytes: number; checksum: string; meta: string }[];
+    return rows.map((a) => ({ id: a.id, kind: a.kind, name: a.name, path: a.path, bytes: a.bytes, checksum: a.checksum, meta: JSON.parse(a.meta) }));
+  }
+
+  // ------------------------------------------------------------------ shapes
+
+  listShapes(): Shape[] {
+    const rows = this.db.prepare('SELECT * FROM shapes ORDER BY builtin DESC, name COLLATE NOCASE').all() as ShapeRow[];
+    return rows.map(toShape);
+  }
+
+  getShape(id: string): Shape | null {
+    const r = this.db.prepare('SELECT * FROM shapes WHERE id = ?').get(id) as ShapeRow | undefined;
+    return r ? toShape(r) : null;
+  }
+
+  /** Inserts or replaces a shape; built-ins are written with a fixed id at start-up. */
+  putShape(s: { id?: string; name: string; params: Record<string, unknown> & { kind: string }; builtin?: boolean }): Shape {
+    const id = s.id ?? newId();
+    const existing = this.getShape(id);
+    const t = now();
+    this.db
+      .prepare(
+        `INSERT INTO shapes (id, name, kind, params, builtin, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, params = excluded.params, updated_at = excluded.updated_at`,
+      )
+      .run(id, s.name, s.params.kind, JSON.stringify(s.params), s.builtin ? 1 : 0, existing?.createdAt ?? t, t);
+    return this.getShape(id)!;
+  }
+
+  deleteShape(id: string): boolean {
+    return this.db.prepare('DELETE FROM shapes WHERE id = ?').run(id).changes > 0;
+  }
+
+  // ------------------------------------------------------------------ presets
+
+  listPresets(engine?: string): Preset[] {
+    const rows = (
+      engine
+        ? this.db.prepare('SELECT * FROM presets WHERE engine = ? ORDER BY name COLLATE NOCASE').all(engine)
+        : this.db.prepare('SELECT * FROM presets ORDER BY name COLLATE NOCASE').all()
+    ) as { id: string; name: string; spec: string; created_at: string }[];
+    return rows.map((p) => ({ id: p.id, name: p.name, spec: JSON.parse(p.spec), createdAt: p.created_at }));
+  }
+
+  savePreset(name: string, spec: RunSpecInput): Preset {
+    const p = { id: newId(), name, spec, createdAt: now() };
+    this.db.prepare('INSERT INTO presets (id, name, engine, spec, created_at) VALUES (?, ?, ?, ?, ?)').run(p.id, name, spec.engine, JSON.stringify(spec), p.createdAt);
+    return p;
+  }
+
+  deletePreset(id: string): boolean {
+    return this.db.prepare('DELETE FROM presets WHERE id = ?').run(id).changes > 0;
+  }
+}
+
+interface ShapeRow {
+  id: string;
+  name: string;
+  kind: string;
+  params: string;
+  builtin: number;
+  created_at: string;
+  updated_at: string;
+}
+
+function toShape(r: ShapeRow): Shape {
+  return { id: r.id, name: r.name, kind: r.kind, params: JSON.parse(r.params), builtin: r.builtin === 1, createdAt: r.created_at, updatedAt: r.updated_at };
+}

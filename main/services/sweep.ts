@@ -1,0 +1,85 @@
+/**
+ * Parameter sweeps: a spec whose params hold `{ "$sweep": [...] }` or `{ "$sweep": { from, to, steps } }`
+ * (at any depth) expands into the cartesian product of runs. The first sweep varies slowest. Each
+ * point gets its own seed, derived from the spec's seed and the point's index (core/common/random).
+ */
+import { deriveSeed } from '../../core/common/random';
+import { ApiError, sweepSchema, type RunSpec, type Sweep } from '../api';
+
+export const MAX_SWEEP_POINTS = 10_000;
+
+export interface SweepPoint {
+  /** The spec of this point: params without any $sweep, the point's seed, a name naming its values. */
+  spec: RunSpec;
+  /** Dotted params path → value, for display. */
+  values: Record<string, unknown>;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
+}
+
+function sweepValues(s: Sweep): unknown[] {
+  if (Array.isArray(s.$sweep)) return s.$sweep;
+  const { from, to, steps } = s.$sweep;
+  if (steps === 1) return [from];
+  // Evenly spaced, both ends exact; rounded to 12 significant digits so 0.1 steps print as 0.1.
+  return Array.from({ length: steps }, (_, i) => (i === steps - 1 ? to : Number((from + ((to - from) * i) / (steps - 1)).toPrecision(12))));
+}
+
+/** Finds the sweeps in params: their paths and their values. */
+function findSweeps(value: unknown, path: string[], out: { path: string[]; values: unknown[] }[]): void {
+  if (!isPlainObject(value)) return;
+  if ('$sweep' in value) {
+    const r = sweepSchema.strict().safeParse(value);
+    if (!r.success) {
+      const where = ['params', ...path].join('.');
+      throw new ApiError('invalid', `${where}: a sweep is { "$sweep": [v1, v2, ...] } or { "$sweep": { "from", "to", "steps" } } (steps 1..10000)`, [
+        { path: where, message: r.error.issues.map((i) => i.message).join('; ') },
+      ]);
+    }
+    out.push({ path, values: sweepValues(r.data) });
+    return;
+  }
+  for (const [k, v] of Object.entries(value)) findSweeps(v, [...path, k], out);
+}
+
+function setPath(obj: Record<string, unknown>, path: string[], value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path;
+  return { ...obj, [head]: rest.length ? setPath(obj[head] as Record<string, unknown>, rest, value) : value };
+}
+
+function formatValue(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** The runs of a spec: one when it holds no sweep, else the cartesian product of its sweeps. */
+export function expandSweeps(spec: RunSpec): SweepPoint[] {
+  const sweeps: { path: string[]; values: unknown[] }[] = [];
+  findSweeps(spec.params, [], sweeps);
+  if (sweeps.length === 0) return [{ spec, values: {} }];
+  const total = sweeps.reduce((n, s) => n * s.values.length, 1);
+  if (total > MAX_SWEEP_POINTS) {
+    throw new ApiError('invalid', `the sweep expands into ${total} runs; at most ${MAX_SWEEP_POINTS} are allowed`, [
+      { path: 'params', message: `sweep of ${total} runs exceeds ${MAX_SWEEP_POINTS}` },
+    ]);
+  }
+  const points: SweepPoint[] = [];
+  for (let i = 0; i < total; i++) {
+    let params = spec.params;
+    const values: Record<string, unknown> = {};
+    let rest = i;
+    // Mixed radix, the last sweep fastest.
+    for (let k = sweeps.length - 1; k >= 0; k--) {
+      const s = sweeps[k];
+      const v = s.values[rest % s.values.length];
+      rest = Math.floor(rest / s.values.length);
+      params = setPath(params, s.path, v);
+      values[s.path.join('.')] = v;
+    }
+    const ordered = Object.fromEntries(sweeps.map((s) => [s.path.join('.'), values[s.path.join('.')]]));
+    const label = Object.entries(ordered).map(([k, v]) => `${k}=${formatValue(v)}`).join(', ');
+    points.push({ spec: { ...spec, params, seed: deriveSeed(spec.seed, i), name: `${spec.name} [${label}]` }, values: ordered });
+  }
+  return points;
+}

@@ -1,0 +1,50 @@
+/**
+ * What the pool and a run's worker share: the layout of the control block (a small
+ * SharedArrayBuffer) and the messages the worker posts. Pure data, no Node.
+ */
+import type { EngineSeries } from '../../core/common/engine';
+
+/** Int32 slots of the control block. */
+export const CONTROL = {
+  /** 1 once cancel was requested. */
+  cancel: 0,
+  /** 1 while paused: the worker blocks in ctx.cancelled()/ctx.progress() until it is 0 again. */
+  pause: 1,
+} as const;
+export const CONTROL_INTS = 2;
+/** Float64 slots after the Int32 slots (8-byte aligned): live progress, readable at any time. */
+export const PROGRESS = { done: 0, total: 1 } as const;
+export const CONTROL_BYTES = 8 + 2 * 8;
+
+export interface WorkerInput {
+  runId: string;
+  params: unknown;
+  seed: number;
+  threads: number;
+  /** Folder the worker writes the run's artifacts into (exists). */
+  runDir: string;
+  control: SharedArrayBuffer;
+  /** Minimum milliseconds between progress messages. */
+  progressIntervalMs: number;
+}
+
+export interface WrittenArtifact {
+  kind: 'table' | 'volume';
+  name: string;
+  path: string;
+  bytes: number;
+  checksum: string;
+  meta: Record<string, unknown>;
+}
+
+export type WorkerMessage =
+  | { type: 'progress'; done: number; total: number; phase: string; counters?: Record<string, number> }
+  | { type: 'log'; lines: string[] }
+  | {
+      type: 'result';
+      metrics: Record<string, number | string | boolean>;
+      series: EngineSeries[];
+      artifacts: WrittenArtifact[];
+      cancelled: boolean;
+    }
+  | { type: 'error'; message: string; stack?: string };

@@ -1,0 +1,113 @@
+/**
+ * The inside of a run's worker thread: builds the EngineContext over the shared control block,
+ * runs the engine, writes its artifacts into the run folder (core/io/container format) and posts
+ * the result. Every engine's worker entry is one line: runEngineWorker(itsDefinition).
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ColumnTable, EngineDefinition, EngineProgress, LabelVolume } from '../../core/common/engine';
+import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
+import { CONTROL, CONTROL_INTS, PROGRESS, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
+
+/** Volumes are written in slabs of this many bytes, so a 2048^3 volume needs no second copy. */
+const SLAB_BYTES = 16 << 20;
+
+function post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
+  parentPort!.postMessage(message, transfer);
+}
+
+function safeFileName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) || 'artifact';
+}
+
+function writeTable(dir: string, table: ColumnTable): WrittenArtifact {
+  const bytes = encodeTable(table);
+  const path = join(dir, `${safeFileName(table.name)}.pbt`);
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, bytes);
+  } finally {
+    closeSync(fd);
+  }
+  const checksum = createHash('sha256').update(bytes).digest('hex');
+  return { kind: 'table', name: table.name, path, bytes: bytes.length, checksum, meta: { rows: table.columns[Object.keys(table.columns)[0]]?.length ?? 0, columns: Object.keys(table.columns), ...table.meta } };
+}
+
+function writeVolume(dir: string, volume: LabelVolume): WrittenArtifact {
+  const [nx, ny, nz] = volume.dims;
+  if (volume.labels.length !== nx * ny * nz) {
+    throw new RangeError(`volume '${volume.name}' has ${volume.labels.length} labels, expected ${nx}*${ny}*${nz}`);
+  }
+  const head = encodeHeader(VOLUME_MAGIC, { ...volumeHeader(volume), meta: { name: volume.name, ...volume.meta } });
+  const path = join(dir, `${safeFileName(volume.name)}.pbv`);
+  const hash = createHash('sha256');
+  const fd = openSync(path, 'w');
+  let bytes = 0;
+  try {
+    writeSync(fd, head);
+    hash.update(head);
+    bytes += head.length;
+    const all = new Uint8Array(volume.labels.buffer, volume.labels.byteOffset, volume.labels.byteLength);
+    for (let off = 0; off < all.length; off += SLAB_BYTES) {
+      const slab = all.subarray(off, Math.min(all.length, off + SLAB_BYTES));
+      let written = 0;
+      while (written < slab.length) written += writeSync(fd, slab, written);
+      hash.update(slab);
+      bytes += slab.length;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { kind: 'volume', name: volume.name, path, bytes, checksum: hash.digest('hex'), meta: { dims: volume.dims, voxelSize: volume.voxelSize, ...volume.meta } };
+}
+
+export async function runEngineWorker(engine: EngineDefinition): Promise<void> {
+  const input = workerData as WorkerInput & { entry: string };
+  const control = new Int32Array(input.control, 0, CONTROL_INTS);
+  const progress = new Float64Array(input.control, 8, 2);
+  let lastPost = 0;
+  let phase = '';
+
+  /** Blocks while paused (no CPU: Atomics.wait), then tells whether cancel was requested. */
+  const checkpoint = (): boolean => {
+    while (Atomics.load(control, CONTROL.pause) === 1 && Atomics.load(control, CONTROL.cancel) === 0) {
+      Atomics.wait(control, CONTROL.pause, 1, 1000);
+    }
+    return Atomics.load(control, CONTROL.cancel) === 1;
+  };
+
+  const ctx = {
+    seed: input.seed,
+    threads: input.threads,
+    progress(p: EngineProgress) {
+      progress[PROGRESS.done] = p.done;
+      progress[PROGRESS.total] = p.total;
+      const now = performance.now();
+      const phaseChanged = p.phase !== undefined && p.phase !== phase;
+      if (phaseChanged) phase = p.phase!;
+      if (phaseChanged || now - lastPost >= input.progressIntervalMs) {
+        lastPost = now;
+        post({ type: 'progress', done: p.done, total: p.total, phase, counters: p.counters });
+      }
+      checkpoint();
+    },
+    cancelled: checkpoint,
+    log(message: string) {
+      post({ type: 'log', lines: [message] });
+    },
+  };
+
+  try {
+    const result = await engine.run(input.params, ctx);
+    const cancelled = result.cancelled === true || Atomics.load(control, CONTROL.cancel) === 1;
+    // A cancelled run keeps no artifacts: they would describe a half-finished packing.
+    const artifacts = cancelled ? [] : result.artifacts.map((a) => (a.kind === 'table' ? writeTable(input.runDir, a) : writeVolume(input.runDir, a)));
+    const transfer = result.series.flatMap((s) => [s.x.buffer, s.y.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
+    post({ type: 'result', metrics: result.metrics, series: result.series, artifacts, cancelled }, [...new Set(transfer)]);
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    post({ type: 'error', message: e.message, stack: e.stack });
+  }
+}

@@ -1,0 +1,235 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { decodeTable, decodeVolume } from '../../core/io/container';
+import type { RunSummary } from '../../main/api';
+import type { Services } from '../../main/services/services';
+import { RunStore } from '../../main/services/store';
+import { readBytes } from '../../main/services/artifacts';
+import { fixtureServices, tempDir } from './helpers';
+
+const open: Services[] = [];
+const dirs: (() => void)[] = [];
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+  for (const c of dirs.splice(0)) c();
+});
+
+function setup(o: Parameters<typeof fixtureServices>[1] = {}): { s: Services; dir: string } {
+  const t = tempDir();
+  dirs.push(t.cleanup);
+  const s = fixtureServices(t.dir, o);
+  open.push(s);
+  return { s, dir: t.dir };
+}
+
+const spec = (name: string, params: Record<string, unknown> = {}, seed = 1) => ({ engine: 'counter', name, seed, params });
+
+function until(s: Services, pred: (r: RunSummary) => boolean): Promise<RunSummary> {
+  return new Promise((resolve) => {
+    const off = s.events.on('run.updated', (r) => {
+      if (pred(r)) {
+        off();
+        resolve(r);
+      }
+    });
+  });
+}
+
+describe('JobQueue and WorkerPool with the fixture engine', () => {
+  it('runs a spec in a worker and records metrics, series and artifacts whose files match their checksums', async () => {
+    const { s } = setup({ autoStart: true });
+    const updates: RunSummary[] = [];
+    s.events.on('run.updated', (r) => updates.push(r));
+    const { runIds, batchId } = await s.dispatch('runs.enqueue', { spec: spec('one', { steps: 30, volume: true }, 9) });
+    expect(batchId).toBeNull();
+    await s.queue.waitFor(runIds);
+    const r = await s.dispatch('runs.get', { id: runIds[0] });
+    expect(r.status).toBe('done');
+    expect(r.metrics.steps).toBe(30);
+    expect(r.params).toEqual({ steps: 30, stepMs: 2, memoryBytes: 1 << 20, volume: true });
+    expect(r.log).toContain('counted 30 steps');
+    expect(r.attempts).toBe(1);
+    expect(updates.map((u) => u.status)).toEqual(expect.arrayContaining(['queued', 'running', 'done']));
+    expect(updates.some((u) => u.status === 'running' && u.progress.done > 0)).toBe(true);
+
+    const series = await s.dispatch('runs.series', { id: r.id });
+    expect(series[0].y).toBeInstanceOf(Float64Array);
+    const arts = await s.dispatch('runs.artifacts', { id: r.id });
+    expect(arts.map((a) => a.kind)).toEqual(['table', 'volume']);
+    for (const a of arts) {
+      const bytes = readFileSync(a.path);
+      expect(a.path.startsWith(join(s.dataDir, 'runs', r.id))).toBe(true);
+      expect(a.bytes).toBe(bytes.length);
+      expect(a.checksum).toBe(createHash('sha256').update(bytes).digest('hex'));
+    }
+    const table = decodeTable(readBytes(arts[0].path));
+    expect([...table.columns.x]).toEqual([0, 1.5, 3, 4.5, 6]);
+    const volume = decodeVolume(readBytes(arts[1].path));
+    expect(volume.dims).toEqual([8, 6, 4]);
+
+    const particles = await s.dispatch('runs.particles', { id: r.id, limit: 2 });
+    expect(particles.total).toBe(5);
+    expect([...particles.columns.x]).toEqual([0, 3]);
+    // Slices against the decoded volume (x fastest).
+    const at = (x: number, y: number, z: number) => volume.labels[x + 8 * (y + 6 * z)];
+    const z = await s.dispatch('runs.slice', { id: r.id, axis: 'z', index: 3 });
+    const y = await s.dispatch('runs.slice', { id: r.id, axis: 'y', index: 5 });
+    const x = await s.dispatch('runs.slice', { id: r.id, axis: 'x', index: 7 });
+    expect([z.width, z.height, y.width, y.height, x.width, x.height]).toEqual([8, 6, 8, 4, 6, 4]);
+    expect(z.labels[2 + 8 * 4]).toBe(at(2, 4, 3));
+    expect(y.labels[2 + 8 * 1]).toBe(at(2, 5, 1));
+    expect(x.labels[3 + 6 * 2]).toBe(at(7, 3, 2));
+    await expect(s.dispatch('runs.slice', { id: r.id, axis: 'z', index: 4 })).rejects.toMatchObject({ code: 'invalid' });
+  });
+
+  it('starts higher priorities first, then older runs; pause and resume of the queue', async () => {
+    const { s } = setup({ autoStart: true });
+    s.queue.pause();
+    const started: string[] = [];
+    s.events.on('run.updated', (r) => r.status === 'running' && !started.includes(r.name) && started.push(r.name));
+    const a = await s.dispatch('runs.enqueue', { spec: spec('a') });
+    const b = await s.dispatch('runs.enqueue', { spec: spec('b') });
+    const c = await s.dispatch('runs.enqueue', { spec: spec('c'), priority: 5 });
+    const d = await s.dispatch('runs.enqueue', { spec: spec('d') });
+    await s.dispatch('runs.setPriority', { id: d.runIds[0], priority: 3 });
+    expect(await s.dispatch('queue.state', {})).toEqual({ paused: true, running: 0, queued: 4, concurrency: 1 });
+    await s.dispatch('queue.resume', {});
+    await s.queue.waitFor([a, b, c, d].flatMap((x) => x.runIds));
+    expect(started).toEqual(['c', 'd', 'a', 'b']);
+  });
+
+  it('pauses a queued run (skipped until resumed) and a running one (its worker waits), then resumes both', async () => {
+    const { s } = setup({ autoStart: true });
+    const long = (await s.dispatch('runs.enqueue', { spec: spec('long', { steps: 400, stepMs: 2 }) })).runIds[0];
+    const held = (await s.dispatch('runs.enqueue', { spec: spec('held') })).runIds[0];
+    await s.dispatch('runs.pause', { id: held });
+    await until(s, (r) => r.id === long && r.progress.done > 5);
+    const paused = await s.dispatch('runs.pause', { id: long });
+    expect(paused.status).toBe('paused');
+    const at = s.pool.get(long)!.progress().done;
+    await new Promise((r) => setTimeout(r, 150));
+    expect(s.pool.get(long)!.progress().done).toBeLessThanOrEqual(at + 1);
+    expect((await s.dispatch('runs.get', { id: held })).status).toBe('paused');
+    await s.dispatch('runs.resume', { id: long });
+    await s.dispatch('runs.resume', { id: held });
+    await s.queue.waitFor([long, held]);
+    expect((await s.dispatch('runs.get', { id: long })).status).toBe('done');
+    expect((await s.dispatch('runs.get', { id: held })).status).toBe('done');
+    await expect(s.dispatch('runs.resume', { id: held })).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('cancels running and queued runs; re-runs reproduce the same result from the same seed', async () => {
+    const { s } = setup({ autoStart: true });
+    const long = (await s.dispatch('runs.enqueue', { spec: spec('long', { steps: 100_000, stepMs: 1 }) })).runIds[0];
+    const queued = (await s.dispatch('runs.enqueue', { spec: spec('queued') })).runIds[0];
+    const short = (await s.dispatch('runs.enqueue', { spec: spec('short', { steps: 20 }, 77) })).runIds[0];
+    await until(s, (r) => r.id === long && r.status === 'running');
+    expect((await s.dispatch('runs.cancel', { id: queued })).status).toBe('cancelled');
+    await s.dispatch('runs.cancel', { id: long });
+    await s.queue.waitFor([long, short]);
+    const l = await s.dispatch('runs.get', { id: long });
+    expect(l.status).toBe('cancelled');
+    expect(await s.dispatch('runs.artifacts', { id: long })).toEqual([]);
+    await expect(s.dispatch('runs.cancel', { id: long })).rejects.toMatchObject({ code: 'conflict' });
+
+    const { runIds } = await s.dispatch('runs.rerun', { id: short });
+    await s.queue.waitFor(runIds);
+    const [a, b] = [await s.dispatch('runs.get', { id: short }), await s.dispatch('runs.get', { id: runIds[0] })];
+    expect(b.seed).toBe(77);
+    expect(b.metrics.sum).toBe(a.metrics.sum);
+    const other = await s.dispatch('runs.rerun', { id: short, overrides: { steps: 21 } });
+    await s.queue.waitFor(other.runIds);
+    expect((await s.dispatch('runs.get', { id: other.runIds[0] })).metrics.steps).toBe(21);
+    await expect(s.dispatch('runs.rerun', { id: short, overrides: { steps: -1 } })).rejects.toMatchObject({
+      code: 'invalid',
+      issues: [{ path: 'overrides.params.steps' }],
+    });
+
+    await s.dispatch('runs.delete', { id: short });
+    await expect(s.dispatch('runs.get', { id: short })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('a worker that throws or exits fails only its run, with the error stored; the queue goes on', async () => {
+    const { s } = setup({ autoStart: true });
+    const thrower = (await s.dispatch('runs.enqueue', { spec: spec('throws', { steps: 10, failAt: 3 }) })).runIds[0];
+    const exiter = (await s.dispatch('runs.enqueue', { spec: spec('exits', { steps: 10, exitAt: 4 }) })).runIds[0];
+    const fine = (await s.dispatch('runs.enqueue', { spec: spec('fine') })).runIds[0];
+    await s.queue.waitFor([thrower, exiter, fine]);
+    const t = await s.dispatch('runs.get', { id: thrower });
+    expect(t.status).toBe('failed');
+    expect(t.error).toBe('fixture failure at step 3');
+    expect(t.log.join('\n')).toMatch(/at Object\.run|at run/);
+    const e = await s.dispatch('runs.get', { id: exiter });
+    expect(e.status).toBe('failed');
+    expect(e.error).toMatch(/worker exited with code 7/);
+    expect((await s.dispatch('runs.get', { id: fine })).status).toBe('done');
+  });
+
+  it('checks the memory budget before starting: too big fails, two that do not fit together run one after the other', async () => {
+    const budget = 100 << 20;
+    const { s } = setup({ autoStart: true, concurrency: 2, memoryBudgetBytes: budget });
+    const big = (await s.dispatch('runs.enqueue', { spec: spec('big', { memoryBytes: budget + 1 }) })).runIds[0];
+    const half = { memoryBytes: 0.6 * budget, steps: 20, stepMs: 3 };
+    const p = (await s.dispatch('runs.enqueue', { spec: spec('p', half) })).runIds[0];
+    const q = (await s.dispatch('runs.enqueue', { spec: spec('q', half) })).runIds[0];
+    await s.queue.waitFor([big, p, q]);
+    const b = await s.dispatch('runs.get', { id: big });
+    expect(b.status).toBe('failed');
+    expect(b.error).toMatch(/more than the memory budget/);
+    const [rp, rq] = [await s.dispatch('runs.get', { id: p }), await s.dispatch('runs.get', { id: q })];
+    expect(rp.status).toBe('done');
+    expect(rq.status).toBe('done');
+    expect(rq.startedAt! >= rp.finishedAt!).toBe(true);
+  });
+
+  it('expands a sweep into a batch and announces batch.finished with its counts', async () => {
+    const { s } = setup({ autoStart: true, concurrency: 2 });
+    const finished = new Promise((resolve) => s.events.on('batch.finished', resolve));
+    const r = await s.dispatch('runs.enqueue', { spec: spec('sweep', { steps: { $sweep: [3, 4] }, failAt: { $sweep: [2, 100] } }), batchName: 'my sweep' });
+    expect(r.runIds).toHaveLength(4);
+    expect(await finished).toEqual({ batchId: r.batchId, name: 'my sweep', done: 2, failed: 2, cancelled: 0 });
+    const list = await s.dispatch('runs.list', { offset: 0, limit: 10, filter: { batchId: r.batchId! } });
+    expect(list.total).toBe(4);
+    expect(new Set(list.rows.map((x) => x.seed)).size).toBe(4);
+  });
+
+  it('re-queues runs left running by a dead process on restart; runs of a live process are left alone', async () => {
+    const t = tempDir();
+    dirs.push(t.cleanup);
+    const first = fixtureServices(t.dir);
+    const { runIds } = await first.dispatch('runs.enqueue', { spec: spec('x', { steps: { $sweep: [5, 6, 7] } }) });
+    await first.close();
+    // The state a crash leaves behind: two runs marked running, one by a pid that no longer exists.
+    const store = new RunStore(join(t.dir, 'packbench.db'));
+    const info = { host: null, threads: 1, appVersion: 't' };
+    expect(store.claim(runIds[0], { ...info, owner: `${hostname()}:2147483646` })).toBe(true);
+    expect(store.claim(runIds[1], { ...info, owner: `${hostname()}:${process.ppid}` })).toBe(true);
+    store.close();
+
+    const second = fixtureServices(t.dir, { autoStart: true });
+    open.push(second);
+    expect(second.recovered).toEqual([runIds[0]]);
+    await second.queue.waitFor([runIds[0], runIds[2]]);
+    const r0 = await second.dispatch('runs.get', { id: runIds[0] });
+    expect(r0.status).toBe('done');
+    expect(r0.attempts).toBe(2);
+    expect(r0.log.join('\n')).toMatch(/interrupted/);
+    expect((await second.dispatch('runs.get', { id: runIds[1] })).status).toBe('running');
+    expect((await second.dispatch('runs.get', { id: runIds[2] })).status).toBe('done');
+  });
+
+  it('closing the services puts running runs back in the queue', async () => {
+    const t = tempDir();
+    dirs.push(t.cleanup);
+    const s1 = fixtureServices(t.dir, { autoStart: true });
+    const id = (await s1.dispatch('runs.enqueue', { spec: spec('long', { steps: 100_000, stepMs: 1 }) })).runIds[0];
+    await until(s1, (r) => r.id === id && r.status === 'running');
+    await s1.close();
+    const s2 = fixtureServices(t.dir);
+    open.push(s2);
+    expect((await s2.dispatch('runs.get', { id })).status).toBe('queued');
+  });
+});

@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { RunStore, SCHEMA_VERSION, type NewRun } from '../../main/services/store';
+import { tempDir } from './helpers';
+
+let cleanup: (() => void) | undefined;
+afterEach(() => cleanup?.());
+
+function open(): { store: RunStore; file: string } {
+  const t = tempDir();
+  cleanup = t.cleanup;
+  const file = join(t.dir, 'packbench.db');
+  return { store: new RunStore(file), file };
+}
+
+function run(i: number, extra: Partial<NewRun> = {}): NewRun {
+  return {
+    name: `run ${i}`,
+    engine: i % 2 ? 'voxel' : 'stacking',
+    spec: { engine: 'voxel', name: `run ${i}`, seed: i, params: {} },
+    params: { i },
+    seed: i,
+    priority: 0,
+    batchId: null,
+    ...extra,
+  };
+}
+
+describe('RunStore', () => {
+  it('migrates an empty file to the current schema, in WAL mode, and reopens without migrating again', () => {
+    const { store, file } = open();
+    expect(store.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+    expect(tables).toEqual(['artifacts', 'batches', 'presets', 'run_metrics', 'runs', 'series', 'shapes']);
+    store.insertRuns([run(1)]);
+    store.close();
+    const again = new RunStore(file);
+    expect(again.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(again.listRuns({ offset: 0, limit: 10 }).total).toBe(1);
+    again.close();
+  });
+
+  it('refuses a database written by a newer PackBench', () => {
+    const { store, file } = open();
+    store.close();
+    const db = new Database(file);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => new RunStore(file)).toThrow(/newer than this PackBench/);
+  });
+
+  it('stores outcomes: metrics (numeric ones filterable), series as Float64Array, artifacts', () => {
+    const { store } = open();
+    const [id] = store.insertRuns([run(1)]);
+    store.finishRun(id, {
+      status: 'done',
+      metrics: { solidFraction: 0.61, stopReason: 'target' },
+      series: [{ name: 's', xLabel: 'step', yLabel: 'phi', kind: 'line', x: Float64Array.of(1, 2), y: Float64Array.of(0.5, 0.6) }],
+      artifacts: [{ kind: 'table', name: 'particles', path: '/x.pbt', bytes: 10, checksum: 'ab', meta: { rows: 2 } }],
+      wallSeconds: 1.5,
+    });
+    const r = store.getRun(id)!;
+    expect(r.status).toBe('done');
+    expect(r.metrics).toEqual({ solidFraction: 0.61, stopReason: 'target' });
+    const [s] = store.series(id);
+    expect(s.x).toBeInstanceOf(Float64Array);
+    expect([...s.y]).toEqual([0.5, 0.6]);
+    expect(store.artifacts(id)).toEqual([{ id: 1, kind: 'table', name: 'particles', path: '/x.pbt', bytes: 10, checksum: 'ab', meta: { rows: 2 } }]);
+    expect(store.listRuns({ offset: 0, limit: 10, filter: { metric: { name: 'solidFraction', min: 0.6 } } }).total).toBe(1);
+    expect(store.listRuns({ offset: 0, limit: 10, filter: { metric: { name: 'solidFraction', max: 0.6 } } }).total).toBe(0);
+    store.deleteRun(id);
+    expect(store.series(id)).toEqual([]);
+    expect(store.db.prepare('SELECT count(*) AS n FROM run_metrics').get()).toEqual({ n: 0 });
+  });
+
+  it('lists, filters, sorts and pages 100,000 runs, checked against a brute-force filter', () => {
+    const { store } = open();
+    const N = 100_000;
+    const rows = Array.from({ length: N }, (_, i) => run(i, { priority: i % 7 }));
+    const ids = store.insertRuns(rows);
+    expect(ids).toHaveLength(N);
+    // Mark every 10th run done with a metric in [0, 1).
+    const metric = (i: number) => ((i * 7919) % 1000) / 1000;
+    store.transaction(() => {
+      for (let i = 0; i < N; i += 10) store.finishRun(ids[i], { status: 'done', metrics: { phi: metric(i) } });
+    });
+
+    const all = store.listRuns({ offset: 0, limit: 5 });
+    expect(all.total).toBe(N);
+    expect(all.rows.map((r) => r.id)).toEqual(ids.slice(-5).reverse());
+
+    const byEngine = store.listRuns({ offset: 100, limit: 3, filter: { engine: 'voxel', status: ['queued'] }, sort: { field: 'createdAt', dir: 'asc' } });
+    const expected = rows.map((r, i) => ({ r, i })).filter(({ r, i }) => r.engine === 'voxel' && i % 10 !== 0);
+    expect(byEngine.total).toBe(expected.length);
+    expect(byEngine.rows.map((r) => r.name)).toEqual(expected.slice(100, 103).map(({ r }) => r.name));
+
+    const byMetric = store.listRuns({ offset: 0, limit: 10_000, filter: { metric: { name: 'phi', min: 0.25, max: 0.5 } } });
+    const brute = ids.filter((_, i) => i % 10 === 0 && metric(i) >= 0.25 && metric(i) <= 0.5);
+    expect(byMetric.total).toBe(brute.length);
+    expect(new Set(byMetric.rows.map((r) => r.id))).toEqual(new Set(brute));
+
+    const byText = store.listRuns({ offset: 0, limit: 100, filter: { text: 'run 9999' } });
+    expect(byText.rows.map((r) => r.name).sort()).toEqual(['run 9999', 'run 99990', 'run 99991', 'run 99992', 'run 99993', 'run 99994', 'run 99995', 'run 99996', 'run 99997', 'run 99998', 'run 99999'].sort());
+    // LIKE wildcards in the text are literal.
+    expect(store.listRuns({ offset: 0, limit: 1, filter: { text: 'run_1' } }).total).toBe(0);
+
+    const byPriority = store.listRuns({ offset: 0, limit: 3, sort: { field: 'priority', dir: 'desc' } });
+    expect(byPriority.rows.every((r) => r.priority === 6)).toBe(true);
+    // The queue's pick: highest priority, oldest first.
+    expect(store.nextQueued()!.name).toBe(`run ${[...Array(N).keys()].find((i) => i % 7 === 6 && i % 10 !== 0)}`);
+  });
+
+  it('claims a queued run for one process only', () => {
+    const { store } = open();
+    const [id] = store.insertRuns([run(1)]);
+    const info = { host: null, threads: 1, appVersion: 't', owner: 'h:1' };
+    expect(store.claim(id, info)).toBe(true);
+    expect(store.claim(id, info)).toBe(false);
+    expect(store.getRun(id)!.attempts).toBe(1);
+  });
+
+  it('keeps shapes and presets', () => {
+    const { store } = open();
+    const s = store.putShape({ name: 'ball', params: { kind: 'sphere' } });
+    expect(store.getShape(s.id)).toMatchObject({ name: 'ball', kind: 'sphere', builtin: false });
+    const p = store.savePreset('p', { engine: 'voxel', name: 'x', params: {} });
+    expect(store.listPresets('voxel')).toEqual([p]);
+    expect(store.listPresets('other')).toEqual([]);
+    expect(store.deletePreset(p.id)).toBe(true);
+  });
+});

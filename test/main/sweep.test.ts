@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { expandSweeps } from '../../main/services/sweep';
+import { ApiError } from '../../main/api';
+
+const spec = (params: Record<string, unknown>) => ({ engine: 'e', name: 'n', seed: 5, params });
+
+describe('expandSweeps', () => {
+  it('returns the spec itself when there is no sweep', () => {
+    const points = expandSweeps(spec({ a: 1, b: { c: [1, 2] } }));
+    expect(points).toHaveLength(1);
+    expect(points[0].spec).toEqual(spec({ a: 1, b: { c: [1, 2] } }));
+  });
+
+  it('expands lists and ranges at any depth into the cartesian product, each point with its own seed', () => {
+    const points = expandSweeps(spec({ a: { $sweep: [1, 2, 3] }, box: { lz: { $sweep: { from: 0, to: 1, steps: 3 } } }, k: 'x' }));
+    expect(points).toHaveLength(9);
+    // Brute force: every combination appears exactly once.
+    const combos = points.map((p) => `${p.spec.params.a}/${(p.spec.params.box as { lz: number }).lz}`);
+    const expected = [1, 2, 3].flatMap((a) => [0, 0.5, 1].map((lz) => `${a}/${lz}`));
+    expect(combos.sort()).toEqual(expected.sort());
+    expect(new Set(points.map((p) => p.spec.seed)).size).toBe(9);
+    expect(points.every((p) => p.spec.params.k === 'x')).toBe(true);
+    expect(points[0].spec.name).toBe('n [a=1, box.lz=0]');
+    expect(points[0].values).toEqual({ a: 1, 'box.lz': 0 });
+  });
+
+  it('is deterministic', () => {
+    const s = spec({ a: { $sweep: [1, 2] } });
+    expect(expandSweeps(s).map((p) => p.spec.seed)).toEqual(expandSweeps(s).map((p) => p.spec.seed));
+  });
+
+  it('rejects malformed sweeps naming the field, and sweeps that are too large', () => {
+    expect(() => expandSweeps(spec({ box: { lx: { $sweep: { from: 1, to: 2 } } } }))).toThrow(/params\.box\.lx/);
+    try {
+      expandSweeps(spec({ a: { $sweep: { from: 0, to: 1, steps: 1000 } }, b: { $sweep: { from: 0, to: 1, steps: 1000 } } }));
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).message).toMatch(/1000000 runs; at most 10000/);
+    }
+  });
+});
