@@ -1,0 +1,214 @@
+/**
+ * Structure analysis of a finished packing (issue 5; seed 000 §4, seed 004 Figs. 5 and 7).
+ *
+ * analyseVoxelPacking: a labelled voxel packing (label = particle index + 1, 0 = void) and its
+ * particle table → porosity (global, bulk, profile over z), top-surface height map and RMS
+ * roughness, orientation histograms and order parameters, coordination numbers, pore-size
+ * distribution, size distributions. Every pass runs over the typed label array without allocating
+ * per voxel. analyseSpheres (./spheres) does the same for sphere sets.
+ */
+import { z } from 'zod';
+import type { ColumnTable, EngineResult, EngineSeries, LabelVolume } from '../common/engine';
+import { coordinationFromPairs, voxelContacts } from './contacts';
+import { barSeries, histogram, lineSeries, normalised } from './histogram';
+import { orderParameter, particleMoments, principalTilts, tiltFromRotation } from './orientation';
+import { heightStats, porosityBetween, porosityProfile, scanColumns } from './porosity';
+import { localThickness, squaredDistanceToSolid } from './pores';
+import { equivalentDiameter, sizeDistributions } from './sizes';
+
+export { analyseSpheres, sphereAnalysisOptionsSchema, type SphereAnalysisOptions } from './spheres';
+
+const periodicSchema = z.tuple([z.boolean(), z.boolean(), z.boolean()]);
+
+export const voxelAnalysisOptionsSchema = z.object({
+  sliceThickness: z.number().gt(0).optional()
+    .meta({ unit: 'length', description: 'thickness of the porosity-profile slices (default: one voxel)' }),
+  floorLayer: z.number().min(0).optional()
+    .meta({ unit: 'length', description: 'floor-affected layer left out of the bulk porosity (default: the largest particle diameter)' }),
+  topPercentile: z.number().min(0).max(50).default(5)
+    .meta({ unit: '%', description: 'the rough top starts at this percentile of the height map (the valley level)' }),
+  angleBins: z.number().int().min(2).max(360).default(18)
+    .meta({ description: 'bins of the tilt histograms over [0°, 90°]' }),
+  bodyAxis: z.tuple([z.number(), z.number(), z.number()]).default([0, 0, 1])
+    .refine((a) => Math.hypot(...a) > 0, 'bodyAxis must not be the zero vector')
+    .meta({ description: "axis in the particle's initial frame whose tilt the rotation angles give (plate normal, rod axis)" }),
+  sizeBins: z.number().int().min(1).max(1000).default(20).meta({ description: 'bins of the size distributions' }),
+  poreBins: z.number().int().min(1).max(1000).default(30).meta({ description: 'bins of the pore-size distribution' }),
+  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 21)
+    .meta({ unit: 'voxels', description: 'largest grid the local thickness runs on; larger beds are sampled every k-th voxel' }),
+  periodic: periodicSchema.optional()
+    .meta({ description: 'periodic axes (default: the particle table meta, else [true, true, false])' }),
+});
+export type VoxelAnalysisOptions = z.input<typeof voxelAnalysisOptionsSchema>;
+
+export type AnalysisProgress = (done: number, total: number, phase: string) => void;
+export type AnalysisResult = Omit<EngineResult, 'cancelled'>;
+
+function rowsOf(table: ColumnTable): number {
+  const first = Object.values(table.columns)[0];
+  return first ? first.length : 0;
+}
+
+export function analyseVoxelPacking(
+  labels: LabelVolume,
+  particles: ColumnTable,
+  options: VoxelAnalysisOptions = {},
+  progress: AnalysisProgress = () => {},
+): AnalysisResult {
+  const opts = voxelAnalysisOptionsSchema.parse(options);
+  const [nx, ny, nz] = labels.dims;
+  if (labels.labels.length !== nx * ny * nz) {
+    throw new RangeError(`labels has ${labels.labels.length} voxels, but dims ${nx}x${ny}x${nz} need ${nx * ny * nz}`);
+  }
+  if (!(labels.voxelSize > 0)) throw new RangeError(`voxelSize must be > 0, got ${labels.voxelSize}`);
+  const periodic = opts.periodic ?? (particles.meta?.periodic as [boolean, boolean, boolean] | undefined) ?? [true, true, false];
+  const h = labels.voxelSize;
+  const n = rowsOf(particles);
+  const vol = labels.labels;
+  const dims = labels.dims;
+  const total = 4 * nz;
+
+  // Pass 1: solid per slice and the height map.
+  const scan = scanColumns(vol, dims, (d) => progress(d, total, 'porosity'));
+  const area = nx * ny;
+  const hs = heightStats(scan.height, opts.topPercentile);
+
+  // Sizes: equivalent diameters from voxel counts (the table's voxels column, else counted).
+  const moments = particleMoments(vol, dims, periodic, n, (d) => progress(nz + d, total, 'orientation'));
+  const volumes = new Float64Array(n), diameters = new Float64Array(n);
+  let maxDiameter = 0;
+  for (let p = 0; p < n; p++) {
+    volumes[p] = moments.count[p] * h ** 3;
+    diameters[p] = equivalentDiameter(volumes[p]);
+    if (diameters[p] > maxDiameter) maxDiameter = diameters[p];
+  }
+  const sizes = sizeDistributions(diameters, volumes, opts.sizeBins, 'length');
+
+  // Porosity: under the top surface, in the bulk, and the profile.
+  let bedVoxels = 0;
+  for (let c = 0; c < area; c++) bedVoxels += scan.height[c];
+  const floorLayer = opts.floorLayer ?? maxDiameter;
+  const bulkFrom = Math.min(nz, Math.ceil(floorLayer / h));
+  const bulkTo = Math.floor(hs.valley);
+  const bulk = porosityBetween(scan.solidPerSlice, area, bulkFrom, bulkTo);
+  const thick = Math.max(1, Math.round((opts.sliceThickness ?? h) / h));
+  const profile = porosityProfile(scan.solidPerSlice, area, thick);
+
+  const metrics: AnalysisResult['metrics'] = {
+    porosity: bedVoxels > 0 ? 1 - scan.solidVoxels / bedVoxels : 1,
+    solidFraction: bedVoxels > 0 ? scan.solidVoxels / bedVoxels : 0,
+    bulkFrom: bulkFrom * h,
+    bulkTo: bulkTo * h,
+    meanHeight: hs.mean * h,
+    maxHeight: hs.max * h,
+    rmsRoughness: hs.rms * h,
+  };
+  if (!Number.isNaN(bulk)) metrics.bulkPorosity = bulk;
+  for (const [k, v] of Object.entries(sizes.metrics)) metrics[k] = v;
+
+  const series: EngineSeries[] = [
+    lineSeries('porosity profile', 'z (length)', 'porosity', profile.z.map((s) => s * h), profile.porosity),
+    ...sizes.series,
+  ];
+
+  // Orientation: principal axes from the voxels, and the seed's rotation angles when present.
+  const bins = opts.angleBins;
+  const tilts = principalTilts(moments);
+  const tiltHist = histogram(tilts, 0, 90, bins);
+  series.push(barSeries('tilt of principal axis', 'angle to z (degrees)', 'fraction of particles', tiltHist.centres, normalised(tiltHist.counts)));
+  const order = orderParameter(tilts);
+  if (!Number.isNaN(order)) metrics.principalAxisOrder = order;
+  const { rx, ry, rz } = particles.columns;
+  if (rx && ry && rz) {
+    const bodyTilt = new Float64Array(n);
+    for (let p = 0; p < n; p++) bodyTilt[p] = tiltFromRotation(rx[p], ry[p], opts.bodyAxis);
+    const bh = histogram(bodyTilt, 0, 90, bins);
+    series.push(barSeries('tilt of body axis', 'angle to z (degrees)', 'fraction of particles', bh.centres, normalised(bh.counts)));
+    metrics.bodyAxisOrder = orderParameter(bodyTilt);
+    for (const [name, col] of [['rx', rx], ['ry', ry], ['rz', rz]] as const) {
+      const wrapped = Float64Array.from(col, (a) => ((a % 360) + 360) % 360);
+      const rh = histogram(wrapped, 0, 360, 36);
+      series.push(barSeries(`rotation angle ${name}`, `${name} (degrees)`, 'fraction of particles', rh.centres, normalised(rh.counts)));
+    }
+  }
+
+  // Coordination numbers: face-adjacent voxels of different particles.
+  const pairs = voxelContacts(vol, dims, periodic, (d) => progress(2 * nz + d, total, 'contacts'));
+  const degree = coordinationFromPairs(pairs, n);
+  let maxDeg = 0, sumDeg = 0;
+  for (let p = 0; p < n; p++) { sumDeg += degree[p]; if (degree[p] > maxDeg) maxDeg = degree[p]; }
+  const coord = histogram(degree, -0.5, maxDeg + 0.5, maxDeg + 1);
+  series.push(barSeries('coordination number', 'contacts per particle', 'fraction of particles', coord.centres, normalised(coord.counts)));
+  metrics.contacts = pairs.size;
+  metrics.coordinationMean = n ? sumDeg / n : 0;
+
+  // Pores in the bed below the valley level, the floor as a wall, counted in the bulk.
+  const pores = poreSizes(vol, dims, periodic, bulkTo, bulkFrom, opts.poreGridVoxels, opts.poreBins, h);
+  if (pores) {
+    series.push(pores.series);
+    metrics.poreDiameterMean = pores.mean;
+    metrics.poreDiameterMedian = pores.median;
+    metrics.poreGridStride = pores.stride;
+  }
+  progress(total, total, 'done');
+
+  const heightmap: LabelVolume = {
+    kind: 'volume',
+    name: 'heightmap',
+    dims: [nx, ny, 1],
+    voxelSize: h,
+    labels: scan.height,
+    meta: { unit: 'voxels', description: 'per column: index of the top occupied voxel + 1 (0 = empty column)' },
+  };
+  return { metrics, series, artifacts: [heightmap] };
+}
+
+/**
+ * Local-thickness pore sizes of the bed z in [0, zTop) on a grid sampled every `stride` voxels
+ * (so that it has at most maxVoxels cells), counted over slices [countFrom, zTop) (the whole bed
+ * when that range is empty). Undefined when the bed has no void.
+ */
+function poreSizes(
+  vol: Uint32Array,
+  dims: readonly [number, number, number],
+  periodic: readonly [boolean, boolean, boolean],
+  zTop: number,
+  countFrom: number,
+  maxVoxels: number,
+  bins: number,
+  h: number,
+): { series: EngineSeries; mean: number; median: number; stride: number } | undefined {
+  const [nx, ny] = dims;
+  if (zTop < 1) return undefined;
+  const stride = Math.max(1, Math.ceil(Math.cbrt((nx * ny * zTop) / maxVoxels)));
+  const cx = Math.max(1, Math.floor(nx / stride)), cy = Math.max(1, Math.floor(ny / stride));
+  const cz = Math.max(1, Math.floor(zTop / stride)) + 1; // + the floor slice, all solid
+  const solid = new Uint8Array(cx * cy * cz);
+  const off = stride >> 1;
+  solid.fill(1, 0, cx * cy);
+  for (let k = 1; k < cz; k++) for (let j = 0; j < cy; j++) for (let i = 0; i < cx; i++) {
+    const fz = (k - 1) * stride + off, fy = j * stride + off, fx = i * stride + off;
+    solid[i + cx * (j + cy * k)] = vol[fx + nx * (fy + ny * fz)] !== 0 ? 1 : 0;
+  }
+  const gridPeriodic: [boolean, boolean, boolean] = [periodic[0], periodic[1], false];
+  const lt = localThickness(squaredDistanceToSolid(solid, [cx, cy, cz], gridPeriodic), [cx, cy, cz], gridPeriodic);
+  const from = countFrom < zTop ? Math.floor(countFrom / stride) + 1 : 1;
+  let voids = 0;
+  for (let i = from * cx * cy; i < solid.length; i++) voids += 1 - solid[i];
+  if (voids === 0) return undefined;
+  const sorted = new Float64Array(voids);
+  let sum = 0;
+  for (let i = from * cx * cy, m = 0; i < solid.length; i++) {
+    if (solid[i]) continue;
+    sorted[m++] = lt[i] * stride * h;
+    sum += lt[i] * stride * h;
+  }
+  sorted.sort();
+  const hist = histogram(sorted, 0, sorted[sorted.length - 1], bins);
+  return {
+    series: barSeries('pore-size distribution', 'local thickness (length)', 'fraction of pore volume', hist.centres, normalised(hist.counts)),
+    mean: sum / sorted.length,
+    median: sorted[Math.floor(sorted.length / 2)],
+    stride,
+  };
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { ColumnTable } from '../../../core/common/engine';
+import { Random } from '../../../core/common/random';
+import { analyseSpheres, forEachClosePair, sphereSliceVolume } from '../../../core/analysis/spheres';
+
+function spheres(points: number[][], r: number | number[]): ColumnTable {
+  const n = points.length;
+  const col = (k: number) => Float64Array.from(points, (p) => p[k]);
+  return {
+    kind: 'table',
+    name: 'spheres',
+    columns: { x: col(0), y: col(1), z: col(2), r: Float64Array.from({ length: n }, (_, i) => (Array.isArray(r) ? r[i] : r)), type: new Uint16Array(n) },
+  };
+}
+
+/** Lattice points: k x k x layers cells of side a, the basis in units of a. */
+function lattice(k: number, a: number, basis: number[][], layers = k): number[][] {
+  const out: number[][] = [];
+  for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) for (let l = 0; l < layers; l++) {
+    for (const b of basis) out.push([(i + b[0]) * a, (j + b[1]) * a, (l + b[2]) * a]);
+  }
+  return out;
+}
+
+describe('analyseSpheres', () => {
+  it('finds coordination 12 in an FCC lattice and 6 in a simple cubic one', () => {
+    const a = 2, k = 4;
+    const fcc = lattice(k, a, [[0, 0, 0], [0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5]]);
+    const rf = a / (2 * Math.SQRT2);
+    const res = analyseSpheres(spheres(fcc, rf), [k * a, k * a, k * a], { periodic: [true, true, true], gapTolerance: 1e-9 });
+    expect(res.metrics.coordinationMean).toBe(12);
+    expect(res.metrics.contacts).toBe(6 * fcc.length);
+    const sc = lattice(k, a, [[0, 0, 0]]);
+    const res2 = analyseSpheres(spheres(sc, a / 2), [k * a, k * a, k * a], { periodic: [true, true, true], gapTolerance: 1e-9 });
+    expect(res2.metrics.coordinationMean).toBe(6);
+    // The RDF of the simple cubic lattice: its first peak is at the lattice spacing.
+    const g = res2.series.find((s) => s.name === 'radial distribution function')!;
+    const first = g.y.findIndex((v) => v > 0);
+    expect(Math.abs(g.x[first] - a)).toBeLessThan((g.x[1] - g.x[0]));
+  });
+
+  it('gives the lattice porosity exactly from sphere slices', () => {
+    // Simple cubic spheres of diameter a touching the floor: solid fraction π/6 over whole periods.
+    const a = 1, k = 4;
+    const pts = lattice(k, a, [[0.5, 0.5, 0.5]]);
+    const res = analyseSpheres(spheres(pts, a / 2), [k * a, k * a, 10], { sliceThickness: a / 10 });
+    const p = res.series.find((s) => s.name === 'porosity profile')!;
+    let sum = 0;
+    for (let s = 5; s < 25; s++) sum += p.y[s];
+    expect(sum / 20).toBeCloseTo(1 - Math.PI / 6, 12);
+    expect(p.y.length).toBe(40);
+    expect(res.metrics.maxOverlap).toBeLessThan(1e-12);
+    expect(sphereSliceVolume(0, 2, -5, 5)).toBeCloseTo((4 / 3) * Math.PI * 8, 12);
+    expect(sphereSliceVolume(0, 2, 0, 5)).toBeCloseTo((2 / 3) * Math.PI * 8, 12);
+  });
+
+  it('finds the same close pairs as brute force on random spheres', () => {
+    const rand = new Random(11);
+    const box: [number, number, number] = [5, 4, 3];
+    for (const periodic of [[true, true, false], [false, false, false], [true, true, true]] as [boolean, boolean, boolean][]) {
+      const n = 150;
+      const x = Float64Array.from({ length: n }, () => rand.uniform(0, box[0]));
+      const y = Float64Array.from({ length: n }, () => rand.uniform(0, box[1]));
+      const z = Float64Array.from({ length: n }, () => rand.uniform(0, box[2]));
+      const reach = 0.9;
+      const expected = new Set<string>();
+      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
+        const d = [x[j] - x[i], y[j] - y[i], z[j] - z[i]].map((v, a) => (periodic[a] ? v - box[a] * Math.round(v / box[a]) : v));
+        if (Math.hypot(...d) < reach) expected.add(`${i}-${j}`);
+      }
+      const got = new Set<string>();
+      forEachClosePair(x, y, z, box, periodic, reach, (i, j) => got.add(`${i}-${j}`));
+      expect(got).toEqual(expected);
+    }
+  });
+
+  it('reports sizes by number and volume and rejects bad input', () => {
+    const res = analyseSpheres(spheres([[1, 1, 1], [3, 3, 1], [5, 5, 1]], [1, 1, 2]), [8, 8, 8], { sizeBins: 2 });
+    const byNumber = res.series.find((s) => s.name === 'size distribution by number')!;
+    const byVolume = res.series.find((s) => s.name === 'size distribution by volume')!;
+    expect(Array.from(byNumber.y)).toEqual([2 / 3, 1 / 3]);
+    expect(byVolume.y[1]).toBeCloseTo(8 / 10, 12);
+    expect(res.metrics.d50).toBe(4);
+    expect(() => analyseSpheres(spheres([[0, 0, 0]], 1), [0, 1, 1])).toThrow(/box\[0\] must be a positive length/);
+    expect(() => analyseSpheres({ kind: 'table', name: 't', columns: { x: new Float64Array(1) } }, [1, 1, 1])).toThrow(/lacks column 'y'/);
+    expect(() => analyseSpheres(spheres([[0, 0, 0]], 1), [1, 1, 1], { rdfBins: 0 })).toThrow(/rdfBins/);
+  });
+});

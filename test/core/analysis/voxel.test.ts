@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import type { ColumnTable, LabelVolume } from '../../../core/common/engine';
+import { Random } from '../../../core/common/random';
+import { analyseVoxelPacking } from '../../../core/analysis/index';
+import { coordinationFromPairs, voxelContacts } from '../../../core/analysis/contacts';
+import { heightStats } from '../../../core/analysis/porosity';
+
+function volume(dims: [number, number, number], fill: (x: number, y: number, z: number) => number, voxelSize = 1): LabelVolume {
+  const [nx, ny, nz] = dims;
+  const labels = new Uint32Array(nx * ny * nz);
+  for (let z = 0; z < nz; z++) for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) labels[x + nx * (y + ny * z)] = fill(x, y, z);
+  return { kind: 'volume', name: 'labels', dims, voxelSize, labels };
+}
+
+function table(n: number, extra: ColumnTable['columns'] = {}): ColumnTable {
+  return { kind: 'table', name: 'particles', columns: { id: Uint32Array.from({ length: n }, (_, i) => i), ...extra } };
+}
+
+describe('analyseVoxelPacking', () => {
+  it('measures porosity, its profile and contacts of a table-shaped arrangement', () => {
+    // z=0: a full plate (1); z=1: legs at x=0 (2); z=2: a full top (3); z=3: empty.
+    const vol = volume([4, 4, 4], (x, _y, z) => (z === 0 ? 1 : z === 1 ? (x === 0 ? 2 : 0) : z === 2 ? 3 : 0), 0.5);
+    const res = analyseVoxelPacking(vol, table(3), { floorLayer: 0.5, topPercentile: 0 });
+    // Bed under the surface: 16 columns of height 3 = 48 voxels, 36 solid.
+    expect(res.metrics.porosity).toBeCloseTo(12 / 48, 12);
+    const profile = res.series.find((s) => s.name === 'porosity profile')!;
+    expect(Array.from(profile.y)).toEqual([0, 0.75, 0, 1]);
+    expect(Array.from(profile.x)).toEqual([0.25, 0.75, 1.25, 1.75]);
+    // Bulk: from the floor layer (1 voxel) to the valley (height 3): slices 1 and 2.
+    expect(res.metrics.bulkPorosity).toBeCloseTo(4 / 32 * 3, 12);
+    expect(res.metrics.rmsRoughness).toBe(0);
+    expect(res.metrics.meanHeight).toBe(1.5);
+    expect(res.metrics.contacts).toBe(2);
+    expect(res.metrics.coordinationMean).toBeCloseTo(4 / 3, 12);
+    const hm = res.artifacts[0] as LabelVolume;
+    expect(hm.name).toBe('heightmap');
+    expect(hm.dims).toEqual([4, 4, 1]);
+    expect(Array.from(hm.labels)).toEqual(new Array(16).fill(3));
+  });
+
+  it('finds 6 face contacts per cube in a periodic simple cubic arrangement of cubes', () => {
+    const s = 4, k = 4; // k x k x k cubes of s^3 voxels
+    const vol = volume([s * k, s * k, s * k], (x, y, z) => 1 + Math.floor(x / s) + k * (Math.floor(y / s) + k * Math.floor(z / s)));
+    const res = analyseVoxelPacking(vol, table(k ** 3), { periodic: [true, true, true] });
+    expect(res.metrics.coordinationMean).toBe(6);
+    expect(res.metrics.contacts).toBe(3 * k ** 3);
+    const hist = res.series.find((x) => x.name === 'coordination number')!;
+    expect(hist.y[hist.x.indexOf(6)]).toBe(1);
+    // Without periodic z the top and bottom layers lose one contact each.
+    const open = analyseVoxelPacking(vol, table(k ** 3), { periodic: [true, true, false] });
+    expect(open.metrics.contacts).toBe(3 * k ** 3 - k * k);
+    expect(open.metrics.porosity).toBe(0);
+  });
+
+  it('agrees with a brute-force contact count on random labels', () => {
+    const rand = new Random(7);
+    for (const periodic of [[true, true, false], [false, false, false], [true, false, true]] as [boolean, boolean, boolean][]) {
+      const dims: [number, number, number] = [7, 5, 6];
+      const vol = volume(dims, () => (rand.next() < 0.3 ? 0 : 1 + Math.floor(rand.next() * 12)));
+      const expected = new Set<string>();
+      const [nx, ny, nz] = dims;
+      const at = (x: number, y: number, z: number) => vol.labels[x + nx * (y + ny * z)];
+      for (let z = 0; z < nz; z++) for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) {
+        for (const [dx, dy, dz] of [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]) {
+          let qx = x + dx, qy = y + dy, qz = z + dz;
+          if (periodic[0]) qx = (qx + nx) % nx; if (periodic[1]) qy = (qy + ny) % ny; if (periodic[2]) qz = (qz + nz) % nz;
+          if (qx < 0 || qy < 0 || qz < 0 || qx >= nx || qy >= ny || qz >= nz) continue;
+          const a = at(x, y, z), b = at(qx, qy, qz);
+          if (a && b && a !== b) expected.add(`${Math.min(a, b)}-${Math.max(a, b)}`);
+        }
+      }
+      const pairs = voxelContacts(vol.labels, dims, periodic);
+      const got = new Set<string>();
+      pairs.forEach((a, b) => got.add(`${a}-${b}`));
+      expect(got).toEqual(expected);
+      const degree = coordinationFromPairs(pairs, 12);
+      expect(degree.reduce((s, d) => s + d, 0)).toBe(2 * expected.size);
+    }
+  });
+
+  it('gives the RMS roughness of a synthetic height map', () => {
+    // Checkerboard columns of heights 2 and 6: mean 4, RMS deviation 2.
+    const vol = volume([8, 8, 8], (x, y, z) => (z < ((x + y) % 2 ? 6 : 2) ? 1 + x + 8 * y : 0), 0.1);
+    const res = analyseVoxelPacking(vol, table(64));
+    expect(res.metrics.rmsRoughness).toBeCloseTo(0.2, 12);
+    expect(res.metrics.meanHeight).toBeCloseTo(0.4, 12);
+    // A known map directly: heights 1..4 once each: mean 2.5, variance 1.25.
+    const hs = heightStats(Uint32Array.of(1, 2, 3, 4), 0);
+    expect(hs.rms).toBeCloseTo(Math.sqrt(1.25), 12);
+    expect(hs.valley).toBe(1);
+  });
+
+  it('histograms the tilt of a known set of rotations and of voxel rods', () => {
+    // rx = 5, 35, 65, 90 degrees tilt the z body axis by the same angles; rz never tilts it.
+    const rx = Int16Array.of(5, 35, 65, 90, 0), ry = Int16Array.of(0, 0, 0, 0, -90), rz = Int16Array.of(45, 0, 0, 0, 270);
+    // Two rods of 9x3x3 voxels: one along x (label 1), one along z (label 2).
+    const vol = volume([20, 20, 12], (x, y, z) => (z < 3 && y < 3 && x < 9 ? 1 : x >= 10 && x < 13 && y >= 10 && y < 13 && z < 9 ? 2 : 0));
+    const particles = table(5, { rx, ry, rz });
+    const res = analyseVoxelPacking(vol, particles, { angleBins: 6 });
+    const body = res.series.find((s) => s.name === 'tilt of body axis')!;
+    // Bins of 15°: tilts 5, 35, 65, 90, 90 fall into bins 0, 2, 4, 5, 5.
+    expect(Array.from(body.y)).toEqual([0.2, 0, 0.2, 0, 0.2, 0.4]);
+    const p2 = (deg: number) => 1.5 * Math.cos((deg * Math.PI) / 180) ** 2 - 0.5;
+    const expectedS = (p2(5) + p2(35) + p2(65) + p2(90) + p2(90)) / 5;
+    expect(res.metrics.bodyAxisOrder).toBeCloseTo(expectedS, 12);
+    const principal = res.series.find((s) => s.name === 'tilt of principal axis')!;
+    // The x rod lies flat (90°), the z rod stands (0°); particles 3..5 have no voxels.
+    expect(Array.from(principal.y)).toEqual([0.5, 0, 0, 0, 0, 0.5]);
+    expect(res.metrics.principalAxisOrder).toBeCloseTo(0.25, 12);
+    const rzHist = res.series.find((s) => s.name === 'rotation angle rz')!;
+    expect(rzHist.y[4]).toBeCloseTo(0.2); // 45° in the 40–50° bin
+    expect(rzHist.y[27]).toBeCloseTo(0.2); // 270°
+  });
+
+  it('measures a particle across the periodic boundary whole', () => {
+    // A rod along x from x=18 through x=3 wrapping around a 20-wide box.
+    const vol = volume([20, 4, 4], (x, y, z) => ((x >= 18 || x < 5) && y < 2 && z < 2 ? 1 : 0));
+    const res = analyseVoxelPacking(vol, table(1), { periodic: [true, true, false] });
+    expect(res.metrics.principalAxisOrder).toBeCloseTo(-0.5, 12);
+    expect(res.metrics.particleCount).toBe(1);
+    expect(res.metrics.d50).toBeCloseTo(Math.cbrt((6 * 28) / Math.PI), 12);
+  });
+
+  it('reports progress and rejects bad input before allocating', () => {
+    const vol = volume([4, 4, 4], (_x, _y, z) => (z < 2 ? 1 : 0));
+    const phases = new Set<string>();
+    let last = 0;
+    analyseVoxelPacking(vol, table(1), {}, (done, total, phase) => { phases.add(phase); last = done / total; });
+    expect(last).toBe(1);
+    expect(phases.has('done')).toBe(true);
+    expect(() => analyseVoxelPacking({ ...vol, labels: new Uint32Array(5) }, table(1))).toThrow(/labels has 5 voxels, but dims 4x4x4 need 64/);
+    expect(() => analyseVoxelPacking(vol, table(1), { topPercentile: 80 })).toThrow(/topPercentile/);
+    expect(() => analyseVoxelPacking(vol, table(1), { bodyAxis: [0, 0, 0] })).toThrow(/bodyAxis must not be the zero vector/);
+  });
+});
