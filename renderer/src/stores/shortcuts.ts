@@ -3,7 +3,7 @@
  * registered group, and one window listener dispatches. Keys are written like 'Alt+1', 'Mod+Enter'
  * (Ctrl, or Cmd on macOS), 'Delete', '?'. Plain keys do not fire while typing in a field.
  */
-import { onBeforeUnmount, onMounted, reactive } from 'vue';
+import { onActivated, onBeforeUnmount, onDeactivated, onMounted, reactive } from 'vue';
 
 export interface Shortcut {
   keys: string;
@@ -29,10 +29,20 @@ export function registerShortcuts(title: string, shortcuts: Shortcut[]): () => v
   };
 }
 
+/** Registers while the component is mounted and active (a kept-alive workspace in the background is not). */
 export function useShortcuts(title: string, shortcuts: Shortcut[]): void {
   let off: (() => void) | null = null;
-  onMounted(() => (off = registerShortcuts(title, shortcuts)));
-  onBeforeUnmount(() => off?.());
+  const on = () => {
+    if (!off) off = registerShortcuts(title, shortcuts);
+  };
+  const stop = () => {
+    off?.();
+    off = null;
+  };
+  onMounted(on);
+  onActivated(on);
+  onDeactivated(stop);
+  onBeforeUnmount(stop);
 }
 
 const isMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform);
@@ -60,12 +70,19 @@ function typingIn(target: EventTarget | null): boolean {
   return el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
 }
 
+/** Enter and Space on a focused button or link belong to it. */
+function pressing(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el?.tagName && ['BUTTON', 'A', 'SUMMARY'].includes(el.tagName);
+}
+
 /** The one window listener: the last registered group wins, so a workspace may shadow a global key. */
 export function dispatchShortcut(e: KeyboardEvent): boolean {
   for (let g = shortcutGroups.length - 1; g >= 0; g--) {
     for (const s of shortcutGroups[g].shortcuts) {
       const modified = /(Ctrl|Alt|Mod|Meta)\+/.test(s.keys);
       if (!modified && typingIn(e.target)) continue;
+      if (!modified && (e.key === 'Enter' || e.key === ' ') && pressing(e.target)) continue;
       if (matches(s.keys, e)) {
         e.preventDefault();
         s.run(e);

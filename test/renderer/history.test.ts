@@ -1,0 +1,141 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mount, type VueWrapper } from '@vue/test-utils';
+import { createMemoryHistory, createRouter } from 'vue-router';
+import { installFakeApi, makeRun, settle } from './fakeApi';
+import HistoryWorkspace from '../../renderer/src/workspaces/history/HistoryWorkspace.vue';
+import { PagedRuns } from '../../renderer/src/workspaces/history/pagedRuns';
+import { compareRows, flatten } from '../../renderer/src/workspaces/history/compare';
+import { draft } from '../../renderer/src/stores/draft';
+
+vi.mock('uplot', () => ({ default: class { static paths = {}; destroy() {} setSize() {} } }));
+
+function makeRouter() {
+  return createRouter({ history: createMemoryHistory(), routes: [{ path: '/:p(.*)*', component: { template: '<div/>' } }] });
+}
+
+let wrappers: VueWrapper[] = [];
+afterEach(() => {
+  wrappers.forEach((w) => w.unmount());
+  wrappers = [];
+});
+
+async function mountHistory(runs = 30) {
+  const api = installFakeApi(Array.from({ length: runs }, (_, i) => makeRun(i, { engine: i % 3 ? 'toy' : 'voxel', status: i % 5 ? 'done' : 'failed' })));
+  const router = makeRouter();
+  const w = mount(HistoryWorkspace, { global: { plugins: [router] }, attachTo: document.body });
+  wrappers.push(w);
+  await settle(10);
+  return { api, w, router };
+}
+
+const rows = (w: VueWrapper) => w.findAll('[data-testid^="history-row-"]');
+
+describe('HistoryWorkspace', () => {
+  it('pages 100,000 runs from the service and renders only the rows in view', async () => {
+    const { api, w } = await mountHistory(100_000);
+    expect(w.find('[data-testid="history-total"]').text()).toBe('100,000 runs');
+    const lists = api.calls.filter((c) => c.method === 'runs.list');
+    expect(lists.length).toBe(1);
+    expect(lists[0].params).toMatchObject({ offset: 0, limit: 200, sort: { field: 'createdAt', dir: 'desc' } });
+    expect(rows(w).length).toBeLessThan(60);
+    expect(rows(w)[0].attributes('data-testid')).toBe('history-row-r99999');
+
+    // Jump far down: only the pages in view load, and the rows there are drawn.
+    const vp = w.find('[data-testid="history-viewport"]').element as HTMLDivElement;
+    vp.scrollTop = 26 * 70_000;
+    await w.find('[data-testid="history-viewport"]').trigger('scroll');
+    await settle(10);
+    const offsets = api.calls.filter((c) => c.method === 'runs.list').map((c) => (c.params as { offset: number }).offset);
+    expect(offsets.slice(1).every((o) => o >= 69_800 && o <= 70_200)).toBe(true);
+    expect(rows(w).some((r) => r.attributes('data-testid') === 'history-row-r29999')).toBe(true);
+  });
+
+  it('sends filters and sorting to the service', async () => {
+    const { api, w } = await mountHistory();
+    await w.find('[data-testid="history-search"]').setValue('run 1');
+    await w.find('[data-testid="history-engine"]').setValue('toy');
+    await w.find('[data-testid="history-status-failed"]').setValue(true);
+    await w.find('[data-testid="history-metric"]').setValue('solidFraction');
+    await w.find('[data-testid="history-metric-min"]').setValue('0.5');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    const last = api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { filter: unknown };
+    expect(last.filter).toEqual({ text: 'run 1', engine: 'toy', status: ['failed'], metric: { name: 'solidFraction', min: 0.5 } });
+    // Failed toy runs are the multiples of 5 that are not multiples of 3; of those only r10 contains 'run 1'.
+    expect(rows(w).map((r) => r.attributes('data-testid'))).toEqual(['history-row-r10']);
+    await w.find('[data-testid="history-sort-created"]').trigger('click');
+    await settle();
+    expect((api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { sort: unknown }).sort).toEqual({ field: 'createdAt', dir: 'asc' });
+  });
+
+  it('says what to do when nothing matches', async () => {
+    const { w } = await mountHistory(0);
+    expect(w.find('[data-testid="history-empty"]').text()).toContain('No runs yet');
+  });
+
+  it('compares selected runs side by side', async () => {
+    const { w } = await mountHistory();
+    await w.find('[data-testid="history-row-r29"]').trigger('click');
+    await w.find('[data-testid="history-row-r28"]').trigger('click', { ctrlKey: true });
+    await w.find('[data-testid="history-compare"]').trigger('click');
+    await settle(10);
+    const params = w.find('[data-testid="compare-params"]').text();
+    expect(params).toContain('box.lx');
+    expect(params).toContain('39'); // lx = 10 + run index
+    expect(params).toContain('38');
+    expect(params).not.toContain('box.ly'); // equal in both: hidden while "only differences" is on
+    expect(w.find('[data-testid="compare-metrics"]').text()).toContain('solidFraction');
+    expect(w.find('[data-testid="compare-series"]').exists()).toBe(true);
+  });
+
+  it('re-runs with changes through the batch manager, and deletes after confirmation', async () => {
+    const { api, w, router } = await mountHistory();
+    await w.find('[data-testid="history-row-r29"]').trigger('click');
+    await w.find('[data-testid="history-rerun"]').trigger('click');
+    await settle();
+    expect(draft.pending).toMatchObject({ engine: 'toy', name: 'run 29 (re-run)', params: { box: { lx: 39 } } });
+    expect(router.currentRoute.value.path).toBe('/batch');
+    draft.pending = null;
+
+    await w.find('[data-testid="history-delete"]').trigger('click');
+    expect(api.runs.length).toBe(30);
+    await w.find('[data-testid="history-delete-confirm"]').trigger('click');
+    await settle();
+    expect(api.calls.find((c) => c.method === 'runs.delete')!.params).toEqual({ id: 'r29' });
+  });
+});
+
+describe('history helpers', () => {
+  it('PagedRuns keeps a bounded cache and drops stale answers after a reset', async () => {
+    let resolveSlow: (() => void) | null = null;
+    const fetched: number[] = [];
+    const pages = new PagedRuns(
+      async (offset, limit) => {
+        fetched.push(offset);
+        if (offset === 0 && !resolveSlow) await new Promise<void>((r) => (resolveSlow = r));
+        return { total: 10_000, rows: Array.from({ length: limit }, (_, i) => makeRun(offset + i)) };
+      },
+      () => {},
+      100,
+      5,
+    );
+    const slow = pages.ensure(0, 10);
+    pages.reset();
+    await pages.ensure(0, 10);
+    resolveSlow!();
+    await slow;
+    expect(pages.row(5)!.id).toBe('r5');
+    for (let p = 0; p < 20; p++) await pages.ensure(p * 100, p * 100 + 50);
+    expect(pages.cachedPages()).toBeLessThanOrEqual(5);
+    expect(pages.row(1950)!.id).toBe('r1950');
+  });
+
+  it('flattens params and marks differing rows', () => {
+    expect(flatten({ a: { b: 1, c: [2, 3] }, d: [] })).toEqual({ 'a.b': 1, 'a.c.0': 2, 'a.c.1': 3, d: '[]' });
+    expect(compareRows([{ x: 1, y: 2 }, { x: 1, y: 3, z: 4 }])).toEqual([
+      { key: 'x', values: [1, 1], differs: false },
+      { key: 'y', values: [2, 3], differs: true },
+      { key: 'z', values: [undefined, 4], differs: true },
+    ]);
+  });
+});
