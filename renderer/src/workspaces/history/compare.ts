@@ -21,7 +21,14 @@ export interface CompareRow {
 export function compareRows(records: Record<string, unknown>[]): CompareRow[] {
   const keys: string[] = [];
   const seen = new Set<string>();
-  for (const r of records) for (const k of Object.keys(r)) if (!seen.has(k)) (seen.add(k), keys.push(k));
+  for (const r of records) {
+    for (const k of Object.keys(r)) {
+      if (!seen.has(k)) {
+        seen.add(k);
+        keys.push(k);
+      }
+    }
+  }
   return keys.map((key) => {
     const values = records.map((r) => r[key]);
     const first = JSON.stringify(values[0]);
