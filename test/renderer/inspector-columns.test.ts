@@ -19,3 +19,12 @@ describe('particle columns', () => {
     expect(() => resolveParticleColumns({ radius: Float64Array.of(1) }, 1)).toThrow(/no centre columns.*radius/);
   });
 });
+
+describe('orientation from rotations', () => {
+  it('derives the tilt of the particle z axis from rx, ry (independent of rz)', () => {
+    const cols = { x: Float64Array.of(0, 0, 0), y: Float64Array.of(0, 0, 0), z: Float64Array.of(0, 0, 0), rx: Int16Array.of(0, 90, 60), ry: Int16Array.of(0, 0, 0), rz: Int16Array.of(45, 10, 0) };
+    const p = resolveParticleColumns(cols, 3);
+    expect(Array.from(p.orientation!).map((v) => Math.round(v))).toEqual([0, 90, 60]);
+    expect(colourModes(p)).toContain('orientation');
+  });
+});

@@ -1,13 +1,84 @@
 import { describe, it, expect } from 'vitest';
-import { mount } from '@vue/test-utils';
+import { flushPromises, mount } from '@vue/test-utils';
 import { createRouter, createMemoryHistory } from 'vue-router';
 import InspectorWorkspace from '../../renderer/src/workspaces/inspector/InspectorWorkspace.vue';
+import { makeRun } from './fakeApi';
+
+/** A finished voxel run of 3 particles in a 4 x 4 x 4 voxel volume (voxel size 0.5). */
+function installRunApi(): { calls: { method: string; params: Record<string, unknown> }[] } {
+  const calls: { method: string; params: Record<string, unknown> }[] = [];
+  const summary = makeRun(1, { engine: 'voxel', name: 'plates' });
+  window.packbench = {
+    async call(method: string, params: Record<string, unknown>) {
+      calls.push({ method, params });
+      switch (method) {
+        case 'runs.list': return { total: 1, rows: [summary] };
+        case 'runs.get': return { ...summary, spec: { engine: 'voxel', name: 'plates', seed: 1, params: {} }, params: {}, counters: {}, log: [], appVersion: '0.1.0', host: null, threads: 1, attempts: 1 };
+        case 'runs.series': return [
+          { name: 'particles', xLabel: 'time step', yLabel: 'particles', kind: 'line', x: Float64Array.of(0, 1), y: Float64Array.of(0, 3) },
+          { name: 'porosity profile', xLabel: 'z', yLabel: 'porosity', kind: 'line', x: Float64Array.of(0, 1), y: Float64Array.of(0.4, 0.5) },
+        ];
+        case 'runs.artifacts': return [
+          { id: 1, kind: 'table', name: 'particles', path: '/x', bytes: 1, checksum: '', meta: {} },
+          { id: 2, kind: 'volume', name: 'labels', path: '/y', bytes: 1, checksum: '', meta: { dims: [4, 4, 4], voxelSize: 0.5 } },
+        ];
+        case 'runs.particles': return {
+          total: 3, count: 3, meta: { box: [2, 2, 2], types: ['plate', 'sphere'] },
+          columns: { id: Int32Array.of(0, 1, 2), type: Int32Array.of(0, 1, 0), x: Float64Array.of(0.5, 1, 1.5), y: Float64Array.of(0.5, 1, 1.5), z: Float64Array.of(0.25, 0.75, 1.25), size: Float64Array.of(0.5, 0.5, 0.5), rx: Int16Array.of(0, 30, 90), ry: Int16Array.of(0, 0, 0), rz: Int16Array.of(0, 0, 0) },
+        };
+        case 'runs.slice': {
+          const w = 4, h = 4;
+          return { axis: params.axis, index: params.index, width: w, height: h, labels: Uint32Array.from({ length: w * h }, (_, i) => (i % 3)) };
+        }
+        default: throw new Error(`unexpected call ${method}`);
+      }
+    },
+    on: () => () => {},
+  } as never;
+  return { calls };
+}
+
+async function mountAt(path: string) {
+  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/inspector/:runId?', component: InspectorWorkspace, props: true }] });
+  await router.push(path);
+  const w = mount({ template: '<router-view />' }, { global: { plugins: [router], stubs: { PlotPanel: { props: ['title'], template: '<div class="plot-stub">{{ title }}</div>' } } }, attachTo: document.body });
+  await flushPromises();
+  await flushPromises();
+  return { w, router };
+}
 
 describe('InspectorWorkspace', () => {
-  it('tells the user how to open a run when no run id is given', async () => {
-    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/inspector/:runId?', component: InspectorWorkspace }] });
-    await router.push('/inspector');
-    const w = mount(InspectorWorkspace, { global: { plugins: [router] } });
-    expect(w.text()).toContain('Open a run');
+  it('without a run id lists recent runs and opens one', async () => {
+    installRunApi();
+    const { w, router } = await mountAt('/inspector');
+    expect(w.text()).toContain('No run open');
+    await w.get('[data-testid="open-run-r1"]').trigger('click');
+    await flushPromises();
+    expect(router.currentRoute.value.path).toBe('/inspector/r1');
+    w.unmount();
+  });
+
+  it('loads a run: particle count, colourings the table supports, slice at mid-height, series ordered by kind', async () => {
+    const { calls } = installRunApi();
+    const { w } = await mountAt('/inspector/r1');
+    expect(w.get('[data-testid="inspector-run-name"]').text()).toBe('plates');
+    expect(w.get('[data-testid="inspector-count"]').text()).toContain('3');
+    const options = w.findAll('[data-testid="colour-by"] option').map((o) => o.attributes('value'));
+    expect(options).toEqual(['type', 'height', 'orientation', 'id']);
+    expect(w.get('[data-testid="legend"]').text()).toContain('plate');
+    // the slice starts at the middle of the volume in z
+    expect(calls.find((c) => c.method === 'runs.slice')!.params).toEqual({ id: 'r1', axis: 'z', index: 2 });
+    expect(w.find('[data-testid="slice-canvas"]').exists()).toBe(true);
+    expect(w.text()).toMatch(/porosity 3[0-9.]+ %/); // 6 of 16 labels are 0
+    // porosity profile before the progress curve
+    expect(w.findAll('.plot-stub').map((p) => p.text())).toEqual(['porosity profile', 'particles']);
+
+    await w.get('[data-testid="slice-axis"]').setValue('x');
+    await flushPromises();
+    expect(calls.filter((c) => c.method === 'runs.slice').at(-1)!.params).toMatchObject({ axis: 'x' });
+
+    await w.get('[data-testid="colour-by"]').setValue('height');
+    expect(w.get('[data-testid="legend"]').text()).toContain('0.25');
+    w.unmount();
   });
 });

@@ -12,7 +12,7 @@ export type ColourBy = 'type' | 'height' | 'orientation' | 'coordination' | 'id'
 export const COLOUR_BY_LABELS: Record<ColourBy, string> = {
   type: 'Particle type',
   height: 'Height (z)',
-  orientation: 'Orientation angle',
+  orientation: 'Orientation angle (tilt)',
   coordination: 'Coordination number',
   id: 'Particle id',
 };
@@ -83,7 +83,19 @@ export function resolveParticleColumns(columns: Record<string, Column>, count: n
     names[key] = f[0];
     return f[1];
   };
-  return { count, x: x[1], y: y[1], z: z[1], radius, id: pick('id'), type: pick('type'), orientation: pick('orientation'), coordination: pick('coordination'), names };
+  let orientation = pick('orientation');
+  const rx = find(columns, ['rx']);
+  const ry = find(columns, ['ry']);
+  if (!orientation && rx && ry) {
+    // Rotation about x, then y, then z (the voxel engine's order) tilts the particle's own z axis
+    // to cos(tilt) = cos(rx) cos(ry); z rotation does not change it. Tilt in degrees, 0..90.
+    const tilt = new Float32Array(count);
+    const k = Math.PI / 180;
+    for (let i = 0; i < count; i++) tilt[i] = Math.acos(Math.min(1, Math.abs(Math.cos(rx[1][i] * k) * Math.cos(ry[1][i] * k)))) / k;
+    orientation = tilt;
+    names.orientation = `tilt of the z axis from ${rx[0]}, ${ry[0]}`;
+  }
+  return { count, x: x[1], y: y[1], z: z[1], radius, id: pick('id'), type: pick('type'), orientation, coordination: pick('coordination'), names };
 }
 
 /** The colourings this table supports, in menu order. Height and id always work. */

@@ -1,0 +1,119 @@
+/**
+ * The inspector's scene: the viewer plus the particle spheres, the simulation box outline, the
+ * draggable slice plane, an optional voxel-surface region and the clipping box. The inspector
+ * component drives it through these few calls and never touches Babylon objects itself.
+ */
+import type { Mesh } from '@babylonjs/core/Meshes/mesh';
+import { Vector3 } from '@babylonjs/core/Maths/math.vector';
+import { createViewer, type Bounds, type CameraPreset } from './viewer';
+import { createParticleCloud, type SphereSet } from './particleCloud';
+import { createSlicePlane, type Axis } from './slicePlane';
+import { createSurfaceMesh } from './voxelMesh';
+import type { SurfaceMesh } from './voxelSurface';
+
+export interface InspectorScene {
+  setBounds(b: Bounds): void;
+  setParticles(s: SphereSet, colours: Float32Array): void;
+  setColours(colours: Float32Array): void;
+  setSpheresVisible(v: boolean): void;
+  /** Shows a voxel-surface region (replacing the previous one), or removes it with null. */
+  setVoxelSurface(s: SurfaceMesh | null): void;
+  setClip(b: Bounds | null): void;
+  /** Places the slice plane, or hides it with null. */
+  setSlice(slice: { axis: Axis; position: number } | null): void;
+  camera(preset: CameraPreset | 'fit'): void;
+  setBackground(css: string): void;
+  /**
+   * What is under the canvas point (CSS pixels): a sphere (its row in the drawn table), a voxel
+   * surface (its label - 1, a row of the full table), or null.
+   */
+  pick(x: number, y: number): { kind: 'sphere' | 'label'; index: number } | null;
+  screenshot(): Promise<Blob>;
+  dispose(): void;
+}
+
+export function createInspectorScene(
+  canvas: HTMLCanvasElement,
+  onSliceDrag: (position: number, final: boolean) => void,
+): InspectorScene {
+  const viewer = createViewer(canvas);
+  const cloud = createParticleCloud(viewer.scene);
+  const plane = createSlicePlane(viewer.scene, (p) => { onSliceDrag(p, false); viewer.requestRender(); }, (p) => onSliceDrag(p, true));
+  let bounds: Bounds = { min: [0, 0, 0], max: [1, 1, 1] };
+  let clip: Bounds | null = null;
+  let surface: Mesh | null = null;
+  let surfaceLabels: Uint32Array | null = null;
+  let spheresVisible = true;
+
+  return {
+    setBounds(b) {
+      const first = bounds.max[0] === 1 && bounds.min[0] === 0 && bounds.max[2] === 1;
+      bounds = b;
+      viewer.setBoxOutline(b);
+      if (first) viewer.frame(b, 'iso');
+    },
+    setParticles(s, colours) {
+      cloud.setSpheres(s, colours);
+      cloud.setVisible(spheresVisible);
+      viewer.requestRender();
+    },
+    setColours(colours) {
+      cloud.setColours(colours);
+      viewer.requestRender();
+    },
+    setSpheresVisible(v) {
+      spheresVisible = v;
+      cloud.setVisible(v);
+      viewer.requestRender();
+    },
+    setVoxelSurface(s) {
+      surface?.dispose();
+      surface = null;
+      surfaceLabels = null;
+      if (s && s.quads > 0) {
+        surface = createSurfaceMesh(viewer.scene, s, 'region');
+        surface.isPickable = true;
+        surfaceLabels = s.quadLabels;
+      }
+      viewer.requestRender();
+    },
+    setClip(b) {
+      clip = b;
+      viewer.setClipBox(b);
+    },
+    setSlice(sl) {
+      if (!sl) plane.setVisible(false);
+      else {
+        plane.set(sl.axis, sl.position, bounds);
+        plane.setVisible(true);
+      }
+      viewer.requestRender();
+    },
+    camera(preset) {
+      viewer.frame(clip ?? bounds, preset === 'fit' ? undefined : preset);
+    },
+    setBackground(css) {
+      viewer.setBackground(css);
+    },
+    pick(x, y) {
+      const scene = viewer.scene;
+      const ray = scene.createPickingRay(x, y, null, viewer.camera);
+      if (surface && surfaceLabels) {
+        const hit = scene.pickWithRay(ray, (m) => m === surface);
+        if (hit?.hit && hit.faceId >= 0) return { kind: 'label', index: surfaceLabels[hit.faceId >> 1] - 1 };
+      }
+      if (!spheresVisible) return null;
+      const o = ray.origin;
+      const d: Vector3 = ray.direction;
+      const i = cloud.pick([o.x, o.y, o.z], [d.x, d.y, d.z], clip);
+      return i >= 0 ? { kind: 'sphere', index: i } : null;
+    },
+    screenshot: () => viewer.screenshot(),
+    dispose() {
+      surface?.dispose();
+      plane.dispose();
+      cloud.dispose();
+      viewer.dispose();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * A voxel region of a run's label volume, fetched as z slices through runs.slice (the API reads
+ * one slice at a time from disk), cropped to an x/y window. A region is limited to a voxel budget
+ * so that a 512^3 volume is never pulled into the renderer whole.
+ */
+import type { VoxelBlock } from '../../scene/voxelSurface';
+
+export interface VolumeInfo {
+  dims: [number, number, number];
+  voxelSize: number;
+}
+
+export interface Region {
+  /** Voxel index ranges, inclusive start, exclusive end. */
+  x: [number, number];
+  y: [number, number];
+  z: [number, number];
+}
+
+/** The region of a world-space box (clamped to the volume), shrunk in z to fit `budget` voxels. */
+export function regionOf(box: { min: number[]; max: number[] }, v: VolumeInfo, budget: number): { region: Region; limited: boolean } {
+  const r = (a: 0 | 1 | 2): [number, number] => {
+    const lo = Math.max(0, Math.floor(box.min[a] / v.voxelSize));
+    const hi = Math.min(v.dims[a], Math.ceil(box.max[a] / v.voxelSize));
+    return [Math.min(lo, hi), hi];
+  };
+  const x = r(0), y = r(1), z = r(2);
+  const plane = Math.max(1, (x[1] - x[0]) * (y[1] - y[0]));
+  const maxZ = Math.max(1, Math.floor(budget / plane));
+  const limited = z[1] - z[0] > maxZ;
+  return { region: { x, y, z: limited ? [z[0], z[0] + maxZ] : z }, limited };
+}
+
+/** Fetches the region slice by slice and assembles it as a block in world coordinates. */
+export async function fetchRegion(
+  fetchSlice: (z: number) => Promise<{ width: number; height: number; labels: Uint32Array }>,
+  region: Region,
+  v: VolumeInfo,
+  cancelled: () => boolean = () => false,
+): Promise<VoxelBlock | null> {
+  const nx = region.x[1] - region.x[0];
+  const ny = region.y[1] - region.y[0];
+  const nz = region.z[1] - region.z[0];
+  const labels = new Uint32Array(nx * ny * nz);
+  for (let k = 0; k < nz; k++) {
+    const s = await fetchSlice(region.z[0] + k);
+    if (cancelled()) return null;
+    for (let j = 0; j < ny; j++) {
+      const row = (region.y[0] + j) * s.width + region.x[0];
+      labels.set(s.labels.subarray(row, row + nx), nx * (j + ny * k));
+    }
+  }
+  return {
+    labels,
+    dims: [nx, ny, nz],
+    origin: [region.x[0] * v.voxelSize, region.y[0] * v.voxelSize, region.z[0] * v.voxelSize],
+    voxelSize: v.voxelSize,
+  };
+}

@@ -1,0 +1,34 @@
+import { describe, it, expect } from 'vitest';
+import { fetchRegion, regionOf } from '../../renderer/src/workspaces/inspector/regionBlock';
+import { Random } from '../../core/common/random';
+
+describe('voxel region', () => {
+  it('maps a world box to voxel ranges, clamped to the volume and cut in z to the budget', () => {
+    const v = { dims: [10, 8, 6] as [number, number, number], voxelSize: 0.5 };
+    expect(regionOf({ min: [-1, 1, 0], max: [2.2, 9, 3] }, v, 1e9)).toEqual({ region: { x: [0, 5], y: [2, 8], z: [0, 6] }, limited: false });
+    const { region, limited } = regionOf({ min: [0, 0, 0], max: [5, 4, 3] }, v, 160);
+    expect(limited).toBe(true);
+    expect(region.z).toEqual([0, 2]); // 80 voxels a plane, 160 voxels: 2 planes
+  });
+
+  it('assembles z slices into a block equal to the volume cropped by brute force', async () => {
+    const [nx, ny, nz] = [7, 5, 4];
+    const rnd = new Random(11);
+    const volume = Uint32Array.from({ length: nx * ny * nz }, () => rnd.int(4));
+    const fetchSlice = async (z: number) => ({ width: nx, height: ny, labels: volume.slice(z * nx * ny, (z + 1) * nx * ny) });
+    const region = { x: [2, 6] as [number, number], y: [1, 4] as [number, number], z: [1, 3] as [number, number] };
+    const block = (await fetchRegion(fetchSlice, region, { dims: [nx, ny, nz], voxelSize: 0.25 }))!;
+    expect(block.dims).toEqual([4, 3, 2]);
+    expect(block.origin).toEqual([0.5, 0.25, 0.25]);
+    for (let z = 0; z < 2; z++) for (let y = 0; y < 3; y++) for (let x = 0; x < 4; x++) {
+      expect(block.labels[x + 4 * (y + 3 * z)]).toBe(volume[(x + 2) + nx * ((y + 1) + ny * (z + 1))]);
+    }
+  });
+
+  it('stops when cancelled', async () => {
+    let n = 0;
+    const r = await fetchRegion(async () => { n++; return { width: 1, height: 1, labels: Uint32Array.of(1) }; }, { x: [0, 1], y: [0, 1], z: [0, 5] }, { dims: [1, 1, 5], voxelSize: 1 }, () => n >= 2);
+    expect(r).toBeNull();
+    expect(n).toBe(2);
+  });
+});
