@@ -1,0 +1,260 @@
+/**
+ * Heckbert's hashed periodic grid (seed 002, "pds"): 2^k cubical cells per axis tile all of space
+ * periodically, so the grid is a hash that keeps spatial coherence; each cell holds a linked list
+ * of the objects whose centre lies in it. A spherical range query scan-converts the sphere into the
+ * cells it touches; the grid regrids itself by the seed's rules.
+ *
+ * Periodic domains are supported: the grid period is then the domain, 2^k_a cells on axis a.
+ *
+ *   insert, remove, move: O(1)   query: O(cells touched + objects in them)
+ *   pairs: one query per object of radius (its bounding radius + the largest one), O(n) when sizes are even
+ *   regrid: O(n + cells)
+ */
+import { SpatialObjects, checkInteger, checkPositive } from './objects';
+import type { IdVisitor, PairVisitor, SpatialOptions } from './types';
+
+export interface HashedGridOptions extends SpatialOptions {
+  /** Initial bits per axis (2^bits cells per axis), default 3. */
+  bits?: number;
+  /** Initial cube size (open domains), default 1. */
+  cellSize?: number;
+  /** Upper bound on the number of cells, default 2^24 (a 64 MiB head array). */
+  maxCells?: number;
+  /** Regrid automatically at pair passes by the seed's rules, default true. */
+  autoRegrid?: boolean;
+  /** At most one regrid per this many advisories (pair passes), default 1. The seed used one CPU
+   *  second; a count keeps runs deterministic. */
+  regridInterval?: number;
+}
+
+/** Search ranges are widened by this factor so that rounding at cell borders never drops a candidate. */
+const SLACK = 1 + 1e-9;
+
+export class HashedGrid extends SpatialObjects {
+  readonly name = 'hashed grid';
+  /** Bits per axis and cell size per axis (equal in open domains: cubes). */
+  readonly bits = new Int32Array(3);
+  readonly cellSize = new Float64Array(3);
+  private head: Int32Array;
+  private readonly next: Int32Array;
+  private readonly prev: Int32Array;
+  private readonly cellOf: Int32Array;
+  private readonly maxBitsAxis: number;
+  private readonly autoRegrid: boolean;
+  private readonly regridInterval: number;
+  private advisories = 0;
+  private lastRegrid = -Infinity;
+  /** Number of regrids so far. */
+  regrids = 0;
+  // Scan state: a pair pass (scanPairI >= 0) or a query.
+  private scanPairI = -1;
+  private pairVisit: PairVisitor | null = null;
+  private queryVisit: IdVisitor | null = null;
+
+  constructor(o: HashedGridOptions) {
+    const maxCells = o.maxCells ?? 2 ** 24;
+    checkInteger('maxCells', maxCells, 1, 2 ** 30 + 1, '2^30]');
+    const maxBitsAxis = Math.floor(Math.log2(maxCells) / o.dim);
+    const bits = o.bits ?? Math.min(3, maxBitsAxis);
+    checkInteger('bits', bits, 0, maxBitsAxis + 1, `${maxBitsAxis}] (maxCells = ${maxCells})`);
+    const cellSize = o.cellSize ?? 1;
+    checkPositive('cellSize', cellSize);
+    const interval = o.regridInterval ?? 1;
+    checkInteger('regridInterval', interval, 1, 2 ** 31, '2^31');
+    super(o);
+    this.maxBitsAxis = maxBitsAxis;
+    this.autoRegrid = o.autoRegrid ?? true;
+    this.regridInterval = interval;
+    this.next = new Int32Array(o.capacity);
+    this.prev = new Int32Array(o.capacity);
+    this.cellOf = new Int32Array(o.capacity);
+    this.head = new Int32Array(0);
+    this.setResolution(this.periodic ? this.periodicBits(cellSize) : [bits, bits, o.dim === 3 ? bits : 0], cellSize);
+  }
+
+  /** Total number of cells. */
+  get cells(): number { return this.head.length; }
+
+  protected added(id: number): void {
+    this.pushCell(id, this.cellIndex(this.x[id], this.y[id], this.z[id]));
+  }
+
+  protected removed(id: number): void {
+    this.unlink(id);
+  }
+
+  protected changed(id: number): void {
+    const c = this.cellIndex(this.x[id], this.y[id], this.z[id]);
+    if (c === this.cellOf[id]) return;
+    this.unlink(id);
+    this.pushCell(id, c);
+    this.counters.remaps++;
+  }
+
+  protected scanQuery(visit: IdVisitor): void {
+    this.queryVisit = visit;
+    this.scanPairI = -1;
+    const ext = this.maxRadius;
+    if (this.qSphere) this.scan(this.qx, this.qy, this.qz, this.qhx + ext, this.qhx + ext, this.qhx + ext, true);
+    else this.scan(this.qx, this.qy, this.qz, this.qhx + ext, this.qhy + ext, this.qhz + ext, false);
+    this.queryVisit = null;
+  }
+
+  pairs(visit: PairVisitor): void {
+    if (this.autoRegrid) this.advise();
+    this.pairVisit = visit;
+    const ids = this.ids, ext = this.maxRadius;
+    for (let k = 0; k < this.n; k++) {
+      const i = ids[k];
+      const r = this.boundingRadius(i) + ext;
+      this.scanPairI = i;
+      this.scan(this.x[i], this.y[i], this.z[i], r, r, r, true);
+    }
+    this.scanPairI = -1;
+    this.pairVisit = null;
+  }
+
+  /**
+   * The seed's query_advisory: diam is the diameter of the object cloud, ravg the mean query radius.
+   * Keeps ravg / cube size in [0.7, 1] (else the cube becomes ravg / sqrt(0.7)) and, in an open
+   * domain, diam / grid size in [0.5, 1.2] by halving or doubling the resolution together with the
+   * grid size (repeated until satisfied or at the cell limit). At most one regrid per interval.
+   */
+  queryAdvisory(diam: number, ravg: number): void {
+    this.advisories++;
+    if (!(diam > 0 && ravg > 0) || this.advisories - this.lastRegrid < this.regridInterval) return;
+    const cube = Math.max(this.cellSize[0], this.cellSize[1], this.cellSize[2]);
+    const rc = ravg / cube;
+    const target = rc < 0.7 || rc > 1 ? ravg / Math.sqrt(0.7) : cube;
+    let bits: number[];
+    if (this.periodic) {
+      bits = this.periodicBits(target);
+    } else {
+      let nb = this.bits[0];
+      let s = (1 << nb) * target;
+      while (diam < 0.5 * s && nb > 0) { nb--; s /= 2; }
+      while (diam > 1.2 * s && nb < this.maxBitsAxis) { nb++; s *= 2; }
+      bits = [nb, nb, this.dim === 3 ? nb : 0];
+    }
+    const bitsChanged = bits[0] !== this.bits[0] || bits[1] !== this.bits[1] || bits[2] !== this.bits[2];
+    if (bitsChanged || (!this.periodic && target !== cube)) {
+      this.regrid(bits, target);
+      this.lastRegrid = this.advisories;
+    }
+  }
+
+  /** Rebuilds the grid with the given bits per axis and (open domains) cube size. */
+  regrid(bits: readonly number[], cellSize: number): void {
+    this.setResolution(bits, cellSize);
+    this.regrids++;
+    this.counters.remaps += this.n;
+  }
+
+  /** Cloud diameter (diagonal of the centres' bounding box) and mean query radius of a pair pass. */
+  private advise(): void {
+    if (this.n === 0) return;
+    const ids = this.ids;
+    let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity, rsum = 0;
+    for (let k = 0; k < this.n; k++) {
+      const i = ids[k];
+      const x = this.x[i], y = this.y[i], z = this.z[i];
+      if (x < x0) x0 = x; if (x > x1) x1 = x;
+      if (y < y0) y0 = y; if (y > y1) y1 = y;
+      if (z < z0) z0 = z; if (z > z1) z1 = z;
+      rsum += this.boundingRadius(i);
+    }
+    const diam = Math.hypot(x1 - x0, y1 - y0, z1 - z0);
+    this.queryAdvisory(diam > 0 ? diam : this.maxRadius * 2, rsum / this.n + this.maxRadius);
+  }
+
+  private periodicBits(target: number): number[] {
+    const p = [this.px, this.py, this.pz];
+    const out = [0, 0, 0];
+    for (let a = 0; a < this.dim; a++) {
+      out[a] = Math.max(0, Math.min(this.maxBitsAxis, Math.round(Math.log2(p[a] / target))));
+    }
+    return out;
+  }
+
+  private setResolution(bits: readonly number[], cellSize: number): void {
+    for (let a = 0; a < 3; a++) {
+      this.bits[a] = bits[a];
+      const p = [this.px, this.py, this.pz][a];
+      this.cellSize[a] = this.periodic ? (p > 0 ? p / (1 << bits[a]) : 1) : cellSize;
+    }
+    const total = 1 << (bits[0] + bits[1] + bits[2]);
+    if (this.head.length !== total) this.head = new Int32Array(total);
+    this.head.fill(-1);
+    for (let k = 0; k < this.n; k++) this.added(this.ids[k]);
+  }
+
+  private cellIndex(x: number, y: number, z: number): number {
+    const b = this.bits, s = this.cellSize;
+    const ix = Math.floor(x / s[0]) & ((1 << b[0]) - 1);
+    const iy = Math.floor(y / s[1]) & ((1 << b[1]) - 1);
+    const iz = Math.floor(z / s[2]) & ((1 << b[2]) - 1);
+    return (((ix << b[1]) | iy) << b[2]) | iz;
+  }
+
+  private pushCell(id: number, c: number): void {
+    const h = this.head[c];
+    this.next[id] = h;
+    this.prev[id] = -1;
+    if (h >= 0) this.prev[h] = id;
+    this.head[c] = id;
+    this.cellOf[id] = c;
+  }
+
+  private unlink(id: number): void {
+    const p = this.prev[id], nx = this.next[id];
+    if (p >= 0) this.next[p] = nx; else this.head[this.cellOf[id]] = nx;
+    if (nx >= 0) this.prev[nx] = p;
+  }
+
+  /**
+   * Visits the cells within (rx, ry, rz) of the point, as the seed's visit_neighbors: one cell; every
+   * object when the range wraps around the grid; else the cells of the bounding box, skipping those
+   * the sphere (when `sphere`, rx = ry = rz) does not reach.
+   */
+  private scan(px: number, py: number, pz: number, rx: number, ry: number, rz: number, sphere: boolean): void {
+    const s = this.cellSize, b = this.bits, c = this.counters;
+    rx *= SLACK; ry *= SLACK; rz *= SLACK;
+    const x0 = Math.floor((px - rx) / s[0]), x1 = Math.floor((px + rx) / s[0]);
+    const y0 = Math.floor((py - ry) / s[1]), y1 = Math.floor((py + ry) / s[1]);
+    const z0 = this.dim === 3 ? Math.floor((pz - rz) / s[2]) : 0, z1 = this.dim === 3 ? Math.floor((pz + rz) / s[2]) : 0;
+    if (x1 - x0 >= 1 << b[0] || y1 - y0 >= 1 << b[1] || z1 - z0 >= 1 << b[2]) {
+      // The range wraps around the grid: visit every object once.
+      c.cellsVisited += this.head.length;
+      for (let k = 0; k < this.n; k++) this.candidate(this.ids[k]);
+      return;
+    }
+    const mx = (1 << b[0]) - 1, my = (1 << b[1]) - 1, mz = (1 << b[2]) - 1;
+    const xc = Math.floor(px / s[0]), yc = Math.floor(py / s[1]), zc = this.dim === 3 ? Math.floor(pz / s[2]) : 0;
+    const r2 = rx * rx;
+    for (let x = x0; x <= x1; x++) {
+      const dx = x < xc ? (x + 1) * s[0] - px : x > xc ? x * s[0] - px : 0;
+      for (let y = y0; y <= y1; y++) {
+        const dy = y < yc ? (y + 1) * s[1] - py : y > yc ? y * s[1] - py : 0;
+        const rest = r2 - dx * dx - dy * dy;
+        if (sphere && rest < 0) continue;
+        for (let z = z0; z <= z1; z++) {
+          const dz = z < zc ? (z + 1) * s[2] - pz : z > zc ? z * s[2] - pz : 0;
+          if (sphere && dz * dz > rest) continue;
+          c.cellsVisited++;
+          for (let j = this.head[((((x & mx) << b[1]) | (y & my)) << b[2]) | (z & mz)]; j >= 0; j = this.next[j]) {
+            this.candidate(j);
+          }
+        }
+      }
+    }
+  }
+
+  private candidate(j: number): void {
+    const i = this.scanPairI;
+    if (i >= 0) {
+      if (j > i && this.overlapsPair(i, j)) { this.counters.pairsReported++; this.pairVisit!(i, j); }
+    } else if (this.overlapsQuery(j)) {
+      this.queryVisit!(j);
+    }
+  }
+}

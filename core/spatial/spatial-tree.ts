@@ -1,0 +1,224 @@
+/**
+ * Regular spatial tree (seed 003): a hierarchy over a regular subdivision. Level l divides space
+ * into cells of edge cellSize * 2^l; each cell is the parent of 2^dim cells of level l - 1, so the
+ * levels form an implicit quadtree/octree. An object lives in the finest level whose cells are at
+ * least as large as its box, in the cell holding its centre (a loose octree with looseness 2). Uneven
+ * sizes therefore cost little: small objects are not compared through cells sized for large ones.
+ *
+ * Cells are kept in one hash table keyed by (level, cell), so only occupied cells cost memory (the
+ * seed used an AVL tree for the same purpose); each object stores its cell coordinates so that hash
+ * collisions never produce duplicate or wrong candidates.
+ * Periodic domains are supported: level l then has 2^max(0, k_a - l) cells on axis a.
+ *
+ *   insert, remove, move: O(1)
+ *   pairs: per object, the 3^dim cells around it on its own level and on every coarser occupied level
+ *   query: the cells the query box (enlarged by half a cell) covers on every occupied level
+ */
+import { SpatialObjects, checkInteger, checkPositive } from './objects';
+import type { IdVisitor, PairVisitor, SpatialOptions } from './types';
+
+export interface SpatialTreeOptions extends SpatialOptions {
+  /** Edge of the finest cells: the smallest object diameter is a good choice. */
+  cellSize: number;
+}
+
+const MAX_LEVELS = 40;
+
+export class SpatialTree extends SpatialObjects {
+  readonly name = 'spatial tree';
+  readonly levels: number;
+  /** Cell edge per level and axis: cell[3 * l + a]. */
+  private readonly cell: Float64Array;
+  /** Cells per level and axis minus one (periodic), or -1 (open): wrap[3 * l + a]. */
+  private readonly wrapMask: Int32Array;
+  private readonly levelCount: Int32Array;
+  private readonly head: Int32Array;
+  private readonly hashMask: number;
+  private readonly next: Int32Array;
+  private readonly prev: Int32Array;
+  private readonly bucket: Int32Array;
+  private readonly level: Int32Array;
+  private readonly cx: Int32Array;
+  private readonly cy: Int32Array;
+  private readonly cz: Int32Array;
+  /** Scratch cell ranges (x0, x1, y0, y1, z0, z1) so the hot loops allocate nothing. */
+  private readonly rng = new Float64Array(6);
+
+  constructor(o: SpatialTreeOptions) {
+    checkPositive('cellSize', o.cellSize);
+    super(o);
+    const p = [this.px, this.py, this.pz];
+    let levels = MAX_LEVELS;
+    if (this.periodic) {
+      levels = 1;
+      for (let a = 0; a < o.dim; a++) levels = Math.max(levels, Math.floor(Math.log2(p[a] / o.cellSize)) + 1);
+    }
+    this.levels = levels;
+    this.cell = new Float64Array(3 * levels);
+    this.wrapMask = new Int32Array(3 * levels);
+    for (let l = 0; l < levels; l++) {
+      for (let a = 0; a < 3; a++) {
+        if (this.periodic && a < o.dim) {
+          const k = Math.max(0, Math.floor(Math.log2(p[a] / o.cellSize)));
+          const n = 2 ** Math.max(0, k - l);
+          this.cell[3 * l + a] = p[a] / n;
+          this.wrapMask[3 * l + a] = n - 1;
+        } else {
+          this.cell[3 * l + a] = o.cellSize * 2 ** l;
+          this.wrapMask[3 * l + a] = a < o.dim ? -1 : 0;
+        }
+      }
+    }
+    this.levelCount = new Int32Array(levels);
+    let size = 16;
+    while (size < 2 * o.capacity) size *= 2;
+    checkInteger('hash table size', size, 1, 2 ** 31, '2^31');
+    this.head = new Int32Array(size).fill(-1);
+    this.hashMask = size - 1;
+    this.next = new Int32Array(o.capacity);
+    this.prev = new Int32Array(o.capacity);
+    this.bucket = new Int32Array(o.capacity);
+    this.level = new Int32Array(o.capacity);
+    this.cx = new Int32Array(o.capacity);
+    this.cy = new Int32Array(o.capacity);
+    this.cz = new Int32Array(o.capacity);
+  }
+
+  protected added(id: number): void {
+    const l = this.levelFor(id);
+    this.level[id] = l;
+    this.levelCount[l]++;
+    this.cx[id] = this.coord(this.x[id], l, 0);
+    this.cy[id] = this.coord(this.y[id], l, 1);
+    this.cz[id] = this.coord(this.z[id], l, 2);
+    const b = this.hash(l, this.cx[id], this.cy[id], this.cz[id]);
+    const h = this.head[b];
+    this.next[id] = h;
+    this.prev[id] = -1;
+    if (h >= 0) this.prev[h] = id;
+    this.head[b] = id;
+    this.bucket[id] = b;
+  }
+
+  protected removed(id: number): void {
+    const p = this.prev[id], nx = this.next[id];
+    if (p >= 0) this.next[p] = nx; else this.head[this.bucket[id]] = nx;
+    if (nx >= 0) this.prev[nx] = p;
+    this.levelCount[this.level[id]]--;
+  }
+
+  protected changed(id: number): void {
+    const l = this.levelFor(id);
+    if (l === this.level[id] && this.cx[id] === this.coord(this.x[id], l, 0) &&
+        this.cy[id] === this.coord(this.y[id], l, 1) && this.cz[id] === this.coord(this.z[id], l, 2)) return;
+    this.removed(id);
+    this.added(id);
+    this.counters.remaps++;
+  }
+
+  pairs(visit: PairVisitor): void {
+    const ids = this.ids, c = this.counters;
+    for (let k = 0; k < this.n; k++) {
+      const i = ids[k];
+      const li = this.level[i];
+      for (let m = li; m < this.levels; m++) {
+        if (this.levelCount[m] === 0) continue;
+        const w = 3 * m;
+        const fx = Math.floor(this.x[i] / this.cell[w]), fy = Math.floor(this.y[i] / this.cell[w + 1]);
+        const fz = this.dim === 3 ? Math.floor(this.z[i] / this.cell[w + 2]) : 0;
+        const zr = this.dim === 3 ? 1 : 0;
+        const r = this.rng;
+        this.range(fx - 1, fx + 1, w, 0); this.range(fy - 1, fy + 1, w + 1, 2); this.range(fz - zr, fz + zr, w + 2, 4);
+        const x0 = r[0], x1 = r[1], y0 = r[2], y1 = r[3], z0 = r[4], z1 = r[5];
+        for (let X = x0; X <= x1; X++) {
+          const ax = this.wrapCoord(X, w);
+          for (let Y = y0; Y <= y1; Y++) {
+            const ay = this.wrapCoord(Y, w + 1);
+            for (let Z = z0; Z <= z1; Z++) {
+              const az = this.wrapCoord(Z, w + 2);
+              c.cellsVisited++;
+              for (let j = this.head[this.hash(m, ax, ay, az)]; j >= 0; j = this.next[j]) {
+                if (this.level[j] !== m || this.cx[j] !== ax || this.cy[j] !== ay || this.cz[j] !== az) continue;
+                if (m === li && j <= i) continue;
+                if (this.overlapsPair(i, j)) { c.pairsReported++; visit(i, j); }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  protected scanQuery(visit: IdVisitor): void {
+    const c = this.counters;
+    for (let m = 0; m < this.levels; m++) {
+      if (this.levelCount[m] === 0) continue;
+      const w = 3 * m;
+      // Objects of level m reach at most half a cell beyond their cell.
+      const ex = this.qhx + this.cell[w] / 2, ey = this.qhy + this.cell[w + 1] / 2, ez = this.qhz + this.cell[w + 2] / 2;
+      const r = this.rng;
+      this.range(Math.floor((this.qx - ex) / this.cell[w]), Math.floor((this.qx + ex) / this.cell[w]), w, 0);
+      this.range(Math.floor((this.qy - ey) / this.cell[w + 1]), Math.floor((this.qy + ey) / this.cell[w + 1]), w + 1, 2);
+      if (this.dim === 3) this.range(Math.floor((this.qz - ez) / this.cell[w + 2]), Math.floor((this.qz + ez) / this.cell[w + 2]), w + 2, 4);
+      else { r[4] = 0; r[5] = 0; }
+      const x0 = r[0], x1 = r[1], y0 = r[2], y1 = r[3], z0 = r[4], z1 = r[5];
+      if ((x1 - x0 + 1) * (y1 - y0 + 1) * (z1 - z0 + 1) > this.levelCount[m]) {
+        // More cells than objects on this level: test the level's objects directly.
+        for (let k = 0; k < this.n; k++) {
+          const j = this.ids[k];
+          if (this.level[j] === m && this.overlapsQuery(j)) visit(j);
+        }
+        continue;
+      }
+      for (let X = x0; X <= x1; X++) {
+        const ax = this.wrapCoord(X, w);
+        for (let Y = y0; Y <= y1; Y++) {
+          const ay = this.wrapCoord(Y, w + 1);
+          for (let Z = z0; Z <= z1; Z++) {
+            const az = this.wrapCoord(Z, w + 2);
+            c.cellsVisited++;
+            for (let j = this.head[this.hash(m, ax, ay, az)]; j >= 0; j = this.next[j]) {
+              if (this.level[j] !== m || this.cx[j] !== ax || this.cy[j] !== ay || this.cz[j] !== az) continue;
+              if (this.overlapsQuery(j)) visit(j);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** Finest level whose cells hold the object's box on every axis. */
+  private levelFor(id: number): number {
+    const dx = 2 * this.hx[id], dy = 2 * this.hy[id], dz = this.dim === 3 ? 2 * this.hz[id] : 0;
+    for (let l = 0; l < this.levels; l++) {
+      const w = 3 * l;
+      if (dx <= this.cell[w] && dy <= this.cell[w + 1] && dz <= this.cell[w + 2]) return l;
+    }
+    throw new RangeError(`object ${id} is larger than the coarsest cell (${this.cell[3 * (this.levels - 1)]})`);
+  }
+
+  private coord(v: number, l: number, a: number): number {
+    if (a >= this.dim) return 0;
+    return this.wrapCoord(Math.floor(v / this.cell[3 * l + a]), 3 * l + a);
+  }
+
+  private wrapCoord(i: number, w: number): number {
+    const m = this.wrapMask[w];
+    return m >= 0 ? i & m : i;
+  }
+
+  /** Writes the index range [lo, hi] of an axis to rng[at], rng[at + 1]; a periodic range covering
+   *  the whole axis becomes one copy of it, so no cell is visited twice. */
+  private range(lo: number, hi: number, w: number, at: number): void {
+    const m = this.wrapMask[w];
+    const whole = m >= 0 && hi - lo >= m;
+    this.rng[at] = whole ? 0 : lo;
+    this.rng[at + 1] = whole ? m : hi;
+  }
+
+  private hash(l: number, x: number, y: number, z: number): number {
+    let h = Math.imul(x, 0x8da6b343) ^ Math.imul(y, 0xd8163841) ^ Math.imul(z, 0xcb1ab31f) ^ Math.imul(l + 1, 0x165667b1);
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+    return (h ^ (h >>> 12)) & this.hashMask;
+  }
+}

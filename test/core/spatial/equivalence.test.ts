@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { BruteForce } from '../../../core/spatial/brute-force';
+import { HashedGrid } from '../../../core/spatial/hashed-grid';
+import { SpatialTree } from '../../../core/spatial/spatial-tree';
+import { SweepAndPrune } from '../../../core/spatial/sweep-and-prune';
+import type { SpatialIndex } from '../../../core/spatial/types';
+import { checkEquivalence, scenarios, type Scenario } from './harness';
+
+type Factory = (sc: Scenario) => SpatialIndex;
+
+const base = (sc: Scenario) => ({ dim: sc.dim, capacity: sc.capacity, period: sc.periodic ? Array(sc.dim).fill(sc.size) : undefined });
+
+const structures: { name: string; periodic: boolean; make: Factory }[] = [
+  { name: 'brute force', periodic: true, make: (sc) => new BruteForce(base(sc)) },
+  { name: 'hashed grid', periodic: true, make: (sc) => new HashedGrid({ ...base(sc), bits: 2, cellSize: 7 }) },
+  { name: 'spatial tree', periodic: true, make: (sc) => new SpatialTree({ ...base(sc), cellSize: 2 * sc.rMin }) },
+  { name: 'sweep and prune', periodic: false, make: (sc) => new SweepAndPrune({ ...base(sc), axis: sc.dim - 1 }) },
+];
+
+for (const s of structures) {
+  describe(`${s.name} equals brute force`, () => {
+    for (const sc of scenarios({ periodic: s.periodic ? [false, true] : [false], n: 150, operations: 2000 })) {
+      const label = `${sc.dim}D ${sc.periodic ? 'periodic' : 'open'} ${sc.clustered ? 'clustered' : 'uniform'} size ratio ${sc.sizeRatio}`;
+      it(label, () => {
+        const r = checkEquivalence(s.make(sc), sc);
+        expect(r.pairChecks).toBeGreaterThan(10);
+        expect(r.pairsSeen).toBeGreaterThan(0);
+      });
+    }
+  });
+}
