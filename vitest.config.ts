@@ -28,6 +28,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          // Builds out/web when it is missing or older than the renderer sources.
+          globalSetup: ['test/e2e/setup-web.ts'],
           environment: 'node',
           testTimeout: 240_000,
           hookTimeout: 240_000,

@@ -1,0 +1,327 @@
+/**
+ * `packbench`: the services on the command line. Every command takes --data DIR (default: the
+ * app's data directory, so the CLI sees the app's runs) and --json (machine-readable output on
+ * stdout; progress and messages go to stderr).
+ *
+ * Exit codes: 0 success; 1 a run failed or was cancelled; 2 bad input (spec, arguments); 3 other errors.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ApiError, FINAL_STATUSES, issuesFrom, invalidMessage, runSpecSchema, RUN_STATUSES, type RunRecord, type RunSpec, type RunSummary } from './api';
+import { defaultDataDir } from './services/datadir';
+import { EXPORT_FORMATS, exportRun } from './services/exports';
+import { exportableRun } from './services/handlers';
+import { openServices, type Services, type ServicesOptions } from './services/services';
+import { appVersion } from './services/datadir';
+
+interface GlobalOptions {
+  data?: string;
+  json?: boolean;
+}
+
+class CliError extends Error {
+  constructor(message: string, readonly exitCode: number) {
+    super(message);
+  }
+}
+
+const program = new Command('packbench')
+  .description('PackBench: computational particle packing from the command line')
+  .version(appVersion())
+  .option('--data <dir>', `data directory (default: ${defaultDataDir()})`)
+  .option('--json', 'print machine-readable JSON on stdout')
+  .showHelpAfterError();
+
+const globals = (): GlobalOptions => program.opts<GlobalOptions>();
+const dataDir = () => resolve(globals().data ?? defaultDataDir());
+const print = (human: string, json: unknown) => process.stdout.write(globals().json ? JSON.stringify(json) + '\n' : human + '\n');
+const info = (line: string) => process.stderr.write(line + '\n');
+
+function intArg(name: string, min: number, max: number) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
+    return n;
+  };
+}
+
+/** Reads and checks a spec file; issue paths are relative to the file ('params.box.size'). */
+function readSpec(file: string): RunSpec {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new CliError(`cannot read spec ${file}: ${(err as Error).message}`, 2);
+  }
+  const r = runSpecSchema.safeParse(raw);
+  if (!r.success) throw new CliError(`${file}: ${invalidMessage(issuesFrom(r.error, ''))}`, 2);
+  return r.data;
+}
+
+async function withServices<T>(o: Partial<ServicesOptions>, fn: (s: Services) => Promise<T>): Promise<T> {
+  const s = openServices({ dataDir: dataDir(), ...o });
+  if (s.recovered.length) info(`re-queued ${s.recovered.length} run(s) interrupted by an earlier crash`);
+  try {
+    return await fn(s);
+  } finally {
+    await s.close();
+  }
+}
+
+/** One line per update on a TTY (a bar), nothing otherwise. */
+function progressBar(s: Services, ids: Set<string>): () => void {
+  if (!process.stderr.isTTY) return () => {};
+  const draw = (r: RunSummary) => {
+    if (!ids.has(r.id)) return;
+    const f = r.progress.total > 0 ? Math.min(1, r.progress.done / r.progress.total) : 0;
+    const width = 30;
+    const bar = '#'.repeat(Math.round(f * width)).padEnd(width, '-');
+    const label = `${r.name}`.slice(0, 40);
+    process.stderr.write(`\r[${bar}] ${(f * 100).toFixed(0).padStart(3)}% ${r.status === 'running' ? r.progress.phase : r.status} ${label}\x1b[K`);
+    if (FINAL_STATUSES.includes(r.status)) process.stderr.write('\n');
+  };
+  return s.events.on('run.updated', draw);
+}
+
+function formatMetrics(m: Record<string, unknown>): string {
+  return Object.entries(m)
+    .map(([k, v]) => `  ${k}: ${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : String(v)}`)
+    .join('\n');
+}
+
+function resultOf(r: RunRecord) {
+  return { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics, wallSeconds: r.wallSeconds, error: r.error };
+}
+
+// ------------------------------------------------------------------ run
+
+program
+  .command('run')
+  .description('run a spec to the end in this process (a spec with sweeps runs all its points)')
+  .argument('<spec>', 'spec file: { "engine", "name", "seed", "params" }')
+  .option('--threads <n>', 'threads per run', intArg('--threads', 1, 256), 1)
+  .option('--concurrency <n>', 'runs at a time (sweeps)', intArg('--concurrency', 1, 256))
+  .action(async (file: string, o: { threads: number; concurrency?: number }) => {
+    const spec = readSpec(file);
+    const mine = new Set<string>();
+    await withServices({ threadsPerRun: o.threads, concurrency: o.concurrency, only: (id) => mine.has(id) }, async (s) => {
+      const { runIds, batchId } = s.queue.enqueue(spec, 0, undefined, '');
+      runIds.forEach((id) => mine.add(id));
+      const stopBar = progressBar(s, mine);
+      const onSigint = () => {
+        info('\ncancelling...');
+        for (const id of mine) if (!FINAL_STATUSES.includes(s.store.getSummary(id)!.status)) s.queue.cancelRun(id);
+      };
+      process.once('SIGINT', onSigint);
+      s.queue.start();
+      await s.queue.waitFor(runIds);
+      process.off('SIGINT', onSigint);
+      stopBar();
+      const runs = runIds.map((id) => s.store.getRun(id)!);
+      if (runIds.length === 1) {
+        const r = runs[0];
+        print(
+          `${r.status}: ${r.name} (${r.id}) in ${r.wallSeconds?.toFixed(2) ?? '?'} s${r.error ? `\n  error: ${r.error}` : ''}\n${formatMetrics(r.metrics)}`,
+          { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics, wallSeconds: r.wallSeconds },
+        );
+      } else {
+        print(runs.map((r) => `${r.status.padEnd(9)} ${r.id} ${r.name}${r.error ? ` (${r.error})` : ''}`).join('\n'), { batchId, runs: runs.map(resultOf) });
+      }
+      if (runs.some((r) => r.status !== 'done')) process.exitCode = 1;
+    });
+  });
+
+// ------------------------------------------------------------------ queue
+
+const queue = program.command('queue').description('the persistent queue shared with the app');
+
+queue
+  .command('add')
+  .description('queue a spec (sweeps expand into a batch); `queue run` or the app runs it')
+  .argument('<spec>', 'spec file')
+  .option('--priority <p>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
+  .action(async (file: string, o: { priority: number }) => {
+    const spec = readSpec(file);
+    await withServices({}, async (s) => {
+      const r = s.queue.enqueue(spec, o.priority, undefined, '');
+      print(`queued ${r.runIds.length} run(s)${r.batchId ? ` in batch ${r.batchId}` : ''}: ${r.runIds.join(' ')}`, r);
+    });
+  });
+
+queue
+  .command('run')
+  .description('work through the queue until it is empty (Ctrl-C stops; running runs go back to the queue)')
+  .option('--threads <n>', 'threads per run', intArg('--threads', 1, 256), 1)
+  .option('--concurrency <n>', 'runs at a time (default: cores - 1)', intArg('--concurrency', 1, 256))
+  .action(async (o: { threads: number; concurrency?: number }) => {
+    await withServices({ threadsPerRun: o.threads, concurrency: o.concurrency }, async (s) => {
+      const seen = new Map<string, RunSummary>();
+      const off = s.events.on('run.updated', (r) => {
+        if (FINAL_STATUSES.includes(r.status) && !seen.has(r.id)) {
+          seen.set(r.id, r);
+          if (!globals().json) info(`${r.status.padEnd(9)} ${r.id} ${r.name}${r.error ? ` (${r.error})` : ''}`);
+        }
+      });
+      let interrupted = false;
+      const stop = new Promise<void>((done) =>
+        process.once('SIGINT', () => {
+          interrupted = true;
+          info('\nstopping: running runs go back to the queue');
+          done();
+        }),
+      );
+      s.queue.start();
+      await Promise.race([s.queue.idle(), stop]);
+      off();
+      const runs = [...seen.values()];
+      print(`${runs.length} run(s) finished: ${runs.filter((r) => r.status === 'done').length} done`, { runs: runs.map((r) => ({ runId: r.id, status: r.status, error: r.error })) });
+      if (interrupted || runs.some((r) => r.status !== 'done')) process.exitCode = 1;
+    });
+  });
+
+queue
+  .command('list')
+  .description('queued, running and paused runs in the order they will start')
+  .action(async () => {
+    await withServices({}, async (s) => {
+      const rows = s.store
+        .listRuns({ offset: 0, limit: 10_000, filter: { status: ['running', 'paused', 'queued'] }, sort: { field: 'priority', dir: 'desc' } })
+        .rows.sort((a, b) => order(a) - order(b) || b.priority - a.priority || a.createdAt.localeCompare(b.createdAt));
+      print(rows.length ? rows.map((r) => `${r.status.padEnd(8)} p${String(r.priority).padEnd(4)} ${r.id} ${r.engine.padEnd(8)} ${r.name}`).join('\n') : '(queue is empty)', rows);
+    });
+  });
+
+function order(r: RunSummary): number {
+  return { running: 0, paused: 1, queued: 2 }[r.status as 'running' | 'paused' | 'queued'] ?? 3;
+}
+
+// ------------------------------------------------------------------ runs
+
+const runs = program.command('runs').description('recorded runs');
+
+runs
+  .command('list')
+  .description('runs, newest first')
+  .option('--status <list>', `comma-separated: ${RUN_STATUSES.join(',')}`)
+  .option('--engine <id>', 'only this engine')
+  .option('--text <text>', 'name or id contains')
+  .option('--limit <n>', 'at most this many', intArg('--limit', 1, 10_000), 50)
+  .action(async (o: { status?: string; engine?: string; text?: string; limit: number }) => {
+    await withServices({}, async (s) => {
+      const status = o.status?.split(',').map((x) => x.trim());
+      const list = await s.dispatch('runs.list', { offset: 0, limit: o.limit, filter: { status: status as RunSummary['status'][] | undefined, engine: o.engine, text: o.text } });
+      const lines = list.rows.map(
+        (r) => `${r.id} ${r.status.padEnd(9)} ${r.engine.padEnd(8)} ${r.createdAt.slice(0, 19).replace('T', ' ')} ${(r.wallSeconds?.toFixed(1) ?? '').padStart(7)} s  ${r.name}`,
+      );
+      print([...lines, `(${list.rows.length} of ${list.total})`].join('\n'), list);
+    });
+  });
+
+runs
+  .command('show')
+  .description('one run: spec, status, metrics, artifacts, log')
+  .argument('<id>')
+  .action(async (id: string) => {
+    await withServices({}, async (s) => {
+      const r = await s.dispatch('runs.get', { id });
+      const artifacts = await s.dispatch('runs.artifacts', { id });
+      const human = [
+        `${r.name} (${r.id})`,
+        `  engine ${r.engine}, seed ${r.seed}, status ${r.status}${r.error ? `: ${r.error}` : ''}`,
+        `  created ${r.createdAt}, started ${r.startedAt ?? '-'}, finished ${r.finishedAt ?? '-'}, ${r.wallSeconds?.toFixed(2) ?? '-'} s, attempts ${r.attempts}`,
+        `  PackBench ${r.appVersion}, ${r.threads} thread(s)${r.host ? `, ${r.host.hostname} (${r.host.cpuModel}, ${r.host.cpus} cores)` : ''}`,
+        'metrics:',
+        formatMetrics(r.metrics),
+        'artifacts:',
+        ...artifacts.map((a) => `  ${a.kind} ${a.name}: ${a.path} (${a.bytes} bytes, sha256 ${a.checksum.slice(0, 16)}...)`),
+        'params:',
+        JSON.stringify(r.params, null, 2).replace(/^/gm, '  '),
+        ...(r.log.length ? ['log:', ...r.log.slice(-20).map((l) => '  ' + l)] : []),
+      ].join('\n');
+      print(human, { ...r, artifacts });
+    });
+  });
+
+runs
+  .command('export')
+  .description(`export a run: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`)
+  .argument('<id>')
+  .requiredOption('--format <f>', `one of ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`)
+  .requiredOption('--out <file>', 'output file')
+  .action(async (id: string, o: { format: string; out: string }) => {
+    await withServices({}, async (s) => {
+      const r = s.store.getRun(id);
+      if (!r) throw new ApiError('not_found', `no run with id '${id}'`);
+      if (!EXPORT_FORMATS.some((f) => f.id === o.format)) {
+        throw new CliError(`unknown format '${o.format}'; allowed: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`, 2);
+      }
+      const out = resolve(o.out);
+      const tty = process.stderr.isTTY;
+      const result = await exportRun(exportableRun(r, s), o.format, out, (f) => {
+        if (tty) process.stderr.write(`\rexporting ${(f * 100).toFixed(0)}%\x1b[K`);
+      });
+      if (tty) process.stderr.write('\n');
+      print(`wrote ${result.path} (${statSync(result.path).size} bytes)`, result);
+    });
+  });
+
+runs
+  .command('rm')
+  .description('delete a run with its artifacts')
+  .argument('<id>')
+  .action(async (id: string) => {
+    await withServices({}, async (s) => {
+      await s.dispatch('runs.delete', { id });
+      print(`deleted ${id}`, { deleted: id });
+    });
+  });
+
+// ------------------------------------------------------------------ engines, serve
+
+program
+  .command('engines')
+  .description('the engines and their parameters (JSON Schema with --json)')
+  .action(async () => {
+    await withServices({}, async (s) => {
+      const list = await s.dispatch('engines.list', {});
+      print(list.map((e) => `${e.id.padEnd(10)} ${e.title}: ${e.description}`).join('\n') || '(no engines)', list);
+    });
+  });
+
+program
+  .command('serve')
+  .description('the app in a browser: web host on 127.0.0.1 with a random token (build it first: npm run build:web)')
+  .option('--port <n>', 'port (0: any free one)', intArg('--port', 0, 65535), 0)
+  .option('--web-root <dir>', 'folder of the built renderer (default: out/web)')
+  .action(async (o: { port: number; webRoot?: string }) => {
+    const { startHost } = await import('./host/server');
+    const s = openServices({ dataDir: dataDir(), autoStart: true });
+    const host = await startHost({ services: s, port: o.port, webRoot: o.webRoot }).catch(async (err) => {
+      await s.close();
+      throw err;
+    });
+    if (globals().json) process.stdout.write(JSON.stringify({ url: host.url, port: host.port, dataDir: dataDir() }) + '\n');
+    else process.stdout.write(`PackBench web host: ${host.url}\n  data: ${dataDir()}\n  Ctrl-C stops (running runs go back to the queue)\n`);
+    await new Promise<void>((done) => {
+      process.once('SIGINT', done);
+      process.once('SIGTERM', done);
+    });
+    await host.close();
+    await s.close();
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CliError) {
+    info(`packbench: ${err.message}`);
+    process.exitCode = err.exitCode;
+  } else if (err instanceof ApiError) {
+    info(`packbench: ${err.message}`);
+    process.exitCode = err.code === 'invalid' || err.code === 'not_found' ? 2 : 3;
+  } else {
+    info(`packbench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exitCode = 3;
+  }
+}

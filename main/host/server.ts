@@ -1,0 +1,212 @@
+/**
+ * The web host: serves the built renderer (out/web) and the same API as the Electron preload over
+ * a WebSocket, so the whole app runs in a browser (and is tested in Chromium without Electron).
+ *
+ * Security: listens on 127.0.0.1 only; every API access (WebSocket, download route) needs the
+ * random token printed with the URL; Host and Origin must be this host (no DNS rebinding, no
+ * cross-site WebSocket); a strict Content-Security-Policy on every page.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { ApiError, isMethodName } from '../api';
+import type { Services } from '../services/services';
+import { withExport } from '../services/handlers';
+import { decodeMessage, encodeMessage, type ClientMessage, type HostMessage } from '../wire';
+
+export interface HostOptions {
+  services: Services;
+  /** Folder of the built renderer (index.html + assets); default out/web of the project. */
+  webRoot?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  token?: string;
+}
+
+export interface Host {
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.wasm': 'application/wasm',
+  '.map': 'application/json',
+};
+
+/** The same policy the Electron window gets (main/index.ts), plus this host's WebSocket. */
+export function contentSecurityPolicy(wsOrigin?: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    // Vue and uPlot set element styles at run time; no inline <style> from untrusted sources exists.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    `connect-src 'self'${wsOrigin ? ' ' + wsOrigin : ''}`,
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../out/web', import.meta.url));
+
+function sameToken(a: string | null, b: string): boolean {
+  if (!a) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export async function startHost(o: HostOptions): Promise<Host> {
+  const { services } = o;
+  const token = o.token ?? randomBytes(24).toString('base64url');
+  const webRoot = resolve(o.webRoot ?? DEFAULT_WEB_ROOT);
+  if (!existsSync(join(webRoot, 'index.html'))) {
+    throw new Error(`no built renderer at ${webRoot}: run \`npm run build:web\` first`);
+  }
+  let port = 0;
+  const allowedHosts = () => [`127.0.0.1:${port}`, `localhost:${port}`];
+  const allowedOrigins = () => allowedHosts().map((h) => `http://${h}`);
+
+  const server = createServer((req, res) => {
+    handleHttp(req, res).catch((err) => {
+      if (!res.headersSent) res.writeHead(err instanceof ApiError ? httpStatus(err) : 500, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(err instanceof Error ? err.message : String(err));
+    });
+  });
+
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!allowedHosts().includes(req.headers.host ?? '')) {
+      res.writeHead(421, { 'content-type': 'text/plain' }).end('wrong Host header');
+      return;
+    }
+    const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('referrer-policy', 'no-referrer');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    const download = url.pathname.match(/^\/api\/runs\/([^/]+)\/export$/);
+    if (download) {
+      if (!sameToken(url.searchParams.get('token'), token)) throw new ApiError('unauthorized', 'missing or wrong token');
+      const format = url.searchParams.get('format') ?? '';
+      await withExport(services, decodeURIComponent(download[1]), format, (path, fileName, mime) =>
+        new Promise<void>((done, fail) => {
+          res.writeHead(200, {
+            'content-type': mime,
+            'content-length': statSync(path).size,
+            'content-disposition': `attachment; filename="${fileName.replace(/"/g, '')}"`,
+            'cache-control': 'no-store',
+          });
+          createReadStream(path).on('error', fail).pipe(res).on('finish', () => done());
+        }),
+      );
+      return;
+    }
+    if (url.pathname.startsWith('/api/')) throw new ApiError('not_found', `no route ${url.pathname}`);
+    // Static files of the built renderer; the router uses hash history, so '/' is the only page.
+    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
+    const file = normalize(join(webRoot, rel));
+    if (!file.startsWith(webRoot + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    const headers: Record<string, string | number> = {
+      'content-type': MIME[extname(file)] ?? 'application/octet-stream',
+      'content-length': statSync(file).size,
+      'cache-control': extname(file) === '.html' ? 'no-store' : 'max-age=3600',
+    };
+    if (extname(file) === '.html') {
+      headers['content-security-policy'] = contentSecurityPolicy(`ws://${req.headers.host}`);
+      headers['x-frame-options'] = 'DENY';
+    }
+    res.writeHead(200, headers);
+    if (req.method === 'HEAD') res.end();
+    else createReadStream(file).pipe(res);
+  }
+
+  // ------------------------------------------------------------------ WebSocket API
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 << 20 });
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+    const origin = req.headers.origin;
+    const ok =
+      url.pathname === '/api/ws' &&
+      allowedHosts().includes(req.headers.host ?? '') &&
+      (origin === undefined || allowedOrigins().includes(origin)) &&
+      sameToken(url.searchParams.get('token'), token);
+    if (!ok) {
+      socket.end('HTTP/1.1 401 Unauthorized\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws));
+  });
+
+  function serveSocket(ws: WebSocket): void {
+    const send = (m: HostMessage) => {
+      if (ws.readyState === ws.OPEN) ws.send(encodeMessage(m));
+    };
+    const off = services.events.onAny((event, payload) => send({ t: 'event', event, payload }));
+    ws.on('close', off);
+    ws.on('message', async (data, isBinary) => {
+      let msg: ClientMessage;
+      try {
+        if (!isBinary) throw new Error('expected a binary message');
+        const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+        msg = decodeMessage(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)) as ClientMessage;
+        if (msg?.t !== 'call' || typeof msg.id !== 'number') throw new Error('expected { t: "call", id, method, params }');
+      } catch (err) {
+        ws.close(1003, err instanceof Error ? err.message.slice(0, 100) : 'bad message');
+        return;
+      }
+      try {
+        if (!isMethodName(msg.method)) throw new ApiError('not_found', `unknown method '${String(msg.method)}'`);
+        send({ t: 'result', id: msg.id, result: await services.dispatch(msg.method, msg.params) });
+      } catch (err) {
+        const e = err instanceof ApiError ? err : new ApiError('internal', err instanceof Error ? err.message : String(err));
+        send({ t: 'error', id: msg.id, error: e.toData() });
+      }
+    });
+  }
+
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(o.port ?? 0, '127.0.0.1', () => ok());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    token,
+    close: () =>
+      new Promise<void>((done) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+function httpStatus(e: ApiError): number {
+  return { invalid: 400, unauthorized: 401, not_found: 404, conflict: 409, unavailable: 503, internal: 500 }[e.code];
+}

@@ -1,0 +1,93 @@
+/**
+ * PackbenchApi over a WebSocket: what window.packbench is in a browser talking to the web host
+ * (main/host/server.ts). Calls made while the socket (re)connects wait for it; calls in flight when
+ * it drops reject with code 'unavailable'; it reconnects with a growing delay and keeps listeners.
+ */
+import { ApiError, type ApiErrorData, type EventName, type Events, type MethodName, type Methods, type PackbenchApi } from '../../../main/api';
+import { decodeMessage, encodeMessage, type HostMessage } from '../../../main/wire';
+
+export interface WsApi extends PackbenchApi {
+  /** Resolves once connected (first time, or again after a drop). */
+  ready(): Promise<void>;
+  close(): void;
+}
+
+export function createWsApi(url: string, WebSocketImpl: typeof WebSocket = WebSocket): WsApi {
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
+  const listeners = new Map<string, Set<(p: unknown) => void>>();
+  const outbox: { id: number; frame: Uint8Array }[] = [];
+  let nextId = 1;
+  let socket: WebSocket | null = null;
+  let open = false;
+  let closed = false;
+  let delay = 250;
+  let readyWaiters: (() => void)[] = [];
+
+  const connect = () => {
+    const ws = new WebSocketImpl(url);
+    ws.binaryType = 'arraybuffer';
+    socket = ws;
+    ws.onopen = () => {
+      open = true;
+      delay = 250;
+      for (const m of outbox.splice(0)) ws.send(m.frame);
+      for (const w of readyWaiters.splice(0)) w();
+    };
+    ws.onmessage = (ev) => {
+      const msg = decodeMessage(new Uint8Array(ev.data as ArrayBuffer)) as HostMessage;
+      if (msg.t === 'event') {
+        for (const l of listeners.get(msg.event) ?? []) l(msg.payload);
+        return;
+      }
+      const p = pending.get(msg.id);
+      if (!p) return;
+      pending.delete(msg.id);
+      if (msg.t === 'result') p.resolve(msg.result);
+      else p.reject(ApiError.fromData(msg.error as ApiErrorData));
+    };
+    ws.onclose = (ev) => {
+      const wasOpen = open;
+      open = false;
+      socket = null;
+      // A connection refused outright (wrong token, host gone) also fails the calls waiting for it,
+      // so that the UI can say so instead of hanging; later calls wait for the next attempt.
+      const reason = wasOpen
+        ? `connection to the PackBench host was lost (${ev.code})`
+        : 'cannot connect to the PackBench host: the token in the page URL is wrong or missing, or the host has stopped';
+      for (const m of wasOpen ? [] : outbox.splice(0)) {
+        pending.get(m.id)?.reject(new ApiError('unavailable', reason));
+        pending.delete(m.id);
+      }
+      for (const p of pending.values()) p.reject(new ApiError('unavailable', reason));
+      pending.clear();
+      if (ev.code === 1008 || closed) return;
+      setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 5000);
+    };
+  };
+  connect();
+
+  return {
+    call<M extends MethodName>(method: M, params: Methods[M]['params']): Promise<Methods[M]['result']> {
+      const id = nextId++;
+      const frame = encodeMessage({ t: 'call', id, method, params });
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+        if (open && socket) socket.send(frame);
+        else outbox.push({ id, frame });
+      });
+    },
+    on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(listener as (p: unknown) => void);
+      return () => set.delete(listener as (p: unknown) => void);
+    },
+    ready: () => (open ? Promise.resolve() : new Promise<void>((r) => readyWaiters.push(r))),
+    close() {
+      closed = true;
+      socket?.close();
+      readyWaiters = [];
+    },
+  };
+}
