@@ -1,0 +1,82 @@
+/**
+ * LAMMPS text dump of a particle table (OVITO, LIGGGHTS, LAMMPS read_dump):
+ *
+ *   ITEM: TIMESTEP / ITEM: NUMBER OF ATOMS / ITEM: BOX BOUNDS pp pp ff / ITEM: ATOMS id type x y z radius ...
+ *
+ * LAMMPS ids and types start at 1, so id = row + 1 and type = table type + 1. Spheres carry their
+ * radius; voxel particles the radius of the sphere of equal volume (voxels / resolution^3) and
+ * their rotation angles rx ry rz as extra columns.
+ */
+import type { ColumnTable } from '../common/engine';
+import { rowCount } from './csv';
+
+export interface DumpOptions {
+  box: readonly [number, number, number];
+  periodic: readonly [boolean, boolean, boolean];
+  /** Voxels per length unit, to turn a voxel count into a volume. */
+  resolution?: number;
+  timestep?: number;
+}
+
+/** Radius column of the dump: r itself, or the equal-volume radius of voxel particles. */
+export function dumpRadius(table: ColumnTable, resolution?: number): Float64Array {
+  const { r, voxels, size } = table.columns;
+  if (r) return Float64Array.from(r);
+  if (voxels && resolution) return Float64Array.from(voxels, (v) => Math.cbrt((3 * v) / (4 * Math.PI)) / resolution);
+  if (size) return Float64Array.from(size, (s) => s / 2);
+  throw new Error(`table '${table.name}' has no r, voxels (with a resolution) or size column to give a radius`);
+}
+
+export function dumpHead(table: ColumnTable, opts: DumpOptions): string {
+  const b = (p: boolean) => (p ? 'pp' : 'ff');
+  const extra = ['rx', 'ry', 'rz'].filter((c) => c in table.columns);
+  return [
+    'ITEM: TIMESTEP', String(opts.timestep ?? 0),
+    'ITEM: NUMBER OF ATOMS', String(rowCount(table)),
+    `ITEM: BOX BOUNDS ${b(opts.periodic[0])} ${b(opts.periodic[1])} ${b(opts.periodic[2])}`,
+    `0 ${opts.box[0]}`, `0 ${opts.box[1]}`, `0 ${opts.box[2]}`,
+    `ITEM: ATOMS id type x y z radius${extra.map((c) => ' ' + c).join('')}`,
+  ].join('\n') + '\n';
+}
+
+/** Atom lines for rows [start, end). */
+export function dumpRows(table: ColumnTable, radius: Float64Array, start: number, end: number): string {
+  const { x, y, z, type } = table.columns;
+  if (!x || !y || !z) throw new Error(`table '${table.name}' lacks x, y or z, which a LAMMPS dump needs`);
+  const extra = ['rx', 'ry', 'rz'].filter((c) => c in table.columns).map((c) => table.columns[c]);
+  const lines: string[] = [];
+  for (let i = start; i < end; i++) {
+    let line = `${i + 1} ${(type ? type[i] : 0) + 1} ${x[i]} ${y[i]} ${z[i]} ${radius[i]}`;
+    for (const col of extra) line += ' ' + col[i];
+    lines.push(line);
+  }
+  return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+/** Parses a single-frame dump with id type x y z radius columns into a sphere table (type back to 0-based). */
+export function parseDump(text: string): { table: ColumnTable; box: [number, number, number]; periodic: [boolean, boolean, boolean] } {
+  const lines = text.split(/\r?\n/);
+  const find = (item: string) => {
+    const k = lines.findIndex((l) => l.startsWith(`ITEM: ${item}`));
+    if (k < 0) throw new Error(`LAMMPS dump lacks 'ITEM: ${item}'`);
+    return k;
+  };
+  const n = Number(lines[find('NUMBER OF ATOMS') + 1]);
+  const bk = find('BOX BOUNDS');
+  const flags = lines[bk].split(/\s+/).slice(3);
+  const box = [1, 2, 3].map((k) => { const [lo, hi] = lines[bk + k].trim().split(/\s+/).map(Number); return hi - lo; }) as [number, number, number];
+  const ak = find('ATOMS');
+  const cols = lines[ak].split(/\s+/).slice(2);
+  const idx = (c: string) => { const k = cols.indexOf(c); if (k < 0) throw new Error(`LAMMPS dump has no '${c}' column`); return k; };
+  const [ix, iy, iz, ir, it] = ['x', 'y', 'z', 'radius', 'type'].map(idx);
+  const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n), r = new Float64Array(n), type = new Uint16Array(n);
+  for (let i = 0; i < n; i++) {
+    const c = lines[ak + 1 + i].trim().split(/\s+/).map(Number);
+    x[i] = c[ix]; y[i] = c[iy]; z[i] = c[iz]; r[i] = c[ir]; type[i] = c[it] - 1;
+  }
+  return {
+    table: { kind: 'table', name: 'spheres', columns: { id: Uint32Array.from({ length: n }, (_, i) => i), type, x, y, z, r } },
+    box,
+    periodic: flags.map((f) => f === 'pp') as [boolean, boolean, boolean],
+  };
+}

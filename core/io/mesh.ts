@@ -1,0 +1,162 @@
+/**
+ * Triangle meshes from STL (binary and ASCII) and Wavefront OBJ, and the watertightness check that
+ * the solid-inside test of voxelise.ts needs. A mesh is a flat Float64Array, nine numbers a triangle.
+ */
+
+export interface TriangleMesh {
+  /** x0 y0 z0 x1 y1 z1 x2 y2 z2 per triangle. */
+  positions: Float64Array;
+  triangles: number;
+}
+
+const decoder = new TextDecoder();
+
+/** Binary when the size matches the triangle count in the header; ASCII when it starts with 'solid'. */
+export function parseStl(bytes: Uint8Array): TriangleMesh {
+  if (bytes.length >= 84) {
+    const count = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(80, true);
+    if (bytes.length === 84 + 50 * count) return parseBinaryStl(bytes, count);
+  }
+  const start = decoder.decode(bytes.subarray(0, Math.min(bytes.length, 512))).trimStart();
+  if (start.toLowerCase().startsWith('solid')) return parseAsciiStl(decoder.decode(bytes));
+  if (bytes.length < 84) throw new Error(`STL is malformed: ${bytes.length} bytes is shorter than the 84-byte binary header, and it does not start with 'solid'`);
+  const count = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(80, true);
+  throw new Error(`STL is malformed: binary header says ${count} triangles (${84 + 50 * count} bytes) but the file has ${bytes.length} bytes, and it does not start with 'solid' (ASCII)`);
+}
+
+function parseBinaryStl(bytes: Uint8Array, count: number): TriangleMesh {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const positions = new Float64Array(count * 9);
+  for (let t = 0; t < count; t++) {
+    const at = 84 + 50 * t + 12;
+    for (let k = 0; k < 9; k++) {
+      const c = v.getFloat32(at + 4 * k, true);
+      if (!Number.isFinite(c)) throw new Error(`STL triangle ${t} has a non-finite coordinate`);
+      positions[9 * t + k] = c;
+    }
+  }
+  return { positions, triangles: count };
+}
+
+function parseAsciiStl(text: string): TriangleMesh {
+  const coords: number[] = [];
+  const lines = text.split(/\r?\n/);
+  let inFacet = false, verticesInFacet = 0, facetLine = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const words = lines[i].trim().split(/\s+/);
+    const w = words[0]?.toLowerCase();
+    if (w === 'facet') {
+      if (inFacet) throw new Error(`ASCII STL line ${i + 1}: 'facet' inside the facet opened on line ${facetLine}`);
+      inFacet = true; verticesInFacet = 0; facetLine = i + 1;
+    } else if (w === 'vertex') {
+      if (!inFacet) throw new Error(`ASCII STL line ${i + 1}: 'vertex' outside a facet`);
+      const xyz = words.slice(1, 4).map(Number);
+      if (words.length < 4 || !xyz.every(Number.isFinite)) throw new Error(`ASCII STL line ${i + 1}: expected 'vertex x y z', got '${lines[i].trim()}'`);
+      coords.push(...xyz);
+      verticesInFacet++;
+    } else if (w === 'endfacet') {
+      if (verticesInFacet !== 3) throw new Error(`ASCII STL facet at line ${facetLine} has ${verticesInFacet} vertices, expected 3`);
+      inFacet = false;
+    }
+  }
+  if (inFacet) throw new Error(`ASCII STL ends inside the facet opened on line ${facetLine}`);
+  if (coords.length === 0) throw new Error('ASCII STL has no facets');
+  return { positions: Float64Array.from(coords), triangles: coords.length / 9 };
+}
+
+/** OBJ vertices ('v x y z') and faces ('f a b c ...', 1-based or negative, '/' parts ignored), polygons fanned. */
+export function parseObj(text: string): TriangleMesh {
+  const verts: number[] = [];
+  const coords: number[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const words = lines[i].trim().split(/\s+/);
+    if (words[0] === 'v') {
+      const xyz = words.slice(1, 4).map(Number);
+      if (words.length < 4 || !xyz.every(Number.isFinite)) throw new Error(`OBJ line ${i + 1}: expected 'v x y z', got '${lines[i].trim()}'`);
+      verts.push(...xyz);
+    } else if (words[0] === 'f') {
+      const nv = verts.length / 3;
+      const idx = words.slice(1).map((w) => {
+        const k = parseInt(w.split('/')[0], 10);
+        const j = k < 0 ? nv + k : k - 1;
+        if (!Number.isInteger(k) || k === 0 || j < 0 || j >= nv) throw new Error(`OBJ line ${i + 1}: vertex index '${w}' is not in 1..${nv} (or -1..-${nv})`);
+        return j;
+      });
+      if (idx.length < 3) throw new Error(`OBJ line ${i + 1}: a face needs at least 3 vertices, got ${idx.length}`);
+      for (let k = 1; k + 1 < idx.length; k++) {
+        for (const j of [idx[0], idx[k], idx[k + 1]]) coords.push(verts[3 * j], verts[3 * j + 1], verts[3 * j + 2]);
+      }
+    }
+  }
+  if (coords.length === 0) throw new Error('OBJ has no faces');
+  return { positions: Float64Array.from(coords), triangles: coords.length / 9 };
+}
+
+export interface WatertightReport {
+  watertight: boolean;
+  /** Edges used by one triangle only (holes). */
+  boundaryEdges: number;
+  /** Edges shared by more than two triangles. */
+  nonManifoldEdges: number;
+  /** Edges whose two triangles run them in the same direction (flipped faces). */
+  inconsistentEdges: number;
+  /** One offending edge, for the error message. */
+  example?: [number[], number[]];
+}
+
+/**
+ * Checks that every edge is shared by exactly two triangles running it in opposite directions.
+ * Vertices are matched by exact coordinates, as STL writers repeat them bit for bit.
+ */
+export function checkWatertight(mesh: TriangleMesh): WatertightReport {
+  const ids = new Map<string, number>();
+  const points: number[][] = [];
+  const vid = (t: number, k: number) => {
+    const p = mesh.positions.subarray(9 * t + 3 * k, 9 * t + 3 * k + 3);
+    const key = `${p[0]},${p[1]},${p[2]}`;
+    let id = ids.get(key);
+    if (id === undefined) { id = points.length; ids.set(key, id); points.push(Array.from(p)); }
+    return id;
+  };
+  // Per undirected edge: count of a->b (a < b) uses and of b->a uses.
+  const edges = new Map<number, [number, number]>();
+  for (let t = 0; t < mesh.triangles; t++) {
+    const v = [vid(t, 0), vid(t, 1), vid(t, 2)];
+    if (v[0] === v[1] || v[1] === v[2] || v[0] === v[2]) continue; // degenerate: no area, no edges
+    for (let k = 0; k < 3; k++) {
+      const a = v[k], b = v[(k + 1) % 3];
+      const key = Math.min(a, b) * 2 ** 26 + Math.max(a, b);
+      const e = edges.get(key) ?? [0, 0];
+      e[a < b ? 0 : 1]++;
+      edges.set(key, e);
+    }
+  }
+  const report: WatertightReport = { watertight: true, boundaryEdges: 0, nonManifoldEdges: 0, inconsistentEdges: 0 };
+  for (const [key, [fwd, back]] of edges) {
+    const total = fwd + back;
+    let bad = true;
+    if (total === 1) report.boundaryEdges++;
+    else if (total > 2) report.nonManifoldEdges++;
+    else if (fwd !== 1) report.inconsistentEdges++;
+    else bad = false;
+    if (bad && !report.example) {
+      const a = Math.floor(key / 2 ** 26), b = key - a * 2 ** 26;
+      report.example = [points[a], points[b]];
+    }
+  }
+  report.watertight = report.boundaryEdges === 0 && report.nonManifoldEdges === 0 && report.inconsistentEdges === 0;
+  return report;
+}
+
+/** Throws a message that says what is wrong with the mesh and where, unless it is watertight. */
+export function assertWatertight(mesh: TriangleMesh, source = 'mesh'): void {
+  const r = checkWatertight(mesh);
+  if (r.watertight) return;
+  const parts = [];
+  if (r.boundaryEdges) parts.push(`${r.boundaryEdges} boundary edges (holes)`);
+  if (r.nonManifoldEdges) parts.push(`${r.nonManifoldEdges} edges shared by more than two triangles`);
+  if (r.inconsistentEdges) parts.push(`${r.inconsistentEdges} edges of inconsistently oriented (flipped) triangles`);
+  const ex = r.example ? `, e.g. the edge from (${r.example[0].join(', ')}) to (${r.example[1].join(', ')})` : '';
+  throw new Error(`${source} is not watertight: ${parts.join(', ')}${ex}; the inside test needs a closed, consistently oriented surface (repair it, e.g. in MeshLab or Blender's 3D-Print toolbox)`);
+}

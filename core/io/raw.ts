@@ -1,0 +1,75 @@
+/**
+ * Raw voxel volumes with a JSON header sidecar: the data file is the bare samples, x fastest,
+ * little-endian (numpy: np.fromfile(path, '<u2').reshape(nz, ny, nx)); the sidecar says how.
+ * The same header describes imported raw voxel shapes (any non-zero sample is solid).
+ */
+import { z } from 'zod';
+
+export const RAW_DTYPES = ['uint8', 'uint16', 'uint32', 'float32'] as const;
+
+export const rawHeaderSchema = z.object({
+  dims: z.tuple([z.number().int().min(1), z.number().int().min(1), z.number().int().min(1)])
+    .meta({ unit: 'voxels', description: 'volume size [nx, ny, nz], x fastest' }),
+  dtype: z.enum(RAW_DTYPES).meta({ description: 'sample type' }),
+  byteOrder: z.enum(['little', 'big']).default('little'),
+  headerBytes: z.number().int().min(0).default(0).meta({ unit: 'bytes', description: 'bytes to skip at the start of the raw file' }),
+  voxelSize: z.number().gt(0).default(1).meta({ unit: 'length', description: 'edge length of one voxel' }),
+  unit: z.string().optional(),
+});
+export type RawHeader = z.output<typeof rawHeaderSchema>;
+
+export const RAW_DTYPE_BYTES: Record<RawHeader['dtype'], number> = { uint8: 1, uint16: 2, uint32: 4, float32: 4 };
+
+/** The sidecar written next to an exported raw volume. */
+export function rawSidecar(header: RawHeader, extra: Record<string, unknown> = {}): string {
+  const [nx, ny, nz] = header.dims;
+  const np = { uint8: 'u1', uint16: '<u2', uint32: '<u4', float32: '<f4' }[header.dtype];
+  return JSON.stringify({
+    ...header,
+    layout: 'x fastest: index = x + nx * (y + ny * z)',
+    numpy: `np.fromfile(path, '${np}', offset=${header.headerBytes}).reshape(${nz}, ${ny}, ${nx})`,
+    ...extra,
+  }, null, 1) + '\n';
+}
+
+/** Parses and checks a raw header (JSON text) against the data size. */
+export function parseRawHeader(json: string, dataBytes?: number): RawHeader {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (e) {
+    throw new Error(`raw header is not valid JSON: ${(e as Error).message}`);
+  }
+  const parsed = rawHeaderSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`raw header field '${issue.path.join('.')}': ${issue.message}`);
+  }
+  const h = parsed.data;
+  if (dataBytes !== undefined) {
+    const need = h.headerBytes + h.dims[0] * h.dims[1] * h.dims[2] * RAW_DTYPE_BYTES[h.dtype];
+    if (dataBytes < need) throw new Error(`raw data has ${dataBytes} bytes, but dims ${h.dims.join('x')} of ${h.dtype} need ${need}`);
+  }
+  return h;
+}
+
+/** Solid bits (any non-zero sample) of raw data, packed 8 voxels a byte, least significant bit first. */
+export function rawToSolidBits(data: Uint8Array, header: RawHeader): Uint8Array {
+  const [nx, ny, nz] = header.dims;
+  const n = nx * ny * nz;
+  const size = RAW_DTYPE_BYTES[header.dtype];
+  const bits = new Uint8Array(Math.ceil(n / 8));
+  const view = new DataView(data.buffer, data.byteOffset + header.headerBytes, n * size);
+  const little = header.byteOrder === 'little';
+  for (let i = 0; i < n; i++) {
+    let v: number;
+    switch (header.dtype) {
+      case 'uint8': v = view.getUint8(i); break;
+      case 'uint16': v = view.getUint16(2 * i, little); break;
+      case 'uint32': v = view.getUint32(4 * i, little); break;
+      case 'float32': v = view.getFloat32(4 * i, little); break;
+    }
+    if (v !== 0) bits[i >> 3] |= 1 << (i & 7);
+  }
+  return bits;
+}

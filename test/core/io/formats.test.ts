@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import type { ColumnTable } from '../../../core/common/engine';
+import { decodeTiffStack, tiffLayout } from '../../../core/io/tiff';
+import { decodeVti, vtiHead, vtiTail } from '../../../core/io/vti';
+import { labelBytes, labelDtype, type LabelDtype } from '../../../core/io/labels';
+import { parseRawHeader, rawSidecar, rawToSolidBits } from '../../../core/io/raw';
+import { dumpHead, dumpRadius, dumpRows, parseDump } from '../../../core/io/lammps';
+
+const dims: [number, number, number] = [5, 4, 3];
+const labels = Uint32Array.from({ length: 60 }, (_, i) => (i * 7919) % 13);
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}
+
+/** Pixel bytes written slice by slice, as the exporter streams them. */
+function slabs(values: Uint32Array, dtype: LabelDtype): Uint8Array[] {
+  const scratch = new Uint8Array(20 * 4);
+  return [0, 1, 2].map((z) => labelBytes(values.subarray(z * 20, (z + 1) * 20), dtype, scratch).slice());
+}
+
+describe('TIFF stack', () => {
+  for (const dtype of ['uint16', 'uint32'] as const) {
+    for (const contiguousOnly of [false, true]) {
+      it(`round-trips ${dtype} labels with ${contiguousOnly ? 'one IFD (ImageJ large-stack form)' : 'one IFD per page'}`, () => {
+        const values = dtype === 'uint32' ? labels.map((l) => l * 100000) : labels;
+        const layout = tiffLayout(dims, 0.025, dtype, 'mm', contiguousOnly);
+        const file = concat([layout.head, ...slabs(values, dtype), layout.tail]);
+        expect(layout.dataOffset % 2).toBe(0);
+        const back = decodeTiffStack(file);
+        expect(back.dims).toEqual(dims);
+        expect(back.bitsPerSample).toBe(dtype === 'uint16' ? 16 : 32);
+        expect(Array.from(back.labels)).toEqual(Array.from(values));
+        expect(back.description).toContain('images=3');
+        expect(back.description).toContain('unit=mm');
+        expect(back.description).toContain('spacing=0.025');
+      });
+    }
+  }
+  it('chooses 16-bit labels when they fit', () => {
+    expect(labelDtype(65535)).toBe('uint16');
+    expect(labelDtype(65536)).toBe('uint32');
+  });
+});
+
+describe('VTK ImageData', () => {
+  it('round-trips labels, extent and spacing', () => {
+    for (const dtype of ['uint16', 'uint32'] as const) {
+      const file = concat([vtiHead(dims, 0.5, dtype), ...slabs(labels, dtype), vtiTail()]);
+      const text = new TextDecoder('latin1').decode(file);
+      expect(text).toContain('WholeExtent="0 5 0 4 0 3"');
+      expect(text.trimEnd().endsWith('</VTKFile>')).toBe(true);
+      const back = decodeVti(file);
+      expect(back.dims).toEqual(dims);
+      expect(back.voxelSize).toBe(0.5);
+      expect(Array.from(back.labels)).toEqual(Array.from(labels));
+    }
+  });
+});
+
+describe('raw with JSON header', () => {
+  it('round-trips a header and reads solid bits from every sample type', () => {
+    const text = rawSidecar({ dims, dtype: 'uint16', byteOrder: 'little', headerBytes: 0, voxelSize: 0.1 });
+    expect(JSON.parse(text).numpy).toBe("np.fromfile(path, '<u2', offset=0).reshape(3, 4, 5)");
+    const header = parseRawHeader(text, 120);
+    expect(header.dims).toEqual(dims);
+    const data = concat(slabs(labels, 'uint16'));
+    const bits = rawToSolidBits(data, header);
+    for (let i = 0; i < 60; i++) expect((bits[i >> 3] >> (i & 7)) & 1).toBe(labels[i] ? 1 : 0);
+    const big = new Uint8Array(4 + 60 * 4);
+    const view = new DataView(big.buffer);
+    labels.forEach((l, i) => view.setFloat32(4 + 4 * i, l * 0.5, false));
+    const bitsBig = rawToSolidBits(big, parseRawHeader(JSON.stringify({ dims, dtype: 'float32', byteOrder: 'big', headerBytes: 4 }), big.length));
+    expect(Array.from(bitsBig)).toEqual(Array.from(bits));
+  });
+
+  it('names the bad header field and a short data file', () => {
+    expect(() => parseRawHeader('{"dims":[1,2],"dtype":"uint8"}')).toThrow(/raw header field 'dims'/);
+    expect(() => parseRawHeader('{"dims":[1,2,3],"dtype":"int64"}')).toThrow(/raw header field 'dtype'/);
+    expect(() => parseRawHeader('{"dims":[10,10,10],"dtype":"uint16"}', 100)).toThrow(/raw data has 100 bytes, but dims 10x10x10 of uint16 need 2000/);
+    expect(() => parseRawHeader('nope')).toThrow(/not valid JSON/);
+  });
+});
+
+describe('LAMMPS dump', () => {
+  it('round-trips a sphere table with 1-based ids and types', () => {
+    const t: ColumnTable = {
+      kind: 'table', name: 'spheres',
+      columns: { type: Uint16Array.of(0, 2), x: Float64Array.of(0.1, 1 / 3), y: Float64Array.of(2, 3), z: Float64Array.of(0.5, 4), r: Float64Array.of(0.5, 0.25) },
+    };
+    const text = dumpHead(t, { box: [4, 5, 6], periodic: [true, true, false] }) + dumpRows(t, dumpRadius(t), 0, 1) + dumpRows(t, dumpRadius(t), 1, 2);
+    expect(text).toContain('ITEM: BOX BOUNDS pp pp ff\n0 4\n0 5\n0 6\nITEM: ATOMS id type x y z radius\n1 1 0.1 2 0.5 0.5\n2 3 ');
+    const back = parseDump(text);
+    expect(back.box).toEqual([4, 5, 6]);
+    expect(back.periodic).toEqual([true, true, false]);
+    for (const c of ['type', 'x', 'y', 'z', 'r']) expect(Array.from(back.table.columns[c])).toEqual(Array.from(t.columns[c]));
+  });
+
+  it('gives voxel particles their equal-volume radius and rotation columns', () => {
+    const t: ColumnTable = {
+      kind: 'table', name: 'particles',
+      columns: { x: Float64Array.of(1), y: Float64Array.of(1), z: Float64Array.of(1), voxels: Uint32Array.of(4189), rx: Int16Array.of(90), ry: Int16Array.of(0), rz: Int16Array.of(45) },
+    };
+    const r = dumpRadius(t, 20);
+    expect(r[0]).toBeCloseTo(10 / 20, 3); // a radius-10-voxel sphere has ~4189 voxels
+    expect(dumpHead(t, { box: [2, 2, 2], periodic: [true, true, false] })).toContain('radius rx ry rz');
+    expect(dumpRows(t, r, 0, 1).trim().split(' ').slice(-3)).toEqual(['90', '0', '45']);
+    expect(() => dumpRadius({ kind: 'table', name: 'q', columns: { x: new Float64Array(1) } })).toThrow(/no r, voxels .* or size column/);
+  });
+});

@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import { assertWatertight, checkWatertight, parseObj, parseStl, type TriangleMesh } from '../../../core/io/mesh';
+import { voxeliseMesh } from '../../../core/io/voxelise';
+import { sphereTriangles, stlHeader, voxelFaceTriangles, SPHERE_TRIANGLES } from '../../../core/io/stl';
+
+/** An indexed mesh as flat triangles. */
+function mesh(verts: number[][], faces: number[][]): TriangleMesh {
+  const positions = new Float64Array(faces.length * 9);
+  faces.forEach((f, t) => f.forEach((v, k) => positions.set(verts[v], 9 * t + 3 * k)));
+  return { positions, triangles: faces.length };
+}
+
+/** Axis-aligned box [0, s]^3 as 12 outward triangles. */
+function cube(s: number): TriangleMesh {
+  const v = [[0, 0, 0], [s, 0, 0], [s, s, 0], [0, s, 0], [0, 0, s], [s, 0, s], [s, s, s], [0, s, s]];
+  const f = [[0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4], [2, 3, 7], [2, 7, 6], [1, 2, 6], [1, 6, 5], [0, 4, 7], [0, 7, 3]];
+  return mesh(v, f);
+}
+
+/** UV sphere of radius r: `rings` latitude bands, `segments` longitudes, outward. */
+function uvSphere(r: number, rings: number, segments: number): TriangleMesh {
+  const verts: number[][] = [[0, 0, r], [0, 0, -r]];
+  for (let i = 1; i < rings; i++) for (let j = 0; j < segments; j++) {
+    const th = (Math.PI * i) / rings, ph = (2 * Math.PI * j) / segments;
+    verts.push([r * Math.sin(th) * Math.cos(ph), r * Math.sin(th) * Math.sin(ph), r * Math.cos(th)]);
+  }
+  const at = (i: number, j: number) => 2 + (i - 1) * segments + (j % segments);
+  const faces: number[][] = [];
+  for (let j = 0; j < segments; j++) {
+    faces.push([0, at(1, j), at(1, j + 1)]);
+    faces.push([1, at(rings - 1, j + 1), at(rings - 1, j)]);
+    for (let i = 1; i < rings - 1; i++) {
+      faces.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
+      faces.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
+    }
+  }
+  return mesh(verts, faces);
+}
+
+/** Signed volume by the divergence theorem (positive for outward triangles). */
+function meshVolume(m: TriangleMesh): number {
+  let v = 0;
+  const p = m.positions;
+  for (let t = 0; t < m.triangles; t++) {
+    const o = 9 * t;
+    v += (p[o] * (p[o + 4] * p[o + 8] - p[o + 5] * p[o + 7]) - p[o + 1] * (p[o + 3] * p[o + 8] - p[o + 5] * p[o + 6]) + p[o + 2] * (p[o + 3] * p[o + 7] - p[o + 4] * p[o + 6])) / 6;
+  }
+  return v;
+}
+
+function binaryStl(m: TriangleMesh): Uint8Array {
+  const out = new Uint8Array(84 + 50 * m.triangles);
+  out.set(stlHeader(m.triangles));
+  const v = new DataView(out.buffer);
+  for (let t = 0; t < m.triangles; t++) for (let k = 0; k < 9; k++) v.setFloat32(84 + 50 * t + 12 + 4 * k, m.positions[9 * t + k], true);
+  return out;
+}
+
+function asciiStl(m: TriangleMesh): string {
+  let s = 'solid test\n';
+  for (let t = 0; t < m.triangles; t++) {
+    s += ' facet normal 0 0 0\n  outer loop\n';
+    for (let k = 0; k < 3; k++) s += `   vertex ${m.positions[9 * t + 3 * k]} ${m.positions[9 * t + 3 * k + 1]} ${m.positions[9 * t + 3 * k + 2]}\n`;
+    s += '  endloop\n endfacet\n';
+  }
+  return s + 'endsolid test\n';
+}
+
+const popcount = (bits: Uint8Array) => bits.reduce((s, b) => { let c = 0; for (let x = b; x; x >>= 1) c += x & 1; return s + c; }, 0);
+
+describe('mesh import', () => {
+  it('reads binary and ASCII STL and OBJ to the same triangles', () => {
+    const c = cube(2);
+    expect(Array.from(parseStl(binaryStl(c)).positions)).toEqual(Array.from(c.positions));
+    expect(Array.from(parseStl(new TextEncoder().encode(asciiStl(c))).positions)).toEqual(Array.from(c.positions));
+    const obj = 'o cube\nv 0 0 0\nv 2 0 0\nv 2 2 0\nv 0 2 0\nv 0 0 2\nv 2 0 2\nv 2 2 2\nv 0 2 2\n' +
+      'f 1 3 2\nf 1 4 3\nf 5/1/1 6/2/2 7/3/3\nf -4 -2 -1\nf 1 2 6 5\nf 3 4 8 7\nf 2 3 7 6\nf 1 5 8 4\n';
+    const m = parseObj(obj);
+    expect(m.triangles).toBe(12);
+    expect(checkWatertight(m).watertight).toBe(true);
+    expect(meshVolume(m)).toBeCloseTo(8, 12);
+  });
+
+  it('voxelises a hand-checked cube to exactly its volume', () => {
+    // A 1 x 1 x 1 cube at 10 voxels per unit: 10^3 voxel centres inside, none on the boundary.
+    const v = voxeliseMesh(cube(1), 10);
+    expect(v.dims).toEqual([10, 10, 10]);
+    expect(v.voxelCount).toBe(1000);
+    expect(popcount(v.bits)).toBe(1000);
+    // Shifted and at a resolution that does not divide it: 2.5 units at 4 voxels/unit = 10 voxels.
+    const shifted = cube(2.5);
+    for (let i = 0; i < shifted.positions.length; i++) shifted.positions[i] += [-7, 3, 100][i % 3];
+    expect(voxeliseMesh(shifted, 4).voxelCount).toBe(1000);
+  });
+
+  it('voxelises a sphere to its volume within 1.5 %', () => {
+    // 80 voxels across: the staircase error of the voxel count is well below 1 %; the UV sphere of
+    // 96 x 48 facets is 0.3 % smaller than the true sphere.
+    const s = uvSphere(1, 48, 96);
+    expect(checkWatertight(s).watertight).toBe(true);
+    const res = 40;
+    const v = voxeliseMesh(s, res);
+    const volume = v.voxelCount / res ** 3;
+    expect(Math.abs(volume / meshVolume(s) - 1)).toBeLessThan(0.01);
+    expect(Math.abs(volume / ((4 / 3) * Math.PI) - 1)).toBeLessThan(0.015);
+    // Voxels near the centre are solid, corners are void.
+    const at = (x: number, y: number, z: number) => (v.bits[(x + 80 * (y + 80 * z)) >> 3] >> ((x + 80 * (y + 80 * z)) & 7)) & 1;
+    expect(at(40, 40, 40)).toBe(1);
+    expect(at(0, 0, 0)).toBe(0);
+  });
+
+  it('rejects malformed STL with clear errors', () => {
+    const good = binaryStl(cube(1));
+    expect(() => parseStl(good.subarray(0, good.length - 7))).toThrow(/binary header says 12 triangles \(684 bytes\) but the file has 677 bytes/);
+    expect(() => parseStl(new Uint8Array(10))).toThrow(/shorter than the 84-byte binary header/);
+    expect(() => parseStl(new TextEncoder().encode('solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 zero\n'))).toThrow(/line 4: expected 'vertex x y z'/);
+    expect(() => parseStl(new TextEncoder().encode('solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nendloop\nendfacet\n'))).toThrow(/has 2 vertices, expected 3/);
+    expect(() => parseObj('v 0 0 0\nf 1 2 3\n')).toThrow(/line 2: vertex index '2' is not in 1..1/);
+  });
+
+  it('reports holes and flipped faces as not watertight', () => {
+    const c = cube(1);
+    const holed: TriangleMesh = { positions: c.positions.slice(9), triangles: 11 };
+    expect(checkWatertight(holed)).toMatchObject({ watertight: false, boundaryEdges: 3 });
+    expect(() => assertWatertight(holed, 'part.stl')).toThrow(/part.stl is not watertight: 3 boundary edges \(holes\), e.g. the edge from/);
+    const flipped = c.positions.slice();
+    flipped.set([c.positions[3], c.positions[4], c.positions[5]], 6);
+    flipped.set([c.positions[6], c.positions[7], c.positions[8]], 3);
+    expect(checkWatertight({ positions: flipped, triangles: 12 })).toMatchObject({ watertight: false, inconsistentEdges: 3 });
+  });
+
+  it('refuses a resolution that makes the shape too large before allocating', () => {
+    expect(() => voxeliseMesh(cube(1), 2000)).toThrow(/gives 2000 voxels along x .*at most 1024/);
+    expect(() => voxeliseMesh(cube(1), 0)).toThrow(/resolution must be a positive number/);
+  });
+});
+
+describe('STL export', () => {
+  it('writes closed voxel surfaces that voxelise back to the same voxels', () => {
+    // An L-shaped particle (label 1) and a cube (label 2) touching it, in a 6 x 5 x 4 volume.
+    const [nx, ny, nz] = [6, 5, 4];
+    const labels = new Uint32Array(nx * ny * nz);
+    for (let z = 0; z < 3; z++) for (let y = 0; y < 3; y++) for (let x = 0; x < 4; x++) if (x < 2 || z === 0) labels[x + nx * (y + ny * z)] = 1;
+    for (let z = 1; z < 3; z++) for (let y = 0; y < 2; y++) for (let x = 2; x < 4; x++) labels[x + nx * (y + ny * z)] = 2;
+    const h = 0.5;
+    const parts: Uint8Array[] = [];
+    for (let z = 0; z < nz; z++) {
+      const slice = (k: number) => (k < 0 || k >= nz ? undefined : labels.subarray(k * nx * ny, (k + 1) * nx * ny));
+      parts.push(voxelFaceTriangles(slice(z - 1), slice(z)!, slice(z + 1), nx, ny, z, h, 0, 2));
+      parts.push(voxelFaceTriangles(slice(z - 1), slice(z)!, slice(z + 1), nx, ny, z, h, 2, ny));
+    }
+    const body = Uint8Array.from(parts.flatMap((p) => Array.from(p)));
+    const file = new Uint8Array(84 + body.length);
+    file.set(stlHeader(body.length / 50));
+    file.set(body, 84);
+    const m = parseStl(file);
+    const report = checkWatertight(m);
+    expect(report.boundaryEdges).toBe(0);
+    // Each particle is closed, so the total volume is the solid voxel count times h^3.
+    const solid = labels.reduce((s, l) => s + (l ? 1 : 0), 0);
+    expect(meshVolume(m)).toBeCloseTo(solid * h ** 3, 9);
+    const back = voxeliseMesh(m, 1 / h);
+    expect(back.voxelCount).toBe(solid);
+  });
+
+  it('writes each sphere as a closed outward icosphere', () => {
+    const tris = sphereTriangles([1], [2], [3], [0.5], 0, 1);
+    const file = new Uint8Array(84 + tris.length);
+    file.set(stlHeader(SPHERE_TRIANGLES));
+    file.set(tris, 84);
+    const m = parseStl(file);
+    expect(m.triangles).toBe(80);
+    expect(checkWatertight(m).watertight).toBe(true);
+    const inscribed = meshVolume(m);
+    expect(inscribed).toBeGreaterThan(0.8 * (4 / 3) * Math.PI * 0.125);
+    expect(inscribed).toBeLessThan((4 / 3) * Math.PI * 0.125);
+  });
+});
