@@ -143,7 +143,7 @@ export class BitMatrix implements PackingMatrix {
     return (this.slabs[this.slabOf[z]][this.planeWord[z] + y * this.wordsPerRow + (x >> 5)] & (1 << (x & 31))) !== 0;
   }
 
-  set(x: number, y: number, z: number): void {
+  set(x: number, y: number, z: number, _id = 1): void {
     this.slabs[this.slabOf[z]][this.planeWord[z] + y * this.wordsPerRow + (x >> 5)] |= 1 << (x & 31);
   }
 
@@ -158,7 +158,7 @@ export class BitMatrix implements PackingMatrix {
     return s === this.slabOf[oz + e] ? this.slabs[s] : null;
   }
 
-  firstHit(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number): number {
+  firstHit(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _selfId = 0): number {
     const wpr = this.wordsPerRow, planeWord = this.planeWord;
     const slab = this.cheapModulus ? this.insideSlab(ox, oy, oz, e) : null;
     if (slab !== null) {
@@ -189,11 +189,11 @@ export class BitMatrix implements PackingMatrix {
     return -1;
   }
 
-  writeAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number): void {
+  writeAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
     this.apply(c, from, to, ox, oy, oz, e, true);
   }
 
-  clearAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number): void {
+  clearAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
     this.apply(c, from, to, ox, oy, oz, e, false);
   }
 

@@ -77,7 +77,7 @@ export const shapeSchema = z.discriminatedUnion('kind', [
 export type Shape = z.output<typeof shapeSchema>;
 
 /** Default shell-reduction threshold: about half of a sphere's shell remains (see the tests). */
-export const DEFAULT_REDUCTION_THRESHOLD = 1;
+export const DEFAULT_REDUCTION_THRESHOLD = 0;
 
 export interface VoxelisedShape {
   /** Bounding box of the solid voxels: [nx, ny, nz]. */
@@ -233,15 +233,15 @@ export function voxeliseShapeVoxels(shape: Shape, sizeVoxels: number, reductionT
     }
   }
   const shell = new Int32Array(3 * shellCount);
-  // Shell membership of the box, updated as voxels are dropped, for the reduction's neighbour count.
-  const kept = new Uint8Array(occupancy.length);
   for (let i = 0, m = 0; i < count; i++) {
     if (!isShell[i]) continue;
     shell[m++] = solid[3 * i]; shell[m++] = solid[3 * i + 1]; shell[m++] = solid[3 * i + 2];
-    kept[solid[3 * i] - lo[0] + dims[0] * (solid[3 * i + 1] - lo[1] + dims[1] * (solid[3 * i + 2] - lo[2]))] = 1;
   }
-  // Shell area reduction (seed §3.2): in scan order, drop a shell voxel whose count of remaining
-  // shell 6-neighbours exceeds the threshold. On a flat surface this leaves a chess board.
+  // The reduced shell so far, for the reduction's neighbour count.
+  const kept = new Uint8Array(occupancy.length);
+  // Shell area reduction (seed §3.2): in scan order, drop a shell voxel when more than
+  // `threshold` of its face-neighbours were already kept. With threshold 0 a flat face becomes a
+  // chess board; on curved shells about half of the voxels remain.
   const keptAt = (x: number, y: number, z: number) =>
     x < lo[0] || y < lo[1] || z < lo[2] || x > hi[0] || y > hi[1] || z > hi[2]
       ? 0
@@ -250,8 +250,9 @@ export function voxeliseShapeVoxels(shape: Shape, sizeVoxels: number, reductionT
   for (let i = 0; i < shellCount; i++) {
     const x = shell[3 * i], y = shell[3 * i + 1], z = shell[3 * i + 2];
     const neighbours = keptAt(x - 1, y, z) + keptAt(x + 1, y, z) + keptAt(x, y - 1, z) + keptAt(x, y + 1, z) + keptAt(x, y, z - 1) + keptAt(x, y, z + 1);
-    if (neighbours > reductionThreshold) kept[x - lo[0] + dims[0] * (y - lo[1] + dims[1] * (z - lo[2]))] = 0;
-    else reduced.push(x, y, z);
+    if (neighbours > reductionThreshold) continue;
+    kept[x - lo[0] + dims[0] * (y - lo[1] + dims[1] * (z - lo[2]))] = 1;
+    reduced.push(x, y, z);
   }
   return { dims, min: [lo[0], lo[1], lo[2]], occupancy, solid, shell, reducedShell: Int32Array.from(reduced), maxRadius: Math.sqrt(maxR2), centre: [-offset[0], -offset[1], -offset[2]] };
 }

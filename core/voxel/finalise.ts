@@ -1,0 +1,145 @@
+/**
+ * Exact finalisation (seed §3.1, §3.2): every particle is written with its solid voxels at its
+ * exact rotation, by rotating each position of its rotated bounding box back into the particle's
+ * own voxel map (no holes), into a labelled volume (label = particle index + 1) or, for boxes too
+ * large for labels, into the cleared packing matrix. Voxels claimed twice are counted as overlap:
+ * the price of packing with hollow, holed, table-rotated shells (the seed reports < 0.1 %).
+ */
+import type { ColumnTable, LabelVolume } from '../common/engine';
+import { COS, SIN, inverseRotate } from './rotation';
+import type { Packer } from './packer';
+
+export interface Finalised {
+  /** The particle table artifact (only particles whose centre lies inside the box). */
+  table: ColumnTable;
+  labels: LabelVolume | null;
+  /** Voxels written (exact solid voxels of all particles inside the box). */
+  writtenVoxels: number;
+  /** Voxels a particle claimed that another particle already held. */
+  overlapVoxels: number;
+  /** Exact solid voxels falling below the floor or above the box top (not written). */
+  clippedVoxels: number;
+  /** Distinct solid voxels in the box. */
+  solidVoxels: number;
+  /** Mean over (x, y) columns of the height (voxels) of the highest solid voxel + 1. */
+  bedHeight: number;
+  /** Solid voxels per z plane. */
+  solidPerPlane: Float64Array;
+}
+
+/** Forward rotation of one point (for the bounding box corners). */
+function rotatePoint(x: number, y: number, z: number, ax: number, ay: number, az: number): [number, number, number] {
+  const y1 = COS[ax] * y - SIN[ax] * z, z1 = SIN[ax] * y + COS[ax] * z;
+  const z2 = COS[ay] * z1 - SIN[ay] * x, x2 = SIN[ay] * z1 + COS[ay] * x;
+  return [COS[az] * x2 - SIN[az] * y1, SIN[az] * x2 + COS[az] * y1, z2];
+}
+
+export function finalise(packer: Packer, withLabels: boolean): Finalised {
+  const { nx, ny, nz } = packer;
+  const res = packer.params.box.resolution;
+  const m = packer.matrix;
+  const labels = withLabels ? new Uint32Array(nx * ny * nz) : null;
+  // Without labels, the packing matrix (its shells no longer needed) records occupancy.
+  if (!labels) m.clearEverything();
+  const keep: number[] = [];
+  for (let i = 0; i < packer.count; i++) if (packer.pz[i] < nz) keep.push(i);
+  const rows = keep.length;
+  const col = {
+    id: new Uint32Array(rows), type: new Uint16Array(rows),
+    x: new Float64Array(rows), y: new Float64Array(rows), z: new Float64Array(rows),
+    rx: new Int16Array(rows), ry: new Int16Array(rows), rz: new Int16Array(rows),
+    size: new Float64Array(rows), voxels: new Uint32Array(rows),
+    ix: new Int32Array(rows), iy: new Int32Array(rows), iz: new Int32Array(rows),
+  };
+  let written = 0, overlap = 0, clipped = 0;
+  const q = new Float64Array(3);
+  for (let r = 0; r < rows; r++) {
+    const i = keep[r];
+    const s = packer.shape[i], v = packer.shapes[s];
+    const ax = packer.ax[i], ay = packer.ay[i], az = packer.az[i];
+    const px = packer.px[i], py = packer.py[i], pz = packer.pz[i];
+    // The rotated bounding box (a parallelepiped) and its axis-aligned hull.
+    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    for (let c = 0; c < 8; c++) {
+      const p = rotatePoint(
+        c & 1 ? v.min[0] + v.dims[0] - 0.5 : v.min[0] - 0.5,
+        c & 2 ? v.min[1] + v.dims[1] - 0.5 : v.min[1] - 0.5,
+        c & 4 ? v.min[2] + v.dims[2] - 0.5 : v.min[2] - 0.5,
+        ax, ay, az,
+      );
+      for (let a = 0; a < 3; a++) { lo[a] = Math.min(lo[a], p[a]); hi[a] = Math.max(hi[a], p[a]); }
+    }
+    const [dx, dy, dz] = v.dims, [mx, my, mz] = v.min, occ = v.occupancy;
+    let count = 0;
+    for (let z = Math.floor(lo[2]); z <= Math.ceil(hi[2]); z++) {
+      for (let y = Math.floor(lo[1]); y <= Math.ceil(hi[1]); y++) {
+        for (let x = Math.floor(lo[0]); x <= Math.ceil(hi[0]); x++) {
+          inverseRotate(x, y, z, ax, ay, az, q);
+          const sx = Math.round(q[0]) - mx, sy = Math.round(q[1]) - my, sz = Math.round(q[2]) - mz;
+          if (sx < 0 || sy < 0 || sz < 0 || sx >= dx || sy >= dy || sz >= dz || occ[sx + dx * (sy + dy * sz)] === 0) continue;
+          count++;
+          const gz = pz + z;
+          if (gz < 0 || gz >= nz) { clipped++; continue; }
+          const gx = (((px + x) % nx) + nx) % nx, gy = (((py + y) % ny) + ny) % ny;
+          written++;
+          if (labels) {
+            const k = gx + nx * (gy + ny * gz);
+            if (labels[k] !== 0) overlap++;
+            else labels[k] = r + 1;
+          } else if (m.test(gx, gy, gz)) overlap++;
+          else m.set(gx, gy, gz, r + 1);
+        }
+      }
+    }
+    // Geometric centre: the reference voxel's centre plus the rotated centre offset of the shape.
+    const c = rotatePoint(v.centre[0], v.centre[1], v.centre[2], ax, ay, az);
+    col.id[r] = r;
+    col.type[r] = packer.type[i];
+    col.x[r] = (px + 0.5 + c[0]) / res;
+    col.y[r] = (py + 0.5 + c[1]) / res;
+    col.z[r] = (pz + 0.5 + c[2]) / res;
+    col.rx[r] = ax; col.ry[r] = ay; col.rz[r] = az;
+    col.ix[r] = px; col.iy[r] = py; col.iz[r] = pz;
+    col.size[r] = packer.shapeSizeVoxels[s] / res;
+    col.voxels[r] = count;
+  }
+  // Bed statistics from the occupancy: solid per plane and the mean column height.
+  const solidPerPlane = new Float64Array(nz);
+  const top = new Int32Array(nx * ny).fill(-1);
+  for (let z = 0; z < nz; z++) {
+    let n = 0;
+    for (let y = 0; y < ny; y++) {
+      for (let x = 0; x < nx; x++) {
+        const occupied = labels ? labels[x + nx * (y + ny * z)] !== 0 : m.test(x, y, z);
+        if (occupied) { n++; top[x + nx * y] = z; }
+      }
+    }
+    solidPerPlane[z] = n;
+  }
+  let heightSum = 0;
+  for (let k = 0; k < top.length; k++) heightSum += top[k] + 1;
+  const lengthUnitBox = packer.params.box.size;
+  const table: ColumnTable = {
+    kind: 'table',
+    name: 'particles',
+    columns: col,
+    meta: {
+      box: [...lengthUnitBox],
+      resolution: res,
+      periodic: [true, true, false],
+      dims: [nx, ny, nz],
+      types: packer.params.mixture.types.map((t, i) => t.name || `${t.shape.kind} ${i}`),
+      columns: 'x, y, z: geometric centre (length units); rx, ry, rz: rotation about x, then y, then z (deg); size: characteristic size (length units, quantised); voxels: exact solid voxels; ix, iy, iz: reference voxel',
+    },
+  };
+  return {
+    table,
+    labels: labels ? { kind: 'volume', name: 'labels', dims: [nx, ny, nz], voxelSize: 1 / res, labels, meta: { periodic: [true, true, false], label: 'particle index + 1 (row of the particles table + 1), 0 = void' } } : null,
+    writtenVoxels: written,
+    overlapVoxels: overlap,
+    clippedVoxels: clipped,
+    solidVoxels: written - overlap,
+    bedHeight: heightSum / (nx * ny),
+    solidPerPlane,
+  };
+}

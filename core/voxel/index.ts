@@ -1,0 +1,135 @@
+/**
+ * The voxel packing engine (id 'voxel'): Byholm, Toivakka & Westerholm (2009), after Jia &
+ * Williams' DigiPac. See README.md in this folder for the algorithm, the switches and the costs.
+ */
+import { defineEngine, type EngineContext, type EngineResult, type EngineSeries } from '../common/engine';
+import { Packer } from './packer';
+import { finalise, type Finalised } from './finalise';
+import { boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type VoxelParams } from './params';
+
+export { BitMatrix, IdMatrix, type PackingMatrix } from './matrix';
+export { shapeKindSchemas, shapeSchema, voxeliseShape, voxeliseShapeVoxels, quantiseSize, type Shape, type VoxelisedShape } from './shapes';
+export { voxelParamsSchema, sizeLawSchema, particleTypeSchema, optimisationsSchema, checkParams, type VoxelParams } from './params';
+export { Packer } from './packer';
+export { finalise } from './finalise';
+
+/** Time steps between progress reports and between points of the progress series. */
+const PROGRESS_EVERY = 64;
+
+/** Runs the packer to its end (or cancellation), recording the progress series. */
+export function pack(params: VoxelParams, ctx: EngineContext): { packer: Packer; series: EngineSeries[]; seconds: number } {
+  checkParams(params);
+  const t0 = performance.now();
+  const packer = new Packer(params, ctx.seed);
+  const boxVolume = packer.nx * packer.ny * packer.nz;
+  const steps: number[] = [], particles: number[] = [], fraction: number[] = [];
+  const record = () => {
+    steps.push(packer.counters.steps);
+    particles.push(packer.count);
+    fraction.push(packer.solidVoxels / boxVolume);
+  };
+  const st = params.stop;
+  for (;;) {
+    if (ctx.cancelled()) {
+      packer.cancel();
+      break;
+    }
+    if (!packer.step()) break;
+    if (packer.counters.steps % PROGRESS_EVERY === 0) {
+      record();
+      // Progress: the furthest of the stop targets (or the roof height when filling until full).
+      let done = Math.min(1, packer.roof / packer.nz);
+      if (st.particles > 0) done = Math.max(done, packer.count / st.particles);
+      if (st.solidFraction > 0) done = Math.max(done, packer.solidVoxels / boxVolume / st.solidFraction);
+      ctx.progress({
+        done: Math.min(1000, Math.round(done * 1000)),
+        total: 1000,
+        phase: 'packing',
+        counters: { particles: packer.count, active: packer.activeCount, steps: packer.counters.steps, solidFraction: packer.solidVoxels / boxVolume },
+      });
+    }
+  }
+  record();
+  const x = Float64Array.from(steps);
+  return {
+    packer,
+    seconds: (performance.now() - t0) / 1000,
+    series: [
+      { name: 'particles', xLabel: 'time step', yLabel: 'particles', x, y: Float64Array.from(particles), kind: 'line' },
+      { name: 'solid fraction', xLabel: 'time step', yLabel: 'solid volume / box volume', x, y: Float64Array.from(fraction), kind: 'line' },
+    ],
+  };
+}
+
+/** Solid fraction of planes [z0, z1) from the finalised occupancy (NaN for an empty range). */
+function planeFraction(f: Finalised, nx: number, ny: number, z0: number, z1: number): number {
+  let s = 0;
+  for (let z = Math.max(0, z0); z < z1; z++) s += f.solidPerPlane[z];
+  return z1 > z0 ? s / (nx * ny * (z1 - z0)) : NaN;
+}
+
+/** Assembles the run's metrics from the packer and the exact finalisation. */
+export function bedMetrics(packer: Packer, f: Finalised): Record<string, number> {
+  const { nx, ny, nz } = packer;
+  const res = packer.params.box.resolution;
+  const bed = Math.round(f.bedHeight);
+  let maxExtent = 0;
+  for (let s = 0; s < packer.shapes.length; s++) maxExtent = Math.max(maxExtent, 2 * Math.ceil(packer.shapes[s].maxRadius) + 1);
+  return {
+    particles: f.table.columns.id.length,
+    solidFraction: planeFraction(f, nx, ny, 0, bed),
+    bulkSolidFraction: planeFraction(f, nx, ny, maxExtent, bed - maxExtent),
+    boxSolidFraction: f.solidVoxels / (nx * ny * nz),
+    bedHeight: f.bedHeight / res,
+    overlapFraction: f.writtenVoxels > 0 ? f.overlapVoxels / f.writtenVoxels : 0,
+    overlapVoxels: f.overlapVoxels,
+    clippedVoxels: f.clippedVoxels,
+  };
+}
+
+export const voxelEngine = defineEngine({
+  id: 'voxel',
+  title: 'Voxel packing',
+  description:
+    'Packs particles of any shape, voxel by voxel, by biased random moves into a periodic box (Byholm, Toivakka & Westerholm 2009, after Jia & Williams\' DigiPac). ' +
+    'Metrics: solidFraction = solid voxels / voxels below the mean bed surface; bulkSolidFraction = the same between one particle diameter above the floor and one below the surface; ' +
+    'boxSolidFraction = over the whole box; overlapFraction = voxels claimed twice at exact finalisation / voxels written.',
+  paramsSchema: voxelParamsSchema,
+  estimateMemoryBytes,
+  run(params, ctx): EngineResult {
+    const t0 = performance.now();
+    const { packer, series, seconds } = pack(params, ctx);
+    const cancelled = packer.stopReason === 'cancelled';
+    ctx.progress({ done: 1000, total: 1000, phase: 'finalising' });
+    const t1 = performance.now();
+    const f = finalise(packer, labelsEnabled(params));
+    const finaliseSeconds = (performance.now() - t1) / 1000;
+    // core/analysis adds its statistics here, from f.table and f.labels.
+    const c = packer.counters;
+    const { nx, ny, nz, nzMatrix } = boxVoxels(params);
+    return {
+      cancelled,
+      metrics: {
+        ...bedMetrics(packer, f),
+        steps: c.steps,
+        moveAttempts: c.moveAttempts,
+        acceptedMoves: c.acceptedMoves,
+        insertionAttempts: c.insertionAttempts,
+        collisionTests: c.collisionTests,
+        voxelChecks: c.voxelChecks,
+        packingSeconds: seconds,
+        finaliseSeconds,
+        wallSeconds: (performance.now() - t0) / 1000,
+        nsPerVoxelCheck: c.voxelChecks > 0 ? (seconds * 1e9) / c.voxelChecks : 0,
+        stopReason: packer.stopReason ?? 'full',
+        boxVoxels: `${nx}x${ny}x${nz}`,
+        matrixBytes: packer.matrix.bytes,
+        matrixSlabs: packer.matrix.slabCount,
+        distinctVoxelisations: packer.shapes.length,
+        matrixHeight: nzMatrix,
+      },
+      series,
+      artifacts: f.labels ? [f.table, f.labels] : [f.table],
+    };
+  },
+});

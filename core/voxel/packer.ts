@@ -1,0 +1,447 @@
+/**
+ * The Monte Carlo packer (seed §2.2, §3): particles enter at random (x, y) at the rising roof and,
+ * every time step, each active particle tries one move of ±1 voxel on every axis (the upward z
+ * component kept only with the rebound probability) plus a random rotation within its per-axis
+ * limits. A move is checked against the packing matrix with early exit; in bit mode the particle
+ * is removed first (with its saved rotated voxels) and written back on collision. Every t_f steps
+ * particles that did not move are frozen.
+ *
+ * Sequential and deterministic: one Random from the seed drives everything.
+ */
+import { Random } from '../common/random';
+import { BitMatrix, IdMatrix, type PackingMatrix } from './matrix';
+import { rotateRange, wrapDegrees } from './rotation';
+import { quantiseSize, voxeliseShapeVoxels, type VoxelisedShape } from './shapes';
+import { boxVoxels, maxSize, minSize, type SizeLaw, type VoxelParams } from './params';
+
+/** Voxels rotated ahead of each early-exit test: small enough that a collision wastes little rotation. */
+const CHUNK = 64;
+/** Columns per side of a cell of the frozen height map. */
+const HEIGHT_CELL = 4;
+
+export type StopReason = 'particles' | 'solidFraction' | 'full' | 'maxSteps' | 'cancelled';
+
+export interface PackerCounters {
+  steps: number;
+  moveAttempts: number;
+  acceptedMoves: number;
+  /** Collision tests: move attempts plus insertion attempts. */
+  collisionTests: number;
+  voxelChecks: number;
+  insertionAttempts: number;
+}
+
+/** Draws one size (length units) from a law; normal and log-normal truncated at 4 sd. */
+export function drawSize(law: SizeLaw, rng: Random): number {
+  switch (law.law) {
+    case 'fixed': return law.value;
+    case 'uniform': return rng.uniform(law.min, law.max);
+    case 'normal':
+    case 'lognormal': {
+      const lo = minSize(law), hi = maxSize(law);
+      for (;;) {
+        const s = law.law === 'normal' ? law.mean + law.sd * rng.normal() : law.median * Math.exp(law.sigma * rng.normal());
+        if (s > 0 && s >= lo && s <= hi) return s;
+      }
+    }
+    case 'table': {
+      let total = 0;
+      for (const w of law.weights) total += w;
+      let u = rng.next() * total;
+      for (let i = 0; i < law.sizes.length; i++) {
+        u -= law.weights[i];
+        if (u < 0 && law.weights[i] > 0) return law.sizes[i];
+      }
+      return law.sizes[law.weights.findLastIndex((w) => w > 0)];
+    }
+  }
+}
+
+function grow<T extends Int32Array | Int16Array | Uint16Array | Uint32Array>(a: T, n: number): T {
+  const b = new (a.constructor as new (n: number) => T)(n);
+  b.set(a);
+  return b;
+}
+
+export class Packer {
+  readonly matrix: PackingMatrix;
+  readonly nx: number;
+  readonly ny: number;
+  /** Box height in voxels (the matrix may be taller for an open top). */
+  readonly nz: number;
+  readonly counters: PackerCounters = { steps: 0, moveAttempts: 0, acceptedMoves: 0, collisionTests: 0, voxelChecks: 0, insertionAttempts: 0 };
+
+  // Distinct voxelisations: one per (type, size in voxels).
+  readonly shapes: VoxelisedShape[] = [];
+  readonly shapeType: number[] = [];
+  readonly shapeSizeVoxels: number[] = [];
+  /** The voxels moved through the matrix: the reduced shell (seed §3.2) or the whole shell. */
+  private readonly packCoords: Int32Array[] = [];
+  private readonly extent: number[] = [];
+  /** Largest angle change per move (degrees) per shape. */
+  private readonly rotationStep: number[] = [];
+  private readonly shapeKey = new Map<string, number>();
+
+  // Particle state (structure of arrays, grown on insertion).
+  count = 0;
+  px = new Int32Array(256);
+  py = new Int32Array(256);
+  pz = new Int32Array(256);
+  /** Current rotation (degrees in [0, 360)) and initial rotation. */
+  ax = new Int16Array(256);
+  ay = new Int16Array(256);
+  az = new Int16Array(256);
+  a0x = new Int16Array(256);
+  a0y = new Int16Array(256);
+  a0z = new Int16Array(256);
+  type = new Uint16Array(256);
+  shape = new Uint32Array(256);
+  /** Position at the last freezing check. */
+  private hx = new Int32Array(256);
+  private hy = new Int32Array(256);
+  private hz = new Int32Array(256);
+  /** Saved rotated voxels of active particles (seed §3.2); null once frozen. */
+  private saved: (Int32Array | null)[] = [];
+  private active = new Int32Array(256);
+  activeCount = 0;
+
+  /** Solid voxels of all particles (their voxelised volume). */
+  solidVoxels = 0;
+  private readonly typeAmount: Float64Array;
+  private readonly typeShare: Float64Array;
+  /** Rising roof (seed §3.6): insertion level in voxels, at least the frozen top, raised on failed insertions. */
+  roof = 0;
+  /** Highest top (centre z + extent) of a frozen particle. */
+  private frozenTop = -1;
+  /** Highest frozen particle top over each cell of HEIGHT_CELL x HEIGHT_CELL columns (-1 = none). */
+  private readonly heights: Int32Array;
+  private readonly hcx: number;
+  private readonly hcy: number;
+  /** Failed insertions in a row at the top of the box. */
+  private failures = 0;
+  private inserting = true;
+  stopReason: StopReason | null = null;
+
+  // Candidate for the next insertion (kept until it fits).
+  private candType = -1;
+  private candShape = -1;
+  private candAx = 0;
+  private candAy = 0;
+  private candAz = 0;
+
+  private trial = new Int32Array(0);
+  private old = new Int32Array(0);
+  private readonly rng: Random;
+  private readonly o: VoxelParams['optimisations'];
+
+  constructor(readonly params: VoxelParams, seed: number) {
+    this.rng = new Random(seed);
+    this.o = params.optimisations;
+    const { nx, ny, nz, nzMatrix } = boxVoxels(params);
+    this.nx = nx;
+    this.ny = ny;
+    this.nz = nz;
+    this.matrix = params.matrix === 'bit' ? new BitMatrix(nx, ny, nzMatrix) : new IdMatrix(nx, ny, nzMatrix);
+    this.matrix.cheapModulus = this.o.cheapModulus;
+    this.hcx = Math.ceil(nx / HEIGHT_CELL);
+    this.hcy = Math.ceil(ny / HEIGHT_CELL);
+    this.heights = new Int32Array(this.hcx * this.hcy).fill(-1);
+    const types = params.mixture.types;
+    this.typeAmount = new Float64Array(types.length);
+    let total = 0;
+    for (const t of types) total += t.fraction;
+    this.typeShare = Float64Array.from(types, (t) => t.fraction / total);
+  }
+
+  private shapeFor(type: number, sizeVoxels: number): number {
+    const key = `${type}:${sizeVoxels}`;
+    let s = this.shapeKey.get(key);
+    if (s !== undefined) return s;
+    const v = voxeliseShapeVoxels(this.params.mixture.types[type].shape, sizeVoxels, this.params.reductionThreshold);
+    s = this.shapes.length;
+    this.shapes.push(v);
+    this.shapeType.push(type);
+    this.shapeSizeVoxels.push(sizeVoxels);
+    const coords = this.o.shellReduction ? v.reducedShell : v.shell;
+    this.packCoords.push(coords);
+    // Every rotated, rounded coordinate lies within the shape's radius + 0.5 of the origin.
+    this.extent.push(Math.ceil(v.maxRadius + 0.5));
+    // Automatic step: the outermost voxel moves by about one voxel (r · step · π/180 ≈ 1).
+    const step = this.params.mixture.types[type].rotationStep;
+    this.rotationStep.push(step > 0 ? step : Math.max(1, Math.floor(180 / Math.PI / Math.max(1, v.maxRadius))));
+    if (coords.length > this.trial.length) {
+      this.trial = new Int32Array(coords.length);
+      this.old = new Int32Array(coords.length);
+    }
+    this.shapeKey.set(key, s);
+    return s;
+  }
+
+  /** Extent (voxels) of particle i's shape: every rotated voxel lies within ±extent of its centre. */
+  extentOf(i: number): number {
+    return this.extent[this.shape[i]];
+  }
+
+  /** The voxels particle i is moved with (reduced shell or whole shell). */
+  packCoordsOf(i: number): Int32Array {
+    return this.packCoords[this.shape[i]];
+  }
+
+  /** Picks the next candidate: the type furthest below its share (number or volume), a size, an orientation. */
+  private nextCandidate(): void {
+    const types = this.params.mixture.types;
+    let total = 0;
+    for (let t = 0; t < types.length; t++) total += this.typeAmount[t];
+    let best = 0, bestDeficit = -Infinity;
+    for (let t = 0; t < types.length; t++) {
+      if (this.typeShare[t] === 0) continue;
+      const deficit = this.typeShare[t] * total - this.typeAmount[t];
+      if (deficit > bestDeficit) { bestDeficit = deficit; best = t; }
+    }
+    const type = types[best];
+    const sizeVoxels = quantiseSize(drawSize(type.size, this.rng), this.params.box.resolution);
+    this.candType = best;
+    this.candShape = this.shapeFor(best, sizeVoxels);
+    if (type.orientation === 'random') {
+      this.candAx = this.rng.int(360);
+      this.candAy = this.rng.int(360);
+      this.candAz = this.rng.int(360);
+    } else {
+      this.candAx = this.candAy = this.candAz = 0;
+    }
+  }
+
+  /** One insertion attempt at random (x, y) at the roof (or the top). */
+  private tryInsert(): void {
+    if (this.candShape < 0) this.nextCandidate();
+    const s = this.candShape, coords = this.packCoords[s], n = coords.length / 3, e = this.extent[s];
+    const top = this.matrix.nz - 1 - e;
+    const x = this.rng.int(this.nx), y = this.rng.int(this.ny);
+    const z = this.o.risingRoof ? Math.min(top, Math.max(e, this.roof + e + 1)) : top;
+    const id = this.count + 1;
+    this.counters.insertionAttempts++;
+    // A new particle appears out of nowhere, so unlike a one-voxel move it could land inside a
+    // hollow shell: it must lie above every frozen particle and clear of every active one. Near
+    // an active particle it waits (that is no sign of a full box).
+    if (!this.clearOfActive(x, y, z, e)) return;
+    if (!(z - e > this.frozenHeight(x, y, e) && this.collisionFree(s, x, y, z, this.candAx, this.candAy, this.candAz, id))) {
+      if (z === top) this.failures++;
+      else this.roof++; // seed §3.6: raise the roof on a failed insertion
+      return;
+    }
+    this.failures = 0;
+    const trial = this.trial;
+    this.matrix.writeAll(trial, 0, n, x, y, z, e, id);
+    const i = this.count++;
+    if (i >= this.px.length) this.growParticles(2 * this.px.length);
+    this.px[i] = this.hx[i] = x;
+    this.py[i] = this.hy[i] = y;
+    this.pz[i] = this.hz[i] = z;
+    this.ax[i] = this.a0x[i] = this.candAx;
+    this.ay[i] = this.a0y[i] = this.candAy;
+    this.az[i] = this.a0z[i] = this.candAz;
+    this.type[i] = this.candType;
+    this.shape[i] = s;
+    this.saved[i] = this.o.savedRotations ? trial.slice(0, 3 * n) : null;
+    if (this.activeCount >= this.active.length) this.active = grow(this.active, 2 * this.active.length);
+    this.active[this.activeCount++] = i;
+    const solid = this.shapes[s].solid.length / 3;
+    this.solidVoxels += solid;
+    this.typeAmount[this.candType] += this.params.mixture.basis === 'volume' ? solid : 1;
+    this.candShape = -1;
+  }
+
+  /** Visits the height-map cells under the square of half-width e around column (x, y), periodic. */
+  private cellsUnder(x: number, y: number, e: number, visit: (cell: number) => void): void {
+    const c0x = Math.floor((x - e) / HEIGHT_CELL), c1x = Math.floor((x + e) / HEIGHT_CELL);
+    const c0y = Math.floor((y - e) / HEIGHT_CELL), c1y = Math.floor((y + e) / HEIGHT_CELL);
+    const hcx = this.hcx, hcy = this.hcy, nx = this.nx, ny = this.ny;
+    for (let cy = c0y; cy <= Math.min(c1y, c0y + hcy - 1); cy++) {
+      // Wrap through the column coordinate so that a partial last cell stays correct.
+      const wy = Math.floor(((((cy * HEIGHT_CELL) % ny) + ny) % ny) / HEIGHT_CELL);
+      for (let cx = c0x; cx <= Math.min(c1x, c0x + hcx - 1); cx++) {
+        const wx = Math.floor(((((cx * HEIGHT_CELL) % nx) + nx) % nx) / HEIGHT_CELL);
+        visit(wx + hcx * wy);
+      }
+    }
+  }
+
+  /** Highest frozen top under the footprint of a particle of extent e at column (x, y). */
+  private frozenHeight(x: number, y: number, e: number): number {
+    let h = -1;
+    this.cellsUnder(x, y, e, (c) => { if (this.heights[c] > h) h = this.heights[c]; });
+    return h;
+  }
+
+  /** True when the sphere of radius e at (x, y, z) misses the bounding spheres of all active particles (periodic in x, y). */
+  private clearOfActive(x: number, y: number, z: number, e: number): boolean {
+    const nx = this.nx, ny = this.ny;
+    for (let j = 0; j < this.activeCount; j++) {
+      const i = this.active[j];
+      let dx = Math.abs(this.px[i] - x), dy = Math.abs(this.py[i] - y);
+      if (dx > nx / 2) dx = nx - dx;
+      if (dy > ny / 2) dy = ny - dy;
+      const dz = this.pz[i] - z, r = e + this.extent[this.shape[i]] + 1;
+      if (dx * dx + dy * dy + dz * dz < r * r) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Rotates shape s to (ax, ay, az) into the trial buffer, a chunk ahead of the test at (x, y, z)
+   * with early exit (seed §3.4), so that a collision wastes little rotation.
+   */
+  private collisionFree(s: number, x: number, y: number, z: number, ax: number, ay: number, az: number, id: number): boolean {
+    const coords = this.packCoords[s], n = coords.length / 3, e = this.extent[s];
+    const trial = this.trial, m = this.matrix, c = this.counters, tt = this.o.trigTables, fr = this.o.fastRounding;
+    c.collisionTests++;
+    for (let from = 0; from < n; from += CHUNK) {
+      const to = Math.min(n, from + CHUNK);
+      rotateRange(coords, trial, from, to, ax, ay, az, tt, fr);
+      const hit = m.firstHit(trial, from, to, x, y, z, e, id);
+      if (hit >= 0) {
+        c.voxelChecks += hit + 1;
+        return false;
+      }
+      c.voxelChecks += to - from;
+    }
+    return true;
+  }
+
+  private growParticles(n: number): void {
+    this.px = grow(this.px, n); this.py = grow(this.py, n); this.pz = grow(this.pz, n);
+    this.ax = grow(this.ax, n); this.ay = grow(this.ay, n); this.az = grow(this.az, n);
+    this.a0x = grow(this.a0x, n); this.a0y = grow(this.a0y, n); this.a0z = grow(this.a0z, n);
+    this.hx = grow(this.hx, n); this.hy = grow(this.hy, n); this.hz = grow(this.hz, n);
+    this.type = grow(this.type, n); this.shape = grow(this.shape, n);
+  }
+
+  /**
+   * A random rotation step of at most ±step degrees from the current angle a, kept within ±max of
+   * the initial angle a0 (max 180 = unrestricted).
+   */
+  private drawAngle(a: number, a0: number, max: number, step: number): number {
+    if (max === 0) return a0;
+    let next = a + this.rng.int(2 * step + 1) - step;
+    if (max < 180) {
+      let d = wrapDegrees(next - a0);
+      if (d >= 180) d -= 360;
+      if (d > max) next = a0 + max;
+      else if (d < -max) next = a0 - max;
+    }
+    return wrapDegrees(next);
+  }
+
+  /** One move attempt of particle i (seed Fig. 2). */
+  private move(i: number): void {
+    const o = this.o, m = this.matrix, c = this.counters;
+    const s = this.shape[i], coords = this.packCoords[s], n = coords.length / 3, e = this.extent[s];
+    const bits = this.rng.nextU32();
+    let nx = this.px[i] + ((bits & 1) !== 0 ? 1 : -1);
+    let ny = this.py[i] + ((bits & 2) !== 0 ? 1 : -1);
+    if (nx < 0) nx += this.nx; else if (nx >= this.nx) nx -= this.nx;
+    if (ny < 0) ny += this.ny; else if (ny >= this.ny) ny -= this.ny;
+    const up = (bits & 4) !== 0;
+    const nz = this.pz[i] + (up ? (this.rng.next() < this.params.reboundProbability ? 1 : 0) : -1);
+    const [mx, my, mz] = this.params.mixture.types[this.type[i]].maxRotation;
+    const step = this.rotationStep[s];
+    const bx = this.drawAngle(this.ax[i], this.a0x[i], mx, step);
+    const by = this.drawAngle(this.ay[i], this.a0y[i], my, step);
+    const bz = this.drawAngle(this.az[i], this.a0z[i], mz, step);
+    const ox = this.px[i], oy = this.py[i], oz = this.pz[i], id = i + 1;
+    c.moveAttempts++;
+
+    // The particle's current voxels: saved (§3.2), or rotated again.
+    let current = this.saved[i];
+    const bitMode = m.kind === 'bit';
+    if (current === null && bitMode) {
+      current = this.old;
+      rotateRange(coords, current, 0, n, this.ax[i], this.ay[i], this.az[i], o.trigTables, o.fastRounding);
+    }
+    // Bit mode cannot tell the particle's own voxels from others': remove it first (§3.7).
+    if (bitMode) m.clearAll(current!, 0, n, ox, oy, oz, e, id);
+    if (!this.collisionFree(s, nx, ny, nz, bx, by, bz, id)) {
+      if (bitMode) m.writeAll(current!, 0, n, ox, oy, oz, e, id); // collision: write it back
+      return;
+    }
+    const trial = this.trial;
+    if (!bitMode) {
+      if (current === null) {
+        current = this.old;
+        rotateRange(coords, current, 0, n, this.ax[i], this.ay[i], this.az[i], o.trigTables, o.fastRounding);
+      }
+      m.clearAll(current, 0, n, ox, oy, oz, e, id);
+    }
+    m.writeAll(trial, 0, n, nx, ny, nz, e, id);
+    const saved = this.saved[i];
+    if (saved !== null) for (let k = 0, end = 3 * n; k < end; k++) saved[k] = trial[k];
+    this.px[i] = nx;
+    this.py[i] = ny;
+    this.pz[i] = nz;
+    this.ax[i] = bx;
+    this.ay[i] = by;
+    this.az[i] = bz;
+    c.acceptedMoves++;
+  }
+
+  /** Seed §3.5: freeze the particles that have not moved since the last check. */
+  private freeze(): void {
+    let k = 0;
+    for (let j = 0; j < this.activeCount; j++) {
+      const i = this.active[j];
+      if (this.px[i] === this.hx[i] && this.py[i] === this.hy[i] && this.pz[i] === this.hz[i]) {
+        this.saved[i] = null;
+        const e = this.extent[this.shape[i]], top = this.pz[i] + e;
+        this.frozenTop = Math.max(this.frozenTop, top);
+        this.cellsUnder(this.px[i], this.py[i], e, (c) => { if (this.heights[c] < top) this.heights[c] = top; });
+        this.roof = Math.max(this.roof, this.frozenTop);
+        continue;
+      }
+      this.hx[i] = this.px[i];
+      this.hy[i] = this.py[i];
+      this.hz[i] = this.pz[i];
+      this.active[k++] = i;
+    }
+    this.activeCount = k;
+  }
+
+  private shouldStopInserting(): StopReason | null {
+    const st = this.params.stop;
+    if (st.particles > 0 && this.count >= st.particles) return 'particles';
+    if (st.solidFraction > 0 && this.solidVoxels >= st.solidFraction * this.nx * this.ny * this.nz) return 'solidFraction';
+    // Full: this many insertions in a row failed at the very top of the box.
+    if (this.failures >= this.params.insertionTries) return 'full';
+    return null;
+  }
+
+  /** One time step; false once the packing is finished. */
+  step(): boolean {
+    if (this.stopReason !== null && !this.inserting && this.activeCount === 0) return false;
+    const c = this.counters;
+    if (this.inserting) {
+      const reason = this.shouldStopInserting();
+      if (reason !== null) {
+        this.stopReason = reason;
+        this.inserting = false;
+        if (!this.params.stop.settle) return false;
+      } else if (c.steps % this.params.insertionInterval === 0) {
+        this.tryInsert();
+      }
+    }
+    if (!this.inserting && this.activeCount === 0) return false;
+    for (let j = 0; j < this.activeCount; j++) this.move(this.active[j]);
+    c.steps++;
+    if (c.steps % this.params.freezingInterval === 0) this.freeze();
+    if (c.steps >= this.params.stop.maxSteps) {
+      if (this.stopReason === null) this.stopReason = 'maxSteps';
+      return false;
+    }
+    return true;
+  }
+
+  /** Stops as cancelled (the caller saw ctx.cancelled()). */
+  cancel(): void {
+    this.stopReason = 'cancelled';
+    this.inserting = false;
+  }
+}

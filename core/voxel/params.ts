@@ -1,0 +1,218 @@
+/**
+ * Parameters of the voxel packing engine: the zod schema the batch manager renders as a form and
+ * `packbench run` validates, and the checks that need several fields at once.
+ */
+import { z } from 'zod';
+import { shapeSchema, type Shape } from './shapes';
+import { bitMatrixBytes, idMatrixBytes } from './matrix';
+
+const positiveLength = (description: string, dflt: number) =>
+  z.number().gt(0).max(1e6).default(dflt).meta({ unit: 'unit', description });
+
+export const sizeLawSchema = z.discriminatedUnion('law', [
+  z.object({ law: z.literal('fixed'), value: positiveLength('the size', 1) }).meta({ description: 'every particle the same size' }),
+  z.object({ law: z.literal('uniform'), min: positiveLength('smallest size', 0.5), max: positiveLength('largest size', 1) })
+    .refine((s) => s.max >= s.min, { message: 'max must be >= min', path: ['max'] })
+    .meta({ description: 'sizes uniform in [min, max]' }),
+  z.object({
+    law: z.literal('normal'),
+    mean: positiveLength('mean size', 1),
+    sd: z.number().min(0).max(1e6).default(0.1).meta({ unit: 'unit', description: 'standard deviation' }),
+  }).meta({ description: 'normal, truncated to mean ± 4 sd and to sizes > 0' }),
+  z.object({
+    law: z.literal('lognormal'),
+    median: positiveLength('median size', 1),
+    sigma: z.number().min(0).max(3).default(0.2).meta({ unit: 'ln unit', description: 'standard deviation of ln(size)' }),
+  }).meta({ description: 'log-normal, truncated to median · exp(± 4 sigma)' }),
+  z.object({
+    law: z.literal('table'),
+    sizes: z.array(z.number().gt(0).max(1e6)).min(1).max(10000).meta({ unit: 'unit', description: 'sizes' }),
+    weights: z.array(z.number().min(0)).min(1).max(10000).meta({ unit: 'weight', description: 'relative weight of each size (number basis)' }),
+  }).refine((s) => s.sizes.length === s.weights.length, { message: 'weights must have one entry per size', path: ['weights'] })
+    .refine((s) => s.weights.some((w) => w > 0), { message: 'at least one weight must be > 0', path: ['weights'] })
+    .meta({ description: 'a discrete size distribution' }),
+]);
+export type SizeLaw = z.output<typeof sizeLawSchema>;
+
+const degrees = z.number().int().min(0).max(180);
+
+export const particleTypeSchema = z.object({
+  name: z.string().max(100).default('').meta({ description: 'label shown in tables and plots' }),
+  shape: shapeSchema.default({ kind: 'sphere' }),
+  size: sizeLawSchema.default({ law: 'fixed', value: 1 }).meta({ description: "the shape's characteristic size (see the shape)" }),
+  fraction: z.number().min(0).max(1e9).default(1).meta({ unit: 'share', description: 'share of this type in the mixture (normalised over types; number or volume basis, see mixture.basis)' }),
+  maxRotation: z.tuple([degrees, degrees, degrees]).default([180, 180, 180]).meta({
+    unit: 'deg',
+    description: 'largest rotation about x, y, z relative to the initial orientation (0 = none, 180 = free)',
+  }),
+  rotationStep: z.number().int().min(0).max(180).default(0).meta({
+    unit: 'deg',
+    description: 'largest change of each rotation angle in one move (0 = automatic: the angle that moves the outermost voxel by about one voxel). Large steps let hollow shells jump through each other',
+  }),
+  orientation: z.enum(['random', 'aligned']).default('random').meta({
+    description: "initial orientation: 'random' integer degrees, or 'aligned' with the shape's own axes (plates flat)",
+  }),
+});
+export type ParticleType = z.output<typeof particleTypeSchema>;
+
+export const optimisationsSchema = z.object({
+  trigTables: z.boolean().default(true).meta({ description: 'seed §3.1: sine/cosine tables at integer degrees (Fig. 10 B)' }),
+  fastRounding: z.boolean().default(true).meta({ description: 'seed §3.1: cheap float-to-int rounding instead of Math.round (C)' }),
+  savedRotations: z.boolean().default(true).meta({ description: 'seed §3.2: keep each active particle\'s rotated voxels to remove it without rotating again (D)' }),
+  risingRoof: z.boolean().default(true).meta({ description: 'seed §3.6: insert new particles just above the frozen bed, not at the box top (E)' }),
+  cheapModulus: z.boolean().default(true).meta({ description: 'seed §3.3: wrap x/y only near the edge, by one subtraction (F)' }),
+  shellReduction: z.boolean().default(true).meta({ description: 'seed §3.2: pack with the reduced shell, about half of the shell voxels (G)' }),
+});
+export type Optimisations = z.output<typeof optimisationsSchema>;
+
+export const voxelParamsSchema = z.object({
+  box: z.object({
+    size: z.tuple([positiveLength('box x', 10), positiveLength('box y', 10), positiveLength('box z (height)', 10)])
+      .default([10, 10, 10]).meta({ unit: 'unit', description: 'box edge lengths [x, y, z]; x and y are periodic' }),
+    resolution: z.number().gt(0).max(1000).default(20).meta({ unit: 'voxels/unit', description: 'voxels per unit length' }),
+    top: z.enum(['ceiling', 'open']).default('ceiling').meta({
+      description: "'ceiling': a solid lid at the box height; 'open': particles may stick out of the top while packing, and those whose centre ends above the box height are left out of the result",
+    }),
+  }).default({ size: [10, 10, 10], resolution: 20, top: 'ceiling' }),
+  mixture: z.object({
+    basis: z.enum(['number', 'volume']).default('number').meta({ description: 'whether type fractions count particles or solid volume' }),
+    types: z.array(particleTypeSchema).min(1).max(64).default([particleTypeSchema.parse({})]),
+  }).default({ basis: 'number', types: [particleTypeSchema.parse({})] }),
+  reboundProbability: z.number().min(0).max(1).default(0.25).meta({
+    unit: 'probability',
+    description: 'probability that the upward z component of a move is kept (seed §2.2)',
+  }),
+  freezingInterval: z.number().int().min(1).max(1e6).default(20).meta({
+    unit: 'steps',
+    description: 'every t_f steps, particles that have not moved since the last check are frozen (seed §3.5)',
+  }),
+  insertionInterval: z.number().int().min(1).max(1e6).default(1).meta({ unit: 'steps', description: 'a new particle is tried every n-th time step' }),
+  insertionTries: z.number().int().min(1).max(1e7).default(200).meta({
+    unit: 'tries',
+    description: 'the box is full after this many failed insertions in a row at the top of the box',
+  }),
+  stop: z.object({
+    particles: z.number().int().min(0).max(1e8).default(0).meta({ unit: 'particles', description: 'stop inserting at this many particles (0 = until full)' }),
+    solidFraction: z.number().min(0).max(1).default(0).meta({ unit: 'fraction', description: 'stop inserting at this solid volume / box volume (0 = until full)' }),
+    maxSteps: z.number().int().min(1).max(1e9).default(10_000_000).meta({ unit: 'steps', description: 'hard limit on time steps' }),
+    settle: z.boolean().default(true).meta({ description: 'after the last insertion keep stepping until every particle is frozen' }),
+  }).default({ particles: 0, solidFraction: 0, maxSteps: 10_000_000, settle: true }),
+  matrix: z.enum(['bit', 'id']).default('bit').meta({ description: "packing matrix: 'bit' (1 bit per voxel) or 'id' (32-bit particle id per voxel, Jia & Williams)" }),
+  optimisations: optimisationsSchema.default(optimisationsSchema.parse({})),
+  reductionThreshold: z.number().int().min(0).max(6).default(0).meta({
+    unit: 'neighbours',
+    description: 'shell area reduction drops a shell voxel when more of its face-neighbours than this were already kept (0: a chess board on flat faces, about half of a sphere shell)',
+  }),
+  labelVolume: z.enum(['auto', 'on', 'off']).default('auto').meta({
+    description: "write the labelled voxel volume artifact: 'auto' = when the box is at most 512^3 voxels",
+  }),
+}).meta({
+  description: 'Voxel-based Monte Carlo packing (Byholm, Toivakka & Westerholm 2009). The packer is sequential: the thread count does not change the packing.',
+});
+export type VoxelParams = z.output<typeof voxelParamsSchema>;
+
+/** Largest size a law can produce (the truncation bound of normal and log-normal). */
+export function maxSize(law: SizeLaw): number {
+  switch (law.law) {
+    case 'fixed': return law.value;
+    case 'uniform': return law.max;
+    case 'normal': return law.mean + 4 * law.sd;
+    case 'lognormal': return law.median * Math.exp(4 * law.sigma);
+    case 'table': return Math.max(...law.sizes.filter((_, i) => law.weights[i] > 0));
+  }
+}
+
+/** Smallest size a law can produce. */
+export function minSize(law: SizeLaw): number {
+  switch (law.law) {
+    case 'fixed': return law.value;
+    case 'uniform': return law.min;
+    case 'normal': return Math.max(law.mean - 4 * law.sd, 0);
+    case 'lognormal': return law.median * Math.exp(-4 * law.sigma);
+    case 'table': return Math.min(...law.sizes.filter((_, i) => law.weights[i] > 0));
+  }
+}
+
+/** Diameter of the sphere around a shape of characteristic size 1 (its longest diagonal). */
+export function boundingDiameter(shape: Shape): number {
+  switch (shape.kind) {
+    case 'sphere': return 1;
+    case 'ellipsoid': return 1;
+    case 'cuboid':
+    case 'superellipsoid': return Math.hypot(1, shape.b, shape.c);
+    case 'cylinder': return Math.hypot(1, shape.length);
+    case 'hexagonalPlate': return Math.hypot(1, shape.thickness);
+    case 'voxels': return Math.hypot(...shape.dims) / Math.max(...shape.dims);
+  }
+}
+
+/** Box size in voxels; the z extent of the packing matrix adds headroom for an open top. */
+export function boxVoxels(p: VoxelParams): { nx: number; ny: number; nz: number; nzMatrix: number; maxExtent: number } {
+  const r = p.box.resolution;
+  const [nx, ny, nz] = p.box.size.map((l) => Math.max(1, Math.round(l * r)));
+  let maxExtent = 0; // largest particle bounding diameter in voxels
+  for (const t of p.mixture.types) maxExtent = Math.max(maxExtent, Math.ceil(boundingDiameter(t.shape) * maxSize(t.size) * r) + 3);
+  return { nx, ny, nz, nzMatrix: p.box.top === 'open' ? nz + maxExtent : nz, maxExtent };
+}
+
+export const LABEL_AUTO_LIMIT = 512 ** 3;
+/** Largest label volume: one Uint32Array of at most 1 GiB. */
+export const LABEL_MAX_VOXELS = 2 ** 28;
+
+export function labelsEnabled(p: VoxelParams): boolean {
+  const { nx, ny, nz } = boxVoxels(p);
+  const n = nx * ny * nz;
+  return p.labelVolume === 'on' || (p.labelVolume === 'auto' && n <= LABEL_AUTO_LIMIT);
+}
+
+/**
+ * Checks that need several fields (run before any allocation). Throws a RangeError naming the
+ * field path and the allowed range.
+ */
+export function checkParams(p: VoxelParams): void {
+  const { nx, ny, nz, nzMatrix } = boxVoxels(p);
+  const r = p.box.resolution;
+  if (nx > 65536 || ny > 65536 || nzMatrix > 65536) {
+    throw new RangeError(`box.size × box.resolution must be at most 65536 voxels per axis, got ${nx} x ${ny} x ${nzMatrix}`);
+  }
+  p.mixture.types.forEach((t, i) => {
+    const d = boundingDiameter(t.shape) * maxSize(t.size) * r;
+    const limit = Math.min(nx, ny, nz) - 2;
+    if (d > limit) {
+      throw new RangeError(
+        `mixture.types.${i}.size: the largest particle spans ${Math.ceil(d)} voxels, the box allows at most ${limit} (box.size × box.resolution − 2); use smaller particles or a larger box`,
+      );
+    }
+    if (minSize(t.size) * r < 1 && t.size.law === 'fixed') {
+      throw new RangeError(`mixture.types.${i}.size.value: ${t.size.value} units is below one voxel at ${r} voxels/unit; allowed ≥ ${1 / r}`);
+    }
+  });
+  if (!p.mixture.types.some((t) => t.fraction > 0)) {
+    throw new RangeError('mixture.types: at least one fraction must be > 0');
+  }
+  if (p.labelVolume === 'on' && nx * ny * nz > LABEL_MAX_VOXELS) {
+    throw new RangeError(`labelVolume: 'on' allows at most ${LABEL_MAX_VOXELS} voxels (1 GiB of labels), the box has ${nx * ny * nz}; use 'off'`);
+  }
+}
+
+/** Honest upper bound of the bytes a run allocates: matrix, labels, particle state, saved rotations. */
+export function estimateMemoryBytes(p: VoxelParams): number {
+  const { nx, ny, nz, nzMatrix } = boxVoxels(p);
+  const r = p.box.resolution;
+  const matrix = p.matrix === 'bit' ? bitMatrixBytes(nx, ny, nzMatrix) : idMatrixBytes(nx, ny, nzMatrix);
+  const labels = labelsEnabled(p) ? 4 * nx * ny * nz : 0;
+  // Particles: at most the box volume over the smallest particle's volume (a sphere of the smallest
+  // size bounds it from below for the shapes here); ~120 bytes of state and table per particle.
+  let minVolume = Infinity, maxShell = 0;
+  for (const t of p.mixture.types) {
+    const d = Math.max(1, minSize(t.size) * r);
+    minVolume = Math.min(minVolume, Math.max(1, (Math.PI / 6) * d * d * d * 0.1));
+    const D = boundingDiameter(t.shape) * maxSize(t.size) * r;
+    maxShell = Math.max(maxShell, Math.ceil(Math.PI * D * D * 1.5) + 8);
+  }
+  const particles = Math.min((nx * ny * nz) / minVolume, 1e8);
+  // Saved rotations: one shell of 3 int32 per active particle; the active set is bounded by the
+  // particles that fit in a few layers at the top of the bed.
+  const active = Math.min(particles, 4 * (nx * ny) / Math.max(1, (minVolume * 10) ** (2 / 3)) + 1000);
+  return matrix + labels + particles * 120 + active * maxShell * 12 + 4 * maxShell * 12;
+}

@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { voxelEngine, pack, finalise, voxeliseShapeVoxels, voxelParamsSchema, checkParams, type VoxelParams } from '../../../core/voxel/index';
+import type { EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
+
+const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
+  let calls = 0;
+  return { seed, threads: 1, progress() {}, cancelled: () => ++calls > cancelAfter, log() {} };
+};
+
+const mixture = (): VoxelParams =>
+  voxelParamsSchema.parse({
+    box: { size: [3, 3, 4], resolution: 20 },
+    mixture: {
+      basis: 'volume',
+      types: [
+        { name: 'spheres', shape: { kind: 'sphere' }, size: { law: 'uniform', min: 0.6, max: 1 }, fraction: 1 },
+        { name: 'plates', shape: { kind: 'hexagonalPlate', thickness: 0.4 }, size: { law: 'fixed', value: 1 }, fraction: 1, maxRotation: [20, 20, 180] },
+      ],
+    },
+    stop: { particles: 30 },
+  });
+
+/** Rotation matrix Rz(c) Ry(b) Rx(a), written here independently of the engine's tables. */
+function rotation(a: number, b: number, c: number): number[] {
+  const r = Math.PI / 180;
+  const [ca, sa, cb, sb, cc, sc] = [Math.cos(a * r), Math.sin(a * r), Math.cos(b * r), Math.sin(b * r), Math.cos(c * r), Math.sin(c * r)];
+  return [
+    cc * cb, cc * sb * sa - sc * ca, cc * sb * ca + sc * sa,
+    sc * cb, sc * sb * sa + cc * ca, sc * sb * ca - cc * sa,
+    -sb, cb * sa, cb * ca,
+  ];
+}
+
+/** The voxel engine runs synchronously. */
+const run = (p: VoxelParams, c: EngineContext) => voxelEngine.run(p, c) as EngineResult;
+
+describe('voxel engine', () => {
+  it('independent check: the particle table rebuilt with full solid voxels matches the labels, the overlap report and the packing matrix', () => {
+    const params = mixture();
+    const { packer } = pack(params, ctx(5));
+    expect(packer.count).toBe(30);
+    const { nx, ny, nz } = packer;
+    const res = params.box.resolution;
+
+    // 1. The packing matrix holds exactly the forward-rotated packing shells of all particles, and
+    //    no two particles share a voxel there.
+    const owner = new Map<number, number>();
+    let shared = 0, roundingTies = 0;
+    for (let i = 0; i < packer.count; i++) {
+      const M = rotation(packer.ax[i], packer.ay[i], packer.az[i]);
+      const c = packer.packCoordsOf(i);
+      const mine = new Set<number>();
+      for (let k = 0; k < c.length; k += 3) {
+        const p = [0, 1, 2].map((r) => M[3 * r] * c[k] + M[3 * r + 1] * c[k + 1] + M[3 * r + 2] * c[k + 2]);
+        // A coordinate at .5 may round either way in the two implementations: leave it out.
+        if (p.some((v) => Math.abs(Math.abs(v - Math.floor(v)) - 0.5) < 1e-9)) {
+          roundingTies++;
+          continue;
+        }
+        const x = (((packer.px[i] + Math.round(p[0])) % nx) + nx) % nx, y = (((packer.py[i] + Math.round(p[1])) % ny) + ny) % ny;
+        const z = packer.pz[i] + Math.round(p[2]);
+        expect(z).toBeGreaterThanOrEqual(0);
+        mine.add(x + nx * (y + ny * z));
+      }
+      for (const key of mine) {
+        if (owner.has(key)) shared++;
+        owner.set(key, i);
+      }
+    }
+    expect(shared).toBeLessThanOrEqual(roundingTies);
+    let agree = 0;
+    for (const key of owner.keys()) {
+      const x = key % nx, y = Math.floor(key / nx) % ny, z = Math.floor(key / (nx * ny));
+      if (packer.matrix.test(x, y, z)) agree++;
+    }
+    expect(agree).toBeGreaterThanOrEqual(owner.size - roundingTies);
+    expect(packer.matrix.countOccupied()).toBe(agree + (packer.matrix.countOccupied() - agree));
+    expect(Math.abs(packer.matrix.countOccupied() - owner.size)).toBeLessThanOrEqual(roundingTies);
+
+    // 2. Exact finalisation, rebuilt here from the table: inverse rotation of every box position.
+    const f = finalise(packer, true);
+    const t = f.table.columns;
+    const labels = new Uint32Array(nx * ny * nz);
+    let overlap = 0, written = 0;
+    for (let r = 0; r < t.id.length; r++) {
+      const type = params.mixture.types[t.type[r]];
+      const shape = voxeliseShapeVoxels(type.shape, Math.round(t.size[r] * res));
+      const M = rotation(t.rx[r], t.ry[r], t.rz[r]);
+      const reach = Math.ceil(shape.maxRadius) + 2;
+      let count = 0;
+      for (let z = -reach; z <= reach; z++) for (let y = -reach; y <= reach; y++) for (let x = -reach; x <= reach; x++) {
+        // Inverse rotation = transpose.
+        const sx = Math.round(M[0] * x + M[3] * y + M[6] * z) - shape.min[0];
+        const sy = Math.round(M[1] * x + M[4] * y + M[7] * z) - shape.min[1];
+        const sz = Math.round(M[2] * x + M[5] * y + M[8] * z) - shape.min[2];
+        const [dx, dy, dz] = shape.dims;
+        if (sx < 0 || sy < 0 || sz < 0 || sx >= dx || sy >= dy || sz >= dz || !shape.occupancy[sx + dx * (sy + dy * sz)]) continue;
+        count++;
+        const gz = t.iz[r] + z;
+        if (gz < 0 || gz >= nz) continue;
+        const k = ((t.ix[r] + x + nx) % nx) + nx * (((t.iy[r] + y + ny) % ny) + ny * gz);
+        written++;
+        if (labels[k]) overlap++;
+        else labels[k] = r + 1;
+      }
+      expect(Math.abs(count - t.voxels[r])).toBeLessThanOrEqual(2);
+      // The table's centre is the reference voxel's centre plus the rotated shape centre.
+      const cz = M[6] * shape.centre[0] + M[7] * shape.centre[1] + M[8] * shape.centre[2];
+      expect(t.z[r]).toBeCloseTo((t.iz[r] + 0.5 + cz) / res, 9);
+    }
+    let mismatched = 0;
+    const engineLabels = f.labels!.labels;
+    for (let k = 0; k < labels.length; k++) if (labels[k] !== engineLabels[k]) mismatched++;
+    expect(mismatched).toBeLessThanOrEqual(written * 1e-4 + 2);
+    expect(Math.abs(written - f.writtenVoxels)).toBeLessThanOrEqual(written * 1e-4 + 2);
+    expect(Math.abs(overlap - f.overlapVoxels)).toBeLessThanOrEqual(written * 1e-4 + 2);
+    // The seed's quality bar for this resolution: a small overlap.
+    expect(f.overlapVoxels / f.writtenVoxels).toBeLessThan(0.01);
+  });
+
+  it('is deterministic by seed, and the seed matters', () => {
+    const params = mixture();
+    const a = run(params, ctx(9));
+    const b = run(params, ctx(9));
+    const c = run(params, ctx(10));
+    const la = (a.artifacts[1] as LabelVolume).labels, lb = (b.artifacts[1] as LabelVolume).labels, lc = (c.artifacts[1] as LabelVolume).labels;
+    expect(Buffer.from(la.buffer).equals(Buffer.from(lb.buffer))).toBe(true);
+    expect(Buffer.from(la.buffer).equals(Buffer.from(lc.buffer))).toBe(false);
+    expect(a.metrics.voxelChecks).toBe(b.metrics.voxelChecks);
+  });
+
+  it('the switches and the id matrix keep the packing valid (all off = the seed case A)', () => {
+    const base = mixture();
+    const off = { trigTables: false, fastRounding: false, savedRotations: false, risingRoof: false, cheapModulus: false, shellReduction: false };
+    for (const variant of [{ ...base, optimisations: off }, { ...base, matrix: 'id' as const }]) {
+      const r = run({ ...variant, stop: { ...variant.stop, particles: 15 } }, ctx(3));
+      expect(r.metrics.particles).toBe(15);
+      expect(r.metrics.overlapFraction).toBeLessThan(0.01);
+    }
+    // Trig tables and rounding do not change the packing, only its speed.
+    const fast = run({ ...base, stop: { ...base.stop, particles: 15 } }, ctx(3));
+    const slow = run({ ...base, stop: { ...base.stop, particles: 15 }, optimisations: { ...base.optimisations, trigTables: false, fastRounding: false } }, ctx(3));
+    expect(slow.metrics.voxelChecks).toBe(fast.metrics.voxelChecks);
+  });
+
+  it('reports results, series and artifacts, and honours cancel within a time step', () => {
+    const r = run(mixture(), ctx(2));
+    expect(r.artifacts.map((a) => a.name)).toEqual(['particles', 'labels']);
+    expect(r.series.map((s) => s.name)).toEqual(['particles', 'solid fraction']);
+    expect(r.metrics.stopReason).toBe('particles');
+    expect(r.metrics.solidFraction).toBeGreaterThan(0.2);
+    const cancelled = run(mixture(), ctx(2, 30));
+    expect(cancelled.cancelled).toBe(true);
+    expect(cancelled.metrics.stopReason).toBe('cancelled');
+    expect(cancelled.metrics.steps).toBeLessThanOrEqual(30);
+  });
+
+  it('bad configurations give errors naming the field and the range', () => {
+    const bad = voxelParamsSchema.safeParse({ reboundProbability: 2 });
+    expect(bad.error?.issues[0].path).toEqual(['reboundProbability']);
+    expect(bad.error?.issues[0].message).toMatch(/1/);
+    const res = voxelParamsSchema.safeParse({ box: { resolution: -1 } });
+    expect(res.error?.issues[0].path).toEqual(['box', 'resolution']);
+    const big = voxelParamsSchema.parse({ box: { size: [2, 2, 2], resolution: 10 }, mixture: { types: [{ size: { law: 'fixed', value: 3 } }] } });
+    expect(() => checkParams(big)).toThrow(/mixture\.types\.0\.size.*at most 18/);
+    const labels = voxelParamsSchema.parse({ box: { size: [10, 10, 10], resolution: 70 }, labelVolume: 'on' });
+    expect(() => checkParams(labels)).toThrow(/labelVolume/);
+    expect(() => voxelEngine.run(big, ctx())).toThrow(/mixture\.types\.0\.size/);
+    expect(voxelEngine.estimateMemoryBytes(voxelParamsSchema.parse({ box: { size: [10, 10, 10], resolution: 40 } }))).toBeGreaterThan(4 * 400 ** 3);
+  });
+
+  it('the examples parse, and the sphere example runs (scaled down)', () => {
+    for (const name of ['voxel-spheres', 'voxel-plates']) {
+      const spec = JSON.parse(readFileSync(new URL(`../../../resources/examples/${name}.json`, import.meta.url), 'utf8'));
+      expect(spec.engine).toBe('voxel');
+      const params = voxelParamsSchema.parse(spec.params);
+      expect(() => checkParams(params)).not.toThrow();
+      if (name === 'voxel-spheres') {
+        const r = run({ ...params, box: { ...params.box, size: [4, 4, 3] } }, ctx(spec.seed));
+        expect(r.metrics.particles).toBeGreaterThan(20);
+        expect(r.metrics.stopReason).toBe('full');
+      }
+    }
+  });
+});
