@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BruteForce } from '../../../core/spatial/brute-force';
+import { CellSpace } from '../../../core/spatial/cell-space';
 import { HashedGrid } from '../../../core/spatial/hashed-grid';
 import { SpatialTree } from '../../../core/spatial/spatial-tree';
 import { SweepAndPrune } from '../../../core/spatial/sweep-and-prune';
@@ -14,6 +15,17 @@ const structures: { name: string; periodic: boolean; make: Factory }[] = [
   { name: 'brute force', periodic: true, make: (sc) => new BruteForce(base(sc)) },
   { name: 'hashed grid', periodic: true, make: (sc) => new HashedGrid({ ...base(sc), bits: 2, cellSize: 7 }) },
   { name: 'spatial tree', periodic: true, make: (sc) => new SpatialTree({ ...base(sc), cellSize: 2 * sc.rMin }) },
+  {
+    name: 'cell space (PFC defaults)', periodic: false,
+    make: (sc) => new CellSpace({ ...base(sc), domainMin: Array(sc.dim).fill(0), domainSize: Array(sc.dim).fill(sc.size) }),
+  },
+  {
+    name: 'cell space (coarse parents, refining)', periodic: false,
+    make: (sc) => new CellSpace({
+      ...base(sc), domainMin: Array(sc.dim).fill(10), domainSize: Array(sc.dim).fill(sc.size - 20), parentCells: 8,
+      toleranceExtent: 0.2, refineFactor: 2,
+    }),
+  },
   { name: 'sweep and prune', periodic: false, make: (sc) => new SweepAndPrune({ ...base(sc), axis: sc.dim - 1 }) },
 ];
 
@@ -22,7 +34,10 @@ for (const s of structures) {
     for (const sc of scenarios({ periodic: s.periodic ? [false, true] : [false], n: 150, operations: 2000 })) {
       const label = `${sc.dim}D ${sc.periodic ? 'periodic' : 'open'} ${sc.clustered ? 'clustered' : 'uniform'} size ratio ${sc.sizeRatio}`;
       it(label, () => {
-        const r = checkEquivalence(s.make(sc), sc);
+        const index = s.make(sc);
+        const r = checkEquivalence(index, sc);
+        // The refining cell space must actually have refined and merged cells along the way.
+        if (s.name.includes('refining')) expect((index as CellSpace).refinements).toBeGreaterThan(0);
         expect(r.pairChecks).toBeGreaterThan(10);
         expect(r.pairsSeen).toBeGreaterThan(0);
       });
