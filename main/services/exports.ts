@@ -8,10 +8,15 @@
  * core/io; this module does only files.
  */
 import { open, readFile, type FileHandle } from 'node:fs/promises';
-import type { EngineSeries } from '../../core/common/engine';
-import type { ColumnTable } from '../../core/common/engine';
+import type { ColumnTable, EngineSeries } from '../../core/common/engine';
 import { decodeHeader, decodeTable, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
-import { csvColumns, rowCount, tableToCsv } from '../../core/io/csv';
+import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
+import { dumpHead, dumpRadius, dumpRows } from '../../core/io/lammps';
+import { bytesPerLabel, labelBytes, labelDtype, maxOf, type LabelDtype } from '../../core/io/labels';
+import { rawSidecar } from '../../core/io/raw';
+import { sphereTriangles, stlHeader, voxelFaceTriangles, SPHERE_TRIANGLES, STL_TRIANGLE_BYTES } from '../../core/io/stl';
+import { tiffLayout } from '../../core/io/tiff';
+import { vtiHead, vtiTail } from '../../core/io/vti';
 
 export interface ExportableRun {
   id: string;
@@ -24,8 +29,8 @@ export interface ExportableRun {
   artifacts: { kind: 'table' | 'volume'; name: string; path: string }[];
 }
 
-/** What a format needs from a run: its results only, its particle table, or its label volume. */
-export type ExportNeed = 'results' | 'table' | 'volume';
+/** What a format needs from a run: its results only, its particle table, its label volume, or either of the last two. */
+export type ExportNeed = 'results' | 'table' | 'volume' | 'volume-or-table';
 
 export interface ExportFormat {
   id: string;
@@ -39,14 +44,24 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'json', title: 'Results as JSON (params, metrics, series)', extension: 'json', mime: 'application/json', needs: 'results' },
   { id: 'series-csv', title: 'Series as CSV (series, x, y)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'csv', title: 'Particle table as CSV (spheres: x, y, z, r, type)', extension: 'csv', mime: 'text/csv', needs: 'table' },
+  { id: 'lammps', title: 'LAMMPS dump (OVITO, LIGGGHTS)', extension: 'dump', mime: 'text/plain', needs: 'table' },
+  { id: 'vti', title: 'VTK ImageData of the labels (ParaView)', extension: 'vti', mime: 'application/xml', needs: 'volume' },
+  { id: 'tiff', title: 'Multi-page TIFF stack of the labels (Fiji/ImageJ)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
+  { id: 'raw', title: 'Raw labels, little-endian, with a .json header (numpy, PoreSpy)', extension: 'raw', mime: 'application/octet-stream', needs: 'volume' },
+  { id: 'stl', title: 'Particle surfaces as binary STL', extension: 'stl', mime: 'model/stl', needs: 'volume-or-table' },
 ];
+
+/** z-slices per read: about 64 MiB of labels at a time. */
+const SLAB_BYTES = 64 * 2 ** 20;
 
 export async function exportRun(
   run: ExportableRun,
   format: string,
   outPath: string,
   onProgress: (fraction: number) => void = () => {},
+  options: { slabBytes?: number } = {},
 ): Promise<{ path: string; bytes: number }> {
+  const slabBytes = options.slabBytes ?? SLAB_BYTES;
   const spec = EXPORT_FORMATS.find((f) => f.id === format);
   if (!spec) throw new Error(`unknown export format '${format}'; allowed: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`);
   const out = await open(outPath, 'w');
@@ -62,6 +77,18 @@ export async function exportRun(
         break;
       case 'csv':
         await writeTableCsv(writer, await loadTable(run, spec), onProgress);
+        break;
+      case 'lammps':
+        await writeLammps(writer, await loadTable(run, spec), onProgress);
+        break;
+      case 'vti':
+      case 'tiff':
+      case 'raw':
+        await writeVolume(writer, run, spec, outPath, onProgress, slabBytes);
+        break;
+      case 'stl':
+        if (volumeArtifact(run)) await writeVoxelStl(writer, run, spec, onProgress);
+        else await writeSphereStl(writer, await loadTable(run, spec), onProgress);
         break;
     }
     result = { path: outPath, bytes: writer.bytes };
@@ -109,8 +136,139 @@ async function writeTableCsv(writer: SequentialWriter, table: ColumnTable, onPro
   }
 }
 
+async function writeLammps(writer: SequentialWriter, table: ColumnTable, onProgress: (f: number) => void): Promise<void> {
+  const meta = table.meta ?? {};
+  const periodic = (meta.periodic as [boolean, boolean, boolean] | undefined) ?? [true, true, false];
+  const resolution = typeof meta.resolution === 'number' ? meta.resolution : undefined;
+  const radius = dumpRadius(table, resolution);
+  const box = (meta.box as [number, number, number] | undefined) ?? boundingBox(table, radius);
+  const n = rowCount(table);
+  await writer.write(dumpHead(table, { box, periodic }));
+  for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
+    const end = Math.min(n, start + CSV_CHUNK_ROWS);
+    await writer.write(dumpRows(table, radius, start, end));
+    onProgress(end / n);
+  }
+}
+
+/** [0, max(x + r)] etc. when a table carries no box. */
+function boundingBox(table: ColumnTable, radius: Float64Array): [number, number, number] {
+  return (['x', 'y', 'z'] as const).map((c) => {
+    const col = table.columns[c];
+    let hi = 0;
+    for (let i = 0; col && i < col.length; i++) hi = Math.max(hi, col[i] + radius[i]);
+    return hi;
+  }) as [number, number, number];
+}
+
+/** Label width of a run's volume: from its particle count when it has a table, else by reading the labels once. */
+async function volumeDtype(run: ExportableRun, reader: VolumeReader, slabBytes: number): Promise<LabelDtype> {
+  const tableArtifact = run.artifacts.find((a) => a.kind === 'table' && a.name === 'particles');
+  if (tableArtifact) return labelDtype(rowCount(decodeTable(new Uint8Array(await readFile(tableArtifact.path)))));
+  let max = 0;
+  await forEachSlab(reader, slabBytes, (labels) => { max = Math.max(max, maxOf(labels)); });
+  return labelDtype(max);
+}
+
+/** Calls fn with consecutive z-slabs of at most slabBytes of labels (at least one slice), reusing one buffer. */
+async function forEachSlab(reader: VolumeReader, slabBytes: number, fn: (labels: Uint32Array, z0: number, z1: number) => Promise<void> | void): Promise<void> {
+  const [nx, ny, nz] = reader.header.dims;
+  const step = slabSlices(reader.header.dims, slabBytes);
+  const buffer = new Uint32Array(Math.min(nz, step) * nx * ny);
+  for (let z0 = 0; z0 < nz; z0 += step) {
+    const z1 = Math.min(nz, z0 + step);
+    await fn(await reader.readSlab(z0, z1, buffer), z0, z1);
+  }
+}
+
+function slabSlices(dims: readonly [number, number, number], slabBytes: number): number {
+  return Math.min(dims[2], Math.max(1, Math.floor(slabBytes / (dims[0] * dims[1] * 4))));
+}
+
+async function writeVolume(
+  writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, outPath: string, onProgress: (f: number) => void, slabBytes: number,
+): Promise<void> {
+  const reader = await openVolume(volumePath(run, spec));
+  try {
+    const { dims, voxelSize, meta } = reader.header;
+    const dtype = await volumeDtype(run, reader, slabBytes);
+    const unit = typeof meta.unit === 'string' ? meta.unit : 'unit';
+    let tail: Uint8Array = new Uint8Array(0);
+    if (spec.id === 'vti') {
+      await writer.write(vtiHead(dims, voxelSize, dtype));
+      tail = vtiTail();
+    } else if (spec.id === 'tiff') {
+      const layout = tiffLayout(dims, voxelSize, dtype, unit);
+      await writer.write(layout.head);
+      tail = layout.tail;
+    }
+    const scratch = new Uint8Array(slabSlices(dims, slabBytes) * dims[0] * dims[1] * bytesPerLabel(dtype));
+    await forEachSlab(reader, slabBytes, async (labels, _z0, z1) => {
+      await writer.write(labelBytes(labels, dtype, scratch));
+      onProgress(z1 / dims[2]);
+    });
+    await writer.write(tail);
+    if (spec.id === 'raw') {
+      const sidecar = rawSidecar({ dims, dtype, byteOrder: 'little', headerBytes: 0, voxelSize, unit }, { run: run.id, labels: 'label = particle index + 1, 0 = void' });
+      const fh = await open(`${outPath}.json`, 'w');
+      try { await fh.writeFile(sidecar); } finally { await fh.close(); }
+    }
+  } finally {
+    await reader.close();
+  }
+}
+
+/** Voxel faces between different labels, three slices in memory; the triangle count is patched in at the end. */
+async function writeVoxelStl(writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, onProgress: (f: number) => void): Promise<void> {
+  const reader = await openVolume(volumePath(run, spec));
+  try {
+    const [nx, ny, nz] = reader.header.dims;
+    // Slice z lives in slices[z % 3]; reading slice z + 1 overwrites z - 2, no longer needed.
+    const slices = [0, 1, 2].map(() => new Uint32Array(nx * ny));
+    await reader.readSlab(0, 1, slices[0]);
+    await writer.write(stlHeader(0));
+    // Rows per call: keeps the triangle buffer of one call to a few tens of MB even for dense faces.
+    const rowsPerCall = Math.max(1, Math.floor(2 ** 16 / nx));
+    for (let z = 0; z < nz; z++) {
+      if (z + 1 < nz) await reader.readSlab(z + 1, z + 2, slices[(z + 1) % 3]);
+      const below = z > 0 ? slices[(z - 1) % 3] : undefined, above = z + 1 < nz ? slices[(z + 1) % 3] : undefined;
+      for (let y0 = 0; y0 < ny; y0 += rowsPerCall) {
+        await writer.write(voxelFaceTriangles(below, slices[z % 3], above, nx, ny, z, reader.header.voxelSize, y0, Math.min(ny, y0 + rowsPerCall)));
+      }
+      onProgress((z + 1) / nz);
+    }
+    await writer.patchUint32(80, (writer.bytes - 84) / STL_TRIANGLE_BYTES);
+  } finally {
+    await reader.close();
+  }
+}
+
+async function writeSphereStl(writer: SequentialWriter, table: ColumnTable, onProgress: (f: number) => void): Promise<void> {
+  if (!isSphereTable(table)) throw new Error(`table '${table.name}' is not a sphere table (x, y, z, r) and the run has no label volume, so there are no surfaces to export`);
+  const { x, y, z, r } = table.columns;
+  const n = rowCount(table);
+  await writer.write(stlHeader(n * SPHERE_TRIANGLES));
+  const chunk = 4096;
+  for (let start = 0; start < n; start += chunk) {
+    const end = Math.min(n, start + chunk);
+    await writer.write(sphereTriangles(x, y, z, r, start, end));
+    onProgress(end / n);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Artifacts on disk
+
+function volumeArtifact(run: ExportableRun): ExportableRun['artifacts'][number] | undefined {
+  const volumes = run.artifacts.filter((a) => a.kind === 'volume' && a.name !== 'heightmap');
+  return volumes.find((a) => a.name === 'labels') ?? volumes[0];
+}
+
+function volumePath(run: ExportableRun, spec: { id: string }): string {
+  const pick = volumeArtifact(run);
+  if (!pick) throw new Error(`run ${run.id} has no label volume artifact, which format '${spec.id}' needs (only voxel packings have one)`);
+  return pick.path;
+}
 
 /** The run's particle table: the one named 'particles' (or 'spheres'), else its only table. */
 export async function loadTable(run: ExportableRun, spec: { id: string }): Promise<ColumnTable> {
@@ -174,6 +332,12 @@ class SequentialWriter {
       done += bytesWritten;
     }
     this.bytes += buf.length;
+  }
+  /** Overwrites 4 bytes already written (a count only known at the end). */
+  async patchUint32(at: number, value: number): Promise<void> {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(value);
+    await this.fh.write(b, 0, 4, at);
   }
 }
 

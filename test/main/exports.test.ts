@@ -2,13 +2,37 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeTable } from '../../core/io/container';
+import { encodeTable, encodeVolume } from '../../core/io/container';
 import { sphereCsvToTable } from '../../core/io/csv';
-import type { ColumnTable } from '../../core/common/engine';
+import { parseDump } from '../../core/io/lammps';
+import { checkWatertight, parseStl } from '../../core/io/mesh';
+import { parseRawHeader } from '../../core/io/raw';
+import { decodeTiffStack } from '../../core/io/tiff';
+import { decodeVti } from '../../core/io/vti';
+import { voxeliseMesh } from '../../core/io/voxelise';
+import type { ColumnTable, LabelVolume } from '../../core/common/engine';
 import { EXPORT_FORMATS, exportRun, type ExportableRun } from '../../main/services/exports';
 
 let dir: string;
 let run: ExportableRun;
+let voxelRun: ExportableRun;
+const dims: [number, number, number] = [7, 6, 5];
+// Three box particles in a 7 x 6 x 5 volume, labels 1..3.
+const labels = new Uint32Array(7 * 6 * 5).map((_, i) => {
+  const x = i % 7, y = Math.floor(i / 7) % 6, z = Math.floor(i / 42);
+  return z < 2 && x < 4 ? 1 : z < 4 && x >= 4 && y < 3 ? 2 : z === 3 && x < 3 && y > 2 ? 3 : 0;
+});
+const volume: LabelVolume = { kind: 'volume', name: 'labels', dims, voxelSize: 0.25, labels, meta: { unit: 'mm' } };
+const particles: ColumnTable = {
+  kind: 'table',
+  name: 'particles',
+  columns: {
+    id: Uint32Array.of(0, 1, 2), type: Uint16Array.of(0, 0, 1),
+    x: Float64Array.of(0.5, 1.4, 0.4), y: Float64Array.of(0.75, 0.4, 1.1), z: Float64Array.of(0.25, 0.5, 0.9),
+    rx: Int16Array.of(0, 90, 180), ry: Int16Array.of(0, 0, 0), rz: Int16Array.of(0, 0, 45), voxels: Uint32Array.of(48, 24, 9),
+  },
+  meta: { box: [1.75, 1.5, 1.25], resolution: 4, periodic: [true, true, false] },
+};
 const spheres: ColumnTable = {
   kind: 'table',
   name: 'spheres',
@@ -34,6 +58,17 @@ beforeAll(() => {
     metrics: { porosity: 0.4 },
     series: [{ name: 'g(r)', xLabel: 'r', yLabel: 'g', kind: 'line', x: Float64Array.of(1, 2), y: Float64Array.of(0.5, 1) }],
     artifacts: [{ kind: 'table', name: 'spheres', path: join(dir, 'spheres.pbt') }],
+  };
+  writeFileSync(join(dir, 'labels.pbv'), encodeVolume(volume));
+  writeFileSync(join(dir, 'particles.pbt'), encodeTable(particles));
+  voxelRun = {
+    ...run,
+    id: 'v1',
+    engine: 'voxel',
+    artifacts: [
+      { kind: 'table', name: 'particles', path: join(dir, 'particles.pbt') },
+      { kind: 'volume', name: 'labels', path: join(dir, 'labels.pbv') },
+    ],
   };
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,5 +109,71 @@ describe('exportRun', () => {
   it('says which artifact is missing', async () => {
     const bare = { ...run, artifacts: [] };
     await expect(exportRun(bare, 'csv', join(dir, 'y.csv'))).rejects.toThrow(/has no particle table artifact, which format 'csv' needs/);
+  });
+
+  it('streams the label volume to vti, tiff and raw slab by slab, each reading back exactly', async () => {
+    // 100-byte slabs: one slice (7 x 6 x 4 bytes) per read, so every path crosses slab borders.
+    for (const format of ['vti', 'tiff', 'raw']) {
+      const out = join(dir, `v.${format}`);
+      const fractions: number[] = [];
+      const res = await exportRun(voxelRun, format, out, (f) => fractions.push(f), { slabBytes: 100 });
+      const bytes = new Uint8Array(readFileSync(out));
+      expect(res.bytes).toBe(bytes.length);
+      expect(fractions.length).toBeGreaterThanOrEqual(5);
+      let back: Uint32Array;
+      if (format === 'vti') {
+        const v = decodeVti(bytes);
+        expect(v).toMatchObject({ dims, voxelSize: 0.25, dtype: 'uint16' });
+        back = v.labels;
+      } else if (format === 'tiff') {
+        const t = decodeTiffStack(bytes);
+        expect(t.dims).toEqual(dims);
+        expect(t.bitsPerSample).toBe(16);
+        expect(t.description).toContain('unit=mm');
+        back = t.labels;
+      } else {
+        const header = parseRawHeader(readFileSync(`${out}.json`, 'utf8'), bytes.length);
+        expect(header).toMatchObject({ dims, dtype: 'uint16', voxelSize: 0.25 });
+        back = Uint32Array.from(new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2));
+      }
+      expect(Array.from(back)).toEqual(Array.from(labels));
+    }
+  });
+
+  it('writes 32-bit labels when a volume without a particle table has labels above 65535', async () => {
+    const big = { ...volume, labels: labels.map((l) => (l ? l + 70000 : 0)) };
+    writeFileSync(join(dir, 'big.pbv'), encodeVolume(big));
+    const bigRun = { ...run, artifacts: [{ kind: 'volume' as const, name: 'labels', path: join(dir, 'big.pbv') }] };
+    await exportRun(bigRun, 'tiff', join(dir, 'big.tif'), undefined, { slabBytes: 100 });
+    const t = decodeTiffStack(new Uint8Array(readFileSync(join(dir, 'big.tif'))));
+    expect(t.bitsPerSample).toBe(32);
+    expect(Array.from(t.labels)).toEqual(Array.from(big.labels));
+  });
+
+  it('writes voxel particle surfaces as closed STL that voxelises back to the packing', async () => {
+    const out = join(dir, 'v.stl');
+    await exportRun(voxelRun, 'stl', out);
+    const mesh = parseStl(new Uint8Array(readFileSync(out)));
+    expect(checkWatertight(mesh).boundaryEdges).toBe(0);
+    const solid = labels.reduce((s, l) => s + (l ? 1 : 0), 0);
+    expect(voxeliseMesh(mesh, 4).voxelCount).toBe(solid);
+  });
+
+  it('writes sphere surfaces as STL and the particle tables as LAMMPS dumps', async () => {
+    await exportRun(run, 'stl', join(dir, 's.stl'));
+    const mesh = parseStl(new Uint8Array(readFileSync(join(dir, 's.stl'))));
+    expect(mesh.triangles).toBe(3 * 80);
+    await exportRun(run, 'lammps', join(dir, 's.dump'));
+    const dump = parseDump(readFileSync(join(dir, 's.dump'), 'utf8'));
+    expect(dump.box).toEqual([4, 4, 4]);
+    expect(Array.from(dump.table.columns.r)).toEqual(Array.from(spheres.columns.r));
+    await exportRun(voxelRun, 'lammps', join(dir, 'v.dump'));
+    const vd = readFileSync(join(dir, 'v.dump'), 'utf8');
+    expect(vd).toContain('ITEM: ATOMS id type x y z radius rx ry rz');
+    expect(parseDump(vd).box).toEqual([1.75, 1.5, 1.25]);
+  });
+
+  it('says when a voxel format meets a run without a label volume', async () => {
+    await expect(exportRun(run, 'vti', join(dir, 'n.vti'))).rejects.toThrow(/has no label volume artifact, which format 'vti' needs/);
   });
 });
