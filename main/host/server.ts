@@ -17,6 +17,7 @@ import { ApiError, isMethodName } from '../api';
 import type { Services } from '../services/services';
 import { withExport } from '../services/handlers';
 import { decodeMessage, encodeMessage, type ClientMessage, type HostMessage } from '../wire';
+import { contentSecurityPolicy } from '../security';
 
 export interface HostOptions {
   services: Services;
@@ -47,24 +48,6 @@ const MIME: Record<string, string> = {
   '.wasm': 'application/wasm',
   '.map': 'application/json',
 };
-
-/** The same policy the Electron window gets (main/index.ts), plus this host's WebSocket. */
-export function contentSecurityPolicy(wsOrigin?: string): string {
-  return [
-    "default-src 'self'",
-    "script-src 'self'",
-    // Vue and uPlot set element styles at run time; no inline <style> from untrusted sources exists.
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: blob:",
-    "font-src 'self'",
-    `connect-src 'self'${wsOrigin ? ' ' + wsOrigin : ''}`,
-    "worker-src 'self' blob:",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
 
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../out/web', import.meta.url));
 
@@ -136,7 +119,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
       'cache-control': extname(file) === '.html' ? 'no-store' : 'max-age=3600',
     };
     if (extname(file) === '.html') {
-      headers['content-security-policy'] = contentSecurityPolicy(`ws://${req.headers.host}`);
+      headers['content-security-policy'] = contentSecurityPolicy([`ws://${req.headers.host}`]);
       headers['x-frame-options'] = 'DENY';
     }
     res.writeHead(200, headers);

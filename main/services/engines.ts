@@ -7,6 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { EngineDefinition } from '../../core/common/engine';
+import { voxelEngine } from '../../core/voxel';
 import { ApiError, issuesFrom, invalidMessage, type EngineInfo, type RunSpec } from '../api';
 
 export interface EngineDeclaration {
@@ -81,5 +82,5 @@ export function workerEntry(name: string): string {
 
 /** The engines PackBench ships. */
 export function defaultRegistry(): EngineRegistry {
-  return new EngineRegistry([]);
+  return new EngineRegistry([{ definition: voxelEngine, workerEntry: workerEntry('voxel') }]);
 }

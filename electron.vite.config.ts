@@ -1,0 +1,41 @@
+// electron-vite: main/index.ts (with each engine's worker as its own entry), the sandboxed preload
+// (CommonJS: sandboxed preloads cannot be ES modules), and the renderer (renderer/index.html).
+import { defineConfig } from 'electron-vite';
+import vue from '@vitejs/plugin-vue';
+import { readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+const root = import.meta.dirname;
+/** Every worker entry in main/workers/ except the shared runtime, protocol and bootstrap. */
+const workers = Object.fromEntries(
+  readdirSync(resolve(root, 'main/workers'))
+    .filter((f) => f.endsWith('.ts') && !['runtime.ts', 'protocol.ts'].includes(f))
+    .map((f) => [`workers/${f.slice(0, -3)}`, resolve(root, 'main/workers', f)]),
+);
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rollupOptions: { input: { index: resolve(root, 'main/index.ts'), ...workers } },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { preload: resolve(root, 'main/preload.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(root, 'renderer'),
+    plugins: [vue()],
+    build: {
+      outDir: resolve(root, 'out/renderer'),
+      rollupOptions: { input: resolve(root, 'renderer/index.html') },
+      chunkSizeWarningLimit: 4000,
+    },
+  },
+});

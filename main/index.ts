@@ -1,0 +1,150 @@
+/**
+ * The Electron main process: lifecycle, the window, IPC. No business logic lives here: the
+ * services (main/services) are the same ones the CLI and the web host use.
+ *
+ * Security: context isolation, sandbox, no Node in the renderer; the renderer is served from the
+ * app:// scheme with a strict CSP; navigation, new windows, webviews and permissions (except
+ * notifications) are refused; IPC is answered only for this window's main frame, and every payload
+ * is validated against main/api.ts by the services' dispatch.
+ */
+import { app, BrowserWindow, ipcMain, net, protocol, session, type IpcMainInvokeEvent } from 'electron';
+import { existsSync } from 'node:fs';
+import { join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ApiError, isMethodName } from './api';
+import { CALL_CHANNEL, EVENT_CHANNEL, type CallEnvelope } from './ipc';
+import { contentSecurityPolicy } from './security';
+import { openServices, type Services } from './services/services';
+
+const here = fileURLToPath(new URL('.', import.meta.url)); // out/main/
+const rendererRoot = resolve(here, '../renderer');
+const devUrl = process.env.ELECTRON_RENDERER_URL; // set by `electron-vite dev`
+const APP_ORIGIN = 'app://packbench';
+
+protocol.registerSchemesAsPrivileged([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+
+/** --data DIR on the command line overrides Electron's userData folder. */
+function dataDirFromArgs(): string {
+  const i = process.argv.indexOf('--data');
+  return i > 0 && process.argv[i + 1] ? resolve(process.argv[i + 1]) : app.getPath('userData');
+}
+
+/** better-sqlite3 built for Electron's ABI by scripts/electron-native.mjs (unpackaged runs only). */
+function nativeBinding(): string | undefined {
+  if (app.isPackaged) return undefined; // electron-builder rebuilt node_modules for Electron
+  const file = join(app.getAppPath(), '.electron-native', 'better_sqlite3.node');
+  if (!existsSync(file)) throw new Error(`missing ${file}: start the app with \`npm start\` (it runs scripts/electron-native.mjs)`);
+  return file;
+}
+
+let services: Services | undefined;
+let window: BrowserWindow | undefined;
+
+function serveRenderer(): void {
+  const csp = contentSecurityPolicy();
+  protocol.handle('app', async (request) => {
+    const url = new URL(request.url);
+    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
+    const file = normalize(join(rendererRoot, rel));
+    if (url.host !== 'packbench' || !file.startsWith(rendererRoot + sep)) return new Response('not found', { status: 404 });
+    const res = await net.fetch(pathToFileURL(file).href);
+    const headers = new Headers(res.headers);
+    headers.set('content-security-policy', csp);
+    headers.set('x-content-type-options', 'nosniff');
+    return new Response(res.body, { status: res.status, headers });
+  });
+  if (devUrl) {
+    // The dev server's pages get the policy too, plus its HMR socket.
+    const devCsp = contentSecurityPolicy([new URL(devUrl).origin.replace(/^http/, 'ws')]);
+    session.defaultSession.webRequest.onHeadersReceived((details, done) =>
+      done({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [devCsp] } }),
+    );
+  }
+}
+
+function isOwnFrame(e: IpcMainInvokeEvent): boolean {
+  const url = e.senderFrame?.url ?? '';
+  const origin = devUrl ? new URL(devUrl).origin : APP_ORIGIN;
+  return !!window && e.sender === window.webContents && e.senderFrame === window.webContents.mainFrame && url.startsWith(origin + '/');
+}
+
+function registerIpc(s: Services): void {
+  ipcMain.handle(CALL_CHANNEL, async (e, method: unknown, params: unknown): Promise<CallEnvelope> => {
+    try {
+      if (!isOwnFrame(e)) throw new ApiError('unauthorized', 'IPC from an unknown frame');
+      if (!isMethodName(method)) throw new ApiError('not_found', `unknown method '${String(method)}'`);
+      return { ok: true, result: await s.dispatch(method, params) };
+    } catch (err) {
+      const apiErr = err instanceof ApiError ? err : new ApiError('internal', err instanceof Error ? err.message : String(err));
+      return { ok: false, error: apiErr.toData() };
+    }
+  });
+  s.events.onAny((event, payload) => {
+    if (window && !window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, event, payload);
+  });
+}
+
+function createWindow(): BrowserWindow {
+  const win = new BrowserWindow({
+    width: 1440,
+    height: 900,
+    minWidth: 960,
+    minHeight: 600,
+    title: 'PackBench',
+    show: false,
+    webPreferences: {
+      preload: join(here, '../preload/preload.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      webviewTag: false,
+      spellcheck: false,
+    },
+  });
+  win.once('ready-to-show', () => win.show());
+  const allowed = devUrl ? new URL(devUrl).origin : APP_ORIGIN;
+  win.webContents.on('will-navigate', (e, url) => {
+    if (new URL(url).origin !== allowed) e.preventDefault();
+  });
+  win.webContents.on('will-redirect', (e, url) => {
+    if (new URL(url).origin !== allowed) e.preventDefault();
+  });
+  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  win.webContents.on('will-attach-webview', (e) => e.preventDefault());
+  void win.loadURL(devUrl ?? `${APP_ORIGIN}/index.html`);
+  return win;
+}
+
+app.enableSandbox();
+if (!app.requestSingleInstanceLock()) app.quit();
+
+app.on('second-instance', () => {
+  if (window?.isMinimized()) window.restore();
+  window?.focus();
+});
+
+app.whenReady().then(() => {
+  session.defaultSession.setPermissionRequestHandler((_wc, permission, grant) => grant(permission === 'notifications'));
+  serveRenderer();
+  // Services boot before the window and shut down after it.
+  services = openServices({ dataDir: dataDirFromArgs(), autoStart: true, electron: true, nativeBinding: nativeBinding() });
+  registerIpc(services);
+  window = createWindow();
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) window = createWindow();
+  });
+});
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});
+
+let quitting = false;
+app.on('before-quit', (e) => {
+  if (quitting || !services) return;
+  // Running runs go back to the queue before the process ends (nothing queued is lost).
+  e.preventDefault();
+  quitting = true;
+  void services.close().finally(() => app.quit());
+});
