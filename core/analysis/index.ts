@@ -104,7 +104,7 @@ export function analyseVoxelPacking(
     rmsRoughness: hs.rms * h,
   };
   if (!Number.isNaN(bulk)) metrics.bulkPorosity = bulk;
-  for (const [k, v] of Object.entries(sizes.metrics)) metrics[k] = v;
+  Object.assign(metrics, sizes.metrics);
 
   const series: EngineSeries[] = [
     lineSeries('porosity profile', 'z (length)', 'porosity', profile.z.map((s) => s * h), profile.porosity),
@@ -118,19 +118,9 @@ export function analyseVoxelPacking(
   series.push(barSeries('tilt of principal axis', 'angle to z (degrees)', 'fraction of particles', tiltHist.centres, normalised(tiltHist.counts)));
   const order = orderParameter(tilts);
   if (!Number.isNaN(order)) metrics.principalAxisOrder = order;
-  const { rx, ry, rz } = particles.columns;
-  if (rx && ry && rz) {
-    const bodyTilt = new Float64Array(n);
-    for (let p = 0; p < n; p++) bodyTilt[p] = tiltFromRotation(rx[p], ry[p], opts.bodyAxis);
-    const bh = histogram(bodyTilt, 0, 90, bins);
-    series.push(barSeries('tilt of body axis', 'angle to z (degrees)', 'fraction of particles', bh.centres, normalised(bh.counts)));
-    metrics.bodyAxisOrder = orderParameter(bodyTilt);
-    for (const [name, col] of [['rx', rx], ['ry', ry], ['rz', rz]] as const) {
-      const wrapped = Float64Array.from(col, (a) => ((a % 360) + 360) % 360);
-      const rh = histogram(wrapped, 0, 360, 36);
-      series.push(barSeries(`rotation angle ${name}`, `${name} (degrees)`, 'fraction of particles', rh.centres, normalised(rh.counts)));
-    }
-  }
+  const rotations = rotationStats(particles, opts.bodyAxis, bins);
+  Object.assign(metrics, rotations.metrics);
+  series.push(...rotations.series);
 
   // Coordination numbers: face-adjacent voxels of different particles.
   const pairs = voxelContacts(vol, dims, periodic, (d) => progress(2 * nz + d, total, 'contacts'));
@@ -161,6 +151,47 @@ export function analyseVoxelPacking(
     meta: { unit: 'voxels', description: 'per column: index of the top occupied voxel + 1 (0 = empty column)' },
   };
   return { metrics, series, artifacts: [heightmap] };
+}
+
+/** Tilt of the body axis from the seed's rotation angles rx, ry, rz, and histograms of the angles themselves. */
+function rotationStats(particles: ColumnTable, bodyAxis: readonly [number, number, number], bins: number): Pick<AnalysisResult, 'metrics' | 'series'> {
+  const { rx, ry, rz } = particles.columns;
+  if (!rx || !ry || !rz) return { metrics: {}, series: [] };
+  const n = rx.length;
+  const bodyTilt = new Float64Array(n);
+  for (let p = 0; p < n; p++) bodyTilt[p] = tiltFromRotation(rx[p], ry[p], bodyAxis);
+  const bh = histogram(bodyTilt, 0, 90, bins);
+  const series = [barSeries('tilt of body axis', 'angle to z (degrees)', 'fraction of particles', bh.centres, normalised(bh.counts))];
+  for (const [name, col] of [['rx', rx], ['ry', ry], ['rz', rz]] as const) {
+    const wrapped = Float64Array.from(col, (a) => ((a % 360) + 360) % 360);
+    const rh = histogram(wrapped, 0, 360, 36);
+    series.push(barSeries(`rotation angle ${name}`, `${name} (degrees)`, 'fraction of particles', rh.centres, normalised(rh.counts)));
+  }
+  return { metrics: { bodyAxisOrder: orderParameter(bodyTilt) }, series };
+}
+
+/**
+ * What a voxel run without a label volume still allows: size distributions from the particle
+ * table's voxel counts (meta.resolution voxels per length unit) and orientation from its rotation
+ * angles. Porosity and the bed's other statistics come from the engine itself in that case.
+ */
+export function analyseParticleTable(particles: ColumnTable, options: Pick<VoxelAnalysisOptions, 'angleBins' | 'bodyAxis' | 'sizeBins'> = {}): AnalysisResult {
+  const opts = voxelAnalysisOptionsSchema.parse(options);
+  const { voxels } = particles.columns;
+  const resolution = particles.meta?.resolution;
+  const metrics: AnalysisResult['metrics'] = {};
+  const series: EngineSeries[] = [];
+  if (voxels) {
+    if (typeof resolution !== 'number' || !(resolution > 0)) throw new RangeError(`particle table meta.resolution must be a positive number of voxels per length unit, got ${String(resolution)}`);
+    const volumes = Float64Array.from(voxels, (v) => v / resolution ** 3);
+    const sizes = sizeDistributions(volumes.map(equivalentDiameter), volumes, opts.sizeBins, 'length');
+    Object.assign(metrics, sizes.metrics);
+    series.push(...sizes.series);
+  }
+  const rotations = rotationStats(particles, opts.bodyAxis, opts.angleBins);
+  Object.assign(metrics, rotations.metrics);
+  series.push(...rotations.series);
+  return { metrics, series, artifacts: [] };
 }
 
 /**

@@ -148,10 +148,11 @@ export function analyseSpheres(
   const bins = opts.rdfBins;
   const rdfCounts = new Float64Array(bins);
   const degree = new Uint32Array(n);
-  let contacts = 0, maxOverlap = 0;
+  let contacts = 0, overlaps = 0, maxOverlap = 0;
   forEachClosePair(x, y, zc, box, periodic, Math.max(2 * rmax + tol, rdfMax), (i, j, dist) => {
     const gap = dist - r[i] - r[j];
     if (gap <= tol) { degree[i]++; degree[j]++; contacts++; }
+    if (gap < -tol) overlaps++;
     if (-gap > maxOverlap) maxOverlap = -gap;
     if (dist < rdfMax) rdfCounts[Math.min(bins - 1, Math.floor((dist / rdfMax) * bins))] += 2;
   });
@@ -163,6 +164,7 @@ export function analyseSpheres(
   metrics.coordinationMean = (2 * contacts) / n;
   metrics.gapTolerance = tol;
   metrics.maxOverlap = maxOverlap;
+  metrics.overlappingPairs = overlaps;
 
   // Height map of the top surface: the highest sphere cap above each sample point.
   const cells = opts.heightMapCells;

@@ -50,6 +50,10 @@ describe('analyseSpheres', () => {
     expect(sum / 20).toBeCloseTo(1 - Math.PI / 6, 12);
     expect(p.y.length).toBe(40);
     expect(res.metrics.maxOverlap).toBeLessThan(1e-12);
+    expect(res.metrics.overlappingPairs).toBe(0);
+    const squeezed = analyseSpheres(spheres(pts, 0.6 * a), [k * a, k * a, 10], { gapTolerance: 0 });
+    expect(squeezed.metrics.overlappingPairs).toBe(3 * k ** 3 - k * k); // x and y bonds wrap, z bonds do not
+    expect(squeezed.metrics.maxOverlap).toBeCloseTo(0.2 * a, 12);
     expect(sphereSliceVolume(0, 2, -5, 5)).toBeCloseTo((4 / 3) * Math.PI * 8, 12);
     expect(sphereSliceVolume(0, 2, 0, 5)).toBeCloseTo((2 / 3) * Math.PI * 8, 12);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnTable, LabelVolume } from '../../../core/common/engine';
 import { Random } from '../../../core/common/random';
-import { analyseVoxelPacking } from '../../../core/analysis/index';
+import { analyseParticleTable, analyseVoxelPacking } from '../../../core/analysis/index';
 import { coordinationFromPairs, voxelContacts } from '../../../core/analysis/contacts';
 import { heightStats } from '../../../core/analysis/porosity';
 
@@ -131,5 +131,22 @@ describe('analyseVoxelPacking', () => {
     expect(() => analyseVoxelPacking({ ...vol, labels: new Uint32Array(5) }, table(1))).toThrow(/labels has 5 voxels, but dims 4x4x4 need 64/);
     expect(() => analyseVoxelPacking(vol, table(1), { topPercentile: 80 })).toThrow(/topPercentile/);
     expect(() => analyseVoxelPacking(vol, table(1), { bodyAxis: [0, 0, 0] })).toThrow(/bodyAxis must not be the zero vector/);
+  });
+});
+
+describe('analyseParticleTable (runs without a label volume)', () => {
+  it('gives sizes from voxel counts and orientation from rotations', () => {
+    const particles: ColumnTable = {
+      kind: 'table',
+      name: 'particles',
+      columns: { voxels: Uint32Array.of(1000, 8000), rx: Int16Array.of(0, 90), ry: Int16Array.of(0, 0), rz: Int16Array.of(0, 0) },
+      meta: { resolution: 10 },
+    };
+    const res = analyseParticleTable(particles);
+    // 1000 voxels at 10 per unit is a volume of 1: d = (6 / π)^(1/3).
+    expect(res.metrics.d10).toBeCloseTo(Math.cbrt(6 / Math.PI), 12);
+    expect(res.metrics.d90).toBeCloseTo(2 * Math.cbrt(6 / Math.PI), 12);
+    expect(res.metrics.bodyAxisOrder).toBeCloseTo(0.25, 12);
+    expect(() => analyseParticleTable({ ...particles, meta: {} })).toThrow(/meta.resolution must be a positive number/);
   });
 });
