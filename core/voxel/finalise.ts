@@ -6,7 +6,7 @@
  * the price of packing with hollow, holed, table-rotated shells (the seed reports < 0.1 %).
  */
 import type { ColumnTable, LabelVolume } from '../common/engine';
-import { COS, SIN, inverseRotate } from './rotation';
+import { COS, SIN, ROUND_OFFSET, inverseRotate } from './rotation';
 import type { Packer } from './packer';
 
 export interface Finalised {
@@ -70,17 +70,33 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
       for (let a = 0; a < 3; a++) { lo[a] = Math.min(lo[a], p[a]); hi[a] = Math.max(hi[a], p[a]); }
     }
     const [dx, dy, dz] = v.dims, [mx, my, mz] = v.min, occ = v.occupancy;
+    // The inverse rotation is linear: its images of the unit vectors step it along each axis.
+    inverseRotate(1, 0, 0, ax, ay, az, q);
+    const xx = q[0], xy = q[1], xz = q[2];
+    inverseRotate(0, 1, 0, ax, ay, az, q);
+    const yx = q[0], yy = q[1], yz = q[2];
+    inverseRotate(0, 0, 1, ax, ay, az, q);
+    const zx = q[0], zy = q[1], zz = q[2];
+    const x0 = Math.floor(lo[0]), x1 = Math.ceil(hi[0]);
     let count = 0;
     for (let z = Math.floor(lo[2]); z <= Math.ceil(hi[2]); z++) {
+      const gz = pz + z;
+      const inBox = gz >= 0 && gz < nz;
       for (let y = Math.floor(lo[1]); y <= Math.ceil(hi[1]); y++) {
-        for (let x = Math.floor(lo[0]); x <= Math.ceil(hi[0]); x++) {
-          inverseRotate(x, y, z, ax, ay, az, q);
-          const sx = Math.round(q[0]) - mx, sy = Math.round(q[1]) - my, sz = Math.round(q[2]) - mz;
+        // Source position of (x0, y, z), shifted so that the occupancy box starts at 0, plus 0.5
+        // and a large offset so that truncation rounds (coordinates stay far below the offset).
+        const bx = x0 * xx + y * yx + z * zx - mx + 0.5 + ROUND_OFFSET;
+        const by = x0 * xy + y * yy + z * zy - my + 0.5 + ROUND_OFFSET;
+        const bz = x0 * xz + y * yz + z * zz - mz + 0.5 + ROUND_OFFSET;
+        let gy = (py + y) % ny;
+        if (gy < 0) gy += ny;
+        let gx = (px + x0) % nx;
+        if (gx < 0) gx += nx;
+        for (let x = x0, t = 0; x <= x1; x++, t++, gx = gx + 1 === nx ? 0 : gx + 1) {
+          const sx = ((bx + t * xx) | 0) - ROUND_OFFSET, sy = ((by + t * xy) | 0) - ROUND_OFFSET, sz = ((bz + t * xz) | 0) - ROUND_OFFSET;
           if (sx < 0 || sy < 0 || sz < 0 || sx >= dx || sy >= dy || sz >= dz || occ[sx + dx * (sy + dy * sz)] === 0) continue;
           count++;
-          const gz = pz + z;
-          if (gz < 0 || gz >= nz) { clipped++; continue; }
-          const gx = (((px + x) % nx) + nx) % nx, gy = (((py + y) % ny) + ny) % ny;
+          if (!inBox) { clipped++; continue; }
           written++;
           if (labels) {
             const k = gx + nx * (gy + ny * gz);

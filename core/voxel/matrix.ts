@@ -162,9 +162,11 @@ export class BitMatrix implements PackingMatrix {
     const wpr = this.wordsPerRow, planeWord = this.planeWord;
     const slab = this.cheapModulus ? this.insideSlab(ox, oy, oz, e) : null;
     if (slab !== null) {
+      // Inside one slab, plane z + dz starts dz planes after plane z.
+      const base = planeWord[oz] + oy * wpr, wpp = this.wordsPerPlane;
       for (let i = from, k = 3 * from; i < to; i++, k += 3) {
         const x = ox + c[k];
-        if ((slab[planeWord[oz + c[k + 2]] + (oy + c[k + 1]) * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) return i - from;
+        if ((slab[base + c[k + 2] * wpp + c[k + 1] * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) return i - from;
       }
       return -1;
     }
@@ -201,15 +203,16 @@ export class BitMatrix implements PackingMatrix {
     const wpr = this.wordsPerRow, planeWord = this.planeWord;
     const slab = this.cheapModulus ? this.insideSlab(ox, oy, oz, e) : null;
     if (slab !== null) {
+      const base = planeWord[oz] + oy * wpr, wpp = this.wordsPerPlane;
       if (on) {
         for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
           const x = ox + c[k];
-          slab[planeWord[oz + c[k + 2]] + (oy + c[k + 1]) * wpr + (x >> 5)] |= 1 << (x & 31);
+          slab[base + c[k + 2] * wpp + c[k + 1] * wpr + (x >> 5)] |= 1 << (x & 31);
         }
       } else {
         for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
           const x = ox + c[k];
-          slab[planeWord[oz + c[k + 2]] + (oy + c[k + 1]) * wpr + (x >> 5)] &= ~(1 << (x & 31));
+          slab[base + c[k + 2] * wpp + c[k + 1] * wpr + (x >> 5)] &= ~(1 << (x & 31));
         }
       }
       return;
@@ -312,8 +315,9 @@ export class IdMatrix implements PackingMatrix {
     const nx = this.nx, planeStart = this.planeStart;
     const slab = this.cheapModulus ? this.insideSlab(ox, oy, oz, e) : null;
     if (slab !== null) {
+      const base = planeStart[oz] + oy * nx + ox, plane = this.planeSize;
       for (let i = from, k = 3 * from; i < to; i++, k += 3) {
-        const v = slab[planeStart[oz + c[k + 2]] + (oy + c[k + 1]) * nx + ox + c[k]];
+        const v = slab[base + c[k + 2] * plane + c[k + 1] * nx + c[k]];
         if (v !== 0 && v !== selfId) return i - from;
       }
       return -1;

@@ -242,7 +242,18 @@ export class Packer {
     this.az[i] = this.a0z[i] = this.candAz;
     this.type[i] = this.candType;
     this.shape[i] = s;
-    this.saved[i] = this.o.savedRotations ? trial.slice(0, 3 * n) : null;
+    if (this.o.savedRotations) {
+      // The trial buffer becomes the particle's saved rotation (so accepted moves can swap
+      // buffers instead of copying) unless it is much larger than this particle needs.
+      if (trial.length <= 6 * n) {
+        this.saved[i] = trial;
+        this.trial = new Int32Array(trial.length);
+      } else {
+        this.saved[i] = trial.slice(0, 3 * n);
+      }
+    } else {
+      this.saved[i] = null;
+    }
     if (this.activeCount >= this.active.length) this.active = grow(this.active, 2 * this.active.length);
     this.active[this.activeCount++] = i;
     const solid = this.shapes[s].solid.length / 3;
@@ -374,7 +385,15 @@ export class Packer {
     }
     m.writeAll(trial, 0, n, nx, ny, nz, e, id);
     const saved = this.saved[i];
-    if (saved !== null) for (let k = 0, end = 3 * n; k < end; k++) saved[k] = trial[k];
+    if (saved !== null) {
+      // Keep the accepted rotation: swap buffers when they are interchangeable, else copy.
+      if (saved.length === trial.length) {
+        this.saved[i] = trial;
+        this.trial = saved;
+      } else {
+        for (let k = 0, end = 3 * n; k < end; k++) saved[k] = trial[k];
+      }
+    }
     this.px[i] = nx;
     this.py[i] = ny;
     this.pz[i] = nz;

@@ -20,7 +20,7 @@ for (let a = 0; a < 360; a++) {
 }
 
 /** Shift that makes every coordinate positive before truncation (coordinates stay far below it). */
-const ROUND_OFFSET = 1 << 20;
+export const ROUND_OFFSET = 1 << 20;
 
 /** An angle in integer degrees as a table index in [0, 360). */
 export function wrapDegrees(a: number): number {

@@ -1,0 +1,137 @@
+/**
+ * Benchmark of the voxel packing engine, after the seed's section 4 (Byholm et al. 2009):
+ *   standard  the standard set: 10-unit cubic box at 40 voxels/unit (400^3), spheres of diameter 1,
+ *             periodic x/y, filled until full
+ *   rebound   the standard set's solid fraction at rebound probability 0, 0.25, 0.5
+ *   ablation  Fig. 10: optimisations switched on one by one, A (none) to G (all), on a fixed count
+ *   fig11     Fig. 11: bit matrix vs 32-bit id matrix at 20, 40, 80 voxels/unit
+ *   fig12     Fig. 12: monodisperse vs bidisperse (50/50 volume of 1 and 0.4) at 20, 40, 80 voxels/unit
+ *   plates    hexagonal plates (diameter 1, thickness 0.4) and their overlap fraction
+ *
+ * `npm run bench -- voxel [--only standard,ablation,...] [--quick]`. --quick shrinks the box and
+ * the particle counts so that everything runs in a minute or two.
+ */
+import { printTable, writeResults, type Row } from './_harness';
+import { voxelEngine, voxelParamsSchema, type VoxelParams } from '../core/voxel/index';
+import type { EngineResult } from '../core/common/engine';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyIndex = args.indexOf('--only');
+const only = onlyIndex >= 0 ? new Set(args[onlyIndex + 1].split(',')) : null;
+const wanted = (part: string) => only === null || only.has(part);
+
+const L = quick ? 5 : 10;
+const seed = 1;
+
+function run(params: unknown): EngineResult {
+  const p = voxelParamsSchema.parse(params) as VoxelParams;
+  return voxelEngine.run(p, { seed, threads: 1, progress() {}, cancelled: () => false, log() {} }) as EngineResult;
+}
+
+const spheres = (d: number, fraction = 1) => ({ shape: { kind: 'sphere' }, size: { law: 'fixed', value: d }, fraction });
+const num = (v: unknown) => Number(v);
+
+function describe(r: EngineResult): Row {
+  const m = r.metrics;
+  const ps = num(m.packingSeconds);
+  return {
+    particles: num(m.particles),
+    solidFraction: num(m.solidFraction),
+    bulkSolidFraction: num(m.bulkSolidFraction),
+    overlapPct: 100 * num(m.overlapFraction),
+    packingS: ps,
+    finaliseS: num(m.finaliseSeconds),
+    movesPerS: num(m.moveAttempts) / ps,
+    checksPerS: num(m.voxelChecks) / ps,
+    nsPerCheck: num(m.nsPerVoxelCheck),
+    acceptedPct: (100 * num(m.acceptedMoves)) / num(m.moveAttempts),
+    stop: String(m.stopReason),
+  };
+}
+
+const tables: Record<string, Row[]> = {};
+function table(title: string, rows: Row[]): void {
+  tables[title] = rows;
+  printTable(title, rows);
+}
+
+if (wanted('standard')) {
+  const r = run({ box: { size: [L, L, L], resolution: 40 }, mixture: { types: [spheres(1)] } });
+  table(`Standard set: ${L}-unit box, 40 voxels/unit, spheres d = 1, filled until full`, [describe(r)]);
+}
+
+if (wanted('rebound')) {
+  const rows: Row[] = [];
+  for (const rebound of [0, 0.25, 0.5]) {
+    const r = run({ box: { size: [L, L, L], resolution: 40 }, mixture: { types: [spheres(1)] }, reboundProbability: rebound });
+    rows.push({ rebound, ...describe(r) });
+  }
+  table('Standard set: solid fraction against rebound probability', rows);
+}
+
+if (wanted('ablation')) {
+  // Seed Fig. 10 order: B trig tables, C rounding, D saved rotations, E rising roof, F modulus, G shell reduction.
+  const order = ['trigTables', 'fastRounding', 'savedRotations', 'risingRoof', 'cheapModulus', 'shellReduction'] as const;
+  const labels = ['A none', 'B +sine/cosine tables', 'C +fast rounding', 'D +saved rotations', 'E +rising roof', 'F +cheap modulus', 'G +shell reduction'];
+  const count = quick ? 40 : 150;
+  const rows: Row[] = [];
+  let timeA = 0;
+  for (let k = 0; k <= order.length; k++) {
+    const optimisations = Object.fromEntries(order.map((name, j) => [name, j < k]));
+    const r = run({ box: { size: [L, L, L], resolution: 40 }, mixture: { types: [spheres(1)] }, optimisations, stop: { particles: count } });
+    const s = num(r.metrics.packingSeconds);
+    if (k === 0) timeA = s;
+    rows.push({ step: labels[k], particles: num(r.metrics.particles), packingS: s, speedUp: timeA / s, moves: num(r.metrics.moveAttempts), nsPerCheck: num(r.metrics.nsPerVoxelCheck), overlapPct: 100 * num(r.metrics.overlapFraction) });
+  }
+  table(`Fig. 10 ablation: ${L}-unit box at 40 voxels/unit, first ${count} spheres`, rows);
+}
+
+if (wanted('fig11')) {
+  const rows: Row[] = [];
+  for (const resolution of quick ? [20, 40] : [20, 40, 80]) {
+    const seconds: Record<string, number> = {};
+    for (const matrix of ['bit', 'id'] as const) {
+      const r = run({ box: { size: [L, L, L], resolution }, mixture: { types: [spheres(1)] }, matrix, stop: { solidFraction: 0.15 }, labelVolume: 'off' });
+      seconds[matrix] = num(r.metrics.packingSeconds);
+      rows.push({ resolution, matrix, matrixMiB: num(r.metrics.matrixBytes) / 2 ** 20, particles: num(r.metrics.particles), packingS: seconds[matrix], nsPerCheck: num(r.metrics.nsPerVoxelCheck) });
+    }
+    rows[rows.length - 1].idOverBit = seconds.id / seconds.bit;
+  }
+  table(`Fig. 11: bit vs id matrix, ${L}-unit box filled to solid fraction 0.15 (idOverBit = time ratio)`, rows);
+}
+
+if (wanted('fig12')) {
+  const rows: Row[] = [];
+  for (const resolution of quick ? [20, 40] : [20, 40, 80]) {
+    const mono = run({ box: { size: [L, L, L], resolution }, mixture: { types: [spheres(1)] }, stop: { solidFraction: 0.15 }, labelVolume: 'off' });
+    const poly = run({
+      box: { size: [L, L, L], resolution },
+      mixture: { basis: 'volume', types: [spheres(1, 0.5), spheres(0.4, 0.5)] },
+      stop: { solidFraction: 0.15 },
+      labelVolume: 'off',
+    });
+    const tm = num(mono.metrics.packingSeconds), tp = num(poly.metrics.packingSeconds);
+    rows.push({ resolution, monoParticles: num(mono.metrics.particles), monoS: tm, polyParticles: num(poly.metrics.particles), polyS: tp, polyOverMono: tp / tm });
+  }
+  table(`Fig. 12: monodisperse vs bidisperse (50/50 volume of d = 1 and 0.4), ${L}-unit box filled to solid fraction 0.15`, rows);
+}
+
+if (wanted('plates')) {
+  const rows: Row[] = [];
+  for (const resolution of quick ? [20] : [20, 40]) {
+    for (const shellReduction of [true, false]) {
+      const r = run({
+        box: { size: [L, L, L], resolution },
+        mixture: { types: [{ shape: { kind: 'hexagonalPlate', thickness: 0.4 }, size: { law: 'fixed', value: 1 } }] },
+        optimisations: { shellReduction },
+        stop: { particles: quick ? 150 : 600 },
+      });
+      rows.push({ resolution, shellReduction, ...describe(r) });
+    }
+  }
+  table(`Hexagonal plates (d = 1, thickness 0.4), ${L}-unit box: overlap with and without shell reduction`, rows);
+}
+
+const file = writeResults(quick ? 'voxel-quick' : 'voxel', tables, { quick, only: only ? [...only] : 'all', seed });
+process.stdout.write(`\nwrote ${file}\n`);
