@@ -25,9 +25,11 @@ export interface SlicePlane {
 export function createSlicePlane(scene: Scene, onDrag: (position: number) => void, onDragEnd: (position: number) => void): SlicePlane {
   let mesh: Mesh | null = null;
   const mat = new StandardMaterial('slice-mat', scene);
-  mat.diffuseColor = new Color3(1, 0.75, 0.2);
-  mat.emissiveColor = new Color3(0.45, 0.32, 0.05);
-  mat.alpha = 0.3;
+  // Neutral grey: a tinted plane would shift the particle colours seen through it.
+  mat.diffuseColor = new Color3(0, 0, 0);
+  mat.specularColor = new Color3(0, 0, 0);
+  mat.emissiveColor = new Color3(0.85, 0.87, 0.9);
+  mat.alpha = 0.22;
   mat.backFaceCulling = false;
   let axis: Axis = 'z';
   let lo = 0;

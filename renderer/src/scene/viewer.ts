@@ -5,7 +5,8 @@
  * is drawn when something changed (requestRender) and the render loop runs only while the user
  * drags, wheels or the camera is still gliding from inertia.
  *
- * Every drawn frame increments `canvas.dataset.frames`, so tests can wait for a picture.
+ * Every drawn frame increments `canvas.dataset.frames` and sets `canvas.dataset.ready` to '1' once
+ * every material was ready for it, so tests can wait for a complete picture.
  * No Vue in here: components create a viewer in onMounted and dispose it in onBeforeUnmount.
  */
 import { Engine } from '@babylonjs/core/Engines/engine';
@@ -105,13 +106,18 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
     scene.render();
     frames++;
     canvas.dataset.frames = String(frames);
+    canvas.dataset.ready = scene.isReady() ? '1' : '0';
   };
 
   const requestRender = (): void => {
     if (disposed || looping || pending) return;
     pending = requestAnimationFrame(() => {
       pending = 0;
-      if (!looping && !disposed) draw();
+      if (looping || disposed) return;
+      draw();
+      // Shaders compile asynchronously: until every material is ready a frame may miss meshes,
+      // so keep drawing on demand until the scene is complete.
+      if (!scene.isReady()) requestRender();
     });
   };
 
@@ -122,7 +128,7 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
     const now = `${camera.alpha},${camera.beta},${camera.radius},${camera.target.x},${camera.target.y},${camera.target.z}`;
     still = now === last ? still + 1 : 0;
     last = now;
-    if (!pointerDown && still > 8) {
+    if (!pointerDown && still > 8 && scene.isReady()) {
       engine.stopRenderLoop(loop);
       looping = false;
     }
