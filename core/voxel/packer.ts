@@ -129,8 +129,8 @@ export class Packer {
   private candAy = 0;
   private candAz = 0;
 
-  private trial = new Int32Array(0);
-  private old = new Int32Array(0);
+  private trial: Int32Array = new Int32Array(0);
+  private old: Int32Array = new Int32Array(0);
   private readonly rng: Random;
   private readonly o: VoxelParams['optimisations'];
 
