@@ -8,7 +8,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ApiError, FINAL_STATUSES, issuesFrom, invalidMessage, runSpecSchema, RUN_STATUSES, type RunRecord, type RunSpec, type RunSummary } from './api';
+import { ApiError, FINAL_STATUSES, issuesFrom, runSpecSchema, RUN_STATUSES, type RunRecord, type RunSpec, type RunSummary } from './api';
 import { defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun } from './services/exports';
 import { exportableRun } from './services/handlers';
@@ -55,8 +55,21 @@ function readSpec(file: string): RunSpec {
     throw new CliError(`cannot read spec ${file}: ${(err as Error).message}`, 2);
   }
   const r = runSpecSchema.safeParse(raw);
-  if (!r.success) throw new CliError(`${file}: ${invalidMessage(issuesFrom(r.error, ''))}`, 2);
+  if (!r.success) throw new CliError(`${file}: invalid spec:\n${issuesFrom(r.error, '').map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, 2);
   return r.data;
+}
+
+/** Queues a spec read from `file`; an invalid one is reported against the file's fields. */
+function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number) {
+  try {
+    return s.queue.enqueue(spec, priority, undefined, '');
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'invalid') {
+      const lines = err.issues?.map((i) => `  ${i.path}: ${i.message}`) ?? [`  ${err.message}`];
+      throw new CliError(`${file}: invalid spec:\n${lines.join('\n')}`, 2);
+    }
+    throw err;
+  }
 }
 
 async function withServices<T>(o: Partial<ServicesOptions>, fn: (s: Services) => Promise<T>): Promise<T> {
@@ -106,7 +119,7 @@ program
     const spec = readSpec(file);
     const mine = new Set<string>();
     await withServices({ threadsPerRun: o.threads, concurrency: o.concurrency, only: (id) => mine.has(id) }, async (s) => {
-      const { runIds, batchId } = s.queue.enqueue(spec, 0, undefined, '');
+      const { runIds, batchId } = enqueueFile(s, file, spec, 0);
       runIds.forEach((id) => mine.add(id));
       const stopBar = progressBar(s, mine);
       const onSigint = () => {
@@ -144,7 +157,7 @@ queue
   .action(async (file: string, o: { priority: number }) => {
     const spec = readSpec(file);
     await withServices({}, async (s) => {
-      const r = s.queue.enqueue(spec, o.priority, undefined, '');
+      const r = enqueueFile(s, file, spec, o.priority);
       print(`queued ${r.runIds.length} run(s)${r.batchId ? ` in batch ${r.batchId}` : ''}: ${r.runIds.join(' ')}`, r);
     });
   });

@@ -1,0 +1,111 @@
+/**
+ * The API surface every client sees: payload validation with field paths, the engine list the
+ * forms are built from, the shape library, the handler table covering every method of the contract.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METHOD_NAMES, paramsSchemas, type MethodName } from '../../main/api';
+import { EngineRegistry, defaultRegistry } from '../../main/services/engines';
+import { createHandlers } from '../../main/services/handlers';
+import { openServices, type Services } from '../../main/services/services';
+import { tempDir } from './helpers';
+import { counterEngine } from './fixtures/counter-engine';
+import { COUNTER_WORKER } from './fixtures/registry';
+
+let s: Services;
+const t = tempDir();
+beforeAll(() => {
+  const registry = new EngineRegistry([...defaultRegistry().ids().map((id) => defaultRegistry().get(id)), { definition: counterEngine, workerEntry: COUNTER_WORKER }]);
+  s = openServices({ dataDir: t.dir, registry });
+});
+afterAll(async () => {
+  await s.close();
+  t.cleanup();
+});
+
+async function rejection(method: MethodName, params: unknown): Promise<{ code: string; issues?: { path: string; message: string }[]; message: string }> {
+  try {
+    await s.dispatch(method, params);
+  } catch (err) {
+    return err as never;
+  }
+  throw new Error(`${method} accepted ${JSON.stringify(params)}`);
+}
+
+describe('API contract', () => {
+  it('has a schema and a handler for every method', () => {
+    const handlers = createHandlers(s);
+    expect(Object.keys(handlers).sort()).toEqual([...METHOD_NAMES].sort());
+    expect(Object.keys(paramsSchemas).sort()).toEqual([...METHOD_NAMES].sort());
+  });
+
+  it('rejects bad payloads with the path and message of each field', async () => {
+    expect(await rejection('runs.list', { offset: -1, limit: 0 })).toMatchObject({
+      code: 'invalid',
+      issues: [
+        { path: 'offset', message: expect.stringMatching(/>=0/) },
+        { path: 'limit', message: expect.stringMatching(/>=1/) },
+      ],
+    });
+    expect(await rejection('runs.enqueue', { spec: { engine: 'voxel', name: '', seed: 2 ** 32 } })).toMatchObject({
+      code: 'invalid',
+      issues: [{ path: 'spec.name' }, { path: 'spec.seed', message: expect.stringMatching(/4294967295/) }],
+    });
+    expect(await rejection('runs.enqueue', { spec: { engine: 'nope', name: 'x' } })).toMatchObject({ code: 'invalid', issues: [{ path: 'engine' }] });
+    expect(await rejection('runs.enqueue', { spec: { engine: 'voxel', name: 'x', params: { box: { resolution: 0 } } } })).toMatchObject({
+      code: 'invalid',
+      issues: expect.arrayContaining([{ path: 'spec.params.box.resolution', message: expect.any(String) }]),
+    });
+    expect(await rejection('queue.setConcurrency', { concurrency: 0 })).toMatchObject({ issues: [{ path: 'concurrency' }] });
+    expect(await rejection('runs.slice', { id: 'x', axis: 'w', index: 0 })).toMatchObject({ issues: [{ path: 'axis' }] });
+    expect(await rejection('nope.method' as MethodName, {})).toMatchObject({ code: 'not_found' });
+    expect(await rejection('runs.get', { id: 'missing' })).toMatchObject({ code: 'not_found' });
+    // Nothing was stored by the rejected calls.
+    expect((await s.dispatch('runs.list', {})).total).toBe(0);
+  });
+
+  it('lists engines with JSON Schemas for forms: defaults, ranges, units', async () => {
+    const engines = await s.dispatch('engines.list', {});
+    const counter = engines.find((e) => e.id === 'counter')!;
+    expect(counter.defaults).toEqual({ steps: 10, stepMs: 2, memoryBytes: 1 << 20, volume: false });
+    const props = (counter.paramsJsonSchema as { properties: Record<string, Record<string, unknown>> }).properties;
+    expect(props.steps).toMatchObject({ type: 'integer', default: 10, minimum: 1, maximum: 1_000_000, unit: 'steps', description: 'Steps to count' });
+    const voxel = engines.find((e) => e.id === 'voxel')!;
+    expect(voxel.title).toBeTruthy();
+    expect(voxel.paramsJsonSchema).toHaveProperty('properties');
+  });
+
+  it('keeps the shape library: built-ins protected, user shapes validated by the voxel shape schema', async () => {
+    const shapes = await s.dispatch('shapes.list', {});
+    const sphere = shapes.find((x) => x.id === 'builtin-sphere')!;
+    expect(sphere).toMatchObject({ builtin: true, kind: 'sphere' });
+    expect(await rejection('shapes.delete', { id: sphere.id })).toMatchObject({ code: 'conflict' });
+    expect(await rejection('shapes.update', { id: sphere.id, name: 'ball' })).toMatchObject({ code: 'conflict' });
+    const copy = await s.dispatch('shapes.duplicate', { id: 'builtin-plate' });
+    expect(copy).toMatchObject({ builtin: false, kind: 'hexagonalPlate', name: 'Hexagonal plate (kaolin-like) (copy)' });
+    const updated = await s.dispatch('shapes.update', { id: copy.id, shape: { kind: 'hexagonalPlate', thickness: 0.2 } });
+    expect(updated.params).toEqual({ kind: 'hexagonalPlate', thickness: 0.2 });
+    expect(await rejection('shapes.create', { name: 'bad', shape: { kind: 'ellipsoid', b: 2 } })).toMatchObject({
+      code: 'invalid',
+      issues: [{ path: 'shape.b', message: expect.stringMatching(/<=1/) }],
+    });
+    await s.dispatch('shapes.delete', { id: copy.id });
+    expect((await s.dispatch('shapes.list', {})).some((x) => x.id === copy.id)).toBe(false);
+  });
+
+  it('previews a shape as voxels', async () => {
+    const p = await s.dispatch('shapes.preview', { shape: { kind: 'sphere' }, size: 1, resolution: 10 });
+    expect(p.solid.length).toBe(3 * p.solidCount);
+    // A sphere of 10 voxels across holds about (pi/6) 10^3 voxels.
+    expect(Math.abs(p.solidCount - (Math.PI / 6) * 1000) / ((Math.PI / 6) * 1000)).toBeLessThan(0.1);
+    expect(p.reducedShellCount).toBeLessThanOrEqual(p.shellCount);
+    expect(await rejection('shapes.preview', { shape: { kind: 'sphere' }, size: 10, resolution: 100 })).toMatchObject({ issues: [{ path: 'resolution' }] });
+  });
+
+  it('saves presets for known engines only', async () => {
+    const p = await s.dispatch('presets.save', { name: 'quick', spec: { engine: 'counter', name: 'q', params: { steps: 3 } } });
+    expect(await s.dispatch('presets.list', { engine: 'counter' })).toEqual([p]);
+    expect(await rejection('presets.save', { name: 'x', spec: { engine: 'nope', name: 'q' } })).toMatchObject({ code: 'invalid' });
+    await s.dispatch('presets.delete', { id: p.id });
+    expect(await s.dispatch('presets.list', {})).toEqual([]);
+  });
+});

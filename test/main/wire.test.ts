@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { decodeMessage, encodeMessage } from '../../main/wire';
+
+describe('WebSocket message codec', () => {
+  it('round-trips nested values with typed arrays of every kind, including unaligned views', () => {
+    const backing = new Uint8Array(64).map((_, i) => i);
+    const value = {
+      t: 'result',
+      id: 7,
+      result: {
+        name: 'ünïcode ✓',
+        nothing: null,
+        list: [1, 'two', { x: Float64Array.of(0.1, -2, Number.MAX_VALUE) }],
+        columns: {
+          f32: Float32Array.of(1.5, 2.5),
+          i32: Int32Array.of(-1, 2 ** 31 - 1),
+          u32: Uint32Array.of(2 ** 32 - 1),
+          i16: Int16Array.of(-32768),
+          u16: Uint16Array.of(65535),
+          i8: Int8Array.of(-128),
+          u8: backing.subarray(3, 8), // a view at an odd offset
+        },
+        empty: new Float64Array(0),
+      },
+    };
+    const back = decodeMessage(encodeMessage(value)) as typeof value;
+    expect(back).toEqual(value);
+    expect(back.result.columns.u8).toBeInstanceOf(Uint8Array);
+    expect([...back.result.columns.u8]).toEqual([3, 4, 5, 6, 7]);
+    expect((back.result.list[2] as { x: Float64Array }).x).toBeInstanceOf(Float64Array);
+  });
+
+  it('decodes from a frame that is itself a view into a larger buffer', () => {
+    const frame = encodeMessage({ a: Float64Array.of(1, 2, 3) });
+    const bigger = new Uint8Array(frame.length + 5);
+    bigger.set(frame, 5);
+    expect(decodeMessage(bigger.subarray(5))).toEqual({ a: Float64Array.of(1, 2, 3) });
+  });
+
+  it('rejects truncated frames', () => {
+    const frame = encodeMessage({ a: Float64Array.of(1, 2, 3) });
+    expect(() => decodeMessage(frame.subarray(0, 2))).toThrow(/preamble/);
+    expect(() => decodeMessage(frame.subarray(0, frame.length - 8))).toThrow(/malformed/);
+  });
+});
