@@ -49,6 +49,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'tiff', title: 'Multi-page TIFF stack of the labels (Fiji/ImageJ)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
   { id: 'raw', title: 'Raw labels, little-endian, with a .json header (numpy, PoreSpy)', extension: 'raw', mime: 'application/octet-stream', needs: 'volume' },
   { id: 'stl', title: 'Particle surfaces as binary STL', extension: 'stl', mime: 'model/stl', needs: 'volume-or-table' },
+  { id: 'heightmap-tiff', title: 'Top-surface height map as TIFF (height in voxels per pixel)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
 ];
 
 /** z-slices per read: about 64 MiB of labels at a time. */
@@ -84,8 +85,14 @@ export async function exportRun(
       case 'vti':
       case 'tiff':
       case 'raw':
-        await writeVolume(writer, run, spec, outPath, onProgress, slabBytes);
+        await writeVolume(writer, run, volumePath(run, spec), spec.id, outPath, onProgress, slabBytes, true);
         break;
+      case 'heightmap-tiff': {
+        const heightmap = run.artifacts.find((a) => a.kind === 'volume' && a.name === 'heightmap');
+        if (!heightmap) throw new Error(`run ${run.id} has no height map artifact, which format '${spec.id}' needs (voxel runs analysed by core/analysis have one)`);
+        await writeVolume(writer, run, heightmap.path, 'tiff', outPath, onProgress, slabBytes, false);
+        break;
+      }
       case 'stl':
         if (volumeArtifact(run)) await writeVoxelStl(writer, run, spec, onProgress);
         else await writeSphereStl(writer, await loadTable(run, spec), onProgress);
@@ -165,6 +172,10 @@ function boundingBox(table: ColumnTable, radius: Float64Array): [number, number,
 async function volumeDtype(run: ExportableRun, reader: VolumeReader, slabBytes: number): Promise<LabelDtype> {
   const tableArtifact = run.artifacts.find((a) => a.kind === 'table' && a.name === 'particles');
   if (tableArtifact) return labelDtype(rowCount(decodeTable(new Uint8Array(await readFile(tableArtifact.path)))));
+  return scannedDtype(reader, slabBytes);
+}
+
+async function scannedDtype(reader: VolumeReader, slabBytes: number): Promise<LabelDtype> {
   let max = 0;
   await forEachSlab(reader, slabBytes, (labels) => { max = Math.max(max, maxOf(labels)); });
   return labelDtype(max);
@@ -186,18 +197,20 @@ function slabSlices(dims: readonly [number, number, number], slabBytes: number):
 }
 
 async function writeVolume(
-  writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, outPath: string, onProgress: (f: number) => void, slabBytes: number,
+  writer: SequentialWriter, run: ExportableRun, path: string, format: 'vti' | 'tiff' | 'raw', outPath: string,
+  onProgress: (f: number) => void, slabBytes: number, isLabels: boolean,
 ): Promise<void> {
-  const reader = await openVolume(volumePath(run, spec));
+  const reader = await openVolume(path);
   try {
     const { dims, voxelSize, meta } = reader.header;
-    const dtype = await volumeDtype(run, reader, slabBytes);
+    // Labels never exceed the particle count; other volumes (height maps) are scanned.
+    const dtype = isLabels ? await volumeDtype(run, reader, slabBytes) : await scannedDtype(reader, slabBytes);
     const unit = typeof meta.unit === 'string' ? meta.unit : 'unit';
     let tail: Uint8Array = new Uint8Array(0);
-    if (spec.id === 'vti') {
+    if (format === 'vti') {
       await writer.write(vtiHead(dims, voxelSize, dtype));
       tail = vtiTail();
-    } else if (spec.id === 'tiff') {
+    } else if (format === 'tiff') {
       const layout = tiffLayout(dims, voxelSize, dtype, unit);
       await writer.write(layout.head);
       tail = layout.tail;
@@ -208,7 +221,7 @@ async function writeVolume(
       onProgress(z1 / dims[2]);
     });
     await writer.write(tail);
-    if (spec.id === 'raw') {
+    if (format === 'raw') {
       const sidecar = rawSidecar({ dims, dtype, byteOrder: 'little', headerBytes: 0, voxelSize, unit }, { run: run.id, labels: 'label = particle index + 1, 0 = void' });
       const fh = await open(`${outPath}.json`, 'w');
       try { await fh.writeFile(sidecar); } finally { await fh.close(); }

@@ -10,6 +10,7 @@ import { parseRawHeader } from '../../core/io/raw';
 import { decodeTiffStack } from '../../core/io/tiff';
 import { decodeVti } from '../../core/io/vti';
 import { voxeliseMesh } from '../../core/io/voxelise';
+import { analyseVoxelPacking } from '../../core/analysis/index';
 import type { ColumnTable, LabelVolume } from '../../core/common/engine';
 import { EXPORT_FORMATS, exportRun, type ExportableRun } from '../../main/services/exports';
 
@@ -171,6 +172,20 @@ describe('exportRun', () => {
     const vd = readFileSync(join(dir, 'v.dump'), 'utf8');
     expect(vd).toContain('ITEM: ATOMS id type x y z radius rx ry rz');
     expect(parseDump(vd).box).toEqual([1.75, 1.5, 1.25]);
+  });
+
+  it('writes the height map of an analysed voxel run as a TIFF image', async () => {
+    const heightmap = analyseVoxelPacking(volume, particles).artifacts[0] as LabelVolume;
+    writeFileSync(join(dir, 'heightmap.pbv'), encodeVolume(heightmap));
+    const analysed = { ...voxelRun, artifacts: [...voxelRun.artifacts, { kind: 'volume' as const, name: 'heightmap', path: join(dir, 'heightmap.pbv') }] };
+    await exportRun(analysed, 'heightmap-tiff', join(dir, 'h.tif'));
+    const t = decodeTiffStack(new Uint8Array(readFileSync(join(dir, 'h.tif'))));
+    expect(t.dims).toEqual([7, 6, 1]);
+    expect(Array.from(t.labels)).toEqual(Array.from(heightmap.labels));
+    // The labels export still picks the label volume, not the height map.
+    await exportRun(analysed, 'tiff', join(dir, 'l.tif'));
+    expect(decodeTiffStack(new Uint8Array(readFileSync(join(dir, 'l.tif')))).dims).toEqual(dims);
+    await expect(exportRun(voxelRun, 'heightmap-tiff', join(dir, 'x.tif'))).rejects.toThrow(/has no height map artifact/);
   });
 
   it('says when a voxel format meets a run without a label volume', async () => {
