@@ -11,18 +11,9 @@ import { CreateIcoSphere } from '@babylonjs/core/Meshes/Builders/icoSphereBuilde
 import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
 import { Color3 } from '@babylonjs/core/Maths/math.color';
 import type { Bounds } from './viewer';
+import { pickSphere, type SphereSet } from './spherePick';
 
-type Column = ArrayLike<number>;
-
-export interface SphereSet {
-  count: number;
-  x: Column;
-  y: Column;
-  z: Column;
-  /** Radii, or null to draw every particle as a dot of radius `dotRadius`. */
-  radius: Column | null;
-  dotRadius: number;
-}
+export type { SphereSet };
 
 export interface ParticleCloud {
   /** Replaces the spheres (matrices rebuilt) and their colours (RGBA per particle, 0..1). */
@@ -48,8 +39,6 @@ export function createParticleCloud(scene: Scene): ParticleCloud {
 
   let set: SphereSet | null = null;
   let matrices = new Float32Array(0);
-
-  const radiusOf = (i: number): number => (set!.radius ? set!.radius[i] : set!.dotRadius);
 
   return {
     setSpheres(s, colours) {
@@ -77,27 +66,7 @@ export function createParticleCloud(scene: Scene): ParticleCloud {
       mesh.setEnabled(v && !!set && set.count > 0);
     },
     pick(o, d, clip) {
-      if (!set) return -1;
-      let best = -1;
-      let bestT = Infinity;
-      const dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-      for (let i = 0; i < set.count; i++) {
-        const cx = set.x[i], cy = set.y[i], cz = set.z[i];
-        if (clip && (cx < clip.min[0] || cx > clip.max[0] || cy < clip.min[1] || cy > clip.max[1] || cz < clip.min[2] || cz > clip.max[2])) continue;
-        const r = radiusOf(i);
-        const lx = cx - o[0], ly = cy - o[1], lz = cz - o[2];
-        const tc = (lx * d[0] + ly * d[1] + lz * d[2]) / dd;
-        if (tc < 0 && lx * lx + ly * ly + lz * lz > r * r) continue;
-        const px = o[0] + d[0] * tc - cx, py = o[1] + d[1] * tc - cy, pz = o[2] + d[2] * tc - cz;
-        const h2 = r * r - (px * px + py * py + pz * pz);
-        if (h2 < 0) continue;
-        const t = tc - Math.sqrt(h2 / dd);
-        if (t < bestT) {
-          bestT = t;
-          best = i;
-        }
-      }
-      return best;
+      return set ? pickSphere(set, o, d, clip) : -1;
     },
     dispose() {
       mesh.dispose();

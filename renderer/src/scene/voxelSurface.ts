@@ -3,8 +3,8 @@
  * another label (void, another particle, or outside the region, so that cut particles look closed).
  * Interior faces are skipped, so a particle of V voxels costs about its surface, not 6 V quads.
  *
- * Two passes over the block (count, then fill) so the output arrays are allocated once at their
- * exact size. Pure: the Babylon side (voxelMesh.ts) only uploads the arrays.
+ * Two passes over the block (a face mask per voxel and the count, then the fill) so the output
+ * arrays are allocated once at their exact size. Pure: the Babylon side (voxelMesh.ts) only uploads the arrays.
  */
 
 export interface VoxelBlock {
@@ -42,24 +42,40 @@ const CORNERS: readonly (readonly number[])[] = [
   [0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 0, 0],
 ];
 
-function neighbour(b: VoxelBlock, x: number, y: number, z: number): number {
+/**
+ * Per voxel, a 6-bit mask of its exposed faces (bit d for DIRS[d]); 0 for void. Neighbours are
+ * found by index offsets, with the block's faces treated as void.
+ */
+function exposedMasks(b: VoxelBlock, mask: Uint8Array): number {
   const [nx, ny, nz] = b.dims;
-  if (x < 0 || y < 0 || z < 0 || x >= nx || y >= ny || z >= nz) return 0;
-  return b.labels[x + nx * (y + ny * z)];
+  const L = b.labels;
+  const sxy = nx * ny;
+  let quads = 0;
+  for (let z = 0; z < nz; z++)
+    for (let y = 0; y < ny; y++) {
+      const row = nx * (y + ny * z);
+      for (let x = 0; x < nx; x++) {
+        const k = row + x;
+        const l = L[k];
+        if (l === 0) continue;
+        let m = 0;
+        if (x === nx - 1 || L[k + 1] !== l) m |= 1;
+        if (x === 0 || L[k - 1] !== l) m |= 2;
+        if (y === ny - 1 || L[k + nx] !== l) m |= 4;
+        if (y === 0 || L[k - nx] !== l) m |= 8;
+        if (z === nz - 1 || L[k + sxy] !== l) m |= 16;
+        if (z === 0 || L[k - sxy] !== l) m |= 32;
+        mask[k] = m;
+        // popcount of 6 bits
+        quads += (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1) + ((m >> 4) & 1) + ((m >> 5) & 1);
+      }
+    }
+  return quads;
 }
 
 /** Counts the exposed faces of the block (the number of quads buildVoxelSurface will emit). */
 export function countExposedFaces(b: VoxelBlock): number {
-  const [nx, ny, nz] = b.dims;
-  let quads = 0;
-  for (let z = 0; z < nz; z++)
-    for (let y = 0; y < ny; y++)
-      for (let x = 0; x < nx; x++) {
-        const l = b.labels[x + nx * (y + ny * z)];
-        if (l === 0) continue;
-        for (let d = 0; d < 6; d++) if (neighbour(b, x + DIRS[d][0], y + DIRS[d][1], z + DIRS[d][2]) !== l) quads++;
-      }
-  return quads;
+  return exposedMasks(b, new Uint8Array(b.labels.length));
 }
 
 /**
@@ -73,7 +89,8 @@ export function buildVoxelSurface(
 ): SurfaceMesh {
   const [nx, ny, nz] = b.dims;
   if (b.labels.length !== nx * ny * nz) throw new Error(`voxel block: labels has ${b.labels.length} values, dims ${nx}x${ny}x${nz} need ${nx * ny * nz}`);
-  const quads = countExposedFaces(b);
+  const mask = new Uint8Array(nx * ny * nz);
+  const quads = exposedMasks(b, mask);
   if (quads > maxQuads) throw new Error(`voxel region has ${quads} surface faces, more than ${maxQuads}: choose a smaller region`);
   const positions = new Float32Array(quads * 12);
   const normals = new Float32Array(quads * 12);
@@ -88,25 +105,27 @@ export function buildVoxelSurface(
   for (let z = 0; z < nz; z++)
     for (let y = 0; y < ny; y++)
       for (let x = 0; x < nx; x++) {
-        const l = b.labels[x + nx * (y + ny * z)];
-        if (l === 0) continue;
+        const k = x + nx * (y + ny * z);
+        const m = mask[k];
+        if (m === 0) continue;
+        const l = b.labels[k];
         if (l !== lastLabel) {
           colourOf(l, rgb, 0);
           lastLabel = l;
         }
         for (let d = 0; d < 6; d++) {
+          if ((m & (1 << d)) === 0) continue;
           const dir = DIRS[d];
-          if (neighbour(b, x + dir[0], y + dir[1], z + dir[2]) === l) continue;
           const c = CORNERS[d];
-          for (let k = 0; k < 4; k++) {
-            const p = q * 12 + k * 3;
-            positions[p] = ox + (x + c[k * 3]) * s;
-            positions[p + 1] = oy + (y + c[k * 3 + 1]) * s;
-            positions[p + 2] = oz + (z + c[k * 3 + 2]) * s;
+          for (let k4 = 0; k4 < 4; k4++) {
+            const p = q * 12 + k4 * 3;
+            positions[p] = ox + (x + c[k4 * 3]) * s;
+            positions[p + 1] = oy + (y + c[k4 * 3 + 1]) * s;
+            positions[p + 2] = oz + (z + c[k4 * 3 + 2]) * s;
             normals[p] = dir[0];
             normals[p + 1] = dir[1];
             normals[p + 2] = dir[2];
-            const cc = q * 16 + k * 4;
+            const cc = q * 16 + k4 * 4;
             colors[cc] = rgb[0];
             colors[cc + 1] = rgb[1];
             colors[cc + 2] = rgb[2];
