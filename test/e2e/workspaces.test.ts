@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,6 +114,46 @@ describe("a user's day", () => {
     await page.waitForSelector(`${testid('compare')} canvas`);
     expect(await page.textContent(testid('compare-metrics'))).toMatch(/solidFraction/);
     await shot('compare');
+  });
+
+  it('keeps the history smooth with 100,000 runs in the store', async () => {
+    // Recorded straight into the store (as finished runs) so that no engine has to make them.
+    const N = 100_000;
+    const spec = { engine: 'voxel', name: 'bulk', seed: 1, params: {} };
+    const ids = services.store.insertRuns(
+      Array.from({ length: N }, (_, i) => ({ name: `bulk ${i}`, engine: 'voxel', spec, params: {}, seed: i, priority: 0, batchId: null, status: 'paused' as const })),
+    );
+    services.store.transaction(() => {
+      ids.forEach((id, i) => services.store.finishRun(id, { status: 'done', metrics: { solidFraction: (i % 1000) / 1000 }, series: [], artifacts: [], wallSeconds: 1 }));
+    });
+    await page.click(testid('compare-close'));
+    await page.fill(testid('history-search'), '');
+    await page.waitForFunction(() => document.querySelector('[data-testid="history-total"]')?.textContent?.startsWith('100,002 runs'));
+    // Only the rows in view exist in the page, however many runs there are.
+    expect(await page.locator('[data-testid^="history-row-"]').count()).toBeLessThan(80);
+    const timings: number[] = [];
+    for (const fraction of [0.25, 0.5, 0.75, 0.999]) {
+      const t0 = Date.now();
+      await page.evaluate((f) => {
+        const vp = document.querySelector('[data-testid="history-viewport"]')!;
+        vp.scrollTop = f * vp.scrollHeight;
+      }, fraction);
+      await page.waitForFunction(() => {
+        const vp = document.querySelector('[data-testid="history-viewport"]')!;
+        const r = vp.getBoundingClientRect();
+        const row = document.elementFromPoint(r.left + 200, r.top + r.height / 2)?.closest('[data-testid^="history-row-"]');
+        return !!row;
+      });
+      timings.push(Date.now() - t0);
+    }
+    // The metric filter runs in the service too.
+    await page.fill(testid('history-metric'), 'solidFraction');
+    await page.fill(testid('history-metric-min'), '0.9985');
+    await page.waitForFunction(() => document.querySelector('[data-testid="history-total"]')?.textContent?.startsWith('100 runs'));
+    writeFileSync(join(ARTIFACTS, 'history-scroll.json'), JSON.stringify({ runs: N + 2, msFromScrollToRowsDrawn: timings }, null, 1));
+    await shot('history-100k');
+    await page.fill(testid('history-metric'), '');
+    await page.fill(testid('history-metric-min'), '');
   });
 
   it('switches theme and lists the shortcuts', async () => {
