@@ -77,10 +77,14 @@ const MIGRATIONS: string[] = [
     -- 'hostname:pid' of the process running it, so that crash recovery leaves live processes' runs alone.
     owner TEXT
   );
+  -- The queue's pick; History's filters (newest first within a status and/or engine); its sorts.
   CREATE INDEX runs_queue ON runs (status, priority DESC, seq);
+  CREATE INDEX runs_status ON runs (status, seq);
+  CREATE INDEX runs_engine ON runs (engine, status, seq);
   CREATE INDEX runs_created ON runs (created_at);
-  CREATE INDEX runs_engine_created ON runs (engine, created_at);
   CREATE INDEX runs_batch ON runs (batch_id);
+  CREATE INDEX runs_wall ON runs (wall_seconds);
+  CREATE INDEX runs_name ON runs (name);
   -- Numeric metrics, one row each, so that History can filter by a metric range through an index.
   CREATE TABLE run_metrics (
     run_seq INTEGER NOT NULL REFERENCES runs(seq) ON DELETE CASCADE,
@@ -249,6 +253,15 @@ export class RunStore {
     this.migrate();
   }
 
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** A prepared statement, prepared once per SQL text (preparing costs more than running). */
+  private sql(text: string): Database.Statement {
+    let st = this.statements.get(text);
+    if (!st) this.statements.set(text, (st = this.db.prepare(text)));
+    return st;
+  }
+
   /** Applies the migrations the file lacks, each in its own transaction. */
   private migrate(): void {
     const current = this.db.pragma('user_version', { simple: true }) as number;
@@ -268,6 +281,8 @@ export class RunStore {
   }
 
   close(): void {
+    // Lets SQLite refresh the planner's statistics where they went stale (cheap; recommended at close).
+    this.db.pragma('optimize');
     this.db.close();
   }
 
@@ -279,30 +294,30 @@ export class RunStore {
 
   createBatch(name: string, spec: RunSpecInput): string {
     const id = newId();
-    this.db.prepare('INSERT INTO batches (id, name, spec, created_at) VALUES (?, ?, ?, ?)').run(id, name, JSON.stringify(spec), now());
+    this.sql('INSERT INTO batches (id, name, spec, created_at) VALUES (?, ?, ?, ?)').run(id, name, JSON.stringify(spec), now());
     return id;
   }
 
   batchName(id: string): string | null {
-    const r = this.db.prepare('SELECT name FROM batches WHERE id = ?').get(id) as { name: string } | undefined;
+    const r = this.sql('SELECT name FROM batches WHERE id = ?').get(id) as { name: string } | undefined;
     return r?.name ?? null;
   }
 
   /** Counts of a batch's runs by status. */
   batchCounts(batchId: string): Record<RunStatus, number> {
     const out: Record<RunStatus, number> = { queued: 0, running: 0, paused: 0, done: 0, failed: 0, cancelled: 0 };
-    const rows = this.db.prepare('SELECT status, count(*) AS n FROM runs WHERE batch_id = ? GROUP BY status').all(batchId) as { status: RunStatus; n: number }[];
+    const rows = this.sql('SELECT status, count(*) AS n FROM runs WHERE batch_id = ? GROUP BY status').all(batchId) as { status: RunStatus; n: number }[];
     for (const r of rows) out[r.status] = r.n;
     return out;
   }
 
   markBatchFinished(batchId: string): boolean {
-    return this.db.prepare('UPDATE batches SET finished_at = ? WHERE id = ? AND finished_at IS NULL').run(now(), batchId).changes > 0;
+    return this.sql('UPDATE batches SET finished_at = ? WHERE id = ? AND finished_at IS NULL').run(now(), batchId).changes > 0;
   }
 
   /** Inserts runs in one transaction (a sweep of thousands of points is one fsync). */
   insertRuns(runs: NewRun[]): string[] {
-    const stmt = this.db.prepare(
+    const stmt = this.sql(
       `INSERT INTO runs (id, batch_id, name, engine, spec, params, seed, status, priority, created_at)
        VALUES (@id, @batchId, @name, @engine, @spec, @params, @seed, @status, @priority, @createdAt)`,
     );
@@ -327,7 +342,7 @@ export class RunStore {
   }
 
   private row(id: string): RunRow | undefined {
-    return this.db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
+    return this.sql('SELECT * FROM runs WHERE id = ?').get(id) as RunRow | undefined;
   }
 
   getRun(id: string): RunRecord | null {
@@ -336,7 +351,7 @@ export class RunStore {
   }
 
   getSummary(id: string): RunSummary | null {
-    const r = this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM runs WHERE id = ?`).get(id) as RunRow | undefined;
+    const r = this.sql(`SELECT ${SUMMARY_COLUMNS} FROM runs WHERE id = ?`).get(id) as RunRow | undefined;
     return r ? toSummary(r) : null;
   }
 
@@ -382,7 +397,7 @@ export class RunStore {
       where.push(`seq IN (SELECT m.run_seq FROM run_metrics m WHERE ${cond.join(' AND ')})`);
     }
     const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (this.db.prepare(`SELECT count(*) AS n FROM runs ${whereSql}`).get(args) as { n: number }).n;
+    const total = (this.sql(`SELECT count(*) AS n FROM runs ${whereSql}`).get(args) as { n: number }).n;
     const sortCol = SORT_COLUMNS[q.sort?.field ?? 'createdAt'];
     const dir = (q.sort?.dir ?? 'desc') === 'asc' ? 'ASC' : 'DESC';
     // seq breaks ties so that paging is stable.
@@ -395,7 +410,7 @@ export class RunStore {
 
   /** The next run to start: queued, highest priority, then oldest; skipping the ids given. */
   nextQueued(skip: ReadonlySet<string> = new Set()): RunRecord | null {
-    const stmt = this.db.prepare("SELECT * FROM runs WHERE status = 'queued' ORDER BY priority DESC, seq ASC LIMIT 1 OFFSET ?");
+    const stmt = this.sql("SELECT * FROM runs WHERE status = 'queued' ORDER BY priority DESC, seq ASC LIMIT 1 OFFSET ?");
     for (let offset = 0; ; offset++) {
       const r = stmt.get(offset) as RunRow | undefined;
       if (!r) return null;
@@ -405,7 +420,7 @@ export class RunStore {
 
   countByStatus(): Record<RunStatus, number> {
     const out: Record<RunStatus, number> = { queued: 0, running: 0, paused: 0, done: 0, failed: 0, cancelled: 0 };
-    const rows = this.db.prepare('SELECT status, count(*) AS n FROM runs GROUP BY status').all() as { status: RunStatus; n: number }[];
+    const rows = this.sql('SELECT status, count(*) AS n FROM runs GROUP BY status').all() as { status: RunStatus; n: number }[];
     for (const r of rows) out[r.status] = r.n;
     return out;
   }
@@ -434,20 +449,20 @@ export class RunStore {
   }
 
   setStatus(id: string, status: RunStatus): void {
-    this.db.prepare('UPDATE runs SET status = ? WHERE id = ?').run(status, id);
+    this.sql('UPDATE runs SET status = ? WHERE id = ?').run(status, id);
   }
 
   setPriority(id: string, priority: number): void {
-    this.db.prepare('UPDATE runs SET priority = ? WHERE id = ?').run(priority, id);
+    this.sql('UPDATE runs SET priority = ? WHERE id = ?').run(priority, id);
   }
 
   appendLog(id: string, lines: string[]): void {
     if (!lines.length) return;
-    const r = this.db.prepare('SELECT log FROM runs WHERE id = ?').get(id) as { log: string } | undefined;
+    const r = this.sql('SELECT log FROM runs WHERE id = ?').get(id) as { log: string } | undefined;
     if (!r) return;
     // Keep the last 1,000 lines: a run that logs every step must not grow the row without bound.
     const log = (JSON.parse(r.log) as string[]).concat(lines).slice(-1000);
-    this.db.prepare('UPDATE runs SET log = ? WHERE id = ?').run(JSON.stringify(log), id);
+    this.sql('UPDATE runs SET log = ? WHERE id = ?').run(JSON.stringify(log), id);
   }
 
   /** Stores the outcome of a run, its metrics, series and artifacts, in one transaction. */
@@ -463,16 +478,16 @@ export class RunStore {
            WHERE seq = ?`,
         )
         .run(out.status, now(), out.wallSeconds ?? null, JSON.stringify(metrics), out.error ?? null, out.status, out.status, r.seq);
-      this.db.prepare('DELETE FROM run_metrics WHERE run_seq = ?').run(r.seq);
-      const metric = this.db.prepare('INSERT INTO run_metrics (run_seq, name, value) VALUES (?, ?, ?)');
+      this.sql('DELETE FROM run_metrics WHERE run_seq = ?').run(r.seq);
+      const metric = this.sql('INSERT INTO run_metrics (run_seq, name, value) VALUES (?, ?, ?)');
       for (const [name, value] of Object.entries(metrics)) {
         if (typeof value === 'number' && Number.isFinite(value)) metric.run(r.seq, name, value);
       }
-      this.db.prepare('DELETE FROM series WHERE run_seq = ?').run(r.seq);
-      const series = this.db.prepare('INSERT INTO series (run_seq, name, x_label, y_label, kind, x, y) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      this.sql('DELETE FROM series WHERE run_seq = ?').run(r.seq);
+      const series = this.sql('INSERT INTO series (run_seq, name, x_label, y_label, kind, x, y) VALUES (?, ?, ?, ?, ?, ?, ?)');
       for (const s of out.series ?? []) series.run(r.seq, s.name, s.xLabel, s.yLabel, s.kind, f64Blob(s.x), f64Blob(s.y));
-      this.db.prepare('DELETE FROM artifacts WHERE run_seq = ?').run(r.seq);
-      const art = this.db.prepare('INSERT INTO artifacts (run_seq, kind, name, path, bytes, checksum, meta) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      this.sql('DELETE FROM artifacts WHERE run_seq = ?').run(r.seq);
+      const art = this.sql('INSERT INTO artifacts (run_seq, kind, name, path, bytes, checksum, meta) VALUES (?, ?, ?, ?, ?, ?, ?)');
       for (const a of out.artifacts ?? []) art.run(r.seq, a.kind, a.name, a.path, a.bytes, a.checksum, JSON.stringify(a.meta));
     });
   }
@@ -487,14 +502,14 @@ export class RunStore {
 
   /** Runs left 'running' by a crash of the process that ran them. */
   runningRuns(): { id: string; owner: string | null }[] {
-    return this.db.prepare("SELECT id, owner FROM runs WHERE status IN ('running', 'paused') AND started_at IS NOT NULL ORDER BY seq").all() as {
+    return this.sql("SELECT id, owner FROM runs WHERE status IN ('running', 'paused') AND started_at IS NOT NULL ORDER BY seq").all() as {
       id: string;
       owner: string | null;
     }[];
   }
 
   deleteRun(id: string): boolean {
-    return this.db.prepare('DELETE FROM runs WHERE id = ?').run(id).changes > 0;
+    return this.sql('DELETE FROM runs WHERE id = ?').run(id).changes > 0;
   }
 
   series(id: string): RunSeries[] {
@@ -514,12 +529,12 @@ export class RunStore {
   // ------------------------------------------------------------------ shapes
 
   listShapes(): Shape[] {
-    const rows = this.db.prepare('SELECT * FROM shapes ORDER BY builtin DESC, name COLLATE NOCASE').all() as ShapeRow[];
+    const rows = this.sql('SELECT * FROM shapes ORDER BY builtin DESC, name COLLATE NOCASE').all() as ShapeRow[];
     return rows.map(toShape);
   }
 
   getShape(id: string): Shape | null {
-    const r = this.db.prepare('SELECT * FROM shapes WHERE id = ?').get(id) as ShapeRow | undefined;
+    const r = this.sql('SELECT * FROM shapes WHERE id = ?').get(id) as ShapeRow | undefined;
     return r ? toShape(r) : null;
   }
 
@@ -538,7 +553,7 @@ export class RunStore {
   }
 
   deleteShape(id: string): boolean {
-    return this.db.prepare('DELETE FROM shapes WHERE id = ?').run(id).changes > 0;
+    return this.sql('DELETE FROM shapes WHERE id = ?').run(id).changes > 0;
   }
 
   // ------------------------------------------------------------------ presets
@@ -546,20 +561,20 @@ export class RunStore {
   listPresets(engine?: string): Preset[] {
     const rows = (
       engine
-        ? this.db.prepare('SELECT * FROM presets WHERE engine = ? ORDER BY name COLLATE NOCASE').all(engine)
-        : this.db.prepare('SELECT * FROM presets ORDER BY name COLLATE NOCASE').all()
+        ? this.sql('SELECT * FROM presets WHERE engine = ? ORDER BY name COLLATE NOCASE').all(engine)
+        : this.sql('SELECT * FROM presets ORDER BY name COLLATE NOCASE').all()
     ) as { id: string; name: string; spec: string; created_at: string }[];
     return rows.map((p) => ({ id: p.id, name: p.name, spec: JSON.parse(p.spec), createdAt: p.created_at }));
   }
 
   savePreset(name: string, spec: RunSpecInput): Preset {
     const p = { id: newId(), name, spec, createdAt: now() };
-    this.db.prepare('INSERT INTO presets (id, name, engine, spec, created_at) VALUES (?, ?, ?, ?, ?)').run(p.id, name, spec.engine, JSON.stringify(spec), p.createdAt);
+    this.sql('INSERT INTO presets (id, name, engine, spec, created_at) VALUES (?, ?, ?, ?, ?)').run(p.id, name, spec.engine, JSON.stringify(spec), p.createdAt);
     return p;
   }
 
   deletePreset(id: string): boolean {
-    return this.db.prepare('DELETE FROM presets WHERE id = ?').run(id).changes > 0;
+    return this.sql('DELETE FROM presets WHERE id = ?').run(id).changes > 0;
   }
 }
 

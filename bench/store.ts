@@ -1,0 +1,75 @@
+/**
+ * RunStore at History scale: insert N runs in one transaction, then time the queries the History
+ * and Batch screens make (page of the newest, filters by status/engine/text/metric range, sorts),
+ * and the queue's pick of the next run. `npm run bench -- store [N]` (default 100,000).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunStore, type ListQuery, type NewRun } from '../main/services/store';
+import { printTable, timed, writeResults, type Row } from './_harness';
+
+const N = Number(process.argv[2] ?? 100_000);
+const REPEAT = 20;
+const dir = mkdtempSync(join(tmpdir(), 'packbench-bench-store-'));
+const store = new RunStore(join(dir, 'packbench.db'));
+
+const engines = ['voxel', 'stacking', 'eventdriven', 'surface'];
+const statuses = ['done', 'done', 'done', 'failed', 'cancelled'] as const;
+const runs: NewRun[] = Array.from({ length: N }, (_, i) => ({
+  name: `packing ${i} r=${(i % 97) / 10}`,
+  engine: engines[i % engines.length],
+  spec: { engine: engines[i % engines.length], name: `packing ${i}`, seed: i, params: { box: { size: [10, 10, 10], resolution: 16 }, reboundProbability: (i % 10) / 10 } },
+  params: { box: { size: [10, 10, 10], resolution: 16 }, reboundProbability: (i % 10) / 10 },
+  seed: i,
+  priority: i % 5,
+  batchId: null,
+}));
+
+const insert = timed(() => store.insertRuns(runs));
+const ids = insert.value;
+const finish = timed(() =>
+  store.transaction(() => {
+    for (let i = 0; i < N; i++) {
+      if (i % 50 === 0) continue; // 2% stay queued
+      store.finishRun(ids[i], {
+        status: statuses[i % statuses.length],
+        metrics: { solidFraction: 0.5 + ((i * 7919) % 1000) / 10_000, particles: 1000 + (i % 5000), stopReason: 'full' },
+        wallSeconds: (i % 600) / 10,
+      });
+    }
+  }),
+);
+
+const queries: [string, ListQuery][] = [
+  ['newest 100', { offset: 0, limit: 100 }],
+  ['page 500 of 100', { offset: 50_000 % N, limit: 100 }],
+  ['status failed', { offset: 0, limit: 100, filter: { status: ['failed'] } }],
+  ['engine voxel, done', { offset: 0, limit: 100, filter: { engine: 'voxel', status: ['done'] } }],
+  ['text "r=4.2"', { offset: 0, limit: 100, filter: { text: 'r=4.2' } }],
+  ['metric 0.55 ≤ φ ≤ 0.56', { offset: 0, limit: 100, filter: { metric: { name: 'solidFraction', min: 0.55, max: 0.56 } } }],
+  ['sort wallSeconds desc', { offset: 0, limit: 100, sort: { field: 'wallSeconds', dir: 'desc' } }],
+  ['sort name asc', { offset: 0, limit: 100, sort: { field: 'name', dir: 'asc' } }],
+];
+
+const rows: Row[] = [
+  { operation: `insert ${N} runs (one transaction)`, ms: insert.seconds * 1000, rows: N, total: N },
+  { operation: `finish ${N - Math.ceil(N / 50)} runs with metrics`, ms: finish.seconds * 1000, rows: N - Math.ceil(N / 50), total: N },
+];
+for (const [label, q] of queries) {
+  store.listRuns(q); // warm the page cache
+  let result = store.listRuns(q);
+  const t = timed(() => {
+    for (let i = 0; i < REPEAT; i++) result = store.listRuns(q);
+  });
+  rows.push({ operation: `list: ${label}`, ms: (t.seconds * 1000) / REPEAT, rows: result.rows.length, total: result.total });
+}
+const pick = timed(() => {
+  for (let i = 0; i < REPEAT; i++) store.nextQueued();
+});
+rows.push({ operation: 'queue: next run to start', ms: (pick.seconds * 1000) / REPEAT, rows: 1, total: store.countByStatus().queued });
+
+printTable(`RunStore with ${N} runs (ms per call, mean of ${REPEAT})`, rows);
+console.log(`results: ${writeResults('store', { listing: rows }, { runs: N })}`);
+store.close();
+rmSync(dir, { recursive: true, force: true });
