@@ -75,10 +75,12 @@ export function bedMetrics(packer: Packer, f: Finalised): Record<string, number>
   const bed = Math.round(f.bedHeight);
   let maxExtent = 0;
   for (let s = 0; s < packer.shapes.length; s++) maxExtent = Math.max(maxExtent, 2 * Math.ceil(packer.shapes[s].maxRadius) + 1);
+  const bulk = planeFraction(f, nx, ny, maxExtent, bed - maxExtent);
   return {
     particles: f.table.columns.id.length,
-    solidFraction: planeFraction(f, nx, ny, 0, bed),
-    bulkSolidFraction: planeFraction(f, nx, ny, maxExtent, bed - maxExtent),
+    solidFraction: planeFraction(f, nx, ny, 0, bed) || 0,
+    // Only when the bed is deeper than two particle diameters.
+    ...(Number.isFinite(bulk) ? { bulkSolidFraction: bulk } : {}),
     boxSolidFraction: f.solidVoxels / (nx * ny * nz),
     bedHeight: f.bedHeight / res,
     overlapFraction: f.writtenVoxels > 0 ? f.overlapVoxels / f.writtenVoxels : 0,

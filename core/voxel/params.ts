@@ -82,7 +82,7 @@ export const voxelParamsSchema = z.object({
     unit: 'probability',
     description: 'probability that the upward z component of a move is kept (seed §2.2)',
   }),
-  freezingInterval: z.number().int().min(1).max(1e6).default(20).meta({
+  freezingInterval: z.number().int().min(1).max(1e6).default(100).meta({
     unit: 'steps',
     description: 'every t_f steps, particles that have not moved since the last check are frozen (seed §3.5)',
   }),
