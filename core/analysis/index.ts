@@ -42,7 +42,12 @@ export const voxelAnalysisOptionsSchema = z.object({
 export type VoxelAnalysisOptions = z.input<typeof voxelAnalysisOptionsSchema>;
 
 export type AnalysisProgress = (done: number, total: number, phase: string) => void;
-export type AnalysisResult = Omit<EngineResult, 'cancelled'>;
+/**
+ * An EngineResult without `cancelled`, plus per-particle values (row i = particle i) for the
+ * particle table, so that the inspector can colour by them: the engine adds them with
+ * Object.assign(table.columns, result.particleColumns) before it stores the table.
+ */
+export type AnalysisResult = Omit<EngineResult, 'cancelled'> & { particleColumns: ColumnTable['columns'] };
 
 function rowsOf(table: ColumnTable): number {
   const first = Object.values(table.columns)[0];
@@ -150,13 +155,19 @@ export function analyseVoxelPacking(
     labels: scan.height,
     meta: { unit: 'voxels', description: 'per column: index of the top occupied voxel + 1 (0 = empty column)' },
   };
-  return { metrics, series, artifacts: [heightmap] };
+  const particleColumns: ColumnTable['columns'] = {
+    coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)),
+    principalTilt: Float32Array.from(tilts),
+    equivalentDiameter: diameters,
+    ...rotations.particleColumns,
+  };
+  return { metrics, series, artifacts: [heightmap], particleColumns };
 }
 
 /** Tilt of the body axis from the seed's rotation angles rx, ry, rz, and histograms of the angles themselves. */
-function rotationStats(particles: ColumnTable, bodyAxis: readonly [number, number, number], bins: number): Pick<AnalysisResult, 'metrics' | 'series'> {
+function rotationStats(particles: ColumnTable, bodyAxis: readonly [number, number, number], bins: number): Pick<AnalysisResult, 'metrics' | 'series' | 'particleColumns'> {
   const { rx, ry, rz } = particles.columns;
-  if (!rx || !ry || !rz) return { metrics: {}, series: [] };
+  if (!rx || !ry || !rz) return { metrics: {}, series: [], particleColumns: {} };
   const n = rx.length;
   const bodyTilt = new Float64Array(n);
   for (let p = 0; p < n; p++) bodyTilt[p] = tiltFromRotation(rx[p], ry[p], bodyAxis);
@@ -167,7 +178,7 @@ function rotationStats(particles: ColumnTable, bodyAxis: readonly [number, numbe
     const rh = histogram(wrapped, 0, 360, 36);
     series.push(barSeries(`rotation angle ${name}`, `${name} (degrees)`, 'fraction of particles', rh.centres, normalised(rh.counts)));
   }
-  return { metrics: { bodyAxisOrder: orderParameter(bodyTilt) }, series };
+  return { metrics: { bodyAxisOrder: orderParameter(bodyTilt) }, series, particleColumns: { bodyTilt: Float32Array.from(bodyTilt) } };
 }
 
 /**
@@ -191,7 +202,7 @@ export function analyseParticleTable(particles: ColumnTable, options: Pick<Voxel
   const rotations = rotationStats(particles, opts.bodyAxis, opts.angleBins);
   Object.assign(metrics, rotations.metrics);
   series.push(...rotations.series);
-  return { metrics, series, artifacts: [] };
+  return { metrics, series, artifacts: [], particleColumns: rotations.particleColumns };
 }
 
 /**

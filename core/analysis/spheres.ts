@@ -133,7 +133,7 @@ export function analyseSpheres(
   const meanD = n ? sumD / n : 0;
   const metrics: AnalysisResult['metrics'] = {};
   const series: EngineSeries[] = [];
-  if (n === 0) return { metrics: { particleCount: 0 }, series, artifacts: [] };
+  if (n === 0) return { metrics: { particleCount: 0 }, series, artifacts: [], particleColumns: {} };
 
   // Sizes.
   const d = r.map((v) => 2 * v), v = r.map((v) => (4 / 3) * Math.PI * v ** 3);
@@ -230,5 +230,5 @@ export function analyseSpheres(
     rdfY[b] = rdfCounts[b] / (n * rho * (4 / 3) * Math.PI * (r1 ** 3 - r0 ** 3));
   }
   series.push(lineSeries('radial distribution function', 'r (length)', 'g(r)', rdfX, rdfY));
-  return { metrics, series, artifacts: [] };
+  return { metrics, series, artifacts: [], particleColumns: { coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)) } };
 }

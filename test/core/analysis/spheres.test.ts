@@ -30,6 +30,7 @@ describe('analyseSpheres', () => {
     const res = analyseSpheres(spheres(fcc, rf), [k * a, k * a, k * a], { periodic: [true, true, true], gapTolerance: 1e-9 });
     expect(res.metrics.coordinationMean).toBe(12);
     expect(res.metrics.contacts).toBe(6 * fcc.length);
+    expect(res.particleColumns.coordination.every((c) => c === 12)).toBe(true);
     const sc = lattice(k, a, [[0, 0, 0]]);
     const res2 = analyseSpheres(spheres(sc, a / 2), [k * a, k * a, k * a], { periodic: [true, true, true], gapTolerance: 1e-9 });
     expect(res2.metrics.coordinationMean).toBe(6);

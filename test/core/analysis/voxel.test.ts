@@ -46,6 +46,9 @@ describe('analyseVoxelPacking', () => {
     expect(res.metrics.contacts).toBe(3 * k ** 3);
     const hist = res.series.find((x) => x.name === 'coordination number')!;
     expect(hist.y[hist.x.indexOf(6)]).toBe(1);
+    // Per particle, for the inspector's colouring.
+    expect(Array.from(res.particleColumns.coordination)).toEqual(new Array(k ** 3).fill(6));
+    expect(res.particleColumns.equivalentDiameter[0]).toBeCloseTo(Math.cbrt((6 * 64) / Math.PI), 12);
     // Without periodic z the top and bottom layers lose one contact each.
     const open = analyseVoxelPacking(vol, table(k ** 3), { periodic: [true, true, false] });
     expect(open.metrics.contacts).toBe(3 * k ** 3 - k * k);
@@ -107,6 +110,8 @@ describe('analyseVoxelPacking', () => {
     // The x rod lies flat (90°), the z rod stands (0°); particles 3..5 have no voxels.
     expect(Array.from(principal.y)).toEqual([0.5, 0, 0, 0, 0, 0.5]);
     expect(res.metrics.principalAxisOrder).toBeCloseTo(0.25, 12);
+    expect(Array.from(res.particleColumns.principalTilt.subarray(0, 2))).toEqual([90, 0]);
+    expect(res.particleColumns.bodyTilt[3]).toBeCloseTo(90, 4);
     const rzHist = res.series.find((s) => s.name === 'rotation angle rz')!;
     expect(rzHist.y[4]).toBeCloseTo(0.2); // 45° in the 40–50° bin
     expect(rzHist.y[27]).toBeCloseTo(0.2); // 270°
