@@ -102,10 +102,24 @@ describe('RunComposer', () => {
     expect((w.find('[data-testid="field-box.lx"]').element as HTMLInputElement).value).toBe('33');
   });
 
+  it('opens a spec file into the form', async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    const file = new File([JSON.stringify({ engine: 'toy', name: 'from file', seed: 9, params: { resolution: 16 } })], 'spec.json', { type: 'application/json' });
+    const input = w.find('[data-testid="spec-open"]');
+    Object.defineProperty(input.element, 'files', { value: [file], configurable: true });
+    await input.trigger('change');
+    await settle(10);
+    expect((w.find('[data-testid="run-name"]').element as HTMLInputElement).value).toBe('from file');
+    expect((w.find('[data-testid="run-seed"]').element as HTMLInputElement).value).toBe('9');
+    expect((w.find('[data-testid="field-resolution"]').element as HTMLInputElement).value).toBe('16');
+    expect(w.find('[data-testid="composer-origin"]').text()).toBe('Prefilled from spec.json.');
+  });
+
   it('takes a draft from another workspace, merged over the defaults', async () => {
     installFakeApi();
     const w = await mountComposer();
-    sendToBatch({ engine: 'toy', name: 'from editor', params: { box: { lx: 12 } }, origin: 'the particle editor' });
+    sendToBatch({ engine: 'toy', name: 'from editor', params: { box: { lx: 12 } }, origin: 'from the particle editor' });
     await settle();
     expect((w.find('[data-testid="run-name"]').element as HTMLInputElement).value).toBe('from editor');
     expect((w.find('[data-testid="field-box.lx"]').element as HTMLInputElement).value).toBe('12');

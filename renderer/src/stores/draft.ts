@@ -13,7 +13,7 @@ export interface RunDraft {
   priority?: number;
   /** Partial params: merged over the engine's defaults, object fields deeply, arrays replaced. */
   params: Record<string, unknown>;
-  /** Shown in the batch manager ("from run r-12", "from the particle editor"). */
+  /** Shown in the batch manager after "Prefilled ": "from run r-12", "from the particle editor". */
   origin?: string;
 }
 
