@@ -53,23 +53,33 @@ export function particleMoments(
   // Per particle: sx, sy, sz, sxx, syy, szz, sxy, sxz, syz.
   const sums = new Float64Array(particleCount * 9);
   const hx = nx / 2, hy = ny / 2, hz = nz / 2;
-  let i = 0;
   for (let z = 0; z < nz; z++) {
     for (let y = 0; y < ny; y++) {
-      for (let x = 0; x < nx; x++, i++) {
-        const l = labels[i];
-        if (l === 0 || l > particleCount) continue;
-        const p = l - 1;
-        if (count[p] === 0) { ref[3 * p] = x; ref[3 * p + 1] = y; ref[3 * p + 2] = z; }
-        count[p]++;
-        let dx = x - ref[3 * p], dy = y - ref[3 * p + 1], dz = z - ref[3 * p + 2];
-        if (periodic[0]) { if (dx > hx) dx -= nx; else if (dx < -hx) dx += nx; }
-        if (periodic[1]) { if (dy > hy) dy -= ny; else if (dy < -hy) dy += ny; }
-        if (periodic[2]) { if (dz > hz) dz -= nz; else if (dz < -hz) dz += nz; }
-        const o = 9 * p;
-        sums[o] += dx; sums[o + 1] += dy; sums[o + 2] += dz;
-        sums[o + 3] += dx * dx; sums[o + 4] += dy * dy; sums[o + 5] += dz * dz;
-        sums[o + 6] += dx * dy; sums[o + 7] += dx * dz; sums[o + 8] += dy * dz;
+      const row = nx * (y + ny * z);
+      // Runs of one label along x are summed in closed form: a run is one particle's chord.
+      for (let x0 = 0; x0 < nx; ) {
+        const l = labels[row + x0];
+        let x1 = x0 + 1;
+        while (x1 < nx && labels[row + x1] === l) x1++;
+        if (l !== 0 && l <= particleCount) {
+          const p = l - 1;
+          if (count[p] === 0) { ref[3 * p] = x0; ref[3 * p + 1] = y; ref[3 * p + 2] = z; }
+          const L = x1 - x0;
+          count[p] += L;
+          // Minimum image of the run's first voxel; a run never spans half the box (particles are smaller).
+          let a = x0 - ref[3 * p], dy = y - ref[3 * p + 1], dz = z - ref[3 * p + 2];
+          if (periodic[0]) { if (a > hx) a -= nx; else if (a < -hx) a += nx; }
+          if (periodic[1]) { if (dy > hy) dy -= ny; else if (dy < -hy) dy += ny; }
+          if (periodic[2]) { if (dz > hz) dz -= nz; else if (dz < -hz) dz += nz; }
+          // Sum over dx = a .. a + L - 1 of dx and dx^2.
+          const s1 = L * a + (L * (L - 1)) / 2;
+          const s2 = L * a * a + a * L * (L - 1) + ((L - 1) * L * (2 * L - 1)) / 6;
+          const o = 9 * p;
+          sums[o] += s1; sums[o + 1] += L * dy; sums[o + 2] += L * dz;
+          sums[o + 3] += s2; sums[o + 4] += L * dy * dy; sums[o + 5] += L * dz * dz;
+          sums[o + 6] += s1 * dy; sums[o + 7] += s1 * dz; sums[o + 8] += L * dy * dz;
+        }
+        x0 = x1;
       }
     }
     if (progress && (z & 15) === 15) progress(z + 1);

@@ -4,6 +4,7 @@ import { Random } from '../../../core/common/random';
 import { analyseParticleTable, analyseVoxelPacking } from '../../../core/analysis/index';
 import { coordinationFromPairs, voxelContacts } from '../../../core/analysis/contacts';
 import { heightStats } from '../../../core/analysis/porosity';
+import { particleMoments } from '../../../core/analysis/orientation';
 
 function volume(dims: [number, number, number], fill: (x: number, y: number, z: number) => number, voxelSize = 1): LabelVolume {
   const [nx, ny, nz] = dims;
@@ -153,5 +154,36 @@ describe('analyseParticleTable (runs without a label volume)', () => {
     expect(res.metrics.d90).toBeCloseTo(2 * Math.cbrt(6 / Math.PI), 12);
     expect(res.metrics.bodyAxisOrder).toBeCloseTo(0.25, 12);
     expect(() => analyseParticleTable({ ...particles, meta: {} })).toThrow(/meta.resolution must be a positive number/);
+  });
+});
+
+describe('particleMoments', () => {
+  it('sums runs in closed form exactly as a voxel-by-voxel sum does', () => {
+    const rand = new Random(5);
+    const dims: [number, number, number] = [16, 12, 10];
+    const [nx, ny, nz] = dims;
+    const labels = new Uint32Array(nx * ny * nz);
+    // Random boxes up to 5 voxels a side, wrapping in x and y.
+    for (let p = 1; p <= 12; p++) {
+      const [x0, y0, z0] = [rand.int(nx), rand.int(ny), rand.int(nz - 5)];
+      const [sx, sy, sz] = [1 + rand.int(5), 1 + rand.int(5), 1 + rand.int(5)];
+      for (let z = z0; z < z0 + sz; z++) for (let y = y0; y < y0 + sy; y++) for (let x = x0; x < x0 + sx; x++) labels[(x % nx) + nx * ((y % ny) + ny * z)] = p;
+    }
+    const periodic: [boolean, boolean, boolean] = [true, true, false];
+    const got = particleMoments(labels, dims, periodic, 12);
+    const count = new Uint32Array(12), sums = new Float64Array(12 * 9), ref: number[][] = [];
+    for (let z = 0; z < nz; z++) for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) {
+      const l = labels[x + nx * (y + ny * z)];
+      if (!l) continue;
+      const p = l - 1;
+      ref[p] ??= [x, y, z];
+      count[p]++;
+      const wrap = (d: number, n: number) => (d > n / 2 ? d - n : d < -n / 2 ? d + n : d);
+      const d = [wrap(x - ref[p][0], nx), wrap(y - ref[p][1], ny), z - ref[p][2]];
+      const terms = [d[0], d[1], d[2], d[0] * d[0], d[1] * d[1], d[2] * d[2], d[0] * d[1], d[0] * d[2], d[1] * d[2]];
+      terms.forEach((t, k) => { sums[9 * p + k] += t; });
+    }
+    expect(Array.from(got.count)).toEqual(Array.from(count));
+    expect(Array.from(got.sums)).toEqual(Array.from(sums));
   });
 });
