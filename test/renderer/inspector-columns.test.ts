@@ -28,3 +28,14 @@ describe('orientation from rotations', () => {
     expect(colourModes(p)).toContain('orientation');
   });
 });
+
+describe('analysis columns', () => {
+  it('prefers the equivalent diameter for spheres and the principal-axis tilt for orientation', () => {
+    const cols = { x: Float64Array.of(0), y: Float64Array.of(0), z: Float64Array.of(0), size: Float64Array.of(2), equivalentDiameter: Float64Array.of(1), principalTilt: Float32Array.of(30), rx: Int16Array.of(90), ry: Int16Array.of(0), coordination: Uint16Array.of(4) };
+    const p = resolveParticleColumns(cols, 1);
+    expect(p.radius![0]).toBe(0.5);
+    expect(p.names.diameter).toBe('equivalentDiameter');
+    expect(p.orientation![0]).toBe(30);
+    expect(colourModes(p)).toEqual(['height', 'orientation', 'coordination', 'id']);
+  });
+});

@@ -37,10 +37,12 @@ const ALIASES = {
   y: ['y', 'cy', 'centreY', 'centerY'],
   z: ['z', 'cz', 'centreZ', 'centerZ'],
   radius: ['radius', 'r'],
-  diameter: ['diameter', 'd', 'size'],
+  // equivalentDiameter (same volume) before size (the voxel engine's characteristic size, e.g. a
+  // plate's diameter across corners, which overstates non-spherical particles)
+  diameter: ['equivalentDiameter', 'diameter', 'd', 'size'],
   id: ['id', 'particleId', 'label'],
   type: ['type', 'typeIndex', 'shapeIndex', 'shape'],
-  orientation: ['orientation', 'orientationAngle', 'theta', 'tilt', 'angle'],
+  orientation: ['orientation', 'orientationAngle', 'principalTilt', 'bodyTilt', 'theta', 'tilt', 'angle'],
   coordination: ['coordination', 'coordinationNumber', 'contacts', 'cn'],
 } as const;
 
