@@ -53,6 +53,7 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
   };
   let written = 0, overlap = 0, clipped = 0;
   const q = new Float64Array(3);
+  const OFFSET = ROUND_OFFSET;
   for (let r = 0; r < rows; r++) {
     const i = keep[r];
     const s = packer.shape[i], v = packer.shapes[s];
@@ -85,15 +86,15 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
       for (let y = Math.floor(lo[1]); y <= Math.ceil(hi[1]); y++) {
         // Source position of (x0, y, z), shifted so that the occupancy box starts at 0, plus 0.5
         // and a large offset so that truncation rounds (coordinates stay far below the offset).
-        const bx = x0 * xx + y * yx + z * zx - mx + 0.5 + ROUND_OFFSET;
-        const by = x0 * xy + y * yy + z * zy - my + 0.5 + ROUND_OFFSET;
-        const bz = x0 * xz + y * yz + z * zz - mz + 0.5 + ROUND_OFFSET;
+        const bx = x0 * xx + y * yx + z * zx - mx + 0.5 + OFFSET;
+        const by = x0 * xy + y * yy + z * zy - my + 0.5 + OFFSET;
+        const bz = x0 * xz + y * yz + z * zz - mz + 0.5 + OFFSET;
         let gy = (py + y) % ny;
         if (gy < 0) gy += ny;
         let gx = (px + x0) % nx;
         if (gx < 0) gx += nx;
         for (let x = x0, t = 0; x <= x1; x++, t++, gx = gx + 1 === nx ? 0 : gx + 1) {
-          const sx = ((bx + t * xx) | 0) - ROUND_OFFSET, sy = ((by + t * xy) | 0) - ROUND_OFFSET, sz = ((bz + t * xz) | 0) - ROUND_OFFSET;
+          const sx = ((bx + t * xx) | 0) - OFFSET, sy = ((by + t * xy) | 0) - OFFSET, sz = ((bz + t * xz) | 0) - OFFSET;
           if (sx < 0 || sy < 0 || sz < 0 || sx >= dx || sy >= dy || sz >= dz || occ[sx + dx * (sy + dy * sz)] === 0) continue;
           count++;
           if (!inBox) { clipped++; continue; }

@@ -12,12 +12,13 @@
  *
  * The list operations take particle-relative coordinates (interleaved x, y, z) plus an offset (the
  * particle's centre voxel) and the particle's extent e (every coordinate lies in [-e, e]). With the
- * extent they pick one of three paths per call (seed §3.3):
+ * extent they pick one of these paths per call (seed §3.3):
  * - inside: the particle's bounding cube lies inside the box and inside one slab, so no wrap, no
  *   bounds check, and the slab is looked up once (the common case);
- * - near the edge: coordinates are wrapped with one subtraction (seed Fig. 7) and the slab is
- *   looked up per voxel (straddling particles);
- * - modulus: `%` on every coordinate, the unoptimised reference (switch `cheapModulus` off).
+ * - near the x/y edge, inside one slab: coordinates wrapped with one subtraction (seed Fig. 7);
+ * - general: z bounds checked and the slab looked up per voxel (particles straddling a slab
+ *   boundary or touching the floor or ceiling), with `%` on every coordinate when the switch
+ *   `cheapModulus` is off (the unoptimised reference).
  */
 
 export const MAX_SLAB_BYTES = 2 ** 30;
@@ -151,36 +152,47 @@ export class BitMatrix implements PackingMatrix {
     this.slabs[this.slabOf[z]][this.planeWord[z] + y * this.wordsPerRow + (x >> 5)] &= ~(1 << (x & 31));
   }
 
-  /** The single slab holding planes [oz - e, oz + e] when the cube [o - e, o + e] is inside the box, else null. */
-  private insideSlab(ox: number, oy: number, oz: number, e: number): Int32Array | null {
-    if (ox < e || ox + e >= this.nx || oy < e || oy + e >= this.ny || oz < e || oz + e >= this.nz) return null;
+  /** The one slab holding planes [oz - e, oz + e] when they lie inside the box, else null. */
+  private slabFor(oz: number, e: number): Int32Array | null {
+    if (!this.cheapModulus || oz < e || oz + e >= this.nz) return null;
     const s = this.slabOf[oz - e];
     return s === this.slabOf[oz + e] ? this.slabs[s] : null;
   }
 
   firstHit(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _selfId = 0): number {
-    const wpr = this.wordsPerRow, planeWord = this.planeWord;
-    const slab = this.cheapModulus ? this.insideSlab(ox, oy, oz, e) : null;
+    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const slab = this.slabFor(oz, e);
     if (slab !== null) {
-      // Inside one slab, plane z + dz starts dz planes after plane z.
-      const base = planeWord[oz] + oy * wpr, wpp = this.wordsPerPlane;
+      // One slab: plane z + dz starts dz planes after plane z.
+      const plane = this.planeWord[oz];
+      if (ox >= e && ox + e < nx && oy >= e && oy + e < ny) {
+        // Inside the box: no wrap at all (the common case).
+        const base = plane + oy * wpr;
+        for (let i = from, k = 3 * from; i < to; i++, k += 3) {
+          const x = ox + c[k];
+          if ((slab[base + c[k + 2] * wpp + c[k + 1] * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) return i - from;
+        }
+        return -1;
+      }
+      // Near the x/y edge (seed §3.3): a non-negative reference corner, then one subtraction (Fig. 7).
+      const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
       for (let i = from, k = 3 * from; i < to; i++, k += 3) {
-        const x = ox + c[k];
-        if ((slab[base + c[k + 2] * wpp + c[k + 1] * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) return i - from;
+        let x = bx + c[k], y = by + c[k + 1];
+        if (x >= nx) x -= nx;
+        if (y >= ny) y -= ny;
+        if ((slab[plane + c[k + 2] * wpp + y * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) return i - from;
       }
       return -1;
     }
-    const nx = this.nx, ny = this.ny, nz = this.nz, slabs = this.slabs, slabOf = this.slabOf;
-    // Seed §3.3: make the reference corner non-negative, then every coordinate is >= 0.
-    const bx = ox - e < 0 ? ox + nx : ox;
-    const by = oy - e < 0 ? oy + ny : oy;
-    const cheap = this.cheapModulus;
+    // General path: bounds in z, slab per voxel; `%` when cheapModulus is off.
+    const nz = this.nz, slabs = this.slabs, slabOf = this.slabOf, planeWord = this.planeWord, cheap = this.cheapModulus;
+    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
     for (let i = from, k = 3 * from; i < to; i++, k += 3) {
       const z = oz + c[k + 2];
       if (z < 0 || z >= nz) return i - from;
       let x = bx + c[k], y = by + c[k + 1];
       if (cheap) {
-        if (x >= nx) x -= nx; // seed Fig. 7
+        if (x >= nx) x -= nx;
         if (y >= ny) y -= ny;
       } else {
         x %= nx;
@@ -192,35 +204,60 @@ export class BitMatrix implements PackingMatrix {
   }
 
   writeAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
-    this.apply(c, from, to, ox, oy, oz, e, true);
-  }
-
-  clearAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
-    this.apply(c, from, to, ox, oy, oz, e, false);
-  }
-
-  private apply(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, on: boolean): void {
-    const wpr = this.wordsPerRow, planeWord = this.planeWord;
-    const slab = this.cheapModulus ? this.insideSlab(ox, oy, oz, e) : null;
+    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const slab = this.slabFor(oz, e);
     if (slab !== null) {
-      const base = planeWord[oz] + oy * wpr, wpp = this.wordsPerPlane;
-      if (on) {
+      const plane = this.planeWord[oz];
+      if (ox >= e && ox + e < nx && oy >= e && oy + e < ny) {
+        const base = plane + oy * wpr;
         for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
           const x = ox + c[k];
           slab[base + c[k + 2] * wpp + c[k + 1] * wpr + (x >> 5)] |= 1 << (x & 31);
         }
-      } else {
+        return;
+      }
+      const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+      for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
+        let x = bx + c[k], y = by + c[k + 1];
+        if (x >= nx) x -= nx;
+        if (y >= ny) y -= ny;
+        slab[plane + c[k + 2] * wpp + y * wpr + (x >> 5)] |= 1 << (x & 31);
+      }
+      return;
+    }
+    this.applyGeneral(c, from, to, ox, oy, oz, e, true);
+  }
+
+  clearAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
+    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const slab = this.slabFor(oz, e);
+    if (slab !== null) {
+      const plane = this.planeWord[oz];
+      if (ox >= e && ox + e < nx && oy >= e && oy + e < ny) {
+        const base = plane + oy * wpr;
         for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
           const x = ox + c[k];
           slab[base + c[k + 2] * wpp + c[k + 1] * wpr + (x >> 5)] &= ~(1 << (x & 31));
         }
+        return;
+      }
+      const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+      for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
+        let x = bx + c[k], y = by + c[k + 1];
+        if (x >= nx) x -= nx;
+        if (y >= ny) y -= ny;
+        slab[plane + c[k + 2] * wpp + y * wpr + (x >> 5)] &= ~(1 << (x & 31));
       }
       return;
     }
-    const nx = this.nx, ny = this.ny, nz = this.nz, slabs = this.slabs, slabOf = this.slabOf;
-    const bx = ox - e < 0 ? ox + nx : ox;
-    const by = oy - e < 0 ? oy + ny : oy;
-    const cheap = this.cheapModulus;
+    this.applyGeneral(c, from, to, ox, oy, oz, e, false);
+  }
+
+  /** Set or clear on the general path (slab per voxel, z bounds, `%` when cheapModulus is off). */
+  private applyGeneral(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, on: boolean): void {
+    const wpr = this.wordsPerRow, nx = this.nx, ny = this.ny, nz = this.nz;
+    const slabs = this.slabs, slabOf = this.slabOf, planeWord = this.planeWord, cheap = this.cheapModulus;
+    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
     for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
       const z = oz + c[k + 2];
       if (z < 0 || z >= nz) continue; // never written: firstHit refuses such positions
