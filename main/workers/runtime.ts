@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ColumnTable, EngineDefinition, EngineProgress, LabelVolume } from '../../core/common/engine';
+import type { ColumnTable, EngineDefinition, EngineProgress, EngineResult, LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
 import { CONTROL, CONTROL_INTS, PROGRESS, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
@@ -63,6 +63,30 @@ function writeVolume(dir: string, volume: LabelVolume): WrittenArtifact {
   return { kind: 'volume', name: volume.name, path, bytes, checksum: hash.digest('hex'), meta: { dims: volume.dims, voxelSize: volume.voxelSize, ...volume.meta } };
 }
 
+/**
+ * The result every engine must return (the registry's result schema, checked here so a bad result
+ * fails its run with a clear message instead of reaching the database): metrics are finite numbers,
+ * strings or booleans (non-finite numbers are dropped with a log line: JSON cannot hold them); series
+ * are Float64Array pairs of equal length. Artifacts are checked by their writers.
+ */
+export function checkResult(result: EngineResult, log: (line: string) => void): EngineResult {
+  if (!result || typeof result !== 'object') throw new TypeError(`engine returned ${String(result)} instead of { metrics, series, artifacts }`);
+  const metrics: EngineResult['metrics'] = {};
+  for (const [name, v] of Object.entries(result.metrics ?? {})) {
+    if (typeof v === 'number' && !Number.isFinite(v)) log(`metric '${name}' is ${v}; not stored`);
+    else if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') metrics[name] = v;
+    else throw new TypeError(`metrics.${name} must be a number, string or boolean, got ${Object.prototype.toString.call(v)}`);
+  }
+  const series = result.series ?? [];
+  series.forEach((s, i) => {
+    if (!(s.x instanceof Float64Array) || !(s.y instanceof Float64Array)) throw new TypeError(`series[${i}] '${s.name}': x and y must be Float64Array`);
+    if (s.x.length !== s.y.length) throw new RangeError(`series[${i}] '${s.name}': x has ${s.x.length} points, y has ${s.y.length}`);
+    if (s.kind !== 'line' && s.kind !== 'bar') throw new TypeError(`series[${i}] '${s.name}': kind must be 'line' or 'bar'`);
+  });
+  if (!Array.isArray(result.artifacts)) throw new TypeError('artifacts must be an array');
+  return { ...result, metrics, series };
+}
+
 export async function runEngineWorker(engine: EngineDefinition): Promise<void> {
   const input = workerData as WorkerInput & { entry: string };
   const control = new Int32Array(input.control, 0, CONTROL_INTS);
@@ -100,7 +124,7 @@ export async function runEngineWorker(engine: EngineDefinition): Promise<void> {
   };
 
   try {
-    const result = await engine.run(input.params, ctx);
+    const result = checkResult(await engine.run(input.params, ctx), ctx.log);
     const cancelled = result.cancelled === true || Atomics.load(control, CONTROL.cancel) === 1;
     // A cancelled run keeps no artifacts: they would describe a half-finished packing.
     const artifacts = cancelled ? [] : result.artifacts.map((a) => (a.kind === 'table' ? writeTable(input.runDir, a) : writeVolume(input.runDir, a)));

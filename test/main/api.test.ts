@@ -66,7 +66,7 @@ describe('API contract', () => {
   it('lists engines with JSON Schemas for forms: defaults, ranges, units', async () => {
     const engines = await s.dispatch('engines.list', {});
     const counter = engines.find((e) => e.id === 'counter')!;
-    expect(counter.defaults).toEqual({ steps: 10, stepMs: 2, memoryBytes: 1 << 20, volume: false });
+    expect(counter.defaults).toEqual({ steps: 10, stepMs: 2, memoryBytes: 1 << 20, volume: false, badResult: false });
     const props = (counter.paramsJsonSchema as { properties: Record<string, Record<string, unknown>> }).properties;
     expect(props.steps).toMatchObject({ type: 'integer', default: 10, minimum: 1, maximum: 1_000_000, unit: 'steps', description: 'Steps to count' });
     const voxel = engines.find((e) => e.id === 'voxel')!;

@@ -49,7 +49,7 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     const r = await s.dispatch('runs.get', { id: runIds[0] });
     expect(r.status).toBe('done');
     expect(r.metrics.steps).toBe(30);
-    expect(r.params).toEqual({ steps: 30, stepMs: 2, memoryBytes: 1 << 20, volume: true });
+    expect(r.params).toEqual({ steps: 30, stepMs: 2, memoryBytes: 1 << 20, volume: true, badResult: false });
     expect(r.log).toContain('counted 30 steps');
     expect(r.attempts).toBe(1);
     expect(updates.map((u) => u.status)).toEqual(expect.arrayContaining(['queued', 'running', 'done']));
@@ -166,6 +166,16 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect(e.status).toBe('failed');
     expect(e.error).toMatch(/worker exited with code 7/);
     expect((await s.dispatch('runs.get', { id: fine })).status).toBe('done');
+  });
+
+  it('checks the result an engine returns: a malformed series fails the run, a NaN metric is dropped', async () => {
+    const { s } = setup({ autoStart: true });
+    const bad = (await s.dispatch('runs.enqueue', { spec: spec('bad', { steps: 3, badResult: true }) })).runIds[0];
+    await s.queue.waitFor([bad]);
+    const r = await s.dispatch('runs.get', { id: bad });
+    expect(r.status).toBe('failed');
+    expect(r.error).toBe("series[0] 'sum': x has 3 points, y has 1");
+    expect(r.log).toContain("metric 'undefinedRatio' is NaN; not stored");
   });
 
   it('checks the memory budget before starting: too big fails, two that do not fit together run one after the other', async () => {
