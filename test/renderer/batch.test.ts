@@ -73,6 +73,18 @@ describe('RunComposer', () => {
     expect(call.spec.params.box.ly).toBe(20);
   });
 
+  it('sweeps a tuple field over a list of tuples', async () => {
+    const api = installFakeApi();
+    const w = await mountComposer();
+    await w.find('[data-testid="field-origin-sweep-toggle"]').trigger('click');
+    await w.find('[data-testid="field-origin-sweep-list"]').setValue('0 0 0; 1 2 3');
+    expect(w.find('[data-testid="run-count"]').text()).toBe('This sweep makes 2 runs');
+    await w.find('[data-testid="enqueue"]').trigger('click');
+    await settle();
+    const call = api.calls.find((c) => c.method === 'runs.enqueue')!.params as { spec: { params: { origin: unknown } } };
+    expect(call.spec.params.origin).toEqual({ $sweep: [[0, 0, 0], [1, 2, 3]] });
+  });
+
   it('shows the service field errors at the field and others above the button', async () => {
     const api = installFakeApi();
     const w = await mountComposer();

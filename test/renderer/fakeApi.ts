@@ -14,6 +14,7 @@ export const toyParams = z.object({
     })
     .default({ lx: 20, ly: 20 }),
   resolution: z.number().int().min(1).max(64).default(4).meta({ unit: 'voxels/unit' }),
+  origin: z.tuple([z.number(), z.number(), z.number()]).default([0, 0, 0]).meta({ unit: 'unit' }),
   packing: z.enum(['random', 'rising-roof']).default('random'),
   types: z
     .array(

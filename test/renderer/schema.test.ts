@@ -53,6 +53,9 @@ describe('batch form schema', () => {
     expect(sweepValues({ $sweep: { from: 10, to: 20, steps: 3 } })).toEqual([10, 15, 20]);
     const bad = { ...base, resolution: { $sweep: [2, 100] } };
     expect(validate(schema, bad).resolution).toMatch(/sweep value 100: must be in \[1, 64\]/);
+    const tupleSchema = z.toJSONSchema(z.object({ size: z.tuple([z.number().min(1), z.number().min(1)]) })) as JsonSchema;
+    expect(validate(tupleSchema, { size: { $sweep: [[2, 2], [3, 3]] } })).toEqual({});
+    expect(validate(tupleSchema, { size: { $sweep: [[2, 2], [3, 0]] } }).size).toBe('sweep value [3,0]: must be in [1, ∞)');
     expect(validate(schema, { ...base, resolution: { $sweep: { from: 1, to: 2, steps: 0 } } }).resolution).toMatch(/steps/);
   });
 

@@ -196,9 +196,9 @@ export function validate(schema: JsonSchema, value: unknown, root: JsonSchema = 
     const vals = sweepValues(value);
     if (vals.length === 0) put(path, 'a sweep needs at least one value');
     for (const v of vals) {
-      const e = validate(s, v, root, path);
-      if (e[path]) {
-        put(path, `sweep value ${String(v)}: ${e[path]}`);
+      const first = Object.values(validate(s, v, root, path))[0];
+      if (first) {
+        put(path, `sweep value ${JSON.stringify(v)}: ${first}`);
         break;
       }
     }
