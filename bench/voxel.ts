@@ -133,5 +133,7 @@ if (wanted('plates')) {
   table(`Hexagonal plates (d = 1, thickness 0.4), ${L}-unit box: overlap with and without shell reduction`, rows);
 }
 
-const file = writeResults(quick ? 'voxel-quick' : 'voxel', tables, { quick, only: only ? [...only] : 'all', seed });
+// Partial runs write their own file, so they never overwrite a full run's results.
+const name = ['voxel', ...(quick ? ['quick'] : []), ...(only ? [...only] : [])].join('-');
+const file = writeResults(name, tables, { quick, only: only ? [...only] : 'all', seed });
 process.stdout.write(`\nwrote ${file}\n`);
