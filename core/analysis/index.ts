@@ -13,7 +13,7 @@ import { coordinationFromPairs, voxelContacts } from './contacts';
 import { barSeries, histogram, lineSeries, normalised } from './histogram';
 import { orderParameter, particleMoments, principalTilts, tiltFromRotation } from './orientation';
 import { heightStats, porosityBetween, porosityProfile, scanColumns } from './porosity';
-import { localThickness, squaredDistanceToSolid } from './pores';
+import { poreSizeDistribution } from './pores';
 import { equivalentDiameter, sizeDistributions } from './sizes';
 
 export { analyseSpheres, sphereAnalysisOptionsSchema, type SphereAnalysisOptions } from './spheres';
@@ -27,6 +27,8 @@ export const voxelAnalysisOptionsSchema = z.object({
     .meta({ unit: 'length', description: 'floor-affected layer left out of the bulk porosity (default: the largest particle diameter)' }),
   topPercentile: z.number().min(0).max(50).default(5)
     .meta({ unit: '%', description: 'the rough top starts at this percentile of the height map (the valley level)' }),
+  bulkTop: z.number().gt(0).optional()
+    .meta({ unit: 'length', description: 'top of the bulk region, instead of the valley level' }),
   angleBins: z.number().int().min(2).max(360).default(18)
     .meta({ description: 'bins of the tilt histograms over [0°, 90°]' }),
   bodyAxis: z.tuple([z.number(), z.number(), z.number()]).default([0, 0, 1])
@@ -94,7 +96,7 @@ export function analyseVoxelPacking(
   for (let c = 0; c < area; c++) bedVoxels += scan.height[c];
   const floorLayer = opts.floorLayer ?? maxDiameter;
   const bulkFrom = Math.min(nz, Math.ceil(floorLayer / h));
-  const bulkTo = Math.floor(hs.valley);
+  const bulkTo = opts.bulkTop !== undefined ? Math.min(nz, Math.round(opts.bulkTop / h)) : Math.floor(hs.valley);
   const bulk = porosityBetween(scan.solidPerSlice, area, bulkFrom, bulkTo);
   const thick = Math.max(1, Math.round((opts.sliceThickness ?? h) / h));
   const profile = porosityProfile(scan.solidPerSlice, area, thick);
@@ -143,6 +145,7 @@ export function analyseVoxelPacking(
     series.push(pores.series);
     metrics.poreDiameterMean = pores.mean;
     metrics.poreDiameterMedian = pores.median;
+    metrics.poreDiameterMax = pores.max;
     metrics.poreGridStride = pores.stride;
   }
   progress(total, total, 'done');
@@ -219,7 +222,7 @@ function poreSizes(
   maxVoxels: number,
   bins: number,
   h: number,
-): { series: EngineSeries; mean: number; median: number; stride: number } | undefined {
+): { series: EngineSeries; mean: number; median: number; max: number; stride: number } | undefined {
   const [nx, ny] = dims;
   if (zTop < 1) return undefined;
   const stride = Math.max(1, Math.ceil(Math.cbrt((nx * ny * zTop) / maxVoxels)));
@@ -232,25 +235,11 @@ function poreSizes(
     const fz = (k - 1) * stride + off, fy = j * stride + off, fx = i * stride + off;
     solid[i + cx * (j + cy * k)] = vol[fx + nx * (fy + ny * fz)] !== 0 ? 1 : 0;
   }
-  const gridPeriodic: [boolean, boolean, boolean] = [periodic[0], periodic[1], false];
-  const lt = localThickness(squaredDistanceToSolid(solid, [cx, cy, cz], gridPeriodic), [cx, cy, cz], gridPeriodic);
   const from = countFrom < zTop ? Math.floor(countFrom / stride) + 1 : 1;
-  let voids = 0;
-  for (let i = from * cx * cy; i < solid.length; i++) voids += 1 - solid[i];
-  if (voids === 0) return undefined;
-  const sorted = new Float64Array(voids);
-  let sum = 0;
-  for (let i = from * cx * cy, m = 0; i < solid.length; i++) {
-    if (solid[i]) continue;
-    sorted[m++] = lt[i] * stride * h;
-    sum += lt[i] * stride * h;
-  }
-  sorted.sort();
-  const hist = histogram(sorted, 0, sorted[sorted.length - 1], bins);
+  const pores = poreSizeDistribution(solid, [cx, cy, cz], [periodic[0], periodic[1], false], from, stride * h, bins);
+  if (!pores) return undefined;
   return {
-    series: barSeries('pore-size distribution', 'local thickness (length)', 'fraction of pore volume', hist.centres, normalised(hist.counts)),
-    mean: sum / sorted.length,
-    median: sorted[Math.floor(sorted.length / 2)],
+    ...pores,
     stride,
   };
 }

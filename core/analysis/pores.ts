@@ -12,6 +12,9 @@
  * between two walls has thickness k.
  */
 
+import type { EngineSeries } from '../common/engine';
+import { barSeries, histogram, normalised } from './histogram';
+
 const INF = 1e20;
 
 /** 1D squared distance transform of f[0..n) into d (Felzenszwalb & Huttenlocher 2012). */
@@ -121,4 +124,39 @@ export function localThickness(
     }
   }
   return thickness;
+}
+
+/**
+ * Pore-size distribution of a solid map: local thickness of the void cells in slices z >= countFrom,
+ * in length units (cells of edge `cellSize`), as a histogram by pore volume with its mean and median.
+ * Undefined when there is no void to count.
+ */
+export function poreSizeDistribution(
+  solid: Uint8Array,
+  dims: readonly [number, number, number],
+  periodic: readonly [boolean, boolean, boolean],
+  countFrom: number,
+  cellSize: number,
+  bins: number,
+): { series: EngineSeries; mean: number; median: number; max: number } | undefined {
+  const lt = localThickness(squaredDistanceToSolid(solid, dims, periodic), dims, periodic);
+  const start = countFrom * dims[0] * dims[1];
+  let voids = 0;
+  for (let i = start; i < solid.length; i++) voids += 1 - solid[i];
+  if (voids === 0) return undefined;
+  const sorted = new Float64Array(voids);
+  let sum = 0;
+  for (let i = start, m = 0; i < solid.length; i++) {
+    if (solid[i]) continue;
+    sorted[m++] = lt[i] * cellSize;
+    sum += lt[i] * cellSize;
+  }
+  sorted.sort();
+  const hist = histogram(sorted, 0, sorted[sorted.length - 1], bins);
+  return {
+    series: barSeries('pore-size distribution', 'local thickness (length)', 'fraction of pore volume', hist.centres, normalised(hist.counts)),
+    mean: sum / sorted.length,
+    median: sorted[Math.floor(sorted.length / 2)],
+    max: sorted[sorted.length - 1],
+  };
 }

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { ColumnTable, EngineSeries } from '../common/engine';
 import { barSeries, histogram, lineSeries, normalised, quantile } from './histogram';
 import { sizeDistributions } from './sizes';
+import { poreSizeDistribution } from './pores';
 import type { AnalysisResult } from './index';
 
 export const sphereAnalysisOptionsSchema = z.object({
@@ -27,6 +28,11 @@ export const sphereAnalysisOptionsSchema = z.object({
     .meta({ unit: 'length', description: 'floor-affected layer left out of the bulk porosity (default the largest diameter)' }),
   topPercentile: z.number().min(0).max(50).default(5)
     .meta({ unit: '%', description: 'the rough top starts at this percentile of the height map' }),
+  bulkTop: z.number().gt(0).optional()
+    .meta({ unit: 'length', description: 'top of the bulk region, instead of the valley level of the height map' }),
+  poreBins: z.number().int().min(1).max(1000).default(30).meta({ description: 'bins of the pore-size distribution' }),
+  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 21)
+    .meta({ unit: 'cells', description: 'cells of the grid the spheres are rasterised on for the local thickness of the pores' }),
   heightMapCells: z.number().int().min(16).max(4096).default(256)
     .meta({ description: 'height-map samples along the longer box side' }),
   sizeBins: z.number().int().min(1).max(1000).default(20).meta({ description: 'bins of the size distributions' }),
@@ -195,7 +201,7 @@ export function analyseSpheres(
   const hMean = hSum / height.length;
   let hSq = 0;
   for (let c = 0; c < height.length; c++) hSq += (height[c] - hMean) ** 2;
-  const valley = quantile(Float64Array.from(height).sort(), opts.topPercentile / 100);
+  const valley = opts.bulkTop ?? quantile(Float64Array.from(height).sort(), opts.topPercentile / 100);
   metrics.meanHeight = hMean;
   metrics.rmsRoughness = Math.sqrt(hSq / height.length);
 
@@ -221,6 +227,15 @@ export function analyseSpheres(
   metrics.bulkFrom = floorLayer;
   metrics.bulkTo = valley;
 
+  const pores = spherePores(x, y, zc, r, lx, ly, valley, floorLayer, periodic, opts.poreGridVoxels, opts.poreBins);
+  if (pores) {
+    series.push(pores.series);
+    metrics.poreDiameterMean = pores.mean;
+    metrics.poreDiameterMedian = pores.median;
+    metrics.poreDiameterMax = pores.max;
+    metrics.poreGridSpacing = pores.spacing;
+  }
+
   // RDF normalised by the bed's number density.
   const rho = n / (area * hMean);
   const rdfX = new Float64Array(bins), rdfY = new Float64Array(bins);
@@ -231,4 +246,49 @@ export function analyseSpheres(
   }
   series.push(lineSeries('radial distribution function', 'r (length)', 'g(r)', rdfX, rdfY));
   return { metrics, series, artifacts: [], particleColumns: { coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)) } };
+}
+
+/**
+ * Pore sizes of a sphere bed: the spheres rasterised (cell centres inside a sphere are solid) on a
+ * grid of about maxCells cells over z in [0, top), the floor below as a wall, and the local
+ * thickness counted above `countFrom`. Cells are cubes of edge g in z; in x and y the box side is
+ * divided into a whole number of cells, within one cell of g.
+ */
+function spherePores(
+  x: Float64Array, y: Float64Array, zc: Float64Array, r: Float64Array,
+  lx: number, ly: number, top: number, countFrom: number,
+  periodic: readonly [boolean, boolean, boolean], maxCells: number, bins: number,
+): { series: EngineSeries; mean: number; median: number; max: number; spacing: number } | undefined {
+  if (!(top > 0)) return undefined;
+  const g = Math.cbrt((lx * ly * top) / maxCells);
+  const cx = Math.max(1, Math.round(lx / g)), cy = Math.max(1, Math.round(ly / g));
+  const cz = Math.max(1, Math.floor(top / g)) + 1; // + the floor slice
+  const sx = lx / cx, sy = ly / cy;
+  const solid = new Uint8Array(cx * cy * cz);
+  solid.fill(1, 0, cx * cy);
+  for (let s = 0; s < x.length; s++) {
+    const R = r[s], R2 = R * R;
+    const k0 = Math.max(1, Math.ceil((zc[s] - R) / g - 0.5) + 1), k1 = Math.min(cz - 1, Math.floor((zc[s] + R) / g - 0.5) + 1);
+    const j0 = Math.ceil((y[s] - R) / sy - 0.5), j1 = Math.floor((y[s] + R) / sy - 0.5);
+    const i0 = Math.ceil((x[s] - R) / sx - 0.5), i1 = Math.floor((x[s] + R) / sx - 0.5);
+    for (let k = k0; k <= k1; k++) {
+      const dz = (k - 0.5) * g - zc[s];
+      for (let j = j0; j <= j1; j++) {
+        if (!periodic[1] && (j < 0 || j >= cy)) continue;
+        const jj = ((j % cy) + cy) % cy;
+        const dy = (j + 0.5) * sy - y[s];
+        const rem = R2 - dz * dz - dy * dy;
+        if (rem < 0) continue;
+        const base = cx * (jj + cy * k);
+        for (let i = i0; i <= i1; i++) {
+          if (!periodic[0] && (i < 0 || i >= cx)) continue;
+          const dx = (i + 0.5) * sx - x[s];
+          if (dx * dx <= rem) solid[base + (((i % cx) + cx) % cx)] = 1;
+        }
+      }
+    }
+  }
+  const from = countFrom < top ? Math.floor(countFrom / g) + 1 : 1;
+  const pores = poreSizeDistribution(solid, [cx, cy, cz], [periodic[0], periodic[1], false], from, g, bins);
+  return pores && { ...pores, spacing: g };
 }

@@ -107,8 +107,8 @@ describe('sphere csv', () => {
     const table = await importSphereCsv(join(dir, 'sp.csv'));
     expect(table.meta?.box).toEqual([3, 3, 3]);
     const box: [number, number, number] = [3, 3, 3];
-    const before = analyseSpheres(spheres, box, { gapTolerance: 1e-9 });
-    const after = analyseSpheres(table, box, { gapTolerance: 1e-9 });
+    const before = analyseSpheres(spheres, box, { gapTolerance: 1e-9, poreGridVoxels: 4096 });
+    const after = analyseSpheres(table, box, { gapTolerance: 1e-9, poreGridVoxels: 4096 });
     expect(after.metrics).toEqual(before.metrics);
     expect(after.metrics.coordinationMean).toBeGreaterThan(4);
   });

@@ -27,12 +27,12 @@ describe('analyseSpheres', () => {
     const a = 2, k = 4;
     const fcc = lattice(k, a, [[0, 0, 0], [0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5]]);
     const rf = a / (2 * Math.SQRT2);
-    const res = analyseSpheres(spheres(fcc, rf), [k * a, k * a, k * a], { periodic: [true, true, true], gapTolerance: 1e-9 });
+    const res = analyseSpheres(spheres(fcc, rf), [k * a, k * a, k * a], { periodic: [true, true, true], gapTolerance: 1e-9, poreGridVoxels: 4096 });
     expect(res.metrics.coordinationMean).toBe(12);
     expect(res.metrics.contacts).toBe(6 * fcc.length);
     expect(res.particleColumns.coordination.every((c) => c === 12)).toBe(true);
     const sc = lattice(k, a, [[0, 0, 0]]);
-    const res2 = analyseSpheres(spheres(sc, a / 2), [k * a, k * a, k * a], { periodic: [true, true, true], gapTolerance: 1e-9 });
+    const res2 = analyseSpheres(spheres(sc, a / 2), [k * a, k * a, k * a], { periodic: [true, true, true], gapTolerance: 1e-9, poreGridVoxels: 4096 });
     expect(res2.metrics.coordinationMean).toBe(6);
     // The RDF of the simple cubic lattice: its first peak is at the lattice spacing.
     const g = res2.series.find((s) => s.name === 'radial distribution function')!;
@@ -44,7 +44,7 @@ describe('analyseSpheres', () => {
     // Simple cubic spheres of diameter a touching the floor: solid fraction π/6 over whole periods.
     const a = 1, k = 4;
     const pts = lattice(k, a, [[0.5, 0.5, 0.5]]);
-    const res = analyseSpheres(spheres(pts, a / 2), [k * a, k * a, 10], { sliceThickness: a / 10 });
+    const res = analyseSpheres(spheres(pts, a / 2), [k * a, k * a, 10], { sliceThickness: a / 10, poreGridVoxels: 4096 });
     const p = res.series.find((s) => s.name === 'porosity profile')!;
     let sum = 0;
     for (let s = 5; s < 25; s++) sum += p.y[s];
@@ -52,11 +52,28 @@ describe('analyseSpheres', () => {
     expect(p.y.length).toBe(40);
     expect(res.metrics.maxOverlap).toBeLessThan(1e-12);
     expect(res.metrics.overlappingPairs).toBe(0);
-    const squeezed = analyseSpheres(spheres(pts, 0.6 * a), [k * a, k * a, 10], { gapTolerance: 0 });
+    const squeezed = analyseSpheres(spheres(pts, 0.6 * a), [k * a, k * a, 10], { gapTolerance: 0, poreGridVoxels: 4096 });
     expect(squeezed.metrics.overlappingPairs).toBe(3 * k ** 3 - k * k); // x and y bonds wrap, z bonds do not
     expect(squeezed.metrics.maxOverlap).toBeCloseTo(0.2 * a, 12);
     expect(sphereSliceVolume(0, 2, -5, 5)).toBeCloseTo((4 / 3) * Math.PI * 8, 12);
     expect(sphereSliceVolume(0, 2, 0, 5)).toBeCloseTo((2 / 3) * Math.PI * 8, 12);
+  });
+
+  it('finds the largest pore of a simple cubic lattice: the cube-centre hole', () => {
+    // Touching spheres of diameter a on a cubic lattice: the largest void sphere sits at the cube
+    // centre with diameter (√3 - 1) a ≈ 0.732 a; the bulk is set explicitly because the straight
+    // channels of this lattice reach the floor (its height map's valleys are at z = 0).
+    const a = 1, k = 4;
+    const pts = lattice(k, a, [[0.5, 0.5, 0.5]]);
+    const res = analyseSpheres(spheres(pts, a / 2), [k * a, k * a, 10], { floorLayer: a, bulkTop: 3 * a, poreGridVoxels: 2 ** 18 });
+    const g = Number(res.metrics.poreGridSpacing);
+    expect(g).toBeLessThan(0.06);
+    expect(Math.abs(Number(res.metrics.poreDiameterMax) - (Math.sqrt(3) - 1) * a)).toBeLessThan(2 * g);
+    expect(Number(res.metrics.poreDiameterMean)).toBeLessThan(Number(res.metrics.poreDiameterMax));
+    const psd = res.series.find((s) => s.name === 'pore-size distribution')!;
+    expect(psd.y.reduce((s, v) => s + v, 0)).toBeCloseTo(1, 12);
+    // Bulk porosity over whole lattice periods [a, 3a) is the lattice's.
+    expect(res.metrics.bulkPorosity).toBeCloseTo(1 - Math.PI / 6, 12);
   });
 
   it('finds the same close pairs as brute force on random spheres', () => {
