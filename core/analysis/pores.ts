@@ -7,7 +7,9 @@
  *    axis at a time with Felzenszwalb & Huttenlocher's lower envelope of parabolas; a periodic axis
  *    is transformed on its line repeated three times and the middle copy kept.
  * 2. Balls centred on the distance ridge (voxels whose ball is not inside a face neighbour's ball)
- *    are painted in, each voxel keeping the largest diameter that covers it.
+ *    are painted in, each voxel keeping the largest diameter that covers it. Skipping a ball that
+ *    lies inside a neighbour's larger ball changes nothing (the larger one paints every voxel it
+ *    would, with a larger value), so the result equals the brute-force maximum over all balls.
  * Diameters are 2r - 1 voxels (r = distance to the nearest solid centre), so a slit of k void voxels
  * between two walls has thickness k.
  */

@@ -69,3 +69,30 @@ describe('local thickness', () => {
     expect(lt[22 + nx * (5 + ny * 5)]).toBe(3);
   });
 });
+
+describe('local thickness against brute force', () => {
+  it('equals the largest covering ball over all void centres (no ridge shortcut)', () => {
+    const rand = new Random(9);
+    for (const periodic of [[false, false, false], [true, true, false]] as P[]) {
+      const dims: [number, number, number] = [12, 11, 10];
+      const [nx, ny, nz] = dims;
+      const solid = new Uint8Array(nx * ny * nz).map(() => (rand.next() < 0.12 ? 1 : 0));
+      const d2 = squaredDistanceToSolid(solid, dims, periodic);
+      const lt = localThickness(d2, dims, periodic);
+      const delta = (a: number, b: number, n: number, wrap: boolean) => { const d = Math.abs(a - b); return wrap ? Math.min(d, n - d) : d; };
+      for (let p = 0; p < solid.length; p++) {
+        if (solid[p]) continue;
+        const px = p % nx, py = Math.floor(p / nx) % ny, pz = Math.floor(p / (nx * ny));
+        let best = 0;
+        for (let c = 0; c < solid.length; c++) {
+          const D = d2[c];
+          if (solid[c] || D >= 1e20) continue;
+          const cx = c % nx, cy = Math.floor(c / nx) % ny, cz = Math.floor(c / (nx * ny));
+          const dist2 = delta(px, cx, nx, periodic[0]) ** 2 + delta(py, cy, ny, periodic[1]) ** 2 + delta(pz, cz, nz, periodic[2]) ** 2;
+          if (dist2 < D) best = Math.max(best, 2 * Math.sqrt(D) - 1);
+        }
+        expect(lt[p]).toBeCloseTo(best, 5);
+      }
+    }
+  });
+});
