@@ -7,7 +7,7 @@
  * so a 2048^3 volume never has to be in memory. The format writers themselves are pure and live in
  * core/io; this module does only files.
  */
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import type { ColumnTable, EngineSeries } from '../../core/common/engine';
 import { decodeHeader, decodeTable, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
@@ -99,9 +99,13 @@ export async function exportRun(
         break;
     }
     result = { path: outPath, bytes: writer.bytes };
-  } finally {
+  } catch (err) {
+    // No half-written file stays behind to be mistaken for an export.
     await out.close();
+    await rm(outPath, { force: true });
+    throw err;
   }
+  await out.close();
   onProgress(1);
   return result;
 }

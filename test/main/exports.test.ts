@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeTable, encodeVolume } from '../../core/io/container';
@@ -190,5 +190,6 @@ describe('exportRun', () => {
 
   it('says when a voxel format meets a run without a label volume', async () => {
     await expect(exportRun(run, 'vti', join(dir, 'n.vti'))).rejects.toThrow(/has no label volume artifact, which format 'vti' needs/);
+    expect(existsSync(join(dir, 'n.vti'))).toBe(false);
   });
 });
