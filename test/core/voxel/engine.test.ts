@@ -156,6 +156,16 @@ describe('voxel engine', () => {
     expect(cancelled.metrics.steps).toBeLessThanOrEqual(30);
   });
 
+  it('an open top lets particles stick out while packing and keeps those centred inside the box', () => {
+    const params = voxelParamsSchema.parse({ box: { size: [3, 3, 2], resolution: 12, top: 'open' } });
+    const r = run(params, ctx(4));
+    expect(r.metrics.stopReason).toBe('full');
+    expect(r.metrics.matrixHeight).toBeGreaterThan(24);
+    const t = (r.artifacts[0] as { columns: Record<string, Float64Array> }).columns;
+    expect(t.z.length).toBeGreaterThan(5);
+    for (const z of t.z) expect(z).toBeLessThan(2 + 1 / 12);
+  });
+
   it('bad configurations give errors naming the field and the range', () => {
     const bad = voxelParamsSchema.safeParse({ reboundProbability: 2 });
     expect(bad.error?.issues[0].path).toEqual(['reboundProbability']);
