@@ -66,8 +66,8 @@ describe('InspectorWorkspace', () => {
     const options = w.findAll('[data-testid="colour-by"] option').map((o) => o.attributes('value'));
     expect(options).toEqual(['type', 'height', 'orientation', 'id']);
     expect(w.get('[data-testid="legend"]').text()).toContain('plate');
-    // the slice starts at the middle of the volume in z
-    expect(calls.find((c) => c.method === 'runs.slice')!.params).toEqual({ id: 'r1', axis: 'z', index: 2 });
+    // the slice starts through the bed: at the mean particle centre, z = 0.75 (voxel 1 of size 0.5)
+    expect(calls.find((c) => c.method === 'runs.slice')!.params).toEqual({ id: 'r1', axis: 'z', index: 1 });
     expect(w.find('[data-testid="slice-canvas"]').exists()).toBe(true);
     expect(w.text()).toMatch(/porosity 3[0-9.]+ %/); // 6 of 16 labels are 0
     // porosity profile before the progress curve
