@@ -7,13 +7,17 @@
  *   fig11     Fig. 11: bit matrix vs 32-bit id matrix at 20, 40, 80 voxels/unit
  *   fig12     Fig. 12: monodisperse vs bidisperse (50/50 volume of 1 and 0.4) at 20, 40, 80 voxels/unit
  *   plates    hexagonal plates (diameter 1, thickness 0.4) and their overlap fraction
+ *   kernels   the inner loops alone on the standard sphere's reduced shell in a 400^3 bit matrix:
+ *             rotation, voxel check (free space, no early exit), set and clear, per voxel
  *
  * `npm run bench -- voxel [--only standard,ablation,...] [--quick]`. --quick shrinks the box and
  * the particle counts so that everything runs in a minute or two.
  */
 import { printTable, writeResults, type Row } from './_harness';
-import { voxelEngine, voxelParamsSchema, type VoxelParams } from '../core/voxel/index';
+import { voxelEngine, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../core/voxel/index';
 import type { EngineResult } from '../core/common/engine';
+import { BitMatrix } from '../core/voxel/matrix';
+import { rotateRange } from '../core/voxel/rotation';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -135,5 +139,31 @@ if (wanted('plates')) {
 
 // Partial runs write their own file, so they never overwrite a full run's results.
 const name = ['voxel', ...(quick ? ['quick'] : []), ...(only ? [...only] : [])].join('-');
+if (wanted('kernels')) {
+  const shell = voxeliseShapeVoxels({ kind: 'sphere' }, 40).reducedShell;
+  const n = shell.length / 3, e = 21;
+  const rotated = new Int32Array(shell.length);
+  const m = new BitMatrix(400, 400, 400);
+  const reps = quick ? 2000 : 20000;
+  const perVoxel = (fn: (r: number) => void) => {
+    for (let r = 0; r < 200; r++) fn(r); // warm up the JIT
+    const t0 = performance.now();
+    for (let r = 0; r < reps; r++) fn(r);
+    return ((performance.now() - t0) * 1e6) / (reps * n);
+  };
+  let sink = 0;
+  const rows: Row[] = [
+    { kernel: 'rotate (tables, fast rounding)', nsPerVoxel: perVoxel((r) => rotateRange(shell, rotated, 0, n, r % 360, (7 * r) % 360, (13 * r) % 360, true, true)) },
+    { kernel: 'rotate (Math.sin/cos, Math.round)', nsPerVoxel: perVoxel((r) => rotateRange(shell, rotated, 0, n, r % 360, (7 * r) % 360, (13 * r) % 360, false, false)) },
+    { kernel: 'check, inside the box', nsPerVoxel: perVoxel((r) => { sink += m.firstHit(rotated, 0, n, 100 + (r & 63), 200, 200, e); }) },
+    { kernel: 'check, straddling the x/y edge', nsPerVoxel: perVoxel((r) => { sink += m.firstHit(rotated, 0, n, 5 + (r & 7), 200, 200, e); }) },
+    { kernel: 'set + clear, inside the box (per operation)', nsPerVoxel: perVoxel((r) => { m.writeAll(rotated, 0, n, 100 + (r & 63), 200, 200, e); m.clearAll(rotated, 0, n, 100 + (r & 63), 200, 200, e); }) / 2 },
+  ];
+  // Every check ran over empty space (-1 each time): the loops did all their work.
+  if (sink !== -2 * (reps + 200)) throw new Error(`kernel checks hit something: ${sink}`);
+  for (const row of rows) row.voxels = n;
+  table('Kernels: ns per voxel on the standard sphere (d = 40 voxels, reduced shell)', rows);
+}
+
 const file = writeResults(name, tables, { quick, only: only ? [...only] : 'all', seed });
 process.stdout.write(`\nwrote ${file}\n`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import { voxelEngine, pack, finalise, voxeliseShapeVoxels, voxelParamsSchema, checkParams, type VoxelParams } from '../../../core/voxel/index';
 import type { EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
 
@@ -164,6 +165,12 @@ describe('voxel engine', () => {
     const t = (r.artifacts[0] as { columns: Record<string, Float64Array> }).columns;
     expect(t.z.length).toBeGreaterThan(5);
     for (const z of t.z) expect(z).toBeLessThan(2 + 1 / 12);
+  });
+
+  it('the parameter schema renders as JSON Schema with units and ranges for the forms', () => {
+    const json = z.toJSONSchema(voxelParamsSchema, { io: 'input' }) as { properties: Record<string, Record<string, unknown>> };
+    expect(json.properties.reboundProbability).toMatchObject({ minimum: 0, maximum: 1, default: 0.25, unit: 'probability' });
+    expect(json.properties.freezingInterval).toMatchObject({ unit: 'steps', minimum: 1 });
   });
 
   it('bad configurations give errors naming the field and the range', () => {
