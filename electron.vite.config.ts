@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const root = import.meta.dirname;
-/** Every worker entry in main/workers/ except the shared runtime, protocol and bootstrap. */
+/** Every worker entry in main/workers/ except the shared runtime and protocol. */
 const workers = Object.fromEntries(
   readdirSync(resolve(root, 'main/workers'))
     .filter((f) => f.endsWith('.ts') && !['runtime.ts', 'protocol.ts'].includes(f))

@@ -13,7 +13,7 @@ import { ApiError, issuesFrom, invalidMessage, type EngineInfo, type RunSpec } f
 export interface EngineDeclaration {
   definition: EngineDefinition;
   /**
-   * Absolute path of the worker entry (.ts from source, run through main/workers/bootstrap.mjs;
+   * Absolute path of the worker entry (.ts from source, bundled by the pool with esbuild;
    * .js when bundled by electron-vite). The entry calls runEngineWorker(definition).
    */
   workerEntry: string;

@@ -88,7 +88,7 @@ export function checkResult(result: EngineResult, log: (line: string) => void): 
 }
 
 export async function runEngineWorker(engine: EngineDefinition): Promise<void> {
-  const input = workerData as WorkerInput & { entry: string };
+  const input = workerData as WorkerInput;
   const control = new Int32Array(input.control, 0, CONTROL_INTS);
   const progress = new Float64Array(input.control, 8, 2);
   let lastPost = 0;
