@@ -14,6 +14,7 @@ import type { ColumnTable, EngineSeries } from '../common/engine';
 import { barSeries, histogram, lineSeries, normalised, quantile } from './histogram';
 import { sizeDistributions } from './sizes';
 import { poreSizeDistribution } from './pores';
+import { SphereGrid } from './neighbours';
 import type { AnalysisResult } from './index';
 
 export const sphereAnalysisOptionsSchema = z.object({
@@ -22,6 +23,8 @@ export const sphereAnalysisOptionsSchema = z.object({
   rdfBins: z.number().int().min(1).max(10000).default(100).meta({ description: 'bins of the radial distribution function' }),
   rdfMaxDistance: z.number().gt(0).optional()
     .meta({ unit: 'length', description: 'RDF range (default 5 mean diameters, at most half the smallest periodic side)' }),
+  rdfReferences: z.number().int().min(1).default(5000)
+    .meta({ description: 'spheres (evenly spread over the table) whose neighbours make the RDF; all of them when fewer' }),
   sliceThickness: z.number().gt(0).optional()
     .meta({ unit: 'length', description: 'porosity-profile slice thickness (default a tenth of the mean diameter)' }),
   floorLayer: z.number().min(0).optional()
@@ -46,68 +49,6 @@ export function sphereSliceVolume(c: number, r: number, a: number, b: number): n
   const t0 = Math.max(-r, a - c), t1 = Math.min(r, b - c);
   if (t1 <= t0) return 0;
   return Math.PI * (r * r * (t1 - t0) - (t1 ** 3 - t0 ** 3) / 3);
-}
-
-/**
- * Calls fn(i, j, distance) for every pair i < j whose centre distance is below `reach`, using
- * a cell grid with cells of at least `reach` (minimum image on periodic axes).
- */
-export function forEachClosePair(
-  x: Float64Array, y: Float64Array, zc: Float64Array,
-  box: readonly [number, number, number],
-  periodic: readonly [boolean, boolean, boolean],
-  reach: number,
-  fn: (i: number, j: number, distance: number) => void,
-): void {
-  const n = x.length;
-  let zmin = Infinity, zmax = -Infinity;
-  for (let i = 0; i < n; i++) { if (zc[i] < zmin) zmin = zc[i]; if (zc[i] > zmax) zmax = zc[i]; }
-  const lo = [0, 0, periodic[2] ? 0 : zmin];
-  const len = [box[0], box[1], periodic[2] ? box[2] : Math.max(zmax - zmin, 1e-12)];
-  const nc = len.map((l) => Math.max(1, Math.min(1024, Math.floor(l / reach))));
-  const cellOf = (v: number, a: number) => {
-    let c = Math.floor(((v - lo[a]) / len[a]) * nc[a]);
-    if (periodic[a]) c = ((c % nc[a]) + nc[a]) % nc[a];
-    return Math.min(nc[a] - 1, Math.max(0, c));
-  };
-  const cells = nc[0] * nc[1] * nc[2];
-  const start = new Uint32Array(cells + 1), cell = new Uint32Array(n), sorted = new Uint32Array(n);
-  for (let i = 0; i < n; i++) {
-    cell[i] = cellOf(x[i], 0) + nc[0] * (cellOf(y[i], 1) + nc[1] * cellOf(zc[i], 2));
-    start[cell[i] + 1]++;
-  }
-  for (let c = 0; c < cells; c++) start[c + 1] += start[c];
-  const fill = start.slice(0, cells);
-  for (let i = 0; i < n; i++) sorted[fill[cell[i]]++] = i;
-  // Neighbour cell offsets per axis, without repeats when an axis has fewer than 3 cells.
-  const offsets = (a: number, c: number): number[] => {
-    const out: number[] = [];
-    for (let d = -1; d <= 1; d++) {
-      let q = c + d;
-      if (q < 0 || q >= nc[a]) { if (!periodic[a]) continue; q = (q + nc[a]) % nc[a]; }
-      if (!out.includes(q)) out.push(q);
-    }
-    return out;
-  };
-  const [lx, ly, lz] = box;
-  const reach2 = reach * reach;
-  for (let i = 0; i < n; i++) {
-    const c = cell[i];
-    const ci = c % nc[0], cj = Math.floor(c / nc[0]) % nc[1], ck = Math.floor(c / (nc[0] * nc[1]));
-    for (const qk of offsets(2, ck)) for (const qj of offsets(1, cj)) for (const qi of offsets(0, ci)) {
-      const q = qi + nc[0] * (qj + nc[1] * qk);
-      for (let s = start[q]; s < start[q + 1]; s++) {
-        const j = sorted[s];
-        if (j <= i) continue;
-        let dx = x[j] - x[i], dy = y[j] - y[i], dz = zc[j] - zc[i];
-        if (periodic[0]) dx -= lx * Math.round(dx / lx);
-        if (periodic[1]) dy -= ly * Math.round(dy / ly);
-        if (periodic[2]) dz -= lz * Math.round(dz / lz);
-        const d2 = dx * dx + dy * dy + dz * dz;
-        if (d2 < reach2) fn(i, j, Math.sqrt(d2));
-      }
-    }
-  }
 }
 
 export function analyseSpheres(
@@ -155,13 +96,23 @@ export function analyseSpheres(
   const rdfCounts = new Float64Array(bins);
   const degree = new Uint32Array(n);
   let contacts = 0, overlaps = 0, maxOverlap = 0;
-  forEachClosePair(x, y, zc, box, periodic, Math.max(2 * rmax + tol, rdfMax), (i, j, dist) => {
-    const gap = dist - r[i] - r[j];
-    if (gap <= tol) { degree[i]++; degree[j]++; contacts++; }
-    if (gap < -tol) overlaps++;
-    if (-gap > maxOverlap) maxOverlap = -gap;
-    if (dist < rdfMax) rdfCounts[Math.min(bins - 1, Math.floor((dist / rdfMax) * bins))] += 2;
-  });
+  const contactReach = 2 * rmax + tol;
+  const grid = new SphereGrid(x, y, zc, box, periodic, contactReach);
+  for (let i = 0; i < n; i++) {
+    grid.forEachNear(i, contactReach, (j, dist) => {
+      if (j < i) return;
+      const gap = dist - r[i] - r[j];
+      if (gap <= tol) { degree[i]++; degree[j]++; contacts++; }
+      if (gap < -tol) overlaps++;
+      if (-gap > maxOverlap) maxOverlap = -gap;
+    });
+  }
+  const refs = Math.min(n, opts.rdfReferences);
+  for (let k = 0; k < refs; k++) {
+    grid.forEachNear(Math.floor((k * n) / refs), rdfMax, (_j, dist) => {
+      rdfCounts[Math.min(bins - 1, Math.floor((dist / rdfMax) * bins))]++;
+    });
+  }
   let maxDeg = 0;
   for (let i = 0; i < n; i++) if (degree[i] > maxDeg) maxDeg = degree[i];
   const coord = histogram(degree, -0.5, maxDeg + 0.5, maxDeg + 1);
@@ -242,7 +193,7 @@ export function analyseSpheres(
   for (let b = 0; b < bins; b++) {
     const r0 = (b / bins) * rdfMax, r1 = ((b + 1) / bins) * rdfMax;
     rdfX[b] = (r0 + r1) / 2;
-    rdfY[b] = rdfCounts[b] / (n * rho * (4 / 3) * Math.PI * (r1 ** 3 - r0 ** 3));
+    rdfY[b] = rdfCounts[b] / (refs * rho * (4 / 3) * Math.PI * (r1 ** 3 - r0 ** 3));
   }
   series.push(lineSeries('radial distribution function', 'r (length)', 'g(r)', rdfX, rdfY));
   return { metrics, series, artifacts: [], particleColumns: { coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)) } };

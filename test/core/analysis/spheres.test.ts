@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnTable } from '../../../core/common/engine';
 import { Random } from '../../../core/common/random';
-import { analyseSpheres, forEachClosePair, sphereSliceVolume } from '../../../core/analysis/spheres';
+import { analyseSpheres, sphereSliceVolume } from '../../../core/analysis/spheres';
+import { forEachClosePair, SphereGrid } from '../../../core/analysis/neighbours';
 
 function spheres(points: number[][], r: number | number[]): ColumnTable {
   const n = points.length;
@@ -93,6 +94,11 @@ describe('analyseSpheres', () => {
       const got = new Set<string>();
       forEachClosePair(x, y, z, box, periodic, reach, (i, j) => got.add(`${i}-${j}`));
       expect(got).toEqual(expected);
+      // A finer grid than the reach (several cells each way), as the RDF queries it.
+      const fine = new SphereGrid(x, y, z, box, periodic, reach / 3.5);
+      const viaFine = new Set<string>();
+      for (let i = 0; i < n; i++) fine.forEachNear(i, reach, (j) => { if (j > i) viaFine.add(`${i}-${j}`); });
+      expect(viaFine).toEqual(expected);
     }
   });
 
