@@ -29,6 +29,9 @@ export interface QueueOptions {
   only?: (runId: string) => boolean;
 }
 
+/** How often the queue looks for runs queued by other processes. */
+const POLL_MS = 2000;
+
 export function defaultConcurrency(): number {
   return Math.max(1, availableParallelism() - 1);
 }
@@ -59,6 +62,8 @@ export class JobQueue {
   private closing = false;
   /** Runs that could not start for lack of memory budget are retried when a run ends. */
   private pumping = false;
+  private poll: NodeJS.Timeout | undefined;
+  private lastQueued = -1;
 
   constructor(o: QueueOptions) {
     this.store = o.store;
@@ -96,10 +101,20 @@ export class JobQueue {
     return recovered;
   }
 
-  /** Begins starting queued runs (and keeps doing so as runs end or arrive). */
+  /**
+   * Begins starting queued runs (and keeps doing so as runs end or arrive). Another process may add
+   * runs to the same database (`packbench queue add` while the app is open), so the queue also looks
+   * every couple of seconds, and tells subscribers when the number of queued runs changed.
+   */
   start(): void {
     this.started = true;
     this.pump();
+    this.poll = setInterval(() => {
+      this.pump();
+      const queued = this.store.countByStatus().queued;
+      if (queued !== this.lastQueued) this.emitQueue();
+    }, POLL_MS);
+    this.poll.unref();
   }
 
   // ------------------------------------------------------------------ queue-wide controls
@@ -272,6 +287,7 @@ export class JobQueue {
   /** Stops starting runs; running ones are stopped and go back to the queue (nothing is lost). */
   async close(): Promise<void> {
     this.closing = true;
+    clearInterval(this.poll);
     const jobs = [...this.active.values()];
     for (const j of jobs) j.cancel();
     await Promise.all(jobs.map((j) => j.done));
@@ -400,6 +416,7 @@ export class JobQueue {
 
   private emitQueue(): QueueState {
     const s = this.state();
+    this.lastQueued = s.queued;
     this.events.emit('queue.updated', s);
     return s;
   }

@@ -243,3 +243,18 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect((await s2.dispatch('runs.get', { id })).status).toBe('queued');
   });
 });
+
+describe('two processes on one data directory', () => {
+  it('starts runs queued by another process (the CLI adding to the app) without being told', async () => {
+    const t = tempDir();
+    dirs.push(t.cleanup);
+    const app = fixtureServices(t.dir, { autoStart: true });
+    open.push(app);
+    const seen = new Promise<RunSummary>((resolve) => app.events.on('run.updated', (r) => r.status === 'done' && resolve(r)));
+    // A second set of services on the same folder, as `packbench queue add` opens it.
+    const cli = fixtureServices(t.dir);
+    const { runIds } = cli.queue.enqueue({ engine: 'counter', name: 'from the cli', seed: 1, params: { steps: 3 } });
+    await cli.close();
+    expect((await seen).id).toBe(runIds[0]);
+  });
+});
