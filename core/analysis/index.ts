@@ -13,7 +13,7 @@ import { coordinationFromPairs, voxelContacts } from './contacts';
 import { barSeries, histogram, lineSeries, normalised } from './histogram';
 import { orderParameter, particleMoments, principalTilts, tiltFromRotation } from './orientation';
 import { heightStats, porosityBetween, porosityProfile, scanColumns } from './porosity';
-import { poreSizeDistribution } from './pores';
+import { poreGridPlan, poreSizeDistribution } from './pores';
 import { equivalentDiameter, sizeDistributions } from './sizes';
 
 export { analyseSpheres, sphereAnalysisOptionsSchema, type SphereAnalysisOptions } from './spheres';
@@ -36,8 +36,8 @@ export const voxelAnalysisOptionsSchema = z.object({
     .meta({ description: "axis in the particle's initial frame whose tilt the rotation angles give (plate normal, rod axis)" }),
   sizeBins: z.number().int().min(1).max(1000).default(20).meta({ description: 'bins of the size distributions' }),
   poreBins: z.number().int().min(1).max(1000).default(30).meta({ description: 'bins of the pore-size distribution' }),
-  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 21)
-    .meta({ unit: 'voxels', description: 'largest grid the local thickness runs on; larger beds are sampled every k-th voxel' }),
+  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 22)
+    .meta({ unit: 'voxels', description: 'largest grid the local thickness runs on: larger beds are measured in a centred x-y window (at least four particle diameters wide), else sampled every k-th voxel' }),
   periodic: periodicSchema.optional()
     .meta({ description: 'periodic axes (default: the particle table meta, else [true, true, false])' }),
 });
@@ -140,13 +140,14 @@ export function analyseVoxelPacking(
   metrics.coordinationMean = n ? sumDeg / n : 0;
 
   // Pores in the bed below the valley level, the floor as a wall, counted in the bulk.
-  const pores = poreSizes(vol, dims, periodic, bulkTo, bulkFrom, opts.poreGridVoxels, opts.poreBins, h);
+  const pores = poreSizes(vol, dims, periodic, bulkTo, bulkFrom, opts.poreGridVoxels, opts.poreBins, h, Math.ceil(maxDiameter / h));
   if (pores) {
     series.push(pores.series);
     metrics.poreDiameterMean = pores.mean;
     metrics.poreDiameterMedian = pores.median;
     metrics.poreDiameterMax = pores.max;
     metrics.poreGridStride = pores.stride;
+    metrics.poreWindow = pores.window;
   }
   progress(total, total, 'done');
 
@@ -209,9 +210,9 @@ export function analyseParticleTable(particles: ColumnTable, options: Pick<Voxel
 }
 
 /**
- * Local-thickness pore sizes of the bed z in [0, zTop) on a grid sampled every `stride` voxels
- * (so that it has at most maxVoxels cells), counted over slices [countFrom, zTop) (the whole bed
- * when that range is empty). Undefined when the bed has no void.
+ * Local-thickness pore sizes of the bed z in [0, zTop) with the floor as a wall, on at most
+ * maxVoxels cells (poreGridPlan: a full-resolution x-y window of at least four largest diameters,
+ * else a strided grid), counted over slices [countFrom, zTop) (the whole bed when that is empty).
  */
 function poreSizes(
   vol: Uint32Array,
@@ -222,24 +223,25 @@ function poreSizes(
   maxVoxels: number,
   bins: number,
   h: number,
-): { series: EngineSeries; mean: number; median: number; max: number; stride: number } | undefined {
+  maxDiameterVoxels: number,
+): { series: EngineSeries; mean: number; median: number; max: number; stride: number; window: string } | undefined {
   const [nx, ny] = dims;
   if (zTop < 1) return undefined;
-  const stride = Math.max(1, Math.ceil(Math.cbrt((nx * ny * zTop) / maxVoxels)));
-  const cx = Math.max(1, Math.floor(nx / stride)), cy = Math.max(1, Math.floor(ny / stride));
-  const cz = Math.max(1, Math.floor(zTop / stride)) + 1; // + the floor slice, all solid
-  const solid = new Uint8Array(cx * cy * cz);
-  const off = stride >> 1;
-  solid.fill(1, 0, cx * cy);
-  for (let k = 1; k < cz; k++) for (let j = 0; j < cy; j++) for (let i = 0; i < cx; i++) {
-    const fz = (k - 1) * stride + off, fy = j * stride + off, fx = i * stride + off;
-    solid[i + cx * (j + cy * k)] = vol[fx + nx * (fy + ny * fz)] !== 0 ? 1 : 0;
+  const plan = poreGridPlan(nx, ny, zTop, maxVoxels, 4 * maxDiameterVoxels, maxDiameterVoxels / 2);
+  const { stride: s, x0, y0, wx, wy } = plan;
+  const cz = Math.max(1, Math.floor(zTop / s)) + 1; // + the floor slice, all solid
+  const solid = new Uint8Array(wx * wy * cz);
+  const off = s >> 1;
+  solid.fill(1, 0, wx * wy);
+  for (let k = 1; k < cz; k++) for (let j = 0; j < wy; j++) {
+    const src = nx * ((y0 + j) * s + off + ny * ((k - 1) * s + off));
+    const dst = wx * (j + wy * k);
+    for (let i = 0; i < wx; i++) solid[dst + i] = vol[src + (x0 + i) * s + off] !== 0 ? 1 : 0;
   }
-  const from = countFrom < zTop ? Math.floor(countFrom / stride) + 1 : 1;
-  const pores = poreSizeDistribution(solid, [cx, cy, cz], [periodic[0], periodic[1], false], from, stride * h, bins);
-  if (!pores) return undefined;
-  return {
-    ...pores,
-    stride,
-  };
+  const mx = plan.wholeX ? 0 : plan.margin, my = plan.wholeY ? 0 : plan.margin;
+  const from: [number, number, number] = [mx, my, countFrom < zTop ? Math.floor(countFrom / s) + 1 : 1];
+  const to: [number, number, number] = [wx - mx, wy - my, cz];
+  const grid: [boolean, boolean, boolean] = [periodic[0] && plan.wholeX, periodic[1] && plan.wholeY, false];
+  const pores = poreSizeDistribution(solid, [wx, wy, cz], grid, from, to, s * h, bins);
+  return pores && { ...pores, stride: s, window: `${wx * s}x${wy * s}x${zTop} voxels` };
 }

@@ -129,29 +129,65 @@ export function localThickness(
 }
 
 /**
- * Pore-size distribution of a solid map: local thickness of the void cells in slices z >= countFrom,
- * in length units (cells of edge `cellSize`), as a histogram by pore volume with its mean and median.
- * Undefined when there is no void to count.
+ * Where the local thickness runs when the bed is larger than the cell budget. Pores are
+ * statistically alike across x and y, so a centred x-y window at full resolution, at least
+ * `minWindow` cells wide, measures them better than a coarser grid; only when even that does not
+ * fit is every stride-th cell taken. Windowed axes lose their periodicity, and a margin of
+ * `margin` cells along their sides is left out of the count (balls there are cut by the window).
+ */
+export interface PoreGridPlan {
+  /** Sampling step in source cells. */
+  stride: number;
+  /** Window origin and size in grid cells (after striding). */
+  x0: number; y0: number; wx: number; wy: number;
+  /** Whether x / y keep their periodicity (the window spans the whole axis). */
+  wholeX: boolean; wholeY: boolean;
+  /** Cells left out of the count on each side of a windowed axis. */
+  margin: number;
+}
+
+export function poreGridPlan(nx: number, ny: number, nz: number, budget: number, minWindow: number, margin: number): PoreGridPlan {
+  for (let stride = 1; ; stride++) {
+    const cx = Math.max(1, Math.floor(nx / stride)), cy = Math.max(1, Math.floor(ny / stride)), cz = Math.max(1, Math.floor(nz / stride)) + 1;
+    if (cx * cy * cz <= budget) return { stride, x0: 0, y0: 0, wx: cx, wy: cy, wholeX: true, wholeY: true, margin: 0 };
+    const side = Math.floor(Math.sqrt(budget / cz));
+    const min = Math.ceil(minWindow / stride);
+    if (side >= min || (cx <= side && cy <= side)) {
+      const wx = Math.min(cx, side), wy = Math.min(cy, side);
+      return {
+        stride, wx, wy, x0: Math.floor((cx - wx) / 2), y0: Math.floor((cy - wy) / 2),
+        wholeX: wx === cx, wholeY: wy === cy, margin: Math.ceil(margin / stride),
+      };
+    }
+  }
+}
+
+/**
+ * Pore-size distribution of a solid map: local thickness of the void cells inside the count box
+ * [from, to) (cell indices per axis), in length units (cells of edge `cellSize`), as a histogram by
+ * pore volume with its mean, median and maximum. Undefined when there is no void to count.
  */
 export function poreSizeDistribution(
   solid: Uint8Array,
   dims: readonly [number, number, number],
   periodic: readonly [boolean, boolean, boolean],
-  countFrom: number,
+  from: readonly [number, number, number],
+  to: readonly [number, number, number],
   cellSize: number,
   bins: number,
 ): { series: EngineSeries; mean: number; median: number; max: number } | undefined {
+  const [nx, ny] = dims;
   const lt = localThickness(squaredDistanceToSolid(solid, dims, periodic), dims, periodic);
-  const start = countFrom * dims[0] * dims[1];
   let voids = 0;
-  for (let i = start; i < solid.length; i++) voids += 1 - solid[i];
+  for (let k = from[2]; k < to[2]; k++) for (let j = from[1]; j < to[1]; j++) for (let i = from[0]; i < to[0]; i++) voids += 1 - solid[i + nx * (j + ny * k)];
   if (voids === 0) return undefined;
   const sorted = new Float64Array(voids);
-  let sum = 0;
-  for (let i = start, m = 0; i < solid.length; i++) {
-    if (solid[i]) continue;
-    sorted[m++] = lt[i] * cellSize;
-    sum += lt[i] * cellSize;
+  let sum = 0, m = 0;
+  for (let k = from[2]; k < to[2]; k++) for (let j = from[1]; j < to[1]; j++) for (let i = from[0]; i < to[0]; i++) {
+    const c = i + nx * (j + ny * k);
+    if (solid[c]) continue;
+    sorted[m++] = lt[c] * cellSize;
+    sum += lt[c] * cellSize;
   }
   sorted.sort();
   const hist = histogram(sorted, 0, sorted[sorted.length - 1], bins);

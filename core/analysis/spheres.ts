@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { ColumnTable, EngineSeries } from '../common/engine';
 import { barSeries, histogram, lineSeries, normalised, quantile } from './histogram';
 import { sizeDistributions } from './sizes';
-import { poreSizeDistribution } from './pores';
+import { poreGridPlan, poreSizeDistribution } from './pores';
 import { SphereGrid } from './neighbours';
 import type { AnalysisResult } from './index';
 
@@ -34,8 +34,8 @@ export const sphereAnalysisOptionsSchema = z.object({
   bulkTop: z.number().gt(0).optional()
     .meta({ unit: 'length', description: 'top of the bulk region, instead of the valley level of the height map' }),
   poreBins: z.number().int().min(1).max(1000).default(30).meta({ description: 'bins of the pore-size distribution' }),
-  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 21)
-    .meta({ unit: 'cells', description: 'cells of the grid the spheres are rasterised on for the local thickness of the pores' }),
+  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 22)
+    .meta({ unit: 'cells', description: 'cells of the grid the spheres are rasterised on (twenty per smallest diameter) for the local thickness of the pores; larger beds are measured in a centred x-y window of at least four largest diameters, else on a coarser grid' }),
   heightMapCells: z.number().int().min(16).max(4096).default(256)
     .meta({ description: 'height-map samples along the longer box side' }),
   sizeBins: z.number().int().min(1).max(1000).default(20).meta({ description: 'bins of the size distributions' }),
@@ -178,13 +178,14 @@ export function analyseSpheres(
   metrics.bulkFrom = floorLayer;
   metrics.bulkTo = valley;
 
-  const pores = spherePores(x, y, zc, r, lx, ly, valley, floorLayer, periodic, opts.poreGridVoxels, opts.poreBins);
+  const pores = spherePores(x, y, zc, r, lx, ly, valley, floorLayer, periodic, opts.poreGridVoxels, opts.poreBins, rmin, rmax);
   if (pores) {
     series.push(pores.series);
     metrics.poreDiameterMean = pores.mean;
     metrics.poreDiameterMedian = pores.median;
     metrics.poreDiameterMax = pores.max;
     metrics.poreGridSpacing = pores.spacing;
+    metrics.poreWindow = pores.window;
   }
 
   // RDF normalised by the bed's number density.
@@ -200,23 +201,28 @@ export function analyseSpheres(
 }
 
 /**
- * Pore sizes of a sphere bed: the spheres rasterised (cell centres inside a sphere are solid) on a
- * grid of about maxCells cells over z in [0, top), the floor below as a wall, and the local
- * thickness counted above `countFrom`. Cells are cubes of edge g in z; in x and y the box side is
- * divided into a whole number of cells, within one cell of g.
+ * Pore sizes of a sphere bed: the spheres rasterised (cell centres inside a sphere are solid) at
+ * twenty cells per smallest diameter over z in [0, top), the floor below as a wall, in the window or
+ * stride poreGridPlan picks for the cell budget, counted above `countFrom`. In x and y the box
+ * side is divided into a whole number of cells (within one cell of the z spacing).
  */
 function spherePores(
   x: Float64Array, y: Float64Array, zc: Float64Array, r: Float64Array,
   lx: number, ly: number, top: number, countFrom: number,
   periodic: readonly [boolean, boolean, boolean], maxCells: number, bins: number,
-): { series: EngineSeries; mean: number; median: number; max: number; spacing: number } | undefined {
+  rmin: number, rmax: number,
+): { series: EngineSeries; mean: number; median: number; max: number; spacing: number; window: string } | undefined {
   if (!(top > 0)) return undefined;
-  const g = Math.cbrt((lx * ly * top) / maxCells);
-  const cx = Math.max(1, Math.round(lx / g)), cy = Math.max(1, Math.round(ly / g));
+  const g0 = rmin / 10;
+  const ncx = Math.max(1, Math.round(lx / g0)), ncy = Math.max(1, Math.round(ly / g0)), ncz = Math.max(1, Math.floor(top / g0));
+  const plan = poreGridPlan(ncx, ncy, ncz, maxCells, (8 * rmax) / g0, rmax / g0);
+  const { stride, x0, y0, wx, wy } = plan;
+  const g = g0 * stride;
+  const cxAll = Math.max(1, Math.floor(ncx / stride)), cyAll = Math.max(1, Math.floor(ncy / stride));
   const cz = Math.max(1, Math.floor(top / g)) + 1; // + the floor slice
-  const sx = lx / cx, sy = ly / cy;
-  const solid = new Uint8Array(cx * cy * cz);
-  solid.fill(1, 0, cx * cy);
+  const sx = lx / cxAll, sy = ly / cyAll;
+  const solid = new Uint8Array(wx * wy * cz);
+  solid.fill(1, 0, wx * wy);
   for (let s = 0; s < x.length; s++) {
     const R = r[s], R2 = R * R;
     const k0 = Math.max(1, Math.ceil((zc[s] - R) / g - 0.5) + 1), k1 = Math.min(cz - 1, Math.floor((zc[s] + R) / g - 0.5) + 1);
@@ -225,21 +231,28 @@ function spherePores(
     for (let k = k0; k <= k1; k++) {
       const dz = (k - 0.5) * g - zc[s];
       for (let j = j0; j <= j1; j++) {
-        if (!periodic[1] && (j < 0 || j >= cy)) continue;
-        const jj = ((j % cy) + cy) % cy;
+        let jj = j;
+        if (jj < 0 || jj >= cyAll) { if (!periodic[1]) continue; jj = ((jj % cyAll) + cyAll) % cyAll; }
+        jj -= y0;
+        if (jj < 0 || jj >= wy) continue;
         const dy = (j + 0.5) * sy - y[s];
         const rem = R2 - dz * dz - dy * dy;
         if (rem < 0) continue;
-        const base = cx * (jj + cy * k);
+        const base = wx * (jj + wy * k);
         for (let i = i0; i <= i1; i++) {
-          if (!periodic[0] && (i < 0 || i >= cx)) continue;
+          let ii = i;
+          if (ii < 0 || ii >= cxAll) { if (!periodic[0]) continue; ii = ((ii % cxAll) + cxAll) % cxAll; }
+          ii -= x0;
+          if (ii < 0 || ii >= wx) continue;
           const dx = (i + 0.5) * sx - x[s];
-          if (dx * dx <= rem) solid[base + (((i % cx) + cx) % cx)] = 1;
+          if (dx * dx <= rem) solid[base + ii] = 1;
         }
       }
     }
   }
-  const from = countFrom < top ? Math.floor(countFrom / g) + 1 : 1;
-  const pores = poreSizeDistribution(solid, [cx, cy, cz], [periodic[0], periodic[1], false], from, g, bins);
-  return pores && { ...pores, spacing: g };
+  const mx = plan.wholeX ? 0 : plan.margin, my = plan.wholeY ? 0 : plan.margin;
+  const from: [number, number, number] = [mx, my, countFrom < top ? Math.floor(countFrom / g) + 1 : 1];
+  const grid: [boolean, boolean, boolean] = [periodic[0] && plan.wholeX, periodic[1] && plan.wholeY, false];
+  const pores = poreSizeDistribution(solid, [wx, wy, cz], grid, from, [wx - mx, wy - my, cz], g, bins);
+  return pores && { ...pores, spacing: g, window: `${(wx * sx).toPrecision(4)} x ${(wy * sy).toPrecision(4)} x ${top.toPrecision(4)}` };
 }

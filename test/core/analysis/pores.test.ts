@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Random } from '../../../core/common/random';
-import { localThickness, squaredDistanceToSolid } from '../../../core/analysis/pores';
+import { localThickness, poreGridPlan, squaredDistanceToSolid } from '../../../core/analysis/pores';
 
 type P = [boolean, boolean, boolean];
 
@@ -94,5 +94,18 @@ describe('local thickness against brute force', () => {
         expect(lt[p]).toBeCloseTo(best, 5);
       }
     }
+  });
+});
+
+describe('poreGridPlan', () => {
+  it('keeps the whole bed when it fits, else a centred full-resolution window, else a stride', () => {
+    expect(poreGridPlan(100, 100, 50, 1e6, 40, 10)).toEqual({ stride: 1, x0: 0, y0: 0, wx: 100, wy: 100, wholeX: true, wholeY: true, margin: 0 });
+    // 1000 x 1000 x 99 (+ floor) cells in a budget of 4e6: a 200 x 200 window, margins of 10 cells.
+    expect(poreGridPlan(1000, 1000, 99, 4e6, 40, 10)).toEqual({ stride: 1, x0: 400, y0: 400, wx: 200, wy: 200, wholeX: false, wholeY: false, margin: 10 });
+    // A 300-cell window does not fit at full resolution: the grid is strided until it does.
+    const p = poreGridPlan(1000, 1000, 99, 4e6, 300, 10);
+    expect(p.stride).toBeGreaterThan(1);
+    expect(p.wx * p.stride).toBeGreaterThanOrEqual(300);
+    expect(p.wx * p.wy * (Math.floor(99 / p.stride) + 1)).toBeLessThanOrEqual(4e6);
   });
 });

@@ -66,9 +66,9 @@ describe('analyseSpheres', () => {
     // channels of this lattice reach the floor (its height map's valleys are at z = 0).
     const a = 1, k = 4;
     const pts = lattice(k, a, [[0.5, 0.5, 0.5]]);
-    const res = analyseSpheres(spheres(pts, a / 2), [k * a, k * a, 10], { floorLayer: a, bulkTop: 3 * a, poreGridVoxels: 2 ** 18 });
+    const res = analyseSpheres(spheres(pts, a / 2), [k * a, k * a, 10], { floorLayer: a, bulkTop: 3 * a });
     const g = Number(res.metrics.poreGridSpacing);
-    expect(g).toBeLessThan(0.06);
+    expect(g).toBeCloseTo(a / 20, 12); // twenty cells per diameter
     expect(Math.abs(Number(res.metrics.poreDiameterMax) - (Math.sqrt(3) - 1) * a)).toBeLessThan(2 * g);
     expect(Number(res.metrics.poreDiameterMean)).toBeLessThan(Number(res.metrics.poreDiameterMax));
     const psd = res.series.find((s) => s.name === 'pore-size distribution')!;
