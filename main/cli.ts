@@ -118,7 +118,7 @@ program
   .action(async (file: string, o: { threads: number; concurrency?: number }) => {
     const spec = readSpec(file);
     const mine = new Set<string>();
-    await withServices({ threadsPerRun: o.threads, concurrency: o.concurrency, only: (id) => mine.has(id) }, async (s) => {
+    await withServices({ threadsPerRun: o.threads, concurrency: o.concurrency, only: mine }, async (s) => {
       const { runIds, batchId } = enqueueFile(s, file, spec, 0);
       runIds.forEach((id) => mine.add(id));
       const stopBar = progressBar(s, mine);

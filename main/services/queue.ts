@@ -25,8 +25,8 @@ export interface QueueOptions {
   concurrency?: number;
   /** Threads each run may use (EngineContext.threads). */
   threadsPerRun?: number;
-  /** Only start runs this accepts (the CLI's `run` works through its own runs only). */
-  only?: (runId: string) => boolean;
+  /** Only start these runs (the CLI's `run` works through its own runs only); filled as they are queued. */
+  only?: ReadonlySet<string>;
 }
 
 /** How often the queue looks for runs queued by other processes. */
@@ -53,7 +53,7 @@ export class JobQueue {
   private readonly dataDir: string;
   private readonly appVersion: string;
   private readonly threadsPerRun: number;
-  private readonly only?: (runId: string) => boolean;
+  private readonly only?: ReadonlySet<string>;
   private readonly owner = `${hostname()}:${process.pid}`;
   private readonly active = new Map<string, RunningJob>();
   private concurrency: number;
@@ -305,13 +305,7 @@ export class JobQueue {
   }
 
   private nextStartable(): RunRecord | null {
-    const skip = new Set(this.active.keys());
-    for (;;) {
-      const r = this.store.nextQueued(skip);
-      if (!r) return null;
-      if (!this.only || this.only(r.id)) return r;
-      skip.add(r.id);
-    }
+    return this.store.nextQueued(new Set(this.active.keys()), this.only);
   }
 
   private pump(): void {

@@ -23,7 +23,7 @@ export interface ServicesOptions {
   /** Start working through the queue right away (the app and the web host); the CLI decides itself. */
   autoStart?: boolean;
   /** Only start runs this accepts. */
-  only?: (runId: string) => boolean;
+  only?: ReadonlySet<string>;
   electron?: boolean;
   nativeBinding?: string;
   progressIntervalMs?: number;

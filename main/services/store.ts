@@ -408,14 +408,21 @@ export class RunStore {
     return { total, rows: rows.map(toSummary) };
   }
 
-  /** The next run to start: queued, highest priority, then oldest; skipping the ids given. */
-  nextQueued(skip: ReadonlySet<string> = new Set()): RunRecord | null {
-    const stmt = this.sql("SELECT * FROM runs WHERE status = 'queued' ORDER BY priority DESC, seq ASC LIMIT 1 OFFSET ?");
-    for (let offset = 0; ; offset++) {
-      const r = stmt.get(offset) as RunRow | undefined;
-      if (!r) return null;
-      if (!skip.has(r.id)) return toRecord(r);
-    }
+  /**
+   * The next run to start: queued, highest priority, then oldest; never one of `exclude` (runs this
+   * process already handles); when `include` is given, only one of those.
+   */
+  nextQueued(exclude: ReadonlySet<string> = new Set(), include?: ReadonlySet<string>): RunRecord | null {
+    const ids = (set: ReadonlySet<string>) => [...set].map(() => '?').join(', ');
+    const where = ["status = 'queued'"];
+    if (exclude.size) where.push(`id NOT IN (${ids(exclude)})`);
+    if (include) where.push(`id IN (${ids(include)})`);
+    if (include?.size === 0) return null;
+    // Not cached: the number of placeholders varies.
+    const r = this.db
+      .prepare(`SELECT * FROM runs WHERE ${where.join(' AND ')} ORDER BY priority DESC, seq ASC LIMIT 1`)
+      .get(...exclude, ...(include ?? [])) as RunRow | undefined;
+    return r ? toRecord(r) : null;
   }
 
   countByStatus(): Record<RunStatus, number> {

@@ -245,6 +245,18 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
 });
 
 describe('two processes on one data directory', () => {
+  it('a queue limited to its own runs (`packbench run`) leaves the others queued', async () => {
+    const mine = new Set<string>();
+    const { s } = setup({ only: mine });
+    const other = s.queue.enqueue({ engine: 'counter', name: 'other', seed: 1, params: {} }, 10).runIds[0];
+    const own = s.queue.enqueue({ engine: 'counter', name: 'own', seed: 1, params: {} }).runIds[0];
+    mine.add(own);
+    s.queue.start();
+    await s.queue.waitFor([own]);
+    expect(s.store.getSummary(own)!.status).toBe('done');
+    expect(s.store.getSummary(other)!.status).toBe('queued');
+  });
+
   it('starts runs queued by another process (the CLI adding to the app) without being told', async () => {
     const t = tempDir();
     dirs.push(t.cleanup);
