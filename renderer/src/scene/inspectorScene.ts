@@ -8,7 +8,7 @@ import { Vector3 } from '@babylonjs/core/Maths/math.vector';
 import { createViewer, type Bounds, type CameraPreset } from './viewer';
 import { createParticleCloud, type SphereSet } from './particleCloud';
 import { createSlicePlane, type Axis } from './slicePlane';
-import { createSurfaceMesh } from './voxelMesh';
+import { createSurfaceMesh, highlightLabel } from './voxelMesh';
 import type { SurfaceMesh } from './voxelSurface';
 
 export interface InspectorScene {
@@ -28,6 +28,8 @@ export interface InspectorScene {
    * surface (its label - 1, a row of the full table), or null.
    */
   pick(x: number, y: number): { kind: 'sphere' | 'label'; index: number } | null;
+  /** Highlights a sphere (its row, -1: none) and a voxel label (0: none). */
+  highlight(sphere: number, label: number): void;
   screenshot(): Promise<Blob>;
   dispose(): void;
 }
@@ -43,6 +45,7 @@ export function createInspectorScene(
   let clip: Bounds | null = null;
   let surface: Mesh | null = null;
   let surfaceLabels: Uint32Array | null = null;
+  let surfaceData: SurfaceMesh | null = null;
   let spheresVisible = true;
 
   return {
@@ -70,10 +73,11 @@ export function createInspectorScene(
       surface?.dispose();
       surface = null;
       surfaceLabels = null;
+      surfaceData = null;
       if (s && s.quads > 0) {
         surface = createSurfaceMesh(viewer.scene, s, 'region');
-        surface.isPickable = true;
         surfaceLabels = s.quadLabels;
+        surfaceData = s;
       }
       viewer.requestRender();
     },
@@ -99,6 +103,7 @@ export function createInspectorScene(
       const scene = viewer.scene;
       const ray = scene.createPickingRay(x, y, null, viewer.camera);
       if (surface && surfaceLabels) {
+        // The surface is not pickable (no picking on pointer moves); the predicate picks it on click.
         const hit = scene.pickWithRay(ray, (m) => m === surface);
         if (hit?.hit && hit.faceId >= 0) return { kind: 'label', index: surfaceLabels[hit.faceId >> 1] - 1 };
       }
@@ -107,6 +112,11 @@ export function createInspectorScene(
       const d: Vector3 = ray.direction;
       const i = cloud.pick([o.x, o.y, o.z], [d.x, d.y, d.z], clip);
       return i >= 0 ? { kind: 'sphere', index: i } : null;
+    },
+    highlight(sphere, label) {
+      cloud.highlight(sphere);
+      if (surface && surfaceData) highlightLabel(surface, surfaceData, label);
+      viewer.requestRender();
     },
     screenshot: () => viewer.screenshot(),
     dispose() {

@@ -20,6 +20,8 @@ export interface ParticleCloud {
   setSpheres(s: SphereSet, colours: Float32Array): void;
   /** Replaces only the colours (same particle count). */
   setColours(colours: Float32Array): void;
+  /** Draws particle i in the highlight colour (-1: none). */
+  highlight(i: number): void;
   setVisible(v: boolean): void;
   /** Index of the nearest sphere hit by the ray, inside the clip box if one is given, or -1. */
   pick(origin: [number, number, number], direction: [number, number, number], clip: Bounds | null): number;
@@ -39,6 +41,19 @@ export function createParticleCloud(scene: Scene): ParticleCloud {
 
   let set: SphereSet | null = null;
   let matrices = new Float32Array(0);
+  let base: Float32Array = new Float32Array(0);
+  let highlighted = -1;
+
+  // The picked particle is drawn white on a copy of the colours, so that the base stays intact.
+  const upload = (): void => {
+    if (!set) return;
+    let c = base.subarray(0, set.count * 4);
+    if (highlighted >= 0 && highlighted < set.count) {
+      c = c.slice();
+      c.fill(1, highlighted * 4, highlighted * 4 + 4);
+    }
+    mesh.thinInstanceSetBuffer('color', c, 4, true);
+  };
 
   return {
     setSpheres(s, colours) {
@@ -55,12 +70,18 @@ export function createParticleCloud(scene: Scene): ParticleCloud {
         matrices[o + 12] = s.x[i]; matrices[o + 13] = s.y[i]; matrices[o + 14] = s.z[i]; matrices[o + 15] = 1;
       }
       mesh.thinInstanceSetBuffer('matrix', matrices, 16, true);
-      mesh.thinInstanceSetBuffer('color', colours.subarray(0, s.count * 4), 4, true);
+      base = colours;
+      highlighted = -1;
+      upload();
       mesh.setEnabled(s.count > 0);
     },
     setColours(colours) {
-      if (!set) return;
-      mesh.thinInstanceSetBuffer('color', colours.subarray(0, set.count * 4), 4, true);
+      base = colours;
+      upload();
+    },
+    highlight(i) {
+      highlighted = i;
+      upload();
     },
     setVisible(v) {
       mesh.setEnabled(v && !!set && set.count > 0);

@@ -48,8 +48,23 @@ export function createSlicePlane(scene: Scene, onDrag: (position: number) => voi
     return c;
   };
 
+  let key = '';
+  let dragging = false;
+
   return {
     set(a, position, b) {
+      const k0 = AXIS_INDEX[a];
+      const newKey = `${a}:${b.min.join(',')}:${b.max.join(',')}`;
+      if (mesh && newKey === key) {
+        // Same plane: only move it (never while the user drags it, the drag owns the position).
+        if (!dragging) {
+          const v = mesh.position.asArray();
+          v[k0] = position;
+          mesh.position.fromArray(v);
+        }
+        return;
+      }
+      key = newKey;
       axis = a;
       const k = AXIS_INDEX[a];
       lo = b.min[k];
@@ -69,8 +84,12 @@ export function createSlicePlane(scene: Scene, onDrag: (position: number) => voi
       normal.fromArray([0, 0, 0].map((_, i) => (i === k ? 1 : 0)));
       const drag = new PointerDragBehavior({ dragAxis: normal });
       drag.useObjectOrientationForDragging = false;
+      drag.onDragStartObservable.add(() => (dragging = true));
       drag.onDragObservable.add(() => onDrag(clampPos()));
-      drag.onDragEndObservable.add(() => onDragEnd(clampPos()));
+      drag.onDragEndObservable.add(() => {
+        dragging = false;
+        onDragEnd(clampPos());
+      });
       mesh.addBehavior(drag);
       mesh.setEnabled(visible);
     },
@@ -80,6 +99,7 @@ export function createSlicePlane(scene: Scene, onDrag: (position: number) => voi
     },
     dispose() {
       mesh?.dispose();
+      mesh = null;
       mat.dispose();
     },
   };

@@ -79,7 +79,8 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
   const scene = new Scene(engine);
   scene.useRightHandedSystem = true;
   scene.clearColor = new Color4(0.1, 0.11, 0.13, 1);
-  scene.skipPointerMovePicking = true; // picking is done on click by the owner, not on every move
+  // Move picking stays on: the slice plane's drag behaviour needs the pointer ray of each move.
+  // Only the plane is pickable, so it is cheap; particles and voxels are picked on click by the owner.
 
   const camera = new ArcRotateCamera('camera', 0, 1, 10, Vector3.Zero(), scene);
   camera.upVector = new Vector3(0, 0, 1);

@@ -12,7 +12,7 @@ import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
 import { Color3 } from '@babylonjs/core/Maths/math.color';
 import type { SurfaceMesh } from './voxelSurface';
 
-/** Uploads a surface mesh (per-vertex colours). The caller disposes the returned mesh. */
+/** Uploads a surface mesh (per-vertex colours, updatable for highlighting). The caller disposes it. */
 export function createSurfaceMesh(scene: Scene, s: SurfaceMesh, name = 'voxels'): Mesh {
   const mesh = new Mesh(name, scene);
   const vd = new VertexData();
@@ -20,7 +20,7 @@ export function createSurfaceMesh(scene: Scene, s: SurfaceMesh, name = 'voxels')
   vd.normals = s.normals;
   vd.colors = s.colors;
   vd.indices = s.indices;
-  vd.applyToMesh(mesh, false);
+  vd.applyToMesh(mesh, true);
   const mat = new StandardMaterial(`${name}-mat`, scene);
   mat.diffuseColor = new Color3(1, 1, 1);
   mat.specularColor = new Color3(0.08, 0.08, 0.08);
@@ -68,4 +68,11 @@ export function createVoxelCubes(scene: Scene): VoxelCubes {
       mat.dispose();
     },
   };
+}
+
+/** Draws the faces of one label white (0: none), from the mesh's original colours. */
+export function highlightLabel(mesh: Mesh, s: SurfaceMesh, label: number): void {
+  const c = label > 0 ? s.colors.slice() : s.colors;
+  if (label > 0) for (let q = 0; q < s.quads; q++) if (s.quadLabels[q] === label) c.fill(1, q * 16, q * 16 + 16);
+  mesh.updateVerticesData('color', c);
 }
