@@ -42,6 +42,7 @@ export interface ExportFormat {
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'json', title: 'Results as JSON (params, metrics, series)', extension: 'json', mime: 'application/json', needs: 'results' },
+  { id: 'metrics-csv', title: 'Metrics as CSV (metric, value)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'series-csv', title: 'Series as CSV (series, x, y)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'csv', title: 'Particle table as CSV (spheres: x, y, z, r, type)', extension: 'csv', mime: 'text/csv', needs: 'table' },
   { id: 'lammps', title: 'LAMMPS dump (OVITO, LIGGGHTS)', extension: 'dump', mime: 'text/plain', needs: 'table' },
@@ -72,6 +73,9 @@ export async function exportRun(
     switch (spec.id) {
       case 'json':
         await writer.write(JSON.stringify(runToJson(run), null, 1) + '\n');
+        break;
+      case 'metrics-csv':
+        await writer.write('metric,value\n' + Object.entries(run.metrics).map(([k, v]) => `${csvText(k)},${csvText(String(v))}\n`).join(''));
         break;
       case 'series-csv':
         await writeSeriesCsv(writer, run.series);

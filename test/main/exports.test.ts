@@ -102,6 +102,12 @@ describe('exportRun', () => {
     expect(readFileSync(out, 'utf8')).toBe('series,x_label,y_label,x,y\ng(r),r,g,1,0.5\ng(r),r,g,2,1\n');
   });
 
+  it('writes metrics as csv, quoting text that needs it', async () => {
+    const out = join(dir, 'm.csv');
+    await exportRun({ ...run, metrics: { porosity: 0.4, stopReason: 'full, at last', ok: true } }, 'metrics-csv', out);
+    expect(readFileSync(out, 'utf8')).toBe('metric,value\nporosity,0.4\nstopReason,"full, at last"\nok,true\n');
+  });
+
   it('rejects an unknown format listing the allowed ones', async () => {
     await expect(exportRun(run, 'xlsx', join(dir, 'x'))).rejects.toThrow(/unknown export format 'xlsx'; allowed: .*json.*csv/);
     expect(EXPORT_FORMATS.map((f) => f.id)).toContain('csv');
