@@ -6,10 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { totalmem } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
 import { Worker } from 'node:worker_threads';
 import { CONTROL, CONTROL_BYTES, CONTROL_INTS, PROGRESS, type WorkerInput, type WorkerMessage, type WrittenArtifact } from '../workers/protocol';
 import type { EngineSeries } from '../../core/common/engine';
@@ -29,6 +29,8 @@ export function runnableEntry(entry: string): string {
   if (!entry.endsWith('.ts')) return entry;
   let file = bundled.get(entry);
   if (!file) {
+    // Loaded only here: built apps never bundle at run time, so esbuild stays out of them.
+    const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
     const out = buildSync({
       entryPoints: [entry],
       bundle: true,
