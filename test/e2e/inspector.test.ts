@@ -94,5 +94,11 @@ describe('editor and inspector in Chromium', () => {
     expect(await page.locator('[data-testid="picked-record"]').textContent()).toMatch(/equivalentDiameter|size/);
     await frameReady('inspector-canvas');
     await page.screenshot({ path: `${ARTIFACTS}inspector.png` });
+
+    // the screenshot button downloads the view as a PNG
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid="screenshot"]').click()]);
+    expect(download.suggestedFilename()).toMatch(/^e2e_plates-.*\.png$/);
+    const bytes = await download.createReadStream().then(async (s) => { const parts: Buffer[] = []; for await (const c of s) parts.push(c as Buffer); return Buffer.concat(parts); });
+    expect(bytes.subarray(1, 4).toString()).toBe('PNG');
   });
 });

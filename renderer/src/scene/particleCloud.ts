@@ -28,16 +28,29 @@ export interface ParticleCloud {
   dispose(): void;
 }
 
+/** Above this many particles each sphere gets 80 triangles instead of 320 (8 M triangles at 100,000). */
+const DETAIL_LIMIT = 20_000;
+
 export function createParticleCloud(scene: Scene): ParticleCloud {
-  // Subdivisions 2 (80 faces... 320 triangles): round enough at packing scale, cheap at 100k.
-  const mesh: Mesh = CreateIcoSphere('particles', { radius: 1, subdivisions: 2, flat: false }, scene);
   const mat = new StandardMaterial('particles-mat', scene);
   mat.diffuseColor = new Color3(1, 1, 1);
   mat.specularColor = new Color3(0.15, 0.15, 0.15);
-  mesh.material = mat;
-  mesh.isPickable = false;
-  mesh.alwaysSelectAsActiveMesh = true; // thin instances spread beyond the template's bounds
-  mesh.setEnabled(false);
+  const build = (sub: number): Mesh => {
+    const m = CreateIcoSphere('particles', { radius: 1, subdivisions: sub, flat: false }, scene);
+    m.material = mat;
+    m.isPickable = false;
+    m.alwaysSelectAsActiveMesh = true; // thin instances spread beyond the template's bounds
+    m.setEnabled(false);
+    return m;
+  };
+  let subdivisions = 2;
+  let mesh = build(subdivisions);
+  const template = (sub: number): void => {
+    if (sub === subdivisions) return;
+    mesh.dispose();
+    subdivisions = sub;
+    mesh = build(sub);
+  };
 
   let set: SphereSet | null = null;
   let matrices = new Float32Array(0);
@@ -59,6 +72,7 @@ export function createParticleCloud(scene: Scene): ParticleCloud {
     setSpheres(s, colours) {
       if (colours.length < s.count * 4) throw new Error(`colours hold ${colours.length / 4} particles, need ${s.count}`);
       set = s;
+      template(s.count > DETAIL_LIMIT ? 1 : 2);
       if (matrices.length !== s.count * 16) matrices = new Float32Array(s.count * 16);
       for (let i = 0; i < s.count; i++) {
         const r = s.radius ? s.radius[i] : s.dotRadius;
