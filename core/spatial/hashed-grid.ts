@@ -1,7 +1,8 @@
 /**
  * Heckbert's hashed periodic grid (seed 002, "pds"): 2^k cubical cells per axis tile all of space
  * periodically, so the grid is a hash that keeps spatial coherence; each cell holds a linked list
- * of the objects whose centre lies in it. A spherical range query scan-converts the sphere into the
+ * of the objects whose centre lies in it. Cells are flattened x fastest (the seed had z fastest) to
+ * match the cell space's formula (3) and the usual particle ordering. A spherical range query scan-converts the sphere into the
  * cells it touches; the grid regrids itself by the seed's rules.
  *
  * Periodic domains are supported: the grid period is then the domain, 2^k_a cells on axis a.
@@ -193,7 +194,7 @@ export class HashedGrid extends SpatialObjects {
     const ix = Math.floor(x / s[0]) & ((1 << b[0]) - 1);
     const iy = Math.floor(y / s[1]) & ((1 << b[1]) - 1);
     const iz = Math.floor(z / s[2]) & ((1 << b[2]) - 1);
-    return (((ix << b[1]) | iy) << b[2]) | iz;
+    return (((iz << b[1]) | iy) << b[0]) | ix;
   }
 
   private pushCell(id: number, c: number): void {
@@ -231,17 +232,17 @@ export class HashedGrid extends SpatialObjects {
     const mx = (1 << b[0]) - 1, my = (1 << b[1]) - 1, mz = (1 << b[2]) - 1;
     const xc = Math.floor(px / s[0]), yc = Math.floor(py / s[1]), zc = this.dim === 3 ? Math.floor(pz / s[2]) : 0;
     const r2 = rx * rx;
-    for (let x = x0; x <= x1; x++) {
-      const dx = x < xc ? (x + 1) * s[0] - px : x > xc ? x * s[0] - px : 0;
+    for (let z = z0; z <= z1; z++) {
+      const dz = z < zc ? (z + 1) * s[2] - pz : z > zc ? z * s[2] - pz : 0;
       for (let y = y0; y <= y1; y++) {
         const dy = y < yc ? (y + 1) * s[1] - py : y > yc ? y * s[1] - py : 0;
-        const rest = r2 - dx * dx - dy * dy;
+        const rest = r2 - dz * dz - dy * dy;
         if (sphere && rest < 0) continue;
-        for (let z = z0; z <= z1; z++) {
-          const dz = z < zc ? (z + 1) * s[2] - pz : z > zc ? z * s[2] - pz : 0;
-          if (sphere && dz * dz > rest) continue;
+        for (let x = x0; x <= x1; x++) {
+          const dx = x < xc ? (x + 1) * s[0] - px : x > xc ? x * s[0] - px : 0;
+          if (sphere && dx * dx > rest) continue;
           c.cellsVisited++;
-          for (let j = this.head[((((x & mx) << b[1]) | (y & my)) << b[2]) | (z & mz)]; j >= 0; j = this.next[j]) {
+          for (let j = this.head[((((z & mz) << b[1]) | (y & my)) << b[0]) | (x & mx)]; j >= 0; j = this.next[j]) {
             this.candidate(j);
           }
         }

@@ -8,7 +8,8 @@
  * Cells are kept in one hash table keyed by (level, cell), so only occupied cells cost memory (the
  * seed used an AVL tree for the same purpose); each object stores its cell coordinates so that hash
  * collisions never produce duplicate or wrong candidates.
- * Periodic domains are supported: level l then has 2^max(0, k_a - l) cells on axis a.
+ * Periodic domains are supported: level l then has floor(period / (cellSize 2^l)) cells on an axis
+ * (at least one), so its cells are never smaller than asked.
  *
  *   insert, remove, move: O(1)
  *   pairs: per object, the 3^dim cells around it on its own level and on every coarser occupied level
@@ -29,7 +30,7 @@ export class SpatialTree extends SpatialObjects {
   readonly levels: number;
   /** Cell edge per level and axis: cell[3 * l + a]. */
   private readonly cell: Float64Array;
-  /** Cells per level and axis minus one (periodic), or -1 (open): wrap[3 * l + a]. */
+  /** Cells per level and axis minus one (periodic), or -1 (open): wrapMask[3 * l + a]. */
   private readonly wrapMask: Int32Array;
   private readonly levelCount: Int32Array;
   private readonly head: Int32Array;
@@ -51,7 +52,7 @@ export class SpatialTree extends SpatialObjects {
     let levels = MAX_LEVELS;
     if (this.periodic) {
       levels = 1;
-      for (let a = 0; a < o.dim; a++) levels = Math.max(levels, Math.floor(Math.log2(p[a] / o.cellSize)) + 1);
+      for (let a = 0; a < o.dim; a++) levels = Math.max(levels, Math.ceil(Math.log2(p[a] / o.cellSize)) + 1);
     }
     this.levels = levels;
     this.cell = new Float64Array(3 * levels);
@@ -59,8 +60,8 @@ export class SpatialTree extends SpatialObjects {
     for (let l = 0; l < levels; l++) {
       for (let a = 0; a < 3; a++) {
         if (this.periodic && a < o.dim) {
-          const k = Math.max(0, Math.floor(Math.log2(p[a] / o.cellSize)));
-          const n = 2 ** Math.max(0, k - l);
+          // As many whole cells of at least cellSize * 2^l as fit in the period.
+          const n = Math.max(1, Math.floor(p[a] / (o.cellSize * 2 ** l)));
           this.cell[3 * l + a] = p[a] / n;
           this.wrapMask[3 * l + a] = n - 1;
         } else {
@@ -204,7 +205,9 @@ export class SpatialTree extends SpatialObjects {
 
   private wrapCoord(i: number, w: number): number {
     const m = this.wrapMask[w];
-    return m >= 0 ? i & m : i;
+    if (m < 0) return i;
+    const r = i % (m + 1);
+    return r < 0 ? r + m + 1 : r;
   }
 
   /** Writes the index range [lo, hi] of an axis to rng[at], rng[at + 1]; a periodic range covering
