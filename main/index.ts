@@ -117,7 +117,9 @@ function createWindow(): BrowserWindow {
 }
 
 app.enableSandbox();
-if (!app.requestSingleInstanceLock()) app.quit();
+// One app per user: a second start focuses the first window (two would share one queue and database).
+const primary = app.requestSingleInstanceLock();
+if (!primary) app.quit();
 
 app.on('second-instance', () => {
   if (window?.isMinimized()) window.restore();
@@ -125,6 +127,7 @@ app.on('second-instance', () => {
 });
 
 app.whenReady().then(() => {
+  if (!primary) return;
   session.defaultSession.setPermissionRequestHandler((_wc, permission, grant) => grant(permission === 'notifications'));
   serveRenderer();
   // Services boot before the window and shut down after it.
