@@ -2,7 +2,7 @@
  * Overheads of the foundation around an engine: the per-run cost of the queue + worker pool (worker
  * start from TypeScript sources via tsx, result write-back), and the WebSocket codec on the result a
  * renderer asks for most (a 200,000-row particle table), against JSON as the alternative.
- * From sources each worker registers tsx (a loader thread) and loads zod: most of the per-run cost.
+ * Most of the per-run cost is starting a worker thread and loading zod and the engine in it.
  * `npm run bench -- services [runs]` (default 10 trivial runs).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,7 +37,7 @@ const overhead: Row[] = [
     'engine s': engineSeconds,
   },
 ];
-printTable('Queue + worker pool overhead per run (from sources: each worker loads tsx)', overhead);
+printTable('Queue + worker pool overhead per run (from sources: the worker entry is bundled once with esbuild)', overhead);
 
 // ---------------------------------------------------------------- codec
 const N = 200_000;
