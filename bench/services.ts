@@ -1,6 +1,6 @@
 /**
  * Overheads of the foundation around an engine: the per-run cost of the queue + worker pool (worker
- * start from TypeScript sources via tsx, result write-back), and the WebSocket codec on the result a
+ * start from TypeScript sources, result write-back), and the WebSocket codec on the result a
  * renderer asks for most (a 200,000-row particle table), against JSON as the alternative.
  * Most of the per-run cost is starting a worker thread and loading zod and the engine in it.
  * `npm run bench -- services [runs]` (default 10 trivial runs).
