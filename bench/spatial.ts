@@ -39,14 +39,17 @@ type StructureName = (typeof STRUCTURES)[number];
 
 function build(name: StructureName, b: Balls): SpatialIndex {
   const o = { dim: b.dim, capacity: b.n };
-  let rMin = Infinity;
-  for (let i = 0; i < b.n; i++) rMin = Math.min(rMin, b.r[i]);
+  let rMin = Infinity, rMax = 0;
+  for (let i = 0; i < b.n; i++) { rMin = Math.min(rMin, b.r[i]); rMax = Math.max(rMax, b.r[i]); }
   switch (name) {
     case 'brute force': return new BruteForce(o);
     case 'hashed grid': return new HashedGrid(o);
     case 'cell space': return new CellSpace({ ...o, domainMin: Array(b.dim).fill(0), domainSize: b.size.slice(0, b.dim) });
     case 'sweep and prune': return new SweepAndPrune(o);
-    case 'spatial tree': return new SpatialTree({ ...o, cellSize: 2 * rMin });
+    case 'spatial tree': {
+      // Finest cells so that the largest ball exactly fills a cell of some level.
+      return new SpatialTree({ ...o, cellSize: (2 * rMax) / 2 ** Math.floor(Math.log2(rMax / rMin)) });
+    }
   }
 }
 

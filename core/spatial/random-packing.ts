@@ -105,8 +105,14 @@ export function randomPacking(o: RandomPackingOptions): RandomPacking {
       tree.updateSphere(i, x[i], y[i], z[i], r[i] * next);
     }
   }
-  // Positions were wrapped after the last sweep; the tree holds them. Shrink each ball that still
-  // overlaps by the worst factor d / (r_i + r_j) among its pairs, which removes every overlap.
+  for (let i = 0; i < n; i++) {
+    x[i] = (x[i] + box) % box;
+    y[i] = (y[i] + box) % box;
+    z[i] = dim === 3 ? (z[i] + box) % box : 0;
+    tree.updateSphere(i, x[i], y[i], z[i], r[i]);
+  }
+  // Shrink each ball that still overlaps by the worst factor d / (r_i + r_j) among its pairs, which
+  // removes every overlap.
   const shrink = new Float64Array(n).fill(1);
   tree.pairs((i, j) => {
     const d = Math.hypot(wrap(x[i] - x[j]), wrap(y[i] - y[j]), wrap(z[i] - z[j]));
