@@ -36,7 +36,7 @@ export const voxelAnalysisOptionsSchema = z.object({
     .meta({ description: "axis in the particle's initial frame whose tilt the rotation angles give (plate normal, rod axis)" }),
   sizeBins: z.number().int().min(1).max(1000).default(20).meta({ description: 'bins of the size distributions' }),
   poreBins: z.number().int().min(1).max(1000).default(30).meta({ description: 'bins of the pore-size distribution' }),
-  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 22)
+  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 21)
     .meta({ unit: 'voxels', description: 'largest grid the local thickness runs on: larger beds are measured in a centred x-y window (at least four particle diameters wide), else sampled every k-th voxel' }),
   periodic: periodicSchema.optional()
     .meta({ description: 'periodic axes (default: the particle table meta, else [true, true, false])' }),

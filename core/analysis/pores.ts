@@ -6,9 +6,9 @@
  * 1. Exact squared Euclidean distance transform to the nearest solid voxel centre, separably, one
  *    axis at a time with Felzenszwalb & Huttenlocher's lower envelope of parabolas; a periodic axis
  *    is transformed on its line repeated three times and the middle copy kept.
- * 2. Balls centred on the distance ridge (voxels whose ball is not inside a face neighbour's ball)
- *    are painted in, each voxel keeping the largest diameter that covers it. Skipping a ball that
- *    lies inside a neighbour's larger ball changes nothing (the larger one paints every voxel it
+ * 2. Balls on the discrete medial axis (voxels whose digital ball no nearby voxel's digital ball
+ *    contains; ContainmentTable) are painted in, each voxel keeping the largest diameter that
+ *    covers it. Skipping a contained ball changes nothing (the larger one paints every voxel it
  *    would, with a larger value), so the result equals the brute-force maximum over all balls.
  * Diameters are 2r - 1 voxels (r = distance to the nearest solid centre), so a slit of k void voxels
  * between two walls has thickness k.
@@ -58,7 +58,25 @@ export function squaredDistanceToSolid(
 ): Float32Array {
   const [nx, ny, nz] = dims;
   const out = new Float32Array(nx * ny * nz);
-  for (let i = 0; i < out.length; i++) out[i] = solid[i] ? 0 : INF;
+  // Along x the input is binary, so the 1D transform is the squared distance to the nearest solid
+  // of the row: one scan each way (starting from the row's last / first solid when x wraps).
+  for (let row = 0; row < ny * nz; row++) {
+    const base = row * nx;
+    let last = -1, first = -1;
+    for (let q = 0; q < nx; q++) if (solid[base + q]) { if (first < 0) first = q; last = q; }
+    if (first < 0) { out.fill(INF, base, base + nx); continue; }
+    let prev = periodic[0] ? last - nx : -Infinity;
+    for (let q = 0; q < nx; q++) {
+      if (solid[base + q]) prev = q;
+      out[base + q] = q - prev;
+    }
+    let next = periodic[0] ? first + nx : Infinity;
+    for (let q = nx - 1; q >= 0; q--) {
+      if (solid[base + q]) next = q;
+      const d = Math.min(out[base + q], next - q);
+      out[base + q] = d === Infinity ? INF : d * d;
+    }
+  }
   const maxN = 3 * Math.max(nx, ny, nz);
   const f = new Float64Array(maxN), d = new Float64Array(maxN), zb = new Float64Array(maxN + 1);
   const v = new Int32Array(maxN);
@@ -72,11 +90,66 @@ export function squaredDistanceToSolid(
       for (let q = 0; q < n; q++) out[start + q * stride] = d[off + q];
     }
   };
-  axis(nx, 1, ny * nz, (l) => l * nx, periodic[0]);
   axis(ny, nx, nx * nz, (l) => (l % nx) + Math.floor(l / nx) * nx * ny, periodic[1]);
   axis(nz, nx * ny, nx * ny, (l) => l, periodic[2]);
   return out;
 }
+
+/**
+ * For a digital ball {x : |x|² < D}: the smallest squared radius a ball centred at offset v must
+ * have to contain it, i.e. 1 + max |x - v|² over the ball, for every offset class of
+ * OFFSET_CLASSES. The maximum lies within one voxel of the ball's surface (from any deeper point a
+ * unit step away from v stays in the ball and increases |x - v|), so only that shell is scanned.
+ * Cached per D.
+ */
+class ContainmentTable {
+  private readonly cache = new Map<number, Float64Array>();
+  of(D: number): Float64Array {
+    let req = this.cache.get(D);
+    if (req) return req;
+    req = new Float64Array(OFFSET_CLASSES.length);
+    const R = Math.ceil(Math.sqrt(D)) - 1;
+    const inner = Math.max(0, Math.sqrt(D) - 1) ** 2;
+    // |x - v|² = |x|² + 2 v·(-x) + |v|²: by symmetry the maximiser has coordinates of the sign
+    // opposite to v's, so x = (-a, -b, -c) with a, b, c >= 0 covers every case.
+    for (let a = 0; a <= R; a++) for (let b = 0; b <= R; b++) {
+      const ab = a * a + b * b;
+      if (ab >= D) break;
+      for (let c = Math.ceil(Math.sqrt(Math.max(0, inner - ab))); c <= R; c++) {
+        const q = ab + c * c;
+        if (q >= D) break;
+        for (let k = 0; k < OFFSET_CLASSES.length; k++) {
+          const [u, v, w] = OFFSET_CLASSES[k];
+          const value = q + 2 * (u * a + v * b + w * c) + u * u + v * v + w * w;
+          if (value > req[k]) req[k] = value;
+        }
+      }
+    }
+    for (let k = 0; k < req.length; k++) req[k] += 1;
+    this.cache.set(D, req);
+    return req;
+  }
+}
+
+/**
+ * Neighbour offsets by class (sorted absolute components): face, edge, corner. The ball is
+ * symmetric under axis permutations and reflections, so the containment need depends only on the
+ * class. (Offsets two voxels away were tried: they remove almost no further balls, since digital
+ * balls of neighbouring sizes differ irregularly, and cost more than they save.)
+ */
+const OFFSET_CLASSES = [[1, 0, 0], [1, 1, 0], [1, 1, 1]];
+const CLASS_OF = (dx: number, dy: number, dz: number): number => {
+  const s = [Math.abs(dx), Math.abs(dy), Math.abs(dz)].sort((p, q) => q - p);
+  return OFFSET_CLASSES.findIndex((c) => c[0] === s[0] && c[1] === s[1] && c[2] === s[2]);
+};
+/** The 26 neighbours as (dx, dy, dz, class) quadruples. */
+const NEIGHBOURS: Int8Array = (() => {
+  const list: number[] = [];
+  for (let dz = -1; dz <= 1; dz++) for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) {
+    if (dx || dy || dz) list.push(dx, dy, dz, CLASS_OF(dx, dy, dz));
+  }
+  return Int8Array.from(list);
+})();
 
 /**
  * Local thickness (diameter in voxels) of every void voxel; 0 in solid voxels. `d2` is the output
@@ -90,20 +163,26 @@ export function localThickness(
   const [nx, ny, nz] = dims;
   const slice = nx * ny;
   const thickness = new Float32Array(d2.length);
-  const r = (x: number, y: number, z: number): number => {
-    if (periodic[0]) x = (x + nx) % nx; else if (x < 0 || x >= nx) return 0;
-    if (periodic[1]) y = (y + ny) % ny; else if (y < 0 || y >= ny) return 0;
-    if (periodic[2]) z = (z + nz) % nz; else if (z < 0 || z >= nz) return 0;
-    return Math.sqrt(d2[x + nx * y + slice * z]);
+  // Squared distance of a neighbour, or -1 outside a non-periodic box.
+  const at = (x: number, y: number, z: number): number => {
+    if (x < 0 || x >= nx) { if (!periodic[0]) return -1; x = (x + nx) % nx; }
+    if (y < 0 || y >= ny) { if (!periodic[1]) return -1; y = (y + ny) % ny; }
+    if (z < 0 || z >= nz) { if (!periodic[2]) return -1; z = (z + nz) % nz; }
+    return d2[x + nx * y + slice * z];
   };
+  const need = new ContainmentTable();
   for (let z = 0; z < nz; z++) for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) {
     const D = d2[x + nx * y + slice * z];
     if (D === 0 || D >= INF) continue;
     const rp = Math.sqrt(D);
-    // Not on the ridge when a face neighbour's ball contains this ball: r(q) >= r(p) + 1.
-    const cover = rp + 1 - 1e-6;
-    if (r(x + 1, y, z) >= cover || r(x - 1, y, z) >= cover || r(x, y + 1, z) >= cover ||
-        r(x, y - 1, z) >= cover || r(x, y, z + 1) >= cover || r(x, y, z - 1) >= cover) continue;
+    // Skip the ball when the digital ball of one of the 26 neighbours contains it (a discrete
+    // medial axis test after Rémy & Thiel): that ball paints every voxel of this one with a larger diameter.
+    const req = need.of(D);
+    let contained = false;
+    for (let k = 0; k < NEIGHBOURS.length; k += 4) {
+      if (at(x + NEIGHBOURS[k], y + NEIGHBOURS[k + 1], z + NEIGHBOURS[k + 2]) >= req[NEIGHBOURS[k + 3]]) { contained = true; break; }
+    }
+    if (contained) continue;
     const diameter = 2 * rp - 1;
     const R = Math.ceil(rp) - 1;
     for (let dz = -R; dz <= R; dz++) {

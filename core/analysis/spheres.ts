@@ -34,7 +34,7 @@ export const sphereAnalysisOptionsSchema = z.object({
   bulkTop: z.number().gt(0).optional()
     .meta({ unit: 'length', description: 'top of the bulk region, instead of the valley level of the height map' }),
   poreBins: z.number().int().min(1).max(1000).default(30).meta({ description: 'bins of the pore-size distribution' }),
-  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 22)
+  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 21)
     .meta({ unit: 'cells', description: 'cells of the grid the spheres are rasterised on (twenty per smallest diameter) for the local thickness of the pores; larger beds are measured in a centred x-y window of at least four largest diameters, else on a coarser grid' }),
   heightMapCells: z.number().int().min(16).max(4096).default(256)
     .meta({ description: 'height-map samples along the longer box side' }),
