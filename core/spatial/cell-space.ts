@@ -103,6 +103,8 @@ export class CellSpace extends SpatialObjects {
   private readonly gather: Int32Array;
   // The cell being scanned by a pair pass: parent coordinates, child coordinates (-1 for a parent), m.
   private readonly scanCell = new Int32Array(7);
+  /** Parent index range of the current query (x0, x1, y0, y1, z0, z1). */
+  private readonly queryRange = new Int32Array(6);
 
   constructor(o: CellSpaceOptions) {
     if (o.period !== undefined) throw new RangeError('period is not supported by the cell space (its index formulas clamp to the domain)');
@@ -252,23 +254,26 @@ export class CellSpace extends SpatialObjects {
   protected scanQuery(visit: IdVisitor): void {
     this.validate();
     if (++this.stampNow === 0xffffffff) { this.stamp.fill(0); this.stampNow = 1; }
-    const qlo = [this.qx - this.qhx, this.qy - this.qhy, this.qz - this.qhz];
-    const qhi = [this.qx + this.qhx, this.qy + this.qhy, this.qz + this.qhz];
-    const N = this.cellsPerAxis;
-    const i0 = [0, 0, 0], i1 = [0, 0, 0];
-    for (let a = 0; a < this.dim; a++) { i0[a] = this.parentIndex(qlo[a], a); i1[a] = this.parentIndex(qhi[a], a); }
-    for (let pz = i0[2]; pz <= i1[2]; pz++) {
-      for (let py = i0[1]; py <= i1[1]; py++) {
-        for (let px = i0[0]; px <= i1[0]; px++) {
+    const N = this.cellsPerAxis, r = this.queryRange;
+    const q = [this.qx, this.qy, this.qz], h = [this.qhx, this.qhy, this.qhz];
+    for (let a = 0; a < 3; a++) {
+      r[2 * a] = a < this.dim ? this.parentIndex(q[a] - h[a], a) : 0;
+      r[2 * a + 1] = a < this.dim ? this.parentIndex(q[a] + h[a], a) : 0;
+    }
+    for (let pz = r[4]; pz <= r[5]; pz++) {
+      for (let py = r[2]; py <= r[3]; py++) {
+        for (let px = r[0]; px <= r[1]; px++) {
           const p = px + N[0] * (py + N[1] * pz);
           const base = this.child[p];
           if (base < 0) { this.scanQuerySlot(p, visit); continue; }
-          const m = this.childM[p], pc = [px, py, pz];
-          const j0 = [0, 0, 0], j1 = [0, 0, 0];
-          for (let a = 0; a < this.dim; a++) { j0[a] = this.childIndex(qlo[a], a, pc[a], m); j1[a] = this.childIndex(qhi[a], a, pc[a], m); }
-          for (let jz = j0[2]; jz <= j1[2]; jz++) {
-            for (let jy = j0[1]; jy <= j1[1]; jy++) {
-              for (let jx = j0[0]; jx <= j1[0]; jx++) this.scanQuerySlot(base + jx + m * (jy + m * jz), visit);
+          const m = this.childM[p];
+          const jx0 = this.childIndex(q[0] - h[0], 0, px, m), jx1 = this.childIndex(q[0] + h[0], 0, px, m);
+          const jy0 = this.childIndex(q[1] - h[1], 1, py, m), jy1 = this.childIndex(q[1] + h[1], 1, py, m);
+          const jz0 = this.dim === 3 ? this.childIndex(q[2] - h[2], 2, pz, m) : 0;
+          const jz1 = this.dim === 3 ? this.childIndex(q[2] + h[2], 2, pz, m) : 0;
+          for (let jz = jz0; jz <= jz1; jz++) {
+            for (let jy = jy0; jy <= jy1; jy++) {
+              for (let jx = jx0; jx <= jx1; jx++) this.scanQuerySlot(base + jx + m * (jy + m * jz), visit);
             }
           }
         }
