@@ -154,7 +154,12 @@ if (wanted('kernels')) {
     return ((performance.now() - t0) * 1e6) / (reps * n);
   };
   let sink = 0;
+  // A yardstick for the machine's state: summing a plain Int32Array (about 0.3-1 ns an element on
+  // an idle desktop core; far more when the cores are shared).
+  const plain = Int32Array.from(shell);
+  let sums = 0;
   const rows: Row[] = [
+    { kernel: 'reference: sum of an Int32Array', nsPerVoxel: perVoxel(() => { let t = 0; for (let k = 0; k < n; k++) t += plain[k]; sums += t; }) },
     { kernel: 'rotate (tables, fast rounding)', nsPerVoxel: perVoxel((r) => rotateRange(shell, rotated, 0, n, r % 360, (7 * r) % 360, (13 * r) % 360, true, true)) },
     { kernel: 'rotate (Math.sin/cos, Math.round)', nsPerVoxel: perVoxel((r) => rotateRange(shell, rotated, 0, n, r % 360, (7 * r) % 360, (13 * r) % 360, false, false)) },
     { kernel: 'check, inside the box', nsPerVoxel: perVoxel((r) => { sink += m.firstHit(rotated, 0, n, 100 + (r & 63), 200, 200, e); }) },
@@ -163,6 +168,9 @@ if (wanted('kernels')) {
   ];
   // Every check ran over empty space (-1 each time): the loops did all their work.
   if (sink !== -2 * (reps + 200)) throw new Error(`kernel checks hit something: ${sink}`);
+  let once = 0;
+  for (let k = 0; k < n; k++) once += plain[k];
+  if (sums !== once * (reps + 200)) throw new Error('the reference loop was skipped');
   for (const row of rows) row.voxels = n;
   table('Kernels: ns per voxel on the standard sphere (d = 40 voxels, reduced shell)', rows);
 }
