@@ -11,6 +11,7 @@ export type {
   RunRecord,
   RunSeries,
   RunStatus,
+  RunArtifact,
   EngineInfo,
   Preset,
   QueueState,

@@ -176,6 +176,8 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             const n = Number(find(p.id).id.slice(1));
             return [{ name: 'particles', xLabel: 'step', yLabel: 'particles', kind: 'line', x: new Float64Array([0, 1, 2]), y: new Float64Array([0, n, 2 * n]) }];
           }
+          case 'runs.artifacts':
+            return [{ id: 1, kind: 'table', name: 'particles', path: `/runs/${find(p.id).id}/particles.pbt`, bytes: 2048, checksum: 'ab', meta: {} }];
           case 'runs.pause':
             return Object.assign(find(p.id), { status: 'paused' });
           case 'runs.resume':

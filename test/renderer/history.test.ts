@@ -73,6 +73,17 @@ describe('HistoryWorkspace', () => {
     expect(w.find('[data-testid="history-empty"]').text()).toContain('No runs yet');
   });
 
+  it('shows the record of a single selected run', async () => {
+    const { w } = await mountHistory();
+    await w.find('[data-testid="history-row-r29"]').trigger('click');
+    await settle(10);
+    const d = w.find('[data-testid="run-details"]');
+    expect(d.text()).toContain('run 29');
+    expect(d.find('[data-testid="details-params"]').text()).toContain('box.lx');
+    expect(d.find('[data-testid="details-metrics"]').text()).toContain('solidFraction');
+    expect(d.text()).toContain('2.0 KiB');
+  });
+
   it('compares selected runs side by side', async () => {
     const { w } = await mountHistory();
     await w.find('[data-testid="history-row-r29"]').trigger('click');
