@@ -25,6 +25,14 @@ export interface SpatialTreeOptions extends SpatialOptions {
 
 const MAX_LEVELS = 40;
 
+/** The cell itself, then the neighbour offsets (dx, dy, dz) that come after it in x-fastest order. */
+const HALF_STENCIL_3D = new Int8Array([
+  0, 0, 0, 1, 0, 0,
+  -1, 1, 0, 0, 1, 0, 1, 1, 0,
+  -1, -1, 1, 0, -1, 1, 1, -1, 1, -1, 0, 1, 0, 0, 1, 1, 0, 1, -1, 1, 1, 0, 1, 1, 1, 1, 1,
+]);
+const HALF_STENCIL_2D = new Int8Array([0, 0, 0, 1, 0, 0, -1, 1, 0, 0, 1, 0, 1, 1, 0]);
+
 export class SpatialTree extends SpatialObjects {
   readonly name = 'spatial tree';
   readonly levels: number;
@@ -33,6 +41,9 @@ export class SpatialTree extends SpatialObjects {
   /** Cells per level and axis minus one (periodic), or -1 (open): wrapMask[3 * l + a]. */
   private readonly wrapMask: Int32Array;
   private readonly levelCount: Int32Array;
+  /** 1 where a level's neighbours are distinct in both directions (open, or at least 3 cells per
+   *  periodic axis), so that the half stencil sees every pair of cells once. */
+  private readonly halfStencil: Uint8Array;
   private readonly head: Int32Array;
   private readonly hashMask: number;
   private readonly next: Int32Array;
@@ -71,6 +82,12 @@ export class SpatialTree extends SpatialObjects {
       }
     }
     this.levelCount = new Int32Array(levels);
+    this.halfStencil = new Uint8Array(levels);
+    for (let l = 0; l < levels; l++) {
+      let ok = 1;
+      for (let a = 0; a < o.dim; a++) if (this.wrapMask[3 * l + a] >= 0 && this.wrapMask[3 * l + a] < 2) ok = 0;
+      this.halfStencil[l] = ok;
+    }
     let size = 16;
     while (size < 2 * o.capacity) size *= 2;
     checkInteger('hash table size', size, 1, 2 ** 31, '2^31');
@@ -119,10 +136,29 @@ export class SpatialTree extends SpatialObjects {
 
   pairs(visit: PairVisitor): void {
     const ids = this.ids, c = this.counters;
+    const stencil = this.dim === 3 ? HALF_STENCIL_3D : HALF_STENCIL_2D;
     for (let k = 0; k < this.n; k++) {
       const i = ids[k];
       const li = this.level[i];
-      for (let m = li; m < this.levels; m++) {
+      let m = li;
+      if (this.halfStencil[li] === 1) {
+        // Own level: the cell itself (ids above i) and the forward half of its neighbours, so each
+        // pair of cells is compared from one side only.
+        for (let s = 0; s < stencil.length; s += 3) {
+          const self = s === 0;
+          const ax = this.wrapCoord(this.cx[i] + stencil[s], 3 * li);
+          const ay = this.wrapCoord(this.cy[i] + stencil[s + 1], 3 * li + 1);
+          const az = this.wrapCoord(this.cz[i] + stencil[s + 2], 3 * li + 2);
+          c.cellsVisited++;
+          for (let j = this.head[this.hash(li, ax, ay, az)]; j >= 0; j = this.next[j]) {
+            if (this.level[j] !== li || this.cx[j] !== ax || this.cy[j] !== ay || this.cz[j] !== az) continue;
+            if (self && j <= i) continue;
+            if (this.overlapsPair(i, j)) { c.pairsReported++; visit(i, j); }
+          }
+        }
+        m++;
+      }
+      for (; m < this.levels; m++) {
         if (this.levelCount[m] === 0) continue;
         const w = 3 * m;
         const fx = Math.floor(this.x[i] / this.cell[w]), fy = Math.floor(this.y[i] / this.cell[w + 1]);
