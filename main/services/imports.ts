@@ -10,7 +10,7 @@ import { extname } from 'node:path';
 import { z } from 'zod';
 import type { ColumnTable } from '../../core/common/engine';
 import { sphereCsvToTable } from '../../core/io/csv';
-import { assertWatertight, parseObj, parseStl, type TriangleMesh } from '../../core/io/mesh';
+import { assertWatertight, parseObj, parseStl } from '../../core/io/mesh';
 import { parseRawHeader, rawToSolidBits, RAW_DTYPE_BYTES } from '../../core/io/raw';
 import { bounds, MAX_SHAPE_VOXELS_PER_AXIS, voxeliseMesh } from '../../core/io/voxelise';
 
@@ -35,28 +35,34 @@ export const meshImportOptionsSchema = z
   .refine((o) => (o.resolution === undefined) !== (o.voxelsAcross === undefined), 'give exactly one of resolution or voxelsAcross');
 export type MeshImportOptions = z.input<typeof meshImportOptionsSchema>;
 
-/** Parses a mesh file by its extension (.stl or .obj). */
-export async function readMesh(path: string): Promise<TriangleMesh> {
-  const ext = extname(path).toLowerCase();
-  if (ext !== '.stl' && ext !== '.obj') throw new Error(`mesh file '${path}' must end in .stl or .obj, got '${ext || '(none)'}'`);
-  const bytes = new Uint8Array(await readFile(path));
-  return ext === '.stl' ? parseStl(bytes) : parseObj(new TextDecoder().decode(bytes));
+/** The mesh format from a file name: .stl or .obj. */
+export function meshFormat(fileName: string): 'stl' | 'obj' {
+  const ext = extname(fileName).toLowerCase();
+  if (ext !== '.stl' && ext !== '.obj') throw new Error(`mesh file '${fileName}' must end in .stl or .obj, got '${ext || '(none)'}'`);
+  return ext === '.stl' ? 'stl' : 'obj';
 }
 
+/** A mesh file on disk as a voxel shape. */
 export async function importMeshShape(path: string, options: MeshImportOptions): Promise<VoxelShapeImport> {
+  meshFormat(path);
+  return meshBytesToShape(new Uint8Array(await readFile(path)), path, options);
+}
+
+/** Uploaded mesh bytes (the web host, drag and drop) as a voxel shape; `fileName` gives the format. */
+export function meshBytesToShape(bytes: Uint8Array, fileName: string, options: MeshImportOptions): VoxelShapeImport {
   const parsed = meshImportOptionsSchema.safeParse(options);
   if (!parsed.success) throw new Error(`mesh import options: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ')}`);
-  const mesh = await readMesh(path);
-  assertWatertight(mesh, path);
+  const mesh = meshFormat(fileName) === 'stl' ? parseStl(bytes) : parseObj(new TextDecoder().decode(bytes));
+  assertWatertight(mesh, fileName);
   let resolution = parsed.data.resolution;
   if (resolution === undefined) {
     const { min, max } = bounds(mesh);
     const longest = Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
-    if (!(longest > 0)) throw new Error(`mesh '${path}' has no extent`);
+    if (!(longest > 0)) throw new Error(`mesh '${fileName}' has no extent`);
     resolution = parsed.data.voxelsAcross! / longest;
   }
   const solid = voxeliseMesh(mesh, resolution);
-  if (solid.voxelCount === 0) throw new Error(`mesh '${path}' gives no solid voxel at resolution ${resolution}: raise the resolution`);
+  if (solid.voxelCount === 0) throw new Error(`mesh '${fileName}' gives no solid voxel at resolution ${resolution}: raise the resolution`);
   return {
     shape: { kind: 'voxels', dims: solid.dims, bits: Buffer.from(solid.bits).toString('base64') },
     voxelCount: solid.voxelCount,

@@ -8,7 +8,7 @@ import { shapeSchema } from '../../core/voxel/shapes';
 import { analyseSpheres } from '../../core/analysis/index';
 import type { ColumnTable } from '../../core/common/engine';
 import { exportRun, type ExportableRun } from '../../main/services/exports';
-import { importMeshShape, importRawVoxelShape, importSphereCsv } from '../../main/services/imports';
+import { importMeshShape, importRawVoxelShape, importSphereCsv, meshBytesToShape } from '../../main/services/imports';
 
 let dir: string;
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'pb-import-')); });
@@ -33,6 +33,9 @@ describe('mesh shapes', () => {
     expect(shapeSchema.parse(res.shape).kind).toBe('voxels');
     const byCount = await importMeshShape(join(dir, 'box.stl'), { voxelsAcross: 40 });
     expect(byCount.shape.dims).toEqual([40, 20, 10]);
+    // Uploaded bytes (the web host) take the same path.
+    const uploaded = meshBytesToShape(new TextEncoder().encode(asciiBox(2, 1, 0.5)), 'Box.STL', { resolution: 10 });
+    expect(uploaded.shape).toEqual(res.shape);
     writeFileSync(join(dir, 'tet.obj'), 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n');
     const tet = await importMeshShape(join(dir, 'tet.obj'), { resolution: 40 });
     // The unit corner tetrahedron has volume 1/6; 40 voxels per unit gives it within 5 %.
