@@ -113,6 +113,21 @@ describe('particle editor', () => {
     w.unmount();
   });
 
+  it('imports a raw voxel volume with its header as a voxels shape', async () => {
+    const { calls } = installShapeApi();
+    const { w } = await mountEditor();
+    await w.get('[data-testid="import-shape"]').trigger('click');
+    const input = w.get('[data-testid="import-file"]');
+    const files = [new File([Uint8Array.of(1, 1, 0, 1)], 'grain.raw'), new File([JSON.stringify({ dims: [2, 2, 1], dtype: 'uint8' })], 'grain.json')];
+    Object.defineProperty(input.element, 'files', { value: files, configurable: true });
+    await input.trigger('change');
+    await wait(50);
+    await flushPromises();
+    const created = calls.find((c) => c.method === 'shapes.create')!;
+    expect(created.params).toEqual({ name: 'grain', shape: { kind: 'voxels', dims: [2, 2, 1], bits: btoa(String.fromCharCode(0b1011)) } });
+    w.unmount();
+  });
+
   it('sends the mixture to the batch manager as voxel-engine params', async () => {
     installShapeApi();
     const { w, router } = await mountEditor();
