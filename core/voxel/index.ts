@@ -106,7 +106,8 @@ export const voxelEngine = defineEngine({
     const t1 = performance.now();
     const f = finalise(packer, labelsEnabled(params));
     const finaliseSeconds = (performance.now() - t1) / 1000;
-    // core/analysis adds its statistics here, from f.table and f.labels.
+    // Hook for core/analysis: porosity profiles, orientations, roughness and coordination are
+    // computed here from f.table and f.labels and merged into the metrics, series and artifacts.
     const c = packer.counters;
     const { nx, ny, nz, nzMatrix } = boxVoxels(params);
     return {
@@ -123,7 +124,7 @@ export const voxelEngine = defineEngine({
         finaliseSeconds,
         wallSeconds: (performance.now() - t0) / 1000,
         nsPerVoxelCheck: c.voxelChecks > 0 ? (seconds * 1e9) / c.voxelChecks : 0,
-        stopReason: packer.stopReason ?? 'full',
+        stopReason: packer.stopReason ?? 'maxSteps',
         boxVoxels: `${nx}x${ny}x${nz}`,
         matrixBytes: packer.matrix.bytes,
         matrixSlabs: packer.matrix.slabCount,
