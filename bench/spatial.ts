@@ -34,7 +34,9 @@ const run = (part: string) => only === undefined || only === part;
 
 interface Balls { dim: 2 | 3; n: number; x: Float64Array; y: Float64Array; z: Float64Array; r: Float64Array; size: number[]; solidFraction: number }
 
-const STRUCTURES = ['brute force', 'hashed grid', 'cell space', 'sweep and prune', 'spatial tree'] as const;
+/** 'regular subdivision' is the seed 003 method: the cell space without refinement, cells as large as
+ *  the largest ball. */
+const STRUCTURES = ['brute force', 'regular subdivision', 'hashed grid', 'cell space', 'sweep and prune', 'spatial tree'] as const;
 type StructureName = (typeof STRUCTURES)[number];
 
 function build(name: StructureName, b: Balls): SpatialIndex {
@@ -45,6 +47,11 @@ function build(name: StructureName, b: Balls): SpatialIndex {
     case 'brute force': return new BruteForce(o);
     case 'hashed grid': return new HashedGrid(o);
     case 'cell space': return new CellSpace({ ...o, domainMin: Array(b.dim).fill(0), domainSize: b.size.slice(0, b.dim) });
+    case 'regular subdivision': {
+      const volume = b.size.slice(0, b.dim).reduce((p, v) => p * v, 1);
+      const parentCells = Math.max(1, Math.min(2 ** 25, Math.floor(volume / (2.2 * rMax) ** b.dim)));
+      return new CellSpace({ ...o, domainMin: Array(b.dim).fill(0), domainSize: b.size.slice(0, b.dim), parentCells, refine: false });
+    }
     case 'sweep and prune': return new SweepAndPrune(o);
     case 'spatial tree': {
       // Finest cells so that the largest ball exactly fills a cell of some level.
