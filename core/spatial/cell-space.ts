@@ -8,7 +8,8 @@
  * is remapped at the next validation), so only objects that moved more than eps are remapped.
  * Each parent cell counts the extent centroids in it and their extent volumes. A parent with more
  * than `targetPerCell` (10) centroids whose volume is more than `refineFactor` times the mean extent
- * volume there is refined into m^dim child cells (m chosen so that about 10 centroids fall in each);
+ * volume there is refined into m^dim child cells, m chosen so that each child fits about 10 mean
+ * extents (the measure of the seed's Fig. 5, where 5 to 20 extents per cell are optimal);
  * a refined parent with fewer than 2 centroids, or whose extents have grown to fail the test, is
  * merged back. Refinement is one level deep, as in the seed's figure 4.
  *
@@ -445,8 +446,8 @@ export class CellSpace extends SpatialObjects {
     const crowded = cellVolume > this.refineFactor * meanVolume;
     if (this.child[p] < 0) {
       if (!this.refineEnabled || count <= this.target || !crowded) return;
-      const bySide = Math.floor(this.len / meanVolume ** (1 / this.dim));
-      const m = Math.min(MAX_CHILDREN_PER_AXIS, bySide, Math.max(2, Math.round((count / this.target) ** (1 / this.dim))));
+      // Children that each fit about `target` mean extents (the measure of the seed's Fig. 5).
+      const m = Math.min(MAX_CHILDREN_PER_AXIS, Math.round((cellVolume / (this.target * meanVolume)) ** (1 / this.dim)));
       if (m >= 2) this.refine(p, m);
     } else if (count < this.unrefineBelow || !crowded) {
       this.merge(p);

@@ -22,7 +22,7 @@ const structures: { name: string; periodic: boolean; make: Factory }[] = [
   {
     name: 'cell space (coarse parents, refining)', periodic: false,
     make: (sc) => new CellSpace({
-      ...base(sc), domainMin: Array(sc.dim).fill(10), domainSize: Array(sc.dim).fill(sc.size - 20), parentCells: 8,
+      ...base(sc), domainMin: Array(sc.dim).fill(10), domainSize: Array(sc.dim).fill(sc.size - 20), parentCells: 2, targetPerCell: 2,
       toleranceExtent: 0.2, refineFactor: 2,
     }),
   },
