@@ -4,7 +4,7 @@ import { createMemoryHistory, createRouter } from 'vue-router';
 import { installFakeApi, makeRun, settle } from './fakeApi';
 import HistoryWorkspace from '../../renderer/src/workspaces/history/HistoryWorkspace.vue';
 import { PagedRuns } from '../../renderer/src/workspaces/history/pagedRuns';
-import { compareRows, flatten } from '../../renderer/src/workspaces/history/compare';
+import { compareRows, distinctNames, flatten } from '../../renderer/src/workspaces/history/compare';
 import { draft } from '../../renderer/src/stores/draft';
 
 vi.mock('uplot', () => ({ default: class { static paths = {}; destroy() {} setSize() {} } }));
@@ -97,6 +97,8 @@ describe('HistoryWorkspace', () => {
     expect(params).not.toContain('box.ly'); // equal in both: hidden while "only differences" is on
     expect(w.find('[data-testid="compare-metrics"]').text()).toContain('solidFraction');
     expect(w.find('[data-testid="compare-series"]').exists()).toBe(true);
+    // Plain names stay whole in the column heads.
+    expect(w.find('[data-testid="compare-params"] thead').text()).toContain('run 29');
   });
 
   it('re-runs with changes through the batch manager, and deletes after confirmation', async () => {
@@ -139,6 +141,13 @@ describe('history helpers', () => {
     for (let p = 0; p < 20; p++) await pages.ensure(p * 100, p * 100 + 50);
     expect(pages.cachedPages()).toBeLessThanOrEqual(5);
     expect(pages.row(1950)!.id).toBe('r1950');
+  });
+
+  it('heads sweep runs by their [field=value] part only', () => {
+    expect(distinctNames(['walk [p=0.5]', 'walk [p=0.1]'])).toEqual(['[p=0.5]', '[p=0.1]']);
+    expect(distinctNames(['walk [p=0.5, q=1]', 'walk [p=0.5, q=2]'])).toEqual(['[p=0.5, q=1]', '[p=0.5, q=2]']);
+    expect(distinctNames(['count 0', 'count 1'])).toEqual(['count 0', 'count 1']);
+    expect(distinctNames(['a [x=1]', 'b [x=1]'])).toEqual(['a [x=1]', 'b [x=1]']);
   });
 
   it('flattens params and marks differing rows', () => {

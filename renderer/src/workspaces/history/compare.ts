@@ -35,3 +35,15 @@ export function compareRows(records: Record<string, unknown>[]): CompareRow[] {
     return { key, values, differs: values.some((v) => JSON.stringify(v) !== first) };
   });
 }
+
+/**
+ * Column heads for runs: a sweep's runs share a name and differ only in their '[field=value]' suffix,
+ * so that suffix is all that is shown; other names stay whole.
+ */
+export function distinctNames(names: string[]): string[] {
+  if (names.length < 2) return names;
+  let k = 0;
+  while (names.every((x) => x[k] !== undefined && x[k] === names[0][k])) k++;
+  const cut = names[0].lastIndexOf('[', k);
+  return cut > 0 && names.every((x) => x[cut] === '[') ? names.map((x) => x.slice(cut)) : names;
+}
