@@ -255,9 +255,9 @@ export class SpatialTree extends SpatialObjects {
     this.rng[at + 1] = whole ? m : hi;
   }
 
+  /** Linear in x so that a row of neighbouring cells shares cache lines; large odd multipliers for
+   *  y, z and the level spread the rows over the table. */
   private hash(l: number, x: number, y: number, z: number): number {
-    let h = Math.imul(x, 0x8da6b343) ^ Math.imul(y, 0xd8163841) ^ Math.imul(z, 0xcb1ab31f) ^ Math.imul(l + 1, 0x165667b1);
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-    return (h ^ (h >>> 12)) & this.hashMask;
+    return (x + Math.imul(y, 0x9e3779b1) + Math.imul(z, 0x85ebca77) + Math.imul(l, 0xc2b2ae3d)) & this.hashMask;
   }
 }
