@@ -45,7 +45,8 @@ export interface CellSpaceOptions extends SpatialOptions {
   refineFactor?: number;
 }
 
-const MAX_CHILDREN_PER_AXIS = 8;
+/** At most this many child cells per refined parent. */
+const MAX_CHILDREN = 4096;
 
 function checkNonNegative(name: string, v: number): void {
   if (!(Number.isFinite(v) && v >= 0)) throw new RangeError(`${name} must be a finite number >= 0, got ${v}`);
@@ -447,7 +448,7 @@ export class CellSpace extends SpatialObjects {
     if (this.child[p] < 0) {
       if (!this.refineEnabled || count <= this.target || !crowded) return;
       // Children that each fit about `target` mean extents (the measure of the seed's Fig. 5).
-      const m = Math.min(MAX_CHILDREN_PER_AXIS, Math.round((cellVolume / (this.target * meanVolume)) ** (1 / this.dim)));
+      const m = Math.min(Math.floor(MAX_CHILDREN ** (1 / this.dim) + 1e-9), Math.round((cellVolume / (this.target * meanVolume)) ** (1 / this.dim)));
       if (m >= 2) this.refine(p, m);
     } else if (count < this.unrefineBelow || !crowded) {
       this.merge(p);
