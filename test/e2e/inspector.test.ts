@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The particle editor and the inspector in a real Chromium against the web host, with the real
  * voxel engine: the editor's voxel preview draws, a small packing runs, the inspector shows it
