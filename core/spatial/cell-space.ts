@@ -8,8 +8,9 @@
  * is remapped at the next validation), so only objects that moved more than eps are remapped.
  * Each parent cell counts the extent centroids in it and their extent volumes. A parent with more
  * than `targetPerCell` (10) centroids whose volume is more than `refineFactor` times the mean extent
- * volume there is refined into m^dim child cells, m chosen so that each child fits about 10 mean
- * extents (the measure of the seed's Fig. 5, where 5 to 20 extents per cell are optimal);
+ * volume there is refined into m^dim child cells, m chosen so that each child fits about
+ * `extentsPerChild` (2) mean extents: the measure of the seed's Fig. 5, whose optimum was 5 to 20
+ * for PFC and is 1 to 2 for this implementation (bench/spatial.ts, fig5);
  * a refined parent with fewer than 2 centroids, or whose extents have grown to fail the test, is
  * merged back. Refinement is one level deep, as in the seed's figure 4.
  *
@@ -43,6 +44,9 @@ export interface CellSpaceOptions extends SpatialOptions {
   unrefineBelow?: number;
   /** Refine only if the parent volume exceeds this many mean extent volumes, default 10. */
   refineFactor?: number;
+  /** Mean extents a child cell should fit, default 2: the optimum of this implementation in the
+   *  seed's Fig. 5 benchmark (`npm run bench -- spatial --only fig5`; PFC's own optimum was 5-20). */
+  extentsPerChild?: number;
 }
 
 /** At most this many child cells per refined parent. */
@@ -70,6 +74,7 @@ export class CellSpace extends SpatialObjects {
   private readonly target: number;
   private readonly unrefineBelow: number;
   private readonly refineFactor: number;
+  private readonly extentsPerChild: number;
   // Parent cells: first child slot (-1 when not refined), children per axis, centroid statistics.
   private readonly child: Int32Array;
   private readonly childM: Int32Array;
@@ -122,6 +127,8 @@ export class CellSpace extends SpatialObjects {
     checkInteger('unrefineBelow', unrefineBelow, 0, target + 1, `targetPerCell + 1 = ${target + 1}`);
     const refineFactor = o.refineFactor ?? 10;
     checkPositive('refineFactor', refineFactor);
+    const extentsPerChild = o.extentsPerChild ?? 2;
+    checkPositive('extentsPerChild', extentsPerChild);
     const epsV = o.toleranceVelocity ?? 1, epsE = o.toleranceExtent ?? 0.05, epsC = o.toleranceConstant ?? 0, dt = o.timestep ?? 0;
     checkNonNegative('toleranceVelocity', epsV); checkNonNegative('toleranceExtent', epsE);
     checkNonNegative('toleranceConstant', epsC); checkNonNegative('timestep', dt);
@@ -139,6 +146,7 @@ export class CellSpace extends SpatialObjects {
     this.refineEnabled = o.refine ?? true;
     this.epsV = epsV; this.epsE = epsE; this.epsC = epsC; this.dt = dt;
     this.target = target; this.unrefineBelow = unrefineBelow; this.refineFactor = refineFactor;
+    this.extentsPerChild = extentsPerChild;
     this.child = new Int32Array(P).fill(-1);
     this.childM = new Int32Array(P);
     this.centroids = new Int32Array(P);
@@ -447,8 +455,8 @@ export class CellSpace extends SpatialObjects {
     const crowded = cellVolume > this.refineFactor * meanVolume;
     if (this.child[p] < 0) {
       if (!this.refineEnabled || count <= this.target || !crowded) return;
-      // Children that each fit about `target` mean extents (the measure of the seed's Fig. 5).
-      const m = Math.min(Math.floor(MAX_CHILDREN ** (1 / this.dim) + 1e-9), Math.round((cellVolume / (this.target * meanVolume)) ** (1 / this.dim)));
+      // Children that each fit about `extentsPerChild` mean extents (the measure of the seed's Fig. 5).
+      const m = Math.min(Math.floor(MAX_CHILDREN ** (1 / this.dim) + 1e-9), Math.round((cellVolume / (this.extentsPerChild * meanVolume)) ** (1 / this.dim)));
       if (m >= 2) this.refine(p, m);
     } else if (count < this.unrefineBelow || !crowded) {
       this.merge(p);
