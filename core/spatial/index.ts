@@ -5,3 +5,4 @@ export { HashedGrid, type HashedGridOptions } from './hashed-grid';
 export { CellSpace, type CellSpaceOptions } from './cell-space';
 export { SweepAndPrune, type SweepAndPruneOptions } from './sweep-and-prune';
 export { SpatialTree, type SpatialTreeOptions } from './spatial-tree';
+export { randomPacking, type RandomPacking, type RandomPackingOptions } from './random-packing';
