@@ -67,6 +67,17 @@ export function decodeHeader<H>(bytes: Uint8Array, expectedMagic: string): { hea
   return { header, dataOffset: 12 + len };
 }
 
+/**
+ * `count` elements of type `ctor` starting at byte `start` of `bytes`, copied into a fresh, aligned
+ * array independent of `bytes`. Copies through subarray + set rather than `bytes.slice().buffer`:
+ * on a Node Buffer (readFileSync) slice is a view into a shared pool, so `.buffer` is other memory.
+ */
+export function copyOut<T extends ArrayBufferView>(bytes: Uint8Array, start: number, count: number, ctor: { new (n: number): T; readonly BYTES_PER_ELEMENT: number }): T {
+  const out = new ctor(count);
+  new Uint8Array(out.buffer, out.byteOffset, out.byteLength).set(bytes.subarray(start, start + count * ctor.BYTES_PER_ELEMENT));
+  return out;
+}
+
 export function tableHeader(table: ColumnTable): TableHeader {
   const names = Object.keys(table.columns);
   const rows = names.length ? table.columns[names[0]].length : 0;
@@ -105,8 +116,7 @@ export function decodeTable(bytes: Uint8Array): ColumnTable {
     const start = dataOffset + col.byteOffset;
     const byteLength = header.rows * ctor.BYTES_PER_ELEMENT;
     if (start + byteLength > bytes.length) throw new Error(`column '${col.name}' is truncated`);
-    // Copy so the column is aligned and independent of the file buffer.
-    columns[col.name] = new ctor(bytes.slice(start, start + byteLength).buffer) as Column;
+    columns[col.name] = copyOut<Column>(bytes, start, header.rows, ctor as { new (n: number): Column; readonly BYTES_PER_ELEMENT: number });
   }
   const { name, ...meta } = header.meta as { name?: string };
   return { kind: 'table', name: name ?? 'table', columns, meta };
@@ -134,7 +144,7 @@ export function decodeVolume(bytes: Uint8Array): LabelVolume {
   const [nx, ny, nz] = header.dims;
   const n = nx * ny * nz;
   if (dataOffset + n * 4 > bytes.length) throw new Error(`volume data is truncated: needs ${n * 4} bytes`);
-  const labels = new Uint32Array(bytes.slice(dataOffset, dataOffset + n * 4).buffer);
+  const labels = copyOut(bytes, dataOffset, n, Uint32Array);
   const { name, ...meta } = header.meta as { name?: string };
   return { kind: 'volume', name: name ?? 'labels', dims: header.dims, voxelSize: header.voxelSize, labels, meta };
 }

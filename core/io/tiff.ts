@@ -9,6 +9,7 @@
  * TIFF offsets are 32-bit: beyond 4 GiB only IFD 0 is written and readers use ImageJ's
  * "images=" description to find the contiguous pages, exactly as ImageJ does for its own large stacks.
  */
+import { copyOut } from './container';
 import type { LabelDtype } from './labels';
 
 const SHORT = 3, LONG = 4, ASCII = 2, RATIONAL = 5;
@@ -145,8 +146,8 @@ export function decodeTiffStack(bytes: Uint8Array): { dims: [number, number, num
   for (let p = 0; p < images; p++) {
     // Pages beyond the IFDs follow page 0 contiguously (ImageJ's large-stack layout).
     const offset = p < pages.length ? pages[p].offset : pages[0].offset + p * pageBytes;
-    const data = bytes.slice(offset, offset + pageBytes);
-    labels.set(bps === 16 ? new Uint16Array(data.buffer) : bps === 8 ? data : new Uint32Array(data.buffer), p * width * height);
+    const n = width * height;
+    labels.set(bps === 16 ? copyOut(bytes, offset, n, Uint16Array) : bps === 8 ? bytes.subarray(offset, offset + n) : copyOut(bytes, offset, n, Uint32Array), p * n);
   }
   return { dims: [width, height, images], bitsPerSample: bps, labels, description };
 }

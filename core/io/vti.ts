@@ -4,6 +4,7 @@
  * the closing text. Voxels are cells, so a label volume of nx x ny x nz voxels has point extent
  * 0..nx and each voxel is drawn as a cube of the voxel size.
  */
+import { copyOut } from './container';
 import type { LabelDtype } from './labels';
 
 const VTK_TYPE: Record<LabelDtype, string> = { uint16: 'UInt16', uint32: 'UInt32' };
@@ -50,7 +51,7 @@ export function decodeVti(bytes: Uint8Array): { dims: [number, number, number]; 
   const dtype: LabelDtype = type === 'UInt16' ? 'uint16' : 'uint32';
   const start = marker + 1;
   const count = Number(new DataView(bytes.buffer, bytes.byteOffset + start, 8).getBigUint64(0, true));
-  const data = bytes.slice(start + 8, start + 8 + count);
-  const labels = dtype === 'uint16' ? Uint32Array.from(new Uint16Array(data.buffer)) : new Uint32Array(data.buffer);
+  if (start + 8 + count > bytes.length) throw new Error(`.vti appended data is truncated: needs ${count} bytes after the marker`);
+  const labels = dtype === 'uint16' ? Uint32Array.from(copyOut(bytes, start + 8, count / 2, Uint16Array)) : copyOut(bytes, start + 8, count / 4, Uint32Array);
   return { dims, voxelSize: spacing[0], dtype, labels };
 }

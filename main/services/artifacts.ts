@@ -10,15 +10,6 @@ import { ApiError, type RunArtifact } from '../api';
 
 type Column = ColumnTable['columns'][string];
 
-/**
- * A file as a plain Uint8Array: the container decoders copy with .slice(), which on a Node Buffer
- * would return a view into the whole allocation instead of a copy.
- */
-export function readBytes(path: string): Uint8Array {
-  const b = readFileSync(path);
-  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-}
-
 /** At most `limit` rows, evenly spaced: row i of the result is row floor(i * total / count) of the table. */
 export function decimateTable(table: ColumnTable, limit: number): { total: number; count: number; columns: Record<string, Column> } {
   const names = Object.keys(table.columns);
@@ -38,7 +29,7 @@ export function decimateTable(table: ColumnTable, limit: number): { total: numbe
 export function readParticles(artifacts: RunArtifact[], limit: number): { total: number; count: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
   const a = artifacts.find((x) => x.kind === 'table' && x.name === 'particles') ?? artifacts.find((x) => x.kind === 'table');
   if (!a) throw new ApiError('not_found', 'this run has no particle table');
-  const table = decodeTable(readBytes(a.path));
+  const table = decodeTable(readFileSync(a.path));
   return { ...decimateTable(table, limit), meta: table.meta ?? {} };
 }
 

@@ -296,7 +296,7 @@ export async function loadTable(run: ExportableRun, spec: { id: string }): Promi
   const tables = run.artifacts.filter((a) => a.kind === 'table');
   const pick = tables.find((a) => a.name === 'particles') ?? tables.find((a) => a.name === 'spheres') ?? tables[0];
   if (!pick) throw new Error(`run ${run.id} has no particle table artifact, which format '${spec.id}' needs`);
-  return decodeTable(new Uint8Array(await readFile(pick.path)));
+  return decodeTable(await readFile(pick.path));
 }
 
 /** An open .pbv file: its header and a reader of z-slabs of labels. */

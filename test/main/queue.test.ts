@@ -7,7 +7,6 @@ import { decodeTable, decodeVolume } from '../../core/io/container';
 import type { RunSummary } from '../../main/api';
 import type { Services } from '../../main/services/services';
 import { RunStore } from '../../main/services/store';
-import { readBytes } from '../../main/services/artifacts';
 import { fixtureServices, tempDir } from './helpers';
 
 const open: Services[] = [];
@@ -65,9 +64,9 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
       expect(a.bytes).toBe(bytes.length);
       expect(a.checksum).toBe(createHash('sha256').update(bytes).digest('hex'));
     }
-    const table = decodeTable(readBytes(arts[0].path));
+    const table = decodeTable(readFileSync(arts[0].path));
     expect([...table.columns.x]).toEqual([0, 1.5, 3, 4.5, 6]);
-    const volume = decodeVolume(readBytes(arts[1].path));
+    const volume = decodeVolume(readFileSync(arts[1].path));
     expect(volume.dims).toEqual([8, 6, 4]);
 
     const particles = await s.dispatch('runs.particles', { id: r.id, limit: 2 });

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeTable, decodeVolume, encodeTable, encodeVolume } from '../../../core/io/container';
 import type { ColumnTable, LabelVolume } from '../../../core/common/engine';
@@ -40,5 +43,39 @@ describe('artifact container', () => {
     const bytes = encodeVolume(vol);
     expect(() => decodeTable(bytes)).toThrow(/magic is 'PBVOLUM1', expected 'PBTABLE1'/);
     expect(() => decodeVolume(bytes.subarray(0, bytes.length - 4))).toThrow(/truncated/);
+  });
+
+  it('decodes from Node Buffers: read from disk, and a view at an odd byteOffset of a larger allocation', () => {
+    const table: ColumnTable = {
+      kind: 'table',
+      name: 'particles',
+      columns: { x: Float64Array.of(0.5, -2, 7.25), id: Uint32Array.of(1, 2, 3), t: Uint16Array.of(4, 5, 6) },
+    };
+    const labels = Uint32Array.from({ length: 24 }, (_, i) => i * 1000 + 1);
+    const vol: LabelVolume = { kind: 'volume', name: 'labels', dims: [2, 3, 4], voxelSize: 0.5, labels };
+    const dir = mkdtempSync(join(tmpdir(), 'pb-container-'));
+    try {
+      writeFileSync(join(dir, 't.pbt'), encodeTable(table));
+      writeFileSync(join(dir, 'v.pbv'), encodeVolume(vol));
+      const fromDisk = [decodeTable(readFileSync(join(dir, 't.pbt'))), decodeVolume(readFileSync(join(dir, 'v.pbv')))] as const;
+      // A Buffer 5 bytes into a larger one filled with 0xff: any read outside the view shows.
+      const offset = (bytes: Uint8Array) => {
+        const big = Buffer.alloc(bytes.length + 16, 0xff);
+        big.set(bytes, 5);
+        return big.subarray(5, 5 + bytes.length);
+      };
+      const fromView = [decodeTable(offset(encodeTable(table))), decodeVolume(offset(encodeVolume(vol)))] as const;
+      for (const [t, v] of [fromDisk, fromView]) {
+        for (const k of Object.keys(table.columns)) {
+          expect(t.columns[k].constructor).toBe(table.columns[k].constructor);
+          expect(Array.from(t.columns[k])).toEqual(Array.from(table.columns[k]));
+          expect(t.columns[k].byteOffset).toBe(0);
+        }
+        expect(Array.from(v.labels)).toEqual(Array.from(labels));
+        expect(v.labels.buffer.byteLength).toBe(labels.byteLength);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

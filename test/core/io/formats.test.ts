@@ -16,6 +16,13 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** The same bytes as a Node Buffer 3 bytes into a larger allocation of 0xff (what readFileSync can give). */
+function inBuffer(bytes: Uint8Array): Buffer {
+  const big = Buffer.alloc(bytes.length + 11, 0xff);
+  big.set(bytes, 3);
+  return big.subarray(3, 3 + bytes.length);
+}
+
 /** Pixel bytes written slice by slice, as the exporter streams them. */
 function slabs(values: Uint32Array, dtype: LabelDtype): Uint8Array[] {
   const scratch = new Uint8Array(20 * 4);
@@ -37,6 +44,7 @@ describe('TIFF stack', () => {
         expect(back.description).toContain('images=3');
         expect(back.description).toContain('unit=mm');
         expect(back.description).toContain('spacing=0.025');
+        expect(Array.from(decodeTiffStack(inBuffer(file)).labels)).toEqual(Array.from(values));
       });
     }
   }
@@ -57,6 +65,7 @@ describe('VTK ImageData', () => {
       expect(back.dims).toEqual(dims);
       expect(back.voxelSize).toBe(0.5);
       expect(Array.from(back.labels)).toEqual(Array.from(labels));
+      expect(Array.from(decodeVti(inBuffer(file)).labels)).toEqual(Array.from(labels));
     }
   });
 });
