@@ -2,14 +2,15 @@
  * The voxel packing engine (id 'voxel'): Byholm, Toivakka & Westerholm (2009), after Jia &
  * Williams' DigiPac. See README.md in this folder for the algorithm, the switches and the costs.
  */
-import { defineEngine, type EngineContext, type EngineResult, type EngineSeries } from '../common/engine';
+import { defineEngine, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries, type LabelVolume } from '../common/engine';
+import { analyseParticleTable, analyseVoxelPacking, type AnalysisResult } from '../analysis/index';
 import { Packer } from './packer';
 import { finalise, type Finalised } from './finalise';
-import { boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type VoxelParams } from './params';
+import { boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
 
 export { BitMatrix, IdMatrix, type PackingMatrix } from './matrix';
 export { shapeKindSchemas, shapeSchema, voxeliseShape, voxeliseShapeVoxels, quantiseSize, type Shape, type VoxelisedShape } from './shapes';
-export { voxelParamsSchema, sizeLawSchema, particleTypeSchema, optimisationsSchema, checkParams, type VoxelParams } from './params';
+export { voxelParamsSchema, sizeLawSchema, particleTypeSchema, optimisationsSchema, analysisSchema, checkParams, type VoxelParams } from './params';
 export { Packer } from './packer';
 export { finalise } from './finalise';
 
@@ -106,13 +107,17 @@ export const voxelEngine = defineEngine({
     const t1 = performance.now();
     const f = finalise(packer, labelsEnabled(params));
     const finaliseSeconds = (performance.now() - t1) / 1000;
-    // Hook for core/analysis: porosity profiles, orientations, roughness and coordination are
-    // computed here from f.table and f.labels and merged into the metrics, series and artifacts.
+    // A cancelled run stops as soon as it can: no analysis.
+    const t2 = performance.now();
+    const analysis = params.analysis.enabled && !cancelled ? analyse(f.table, f.labels, params.analysis, ctx) : null;
+    const analysisSeconds = (performance.now() - t2) / 1000;
     const c = packer.counters;
     const { nx, ny, nz, nzMatrix } = boxVoxels(params);
     return {
       cancelled,
       metrics: {
+        // The engine's own metrics win on a name clash (solidFraction: below the mean bed surface).
+        ...analysis?.metrics,
         ...bedMetrics(packer, f),
         steps: c.steps,
         moveAttempts: c.moveAttempts,
@@ -122,6 +127,7 @@ export const voxelEngine = defineEngine({
         voxelChecks: c.voxelChecks,
         packingSeconds: seconds,
         finaliseSeconds,
+        ...(analysis ? { analysisSeconds } : {}),
         wallSeconds: (performance.now() - t0) / 1000,
         nsPerVoxelCheck: c.voxelChecks > 0 ? (seconds * 1e9) / c.voxelChecks : 0,
         stopReason: packer.stopReason ?? 'maxSteps',
@@ -131,8 +137,24 @@ export const voxelEngine = defineEngine({
         distinctVoxelisations: packer.shapes.length,
         matrixHeight: nzMatrix,
       },
-      series,
-      artifacts: f.labels ? [f.table, f.labels] : [f.table],
+      series: analysis ? [...series, ...analysis.series] : series,
+      artifacts: [f.table, ...(f.labels ? [f.labels] : []), ...(analysis?.artifacts ?? [])],
     };
   },
 });
+
+/**
+ * core/analysis over the finished packing: the full voxel analysis when there is a label volume,
+ * else what the particle table alone allows. Its per-particle columns join the particle table
+ * (columns the engine already wrote keep the engine's values).
+ */
+function analyse(table: ColumnTable, labels: LabelVolume | null, o: AnalysisParams, ctx: EngineContext): AnalysisResult {
+  const { enabled: _enabled, ...options } = o;
+  const result = labels
+    ? analyseVoxelPacking(labels, table, options, (done, total, part) => ctx.progress({ done, total, phase: `analysis: ${part}` }))
+    : analyseParticleTable(table, { angleBins: o.angleBins, bodyAxis: o.bodyAxis, sizeBins: o.sizeBins });
+  for (const [name, column] of Object.entries(result.particleColumns)) {
+    if (!(name in table.columns)) table.columns[name] = column;
+  }
+  return result;
+}

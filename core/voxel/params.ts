@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { shapeSchema, type Shape } from './shapes';
 import { bitMatrixBytes, idMatrixBytes } from './matrix';
+import { voxelAnalysisOptionsSchema } from '../analysis/index';
 
 const positiveLength = (description: string, dflt: number) =>
   z.number().gt(0).max(1e6).default(dflt).meta({ unit: 'unit', description });
@@ -65,6 +66,20 @@ export const optimisationsSchema = z.object({
 });
 export type Optimisations = z.output<typeof optimisationsSchema>;
 
+/**
+ * The structure analysis after packing (core/analysis): the options of analyseVoxelPacking a user
+ * may want to change. Without a label volume only the size and orientation parts run.
+ */
+export const analysisSchema = voxelAnalysisOptionsSchema
+  .pick({ sliceThickness: true, topPercentile: true, angleBins: true, bodyAxis: true, sizeBins: true, poreBins: true, poreGridVoxels: true })
+  .extend({
+    enabled: z.boolean().default(true).meta({
+      description: 'analyse the finished packing: porosity and its profile, height map and roughness, orientations, coordination, pore and size distributions',
+    }),
+  })
+  .meta({ description: 'structure analysis of the finished packing (skipped for cancelled runs)' });
+export type AnalysisParams = z.output<typeof analysisSchema>;
+
 export const voxelParamsSchema = z.object({
   box: z.object({
     size: z.tuple([positiveLength('box x', 10), positiveLength('box y', 10), positiveLength('box z (height)', 10)])
@@ -106,6 +121,7 @@ export const voxelParamsSchema = z.object({
   labelVolume: z.enum(['auto', 'on', 'off']).default('auto').meta({
     description: "write the labelled voxel volume artifact: 'auto' = when the box is at most 512^3 voxels",
   }),
+  analysis: analysisSchema.default(analysisSchema.parse({})),
 }).meta({
   description: 'Voxel-based Monte Carlo packing (Byholm, Toivakka & Westerholm 2009). The packer is sequential: the thread count does not change the packing.',
 });

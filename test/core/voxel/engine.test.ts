@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { voxelEngine, pack, finalise, voxeliseShapeVoxels, voxelParamsSchema, checkParams, type VoxelParams } from '../../../core/voxel/index';
-import type { EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
+import type { ColumnTable, EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
+import { analyseVoxelPacking } from '../../../core/analysis/index';
 
 const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
   let calls = 0;
@@ -147,14 +148,53 @@ describe('voxel engine', () => {
 
   it('reports results, series and artifacts, and honours cancel within a time step', () => {
     const r = run(mixture(), ctx(2));
-    expect(r.artifacts.map((a) => a.name)).toEqual(['particles', 'labels']);
-    expect(r.series.map((s) => s.name)).toEqual(['particles', 'solid fraction']);
+    expect(r.artifacts.map((a) => a.name)).toEqual(['particles', 'labels', 'heightmap']);
+    expect(r.series.map((s) => s.name).slice(0, 2)).toEqual(['particles', 'solid fraction']);
     expect(r.metrics.stopReason).toBe('particles');
     expect(r.metrics.solidFraction).toBeGreaterThan(0.2);
     const cancelled = run(mixture(), ctx(2, 30));
     expect(cancelled.cancelled).toBe(true);
     expect(cancelled.metrics.stopReason).toBe('cancelled');
     expect(cancelled.metrics.steps).toBeLessThanOrEqual(30);
+    expect(cancelled.metrics.analysisSeconds).toBeUndefined();
+    expect(cancelled.artifacts.map((a) => a.name)).toEqual(['particles', 'labels']);
+  });
+
+  it('analyses the finished packing (core/analysis): metrics, series after the engine\'s, per-particle columns, height map', () => {
+    const phases = new Set<string>();
+    const r = run(mixture(), { ...ctx(2), progress: (p) => phases.add(p.phase ?? '') });
+    expect([...phases]).toEqual(expect.arrayContaining(['packing', 'finalising', 'analysis: porosity', 'analysis: orientation', 'analysis: contacts']));
+    for (const m of ['porosity', 'rmsRoughness', 'meanHeight', 'coordinationMean', 'contacts', 'principalAxisOrder', 'bodyAxisOrder', 'poreDiameterMean', 'analysisSeconds']) {
+      expect(r.metrics[m], m).toEqual(expect.any(Number));
+    }
+    // The engine's solidFraction (below the mean bed surface) wins over the analysis' (below the height map).
+    const table = r.artifacts[0] as ColumnTable;
+    const labels = r.artifacts[1] as LabelVolume;
+    const alone = analyseVoxelPacking(labels, table, {});
+    expect(r.metrics.porosity).toBe(alone.metrics.porosity);
+    expect(r.metrics.solidFraction).not.toBe(alone.metrics.solidFraction);
+    const names = r.series.map((s) => s.name);
+    expect(names.slice(0, 2)).toEqual(['particles', 'solid fraction']);
+    expect(names).toEqual(expect.arrayContaining(['porosity profile', 'tilt of principal axis', 'tilt of body axis', 'coordination number', 'pore-size distribution']));
+    const n = table.columns.id.length;
+    for (const c of ['coordination', 'principalTilt', 'equivalentDiameter', 'bodyTilt']) expect(table.columns[c]?.length, c).toBe(n);
+    const height = r.artifacts[2] as LabelVolume;
+    expect(height.kind).toBe('volume');
+    expect(height.dims).toEqual([labels.dims[0], labels.dims[1], 1]);
+    expect(Math.max(...height.labels)).toBeLessThanOrEqual(labels.dims[2]);
+
+    // Options reach the analysis; without labels only the table part runs; off means off.
+    const bins = run({ ...mixture(), analysis: { ...mixture().analysis, angleBins: 9 } }, ctx(2));
+    expect(bins.series.find((s) => s.name === 'tilt of principal axis')!.x.length).toBe(9);
+    const noLabels = run({ ...mixture(), labelVolume: 'off' }, ctx(2));
+    expect(noLabels.artifacts.map((a) => a.name)).toEqual(['particles']);
+    expect(noLabels.metrics.bodyAxisOrder).toEqual(expect.any(Number));
+    expect(noLabels.metrics.porosity).toBeUndefined();
+    expect(noLabels.series.map((s) => s.name)).toContain('tilt of body axis');
+    const off = run({ ...mixture(), analysis: { ...mixture().analysis, enabled: false } }, ctx(2));
+    expect(off.series.map((s) => s.name)).toEqual(['particles', 'solid fraction']);
+    expect(off.metrics.porosity).toBeUndefined();
+    expect(voxelParamsSchema.safeParse({ analysis: { angleBins: 1 } }).error?.issues[0].path).toEqual(['analysis', 'angleBins']);
   });
 
   it('an open top lets particles stick out while packing and keeps those centred inside the box', () => {
