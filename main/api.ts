@@ -153,6 +153,21 @@ export interface EngineInfo {
   defaults: Record<string, unknown> | null;
 }
 
+/** What an export format needs from a run (main/services/exports.ts). */
+export type ExportNeed = 'results' | 'table' | 'volume' | 'volume-or-table' | 'heightmap';
+
+/** One export format, as exports.formats lists them. */
+export interface ExportFormatInfo {
+  id: string;
+  label: string;
+  /** File name extension without the dot. */
+  extension: string;
+  mime: string;
+  needs: ExportNeed;
+  /** The runs it applies to, in words (the service refuses the others with a clear error). */
+  appliesTo: string;
+}
+
 export interface QueueState {
   paused: boolean;
   running: number;
@@ -166,6 +181,11 @@ export interface QueueState {
 
 /** A shape as sent by the renderer; its fields are checked by core/voxel's shapeSchema in the service. */
 const shapeValue = z.looseObject({ kind: z.string().min(1) });
+
+/** The bytes of a file the user chose (a Node Buffer on the CLI side is a Uint8Array too). */
+const fileBytes = z.instanceof(Uint8Array, { message: 'must be the bytes of the file (Uint8Array)' });
+const fileName = z.string().min(1).max(300);
+const importedShapeName = z.string().min(1).max(200).optional().meta({ description: 'name in the shape library (default: the file name without extension, made unique)' });
 
 const sortFields = ['createdAt', 'startedAt', 'finishedAt', 'name', 'engine', 'status', 'priority', 'seed', 'wallSeconds'] as const;
 
@@ -201,6 +221,18 @@ export const paramsSchemas = {
     reductionThreshold: z.number().int().min(0).max(26).optional(),
   }),
 
+  /** A closed STL (binary or ASCII) or OBJ mesh voxelised into a 'voxels' shape of the library. */
+  'shapes.importMesh': z.object({
+    fileName: fileName.regex(/\.(stl|obj)$/i, 'must end in .stl or .obj'),
+    bytes: fileBytes,
+    name: importedShapeName,
+    /** Exactly one of resolution (voxels per model length unit) and voxelsAcross (along the longest side). */
+    resolution: z.number().gt(0).max(1e6).optional(),
+    voxelsAcross: z.number().int().min(1).optional(),
+  }),
+  /** A raw voxel volume and the text of its JSON header (as `runs export --format raw` writes them). */
+  'shapes.importRaw': z.object({ fileName, bytes: fileBytes, header: z.string().min(2).max(1_000_000), name: importedShapeName }),
+
   'presets.list': z.object({ engine: z.string().optional() }),
   'presets.save': z.object({ name: z.string().min(1).max(200), spec: runSpecSchema }),
   'presets.delete': idParams,
@@ -228,6 +260,19 @@ export const paramsSchemas = {
   'runs.delete': idParams,
   'runs.setPriority': z.object({ id, priority: z.number().int().min(-1000).max(1000) }),
   'runs.export': z.object({ id, format: z.string().min(1).max(40) }),
+  /** A sphere CSV (x, y, z, r[, type]) recorded as a finished, analysed run of the 'spheres' pseudo-engine. */
+  'runs.importSpheres': z.object({
+    name: z.string().min(1).max(200),
+    csv: z.string().min(1),
+    /** Where the spheres came from (file name), kept in the run's params. */
+    source: z.string().max(1000).default(''),
+    /** Box [x, y, z]; default: the spheres' extent from the origin. */
+    box: z.tuple([z.number().gt(0).max(1e9), z.number().gt(0).max(1e9), z.number().gt(0).max(1e9)]).optional(),
+    /** Options of core/analysis analyseSpheres (validated by the service). */
+    analysis: z.record(z.string(), z.unknown()).optional(),
+  }),
+
+  'exports.formats': z.object({}),
 
   'queue.state': z.object({}),
   'queue.pause': z.object({}),
@@ -236,6 +281,18 @@ export const paramsSchemas = {
 } as const;
 
 type P<M extends keyof typeof paramsSchemas> = z.input<(typeof paramsSchemas)[M]>;
+
+/** An imported shape, now in the library, and what the import measured. */
+export interface ShapeImportResult {
+  shape: Shape;
+  voxelCount: number;
+  /** Voxels per model length unit (meshes), or 1 / voxelSize (raw volumes). */
+  resolution: number;
+  /** Solid volume in model units cubed. */
+  volume: number;
+  /** Triangles read from a mesh. */
+  triangles?: number;
+}
 
 /** Every method: params (as the caller writes them, defaults optional) and result. */
 export interface Methods {
@@ -264,6 +321,9 @@ export interface Methods {
     };
   };
 
+  'shapes.importMesh': { params: P<'shapes.importMesh'>; result: ShapeImportResult };
+  'shapes.importRaw': { params: P<'shapes.importRaw'>; result: ShapeImportResult };
+
   'presets.list': { params: P<'presets.list'>; result: Preset[] };
   'presets.save': { params: P<'presets.save'>; result: Preset };
   'presets.delete': { params: P<'presets.delete'>; result: Record<string, never> };
@@ -288,6 +348,9 @@ export interface Methods {
   'runs.delete': { params: P<'runs.delete'>; result: Record<string, never> };
   'runs.setPriority': { params: P<'runs.setPriority'>; result: RunSummary };
   'runs.export': { params: P<'runs.export'>; result: { fileName: string; mime: string; bytes: Uint8Array } };
+  'runs.importSpheres': { params: P<'runs.importSpheres'>; result: RunSummary };
+
+  'exports.formats': { params: P<'exports.formats'>; result: ExportFormatInfo[] };
 
   'queue.state': { params: P<'queue.state'>; result: QueueState };
   'queue.pause': { params: P<'queue.pause'>; result: QueueState };

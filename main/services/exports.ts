@@ -17,6 +17,7 @@ import { rawSidecar } from '../../core/io/raw';
 import { sphereTriangles, stlHeader, voxelFaceTriangles, SPHERE_TRIANGLES, STL_TRIANGLE_BYTES } from '../../core/io/stl';
 import { tiffLayout } from '../../core/io/tiff';
 import { vtiHead, vtiTail } from '../../core/io/vti';
+import type { ExportFormatInfo, ExportNeed } from '../api';
 
 export interface ExportableRun {
   id: string;
@@ -29,8 +30,7 @@ export interface ExportableRun {
   artifacts: { kind: 'table' | 'volume'; name: string; path: string }[];
 }
 
-/** What a format needs from a run: its results only, its particle table, its label volume, or either of the last two. */
-export type ExportNeed = 'results' | 'table' | 'volume' | 'volume-or-table';
+export type { ExportNeed } from '../api';
 
 export interface ExportFormat {
   id: string;
@@ -50,8 +50,21 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'tiff', title: 'Multi-page TIFF stack of the labels (Fiji/ImageJ)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
   { id: 'raw', title: 'Raw labels, little-endian, with a .json header (numpy, PoreSpy)', extension: 'raw', mime: 'application/octet-stream', needs: 'volume' },
   { id: 'stl', title: 'Particle surfaces as binary STL', extension: 'stl', mime: 'model/stl', needs: 'volume-or-table' },
-  { id: 'heightmap-tiff', title: 'Top-surface height map as TIFF (height in voxels per pixel)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
+  { id: 'heightmap-tiff', title: 'Top-surface height map as TIFF (height in voxels per pixel)', extension: 'tif', mime: 'image/tiff', needs: 'heightmap' },
 ];
+
+const APPLIES_TO: Record<ExportNeed, string> = {
+  results: 'every finished run',
+  table: 'runs with a particle table: voxel packings, imported sphere sets',
+  volume: 'voxel packings with a label volume (labelVolume on, or auto and at most 512³ voxels)',
+  'volume-or-table': 'voxel packings with a label volume (voxel faces), and sphere sets (spheres)',
+  heightmap: 'voxel packings with a label volume and the analysis on (they have a height map)',
+};
+
+/** The formats as exports.formats answers. */
+export function exportFormatList(): ExportFormatInfo[] {
+  return EXPORT_FORMATS.map((f) => ({ id: f.id, label: f.title, extension: f.extension, mime: f.mime, needs: f.needs, appliesTo: APPLIES_TO[f.needs] }));
+}
 
 /** z-slices per read: about 64 MiB of labels at a time. */
 const SLAB_BYTES = 64 * 2 ** 20;

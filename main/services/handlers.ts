@@ -7,8 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ApiError, parseParams, paramsSchemas, type MethodName, type Methods, type RunRecord } from '../api';
-import { EXPORT_FORMATS, exportRun, type ExportableRun } from './exports';
+import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
+import { EXPORT_FORMATS, exportFormatList, exportRun, type ExportableRun } from './exports';
+import { meshBytesToShape, meshImportOptionsSchema, rawBytesToShape, recordSphereRun, sphereTableFromCsv, type VoxelShapeImport } from './imports';
 import { readParticles, readSlice } from './artifacts';
 import type { EngineRegistry } from './engines';
 import type { JobQueue } from './queue';
@@ -68,12 +69,32 @@ export async function withExport<T>(ctx: HandlerContext, id: string, format: str
   }
 }
 
+/** Runs a parser of user-supplied file contents: whatever it rejects is bad input, not a fault of ours. */
+function parsingInput<T>(what: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError('invalid', `${what}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+const baseName = (file: string): string => file.replace(/^.*[\\/]/, '').replace(/\.[^.]+$/, '') || 'Imported shape';
+
 export function createHandlers(ctx: HandlerContext): Handlers {
   const { store, queue, shapes, registry } = ctx;
   const mustRun = (id: string) => {
     const r = store.getRun(id);
     if (!r) throw new ApiError('not_found', `no run with id '${id}'`);
     return r;
+  };
+  /** Adds an imported shape to the library under `name`, or `name 2`, `name 3`, ... when taken. */
+  const addImported = (name: string, imported: VoxelShapeImport): ShapeImportResult => {
+    const taken = new Set(shapes.list().map((x) => x.name));
+    let unique = name;
+    for (let i = 2; taken.has(unique); i++) unique = `${name} ${i}`;
+    const { shape, ...measured } = imported;
+    return { shape: shapes.create(unique, shape), ...measured };
   };
   return {
     'app.info': () => ({
@@ -92,6 +113,15 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'shapes.duplicate': (p) => shapes.duplicate(p.id, p.name),
     'shapes.delete': (p) => (shapes.delete(p.id), {}),
     'shapes.preview': (p) => shapes.preview(p.shape, p.size, p.resolution, p.reductionThreshold),
+    'shapes.importMesh': (p) => {
+      const options = meshImportOptionsSchema.safeParse({ resolution: p.resolution, voxelsAcross: p.voxelsAcross });
+      if (!options.success) {
+        const issues = issuesFrom(options.error, '');
+        throw new ApiError('invalid', invalidMessage(issues), issues);
+      }
+      return addImported(p.name ?? baseName(p.fileName), parsingInput(p.fileName, () => meshBytesToShape(p.bytes, p.fileName, options.data)));
+    },
+    'shapes.importRaw': (p) => addImported(p.name ?? baseName(p.fileName), parsingInput(p.fileName, () => rawBytesToShape(p.bytes, p.header, p.fileName))),
 
     'presets.list': (p) => store.listPresets(p.engine),
     'presets.save': (p) => {
@@ -124,6 +154,13 @@ export function createHandlers(ctx: HandlerContext): Handlers {
         }
         return { fileName, mime, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
       }),
+
+    'runs.importSpheres': (p) => {
+      const table = parsingInput(p.source || 'sphere CSV', () => sphereTableFromCsv(p.csv, p.source));
+      return recordSphereRun(store, (id) => queue.runDir(id), table, { name: p.name, source: p.source, box: p.box, analysis: p.analysis });
+    },
+
+    'exports.formats': () => exportFormatList(),
 
     'queue.state': () => queue.state(),
     'queue.pause': () => queue.pause(),

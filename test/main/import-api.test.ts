@@ -1,0 +1,147 @@
+/**
+ * Imports and the export format list through the one handler table (what the renderer, the web
+ * host and the CLI call): shapes from mesh and raw bytes into the library, a sphere CSV into a
+ * finished, analysed run that lists, reads back and exports like any other.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { analyseSpheres } from '../../core/analysis/index';
+import { decodeTable } from '../../core/io/container';
+import { rawSidecar } from '../../core/io/raw';
+import { sphereCsvToTable } from '../../core/io/csv';
+import { EXPORT_FORMATS } from '../../main/services/exports';
+import { openServices, type Services } from '../../main/services/services';
+import { tempDir } from './helpers';
+import { asciiBox, cubicSpheresCsv } from './fixtures/imports';
+
+let s: Services;
+const t = tempDir();
+beforeAll(() => {
+  s = openServices({ dataDir: t.dir });
+});
+afterAll(async () => {
+  await s.close();
+  t.cleanup();
+});
+
+async function rejection(p: Promise<unknown>): Promise<{ code: string; message: string; issues?: { path: string; message: string }[] }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as never;
+  }
+  throw new Error('the call was accepted');
+}
+
+describe('shapes.importMesh / shapes.importRaw', () => {
+  it('voxelises STL bytes into a shape of the library, with a unique name', async () => {
+    const bytes = new TextEncoder().encode(asciiBox(2, 1, 0.5));
+    const a = await s.dispatch('shapes.importMesh', { fileName: 'C:\\models\\Box.STL', bytes, resolution: 10 });
+    expect(a.shape.name).toBe('Box');
+    expect(a.shape.kind).toBe('voxels');
+    expect(a.shape.params).toMatchObject({ kind: 'voxels', dims: [20, 10, 5] });
+    expect(a.voxelCount).toBe(1000);
+    expect(a.volume).toBeCloseTo(1, 12);
+    expect(a.triangles).toBe(12);
+    const b = await s.dispatch('shapes.importMesh', { fileName: 'Box.stl', bytes, voxelsAcross: 8 });
+    expect(b.shape.name).toBe('Box 2');
+    expect(b.shape.params).toMatchObject({ dims: [8, 4, 2] });
+    expect((await s.dispatch('shapes.list', {})).filter((x) => x.name.startsWith('Box')).map((x) => x.id).sort()).toEqual([a.shape.id, b.shape.id].sort());
+  });
+
+  it('names the bad field or the problem of the file', async () => {
+    const bytes = new TextEncoder().encode(asciiBox(1, 1, 1));
+    expect(await rejection(s.dispatch('shapes.importMesh', { fileName: 'box.ply', bytes, resolution: 4 }))).toMatchObject({ code: 'invalid', issues: [{ path: 'fileName' }] });
+    expect(await rejection(s.dispatch('shapes.importMesh', { fileName: 'box.stl', bytes: 'abc', resolution: 4 }))).toMatchObject({ code: 'invalid', issues: [{ path: 'bytes' }] });
+    expect(await rejection(s.dispatch('shapes.importMesh', { fileName: 'box.stl', bytes, resolution: 4, voxelsAcross: 4 }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/exactly one of resolution or voxelsAcross/),
+    });
+    expect(await rejection(s.dispatch('shapes.importMesh', { fileName: 'box.stl', bytes, voxelsAcross: 5000 }))).toMatchObject({ code: 'invalid', issues: [{ path: 'voxelsAcross' }] });
+    const open = new TextEncoder().encode(asciiBox(1, 1, 1).replace(/ facet normal[^]*?endfacet\n/, ''));
+    expect(await rejection(s.dispatch('shapes.importMesh', { fileName: 'open.stl', bytes: open, resolution: 4 }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/^open\.stl: .*not watertight/),
+    });
+  });
+
+  it('reads raw bytes with their JSON header into a shape', async () => {
+    const data = Uint8Array.of(0, 1, 1, 0, 2, 0, 0, 0, 3, 0, 0, 7);
+    const header = rawSidecar({ dims: [3, 2, 2], dtype: 'uint8', byteOrder: 'little', headerBytes: 0, voxelSize: 0.5 });
+    const r = await s.dispatch('shapes.importRaw', { fileName: 'grain.raw', bytes: data, header, name: 'Grain' });
+    expect(r.shape.name).toBe('Grain');
+    expect(r.shape.params).toMatchObject({ kind: 'voxels', dims: [3, 2, 2] });
+    expect(r.voxelCount).toBe(5);
+    expect(r.resolution).toBe(2);
+    expect(await rejection(s.dispatch('shapes.importRaw', { fileName: 'g.raw', bytes: data.subarray(0, 5), header }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/^g\.raw: /),
+    });
+    expect(await rejection(s.dispatch('shapes.importRaw', { fileName: 'g.raw', bytes: new Uint8Array(12), header }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/no non-zero \(solid\) voxel/),
+    });
+  });
+});
+
+describe('runs.importSpheres', () => {
+  it('records a finished, analysed spheres run that lists, reads back and exports', async () => {
+    const run = await s.dispatch('runs.importSpheres', { name: 'Cubic stack', csv: cubicSpheresCsv(), source: 'stack.csv', analysis: { gapTolerance: 1e-9, poreGridVoxels: 4096 } });
+    expect(run).toMatchObject({ name: 'Cubic stack', engine: 'spheres', status: 'done' });
+    expect(run.metrics.particles).toBe(27);
+    expect(run.metrics.coordinationMean).toBeGreaterThan(3);
+    const direct = analyseSpheres(sphereCsvToTable(cubicSpheresCsv()), [3, 3, 3], { gapTolerance: 1e-9, poreGridVoxels: 4096 });
+    expect(run.metrics).toMatchObject(direct.metrics);
+    const rec = await s.dispatch('runs.get', { id: run.id });
+    expect(rec.params).toMatchObject({ source: 'stack.csv', box: [3, 3, 3], analysis: { gapTolerance: 1e-9 } });
+    const list = await s.dispatch('runs.list', { filter: { engine: 'spheres' } });
+    expect(list.rows.map((r) => r.id)).toContain(run.id);
+    const series = await s.dispatch('runs.series', { id: run.id });
+    expect(series.map((x) => x.name)).toEqual(expect.arrayContaining(['porosity profile', 'coordination number']));
+    const [artifact] = await s.dispatch('runs.artifacts', { id: run.id });
+    expect(artifact).toMatchObject({ kind: 'table', name: 'spheres' });
+    expect(artifact.path.startsWith(t.dir)).toBe(true);
+    const particles = await s.dispatch('runs.particles', { id: run.id });
+    expect(particles.count).toBe(27);
+    // x and y periodic, z not: bottom and top layers touch 5 spheres, the middle layer 6.
+    expect(Array.from(particles.columns.coordination).sort()).toEqual([...Array(18).fill(5), ...Array(9).fill(6)]);
+    const csv = await s.dispatch('runs.export', { id: run.id, format: 'csv' });
+    const back = sphereCsvToTable(new TextDecoder().decode(csv.bytes));
+    expect(Array.from(back.columns.z)).toEqual(Array.from(sphereCsvToTable(cubicSpheresCsv()).columns.z));
+    const stl = await s.dispatch('runs.export', { id: run.id, format: 'stl' });
+    expect(stl.bytes.length).toBeGreaterThan(84);
+    expect(await rejection(s.dispatch('runs.export', { id: run.id, format: 'heightmap-tiff' }))).toMatchObject({ code: 'conflict' });
+    // The table artifact holds the analysis columns too.
+    expect(Object.keys(decodeTable(readFileSync(artifact.path)).columns)).toEqual(['id', 'type', 'x', 'y', 'z', 'r', 'coordination']);
+  });
+
+  it('takes an explicit box, and names bad CSV lines and bad analysis options', async () => {
+    const run = await s.dispatch('runs.importSpheres', { name: 'In a taller box', csv: cubicSpheresCsv(), box: [3, 3, 6] });
+    expect((await s.dispatch('runs.get', { id: run.id })).params).toMatchObject({ box: [3, 3, 6], source: '' });
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'bad', csv: 'x,y,z,r\n1,2,abc,3\n', source: 'bad.csv' }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/^bad\.csv: .*line 2: column 'z' is 'abc'/),
+    });
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'bad', csv: cubicSpheresCsv(), analysis: { rdfBins: 0 } }))).toMatchObject({
+      code: 'invalid',
+      issues: [{ path: 'analysis.rdfBins' }],
+    });
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'bad', csv: cubicSpheresCsv(), box: [3, -1, 3] }))).toMatchObject({ code: 'invalid', issues: [{ path: 'box.1' }] });
+    const names = (await s.dispatch('runs.list', { filter: { engine: 'spheres' } })).rows.map((r) => r.name);
+    expect(names).not.toContain('bad');
+  });
+});
+
+describe('exports.formats', () => {
+  it('lists every export format with label, extension and the runs it applies to', async () => {
+    const formats = await s.dispatch('exports.formats', {});
+    expect(formats.map((f) => f.id)).toEqual(EXPORT_FORMATS.map((f) => f.id));
+    for (const f of formats) {
+      expect(f.label.length, f.id).toBeGreaterThan(5);
+      expect(f.extension, f.id).toMatch(/^[a-z]+$/);
+      expect(f.appliesTo.length, f.id).toBeGreaterThan(5);
+    }
+    expect(formats.find((f) => f.id === 'heightmap-tiff')).toMatchObject({ needs: 'heightmap', extension: 'tif' });
+    expect(formats.find((f) => f.id === 'csv')).toMatchObject({ needs: 'table', appliesTo: expect.stringMatching(/sphere/) });
+  });
+});
