@@ -7,7 +7,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import { ApiError, FINAL_STATUSES, issuesFrom, runSpecSchema, RUN_STATUSES, type RunRecord, type RunSpec, type RunSummary } from './api';
 import { defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun } from './services/exports';
@@ -287,6 +287,78 @@ runs
     await withServices({}, async (s) => {
       await s.dispatch('runs.delete', { id });
       print(`deleted ${id}`, { deleted: id });
+    });
+  });
+
+// ------------------------------------------------------------------ import
+
+const importCmd = program.command('import').description('bring spheres and shapes from other tools into PackBench');
+
+function readInput(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new CliError(`cannot read ${file}: ${(err as Error).message}`, 2);
+  }
+}
+
+function positiveArg(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number > 0`);
+    return n;
+  };
+}
+
+function boxArg(v: string): [number, number, number] {
+  const parts = v.split(',').map(Number);
+  if (parts.length !== 3 || !parts.every((n) => n > 0 && Number.isFinite(n))) throw new InvalidArgumentError('--box must be three lengths > 0: X,Y,Z');
+  return parts as [number, number, number];
+}
+
+importCmd
+  .command('spheres')
+  .description('a sphere CSV (x, y, z, r[, type]) as a finished run, analysed (porosity, coordination, RDF, pores, sizes); export it like any run')
+  .argument('<file.csv>')
+  .option('--name <name>', 'run name (default: the file name)')
+  .option('--box <x,y,z>', "box lengths (default: the spheres' extent from the origin)", boxArg)
+  .action(async (file: string, o: { name?: string; box?: [number, number, number] }) => {
+    const csv = readInput(file).toString('utf8');
+    await withServices({}, async (s) => {
+      const r = await s.dispatch('runs.importSpheres', { name: o.name ?? basename(file), csv, source: resolve(file), box: o.box });
+      print(`${r.status}: ${r.name} (${r.id}), engine ${r.engine}\n${formatMetrics(r.metrics)}`, { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics });
+    });
+  });
+
+importCmd
+  .command('shape')
+  .description('a closed STL/OBJ mesh (voxelised) or a raw voxel volume with its JSON header as a shape of the library')
+  .argument('<file>', '.stl, .obj or .raw')
+  .option('--resolution <r>', 'meshes: voxels per model length unit', positiveArg('--resolution'))
+  .option('--voxels-across <n>', 'meshes: voxels along the longest side (instead of --resolution)', intArg('--voxels-across', 1, 1024))
+  .option('--header <file.json>', 'raw: its JSON header (default: FILE.raw.json, as `runs export --format raw` writes it)')
+  .option('--name <name>', 'shape name (default: the file name without extension)')
+  .action(async (file: string, o: { resolution?: number; voxelsAcross?: number; header?: string; name?: string }) => {
+    const ext = extname(file).toLowerCase();
+    if (!['.stl', '.obj', '.raw'].includes(ext)) throw new CliError(`${file}: import shape reads .stl, .obj or .raw files, got '${ext || '(no extension)'}'`, 2);
+    const raw = ext === '.raw';
+    if (raw && (o.resolution !== undefined || o.voxelsAcross !== undefined)) {
+      throw new CliError('--resolution and --voxels-across apply to meshes; a raw volume takes its voxel size from its header', 2);
+    }
+    if (!raw && (o.resolution === undefined) === (o.voxelsAcross === undefined)) throw new CliError('give exactly one of --resolution and --voxels-across for a mesh', 2);
+    if (!raw && o.header !== undefined) throw new CliError('--header applies to .raw volumes only', 2);
+    const bytes = readInput(file);
+    const header = raw ? readInput(o.header ?? `${file}.json`).toString('utf8') : '';
+    const fileName = basename(file);
+    await withServices({}, async (s) => {
+      const r = raw
+        ? await s.dispatch('shapes.importRaw', { fileName, bytes, header, name: o.name })
+        : await s.dispatch('shapes.importMesh', { fileName, bytes, name: o.name, resolution: o.resolution, voxelsAcross: o.voxelsAcross });
+      const dims = (r.shape.params.dims as number[]).join('x');
+      print(
+        `imported shape '${r.shape.name}' (${r.shape.id}): ${dims} voxels, ${r.voxelCount} solid, ${r.resolution.toPrecision(6)} voxels per unit, volume ${r.volume.toPrecision(6)}${r.triangles !== undefined ? `, ${r.triangles} triangles` : ''}`,
+        r,
+      );
     });
   });
 

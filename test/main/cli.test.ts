@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RunStore } from '../../main/services/store';
 import { tempDir } from './helpers';
+import { asciiBox, cubicSpheresCsv } from './fixtures/imports';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'packbench.mjs');
@@ -41,7 +42,8 @@ describe('packbench CLI', () => {
     expect(list.total).toBe(1);
     expect(list.rows[0].id).toBe(runId);
     const show = JSON.parse(cli('--json', 'runs', 'show', runId).stdout);
-    expect(show.artifacts.map((a: { kind: string }) => a.kind).sort()).toEqual(['table', 'volume']);
+    expect(show.artifacts.map((a: { kind: string; name: string }) => `${a.kind} ${a.name}`)).toEqual(['table particles', 'volume labels', 'volume heightmap']);
+    expect(show.metrics.porosity).toBeGreaterThan(0);
     expect(show.params.box.resolution).toBe(16);
     const file = join(t.dir, 'out.json');
     const exp = cli('runs', 'export', runId, '--format', 'json', '--out', file);
@@ -67,6 +69,47 @@ describe('packbench CLI', () => {
     expect(r2.code).toBe(2);
     expect(r2.stderr).toMatch(/params\.box\.resolution: .*/);
     expect(JSON.parse(cli('--json', 'runs', 'list').stdout).total).toBe(1);
+  });
+
+  it('imports a sphere CSV as an analysed run, and meshes and raw volumes as shapes', () => {
+    writeFileSync(join(t.dir, 'stack.csv'), cubicSpheresCsv());
+    const sp = cli('--json', 'import', 'spheres', join(t.dir, 'stack.csv'), '--name', 'Cubic stack', '--box', '3,3,4');
+    expect(sp.stderr).toBe('');
+    expect(sp.code).toBe(0);
+    const run = JSON.parse(sp.stdout);
+    expect(run).toMatchObject({ engine: 'spheres', status: 'done', metrics: { particles: 27 } });
+    expect(run.metrics.coordinationMean).toBeGreaterThan(4);
+    const shown = JSON.parse(cli('--json', 'runs', 'show', run.runId).stdout);
+    expect(shown).toMatchObject({ name: 'Cubic stack', params: { box: [3, 3, 4] } });
+    const out = join(t.dir, 'stack-out.csv');
+    expect(cli('runs', 'export', run.runId, '--format', 'csv', '--out', out).code).toBe(0);
+    expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('x,y,z,r,type');
+    writeFileSync(join(t.dir, 'bad.csv'), 'x,y,z,r\n1,2,3,-1\n');
+    const bad = cli('import', 'spheres', join(t.dir, 'bad.csv'));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/line 2: radius r must be > 0/);
+
+    writeFileSync(join(t.dir, 'box.stl'), asciiBox(2, 1, 0.5));
+    const mesh = cli('--json', 'import', 'shape', join(t.dir, 'box.stl'), '--resolution', '10');
+    expect(mesh.code).toBe(0);
+    expect(JSON.parse(mesh.stdout)).toMatchObject({ shape: { name: 'box', kind: 'voxels', params: { dims: [20, 10, 5] } }, voxelCount: 1000, triangles: 12 });
+    const human = cli('import', 'shape', join(t.dir, 'box.stl'), '--voxels-across', '8', '--name', 'Brick');
+    expect(human.stdout).toMatch(/^imported shape 'Brick' \(.+\): 8x4x2 voxels, 64 solid/);
+    const noRes = cli('import', 'shape', join(t.dir, 'box.stl'));
+    expect(noRes.code).toBe(2);
+    expect(noRes.stderr).toMatch(/exactly one of --resolution and --voxels-across/);
+
+    // A raw volume as `runs export --format raw` writes it (with FILE.raw.json) comes back as a shape.
+    const rawFile = join(t.dir, 'labels.raw');
+    expect(cli('runs', 'export', runId, '--format', 'raw', '--out', rawFile).code).toBe(0);
+    const raw = cli('--json', 'import', 'shape', rawFile);
+    expect(raw.stderr).toBe('');
+    const shape = JSON.parse(raw.stdout);
+    expect(shape.shape.params.dims).toEqual([96, 96, 96]);
+    expect(shape.resolution).toBe(16);
+    expect(cli('import', 'shape', rawFile, '--resolution', '3').code).toBe(2);
+    const names = JSON.parse(cli('--json', 'runs', 'list').stdout).rows.map((r: { engine: string }) => r.engine).sort();
+    expect(names).toEqual(['spheres', 'voxel']);
   });
 
   it('queues a sweep, survives a SIGKILL of `queue run` mid-run, and finishes after restart', async () => {
