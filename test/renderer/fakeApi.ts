@@ -4,7 +4,7 @@
  * events that tests can emit. Calls are recorded for assertions.
  */
 import { z } from 'zod';
-import type { EngineInfo, Events, Methods, PackbenchApi, Preset, RunRecord, RunSummary } from '../../main/api';
+import type { EngineInfo, Events, ExportFormatInfo, Methods, PackbenchApi, Preset, RunRecord, RunSummary } from '../../main/api';
 
 export const toyParams = z.object({
   box: z
@@ -40,6 +40,12 @@ export const toyEngine: EngineInfo = {
   paramsJsonSchema: z.toJSONSchema(toyParams, { io: 'input' }) as Record<string, unknown>,
   defaults: toyParams.parse({}) as Record<string, unknown>,
 };
+
+/** What exports.formats answers here: fewer than the service's, so a test sees the list comes from the API. */
+export const FAKE_EXPORT_FORMATS: ExportFormatInfo[] = [
+  { id: 'json', label: 'Results as JSON', extension: 'json', mime: 'application/json', needs: 'results', appliesTo: 'every finished run' },
+  { id: 'heightmap-tiff', label: 'Height map as TIFF', extension: 'tif', mime: 'image/tiff', needs: 'heightmap', appliesTo: 'voxel packings with a height map' },
+];
 
 type Listener = (payload: unknown) => void;
 
@@ -191,6 +197,8 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
           case 'runs.delete':
             fake.runs = fake.runs.filter((r) => r.id !== p.id);
             return {};
+          case 'exports.formats':
+            return FAKE_EXPORT_FORMATS;
           case 'runs.export':
             return { fileName: `${p.id}.${p.format}`, mime: 'text/csv', bytes: new TextEncoder().encode('a,b\n1,2\n') };
           default:

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { createMemoryHistory, createRouter } from 'vue-router';
-import { installFakeApi, makeRun, settle } from './fakeApi';
+import { FAKE_EXPORT_FORMATS, installFakeApi, makeRun, settle } from './fakeApi';
 import HistoryWorkspace from '../../renderer/src/workspaces/history/HistoryWorkspace.vue';
 import { PagedRuns } from '../../renderer/src/workspaces/history/pagedRuns';
 import { compareRows, distinctNames, flatten } from '../../renderer/src/workspaces/history/compare';
@@ -99,6 +99,30 @@ describe('HistoryWorkspace', () => {
     expect(w.find('[data-testid="compare-series"]').exists()).toBe(true);
     // Plain names stay whole in the column heads.
     expect(w.find('[data-testid="compare-params"] thead').text()).toContain('run 29');
+  });
+
+  it('offers the export formats the service lists, and exports in the chosen one', async () => {
+    const { api, w } = await mountHistory();
+    expect(api.calls.filter((c) => c.method === 'exports.formats')).toHaveLength(1);
+    await w.find('[data-testid="history-row-r29"]').trigger('click');
+    await settle();
+    const select = w.find('[data-testid="history-export-format"]');
+    const options = select.findAll('option');
+    expect(options.map((o) => o.text())).toEqual(FAKE_EXPORT_FORMATS.map((f) => f.label));
+    expect(options[1].attributes('title')).toBe('.tif: voxel packings with a height map');
+    await select.setValue('heightmap-tiff');
+    // jsdom has no object URLs; the download itself is the browser's business.
+    const urls = URL as unknown as Record<string, unknown>;
+    urls.createObjectURL = () => 'blob:export';
+    urls.revokeObjectURL = () => {};
+    try {
+      await w.find('[data-testid="history-export"]').trigger('click');
+      await settle();
+    } finally {
+      delete urls.createObjectURL;
+      delete urls.revokeObjectURL;
+    }
+    expect(api.calls.find((c) => c.method === 'runs.export')!.params).toEqual({ id: 'r29', format: 'heightmap-tiff' });
   });
 
   it('re-runs with changes through the batch manager, and deletes after confirmation', async () => {
