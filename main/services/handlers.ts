@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
 import { EXPORT_FORMATS, exportFormatList, exportRun, type ExportableRun } from './exports';
-import { meshBytesToShape, meshImportOptionsSchema, rawBytesToShape, recordSphereRun, sphereTableFromCsv, type VoxelShapeImport } from './imports';
+import { meshBytesToShape, meshImportOptionsSchema, rawBytesToShape, recordSphereRun, sphereTableFromCsv, SPHERE_IMPORT_ENGINE, type VoxelShapeImport } from './imports';
 import { readParticles, readSlice } from './artifacts';
 import type { EngineRegistry } from './engines';
 import type { JobQueue } from './queue';
@@ -143,7 +143,12 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'runs.pause': (p) => queue.pauseRun(p.id),
     'runs.resume': (p) => queue.resumeRun(p.id),
     'runs.cancel': (p) => queue.cancelRun(p.id),
-    'runs.rerun': (p) => queue.rerun(p.id, p.overrides),
+    'runs.rerun': (p) => {
+      if (mustRun(p.id).engine === SPHERE_IMPORT_ENGINE) {
+        throw new ApiError('conflict', `run ${p.id} is an imported sphere set (engine '${SPHERE_IMPORT_ENGINE}'): nothing to re-run; import the CSV again with other options instead`);
+      }
+      return queue.rerun(p.id, p.overrides);
+    },
     'runs.delete': async (p) => (await queue.deleteRun(p.id), {}),
     'runs.setPriority': (p) => queue.setPriority(p.id, p.priority),
     'runs.export': (p) =>

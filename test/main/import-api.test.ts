@@ -111,6 +111,7 @@ describe('runs.importSpheres', () => {
     const stl = await s.dispatch('runs.export', { id: run.id, format: 'stl' });
     expect(stl.bytes.length).toBeGreaterThan(84);
     expect(await rejection(s.dispatch('runs.export', { id: run.id, format: 'heightmap-tiff' }))).toMatchObject({ code: 'conflict' });
+    expect(await rejection(s.dispatch('runs.rerun', { id: run.id }))).toMatchObject({ code: 'conflict', message: expect.stringMatching(/imported sphere set/) });
     // The table artifact holds the analysis columns too.
     expect(Object.keys(decodeTable(readFileSync(artifact.path)).columns)).toEqual(['id', 'type', 'x', 'y', 'z', 'r', 'coordination']);
   });

@@ -125,6 +125,16 @@ describe('HistoryWorkspace', () => {
     expect(api.calls.find((c) => c.method === 'runs.export')!.params).toEqual({ id: 'r29', format: 'heightmap-tiff' });
   });
 
+  it('does not send a run of an engine that does not run (an imported sphere set) to the batch manager', async () => {
+    const { w, router } = await mountHistory();
+    await router.push('/history');
+    await w.find('[data-testid="history-row-r27"]').trigger('click'); // engine 'voxel': not in this fake's engine list
+    await w.find('[data-testid="history-rerun"]').trigger('click');
+    await settle();
+    expect(draft.pending).toBeNull();
+    expect(router.currentRoute.value.path).toBe('/history');
+  });
+
   it('re-runs with changes through the batch manager, and deletes after confirmation', async () => {
     const { api, w, router } = await mountHistory();
     await w.find('[data-testid="history-row-r29"]').trigger('click');
