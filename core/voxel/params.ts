@@ -211,7 +211,7 @@ export function checkParams(p: VoxelParams): void {
   }
 }
 
-/** Honest upper bound of the bytes a run allocates: matrix, labels, particle state, saved rotations. */
+/** Honest upper bound of the bytes a run allocates: matrix, labels, particle state, saved rotations, analysis. */
 export function estimateMemoryBytes(p: VoxelParams): number {
   const { nx, ny, nz, nzMatrix } = boxVoxels(p);
   const r = p.box.resolution;
@@ -230,5 +230,8 @@ export function estimateMemoryBytes(p: VoxelParams): number {
   // Saved rotations: one shell of 3 int32 per active particle; the active set is bounded by the
   // particles that fit in a few layers at the top of the bed.
   const active = Math.min(particles, 4 * (nx * ny) / Math.max(1, (minVolume * 10) ** (2 / 3)) + 1000);
-  return matrix + labels + particles * 120 + active * maxShell * 12 + 4 * maxShell * 12;
+  // The analysis after packing: with labels, the pore grid (a solid byte, two float32 and a float64
+  // per cell) and the height map; per particle its moments, tilts, sizes and contact-hash share.
+  const analysis = p.analysis.enabled ? (labels ? 17 * Math.min(p.analysis.poreGridVoxels, nx * ny * nz) + 4 * nx * ny : 0) + particles * 300 : 0;
+  return matrix + labels + particles * 120 + active * maxShell * 12 + 4 * maxShell * 12 + analysis;
 }

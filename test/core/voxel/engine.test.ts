@@ -225,6 +225,10 @@ describe('voxel engine', () => {
     expect(() => checkParams(labels)).toThrow(/labelVolume/);
     expect(() => voxelEngine.run(big, ctx())).toThrow(/mixture\.types\.0\.size/);
     expect(voxelEngine.estimateMemoryBytes(voxelParamsSchema.parse({ box: { size: [10, 10, 10], resolution: 40 } }))).toBeGreaterThan(4 * 400 ** 3);
+    // The analysis' pore grid counts: the whole 500^3 bed (under 2^27 cells) costs about 2 GiB.
+    const withPores = voxelEngine.estimateMemoryBytes(voxelParamsSchema.parse({ box: { size: [10, 10, 10], resolution: 50 }, analysis: { poreGridVoxels: 2 ** 27 } }));
+    const without = voxelEngine.estimateMemoryBytes(voxelParamsSchema.parse({ box: { size: [10, 10, 10], resolution: 50 }, analysis: { enabled: false } }));
+    expect(withPores - without).toBeGreaterThan(16 * 500 ** 3);
   });
 
   it('the examples parse, and the sphere example runs (scaled down)', () => {
