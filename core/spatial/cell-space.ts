@@ -114,7 +114,7 @@ export class CellSpace extends SpatialObjects {
   private readonly queryRange = new Int32Array(6);
 
   constructor(o: CellSpaceOptions) {
-    if (o.period !== undefined) throw new RangeError('period is not supported by the cell space (its index formulas clamp to the domain)');
+    if (o.period !== undefined) throw new RangeError('period is not supported by the cell space (its index formulas clamp to the domain); use HashedGrid, SpatialTree or BruteForce for a periodic box');
     if (o.domainMin?.length !== o.dim) throw new RangeError(`domainMin must have dim = ${o.dim} entries, got ${o.domainMin?.length}`);
     if (o.domainSize?.length !== o.dim) throw new RangeError(`domainSize must have dim = ${o.dim} entries, got ${o.domainSize?.length}`);
     o.domainMin.forEach((v, a) => { if (!Number.isFinite(v)) throw new RangeError(`domainMin[${a}] must be a finite number, got ${v}`); });

@@ -41,7 +41,7 @@ export class SweepAndPrune extends SpatialObjects {
   constructor(o: SweepAndPruneOptions) {
     const axis = o.axis ?? 0;
     if (!Number.isInteger(axis) || axis < 0 || axis >= o.dim) throw new RangeError(`axis must be an integer in [0, ${o.dim}), got ${axis}`);
-    if (o.period !== undefined) throw new RangeError('period is not supported by sweep and prune (the sweep axis must be open)');
+    if (o.period !== undefined) throw new RangeError('period is not supported by sweep and prune (the sorted sweep axis has no first endpoint when periodic); use HashedGrid, SpatialTree or BruteForce for a periodic box');
     super(o);
     this.axis = axis;
     this.value = new Float64Array(2 * o.capacity);

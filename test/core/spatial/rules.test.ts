@@ -109,7 +109,10 @@ describe('argument checks name the value and the range', () => {
     expect(() => new HashedGrid({ dim: 3, capacity: 3, bits: 9 })).toThrow('bits must be an integer in [0, 8]');
     expect(() => new SpatialTree({ dim: 3, capacity: 3, cellSize: 0 })).toThrow('cellSize must be a finite number > 0, got 0');
     expect(() => new SweepAndPrune({ dim: 2, capacity: 3, axis: 2 })).toThrow('axis must be an integer in [0, 2), got 2');
-    expect(() => new SweepAndPrune({ dim: 2, capacity: 3, period: [5, 5] })).toThrow('period is not supported');
+    // Cell space and sweep and prune are open-domain structures: a periodic box is refused, not
+    // silently treated as open (which would miss the pairs across the boundary).
+    expect(() => new SweepAndPrune({ dim: 2, capacity: 3, period: [5, 5] })).toThrow('period is not supported by sweep and prune (the sorted sweep axis has no first endpoint when periodic); use HashedGrid, SpatialTree or BruteForce for a periodic box');
+    expect(() => new CellSpace({ dim: 3, capacity: 3, domainMin: [0, 0, 0], domainSize: [5, 5, 5], period: [5, 5, 5] })).toThrow('period is not supported by the cell space (its index formulas clamp to the domain); use HashedGrid, SpatialTree or BruteForce for a periodic box');
     expect(() => new CellSpace({ dim: 3, capacity: 3, domainMin: [0, 0, 0], domainSize: [1, -1, 1] })).toThrow('domainSize[1] must be a finite number > 0, got -1');
   });
 
