@@ -203,6 +203,69 @@ export class BitMatrix implements PackingMatrix {
     return -1;
   }
 
+  /**
+   * firstHit for a particle that is still in the matrix: a voxel counts as occupied only when its
+   * bit is set and it is not one of the particle's own current voxels, marked in its self mask
+   * `mw` (selfMaskWords, markSelf) relative to the old centre; the new centre is the old one plus
+   * (dx, dy, dz). The same answer as removing the particle first and then calling firstHit,
+   * without the removal and the write-back on a collision (seed §3: "preferable to avoid removing
+   * a particle ... before it is known if it can be moved"). The box must be wider than the
+   * particle (periodic images of one particle must not meet), which the caller checks.
+   */
+  firstHitBesides(
+    c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number,
+    mw: Int32Array, bias: number, dx: number, dy: number, dz: number,
+  ): number {
+    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const ms = 2 * bias + 1, mx = dx + bias, my = dy + bias, mz = dz + bias;
+    const slab = this.slabFor(oz, e);
+    if (slab !== null) {
+      const plane = this.planeWord[oz];
+      if (ox >= e && ox + e < nx && oy >= e && oy + e < ny) {
+        const base = plane + oy * wpr;
+        for (let i = from, k = 3 * from; i < to; i++, k += 3) {
+          const cx = c[k], cy = c[k + 1], cz = c[k + 2], x = ox + cx;
+          if ((slab[base + cz * wpp + cy * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) {
+            const m = ((cz + mz) * ms + cy + my) * ms + cx + mx;
+            if ((mw[m >> 5] & (1 << (m & 31))) === 0) return i - from;
+          }
+        }
+        return -1;
+      }
+      const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+      for (let i = from, k = 3 * from; i < to; i++, k += 3) {
+        const cx = c[k], cy = c[k + 1], cz = c[k + 2];
+        let x = bx + cx, y = by + cy;
+        if (x >= nx) x -= nx;
+        if (y >= ny) y -= ny;
+        if ((slab[plane + cz * wpp + y * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) {
+          const m = ((cz + mz) * ms + cy + my) * ms + cx + mx;
+          if ((mw[m >> 5] & (1 << (m & 31))) === 0) return i - from;
+        }
+      }
+      return -1;
+    }
+    const nz = this.nz, slabs = this.slabs, slabOf = this.slabOf, planeWord = this.planeWord, cheap = this.cheapModulus;
+    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+    for (let i = from, k = 3 * from; i < to; i++, k += 3) {
+      const cx = c[k], cy = c[k + 1], cz = c[k + 2], z = oz + cz;
+      if (z < 0 || z >= nz) return i - from;
+      let x = bx + cx, y = by + cy;
+      if (cheap) {
+        if (x >= nx) x -= nx;
+        if (y >= ny) y -= ny;
+      } else {
+        x %= nx;
+        y %= ny;
+      }
+      if ((slabs[slabOf[z]][planeWord[z] + y * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) {
+        const m = ((cz + mz) * ms + cy + my) * ms + cx + mx;
+        if ((mw[m >> 5] & (1 << (m & 31))) === 0) return i - from;
+      }
+    }
+    return -1;
+  }
+
   writeAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
     const slab = this.slabFor(oz, e);
@@ -291,6 +354,24 @@ export class BitMatrix implements PackingMatrix {
       }
     }
     return n;
+  }
+}
+
+/**
+ * A particle's own voxels as bits in a small cube around its centre, for
+ * BitMatrix.firstHitBesides: offsets within ±bias on each axis, bit ((z + b)·side + y + b)·side
+ * + x + b with side = 2·bias + 1.
+ */
+export function selfMaskWords(bias: number): Int32Array {
+  return new Int32Array(Math.ceil((2 * bias + 1) ** 3 / 32));
+}
+
+/** Marks coords[0..n) (each within ±bias) in a self mask. */
+export function markSelf(w: Int32Array, bias: number, c: Int32Array, n: number): void {
+  const s = 2 * bias + 1;
+  for (let k = 0, end = 3 * n; k < end; k += 3) {
+    const m = ((c[k + 2] + bias) * s + c[k + 1] + bias) * s + c[k] + bias;
+    w[m >> 5] |= 1 << (m & 31);
   }
 }
 

@@ -9,7 +9,7 @@
  * Sequential and deterministic: one Random from the seed drives everything.
  */
 import { Random } from '../common/random';
-import { BitMatrix, IdMatrix, type PackingMatrix } from './matrix';
+import { BitMatrix, IdMatrix, markSelf, selfMaskWords, type PackingMatrix } from './matrix';
 import { rotateRange, wrapDegrees } from './rotation';
 import { quantiseSize, voxeliseShapeVoxels, type VoxelisedShape } from './shapes';
 import { boxVoxels, maxSize, minSize, type SizeLaw, type VoxelParams } from './params';
@@ -78,6 +78,8 @@ export class Packer {
   /** The voxels moved through the matrix: the reduced shell (seed §3.2) or the whole shell. */
   private readonly packCoords: Int32Array[] = [];
   private readonly extent: number[] = [];
+  /** Self-mask bias per shape (extent + 1: a move's voxels lie within it), 0 = no self mask. */
+  private readonly selfBias: number[] = [];
   /** Largest angle change per move (degrees) per shape. */
   private readonly rotationStep: number[] = [];
   private readonly shapeKey = new Map<string, number>();
@@ -102,6 +104,12 @@ export class Packer {
   private hz = new Int32Array(256);
   /** Saved rotated voxels of active particles (seed §3.2); null once frozen. */
   private saved: (Int32Array | null)[] = [];
+  /**
+   * Bit mode: each active particle's current voxels as a self mask (matrix.ts), so that a move is
+   * tested before the particle is removed; null once frozen, in id mode, or for a particle too
+   * wide for the box (see selfBias).
+   */
+  private masks: (Int32Array | null)[] = [];
   private active = new Int32Array(256);
   activeCount = 0;
 
@@ -131,6 +139,8 @@ export class Packer {
 
   private trial: Int32Array = new Int32Array(0);
   private old: Int32Array = new Int32Array(0);
+  /** The matrix when it is a BitMatrix (for firstHitBesides). */
+  private readonly bits: BitMatrix | null;
   private readonly rng: Random;
   private readonly o: VoxelParams['optimisations'];
 
@@ -143,6 +153,7 @@ export class Packer {
     this.nz = nz;
     this.matrix = params.matrix === 'bit' ? new BitMatrix(nx, ny, nzMatrix) : new IdMatrix(nx, ny, nzMatrix);
     this.matrix.cheapModulus = this.o.cheapModulus;
+    this.bits = this.matrix instanceof BitMatrix ? this.matrix : null;
     this.hcx = Math.ceil(nx / HEIGHT_CELL);
     this.hcy = Math.ceil(ny / HEIGHT_CELL);
     this.heights = new Int32Array(this.hcx * this.hcy).fill(-1);
@@ -165,7 +176,11 @@ export class Packer {
     const coords = this.o.shellReduction ? v.reducedShell : v.shell;
     this.packCoords.push(coords);
     // Every rotated, rounded coordinate lies within the shape's radius + 0.5 of the origin.
-    this.extent.push(Math.ceil(v.maxRadius + 0.5));
+    const e = Math.ceil(v.maxRadius + 0.5);
+    this.extent.push(e);
+    // A self mask tells the particle's own voxels from others' only when its periodic images
+    // cannot meet it: the box must be wider than every offset difference (2e + 1).
+    this.selfBias.push(this.bits !== null && 2 * e + 1 < this.nx && 2 * e + 1 < this.ny ? e + 1 : 0);
     // Automatic step: the outermost voxel moves by about one voxel (r · step · π/180 ≈ 1).
     const step = this.params.mixture.types[type].rotationStep;
     this.rotationStep.push(step > 0 ? step : Math.max(1, Math.floor(180 / Math.PI / Math.max(1, v.maxRadius))));
@@ -254,6 +269,14 @@ export class Packer {
     } else {
       this.saved[i] = null;
     }
+    const bias = this.selfBias[s];
+    if (bias > 0) {
+      const mask = selfMaskWords(bias);
+      markSelf(mask, bias, trial, n);
+      this.masks[i] = mask;
+    } else {
+      this.masks[i] = null;
+    }
     if (this.activeCount >= this.active.length) this.active = grow(this.active, 2 * this.active.length);
     this.active[this.activeCount++] = i;
     const solid = this.shapes[s].solid.length / 3;
@@ -303,13 +326,25 @@ export class Packer {
    * with early exit (seed §3.4), so that a collision wastes little rotation.
    */
   private collisionFree(s: number, x: number, y: number, z: number, ax: number, ay: number, az: number, id: number): boolean {
+    return this.collisionFreeBesides(s, x, y, z, ax, ay, az, id, null, 0, 0, 0);
+  }
+
+  /**
+   * collisionFree; with a self mask (bit mode, the particle still in the matrix) the particle's
+   * own voxels do not count, the move being (dx, dy, dz) from them.
+   */
+  private collisionFreeBesides(
+    s: number, x: number, y: number, z: number, ax: number, ay: number, az: number, id: number,
+    mask: Int32Array | null, dx: number, dy: number, dz: number,
+  ): boolean {
     const coords = this.packCoords[s], n = coords.length / 3, e = this.extent[s];
     const trial = this.trial, m = this.matrix, c = this.counters, tt = this.o.trigTables, fr = this.o.fastRounding;
+    const bits = this.bits, bias = this.selfBias[s];
     c.collisionTests++;
     for (let from = 0; from < n; from += CHUNK) {
       const to = Math.min(n, from + CHUNK);
       rotateRange(coords, trial, from, to, ax, ay, az, tt, fr);
-      const hit = m.firstHit(trial, from, to, x, y, z, e, id);
+      const hit = mask !== null ? bits!.firstHitBesides(trial, from, to, x, y, z, e, mask, bias, dx, dy, dz) : m.firstHit(trial, from, to, x, y, z, e, id);
       if (hit >= 0) {
         c.voxelChecks += hit + 1;
         return false;
@@ -345,11 +380,12 @@ export class Packer {
 
   /** One move attempt of particle i (seed Fig. 2). */
   private move(i: number): void {
-    const o = this.o, m = this.matrix, c = this.counters;
-    const s = this.shape[i], coords = this.packCoords[s], n = coords.length / 3, e = this.extent[s];
+    const m = this.matrix, c = this.counters;
+    const s = this.shape[i], n = this.packCoords[s].length / 3, e = this.extent[s];
     const bits = this.rng.nextU32();
-    let nx = this.px[i] + ((bits & 1) !== 0 ? 1 : -1);
-    let ny = this.py[i] + ((bits & 2) !== 0 ? 1 : -1);
+    const dx = (bits & 1) !== 0 ? 1 : -1, dy = (bits & 2) !== 0 ? 1 : -1;
+    let nx = this.px[i] + dx;
+    let ny = this.py[i] + dy;
     if (nx < 0) nx += this.nx; else if (nx >= this.nx) nx -= this.nx;
     if (ny < 0) ny += this.ny; else if (ny >= this.ny) ny -= this.ny;
     const up = (bits & 4) !== 0;
@@ -362,28 +398,34 @@ export class Packer {
     const ox = this.px[i], oy = this.py[i], oz = this.pz[i], id = i + 1;
     c.moveAttempts++;
 
-    // The particle's current voxels: saved (§3.2), or rotated again.
-    let current = this.saved[i];
     const bitMode = m.kind === 'bit';
-    if (current === null && bitMode) {
-      current = this.old;
-      rotateRange(coords, current, 0, n, this.ax[i], this.ay[i], this.az[i], o.trigTables, o.fastRounding);
-    }
-    // Bit mode cannot tell the particle's own voxels from others': remove it first (§3.7).
-    if (bitMode) m.clearAll(current!, 0, n, ox, oy, oz, e, id);
-    if (!this.collisionFree(s, nx, ny, nz, bx, by, bz, id)) {
-      if (bitMode) m.writeAll(current!, 0, n, ox, oy, oz, e, id); // collision: write it back
-      return;
+    const mask = this.masks[i];
+    if (mask !== null) {
+      // Bit mode cannot tell the particle's own voxels from others' (§3.7); its self mask can, so
+      // the move is tested before the particle is removed: a collision (most moves) costs no
+      // removal and no write-back, and the same answer as removing first.
+      if (!this.collisionFreeBesides(s, nx, ny, nz, bx, by, bz, id, mask, dx, dy, nz - oz)) return;
+      m.clearAll(this.currentVoxels(i), 0, n, ox, oy, oz, e, id);
+    } else if (bitMode) {
+      // No self mask (a particle as wide as the box may meet its own periodic image): remove it first.
+      const current = this.currentVoxels(i);
+      m.clearAll(current, 0, n, ox, oy, oz, e, id);
+      if (!this.collisionFree(s, nx, ny, nz, bx, by, bz, id)) {
+        m.writeAll(current, 0, n, ox, oy, oz, e, id); // collision: write it back
+        return;
+      }
+    } else {
+      // Id mode: the particle's own ids do not count, it is removed only after a successful test.
+      if (!this.collisionFree(s, nx, ny, nz, bx, by, bz, id)) return;
+      m.clearAll(this.currentVoxels(i), 0, n, ox, oy, oz, e, id);
     }
     const trial = this.trial;
-    if (!bitMode) {
-      if (current === null) {
-        current = this.old;
-        rotateRange(coords, current, 0, n, this.ax[i], this.ay[i], this.az[i], o.trigTables, o.fastRounding);
-      }
-      m.clearAll(current, 0, n, ox, oy, oz, e, id);
-    }
     m.writeAll(trial, 0, n, nx, ny, nz, e, id);
+    if (mask !== null) {
+      // The whole cube at once: a memset is cheaper than clearing the old voxels one by one.
+      mask.fill(0);
+      markSelf(mask, this.selfBias[s], trial, n);
+    }
     const saved = this.saved[i];
     if (saved !== null) {
       // Keep the accepted rotation: swap buffers when they are interchangeable, else copy.
@@ -403,6 +445,15 @@ export class Packer {
     c.acceptedMoves++;
   }
 
+  /** Particle i's current voxels: saved (§3.2), or rotated again into this.old. */
+  private currentVoxels(i: number): Int32Array {
+    const saved = this.saved[i];
+    if (saved !== null) return saved;
+    const coords = this.packCoords[this.shape[i]];
+    rotateRange(coords, this.old, 0, coords.length / 3, this.ax[i], this.ay[i], this.az[i], this.o.trigTables, this.o.fastRounding);
+    return this.old;
+  }
+
   /** Seed §3.5: freeze the particles that have not moved since the last check. */
   private freeze(): void {
     let k = 0;
@@ -410,6 +461,7 @@ export class Packer {
       const i = this.active[j];
       if (this.px[i] === this.hx[i] && this.py[i] === this.hy[i] && this.pz[i] === this.hz[i]) {
         this.saved[i] = null;
+        this.masks[i] = null;
         const e = this.extent[this.shape[i]], top = this.pz[i] + e;
         this.frozenTop = Math.max(this.frozenTop, top);
         this.cellsUnder(this.px[i], this.py[i], e, (c) => { if (this.heights[c] < top) this.heights[c] = top; });

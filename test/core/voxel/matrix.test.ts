@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BitMatrix, IdMatrix, type PackingMatrix } from '../../../core/voxel/matrix';
+import { BitMatrix, IdMatrix, markSelf, selfMaskWords, type PackingMatrix } from '../../../core/voxel/matrix';
+import { rotateRange } from '../../../core/voxel/rotation';
 import { voxeliseShapeVoxels } from '../../../core/voxel/shapes';
 import { Random } from '../../../core/common/random';
 
@@ -105,4 +106,51 @@ describe('matrix construction', () => {
     expect(m.firstHit(shape.shell, 0, n, 3, 2045, 2048, e, 1)).toBe(-1);
     m = null; // let the 1.1 GB go
   });
+});
+
+describe('bit matrix: testing a move before removing the particle', () => {
+  for (const cheapModulus of [true, false]) {
+    it(`firstHitBesides gives the index firstHit gives after removing the particle (cheapModulus ${cheapModulus})`, () => {
+      // Tiny slabs and a small box: moves straddle slab boundaries, the x/y edges, floor and ceiling.
+      const m = new BitMatrix(70, 45, 40, { maxSlabBytes: 7 * 3 * 4 * 45 });
+      m.cheapModulus = cheapModulus;
+      const shape = voxeliseShapeVoxels({ kind: 'sphere' }, 13);
+      const c = shape.reducedShell, n = c.length / 3;
+      const e = Math.ceil(shape.maxRadius + 0.5), bias = e + 1;
+      const rnd = new Random(11);
+      const old = new Int32Array(c.length), trial = new Int32Array(c.length);
+      // A crowd of particles to collide with.
+      for (let t = 0; t < 40; t++) {
+        rotateRange(c, trial, 0, n, rnd.int(360), rnd.int(360), rnd.int(360), true, true);
+        const ox = rnd.int(70), oy = rnd.int(45), oz = rnd.int(40);
+        if (m.firstHit(trial, 0, n, ox, oy, oz, e) < 0) m.writeAll(trial, 0, n, ox, oy, oz, e);
+      }
+      let free = 0, hits = 0;
+      for (let t = 0; t < 300; t++) {
+        // The moving particle, written at its old place with its old rotation.
+        const a = [rnd.int(360), rnd.int(360), rnd.int(360)];
+        rotateRange(c, old, 0, n, a[0], a[1], a[2], true, true);
+        const ox = rnd.int(70), oy = rnd.int(45), oz = e + rnd.int(40 - 2 * e);
+        m.writeAll(old, 0, n, ox, oy, oz, e);
+        const before = m.countOccupied();
+        const mask = selfMaskWords(bias);
+        markSelf(mask, bias, old, n);
+        // A move of one voxel on each axis and a few degrees.
+        const d = [rnd.int(3) - 1, rnd.int(3) - 1, rnd.int(3) - 1];
+        rotateRange(c, trial, 0, n, (a[0] + 2) % 360, a[1], (a[2] + 358) % 360, true, true);
+        const nx = (ox + d[0] + 70) % 70, ny = (oy + d[1] + 45) % 45, nz = oz + d[2];
+        const besides = m.firstHitBesides(trial, 0, n, nx, ny, nz, e, mask, bias, d[0], d[1], d[2]);
+        expect(m.countOccupied()).toBe(before);
+        m.clearAll(old, 0, n, ox, oy, oz, e);
+        const removed = m.firstHit(trial, 0, n, nx, ny, nz, e);
+        expect(besides).toBe(removed);
+        if (removed < 0) free++; else hits++;
+        // Every other free particle stays at its old place: the crowd grows.
+        if (removed >= 0 || t % 2 === 0) continue;
+        m.writeAll(old, 0, n, ox, oy, oz, e);
+      }
+      expect(free).toBeGreaterThan(10);
+      expect(hits).toBeGreaterThan(10);
+    });
+  }
 });
