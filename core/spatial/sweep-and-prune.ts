@@ -5,6 +5,12 @@
  * crossing) and is counted in `remaps`. A pair pass sweeps the endpoints with a list of open
  * segments and tests only objects whose segments overlap.
  *
+ * The sweep axis is by default the one along which the centres spread most (largest variance),
+ * re-chosen at a pass when another axis spreads 1.5 times more (a full re-sort, O(n log n)); this is
+ * the standard fix for elongated domains. It does not make the method linear in a cube: there every
+ * axis sees about n * (mean diameter / edge) open segments per object, n^(2-1/dim) overlaps in all
+ * (bench/spatial.ts, scaling, prints the measured exponent).
+ *
  * Open domains only (a periodic sweep axis has no first endpoint).
  *
  *   insert: O(1) now, merged at the next pass; remove: O(1) now, compacted at the next pass
@@ -16,13 +22,21 @@ import { SpatialObjects } from './objects';
 import type { IdVisitor, PairVisitor, SpatialOptions } from './types';
 
 export interface SweepAndPruneOptions extends SpatialOptions {
-  /** Sweep axis 0 (x), 1 (y) or 2 (z), default 0. */
-  axis?: number;
+  /** Sweep axis 0 (x), 1 (y) or 2 (z), or 'auto' (default): the axis of greatest centre variance. */
+  axis?: number | 'auto';
 }
+
+/** An auto axis is replaced when another axis's centre variance exceeds its own by this factor, so
+ *  that near-equal spreads do not make it flip (and re-sort) at every pass. */
+const AXIS_SWITCH = 1.5;
 
 export class SweepAndPrune extends SpatialObjects {
   readonly name = 'sweep and prune';
-  readonly axis: number;
+  /** The current sweep axis. */
+  axis: number;
+  readonly autoAxis: boolean;
+  /** Times the auto axis changed (each a full re-sort). */
+  axisChanges = 0;
   /** Endpoints sorted by value, minima before maxima on ties (touching segments overlap). The tag is
    *  id * 2 + 1 for a maximum, id * 2 for a minimum. */
   private value: Float64Array;
@@ -39,11 +53,12 @@ export class SweepAndPrune extends SpatialObjects {
   private readonly activePos: Int32Array;
 
   constructor(o: SweepAndPruneOptions) {
-    const axis = o.axis ?? 0;
-    if (!Number.isInteger(axis) || axis < 0 || axis >= o.dim) throw new RangeError(`axis must be an integer in [0, ${o.dim}), got ${axis}`);
+    const axis = o.axis ?? 'auto';
+    if (axis !== 'auto' && (!Number.isInteger(axis) || axis < 0 || axis >= o.dim)) throw new RangeError(`axis must be 'auto' or an integer in [0, ${o.dim}), got ${axis}`);
     if (o.period !== undefined) throw new RangeError('period is not supported by sweep and prune (the sorted sweep axis has no first endpoint when periodic); use HashedGrid, SpatialTree or BruteForce for a periodic box');
     super(o);
-    this.axis = axis;
+    this.autoAxis = axis === 'auto';
+    this.axis = axis === 'auto' ? 0 : axis;
     this.value = new Float64Array(2 * o.capacity);
     this.tag = new Int32Array(2 * o.capacity);
     this.scratchValue = new Float64Array(2 * o.capacity);
@@ -109,6 +124,7 @@ export class SweepAndPrune extends SpatialObjects {
    *  appended since the last pass and restores the order by insertion sort (counting swaps). */
   private restoreOrder(): void {
     if (this.droppedCount > 0) this.compact();
+    if (this.autoAxis) this.chooseAxis();
     const value = this.value, tag = this.tag;
     const c = this.axis === 0 ? this.x : this.axis === 1 ? this.y : this.z;
     const h = this.axis === 0 ? this.hx : this.axis === 1 ? this.hy : this.hz;
@@ -131,6 +147,27 @@ export class SweepAndPrune extends SpatialObjects {
     }
     this.counters.remaps += swaps;
     if (this.sorted < this.m) this.mergeAppended();
+  }
+
+  /** Switches to the axis of greatest centre variance when it beats the current one by AXIS_SWITCH;
+   *  all endpoints are then re-sorted as if just appended. */
+  private chooseAxis(): void {
+    const n = this.n, ids = this.ids;
+    if (n < 2) return;
+    let best = this.axis, bestVar = 0, currentVar = 0;
+    for (let a = 0; a < this.dim; a++) {
+      const c = a === 0 ? this.x : a === 1 ? this.y : this.z;
+      let sum = 0, sum2 = 0;
+      for (let k = 0; k < n; k++) { const v = c[ids[k]]; sum += v; sum2 += v * v; }
+      const mean = sum / n, variance = sum2 / n - mean * mean;
+      if (a === this.axis) currentVar = variance;
+      if (variance > bestVar) { bestVar = variance; best = a; }
+    }
+    if (best !== this.axis && bestVar > AXIS_SWITCH * currentVar) {
+      this.axis = best;
+      this.sorted = 0;
+      this.axisChanges++;
+    }
   }
 
   /** Sorts the endpoints appended since the last pass and merges them into the sorted ones. */

@@ -26,7 +26,8 @@ const structures: { name: string; periodic: boolean; make: Factory }[] = [
       toleranceExtent: 0.2, refineFactor: 2,
     }),
   },
-  { name: 'sweep and prune', periodic: false, make: (sc) => new SweepAndPrune({ ...base(sc), axis: sc.dim - 1 }) },
+  { name: 'sweep and prune (fixed axis)', periodic: false, make: (sc) => new SweepAndPrune({ ...base(sc), axis: sc.dim - 1 }) },
+  { name: 'sweep and prune (auto axis)', periodic: false, make: (sc) => new SweepAndPrune(base(sc)) },
 ];
 
 for (const s of structures) {

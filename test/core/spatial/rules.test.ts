@@ -101,6 +101,48 @@ describe('cell space (seed 001)', () => {
   });
 });
 
+describe('sweep and prune axis', () => {
+  const pairSet = (s: { pairs: (v: (a: number, b: number) => void) => void }) => {
+    const out: string[] = [];
+    s.pairs((a, b) => out.push(`${Math.min(a, b)}-${Math.max(a, b)}`));
+    return out.sort();
+  };
+
+  it('sweeps the axis of greatest spread, switches when the cloud turns, and stays exact', () => {
+    const rnd = new Random(9);
+    const n = 400;
+    const sap = new SweepAndPrune({ dim: 3, capacity: n });
+    const ref = new BruteForce({ dim: 3, capacity: n });
+    // A slab long in y: y must be chosen over the default x.
+    const pos = Array.from({ length: n }, () => [rnd.uniform(0, 10), rnd.uniform(0, 200), rnd.uniform(0, 10)]);
+    pos.forEach(([x, y, z], i) => { sap.insertSphere(i, x, y, z, 1); ref.insertSphere(i, x, y, z, 1); });
+    expect(pairSet(sap)).toEqual(pairSet(ref));
+    expect(sap.axis).toBe(1);
+    expect(sap.axisChanges).toBe(1);
+    // Rotate the slab to lie along z: the next pass re-sorts on z.
+    pos.forEach(([x, y, z], i) => { sap.move(i, x, z, y); ref.move(i, x, z, y); });
+    expect(pairSet(sap)).toEqual(pairSet(ref));
+    expect(sap.axis).toBe(2);
+    expect(sap.axisChanges).toBe(2);
+    // Small moves of a cube-like cloud do not make it flip.
+    const cube = new SweepAndPrune({ dim: 3, capacity: n });
+    for (let i = 0; i < n; i++) cube.insertSphere(i, rnd.uniform(0, 50), rnd.uniform(0, 50), rnd.uniform(0, 50), 1);
+    for (let pass = 0; pass < 5; pass++) {
+      for (let i = 0; i < n; i++) cube.move(i, cube.x[i] + rnd.uniform(-0.5, 0.5), cube.y[i] + rnd.uniform(-0.5, 0.5), cube.z[i] + rnd.uniform(-0.5, 0.5));
+      cube.pairs(noop);
+    }
+    expect(cube.axisChanges).toBe(0);
+  });
+
+  it('keeps a fixed axis when given one', () => {
+    const s = new SweepAndPrune({ dim: 2, capacity: 10, axis: 0 });
+    for (let i = 0; i < 10; i++) s.insertSphere(i, 0, i * 10, 0, 1);
+    s.pairs(noop);
+    expect(s.axis).toBe(0);
+    expect(s.axisChanges).toBe(0);
+  });
+});
+
 describe('argument checks name the value and the range', () => {
   it('rejects bad options before allocating', () => {
     expect(() => new BruteForce({ dim: 3, capacity: -3 })).toThrow('capacity must be an integer in [1, 2^31), got -3');
@@ -108,7 +150,7 @@ describe('argument checks name the value and the range', () => {
     expect(() => new BruteForce({ dim: 2, capacity: 3, period: [1] })).toThrow('period must have dim = 2 entries, got 1');
     expect(() => new HashedGrid({ dim: 3, capacity: 3, bits: 9 })).toThrow('bits must be an integer in [0, 8]');
     expect(() => new SpatialTree({ dim: 3, capacity: 3, cellSize: 0 })).toThrow('cellSize must be a finite number > 0, got 0');
-    expect(() => new SweepAndPrune({ dim: 2, capacity: 3, axis: 2 })).toThrow('axis must be an integer in [0, 2), got 2');
+    expect(() => new SweepAndPrune({ dim: 2, capacity: 3, axis: 2 })).toThrow("axis must be 'auto' or an integer in [0, 2), got 2");
     // Cell space and sweep and prune are open-domain structures: a periodic box is refused, not
     // silently treated as open (which would miss the pairs across the boundary).
     expect(() => new SweepAndPrune({ dim: 2, capacity: 3, period: [5, 5] })).toThrow('period is not supported by sweep and prune (the sorted sweep axis has no first endpoint when periodic); use HashedGrid, SpatialTree or BruteForce for a periodic box');
