@@ -4,6 +4,8 @@ import { createMemoryHistory, createRouter } from 'vue-router';
 import type { Shape } from '../../main/api';
 import EditorWorkspace, { editorMixture } from '../../renderer/src/workspaces/editor/EditorWorkspace.vue';
 import { draft, takeDraft } from '../../renderer/src/stores/draft';
+import { voxelParamsSchema } from '../../core/voxel/params';
+import { DEFAULT_REDUCTION_THRESHOLD } from '../../core/voxel/shapes';
 
 /** A shape library in memory, with a preview whose counts follow the size and resolution. */
 function installShapeApi(): { calls: { method: string; params: Record<string, unknown> }[] } {
@@ -87,6 +89,28 @@ describe('particle editor', () => {
     // built-ins offer duplicate, never delete
     expect(w.find('[data-testid="shape-delete"]').exists()).toBe(false);
     expect(w.find('[data-testid="shape-duplicate"]').exists()).toBe(true);
+    w.unmount();
+  });
+
+  it('previews with the voxel engine\'s reduction threshold default and range', async () => {
+    const { calls } = installShapeApi();
+    const { w } = await mountEditor();
+    await wait(260);
+    await flushPromises();
+    const engineDefault = voxelParamsSchema.shape.reductionThreshold.parse(undefined);
+    expect(engineDefault).toBe(DEFAULT_REDUCTION_THRESHOLD);
+    // (the mixture editor's volume-factor previews count solid voxels only and send no threshold)
+    const shapePreviews = calls.filter((c) => c.method === 'shapes.preview' && c.params.reductionThreshold !== undefined);
+    expect(shapePreviews.length).toBeGreaterThan(0);
+    expect(shapePreviews.every((c) => c.params.reductionThreshold === engineDefault)).toBe(true);
+    const input = w.get('[data-testid="preview-threshold"]');
+    expect(input.attributes('min')).toBe('0');
+    expect(input.attributes('max')).toBe('6');
+    await input.setValue('7');
+    expect(input.attributes('aria-invalid')).toBe('true');
+    expect(w.text()).toContain('reduction threshold must be an integer ≥ 0 and ≤ 6, got 7');
+    await input.setValue('6');
+    expect(input.attributes('aria-invalid')).toBe('false');
     w.unmount();
   });
 

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { shapeKindSchemas } from '../../../../core/voxel/shapes';
+import { voxelParamsSchema } from '../../../../core/voxel/params';
 
 export type ShapeKind = keyof typeof shapeKindSchemas;
 
@@ -47,21 +48,41 @@ export function isShapeKind(k: string): k is ShapeKind {
   return Object.prototype.hasOwnProperty.call(shapeKindSchemas, k);
 }
 
+function numberField(key: string, p: JsonProp): NumberField {
+  return {
+    key,
+    label: key,
+    description: p.description ?? '',
+    unit: p.unit ?? '',
+    min: p.minimum ?? p.exclusiveMinimum ?? null,
+    max: p.maximum ?? null,
+    exclusiveMin: p.exclusiveMinimum !== undefined,
+    default: p.default ?? null,
+  };
+}
+
 /** Describes the number fields of a kind (not 'kind' itself, not the voxel map of imports). */
 export function shapeFields(kind: ShapeKind): NumberField[] {
   const json = z.toJSONSchema(shapeKindSchemas[kind], { io: 'input' }) as { properties?: Record<string, JsonProp> };
   return Object.entries(json.properties ?? {})
     .filter(([key, p]) => key !== 'kind' && p.type === 'number')
-    .map(([key, p]) => ({
-      key,
-      label: key,
-      description: p.description ?? '',
-      unit: p.unit ?? '',
-      min: p.minimum ?? p.exclusiveMinimum ?? null,
-      max: p.maximum ?? null,
-      exclusiveMin: p.exclusiveMinimum !== undefined,
-      default: p.default ?? null,
-    }));
+    .map(([key, p]) => numberField(key, p));
+}
+
+/**
+ * The voxel engine's reductionThreshold parameter (default, range, unit, description), so that the
+ * preview voxelises exactly as a run with default params would and accepts what a run accepts.
+ */
+export const reductionThresholdField: NumberField = numberField(
+  'reductionThreshold',
+  z.toJSONSchema(voxelParamsSchema.shape.reductionThreshold, { io: 'input' }) as JsonProp,
+);
+
+/** Message for a reduction threshold outside the engine's range ('' when it is allowed). */
+export function reductionThresholdIssue(v: number): string {
+  const f = reductionThresholdField;
+  const ok = Number.isInteger(v) && (f.min === null || v >= f.min) && (f.max === null || v <= f.max);
+  return ok ? '' : `reduction threshold must be an integer ${rangeText(f)}, got ${Number.isNaN(v) ? 'nothing' : v}`;
 }
 
 /** The kind's description (what "size" means for it). */
