@@ -138,6 +138,24 @@ describe('RunComposer', () => {
     expect((w.find('[data-testid="field-box.ly"]').element as HTMLInputElement).value).toBe('20');
     expect(w.text()).toContain('Prefilled from the particle editor');
   });
+
+  it('merges a keepOthers draft (the editor\'s mixture) into the form, other params and sweeps kept', async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    await w.find('[data-testid="field-box.lx"]').setValue('33');
+    await w.find('[data-testid="field-resolution-sweep-toggle"]').trigger('click');
+    await w.find('[data-testid="field-resolution-sweep-list"]').setValue('2, 4');
+    sendToBatch({ engine: 'toy', params: { types: [{ shape: 'cuboid', size: { law: 'fixed', value: 3 }, fraction: 1 }] }, keepOthers: true, origin: 'from the particle editor' });
+    await settle();
+    expect((w.find('[data-testid="field-box.lx"]').element as HTMLInputElement).value).toBe('33');
+    expect(w.find('[data-testid="run-count"]').text()).toBe('This sweep makes 2 runs');
+    expect((w.find('[data-testid="field-types.0.shape"]').element as HTMLSelectElement).value).toBe('cuboid');
+    // a whole spec (re-run from the history) still starts from the defaults
+    sendToBatch({ engine: 'toy', name: 'r-1 (re-run)', params: { resolution: 8 } });
+    await settle();
+    expect((w.find('[data-testid="field-box.lx"]').element as HTMLInputElement).value).toBe('20');
+    expect(w.find('[data-testid="run-count"]').text()).toBe('1 run');
+  });
 });
 
 describe('QueueTable', () => {

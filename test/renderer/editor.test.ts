@@ -164,6 +164,7 @@ describe('particle editor', () => {
     await flushPromises();
     expect(router.currentRoute.value.path).toBe('/batch');
     expect(draft.pending?.engine).toBe('voxel');
+    expect(draft.pending?.keepOthers).toBe(true);
     expect(draft.pending?.params).toEqual({
       mixture: {
         basis: 'volume',

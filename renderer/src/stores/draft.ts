@@ -2,7 +2,7 @@
  * A run draft handed to the batch manager by another workspace: the particle editor's "send to batch
  * manager" (a mixture) and the history's "re-run with changes" (a whole spec). The sender calls
  * sendToBatch() and navigates to /batch; the batch manager watches `draft.pending`, merges its params over
- * the engine's defaults and clears it with takeDraft().
+ * the engine's defaults (or over its form, with keepOthers) and clears it with takeDraft().
  */
 import { shallowReactive } from 'vue';
 
@@ -13,6 +13,12 @@ export interface RunDraft {
   priority?: number;
   /** Partial params: merged over the engine's defaults, object fields deeply, arrays replaced. */
   params: Record<string, unknown>;
+  /**
+   * Merge over the batch manager's current params instead of the defaults when it already shows this
+   * engine: the editor's mixture then replaces only the mixture, the user's box, resolution and
+   * sweeps stay.
+   */
+  keepOthers?: boolean;
   /** Shown in the batch manager after "Prefilled ": "from run r-12", "from the particle editor". */
   origin?: string;
 }
