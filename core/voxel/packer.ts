@@ -326,21 +326,28 @@ export class Packer {
    * with early exit (seed §3.4), so that a collision wastes little rotation.
    */
   private collisionFree(s: number, x: number, y: number, z: number, ax: number, ay: number, az: number, id: number): boolean {
-    return this.collisionFreeBesides(s, x, y, z, ax, ay, az, id, null, 0, 0, 0);
+    return this.collisionFreeBesides(s, x, y, z, ax, ay, az, id, null, null, 0, 0, 0);
   }
 
   /**
-   * collisionFree; with a self mask (bit mode, the particle still in the matrix) the particle's
-   * own voxels do not count, the move being (dx, dy, dz) from them.
+   * collisionFree, two extensions for moves. `rotated`: the voxels already rotated to (ax, ay, az)
+   * (the saved ones, when the rotation did not change), tested without rotating. `mask` (bit
+   * mode, the particle still in the matrix): its own voxels do not count, the move being
+   * (dx, dy, dz) from them.
    */
   private collisionFreeBesides(
     s: number, x: number, y: number, z: number, ax: number, ay: number, az: number, id: number,
-    mask: Int32Array | null, dx: number, dy: number, dz: number,
+    rotated: Int32Array | null, mask: Int32Array | null, dx: number, dy: number, dz: number,
   ): boolean {
     const coords = this.packCoords[s], n = coords.length / 3, e = this.extent[s];
     const trial = this.trial, m = this.matrix, c = this.counters, tt = this.o.trigTables, fr = this.o.fastRounding;
     const bits = this.bits, bias = this.selfBias[s];
     c.collisionTests++;
+    if (rotated !== null) {
+      const hit = mask !== null ? bits!.firstHitBesides(rotated, 0, n, x, y, z, e, mask, bias, dx, dy, dz) : m.firstHit(rotated, 0, n, x, y, z, e, id);
+      c.voxelChecks += hit >= 0 ? hit + 1 : n;
+      return hit < 0;
+    }
     for (let from = 0; from < n; from += CHUNK) {
       const to = Math.min(n, from + CHUNK);
       rotateRange(coords, trial, from, to, ax, ay, az, tt, fr);
@@ -399,25 +406,37 @@ export class Packer {
     c.moveAttempts++;
 
     const bitMode = m.kind === 'bit';
-    const mask = this.masks[i];
+    const mask = this.masks[i], saved = this.saved[i];
+    // Rotation unchanged (always so for a particle whose maximum rotation is 0): the saved voxels
+    // (§3.2) are the new ones, moved as they are, without rotating.
+    const kept = saved !== null && bx === this.ax[i] && by === this.ay[i] && bz === this.az[i] ? saved : null;
     if (mask !== null) {
       // Bit mode cannot tell the particle's own voxels from others' (§3.7); its self mask can, so
       // the move is tested before the particle is removed: a collision (most moves) costs no
       // removal and no write-back, and the same answer as removing first.
-      if (!this.collisionFreeBesides(s, nx, ny, nz, bx, by, bz, id, mask, dx, dy, nz - oz)) return;
+      if (!this.collisionFreeBesides(s, nx, ny, nz, bx, by, bz, id, kept, mask, dx, dy, nz - oz)) return;
       m.clearAll(this.currentVoxels(i), 0, n, ox, oy, oz, e, id);
     } else if (bitMode) {
       // No self mask (a particle as wide as the box may meet its own periodic image): remove it first.
       const current = this.currentVoxels(i);
       m.clearAll(current, 0, n, ox, oy, oz, e, id);
-      if (!this.collisionFree(s, nx, ny, nz, bx, by, bz, id)) {
+      if (!this.collisionFreeBesides(s, nx, ny, nz, bx, by, bz, id, kept, null, 0, 0, 0)) {
         m.writeAll(current, 0, n, ox, oy, oz, e, id); // collision: write it back
         return;
       }
     } else {
       // Id mode: the particle's own ids do not count, it is removed only after a successful test.
-      if (!this.collisionFree(s, nx, ny, nz, bx, by, bz, id)) return;
+      if (!this.collisionFreeBesides(s, nx, ny, nz, bx, by, bz, id, kept, null, 0, 0, 0)) return;
       m.clearAll(this.currentVoxels(i), 0, n, ox, oy, oz, e, id);
+    }
+    if (kept !== null) {
+      // Same voxels relative to the centre: the saved rotation and the self mask stay as they are.
+      m.writeAll(kept, 0, n, nx, ny, nz, e, id);
+      this.px[i] = nx;
+      this.py[i] = ny;
+      this.pz[i] = nz;
+      c.acceptedMoves++;
+      return;
     }
     const trial = this.trial;
     m.writeAll(trial, 0, n, nx, ny, nz, e, id);
@@ -426,7 +445,6 @@ export class Packer {
       mask.fill(0);
       markSelf(mask, this.selfBias[s], trial, n);
     }
-    const saved = this.saved[i];
     if (saved !== null) {
       // Keep the accepted rotation: swap buffers when they are interchangeable, else copy.
       if (saved.length === trial.length) {
