@@ -1,6 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { buildVoxelSurface, countExposedFaces, type VoxelBlock } from '../../renderer/src/scene/voxelSurface';
 import { Random } from '../../core/common/random';
+import { labelColourer } from '../../renderer/src/scene/surfaceColours';
+import { meshVoxelSurface } from '../../renderer/src/scene/voxelMesher';
+import { idColour } from '../../renderer/src/scene/colormap';
 
 function block(dims: [number, number, number], labels: number[]): VoxelBlock {
   return { labels: Uint32Array.from(labels), dims, origin: [0, 0, 0], voxelSize: 1 };
@@ -62,5 +65,28 @@ describe('voxel surface mesh', () => {
   it('refuses a block whose labels do not match its dims, and a mesh over the face limit', () => {
     expect(() => buildVoxelSurface(block([2, 2, 2], [1]), grey)).toThrow(/dims 2x2x2 need 8/);
     expect(() => buildVoxelSurface(block([2, 1, 1], [1, 2]), grey, 5)).toThrow(/more than 5/);
+  });
+});
+
+describe('voxel surface meshing off the main thread', () => {
+  it('colours labels from the particle table, else by id, alike in the worker and its fallback', async () => {
+    // particle 1 (label 1) has a table colour, label 3 is past the table's end
+    const table = Float32Array.of(0.1, 0.2, 0.3, 1);
+    const out = new Float32Array(3);
+    labelColourer(table)(1, out, 0);
+    expect(Array.from(out)).toEqual([0.1, 0.2, 0.3].map(Math.fround));
+    const want = new Float32Array(3);
+    idColour(2, want, 0, 1);
+    labelColourer(table)(3, out, 0);
+    expect(Array.from(out)).toEqual(Array.from(want));
+
+    const block = { labels: Uint32Array.of(1, 0, 3, 3), dims: [2, 2, 1] as [number, number, number], origin: [0, 0, 0] as [number, number, number], voxelSize: 0.5 };
+    const direct = buildVoxelSurface(block, labelColourer(table));
+    const viaMesher = await meshVoxelSurface(block, table);
+    expect(viaMesher.quads).toBe(direct.quads);
+    expect(Array.from(viaMesher.colors)).toEqual(Array.from(direct.colors));
+    expect(Array.from(viaMesher.positions)).toEqual(Array.from(direct.positions));
+    // the caller keeps its block
+    expect(Array.from(block.labels)).toEqual([1, 0, 3, 3]);
   });
 });
