@@ -4,7 +4,7 @@
  * tables  Seed 003 Tables 2 and 4 in 3D and 2D: 100, 10,000 and 1,000,000 balls, monosized and
  *         polysized (radius ratio 10), solid fraction 5/33/50/70 %: per step of random motion the time
  *         (move + update + all-pairs pass), collision checks (CC = exact tests) and topological events
- *         (TE = remaps; endpoint swaps for sweep and prune) of every structure.
+ *         (TE = remaps; for sweep and prune endpoint swaps plus column changes) of every structure.
  * fig5    Seed 001 Fig. 5: detection time (remapping + contact detection) of the cell space without
  *         refinement against the number of extents that fit in a cell, relative to the best.
  * scaling Heckbert's O(n): time per all-neighbours pass of uniform random balls, n = 1e3 ... 1e6
@@ -16,8 +16,9 @@
  * hexagonal close packed lattice in 3D, a hexagonal one in 2D, at exactly 70 %), labelled "lattice"
  * in the titles. The fraction actually reached is printed in every table title and in the packings
  * table. A 1,000,000-ball case tiles the 10,000-ball packing 100 times (10 x 10 in 2D; in 3D the
- * split of 100 that makes the box most cubic). Brute force runs only up to 10,000 balls; sweep and prune is
- * skipped where the overlaps of segments on its axis would exceed 3e8 per pass. Balls are numbered
+ * split of 100 that makes the box most cubic). Brute force runs only up to 10,000 balls; sweep and prune with
+ * one list is skipped where the overlaps of segments on its axis would exceed 3e8 per pass (the
+ * column sweep always runs). Balls are numbered
  * in spatial order (see spatialOrder). Timings depend on the machine's load; counters do not.
  */
 import { Random } from '../core/common/random';
@@ -41,8 +42,9 @@ const run = (part: string) => only === undefined || only === part;
 interface Balls { dim: 2 | 3; n: number; x: Float64Array; y: Float64Array; z: Float64Array; r: Float64Array; size: number[]; solidFraction: number }
 
 /** 'regular subdivision' is the seed 003 method: the cell space without refinement, cells as large as
- *  the largest ball. */
-const STRUCTURES = ['brute force', 'regular subdivision', 'hashed grid', 'cell space', 'sweep and prune', 'spatial tree'] as const;
+ *  the largest ball. 'sweep and prune, one list' is the seed's sweep and prune (one sorted list);
+ *  'sweep and prune' sweeps per column of a grid over the other axes (the default). */
+const STRUCTURES = ['brute force', 'regular subdivision', 'hashed grid', 'cell space', 'sweep and prune, one list', 'sweep and prune', 'spatial tree'] as const;
 type StructureName = (typeof STRUCTURES)[number];
 
 function build(name: StructureName, b: Balls): SpatialIndex {
@@ -58,6 +60,7 @@ function build(name: StructureName, b: Balls): SpatialIndex {
       const parentCells = Math.max(1, Math.min(2 ** 25, Math.floor(volume / (2.2 * rMax) ** b.dim)));
       return new CellSpace({ ...o, domainMin: Array(b.dim).fill(0), domainSize: b.size.slice(0, b.dim), parentCells, refine: false });
     }
+    case 'sweep and prune, one list': return new SweepAndPrune({ ...o, columns: false });
     case 'sweep and prune': return new SweepAndPrune(o);
     case 'spatial tree': {
       // Finest cells so that the largest ball exactly fills a cell of some level.
@@ -66,8 +69,8 @@ function build(name: StructureName, b: Balls): SpatialIndex {
   }
 }
 
-/** Segment overlaps per pass on the sweep axis (the longest edge, as the auto axis picks), roughly
- *  n^2 * mean diameter / domain length. */
+/** Segment overlaps per pass of one sorted list on the sweep axis (the longest edge, as the auto axis
+ *  picks), roughly n^2 * mean diameter / domain length. */
 function sweepOverlaps(b: Balls): number {
   let sum = 0;
   for (let i = 0; i < b.n; i++) sum += b.r[i];
@@ -76,7 +79,7 @@ function sweepOverlaps(b: Balls): number {
 
 function practical(name: StructureName, b: Balls): boolean {
   if (name === 'brute force') return b.n <= 10_000;
-  if (name === 'sweep and prune') return sweepOverlaps(b) <= 3e8;
+  if (name === 'sweep and prune, one list') return sweepOverlaps(b) <= 3e8;
   return true;
 }
 
@@ -330,7 +333,7 @@ if (run('scaling')) {
       process.stderr.write(`scaling: ${dim}D n=${n} done (${seconds(started).toFixed(0)} s)\n`);
     }
     // Fitted exponent of time against n over the sizes each structure ran at (brute force and
-    // sweep and prune stop early; the range is in the next row).
+    // one-list sweep and prune stop early; the range is in the next row).
     const fit: Row = { n: 'exponent' }, range: Row = { n: 'fitted over' };
     for (const name of STRUCTURES) {
       const t = times.get(name)!;

@@ -26,8 +26,10 @@ const structures: { name: string; periodic: boolean; make: Factory }[] = [
       toleranceExtent: 0.2, refineFactor: 2,
     }),
   },
-  { name: 'sweep and prune (fixed axis)', periodic: false, make: (sc) => new SweepAndPrune({ ...base(sc), axis: sc.dim - 1 }) },
-  { name: 'sweep and prune (auto axis)', periodic: false, make: (sc) => new SweepAndPrune(base(sc)) },
+  { name: 'sweep and prune (one list, fixed axis)', periodic: false, make: (sc) => new SweepAndPrune({ ...base(sc), axis: sc.dim - 1, columns: false }) },
+  { name: 'sweep and prune (columns, auto axis)', periodic: false, make: (sc) => new SweepAndPrune(base(sc)) },
+  // Columns narrower than the objects: most objects sit in several columns and move between them.
+  { name: 'sweep and prune (narrow columns)', periodic: false, make: (sc) => new SweepAndPrune({ ...base(sc), columnSize: sc.rMin }) },
 ];
 
 for (const s of structures) {
@@ -39,6 +41,8 @@ for (const s of structures) {
         const r = checkEquivalence(index, sc);
         // The refining cell space must actually have refined and merged cells along the way.
         if (s.name.includes('refining')) expect((index as CellSpace).refinements).toBeGreaterThan(0);
+        // The column sweeps must actually have used several columns.
+        if (index instanceof SweepAndPrune && index.useColumns) expect(index.columnCount).toBeGreaterThan(1);
         expect(r.pairChecks).toBeGreaterThan(10);
         expect(r.pairsSeen).toBeGreaterThan(0);
       });

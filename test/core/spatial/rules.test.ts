@@ -134,6 +134,24 @@ describe('sweep and prune axis', () => {
     expect(cube.axisChanges).toBe(0);
   });
 
+  it('tests a bounded number of candidates per object with columns, a growing one with one list', () => {
+    // Uniform balls at a fixed density in a cube: n^(2-1/dim) candidates with one list, O(n) with columns.
+    const perObject = (n: number, columns: boolean) => {
+      const rnd = new Random(4);
+      const edge = 10 * Math.cbrt(n);
+      const s = new SweepAndPrune({ dim: 3, capacity: n, columns });
+      for (let i = 0; i < n; i++) s.insertSphere(i, rnd.uniform(0, edge), rnd.uniform(0, edge), rnd.uniform(0, edge), 1);
+      s.pairs(noop);
+      s.resetCounters();
+      s.pairs(noop);
+      return s.counters.candidatesTested / n;
+    };
+    const small = 1000, large = 16_000;
+    expect(perObject(large, true) / perObject(small, true)).toBeLessThan(1.3);
+    // One list: candidates per object grow as n^(2/3), 16^(2/3) = 6.3 here.
+    expect(perObject(large, false) / perObject(small, false)).toBeGreaterThan(4);
+  });
+
   it('keeps a fixed axis when given one', () => {
     const s = new SweepAndPrune({ dim: 2, capacity: 10, axis: 0 });
     for (let i = 0; i < 10; i++) s.insertSphere(i, 0, i * 10, 0, 1);
