@@ -65,6 +65,8 @@ export class SweepAndPrune extends SpatialObjects {
   private scratchValue: Float64Array;
   private scratchTag: Int32Array;
   private scratchCol: Int32Array;
+  /** Positions of the appended entries, sorted by mergeAppended. */
+  private scratchOrder: Int32Array;
   private m = 0;
   /** Entries [sorted, m) were appended since the last pass and are not in order yet. */
   private sorted = 0;
@@ -113,6 +115,7 @@ export class SweepAndPrune extends SpatialObjects {
     this.scratchValue = new Float64Array(entries);
     this.scratchTag = new Int32Array(entries);
     this.scratchCol = new Int32Array(entries);
+    this.scratchOrder = new Int32Array(entries);
     this.dropped = new Uint8Array(o.capacity);
     this.droppedList = new Int32Array(o.capacity);
     this.pending = new Uint8Array(o.capacity);
@@ -433,6 +436,7 @@ export class SweepAndPrune extends SpatialObjects {
     const g = (a: Int32Array) => { const b = new Int32Array(size); b.set(a); return b; };
     this.value = f(this.value); this.tag = g(this.tag); this.col = g(this.col);
     this.scratchValue = new Float64Array(size); this.scratchTag = new Int32Array(size); this.scratchCol = new Int32Array(size);
+    this.scratchOrder = new Int32Array(size);
   }
 
   /** colStart[c] = first entry of column c (entries are grouped by column after the sort). */
@@ -447,7 +451,8 @@ export class SweepAndPrune extends SpatialObjects {
   private mergeAppended(): void {
     const value = this.value, tag = this.tag, col = this.col, s = this.sorted, m = this.m;
     const before = (p: number, q: number) => col[p] - col[q] || value[p] - value[q] || (tag[p] & 1) - (tag[q] & 1);
-    const order = Array.from({ length: m - s }, (_, k) => s + k);
+    const order = this.scratchOrder.subarray(0, m - s);
+    for (let k = 0; k < m - s; k++) order[k] = s + k;
     order.sort(before);
     const sv = this.scratchValue, st = this.scratchTag, sc = this.scratchCol;
     let a = 0, b = 0, k = 0;
