@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alignSeries } from '../../renderer/src/components/plotData';
+import { alignSeries, barXRange } from '../../renderer/src/components/plotData';
 
 describe('alignSeries', () => {
   it('passes series that share x through unchanged', () => {
@@ -48,5 +48,13 @@ describe('alignSeries', () => {
 
   it('returns an empty x for no series', () => {
     expect(alignSeries([])).toEqual([[]]);
+  });
+});
+
+describe('barXRange', () => {
+  it('pads half the smallest spacing beyond the outer bar centres', () => {
+    expect(barXRange(Float64Array.of(2.5, 7.5, 12.5, 87.5))).toEqual([0, 90]);
+    expect(barXRange([1])).toEqual([0.5, 1.5]);
+    expect(barXRange([])).toBeNull();
   });
 });

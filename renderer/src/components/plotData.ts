@@ -66,3 +66,20 @@ export function alignSeries(series: PlotSeries[]): AlignedData {
   });
   return [xs, ...ys];
 }
+
+/**
+ * The x range that shows whole bars centred on ascending `xs`: half the smallest spacing beyond the
+ * first and last centre (uPlot's auto range ends at the centres and cut the outer bars in half).
+ * Null for no bars; one bar gets ±0.5.
+ */
+export function barXRange(xs: ArrayLike<number>): [number, number] | null {
+  const n = xs.length;
+  if (n === 0) return null;
+  let step = Infinity;
+  for (let i = 1; i < n; i++) {
+    const d = xs[i] - xs[i - 1];
+    if (d > 0 && d < step) step = d;
+  }
+  const half = Number.isFinite(step) ? step / 2 : 0.5;
+  return [xs[0] - half, xs[n - 1] + half];
+}
