@@ -12,6 +12,7 @@ import { EXPORT_FORMATS, exportFormatList, exportRun, type ExportableRun } from 
 import { meshBytesToShape, meshImportOptionsSchema, rawBytesToShape, recordSphereRun, sphereTableFromCsv, SPHERE_IMPORT_ENGINE, type VoxelShapeImport } from './imports';
 import { readParticles, readSlice } from './artifacts';
 import type { EngineRegistry } from './engines';
+import type { EventBus } from './events';
 import type { JobQueue } from './queue';
 import type { ShapeLibrary } from './shapes';
 import type { RunStore } from './store';
@@ -20,6 +21,7 @@ export interface HandlerContext {
   store: RunStore;
   registry: EngineRegistry;
   queue: JobQueue;
+  events: EventBus;
   shapes: ShapeLibrary;
   dataDir: string;
   appVersion: string;
@@ -162,7 +164,10 @@ export function createHandlers(ctx: HandlerContext): Handlers {
 
     'runs.importSpheres': (p) => {
       const table = parsingInput(p.source || 'sphere CSV', () => sphereTableFromCsv(p.csv, p.source));
-      return recordSphereRun(store, (id) => queue.runDir(id), table, { name: p.name, source: p.source, box: p.box, analysis: p.analysis });
+      const run = recordSphereRun(store, (id) => queue.runDir(id), table, { name: p.name, source: p.source, box: p.box, analysis: p.analysis });
+      // Runs normally reach open windows through the queue's events; an import skips the queue.
+      ctx.events.emit('run.updated', run);
+      return run;
     },
 
     'exports.formats': () => exportFormatList(),

@@ -59,13 +59,12 @@ export function openServices(o: ServicesOptions): Services {
   const shapes = new ShapeLibrary(store);
   shapes.installBuiltins();
   const recovered = queue.recover();
-  const ctx: HandlerContext = { store, registry, queue, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false };
+  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false };
   const dispatch = createDispatch(createHandlers(ctx));
   if (o.autoStart) queue.start();
   let closed: Promise<void> | undefined;
   return {
     ...ctx,
-    events,
     pool,
     dispatch,
     recovered,

@@ -86,8 +86,12 @@ describe('shapes.importMesh / shapes.importRaw', () => {
 
 describe('runs.importSpheres', () => {
   it('records a finished, analysed spheres run that lists, reads back and exports', async () => {
+    const updates: string[] = [];
+    const off = s.events.on('run.updated', (r) => updates.push(r.id));
     const run = await s.dispatch('runs.importSpheres', { name: 'Cubic stack', csv: cubicSpheresCsv(), source: 'stack.csv', analysis: { gapTolerance: 1e-9, poreGridVoxels: 4096 } });
+    off();
     expect(run).toMatchObject({ name: 'Cubic stack', engine: 'spheres', status: 'done' });
+    expect(updates).toEqual([run.id]);
     expect(run.metrics.particles).toBe(27);
     expect(run.metrics.coordinationMean).toBeGreaterThan(3);
     const direct = analyseSpheres(sphereCsvToTable(cubicSpheresCsv()), [3, 3, 3], { gapTolerance: 1e-9, poreGridVoxels: 4096 });
