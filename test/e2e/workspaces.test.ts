@@ -90,6 +90,8 @@ describe("a user's day", () => {
     await page.waitForSelector(testid('editor-workspace'));
     await page.selectOption(testid('new-shape-kind'), 'ellipsoid');
     await page.click(testid('new-shape'));
+    // The new shape's own editor (the library's first shape had counts before it)
+    await page.locator('.shape-editor h2').filter({ hasText: 'My ellipsoid' }).waitFor();
     await page.locator(testid('count-solid')).filter({ hasText: /[1-9]/ }).waitFor();
     await page.waitForSelector(`${testid('voxel-preview-canvas')}[data-ready="1"]`);
     const solid = Number((await page.textContent(testid('count-solid')))!.replace(/\D/g, ''));
@@ -124,6 +126,8 @@ describe("a user's day", () => {
     await page.waitForSelector(testid('inspector-workspace'));
     await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
     expect(await page.textContent(testid('inspector-run-name'))).toContain('walk spheres');
+    // the voxel surfaces are meshed (in a worker) and drawn
+    await page.locator(testid('region-note')).filter({ hasText: /[1-9][\d,]* faces/ }).waitFor();
     await shot('inspector');
   });
 
