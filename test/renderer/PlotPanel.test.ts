@@ -26,6 +26,7 @@ describe('PlotPanel', () => {
   it('shows an empty state without data and builds a plot with labelled axes and series', async () => {
     const w = mount(PlotPanel, { props: { series: [], xLabel: 'step', yLabel: 'particles' }, attachTo: document.body });
     expect(w.text()).toContain('No data to plot');
+    expect(w.find('.plot-ylabel').exists()).toBe(false);
     expect(made.length).toBe(0);
 
     await w.setProps({
@@ -38,7 +39,10 @@ describe('PlotPanel', () => {
     await nextTick();
     expect(w.text()).toContain('Particles');
     const last = made.at(-1)!;
-    expect(last.opts.axes.map((a) => a.label)).toEqual(['step', 'particles']);
+    // The x label sits on its axis; the y label is a caption above the plot (a rotated label
+    // along the short y axis was cut at both ends).
+    expect(last.opts.axes.map((a) => a.label)).toEqual(['step', undefined]);
+    expect(w.get('.plot-ylabel').text()).toBe('particles');
     expect(last.opts.series.map((s) => s.label)).toEqual(['step', 'run A', 'run B']);
     expect(Array.from(last.data[0] as ArrayLike<number>)).toEqual([0, 1, 2]);
     expect(Array.from(last.data[2] as ArrayLike<number | null>)).toEqual([0, null, 7]);
