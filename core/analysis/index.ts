@@ -104,13 +104,12 @@ export function analyseVoxelPacking(
   const metrics: AnalysisResult['metrics'] = {
     porosity: bedVoxels > 0 ? 1 - scan.solidVoxels / bedVoxels : 1,
     solidFraction: bedVoxels > 0 ? scan.solidVoxels / bedVoxels : 0,
-    bulkFrom: bulkFrom * h,
-    bulkTo: bulkTo * h,
     meanHeight: hs.mean * h,
     maxHeight: hs.max * h,
     rmsRoughness: hs.rms * h,
   };
-  if (!Number.isNaN(bulk)) metrics.bulkPorosity = bulk;
+  // A bed too shallow for a bulk (valley at or below the floor layer) has no bulk region at all.
+  if (!Number.isNaN(bulk)) Object.assign(metrics, { bulkPorosity: bulk, bulkFrom: bulkFrom * h, bulkTo: bulkTo * h });
   Object.assign(metrics, sizes.metrics);
 
   const series: EngineSeries[] = [

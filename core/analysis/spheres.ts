@@ -174,9 +174,11 @@ export function analyseSpheres(
   for (let s = 0; s < slices; s++) { pz[s] = (s + 0.5) * dz; py[s] = 1 - solidPerSlice[s] / (area * dz); }
   series.push(lineSeries('porosity profile', 'z (length)', 'porosity', pz, py));
   metrics.porosity = 1 - solidBed / (area * hMean);
-  if (valley > floorLayer) metrics.bulkPorosity = 1 - solidBulk / (area * (valley - floorLayer));
-  metrics.bulkFrom = floorLayer;
-  metrics.bulkTo = valley;
+  if (valley > floorLayer) {
+    metrics.bulkPorosity = 1 - solidBulk / (area * (valley - floorLayer));
+    metrics.bulkFrom = floorLayer;
+    metrics.bulkTo = valley;
+  }
 
   const pores = spherePores(x, y, zc, r, lx, ly, valley, floorLayer, periodic, opts.poreGridVoxels, opts.poreBins, rmin, rmax);
   if (pores) {

@@ -75,6 +75,13 @@ describe('analyseSpheres', () => {
     expect(psd.y.reduce((s, v) => s + v, 0)).toBeCloseTo(1, 12);
     // Bulk porosity over whole lattice periods [a, 3a) is the lattice's.
     expect(res.metrics.bulkPorosity).toBeCloseTo(1 - Math.PI / 6, 12);
+    expect([res.metrics.bulkFrom, res.metrics.bulkTo]).toEqual([a, 3 * a]);
+  });
+
+  it('reports no bulk region for a single layer (floor layer above the valley)', () => {
+    const res = analyseSpheres(spheres([[1, 1, 0.5], [3, 3, 0.5]], 0.5), [4, 4, 4]);
+    expect(res.metrics.porosity).toBeDefined();
+    for (const k of ['bulkPorosity', 'bulkFrom', 'bulkTo']) expect(res.metrics).not.toHaveProperty(k);
   });
 
   it('finds the same close pairs as brute force on random spheres', () => {

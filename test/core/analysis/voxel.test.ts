@@ -37,6 +37,15 @@ describe('analyseVoxelPacking', () => {
     expect(hm.name).toBe('heightmap');
     expect(hm.dims).toEqual([4, 4, 1]);
     expect(Array.from(hm.labels)).toEqual(new Array(16).fill(3));
+    expect([res.metrics.bulkFrom, res.metrics.bulkTo]).toEqual([0.5, 1.5]);
+  });
+
+  it('reports no bulk region for a bed no deeper than its floor layer', () => {
+    // One 2-voxel cube on the floor: the floor layer (its diameter) reaches the valley.
+    const vol = volume([4, 4, 4], (x, y, z) => (x < 2 && y < 2 && z < 2 ? 1 : 0));
+    const res = analyseVoxelPacking(vol, table(1), { topPercentile: 0 });
+    expect(res.metrics.porosity).toBeDefined();
+    for (const k of ['bulkPorosity', 'bulkFrom', 'bulkTo']) expect(res.metrics).not.toHaveProperty(k);
   });
 
   it('finds 6 face contacts per cube in a periodic simple cubic arrangement of cubes', () => {
