@@ -4,26 +4,15 @@
  * refused, and the page renders (screenshot in test/e2e/artifacts/host.png).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { request } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { startHost, type Host } from '../../main/host/server';
 import type { Services } from '../../main/services/services';
 import type { PackbenchApi } from '../../main/api';
 import { fixtureServices, tempDir } from '../main/helpers';
+import { ARTIFACTS, launchChromium } from './chromium';
 
-const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 /** A GET with a raw path and headers (fetch normalises paths and will not send another Host). */
 function rawGet(path: string, headers: Record<string, string> = {}): Promise<number> {
@@ -48,7 +37,7 @@ beforeAll(async () => {
   cleanup = t.cleanup;
   services = fixtureServices(t.dir, { autoStart: true });
   host = await startHost({ services });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 });
 

@@ -6,15 +6,13 @@
  * Screenshots: test/e2e/artifacts/editor.png, inspector.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
 import { startHost, type Host } from '../../main/host/server';
 import { openServices, type Services } from '../../main/services/services';
 import type { PackbenchApi } from '../../main/api';
 import { tempDir } from '../main/helpers';
+import { ARTIFACTS, launchChromium } from './chromium';
 
-const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
-const CHROMIUM_ARGS = ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
 let services: Services;
 let host: Host;
@@ -27,7 +25,7 @@ beforeAll(async () => {
   cleanup = t.cleanup;
   services = openServices({ dataDir: t.dir, autoStart: true, concurrency: 1, progressIntervalMs: 50 });
   host = await startHost({ services });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 });
 
