@@ -3,6 +3,7 @@
  * SharedArrayBuffer) and the messages the worker posts. Pure data, no Node.
  */
 import type { EngineSeries } from '../../core/common/engine';
+import type { RunArtifact } from '../api';
 
 /** Int32 slots of the control block. */
 export const CONTROL = {
@@ -28,14 +29,8 @@ export interface WorkerInput {
   progressIntervalMs: number;
 }
 
-export interface WrittenArtifact {
-  kind: 'table' | 'volume';
-  name: string;
-  path: string;
-  bytes: number;
-  checksum: string;
-  meta: Record<string, unknown>;
-}
+/** An artifact file the worker wrote, before the store gives it an id. */
+export type WrittenArtifact = Omit<RunArtifact, 'id'>;
 
 export type WorkerMessage =
   | { type: 'progress'; done: number; total: number; phase: string; counters?: Record<string, number> }
