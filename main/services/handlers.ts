@@ -164,7 +164,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
 
     'runs.importSpheres': (p) => {
       const table = parsingInput(p.source || 'sphere CSV', () => sphereTableFromCsv(p.csv, p.source));
-      const run = recordSphereRun(store, (id) => queue.runDir(id), table, { name: p.name, source: p.source, box: p.box, analysis: p.analysis });
+      const run = recordSphereRun(store, (id) => queue.runDir(id), table, { name: p.name, source: p.source, box: p.box, analysis: p.analysis }, queue.origin(1));
       // Runs normally reach open windows through the queue's events; an import skips the queue.
       ctx.events.emit('run.updated', run);
       return run;

@@ -18,7 +18,7 @@ import { assertWatertight, parseObj, parseStl } from '../../core/io/mesh';
 import { parseRawHeader, rawToSolidBits, RAW_DTYPE_BYTES, type RawHeader } from '../../core/io/raw';
 import { bounds, MAX_SHAPE_VOXELS_PER_AXIS, voxeliseMesh } from '../../core/io/voxelise';
 import { ApiError, invalidMessage, issuesFrom, type RunSummary } from '../api';
-import type { RunStore } from './store';
+import type { RunOrigin, RunStore } from './store';
 
 export interface VoxelShapeImport {
   /** Ready for the shape library: a voxel-engine shape of kind 'voxels'. */
@@ -156,9 +156,10 @@ export interface SphereRunOptions {
 /**
  * Records a sphere table as a finished `spheres` run: analyseSpheres metrics and series, and the
  * table (with the per-sphere analysis columns) as its artifact in `runDir(id)`. The run row is
- * inserted 'paused' so that no queue (of this or another process) picks it up before it is done.
+ * inserted 'paused' so that no queue (of this or another process) picks it up before it is done;
+ * `origin` (this process, as a queue would record it) is stored with it.
  */
-export function recordSphereRun(store: RunStore, runDir: (id: string) => string, table: ColumnTable, o: SphereRunOptions): RunSummary {
+export function recordSphereRun(store: RunStore, runDir: (id: string) => string, table: ColumnTable, o: SphereRunOptions, origin: RunOrigin): RunSummary {
   const parsed = sphereAnalysisOptionsSchema.safeParse(o.analysis ?? {});
   if (!parsed.success) {
     const issues = issuesFrom(parsed.error, 'analysis');
@@ -175,6 +176,8 @@ export function recordSphereRun(store: RunStore, runDir: (id: string) => string,
   const spec = { engine: SPHERE_IMPORT_ENGINE, name: o.name, seed: 0, params };
   const [id] = store.insertRuns([{ name: o.name, engine: SPHERE_IMPORT_ENGINE, spec, params, seed: 0, priority: 0, batchId: null, status: 'paused' }]);
   try {
+    // Recorded like a started run (machine, app version); 'paused' to 'running' to 'done'.
+    store.claim(id, origin, 'paused');
     const dir = runDir(id);
     mkdirSync(dir, { recursive: true });
     const bytes = encodeTable(table);

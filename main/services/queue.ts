@@ -11,7 +11,7 @@ import { ApiError, FINAL_STATUSES, type QueueState, type RunRecord, type RunSpec
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import type { JobOutcome, RunningJob, WorkerPool } from './pool';
-import type { NewRun, RunStore } from './store';
+import type { NewRun, RunOrigin, RunStore } from './store';
 import { expandSweeps } from './sweep';
 
 export interface QueueOptions {
@@ -323,6 +323,12 @@ export class JobQueue {
   }
 
   /** Starts one run; false when it must wait for memory. Runs that cannot ever start fail. */
+  /** This process as the runner of a run: machine, threads, app version, owner. */
+  origin(threads: number): RunOrigin {
+    const host = { hostname: hostname(), platform: process.platform, arch: process.arch, cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', totalMemoryBytes: totalmem(), node: process.version };
+    return { host, threads, appVersion: this.appVersion, owner: this.owner };
+  }
+
   private startRun(r: RunRecord): boolean {
     let decl;
     let memoryBytes: number;
@@ -338,8 +344,7 @@ export class JobQueue {
       return true;
     }
     if (!this.pool.fits(memoryBytes)) return false;
-    const host = { hostname: hostname(), platform: process.platform, arch: process.arch, cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', totalMemoryBytes: totalmem(), node: process.version };
-    if (!this.store.claim(r.id, { host, threads: this.threadsPerRun, appVersion: this.appVersion, owner: this.owner })) return true;
+    if (!this.store.claim(r.id, this.origin(this.threadsPerRun))) return true;
     const dir = this.runDir(r.id);
     rmSync(dir, { recursive: true, force: true }); // leftovers of an interrupted attempt
     mkdirSync(dir, { recursive: true });

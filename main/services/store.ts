@@ -241,6 +241,15 @@ function blobF64(b: Buffer): Float64Array {
   return out;
 }
 
+/** Who runs a run: stored with it when it starts. */
+export interface RunOrigin {
+  host: RunRecord['host'];
+  threads: number;
+  appVersion: string;
+  /** hostname:pid of the process running it. */
+  owner: string;
+}
+
 export class RunStore {
   readonly db: Database.Database;
 
@@ -436,16 +445,16 @@ export class RunStore {
    * Claims a queued run for this process: false when another process (the app and a CLI may share a
    * data directory) took it first.
    */
-  claim(id: string, info: { host: RunRecord['host']; threads: number; appVersion: string; owner: string }): boolean {
+  claim(id: string, info: RunOrigin, from: 'queued' | 'paused' = 'queued'): boolean {
     return (
       this.db
         .prepare(
           `UPDATE runs SET status = 'running', started_at = ?, finished_at = NULL, wall_seconds = NULL, error = NULL,
              progress_done = 0, progress_total = 0, phase = 'starting', host = ?, threads = ?, app_version = ?,
              attempts = attempts + 1, owner = ?
-           WHERE id = ? AND status = 'queued'`,
+           WHERE id = ? AND status = ?`,
         )
-        .run(now(), JSON.stringify(info.host), info.threads, info.appVersion, info.owner, id).changes === 1
+        .run(now(), JSON.stringify(info.host), info.threads, info.appVersion, info.owner, id, from).changes === 1
     );
   }
 

@@ -98,6 +98,10 @@ describe('runs.importSpheres', () => {
     expect(run.metrics).toMatchObject(direct.metrics);
     const rec = await s.dispatch('runs.get', { id: run.id });
     expect(rec.params).toMatchObject({ source: 'stack.csv', box: [3, 3, 3], analysis: { gapTolerance: 1e-9 } });
+    // Recorded like a run this process ran: app version, machine, start time.
+    expect(rec.appVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(rec.host?.cpus).toBeGreaterThan(0);
+    expect(rec.startedAt).not.toBeNull();
     const list = await s.dispatch('runs.list', { filter: { engine: 'spheres' } });
     expect(list.rows.map((r) => r.id)).toContain(run.id);
     const series = await s.dispatch('runs.series', { id: run.id });
