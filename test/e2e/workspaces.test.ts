@@ -4,25 +4,14 @@
  * runs in the history and compare them. One screenshot per workspace in test/e2e/artifacts/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startHost, type Host } from '../../main/host/server';
 import { openServices, type Services } from '../../main/services/services';
+import { ARTIFACTS, launchChromium } from './chromium';
 
-const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 
 let dataDir: string;
 let services: Services;
@@ -69,7 +58,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'packbench-walk-'));
   services = openServices({ dataDir, autoStart: true, concurrency: 2, progressIntervalMs: 100 });
   host = await startHost({ services });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.setDefaultTimeout(30_000);
@@ -194,6 +183,31 @@ describe("a user's day", () => {
     await page.click(testid('history-sort-created'));
     await page.fill(testid('history-metric'), '');
     await page.fill(testid('history-metric-min'), '');
+  });
+
+  it('imports a sphere CSV as an analysed run', async () => {
+    const bad = join(dataDir, 'broken.csv'), good = join(dataDir, 'lattice.csv');
+    writeFileSync(bad, 'x,y,z,r\n0.5,0.5,oops,0.5\n');
+    // A simple cubic lattice of touching unit spheres, 4 x 4 x 3: coordination 3 to 6.
+    const lines = ['x,y,z,r'];
+    for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) for (let k = 0; k < 3; k++) lines.push(`${i + 0.5},${j + 0.5},${k + 0.5},0.5`);
+    writeFileSync(good, lines.join('\n') + '\n');
+    await page.click(testid('history-import-spheres'));
+    await page.setInputFiles(testid('sphere-import-file'), bad);
+    await page.click(testid('sphere-import-submit'));
+    await page.locator(testid('sphere-import-error')).filter({ hasText: /line 2/ }).waitFor();
+    await page.setInputFiles(testid('sphere-import-file'), good);
+    await page.fill(testid('sphere-import-name'), 'lattice import');
+    await page.locator('[data-testid="sphere-import"] .box input').nth(0).fill('4');
+    await page.locator('[data-testid="sphere-import"] .box input').nth(1).fill('4');
+    await page.locator('[data-testid="sphere-import"] .box input').nth(2).fill('3');
+    await page.click(testid('sphere-import-submit'));
+    await page.locator(testid('sphere-import')).waitFor({ state: 'detached' });
+    await page.locator(testid('details-metrics')).filter({ hasText: 'coordinationMean' }).waitFor();
+    await page.fill(testid('history-search'), 'lattice import');
+    await page.locator(testid('history-total')).filter({ hasText: /^1 run · 1 selected/ }).waitFor();
+    await shot('history-import');
+    await page.fill(testid('history-search'), '');
   });
 
   it('switches theme and lists the shortcuts', async () => {

@@ -192,6 +192,15 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             return Object.assign(find(p.id), { status: 'cancelled' });
           case 'runs.setPriority':
             return Object.assign(find(p.id), { priority: p.priority });
+          case 'runs.importSpheres': {
+            // Like the service: data lines of x,y,z,r[,type] after a header, else an 'invalid' answer.
+            const lines = (p.csv as string).trim().split(/\r?\n/).slice(1);
+            const bad = lines.findIndex((l) => l.split(',').length < 4 || l.split(',').some((v) => !Number.isFinite(Number(v))));
+            if (bad >= 0) throw Object.assign(new Error(`${p.source}: line ${bad + 2}: expected numbers x, y, z, r`), { code: 'invalid' });
+            const run = makeRun(0, { id: `r${nextRun++}`, name: p.name, engine: 'spheres', createdAt: new Date(Date.UTC(2027, 0, 1)).toISOString(), metrics: { particles: lines.length } });
+            fake.runs.push(run);
+            return run;
+          }
           case 'runs.rerun':
             return { runIds: [`r${nextRun++}`] };
           case 'runs.delete':

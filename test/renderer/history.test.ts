@@ -230,3 +230,42 @@ describe('history helpers', () => {
     ]);
   });
 });
+
+describe('Import spheres', () => {
+  async function chooseFile(w: VueWrapper, name: string, text: string): Promise<void> {
+    const input = w.find('[data-testid="sphere-import-file"]');
+    Object.defineProperty(input.element, 'files', { value: [new File([text], name, { type: 'text/csv' })], configurable: true });
+    await input.trigger('change');
+  }
+
+  it('sends the chosen CSV to runs.importSpheres and selects the new run', async () => {
+    const { api, w } = await mountHistory(3);
+    expect(w.find('[data-testid="sphere-import"]').exists()).toBe(false);
+    await w.find('[data-testid="history-import-spheres"]').trigger('click');
+    expect(w.find('[data-testid="sphere-import-submit"]').attributes('disabled')).toBeDefined();
+    await chooseFile(w, 'bed.csv', 'x,y,z,r\n1,1,1,0.5\n2,2,1,0.5\n');
+    expect((w.find('[data-testid="sphere-import-name"]').element as HTMLInputElement).value).toBe('bed');
+    await w.findAll('.box input')[0].setValue('4');
+    await w.find('[data-testid="sphere-import"]').trigger('submit');
+    expect(w.find('[data-testid="sphere-import-error"]').text()).toContain('box: give all three sides');
+    for (const k of [1, 2]) await w.findAll('.box input')[k].setValue('4');
+    await w.find('[data-testid="sphere-import"]').trigger('submit');
+    await settle(10);
+    const call = api.calls.find((c) => c.method === 'runs.importSpheres');
+    expect(call?.params).toEqual({ name: 'bed', csv: 'x,y,z,r\n1,1,1,0.5\n2,2,1,0.5\n', source: 'bed.csv', box: [4, 4, 4] });
+    expect(w.find('[data-testid="sphere-import"]').exists()).toBe(false);
+    expect(w.find('[data-testid="history-total"]').text()).toBe('4 runs · 1 selected');
+    expect(w.find('[data-testid="history-row-r100000"]').classes()).toContain('selected');
+  });
+
+  it('shows the service\'s message for a bad file and keeps the panel open', async () => {
+    const { api, w } = await mountHistory(3);
+    await w.find('[data-testid="history-import-spheres"]').trigger('click');
+    await chooseFile(w, 'bad.csv', 'x,y,z,r\n1,1,oops,0.5\n');
+    await w.find('[data-testid="sphere-import"]').trigger('submit');
+    await settle(10);
+    expect(api.calls.filter((c) => c.method === 'runs.importSpheres').length).toBe(1);
+    expect(w.find('[data-testid="sphere-import-error"]').text()).toBe('bad.csv: line 2: expected numbers x, y, z, r');
+    expect(w.find('[data-testid="history-total"]').text()).toBe('3 runs');
+  });
+});
