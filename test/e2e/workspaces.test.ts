@@ -207,6 +207,12 @@ describe("a user's day", () => {
     await page.fill(testid('history-search'), 'lattice import');
     await page.locator(testid('history-total')).filter({ hasText: /^1 run · 1 selected/ }).waitFor();
     await shot('history-import');
+    // The imported spheres in the inspector, drawn as spheres (thin instances).
+    await page.click(testid('history-open'));
+    await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
+    expect(await page.textContent(testid('inspector-count'))).toContain('48');
+    await shot('inspector-spheres');
+    await page.click(testid('nav-history'));
     await page.fill(testid('history-search'), '');
   });
 
