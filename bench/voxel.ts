@@ -213,9 +213,10 @@ if (wanted('kernels')) {
     { kernel: 'check, inside the box', nsPerVoxel: perVoxel((r) => { sink += m.firstHit(rotated, 0, n, 100 + (r & 63), 200, 200, e); }) },
     { kernel: 'check, straddling the x/y edge', nsPerVoxel: perVoxel((r) => { sink += m.firstHit(rotated, 0, n, 5 + (r & 7), 200, 200, e); }) },
     { kernel: 'rotate + check, inside the box (checkOnlyNs)', nsPerVoxel: checkOnlyNs() },
+    { kernel: 'rotate + check fused in one loop (rotateFirstHit)', nsPerVoxel: perVoxel((r) => { sink += m.rotateFirstHit(shell, rotated, n, r % 360, (7 * r) % 360, (13 * r) % 360, 100 + (r & 63), 200, 200, e); }) },
     { kernel: 'set + clear, inside the box (per operation)', nsPerVoxel: perVoxel((r) => { m.writeAll(rotated, 0, n, 100 + (r & 63), 200, 200, e); m.clearAll(rotated, 0, n, 100 + (r & 63), 200, 200, e); }) / 2 },
   ];
-  sinkExpected -= 2 * (kernelReps + 200);
+  sinkExpected -= 3 * (kernelReps + 200);
   let once = 0;
   for (let k = 0; k < n; k++) once += plain[k];
   if (sums !== once * (kernelReps + 200)) throw new Error('the reference loop was skipped');

@@ -21,6 +21,8 @@
  *   `cheapModulus` is off (the unoptimised reference).
  */
 
+import { COS, ROUND_OFFSET, SIN } from './rotation';
+
 export const MAX_SLAB_BYTES = 2 ** 30;
 
 export interface PackingMatrix {
@@ -159,6 +161,17 @@ export class BitMatrix implements PackingMatrix {
     return s === this.slabOf[oz + e] ? this.slabs[s] : null;
   }
 
+  /**
+   * The one slab holding the planes of [oz - e, oz + e] that lie inside the box, else null (also
+   * when cheapModulus is off or oz is outside the box): for a particle touching the floor or the
+   * ceiling, which then needs a z bound check per voxel but no slab lookup.
+   */
+  private clampedSlabFor(oz: number, e: number): Int32Array | null {
+    if (!this.cheapModulus || oz < 0 || oz >= this.nz) return null;
+    const s = this.slabOf[Math.max(0, oz - e)];
+    return s === this.slabOf[Math.min(this.nz - 1, oz + e)] ? this.slabs[s] : null;
+  }
+
   firstHit(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _selfId = 0): number {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
     const slab = this.slabFor(oz, e);
@@ -266,6 +279,130 @@ export class BitMatrix implements PackingMatrix {
     return -1;
   }
 
+  /**
+   * Rotation and firstHitBesides fused (trigTables and fastRounding on): voxel i of `src` is
+   * rotated to (ax, ay, az) (as rotation.ts rotateRange does, the same integers), stored in `dst`
+   * and tested at once, with early exit: no rotation ahead of the test, no second pass over the
+   * coordinates. dst[0..3·(hit + 1)) holds rotated voxels afterwards (all n when -1 is returned).
+   * Returns -2, having done nothing, off the inside and near-edge paths (the caller rotates and
+   * calls firstHitBesides).
+   */
+  rotateFirstHitBesides(
+    src: Int32Array, dst: Int32Array, n: number, ax: number, ay: number, az: number,
+    ox: number, oy: number, oz: number, e: number,
+    mw: Int32Array, bias: number, dx: number, dy: number, dz: number,
+  ): number {
+    const slab = this.slabFor(oz, e);
+    if (slab === null) return this.rotateFirstHitBesidesZ(src, dst, n, ax, ay, az, ox, oy, oz, e, mw, bias, dx, dy, dz);
+    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const ms = 2 * bias + 1, mx = dx + bias, my = dy + bias, mz = dz + bias;
+    const cx = COS[ax], sx = SIN[ax], cy = COS[ay], sy = SIN[ay], cz = COS[az], sz = SIN[az];
+    const up = ROUND_OFFSET + 0.5, down = ROUND_OFFSET;
+    const plane = this.planeWord[oz];
+    if (ox >= e && ox + e < nx && oy >= e && oy + e < ny) {
+      const base = plane + oy * wpr;
+      for (let i = 0, k = 0; i < n; i++, k += 3) {
+        const x0 = src[k], y0 = src[k + 1], z0 = src[k + 2];
+        const y1 = cx * y0 - sx * z0, z1 = sx * y0 + cx * z0;
+        const z2 = cy * z1 - sy * x0, x2 = sy * z1 + cy * x0;
+        const x3 = cz * x2 - sz * y1, y3 = sz * x2 + cz * y1;
+        const rx = ((x3 + up) | 0) - down, ry = ((y3 + up) | 0) - down, rz = ((z2 + up) | 0) - down;
+        dst[k] = rx;
+        dst[k + 1] = ry;
+        dst[k + 2] = rz;
+        // Branch-free: the mask word is read for every voxel (the particle's own voxels set
+        // about half of the bits met, a branch on them would be mispredicted often).
+        const x = ox + rx, m = ((rz + mz) * ms + ry + my) * ms + rx + mx;
+        if (((slab[base + rz * wpp + ry * wpr + (x >> 5)] >>> x) & ~(mw[m >> 5] >>> m) & 1) !== 0) return i;
+      }
+      return -1;
+    }
+    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+    for (let i = 0, k = 0; i < n; i++, k += 3) {
+      const x0 = src[k], y0 = src[k + 1], z0 = src[k + 2];
+      const y1 = cx * y0 - sx * z0, z1 = sx * y0 + cx * z0;
+      const z2 = cy * z1 - sy * x0, x2 = sy * z1 + cy * x0;
+      const x3 = cz * x2 - sz * y1, y3 = sz * x2 + cz * y1;
+      const rx = ((x3 + up) | 0) - down, ry = ((y3 + up) | 0) - down, rz = ((z2 + up) | 0) - down;
+      dst[k] = rx;
+      dst[k + 1] = ry;
+      dst[k + 2] = rz;
+      let x = bx + rx, y = by + ry;
+      if (x >= nx) x -= nx;
+      if (y >= ny) y -= ny;
+      const m = ((rz + mz) * ms + ry + my) * ms + rx + mx;
+      if (((slab[plane + rz * wpp + y * wpr + (x >> 5)] >>> x) & ~(mw[m >> 5] >>> m) & 1) !== 0) return i;
+    }
+    return -1;
+  }
+
+  /**
+   * rotateFirstHitBesides for a particle reaching below the floor or above the ceiling (inside
+   * one slab): x and y wrapped as near the edge, z bounds checked per voxel (outside is a hit).
+   */
+  private rotateFirstHitBesidesZ(
+    src: Int32Array, dst: Int32Array, n: number, ax: number, ay: number, az: number,
+    ox: number, oy: number, oz: number, e: number,
+    mw: Int32Array, bias: number, dx: number, dy: number, dz: number,
+  ): number {
+    const slab = this.clampedSlabFor(oz, e);
+    if (slab === null) return -2;
+    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const zlo = -oz, zhi = this.nz - oz;
+    const ms = 2 * bias + 1, mx = dx + bias, my = dy + bias, mz = dz + bias;
+    const cx = COS[ax], sx = SIN[ax], cy = COS[ay], sy = SIN[ay], cz = COS[az], sz = SIN[az];
+    const up = ROUND_OFFSET + 0.5, down = ROUND_OFFSET;
+    const plane = this.planeWord[oz];
+    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+    for (let i = 0, k = 0; i < n; i++, k += 3) {
+      const x0 = src[k], y0 = src[k + 1], z0 = src[k + 2];
+      const y1 = cx * y0 - sx * z0, z1 = sx * y0 + cx * z0;
+      const z2 = cy * z1 - sy * x0, x2 = sy * z1 + cy * x0;
+      const x3 = cz * x2 - sz * y1, y3 = sz * x2 + cz * y1;
+      const rx = ((x3 + up) | 0) - down, ry = ((y3 + up) | 0) - down, rz = ((z2 + up) | 0) - down;
+      dst[k] = rx;
+      dst[k + 1] = ry;
+      dst[k + 2] = rz;
+      if (rz < zlo || rz >= zhi) return i;
+      let x = bx + rx, y = by + ry;
+      if (x >= nx) x -= nx;
+      if (y >= ny) y -= ny;
+      const m = ((rz + mz) * ms + ry + my) * ms + rx + mx;
+      if (((slab[plane + rz * wpp + y * wpr + (x >> 5)] >>> x) & ~(mw[m >> 5] >>> m) & 1) !== 0) return i;
+    }
+    return -1;
+  }
+
+  /** rotateFirstHitBesides without a self mask (every set bit is a hit): insertions, and bit mode without masks. */
+  rotateFirstHit(
+    src: Int32Array, dst: Int32Array, n: number, ax: number, ay: number, az: number,
+    ox: number, oy: number, oz: number, e: number,
+  ): number {
+    const slab = this.slabFor(oz, e);
+    if (slab === null) return -2;
+    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const cx = COS[ax], sx = SIN[ax], cy = COS[ay], sy = SIN[ay], cz = COS[az], sz = SIN[az];
+    const up = ROUND_OFFSET + 0.5, down = ROUND_OFFSET;
+    const plane = this.planeWord[oz];
+    const inside = ox >= e && ox + e < nx && oy >= e && oy + e < ny;
+    const bx = inside || ox - e >= 0 ? ox : ox + nx, by = inside || oy - e >= 0 ? oy : oy + ny;
+    for (let i = 0, k = 0; i < n; i++, k += 3) {
+      const x0 = src[k], y0 = src[k + 1], z0 = src[k + 2];
+      const y1 = cx * y0 - sx * z0, z1 = sx * y0 + cx * z0;
+      const z2 = cy * z1 - sy * x0, x2 = sy * z1 + cy * x0;
+      const x3 = cz * x2 - sz * y1, y3 = sz * x2 + cz * y1;
+      const rx = ((x3 + up) | 0) - down, ry = ((y3 + up) | 0) - down, rz = ((z2 + up) | 0) - down;
+      dst[k] = rx;
+      dst[k + 1] = ry;
+      dst[k + 2] = rz;
+      let x = bx + rx, y = by + ry;
+      if (x >= nx) x -= nx;
+      if (y >= ny) y -= ny;
+      if ((slab[plane + rz * wpp + y * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) return i;
+    }
+    return -1;
+  }
+
   writeAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
     const slab = this.slabFor(oz, e);
@@ -314,6 +451,73 @@ export class BitMatrix implements PackingMatrix {
       return;
     }
     this.applyGeneral(c, from, to, ox, oy, oz, e, false);
+  }
+
+  /**
+   * An accepted move's bookkeeping in one pass each (a particle with a self mask): clears coords[0..n)
+   * at the offset and, when `mark` is false, unmarks them in the self mask `mw` (relative to the
+   * particle's centre, bias as in markSelf); `writeMarked` sets them and marks them. Off the inside
+   * and near-edge paths: clearAll / writeAll and a separate pass over the mask.
+   */
+  clearUnmarked(c: Int32Array, n: number, ox: number, oy: number, oz: number, e: number, mw: Int32Array, bias: number): void {
+    this.applyMasked(c, n, ox, oy, oz, e, mw, bias, false);
+  }
+
+  writeMarked(c: Int32Array, n: number, ox: number, oy: number, oz: number, e: number, mw: Int32Array, bias: number): void {
+    this.applyMasked(c, n, ox, oy, oz, e, mw, bias, true);
+  }
+
+  private applyMasked(c: Int32Array, n: number, ox: number, oy: number, oz: number, e: number, mw: Int32Array, bias: number, on: boolean): void {
+    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const ms = 2 * bias + 1, mo = (bias * ms + bias) * ms + bias;
+    const slab = this.slabFor(oz, e);
+    if (slab === null) {
+      if (on) this.applyGeneral(c, 0, n, ox, oy, oz, e, true);
+      else this.applyGeneral(c, 0, n, ox, oy, oz, e, false);
+      for (let k = 0, end = 3 * n; k < end; k += 3) {
+        const m = (c[k + 2] * ms + c[k + 1]) * ms + c[k] + mo;
+        if (on) mw[m >> 5] |= 1 << (m & 31);
+        else mw[m >> 5] &= ~(1 << (m & 31));
+      }
+      return;
+    }
+    const plane = this.planeWord[oz];
+    const inside = ox >= e && ox + e < nx && oy >= e && oy + e < ny;
+    if (inside && on) {
+      const base = plane + oy * wpr;
+      for (let k = 0, end = 3 * n; k < end; k += 3) {
+        const cx = c[k], cy = c[k + 1], cz = c[k + 2], x = ox + cx;
+        slab[base + cz * wpp + cy * wpr + (x >> 5)] |= 1 << (x & 31);
+        const m = (cz * ms + cy) * ms + cx + mo;
+        mw[m >> 5] |= 1 << (m & 31);
+      }
+      return;
+    }
+    if (inside) {
+      const base = plane + oy * wpr;
+      for (let k = 0, end = 3 * n; k < end; k += 3) {
+        const cx = c[k], cy = c[k + 1], cz = c[k + 2], x = ox + cx;
+        slab[base + cz * wpp + cy * wpr + (x >> 5)] &= ~(1 << (x & 31));
+        const m = (cz * ms + cy) * ms + cx + mo;
+        mw[m >> 5] &= ~(1 << (m & 31));
+      }
+      return;
+    }
+    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+    for (let k = 0, end = 3 * n; k < end; k += 3) {
+      const cx = c[k], cy = c[k + 1], cz = c[k + 2];
+      let x = bx + cx, y = by + cy;
+      if (x >= nx) x -= nx;
+      if (y >= ny) y -= ny;
+      const w = plane + cz * wpp + y * wpr + (x >> 5), m = (cz * ms + cy) * ms + cx + mo;
+      if (on) {
+        slab[w] |= 1 << (x & 31);
+        mw[m >> 5] |= 1 << (m & 31);
+      } else {
+        slab[w] &= ~(1 << (x & 31));
+        mw[m >> 5] &= ~(1 << (m & 31));
+      }
+    }
   }
 
   /** Set or clear on the general path (slab per voxel, z bounds, `%` when cheapModulus is off). */

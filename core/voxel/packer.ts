@@ -348,6 +348,16 @@ export class Packer {
       c.voxelChecks += hit >= 0 ? hit + 1 : n;
       return hit < 0;
     }
+    if (tt && fr && bits !== null) {
+      // Rotate and test voxel by voxel in one loop (-2: off the fast paths, chunks below).
+      const hit = mask !== null
+        ? bits.rotateFirstHitBesides(coords, trial, n, ax, ay, az, x, y, z, e, mask, bias, dx, dy, dz)
+        : bits.rotateFirstHit(coords, trial, n, ax, ay, az, x, y, z, e);
+      if (hit !== -2) {
+        c.voxelChecks += hit >= 0 ? hit + 1 : n;
+        return hit < 0;
+      }
+    }
     for (let from = 0; from < n; from += CHUNK) {
       const to = Math.min(n, from + CHUNK);
       rotateRange(coords, trial, from, to, ax, ay, az, tt, fr);
