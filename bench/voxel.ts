@@ -49,6 +49,8 @@ function run(params: unknown): EngineResult {
 
 const spheres = (d: number, fraction = 1) => ({ shape: { kind: 'sphere' }, size: { law: 'fixed', value: d }, fraction });
 const num = (v: unknown) => Number(v);
+/** A metric the engine may leave out (bulkSolidFraction of a shallow bed): null, an empty cell. */
+const optional = (v: unknown) => (typeof v === 'number' ? v : null);
 
 function describe(r: EngineResult): Row {
   const m = r.metrics;
@@ -56,7 +58,7 @@ function describe(r: EngineResult): Row {
   return {
     particles: num(m.particles),
     solidFraction: num(m.solidFraction),
-    bulkSolidFraction: num(m.bulkSolidFraction),
+    bulkSolidFraction: optional(m.bulkSolidFraction),
     overlapPct: 100 * num(m.overlapFraction),
     packingS: ps,
     finaliseS: num(m.finaliseSeconds),

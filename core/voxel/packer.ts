@@ -2,9 +2,10 @@
  * The Monte Carlo packer (seed §2.2, §3): particles enter at random (x, y) at the rising roof and,
  * every time step, each active particle tries one move of ±1 voxel on every axis (the upward z
  * component kept only with the rebound probability) plus a random rotation within its per-axis
- * limits. A move is checked against the packing matrix with early exit; in bit mode the particle
- * is removed first (with its saved rotated voxels) and written back on collision. Every t_f steps
- * particles that did not move are frozen.
+ * limits. A move is checked against the packing matrix with early exit; in bit mode the
+ * particle's own voxels are told apart by its self mask, so it is removed (with its saved rotated
+ * voxels) only once the move is known to be free. Every t_f steps particles that did not move are
+ * frozen.
  *
  * Sequential and deterministic: one Random from the seed drives everything.
  */

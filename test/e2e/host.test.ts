@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { request } from 'node:http';
-import { startHost, type Host } from '../../main/host/server';
+import type { Host } from '../../main/host/server';
 import type { Services } from '../../main/services/services';
 import type { PackbenchApi } from '../../main/api';
 import { fixtureServices, tempDir } from '../main/helpers';
-import { ARTIFACTS, launchChromium } from './chromium';
+import { ARTIFACTS, openBrowserSession, type BrowserSession } from './chromium';
 
 
 /** A GET with a raw path and headers (fetch normalises paths and will not send another Host). */
@@ -27,6 +27,7 @@ function rawGet(path: string, headers: Record<string, string> = {}): Promise<num
 }
 
 let services: Services;
+let session: BrowserSession;
 let host: Host;
 let browser: Browser;
 let page: Page;
@@ -36,14 +37,12 @@ beforeAll(async () => {
   const t = tempDir('packbench-e2e-');
   cleanup = t.cleanup;
   services = fixtureServices(t.dir, { autoStart: true });
-  host = await startHost({ services });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  session = await openBrowserSession(services);
+  ({ host, browser, page } = session);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
+  await session?.close();
   await services?.close();
   cleanup?.();
 });

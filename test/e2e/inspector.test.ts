@@ -6,17 +6,17 @@
  * Screenshots: test/e2e/artifacts/editor.png, inspector.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { startHost, type Host } from '../../main/host/server';
+import type { Page } from 'playwright-core';
+import type { Host } from '../../main/host/server';
 import { openServices, type Services } from '../../main/services/services';
 import type { PackbenchApi } from '../../main/api';
 import { tempDir } from '../main/helpers';
-import { ARTIFACTS, launchChromium } from './chromium';
+import { ARTIFACTS, openBrowserSession, type BrowserSession } from './chromium';
 
 
 let services: Services;
+let session: BrowserSession;
 let host: Host;
-let browser: Browser;
 let page: Page;
 let cleanup: () => void;
 
@@ -24,14 +24,12 @@ beforeAll(async () => {
   const t = tempDir('packbench-e2e-inspector-');
   cleanup = t.cleanup;
   services = openServices({ dataDir: t.dir, autoStart: true, concurrency: 1, progressIntervalMs: 50 });
-  host = await startHost({ services });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  session = await openBrowserSession(services);
+  ({ host, page } = session);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
+  await session?.close();
   await services?.close();
   cleanup?.();
 });

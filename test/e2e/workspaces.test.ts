@@ -4,19 +4,19 @@
  * runs in the history and compare them. One screenshot per workspace in test/e2e/artifacts/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHost, type Host } from '../../main/host/server';
+import type { Host } from '../../main/host/server';
 import { openServices, type Services } from '../../main/services/services';
-import { ARTIFACTS, launchChromium } from './chromium';
+import { ARTIFACTS, openBrowserSession, type BrowserSession } from './chromium';
 
 
 let dataDir: string;
 let services: Services;
+let session: BrowserSession;
 let host: Host;
-let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
@@ -57,9 +57,8 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   dataDir = mkdtempSync(join(tmpdir(), 'packbench-walk-'));
   services = openServices({ dataDir, autoStart: true, concurrency: 2, progressIntervalMs: 100 });
-  host = await startHost({ services });
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
+  session = await openBrowserSession(services, { viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
+  ({ host, page } = session);
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.setDefaultTimeout(30_000);
   await page.goto(host.url);
@@ -67,8 +66,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
+  await session?.close();
   await services?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
