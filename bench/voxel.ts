@@ -3,20 +3,23 @@
  *   standard  the standard set: 10-unit cubic box at 40 voxels/unit (400^3), spheres of diameter 1,
  *             periodic x/y, filled until full
  *   rebound   the standard set's solid fraction at rebound probability 0, 0.25, 0.5
- *   ablation  Fig. 10: optimisations switched on one by one, A (none) to G (all), on a fixed count
- *   fig11     Fig. 11: bit matrix vs 32-bit id matrix at 20, 40, 80 voxels/unit
+ *   ablation  Fig. 10: optimisations switched on one by one, A (none) to G (all), on a fixed count, in
+ *             JavaScript; then H: G with the WebAssembly SIMD kernels (not in the seed)
+ *   fig11     Fig. 11: bit matrix vs 32-bit id matrix at 20, 40, 80 voxels/unit (both in JavaScript:
+ *             the layouts compared)
  *   fig12     Fig. 12: monodisperse vs bidisperse (50/50 volume of 1 and 0.4) at 20, 40, 80 voxels/unit
  *   plates    hexagonal plates (diameter 1, thickness 0.4) and their overlap fraction
  *   kernels   the inner loops alone on the standard sphere's reduced shell in a 400^3 bit matrix:
- *             rotation, voxel check (free space, no early exit), set and clear, per voxel
+ *             rotation, voxel check (free space, no early exit), set and clear, per voxel; in
+ *             JavaScript and in the WebAssembly SIMD kernels
  *
  * A "voxel check" is one voxel of a moved or inserted particle tested against the packing matrix,
  * counted up to and including the first occupied one (early exit, seed §3.4). The seed times whole
  * packings (Fig. 10-12: time consumed), so `nsPerCheck` is the whole run's figure: packing wall
  * time / voxel checks, everything a move costs included (RNG, rotation, the check, removal and
  * writing on acceptance, insertion, freezing); issue 3's 5 ns target is on this figure.
- * `checkOnlyNs` (standard set) is the check alone: rotating one voxel and testing it, measured as a
- * kernel in free space right after the run, for comparison only.
+ * `checkOnlyNs` (standard set) is the check alone: rotating one voxel and testing it with its self
+ * mask, in the SIMD kernel the run used, measured in free space right after the run, for comparison only.
  *
  * `npm run bench -- voxel [--only standard,ablation,...] [--quick]`. --quick shrinks the box and
  * the particle counts so that everything runs in a minute or two.
@@ -24,8 +27,9 @@
 import { printTable, writeResults, type Row } from './_harness';
 import { voxelEngine, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../core/voxel/index';
 import type { EngineResult } from '../core/common/engine';
-import { BitMatrix } from '../core/voxel/matrix';
+import { BitMatrix, markSelf, selfMaskLength } from '../core/voxel/matrix';
 import { rotateRange } from '../core/voxel/rotation';
+import { coordWords } from '../core/voxel/wasm-kernels';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -80,7 +84,6 @@ function table(title: string, rows: Row[]): void {
 const kernelShell = voxeliseShapeVoxels({ kind: 'sphere' }, 40).reducedShell;
 const kernelN = kernelShell.length / 3, kernelE = 21;
 const kernelRotated = new Int32Array(kernelShell.length);
-let kernelMatrix: BitMatrix | null = null;
 const kernelReps = quick ? 2000 : 20000;
 let sink = 0, sinkExpected = 0;
 
@@ -92,15 +95,29 @@ function perVoxel(fn: (r: number) => void): number {
   return ((performance.now() - t0) * 1e6) / (kernelReps * kernelN);
 }
 
-/** The check alone: rotate each voxel (tables, fast rounding) and test it, free space inside the box. */
-function checkOnlyNs(): number {
-  kernelMatrix ??= new BitMatrix(400, 400, 400);
-  const m = kernelMatrix;
+/**
+ * The fused check (rotateFirstHitBesides: rotate each voxel, test it and its self mask) in free
+ * space inside the box, in the WebAssembly SIMD kernels or in JavaScript.
+ */
+function fusedCheckNs(kernels: 'wasm' | 'js'): number {
+  const m = new BitMatrix(400, 400, 400, { kernels });
+  const src = m.allocWords(coordWords(kernelN)), dst = m.allocWords(coordWords(kernelN));
+  src.set(kernelShell);
+  const bias = kernelE + 1, mask = m.allocWords(selfMaskLength(bias));
+  rotateRange(kernelShell, dst, 0, kernelN, 0, 0, 0, true, true);
+  markSelf(mask, bias, dst, kernelN);
   sinkExpected -= kernelReps + 200;
   return perVoxel((r) => {
-    rotateRange(kernelShell, kernelRotated, 0, kernelN, r % 360, (7 * r) % 360, (13 * r) % 360, true, true);
-    sink += m.firstHit(kernelRotated, 0, kernelN, 100 + (r & 63), 200, 200, kernelE);
+    sink += m.rotateFirstHitBesides(src, dst, kernelN, r % 360, (7 * r) % 360, (13 * r) % 360, 100 + (r & 63), 200, 200, kernelE, mask, bias, 0, 0, 0);
   });
+}
+
+/** writeAll + clearAll per voxel in the WebAssembly kernels (the coordinates in their heap). */
+function setClearWasmNs(): number {
+  const m = new BitMatrix(400, 400, 400);
+  const c = m.allocWords(coordWords(kernelN));
+  rotateRange(kernelShell, c, 0, kernelN, 10, 20, 30, true, true);
+  return perVoxel((r) => { m.writeAll(c, 0, kernelN, 100 + (r & 63), 200, 200, kernelE); m.clearAll(c, 0, kernelN, 100 + (r & 63), 200, 200, kernelE); }) / 2;
 }
 
 if (wanted('standard')) {
@@ -114,11 +131,11 @@ if (wanted('standard')) {
     // CPU time of the whole run: far below wallS means the cores were shared and the times are inflated.
     cpuS: (cpu.user + cpu.system) / 1e6,
     checksPerMove: num(m.voxelChecks) / num(m.moveAttempts),
-    checkOnlyNs: checkOnlyNs(),
+    checkOnlyNs: fusedCheckNs('wasm'),
   }]);
   process.stdout.write(
     'nsPerCheck = packing wall time / voxel checks (whole run, the seed\'s way of timing; the target metric).\n' +
-      'checkOnlyNs = rotate + test one voxel, kernel alone in free space (no early exit, no removal or writing).\n' +
+      'checkOnlyNs = rotate + test one voxel (with the self mask) in the SIMD kernel alone, free space (no early exit, no removal or writing).\n' +
       'cpuS = process CPU seconds of the whole run (packing, finalisation, analysis): wallS well above it means shared cores.\n',
   );
 }
@@ -134,8 +151,9 @@ if (wanted('rebound')) {
 
 if (wanted('ablation')) {
   // Seed Fig. 10 order: B trig tables, C rounding, D saved rotations, E rising roof, F modulus, G shell reduction.
-  const order = ['trigTables', 'fastRounding', 'savedRotations', 'risingRoof', 'cheapModulus', 'shellReduction'] as const;
-  const labels = ['A none', 'B +sine/cosine tables', 'C +fast rounding', 'D +saved rotations', 'E +rising roof', 'F +cheap modulus', 'G +shell reduction'];
+  // H (not in the seed): G with the WebAssembly SIMD kernels; A to G run the JavaScript loops.
+  const order = ['trigTables', 'fastRounding', 'savedRotations', 'risingRoof', 'cheapModulus', 'shellReduction', 'simdKernels'] as const;
+  const labels = ['A none', 'B +sine/cosine tables', 'C +fast rounding', 'D +saved rotations', 'E +rising roof', 'F +cheap modulus', 'G +shell reduction', 'H +SIMD kernels'];
   // The standard set's height and resolution on a 5 x 5 footprint, three layers of spheres, settled.
   const count = quick ? 40 : 75;
   const box = quick ? [5, 5, 5] : [5, 5, 10];
@@ -156,7 +174,7 @@ if (wanted('fig11')) {
   for (const resolution of quick ? [20, 40] : [20, 40, 80]) {
     const seconds: Record<string, number> = {};
     for (const matrix of ['bit', 'id'] as const) {
-      const r = run({ box: { size: [L, L, L], resolution }, mixture: { types: [spheres(1)] }, matrix, stop: { solidFraction: FILL, settle: false }, labelVolume: 'off' });
+      const r = run({ box: { size: [L, L, L], resolution }, mixture: { types: [spheres(1)] }, matrix, optimisations: { simdKernels: false }, stop: { solidFraction: FILL, settle: false }, labelVolume: 'off' });
       seconds[matrix] = num(r.metrics.packingSeconds);
       rows.push({ resolution, matrix, matrixMiB: num(r.metrics.matrixBytes) / 2 ** 20, particles: num(r.metrics.particles), packingS: seconds[matrix], nsPerCheck: num(r.metrics.nsPerVoxelCheck) });
     }
@@ -202,8 +220,7 @@ if (wanted('plates')) {
 // Partial runs write their own file, so they never overwrite a full run's results.
 const name = ['voxel', ...(quick ? ['quick'] : []), ...(only ? [...only] : [])].join('-');
 if (wanted('kernels')) {
-  kernelMatrix ??= new BitMatrix(400, 400, 400);
-  const m = kernelMatrix, shell = kernelShell, rotated = kernelRotated, n = kernelN, e = kernelE;
+  const m = new BitMatrix(400, 400, 400, { kernels: 'js' }), shell = kernelShell, rotated = kernelRotated, n = kernelN, e = kernelE;
   // A yardstick for the machine's state: summing a plain Int32Array (about 0.3-1 ns an element on
   // an idle desktop core; far more when the cores are shared).
   const plain = Int32Array.from(shell);
@@ -214,11 +231,12 @@ if (wanted('kernels')) {
     { kernel: 'rotate (Math.sin/cos, Math.round)', nsPerVoxel: perVoxel((r) => rotateRange(shell, rotated, 0, n, r % 360, (7 * r) % 360, (13 * r) % 360, false, false)) },
     { kernel: 'check, inside the box', nsPerVoxel: perVoxel((r) => { sink += m.firstHit(rotated, 0, n, 100 + (r & 63), 200, 200, e); }) },
     { kernel: 'check, straddling the x/y edge', nsPerVoxel: perVoxel((r) => { sink += m.firstHit(rotated, 0, n, 5 + (r & 7), 200, 200, e); }) },
-    { kernel: 'rotate + check, inside the box (checkOnlyNs)', nsPerVoxel: checkOnlyNs() },
-    { kernel: 'rotate + check fused in one loop (rotateFirstHit)', nsPerVoxel: perVoxel((r) => { sink += m.rotateFirstHit(shell, rotated, n, r % 360, (7 * r) % 360, (13 * r) % 360, 100 + (r & 63), 200, 200, e); }) },
-    { kernel: 'set + clear, inside the box (per operation)', nsPerVoxel: perVoxel((r) => { m.writeAll(rotated, 0, n, 100 + (r & 63), 200, 200, e); m.clearAll(rotated, 0, n, 100 + (r & 63), 200, 200, e); }) / 2 },
+    { kernel: 'rotate + check fused, with self mask (JavaScript)', nsPerVoxel: fusedCheckNs('js') },
+    { kernel: 'rotate + check fused, with self mask (SIMD kernel, checkOnlyNs)', nsPerVoxel: fusedCheckNs('wasm') },
+    { kernel: 'set + clear, inside the box (per operation, JavaScript)', nsPerVoxel: perVoxel((r) => { m.writeAll(rotated, 0, n, 100 + (r & 63), 200, 200, e); m.clearAll(rotated, 0, n, 100 + (r & 63), 200, 200, e); }) / 2 },
+    { kernel: 'set + clear, inside the box (per operation, SIMD kernel)', nsPerVoxel: setClearWasmNs() },
   ];
-  sinkExpected -= 3 * (kernelReps + 200);
+  sinkExpected -= 2 * (kernelReps + 200);
   let once = 0;
   for (let k = 0; k < n; k++) once += plain[k];
   if (sums !== once * (kernelReps + 200)) throw new Error('the reference loop was skipped');

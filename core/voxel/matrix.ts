@@ -19,9 +19,13 @@
  * - general: z bounds checked and the slab looked up per voxel (particles straddling a slab
  *   boundary or touching the floor or ceiling), with `%` on every coordinate when the switch
  *   `cheapModulus` is off (the unoptimised reference).
+ * A BitMatrix of one slab up to WASM_MATRIX_LIMIT_BYTES keeps it in a WebAssembly memory and
+ * hands each call whose arrays live there (allocWords) to the SIMD kernels (wasm-kernels.ts),
+ * which take every position of a particle narrower than half the box; the loops here do the rest.
  */
 
-import { COS, ROUND_OFFSET, SIN } from './rotation';
+import { COS, COS32, ROUND_OFFSET, SIN, SIN32 } from './rotation';
+import { WASM_MATRIX_LIMIT_BYTES, WasmKernels } from './wasm-kernels';
 
 export const MAX_SLAB_BYTES = 2 ** 30;
 
@@ -60,6 +64,11 @@ export interface MatrixOptions {
   memoryBudgetBytes?: number;
   /** Largest slab in bytes (default and maximum 1 GiB); tests use a small value to get many slabs. */
   maxSlabBytes?: number;
+  /**
+   * BitMatrix: 'wasm' (default) runs the packer's loops in WebAssembly SIMD (wasm-kernels.ts)
+   * when the matrix is one slab of at most WASM_MATRIX_LIMIT_BYTES; 'js' always in JavaScript.
+   */
+  kernels?: 'wasm' | 'js';
 }
 
 function checkDims(nx: number, ny: number, nz: number): void {
@@ -120,6 +129,8 @@ export class BitMatrix implements PackingMatrix {
   private readonly slabOf: Int32Array;
   private readonly planeWord: Int32Array;
   cheapModulus = true;
+  /** The WebAssembly kernels and their memory (slab 0 lives in it), or null. */
+  readonly wasm: WasmKernels | null = null;
 
   constructor(readonly nx: number, readonly ny: number, readonly nz: number, options: MatrixOptions = {}) {
     checkDims(nx, ny, nz);
@@ -132,6 +143,11 @@ export class BitMatrix implements PackingMatrix {
     this.planeWord = new Int32Array(nz);
     for (let z = 0; z < nz; z++) this.planeWord[z] = plan.planeBase[z] * this.wordsPerPlane;
     this.slabs = [];
+    if ((options.kernels ?? 'wasm') === 'wasm' && plan.slabCount === 1 && plan.total <= WASM_MATRIX_LIMIT_BYTES) {
+      this.wasm = new WasmKernels(nx, ny, nz, this.wordsPerRow, this.wordsPerPlane);
+      this.slabs.push(this.wasm.matrix);
+      return;
+    }
     for (let s = 0; s < plan.slabCount; s++) {
       const planes = Math.min(this.planesPerSlab, nz - s * this.planesPerSlab);
       this.slabs.push(new Int32Array(new SharedArrayBuffer(planes * this.wordsPerPlane * 4)));
@@ -154,6 +170,29 @@ export class BitMatrix implements PackingMatrix {
     this.slabs[this.slabOf[z]][this.planeWord[z] + y * this.wordsPerRow + (x >> 5)] &= ~(1 << (x & 31));
   }
 
+  /**
+   * A coordinate buffer: in the WebAssembly heap when there is one (so that the kernels can reach
+   * it), else an ordinary array. `words` should be coordWords(n) for n voxels (SIMD padding).
+   */
+  allocWords(words: number): Int32Array {
+    return this.wasm?.alloc(words) ?? new Int32Array(words);
+  }
+
+  /** Gives a buffer from allocWords back (a no-op for ordinary arrays). */
+  releaseWords(a: Int32Array): void {
+    this.wasm?.release(a);
+  }
+
+  /**
+   * The kernels, when they can take a particle of extent e here: x/y wrap with one subtraction
+   * needs the particle narrower than half the box, and cheapModulus off (the ablation's
+   * reference) stays in JavaScript.
+   */
+  private kernelsFor(e: number): WasmKernels | null {
+    const k = this.wasm;
+    return k !== null && this.cheapModulus && 2 * e + 1 < this.nx && 2 * e + 1 < this.ny ? k : null;
+  }
+
   /** The one slab holding planes [oz - e, oz + e] when they lie inside the box, else null. */
   private slabFor(oz: number, e: number): Int32Array | null {
     if (!this.cheapModulus || oz < e || oz + e >= this.nz) return null;
@@ -174,6 +213,10 @@ export class BitMatrix implements PackingMatrix {
 
   firstHit(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _selfId = 0): number {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const k = this.kernelsFor(e);
+    if (k !== null && from === 0 && k.owns(c)) {
+      return k.test(c, c, to, false, 1, 0, 1, 0, 1, 0, ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, null, 0, 0, 0, 0);
+    }
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
       // One slab: plane z + dz starts dz planes after plane z.
@@ -231,6 +274,10 @@ export class BitMatrix implements PackingMatrix {
   ): number {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
     const ms = 2 * bias + 1, mx = dx + bias, my = dy + bias, mz = dz + bias;
+    const k = this.kernelsFor(e);
+    if (k !== null && from === 0 && k.owns(c) && k.owns(mw)) {
+      return k.test(c, c, to, false, 1, 0, 1, 0, 1, 0, ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, mw, ms, mx, my, mz);
+    }
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
       const plane = this.planeWord[oz];
@@ -292,6 +339,14 @@ export class BitMatrix implements PackingMatrix {
     ox: number, oy: number, oz: number, e: number,
     mw: Int32Array, bias: number, dx: number, dy: number, dz: number,
   ): number {
+    const k = this.kernelsFor(e);
+    if (k !== null && k.owns(dst) && k.owns(mw) && k.canRotate(src, n)) {
+      const nx = this.nx, ny = this.ny;
+      return k.test(
+        src, dst, n, true, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
+        ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, mw, 2 * bias + 1, dx + bias, dy + bias, dz + bias,
+      );
+    }
     const slab = this.slabFor(oz, e);
     if (slab === null) return this.rotateFirstHitBesidesZ(src, dst, n, ax, ay, az, ox, oy, oz, e, mw, bias, dx, dy, dz);
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
@@ -378,6 +433,14 @@ export class BitMatrix implements PackingMatrix {
     src: Int32Array, dst: Int32Array, n: number, ax: number, ay: number, az: number,
     ox: number, oy: number, oz: number, e: number,
   ): number {
+    const k = this.kernelsFor(e);
+    if (k !== null && k.owns(dst) && k.canRotate(src, n)) {
+      const nx = this.nx, ny = this.ny;
+      return k.test(
+        src, dst, n, true, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
+        ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, null, 0, 0, 0, 0,
+      );
+    }
     const slab = this.slabFor(oz, e);
     if (slab === null) return -2;
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
@@ -405,6 +468,11 @@ export class BitMatrix implements PackingMatrix {
 
   writeAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const k = this.kernelsFor(e);
+    if (k !== null && from === 0 && k.owns(c)) {
+      k.apply(c, to, ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, true, null, 0);
+      return;
+    }
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
       const plane = this.planeWord[oz];
@@ -430,6 +498,11 @@ export class BitMatrix implements PackingMatrix {
 
   clearAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const k = this.kernelsFor(e);
+    if (k !== null && from === 0 && k.owns(c)) {
+      k.apply(c, to, ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, false, null, 0);
+      return;
+    }
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
       const plane = this.planeWord[oz];
@@ -454,70 +527,19 @@ export class BitMatrix implements PackingMatrix {
   }
 
   /**
-   * An accepted move's bookkeeping in one pass each (a particle with a self mask): clears coords[0..n)
-   * at the offset and, when `mark` is false, unmarks them in the self mask `mw` (relative to the
-   * particle's centre, bias as in markSelf); `writeMarked` sets them and marks them. Off the inside
-   * and near-edge paths: clearAll / writeAll and a separate pass over the mask.
+   * writeAll of coords[0..n), and the self mask `mw` (selfMaskWords(bias)) rebuilt to hold exactly
+   * these voxels: an inserted particle, or one whose move was accepted.
    */
-  clearUnmarked(c: Int32Array, n: number, ox: number, oy: number, oz: number, e: number, mw: Int32Array, bias: number): void {
-    this.applyMasked(c, n, ox, oy, oz, e, mw, bias, false);
-  }
-
-  writeMarked(c: Int32Array, n: number, ox: number, oy: number, oz: number, e: number, mw: Int32Array, bias: number): void {
-    this.applyMasked(c, n, ox, oy, oz, e, mw, bias, true);
-  }
-
-  private applyMasked(c: Int32Array, n: number, ox: number, oy: number, oz: number, e: number, mw: Int32Array, bias: number, on: boolean): void {
-    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
-    const ms = 2 * bias + 1, mo = (bias * ms + bias) * ms + bias;
-    const slab = this.slabFor(oz, e);
-    if (slab === null) {
-      if (on) this.applyGeneral(c, 0, n, ox, oy, oz, e, true);
-      else this.applyGeneral(c, 0, n, ox, oy, oz, e, false);
-      for (let k = 0, end = 3 * n; k < end; k += 3) {
-        const m = (c[k + 2] * ms + c[k + 1]) * ms + c[k] + mo;
-        if (on) mw[m >> 5] |= 1 << (m & 31);
-        else mw[m >> 5] &= ~(1 << (m & 31));
-      }
+  writeAllMarking(c: Int32Array, n: number, ox: number, oy: number, oz: number, e: number, mw: Int32Array, bias: number): void {
+    const k = this.kernelsFor(e);
+    if (k !== null && k.owns(c) && k.owns(mw)) {
+      k.apply(c, n, ox - e < 0 ? ox + this.nx : ox, oy - e < 0 ? oy + this.ny : oy, oz, true, mw, bias);
       return;
     }
-    const plane = this.planeWord[oz];
-    const inside = ox >= e && ox + e < nx && oy >= e && oy + e < ny;
-    if (inside && on) {
-      const base = plane + oy * wpr;
-      for (let k = 0, end = 3 * n; k < end; k += 3) {
-        const cx = c[k], cy = c[k + 1], cz = c[k + 2], x = ox + cx;
-        slab[base + cz * wpp + cy * wpr + (x >> 5)] |= 1 << (x & 31);
-        const m = (cz * ms + cy) * ms + cx + mo;
-        mw[m >> 5] |= 1 << (m & 31);
-      }
-      return;
-    }
-    if (inside) {
-      const base = plane + oy * wpr;
-      for (let k = 0, end = 3 * n; k < end; k += 3) {
-        const cx = c[k], cy = c[k + 1], cz = c[k + 2], x = ox + cx;
-        slab[base + cz * wpp + cy * wpr + (x >> 5)] &= ~(1 << (x & 31));
-        const m = (cz * ms + cy) * ms + cx + mo;
-        mw[m >> 5] &= ~(1 << (m & 31));
-      }
-      return;
-    }
-    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
-    for (let k = 0, end = 3 * n; k < end; k += 3) {
-      const cx = c[k], cy = c[k + 1], cz = c[k + 2];
-      let x = bx + cx, y = by + cy;
-      if (x >= nx) x -= nx;
-      if (y >= ny) y -= ny;
-      const w = plane + cz * wpp + y * wpr + (x >> 5), m = (cz * ms + cy) * ms + cx + mo;
-      if (on) {
-        slab[w] |= 1 << (x & 31);
-        mw[m >> 5] |= 1 << (m & 31);
-      } else {
-        slab[w] &= ~(1 << (x & 31));
-        mw[m >> 5] &= ~(1 << (m & 31));
-      }
-    }
+    this.writeAll(c, 0, n, ox, oy, oz, e);
+    // The whole cube at once: a memset is cheaper than clearing the old voxels one by one.
+    mw.fill(0);
+    markSelf(mw, bias, c, n);
   }
 
   /** Set or clear on the general path (slab per voxel, z bounds, `%` when cheapModulus is off). */
@@ -567,7 +589,12 @@ export class BitMatrix implements PackingMatrix {
  * + x + b with side = 2·bias + 1.
  */
 export function selfMaskWords(bias: number): Int32Array {
-  return new Int32Array(Math.ceil((2 * bias + 1) ** 3 / 32));
+  return new Int32Array(selfMaskLength(bias));
+}
+
+/** Words of a self mask (selfMaskWords). */
+export function selfMaskLength(bias: number): number {
+  return Math.ceil((2 * bias + 1) ** 3 / 32);
 }
 
 /** Marks coords[0..n) (each within ±bias) in a self mask. */

@@ -10,7 +10,8 @@
  * Sequential and deterministic: one Random from the seed drives everything.
  */
 import { Random } from '../common/random';
-import { BitMatrix, IdMatrix, markSelf, selfMaskWords, type PackingMatrix } from './matrix';
+import { BitMatrix, IdMatrix, selfMaskLength, type PackingMatrix } from './matrix';
+import { coordWords } from './wasm-kernels';
 import { rotateRange, wrapDegrees } from './rotation';
 import { quantiseSize, voxeliseShapeVoxels, type VoxelisedShape } from './shapes';
 import { boxVoxels, maxSize, minSize, type SizeLaw, type VoxelParams } from './params';
@@ -76,8 +77,12 @@ export class Packer {
   readonly shapes: VoxelisedShape[] = [];
   readonly shapeType: number[] = [];
   readonly shapeSizeVoxels: number[] = [];
-  /** The voxels moved through the matrix: the reduced shell (seed §3.2) or the whole shell. */
+  /**
+   * The voxels moved through the matrix: the reduced shell (seed §3.2) or the whole shell, in a
+   * buffer of the matrix's (allocWords: padded for the SIMD kernels), packCount[s] of them.
+   */
   private readonly packCoords: Int32Array[] = [];
+  private readonly packCount: number[] = [];
   private readonly extent: number[] = [];
   /** Self-mask bias per shape (extent + 1: a move's voxels lie within it), 0 = no self mask. */
   private readonly selfBias: number[] = [];
@@ -152,7 +157,7 @@ export class Packer {
     this.nx = nx;
     this.ny = ny;
     this.nz = nz;
-    this.matrix = params.matrix === 'bit' ? new BitMatrix(nx, ny, nzMatrix) : new IdMatrix(nx, ny, nzMatrix);
+    this.matrix = params.matrix === 'bit' ? new BitMatrix(nx, ny, nzMatrix, { kernels: this.o.simdKernels ? 'wasm' : 'js' }) : new IdMatrix(nx, ny, nzMatrix);
     this.matrix.cheapModulus = this.o.cheapModulus;
     this.bits = this.matrix instanceof BitMatrix ? this.matrix : null;
     this.hcx = Math.ceil(nx / HEIGHT_CELL);
@@ -174,8 +179,12 @@ export class Packer {
     this.shapes.push(v);
     this.shapeType.push(type);
     this.shapeSizeVoxels.push(sizeVoxels);
-    const coords = this.o.shellReduction ? v.reducedShell : v.shell;
+    const voxels = this.o.shellReduction ? v.reducedShell : v.shell;
+    const n = voxels.length / 3;
+    const coords = this.buffer(coordWords(n));
+    coords.set(voxels);
     this.packCoords.push(coords);
+    this.packCount.push(n);
     // Every rotated, rounded coordinate lies within the shape's radius + 0.5 of the origin.
     const e = Math.ceil(v.maxRadius + 0.5);
     this.extent.push(e);
@@ -186,11 +195,18 @@ export class Packer {
     const step = this.params.mixture.types[type].rotationStep;
     this.rotationStep.push(step > 0 ? step : Math.max(1, Math.floor(180 / Math.PI / Math.max(1, v.maxRadius))));
     if (coords.length > this.trial.length) {
-      this.trial = new Int32Array(coords.length);
-      this.old = new Int32Array(coords.length);
+      this.bits?.releaseWords(this.trial);
+      this.bits?.releaseWords(this.old);
+      this.trial = this.buffer(coords.length);
+      this.old = this.buffer(coords.length);
     }
     this.shapeKey.set(key, s);
     return s;
+  }
+
+  /** A buffer of `words`: in the bit matrix's WebAssembly heap when it has one. */
+  private buffer(words: number): Int32Array {
+    return this.bits !== null ? this.bits.allocWords(words) : new Int32Array(words);
   }
 
   /** Extent (voxels) of particle i's shape: every rotated voxel lies within ±extent of its centre. */
@@ -200,7 +216,8 @@ export class Packer {
 
   /** The voxels particle i is moved with (reduced shell or whole shell). */
   packCoordsOf(i: number): Int32Array {
-    return this.packCoords[this.shape[i]];
+    const s = this.shape[i];
+    return this.packCoords[s].subarray(0, 3 * this.packCount[s]);
   }
 
   /** Picks the next candidate: the type furthest below its share (number or volume), a size, an orientation. */
@@ -230,7 +247,7 @@ export class Packer {
   /** One insertion attempt at random (x, y) at the roof (or the top). */
   private tryInsert(): void {
     if (this.candShape < 0) this.nextCandidate();
-    const s = this.candShape, coords = this.packCoords[s], n = coords.length / 3, e = this.extent[s];
+    const s = this.candShape, n = this.packCount[s], e = this.extent[s];
     const top = this.matrix.nz - 1 - e;
     const x = this.rng.int(this.nx), y = this.rng.int(this.ny);
     const z = this.o.risingRoof ? Math.min(top, Math.max(e, this.roof + e + 1)) : top;
@@ -247,7 +264,10 @@ export class Packer {
     }
     this.failures = 0;
     const trial = this.trial;
-    this.matrix.writeAll(trial, 0, n, x, y, z, e, id);
+    const bias = this.selfBias[s];
+    const mask = bias > 0 ? this.buffer(selfMaskLength(bias)) : null;
+    if (mask !== null) this.bits!.writeAllMarking(trial, n, x, y, z, e, mask, bias);
+    else this.matrix.writeAll(trial, 0, n, x, y, z, e, id);
     const i = this.count++;
     if (i >= this.px.length) this.growParticles(2 * this.px.length);
     this.px[i] = this.hx[i] = x;
@@ -261,23 +281,18 @@ export class Packer {
     if (this.o.savedRotations) {
       // The trial buffer becomes the particle's saved rotation (so accepted moves can swap
       // buffers instead of copying) unless it is much larger than this particle needs.
-      if (trial.length <= 6 * n) {
+      if (trial.length <= 2 * coordWords(n)) {
         this.saved[i] = trial;
-        this.trial = new Int32Array(trial.length);
+        this.trial = this.buffer(trial.length);
       } else {
-        this.saved[i] = trial.slice(0, 3 * n);
+        const saved = this.buffer(coordWords(n));
+        saved.set(trial.subarray(0, 3 * n));
+        this.saved[i] = saved;
       }
     } else {
       this.saved[i] = null;
     }
-    const bias = this.selfBias[s];
-    if (bias > 0) {
-      const mask = selfMaskWords(bias);
-      markSelf(mask, bias, trial, n);
-      this.masks[i] = mask;
-    } else {
-      this.masks[i] = null;
-    }
+    this.masks[i] = mask;
     if (this.activeCount >= this.active.length) this.active = grow(this.active, 2 * this.active.length);
     this.active[this.activeCount++] = i;
     const solid = this.shapes[s].solid.length / 3;
@@ -340,7 +355,7 @@ export class Packer {
     s: number, x: number, y: number, z: number, ax: number, ay: number, az: number, id: number,
     rotated: Int32Array | null, mask: Int32Array | null, dx: number, dy: number, dz: number,
   ): boolean {
-    const coords = this.packCoords[s], n = coords.length / 3, e = this.extent[s];
+    const coords = this.packCoords[s], n = this.packCount[s], e = this.extent[s];
     const trial = this.trial, m = this.matrix, c = this.counters, tt = this.o.trigTables, fr = this.o.fastRounding;
     const bits = this.bits, bias = this.selfBias[s];
     c.collisionTests++;
@@ -399,7 +414,7 @@ export class Packer {
   /** One move attempt of particle i (seed Fig. 2). */
   private move(i: number): void {
     const m = this.matrix, c = this.counters;
-    const s = this.shape[i], n = this.packCoords[s].length / 3, e = this.extent[s];
+    const s = this.shape[i], n = this.packCount[s], e = this.extent[s];
     const bits = this.rng.nextU32();
     const dx = (bits & 1) !== 0 ? 1 : -1, dy = (bits & 2) !== 0 ? 1 : -1;
     let nx = this.px[i] + dx;
@@ -450,12 +465,8 @@ export class Packer {
       return;
     }
     const trial = this.trial;
-    m.writeAll(trial, 0, n, nx, ny, nz, e, id);
-    if (mask !== null) {
-      // The whole cube at once: a memset is cheaper than clearing the old voxels one by one.
-      mask.fill(0);
-      markSelf(mask, this.selfBias[s], trial, n);
-    }
+    if (mask !== null) this.bits!.writeAllMarking(trial, n, nx, ny, nz, e, mask, this.selfBias[s]);
+    else m.writeAll(trial, 0, n, nx, ny, nz, e, id);
     if (saved !== null) {
       // Keep the accepted rotation: swap buffers when they are interchangeable, else copy.
       if (saved.length === trial.length) {
@@ -478,8 +489,8 @@ export class Packer {
   private currentVoxels(i: number): Int32Array {
     const saved = this.saved[i];
     if (saved !== null) return saved;
-    const coords = this.packCoords[this.shape[i]];
-    rotateRange(coords, this.old, 0, coords.length / 3, this.ax[i], this.ay[i], this.az[i], this.o.trigTables, this.o.fastRounding);
+    const s = this.shape[i];
+    rotateRange(this.packCoords[s], this.old, 0, this.packCount[s], this.ax[i], this.ay[i], this.az[i], this.o.trigTables, this.o.fastRounding);
     return this.old;
   }
 
@@ -489,6 +500,7 @@ export class Packer {
     for (let j = 0; j < this.activeCount; j++) {
       const i = this.active[j];
       if (this.px[i] === this.hx[i] && this.py[i] === this.hy[i] && this.pz[i] === this.hz[i]) {
+        for (const a of [this.saved[i], this.masks[i]]) if (a !== null) this.bits?.releaseWords(a);
         this.saved[i] = null;
         this.masks[i] = null;
         const e = this.extent[this.shape[i]], top = this.pz[i] + e;

@@ -63,6 +63,9 @@ export const optimisationsSchema = z.object({
   risingRoof: z.boolean().default(true).meta({ description: 'seed §3.6: insert new particles just above the frozen bed, not at the box top (E)' }),
   cheapModulus: z.boolean().default(true).meta({ description: 'seed §3.3: wrap x/y only near the edge, by one subtraction (F)' }),
   shellReduction: z.boolean().default(true).meta({ description: 'seed §3.2: pack with the reduced shell, about half of the shell voxels (G)' }),
+  simdKernels: z.boolean().default(true).meta({
+    description: 'not in the seed: bit-matrix tests and writes in WebAssembly SIMD, four voxels a step (matrices up to 512 MiB; H)',
+  }),
 });
 export type Optimisations = z.output<typeof optimisationsSchema>;
 

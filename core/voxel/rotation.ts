@@ -6,17 +6,22 @@
  * Two of the seed's switches live here:
  * - trigTables: sine/cosine from 360-entry tables instead of Math.sin/Math.cos per coordinate;
  * - fastRounding: floor(v + 0.5) as an integer truncation of v shifted by a large positive offset
- *   (correct for negative v) instead of Math.round. Both give the same integers.
+ *   (correct for negative v) instead of Math.round.
+ * Both give the same integers. The WebAssembly SIMD kernels (kernels.wat) rotate in single
+ * precision (four lanes a step): a coordinate within ~1e-4 voxel of a half may round the other way
+ * there.
  */
 
 const DEG = Math.PI / 180;
 
-/** sin and cos of 0..359 degrees. */
+/** sin and cos of 0..359 degrees; the single-precision tables are the SIMD kernels'. */
 export const SIN = new Float64Array(360);
 export const COS = new Float64Array(360);
+export const SIN32 = new Float32Array(360);
+export const COS32 = new Float32Array(360);
 for (let a = 0; a < 360; a++) {
-  SIN[a] = Math.sin(a * DEG);
-  COS[a] = Math.cos(a * DEG);
+  SIN[a] = SIN32[a] = Math.sin(a * DEG);
+  COS[a] = COS32[a] = Math.cos(a * DEG);
 }
 
 /** Shift that makes every coordinate positive before truncation (coordinates stay far below it). */
