@@ -328,11 +328,11 @@ export class BitMatrix implements PackingMatrix {
 
   /**
    * Rotation and firstHitBesides fused (trigTables and fastRounding on): voxel i of `src` is
-   * rotated to (ax, ay, az) (as rotation.ts rotateRange does, the same integers), stored in `dst`
-   * and tested at once, with early exit: no rotation ahead of the test, no second pass over the
-   * coordinates. dst[0..3·(hit + 1)) holds rotated voxels afterwards (all n when -1 is returned).
-   * Returns -2, having done nothing, off the inside and near-edge paths (the caller rotates and
-   * calls firstHitBesides).
+   * rotated to (ax, ay, az) (as rotation.ts rotateRange does: the same integers in JavaScript; in
+   * the SIMD kernels up to near-half coordinates), stored in `dst` and tested at once, with early
+   * exit: no rotation ahead of the test, no second pass over the coordinates. dst[0..3·(hit + 1))
+   * holds rotated voxels afterwards (all n when -1 is returned). Returns -2, having done nothing,
+   * off the fast paths (the caller rotates and calls firstHitBesides).
    */
   rotateFirstHitBesides(
     src: Int32Array, dst: Int32Array, n: number, ax: number, ay: number, az: number,
@@ -340,7 +340,7 @@ export class BitMatrix implements PackingMatrix {
     mw: Int32Array, bias: number, dx: number, dy: number, dz: number,
   ): number {
     const k = this.kernelsFor(e);
-    if (k !== null && k.owns(dst) && k.owns(mw) && k.canRotate(src, n)) {
+    if (k !== null && k.owns(dst) && k.owns(mw)) {
       const nx = this.nx, ny = this.ny;
       return k.test(
         src, dst, n, true, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
@@ -434,7 +434,7 @@ export class BitMatrix implements PackingMatrix {
     ox: number, oy: number, oz: number, e: number,
   ): number {
     const k = this.kernelsFor(e);
-    if (k !== null && k.owns(dst) && k.canRotate(src, n)) {
+    if (k !== null && k.owns(dst)) {
       const nx = this.nx, ny = this.ny;
       return k.test(
         src, dst, n, true, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],

@@ -131,15 +131,10 @@ export class WasmKernels {
     return f;
   }
 
-  /** True when src can be rotated here (its f32 blocks exist or could be made). */
-  canRotate(src: Int32Array, n: number): boolean {
-    return this.blocksOf(src, n) !== null;
-  }
-
   /**
    * First hit of n voxels (kernels.wat `test`), src rotated by the given cosines and sines into
-   * dst when `rot` (canRotate must have said yes), else tested as they are; mask null: every set
-   * bit is a hit.
+   * dst when `rot`, else tested as they are; mask null: every set bit is a hit. -2, having done
+   * nothing, when the heap has no room for src's f32 blocks (the caller rotates in JavaScript).
    */
   test(
     src: Int32Array, dst: Int32Array, n: number, rot: boolean,
@@ -147,7 +142,9 @@ export class WasmKernels {
     bx: number, by: number, oz: number,
     mask: Int32Array | null, ms: number, mx: number, my: number, mz: number,
   ): number {
-    const from = rot ? this.blocksOf(src, n)!.byteOffset : src.byteOffset;
+    const blocks = rot ? this.blocksOf(src, n) : null;
+    if (rot && blocks === null) return -2;
+    const from = blocks !== null ? blocks.byteOffset : src.byteOffset;
     return mask === null
       ? this.k.test(n, from, dst.byteOffset, rot ? 1 : 0, cx, sx, cy, sy, cz, sz, bx, by, oz, this.zero, 0, 0, 0, 0, 0)
       : this.k.test(n, from, dst.byteOffset, rot ? 1 : 0, cx, sx, cy, sy, cz, sz, bx, by, oz, mask.byteOffset, -1, ms, mx, my, mz);
