@@ -79,6 +79,15 @@ function checkDims(nx: number, ny: number, nz: number): void {
   }
 }
 
+/**
+ * The non-negative reference corner of seed §3.3: a centre o in [0, n) whose particle (extent e)
+ * reaches below 0 is shifted up by the box side, so every voxel coordinate o + c is non-negative
+ * and one subtraction of n wraps it (Fig. 7).
+ */
+function corner(o: number, e: number, n: number): number {
+  return o - e < 0 ? o + n : o;
+}
+
 /** Bytes a bit matrix of this size needs (rows padded to whole 32-bit words). */
 export function bitMatrixBytes(nx: number, ny: number, nz: number): number {
   return Math.ceil(nx / 32) * 4 * ny * nz;
@@ -215,7 +224,7 @@ export class BitMatrix implements PackingMatrix {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
     const k = this.kernelsFor(e);
     if (k !== null && from === 0 && k.owns(c)) {
-      return k.test(c, c, to, false, 1, 0, 1, 0, 1, 0, ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, null, 0, 0, 0, 0);
+      return k.test(c, c, to, false, 1, 0, 1, 0, 1, 0, corner(ox, e, nx), corner(oy, e, ny), oz, null, 0, 0, 0, 0);
     }
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
@@ -231,7 +240,7 @@ export class BitMatrix implements PackingMatrix {
         return -1;
       }
       // Near the x/y edge (seed §3.3): a non-negative reference corner, then one subtraction (Fig. 7).
-      const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+      const bx = corner(ox, e, nx), by = corner(oy, e, ny);
       for (let i = from, k = 3 * from; i < to; i++, k += 3) {
         let x = bx + c[k], y = by + c[k + 1];
         if (x >= nx) x -= nx;
@@ -242,7 +251,7 @@ export class BitMatrix implements PackingMatrix {
     }
     // General path: bounds in z, slab per voxel; `%` when cheapModulus is off.
     const nz = this.nz, slabs = this.slabs, slabOf = this.slabOf, planeWord = this.planeWord, cheap = this.cheapModulus;
-    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+    const bx = corner(ox, e, nx), by = corner(oy, e, ny);
     for (let i = from, k = 3 * from; i < to; i++, k += 3) {
       const z = oz + c[k + 2];
       if (z < 0 || z >= nz) return i - from;
@@ -276,7 +285,7 @@ export class BitMatrix implements PackingMatrix {
     const ms = 2 * bias + 1, mx = dx + bias, my = dy + bias, mz = dz + bias;
     const k = this.kernelsFor(e);
     if (k !== null && from === 0 && k.owns(c) && k.owns(mw)) {
-      return k.test(c, c, to, false, 1, 0, 1, 0, 1, 0, ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, mw, ms, mx, my, mz);
+      return k.test(c, c, to, false, 1, 0, 1, 0, 1, 0, corner(ox, e, nx), corner(oy, e, ny), oz, mw, ms, mx, my, mz);
     }
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
@@ -292,7 +301,7 @@ export class BitMatrix implements PackingMatrix {
         }
         return -1;
       }
-      const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+      const bx = corner(ox, e, nx), by = corner(oy, e, ny);
       for (let i = from, k = 3 * from; i < to; i++, k += 3) {
         const cx = c[k], cy = c[k + 1], cz = c[k + 2];
         let x = bx + cx, y = by + cy;
@@ -306,7 +315,7 @@ export class BitMatrix implements PackingMatrix {
       return -1;
     }
     const nz = this.nz, slabs = this.slabs, slabOf = this.slabOf, planeWord = this.planeWord, cheap = this.cheapModulus;
-    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+    const bx = corner(ox, e, nx), by = corner(oy, e, ny);
     for (let i = from, k = 3 * from; i < to; i++, k += 3) {
       const cx = c[k], cy = c[k + 1], cz = c[k + 2], z = oz + cz;
       if (z < 0 || z >= nz) return i - from;
@@ -344,7 +353,7 @@ export class BitMatrix implements PackingMatrix {
       const nx = this.nx, ny = this.ny;
       return k.test(
         src, dst, n, true, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
-        ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, mw, 2 * bias + 1, dx + bias, dy + bias, dz + bias,
+        corner(ox, e, nx), corner(oy, e, ny), oz, mw, 2 * bias + 1, dx + bias, dy + bias, dz + bias,
       );
     }
     const slab = this.slabFor(oz, e);
@@ -372,7 +381,7 @@ export class BitMatrix implements PackingMatrix {
       }
       return -1;
     }
-    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+    const bx = corner(ox, e, nx), by = corner(oy, e, ny);
     for (let i = 0, k = 0; i < n; i++, k += 3) {
       const x0 = src[k], y0 = src[k + 1], z0 = src[k + 2];
       const y1 = cx * y0 - sx * z0, z1 = sx * y0 + cx * z0;
@@ -408,7 +417,7 @@ export class BitMatrix implements PackingMatrix {
     const cx = COS[ax], sx = SIN[ax], cy = COS[ay], sy = SIN[ay], cz = COS[az], sz = SIN[az];
     const up = ROUND_OFFSET + 0.5, down = ROUND_OFFSET;
     const plane = this.planeWord[oz];
-    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+    const bx = corner(ox, e, nx), by = corner(oy, e, ny);
     for (let i = 0, k = 0; i < n; i++, k += 3) {
       const x0 = src[k], y0 = src[k + 1], z0 = src[k + 2];
       const y1 = cx * y0 - sx * z0, z1 = sx * y0 + cx * z0;
@@ -438,7 +447,7 @@ export class BitMatrix implements PackingMatrix {
       const nx = this.nx, ny = this.ny;
       return k.test(
         src, dst, n, true, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
-        ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, null, 0, 0, 0, 0,
+        corner(ox, e, nx), corner(oy, e, ny), oz, null, 0, 0, 0, 0,
       );
     }
     const slab = this.slabFor(oz, e);
@@ -470,7 +479,7 @@ export class BitMatrix implements PackingMatrix {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
     const k = this.kernelsFor(e);
     if (k !== null && from === 0 && k.owns(c)) {
-      k.apply(c, to, ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, true, null, 0);
+      k.apply(c, to, corner(ox, e, nx), corner(oy, e, ny), oz, true, null, 0);
       return;
     }
     const slab = this.slabFor(oz, e);
@@ -484,7 +493,7 @@ export class BitMatrix implements PackingMatrix {
         }
         return;
       }
-      const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+      const bx = corner(ox, e, nx), by = corner(oy, e, ny);
       for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
         let x = bx + c[k], y = by + c[k + 1];
         if (x >= nx) x -= nx;
@@ -500,7 +509,7 @@ export class BitMatrix implements PackingMatrix {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
     const k = this.kernelsFor(e);
     if (k !== null && from === 0 && k.owns(c)) {
-      k.apply(c, to, ox - e < 0 ? ox + nx : ox, oy - e < 0 ? oy + ny : oy, oz, false, null, 0);
+      k.apply(c, to, corner(ox, e, nx), corner(oy, e, ny), oz, false, null, 0);
       return;
     }
     const slab = this.slabFor(oz, e);
@@ -514,7 +523,7 @@ export class BitMatrix implements PackingMatrix {
         }
         return;
       }
-      const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+      const bx = corner(ox, e, nx), by = corner(oy, e, ny);
       for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
         let x = bx + c[k], y = by + c[k + 1];
         if (x >= nx) x -= nx;
@@ -533,7 +542,7 @@ export class BitMatrix implements PackingMatrix {
   writeAllMarking(c: Int32Array, n: number, ox: number, oy: number, oz: number, e: number, mw: Int32Array, bias: number): void {
     const k = this.kernelsFor(e);
     if (k !== null && k.owns(c) && k.owns(mw)) {
-      k.apply(c, n, ox - e < 0 ? ox + this.nx : ox, oy - e < 0 ? oy + this.ny : oy, oz, true, mw, bias);
+      k.apply(c, n, corner(ox, e, this.nx), corner(oy, e, this.ny), oz, true, mw, bias);
       return;
     }
     this.writeAll(c, 0, n, ox, oy, oz, e);
@@ -546,7 +555,7 @@ export class BitMatrix implements PackingMatrix {
   private applyGeneral(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, on: boolean): void {
     const wpr = this.wordsPerRow, nx = this.nx, ny = this.ny, nz = this.nz;
     const slabs = this.slabs, slabOf = this.slabOf, planeWord = this.planeWord, cheap = this.cheapModulus;
-    const bx = ox - e < 0 ? ox + nx : ox, by = oy - e < 0 ? oy + ny : oy;
+    const bx = corner(ox, e, nx), by = corner(oy, e, ny);
     for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
       const z = oz + c[k + 2];
       if (z < 0 || z >= nz) continue; // never written: firstHit refuses such positions
@@ -672,8 +681,8 @@ export class IdMatrix implements PackingMatrix {
       return -1;
     }
     const ny = this.ny, nz = this.nz, slabs = this.slabs, slabOf = this.slabOf;
-    const bx = ox - e < 0 ? ox + nx : ox;
-    const by = oy - e < 0 ? oy + ny : oy;
+    const bx = corner(ox, e, nx);
+    const by = corner(oy, e, ny);
     const cheap = this.cheapModulus;
     for (let i = from, k = 3 * from; i < to; i++, k += 3) {
       const z = oz + c[k + 2];
@@ -703,8 +712,8 @@ export class IdMatrix implements PackingMatrix {
   private apply(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, id: number, on: boolean): void {
     const nx = this.nx, ny = this.ny, nz = this.nz, planeStart = this.planeStart, slabs = this.slabs, slabOf = this.slabOf;
     const inside = this.cheapModulus && this.insideSlab(ox, oy, oz, e) !== null;
-    const bx = ox - e < 0 ? ox + nx : ox;
-    const by = oy - e < 0 ? oy + ny : oy;
+    const bx = corner(ox, e, nx);
+    const by = corner(oy, e, ny);
     const cheap = this.cheapModulus;
     for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
       const z = oz + c[k + 2];

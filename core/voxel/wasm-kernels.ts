@@ -145,9 +145,9 @@ export class WasmKernels {
     const blocks = rot ? this.blocksOf(src, n) : null;
     if (rot && blocks === null) return -2;
     const from = blocks !== null ? blocks.byteOffset : src.byteOffset;
-    return mask === null
-      ? this.k.test(n, from, dst.byteOffset, rot ? 1 : 0, cx, sx, cy, sy, cz, sz, bx, by, oz, this.zero, 0, 0, 0, 0, 0)
-      : this.k.test(n, from, dst.byteOffset, rot ? 1 : 0, cx, sx, cy, sy, cz, sz, bx, by, oz, mask.byteOffset, -1, ms, mx, my, mz);
+    // Without a mask: the zero word, its index forced to 0 (en = 0), so no voxel counts as its own.
+    const mw = mask !== null ? mask.byteOffset : this.zero, en = mask !== null ? -1 : 0;
+    return this.k.test(n, from, dst.byteOffset, rot ? 1 : 0, cx, sx, cy, sy, cz, sz, bx, by, oz, mw, en, ms, mx, my, mz);
   }
 
   /** Sets (on) or clears n voxels at (bx, by, oz); with a mask, rebuilds it to hold exactly them. */
