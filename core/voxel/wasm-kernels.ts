@@ -16,9 +16,11 @@ const PAGE = 65536;
 export const WASM_MATRIX_LIMIT_BYTES = (MAX_PAGES * PAGE) / 2;
 /** Heap alignment (bytes): a cache line, so that no two buffers share one. */
 const ALIGN = 64;
+/** The kernels' own scratch space (their loop constants), right after the zero word. */
+const SCRATCH_BYTES = 512;
 
 interface KernelExports {
-  init(nx: number, ny: number, nz: number, wpr: number, wpp: number): void;
+  init(nx: number, ny: number, nz: number, wpr: number, wpp: number, scratch: number): void;
   test(
     n: number, src: number, dst: number, rot: number,
     cx: number, sx: number, cy: number, sy: number, cz: number, sz: number,
@@ -64,12 +66,13 @@ export class WasmKernels {
     const pages = Math.ceil(matrixBytes / PAGE) + 16;
     this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
     this.k = new WebAssembly.Instance(kernelModule(), { env: { memory: this.memory } }).exports as unknown as KernelExports;
-    this.k.init(nx, ny, nz, wordsPerRow, wordsPerPlane);
     this.buffers.push(this.memory.buffer);
     this.matrix = new Int32Array(this.memory.buffer, 0, wordsPerPlane * nz);
     this.top = Math.ceil(matrixBytes / ALIGN) * ALIGN;
     this.zero = this.top;
     this.top += ALIGN;
+    this.k.init(nx, ny, nz, wordsPerRow, wordsPerPlane, this.top);
+    this.top += SCRATCH_BYTES;
   }
 
   /**
