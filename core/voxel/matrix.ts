@@ -19,12 +19,11 @@
  * - general: z bounds checked and the slab looked up per voxel (particles straddling a slab
  *   boundary or touching the floor or ceiling), with `%` on every coordinate when the switch
  *   `cheapModulus` is off (the unoptimised reference).
- * A BitMatrix of one slab up to WASM_MATRIX_LIMIT_BYTES keeps it in a WebAssembly memory and
- * hands each call whose arrays live there (allocWords) to the SIMD kernels (wasm-kernels.ts),
- * which take every position of a particle narrower than half the box; the loops here do the rest.
+ * A BitMatrix of one slab up to WASM_MATRIX_LIMIT_BYTES keeps it in a WebAssembly memory, where
+ * the packer's SIMD kernels (wasm-kernels.ts) move particles in it; the loops here move the rest.
  */
 
-import { COS, COS32, ROUND_OFFSET, SIN, SIN32 } from './rotation';
+import { COS, ROUND_OFFSET, SIN } from './rotation';
 import { WASM_MATRIX_LIMIT_BYTES, WasmKernels } from './wasm-kernels';
 
 export const MAX_SLAB_BYTES = 2 ** 30;
@@ -65,8 +64,8 @@ export interface MatrixOptions {
   /** Largest slab in bytes (default and maximum 1 GiB); tests use a small value to get many slabs. */
   maxSlabBytes?: number;
   /**
-   * BitMatrix: 'wasm' (default) runs the packer's loops in WebAssembly SIMD (wasm-kernels.ts)
-   * when the matrix is one slab of at most WASM_MATRIX_LIMIT_BYTES; 'js' always in JavaScript.
+   * BitMatrix: 'wasm' (default) keeps a matrix of one slab of at most WASM_MATRIX_LIMIT_BYTES in
+   * the memory of the WebAssembly SIMD kernels (`wasm`), so the packer can use them; 'js': never.
    */
   kernels?: 'wasm' | 'js';
 }
@@ -179,29 +178,6 @@ export class BitMatrix implements PackingMatrix {
     this.slabs[this.slabOf[z]][this.planeWord[z] + y * this.wordsPerRow + (x >> 5)] &= ~(1 << (x & 31));
   }
 
-  /**
-   * A coordinate buffer: in the WebAssembly heap when there is one (so that the kernels can reach
-   * it), else an ordinary array. `words` should be coordWords(n) for n voxels (SIMD padding).
-   */
-  allocWords(words: number): Int32Array {
-    return this.wasm?.alloc(words) ?? new Int32Array(words);
-  }
-
-  /** Gives a buffer from allocWords back (a no-op for ordinary arrays). */
-  releaseWords(a: Int32Array): void {
-    this.wasm?.release(a);
-  }
-
-  /**
-   * The kernels, when they can take a particle of extent e here: x/y wrap with one subtraction
-   * needs the particle narrower than half the box, and cheapModulus off (the ablation's
-   * reference) stays in JavaScript.
-   */
-  private kernelsFor(e: number): WasmKernels | null {
-    const k = this.wasm;
-    return k !== null && this.cheapModulus && 2 * e + 1 < this.nx && 2 * e + 1 < this.ny ? k : null;
-  }
-
   /** The one slab holding planes [oz - e, oz + e] when they lie inside the box, else null. */
   private slabFor(oz: number, e: number): Int32Array | null {
     if (!this.cheapModulus || oz < e || oz + e >= this.nz) return null;
@@ -222,10 +198,6 @@ export class BitMatrix implements PackingMatrix {
 
   firstHit(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _selfId = 0): number {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
-    const k = this.kernelsFor(e);
-    if (k !== null && from === 0 && k.owns(c)) {
-      return k.test(c, c, to, false, 1, 0, 1, 0, 1, 0, corner(ox, e, nx), corner(oy, e, ny), oz, null, 0, 0, 0, 0);
-    }
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
       // One slab: plane z + dz starts dz planes after plane z.
@@ -283,10 +255,6 @@ export class BitMatrix implements PackingMatrix {
   ): number {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
     const ms = 2 * bias + 1, mx = dx + bias, my = dy + bias, mz = dz + bias;
-    const k = this.kernelsFor(e);
-    if (k !== null && from === 0 && k.owns(c) && k.owns(mw)) {
-      return k.test(c, c, to, false, 1, 0, 1, 0, 1, 0, corner(ox, e, nx), corner(oy, e, ny), oz, mw, ms, mx, my, mz);
-    }
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
       const plane = this.planeWord[oz];
@@ -337,8 +305,8 @@ export class BitMatrix implements PackingMatrix {
 
   /**
    * Rotation and firstHitBesides fused (trigTables and fastRounding on): voxel i of `src` is
-   * rotated to (ax, ay, az) (as rotation.ts rotateRange does: the same integers in JavaScript; in
-   * the SIMD kernels up to near-half coordinates), stored in `dst` and tested at once, with early
+   * rotated to (ax, ay, az) (as rotation.ts rotateRange does: the same integers), stored in `dst`
+   * and tested at once, with early
    * exit: no rotation ahead of the test, no second pass over the coordinates. dst[0..3·(hit + 1))
    * holds rotated voxels afterwards (all n when -1 is returned). Returns -2, having done nothing,
    * off the fast paths (the caller rotates and calls firstHitBesides).
@@ -348,14 +316,6 @@ export class BitMatrix implements PackingMatrix {
     ox: number, oy: number, oz: number, e: number,
     mw: Int32Array, bias: number, dx: number, dy: number, dz: number,
   ): number {
-    const k = this.kernelsFor(e);
-    if (k !== null && k.owns(dst) && k.owns(mw)) {
-      const nx = this.nx, ny = this.ny;
-      return k.test(
-        src, dst, n, true, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
-        corner(ox, e, nx), corner(oy, e, ny), oz, mw, 2 * bias + 1, dx + bias, dy + bias, dz + bias,
-      );
-    }
     const slab = this.slabFor(oz, e);
     if (slab === null) return this.rotateFirstHitBesidesZ(src, dst, n, ax, ay, az, ox, oy, oz, e, mw, bias, dx, dy, dz);
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
@@ -442,14 +402,6 @@ export class BitMatrix implements PackingMatrix {
     src: Int32Array, dst: Int32Array, n: number, ax: number, ay: number, az: number,
     ox: number, oy: number, oz: number, e: number,
   ): number {
-    const k = this.kernelsFor(e);
-    if (k !== null && k.owns(dst)) {
-      const nx = this.nx, ny = this.ny;
-      return k.test(
-        src, dst, n, true, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
-        corner(ox, e, nx), corner(oy, e, ny), oz, null, 0, 0, 0, 0,
-      );
-    }
     const slab = this.slabFor(oz, e);
     if (slab === null) return -2;
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
@@ -477,11 +429,6 @@ export class BitMatrix implements PackingMatrix {
 
   writeAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
-    const k = this.kernelsFor(e);
-    if (k !== null && from === 0 && k.owns(c)) {
-      k.apply(c, to, corner(ox, e, nx), corner(oy, e, ny), oz, true, null, 0);
-      return;
-    }
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
       const plane = this.planeWord[oz];
@@ -507,11 +454,6 @@ export class BitMatrix implements PackingMatrix {
 
   clearAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
     const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
-    const k = this.kernelsFor(e);
-    if (k !== null && from === 0 && k.owns(c)) {
-      k.apply(c, to, corner(ox, e, nx), corner(oy, e, ny), oz, false, null, 0);
-      return;
-    }
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
       const plane = this.planeWord[oz];
@@ -540,11 +482,6 @@ export class BitMatrix implements PackingMatrix {
    * these voxels: an inserted particle, or one whose move was accepted.
    */
   writeAllMarking(c: Int32Array, n: number, ox: number, oy: number, oz: number, e: number, mw: Int32Array, bias: number): void {
-    const k = this.kernelsFor(e);
-    if (k !== null && k.owns(c) && k.owns(mw)) {
-      k.apply(c, n, corner(ox, e, this.nx), corner(oy, e, this.ny), oz, true, mw, bias);
-      return;
-    }
     this.writeAll(c, 0, n, ox, oy, oz, e);
     // The whole cube at once: a memset is cheaper than clearing the old voxels one by one.
     mw.fill(0);

@@ -5,13 +5,15 @@
  * limits. A move is checked against the packing matrix with early exit; in bit mode the
  * particle's own voxels are told apart by its self mask, so it is removed (with its saved rotated
  * voxels) only once the move is known to be free. Every t_f steps particles that did not move are
- * frozen.
+ * frozen. With `simdKernels` (and the switches they build on), particles move through the
+ * WebAssembly SIMD kernels (wasm-kernels.ts), which keep their own state for each particle;
+ * the JavaScript loops of matrix.ts move the others.
  *
  * Sequential and deterministic: one Random from the seed drives everything.
  */
 import { Random } from '../common/random';
 import { BitMatrix, IdMatrix, selfMaskLength, type PackingMatrix } from './matrix';
-import { coordWords } from './wasm-kernels';
+import { voxelWords, type KernelShape, type WasmKernels } from './wasm-kernels';
 import { rotateRange, wrapDegrees } from './rotation';
 import { quantiseSize, voxeliseShapeVoxels, type VoxelisedShape } from './shapes';
 import { boxVoxels, maxSize, minSize, type SizeLaw, type VoxelParams } from './params';
@@ -77,15 +79,14 @@ export class Packer {
   readonly shapes: VoxelisedShape[] = [];
   readonly shapeType: number[] = [];
   readonly shapeSizeVoxels: number[] = [];
-  /**
-   * The voxels moved through the matrix: the reduced shell (seed §3.2) or the whole shell, in a
-   * buffer of the matrix's (allocWords: padded for the SIMD kernels), packCount[s] of them.
-   */
+  /** The voxels moved through the matrix: the reduced shell (seed §3.2) or the whole shell, packCount[s] of them. */
   private readonly packCoords: Int32Array[] = [];
   private readonly packCount: number[] = [];
   private readonly extent: number[] = [];
   /** Self-mask bias per shape (extent + 1: a move's voxels lie within it), 0 = no self mask. */
   private readonly selfBias: number[] = [];
+  /** How the SIMD kernels move each shape, or null (the JavaScript loops move it). */
+  private readonly kernelShape: (KernelShape | null)[] = [];
   /** Largest angle change per move (degrees) per shape. */
   private readonly rotationStep: number[] = [];
   private readonly shapeKey = new Map<string, number>();
@@ -108,16 +109,23 @@ export class Packer {
   private hx = new Int32Array(256);
   private hy = new Int32Array(256);
   private hz = new Int32Array(256);
-  /** Saved rotated voxels of active particles (seed §3.2); null once frozen. */
+  /** Saved rotated voxels of active particles (seed §3.2); null once frozen and for kernel particles. */
   private saved: (Int32Array | null)[] = [];
   /**
-   * Bit mode: each active particle's current voxels as a self mask (matrix.ts), so that a move is
-   * tested before the particle is removed; null once frozen, in id mode, or for a particle too
-   * wide for the box (see selfBias).
+   * Active particles the SIMD kernels move: their voxels as the kernels wrote them (matrix word,
+   * bit, mask offset; they play the saved rotation's part); null for all others.
+   */
+  private kernelVoxels: (Int32Array | null)[] = [];
+  /**
+   * Bit mode: each active particle's current voxels as a self mask (matrix.ts, or for kernel
+   * particles the kernels' layout), so that a move is tested before the particle is removed;
+   * null once frozen, in id mode, or for a particle too wide for the box (see selfBias).
    */
   private masks: (Int32Array | null)[] = [];
   private active = new Int32Array(256);
   activeCount = 0;
+  /** Particles inserted (and then moved) by the SIMD kernels. */
+  kernelParticles = 0;
 
   /** Solid voxels of all particles (their voxelised volume). */
   solidVoxels = 0;
@@ -142,11 +150,19 @@ export class Packer {
   private candAx = 0;
   private candAy = 0;
   private candAz = 0;
+  /** The candidate's kernel state, allocated up front (null: the JavaScript loops insert it). */
+  private candKernel: { voxels: Int32Array; mask: Int32Array } | null = null;
 
   private trial: Int32Array = new Int32Array(0);
   private old: Int32Array = new Int32Array(0);
   /** The matrix when it is a BitMatrix (for firstHitBesides). */
   private readonly bits: BitMatrix | null;
+  /**
+   * The SIMD kernels, when `simdKernels` is on and the matrix lives in their memory; they rotate
+   * with tables and fast rounding, keep each particle's voxels and wrap cheaply, so they also
+   * need those switches on (the ablation's rows before H run without them).
+   */
+  private readonly kernels: WasmKernels | null;
   private readonly rng: Random;
   private readonly o: VoxelParams['optimisations'];
 
@@ -160,6 +176,8 @@ export class Packer {
     this.matrix = params.matrix === 'bit' ? new BitMatrix(nx, ny, nzMatrix, { kernels: this.o.simdKernels ? 'wasm' : 'js' }) : new IdMatrix(nx, ny, nzMatrix);
     this.matrix.cheapModulus = this.o.cheapModulus;
     this.bits = this.matrix instanceof BitMatrix ? this.matrix : null;
+    const o = this.o;
+    this.kernels = o.simdKernels && o.trigTables && o.fastRounding && o.savedRotations && o.cheapModulus ? (this.bits?.wasm ?? null) : null;
     this.hcx = Math.ceil(nx / HEIGHT_CELL);
     this.hcy = Math.ceil(ny / HEIGHT_CELL);
     this.heights = new Int32Array(this.hcx * this.hcy).fill(-1);
@@ -181,8 +199,7 @@ export class Packer {
     this.shapeSizeVoxels.push(sizeVoxels);
     const voxels = this.o.shellReduction ? v.reducedShell : v.shell;
     const n = voxels.length / 3;
-    const coords = this.buffer(coordWords(n));
-    coords.set(voxels);
+    const coords = Int32Array.from(voxels);
     this.packCoords.push(coords);
     this.packCount.push(n);
     // Every rotated, rounded coordinate lies within the shape's radius + 0.5 of the origin.
@@ -191,22 +208,16 @@ export class Packer {
     // A self mask tells the particle's own voxels from others' only when its periodic images
     // cannot meet it: the box must be wider than every offset difference (2e + 1).
     this.selfBias.push(this.bits !== null && 2 * e + 1 < this.nx && 2 * e + 1 < this.ny ? e + 1 : 0);
+    this.kernelShape.push(this.kernels?.shape(coords, n, e) ?? null);
     // Automatic step: the outermost voxel moves by about one voxel (r · step · π/180 ≈ 1).
     const step = this.params.mixture.types[type].rotationStep;
     this.rotationStep.push(step > 0 ? step : Math.max(1, Math.floor(180 / Math.PI / Math.max(1, v.maxRadius))));
     if (coords.length > this.trial.length) {
-      this.bits?.releaseWords(this.trial);
-      this.bits?.releaseWords(this.old);
-      this.trial = this.buffer(coords.length);
-      this.old = this.buffer(coords.length);
+      this.trial = new Int32Array(coords.length);
+      this.old = new Int32Array(coords.length);
     }
     this.shapeKey.set(key, s);
     return s;
-  }
-
-  /** A buffer of `words`: in the bit matrix's WebAssembly heap when it has one. */
-  private buffer(words: number): Int32Array {
-    return this.bits !== null ? this.bits.allocWords(words) : new Int32Array(words);
   }
 
   /** Extent (voxels) of particle i's shape: every rotated voxel lies within ±extent of its centre. */
@@ -235,6 +246,13 @@ export class Packer {
     const sizeVoxels = quantiseSize(drawSize(type.size, this.rng), this.params.box.resolution);
     this.candType = best;
     this.candShape = this.shapeFor(best, sizeVoxels);
+    const ks = this.kernelShape[this.candShape], k = this.kernels;
+    if (ks !== null && k !== null) {
+      // The kernels insert it only with room for its state; else the JavaScript loops do.
+      const voxels = k.alloc(voxelWords(ks.n)), mask = voxels !== null ? k.alloc(k.maskWords(ks)) : null;
+      if (voxels !== null && mask !== null) this.candKernel = { voxels, mask };
+      else if (voxels !== null) k.release(voxels);
+    }
     if (type.orientation === 'random') {
       this.candAx = this.rng.int(360);
       this.candAy = this.rng.int(360);
@@ -257,17 +275,16 @@ export class Packer {
     // hollow shell: it must lie above every frozen particle and clear of every active one. Near
     // an active particle it waits (that is no sign of a full box).
     if (!this.clearOfActive(x, y, z, e)) return;
-    if (!(z - e > this.frozenHeight(x, y, e) && this.collisionFree(s, x, y, z, this.candAx, this.candAy, this.candAz, id))) {
+    const cand = this.candKernel;
+    const free = z - e > this.frozenHeight(x, y, e) && (cand !== null
+      ? this.kernelFree(s, x, y, z, this.candAx, this.candAy, this.candAz, null, 0, 0, 0)
+      : this.collisionFree(s, x, y, z, this.candAx, this.candAy, this.candAz, id));
+    if (!free) {
       if (z === top) this.failures++;
       else this.roof++; // seed §3.6: raise the roof on a failed insertion
       return;
     }
     this.failures = 0;
-    const trial = this.trial;
-    const bias = this.selfBias[s];
-    const mask = bias > 0 ? this.buffer(selfMaskLength(bias)) : null;
-    if (mask !== null) this.bits!.writeAllMarking(trial, n, x, y, z, e, mask, bias);
-    else this.matrix.writeAll(trial, 0, n, x, y, z, e, id);
     const i = this.count++;
     if (i >= this.px.length) this.growParticles(2 * this.px.length);
     this.px[i] = this.hx[i] = x;
@@ -278,21 +295,36 @@ export class Packer {
     this.az[i] = this.a0z[i] = this.candAz;
     this.type[i] = this.candType;
     this.shape[i] = s;
-    if (this.o.savedRotations) {
-      // The trial buffer becomes the particle's saved rotation (so accepted moves can swap
-      // buffers instead of copying) unless it is much larger than this particle needs.
-      if (trial.length <= 2 * coordWords(n)) {
-        this.saved[i] = trial;
-        this.trial = this.buffer(trial.length);
-      } else {
-        const saved = this.buffer(coordWords(n));
-        saved.set(trial.subarray(0, 3 * n));
-        this.saved[i] = saved;
-      }
-    } else {
+    if (cand !== null) {
+      const ks = this.kernelShape[s]!;
+      this.kernels!.write(ks, null, cand.mask, x, 0, 0, 0);
+      this.kernelVoxels[i] = ks.trial;
+      ks.trial = cand.voxels;
+      this.masks[i] = cand.mask;
       this.saved[i] = null;
+      this.candKernel = null;
+      this.kernelParticles++;
+    } else {
+      const trial = this.trial;
+      const bias = this.selfBias[s];
+      const mask = bias > 0 ? new Int32Array(selfMaskLength(bias)) : null;
+      if (mask !== null) this.bits!.writeAllMarking(trial, n, x, y, z, e, mask, bias);
+      else this.matrix.writeAll(trial, 0, n, x, y, z, e, id);
+      if (this.o.savedRotations) {
+        // The trial buffer becomes the particle's saved rotation (so accepted moves can swap
+        // buffers instead of copying) unless it is much larger than this particle needs.
+        if (trial.length <= 6 * n) {
+          this.saved[i] = trial;
+          this.trial = new Int32Array(trial.length);
+        } else {
+          this.saved[i] = trial.slice(0, 3 * n);
+        }
+      } else {
+        this.saved[i] = null;
+      }
+      this.kernelVoxels[i] = null;
+      this.masks[i] = mask;
     }
-    this.masks[i] = mask;
     if (this.activeCount >= this.active.length) this.active = grow(this.active, 2 * this.active.length);
     this.active[this.activeCount++] = i;
     const solid = this.shapes[s].solid.length / 3;
@@ -343,6 +375,18 @@ export class Packer {
    */
   private collisionFree(s: number, x: number, y: number, z: number, ax: number, ay: number, az: number, id: number): boolean {
     return this.collisionFreeBesides(s, x, y, z, ax, ay, az, id, null, null, 0, 0, 0);
+  }
+
+  /** collisionFree in the SIMD kernels (WasmKernels.test; the voxels go to the shape's trial buffer). */
+  private kernelFree(
+    s: number, x: number, y: number, z: number, ax: number, ay: number, az: number,
+    mask: Int32Array | null, dx: number, dy: number, dz: number,
+  ): boolean {
+    const ks = this.kernelShape[s]!, c = this.counters;
+    c.collisionTests++;
+    const hit = this.kernels!.test(ks, ax, ay, az, x, y, z, mask, dx, dy, dz);
+    c.voxelChecks += hit >= 0 ? hit + 1 : ks.n;
+    return hit < 0;
   }
 
   /**
@@ -431,6 +475,25 @@ export class Packer {
     const ox = this.px[i], oy = this.py[i], oz = this.pz[i], id = i + 1;
     c.moveAttempts++;
 
+    const voxels = this.kernelVoxels[i];
+    if (voxels !== null) {
+      // The kernels: tested before removal with the self mask (as below), then written in one pass.
+      const mask = this.masks[i]!, dz = nz - oz;
+      if (!this.kernelFree(s, nx, ny, nz, bx, by, bz, mask, dx, dy, dz)) return;
+      const ks = this.kernelShape[s]!;
+      this.kernels!.write(ks, voxels, mask, nx, dx, dy, dz);
+      this.kernelVoxels[i] = ks.trial;
+      ks.trial = voxels;
+      this.px[i] = nx;
+      this.py[i] = ny;
+      this.pz[i] = nz;
+      this.ax[i] = bx;
+      this.ay[i] = by;
+      this.az[i] = bz;
+      c.acceptedMoves++;
+      return;
+    }
+
     const bitMode = m.kind === 'bit';
     const mask = this.masks[i], saved = this.saved[i];
     // Rotation unchanged (always so for a particle whose maximum rotation is 0): the saved voxels
@@ -500,7 +563,12 @@ export class Packer {
     for (let j = 0; j < this.activeCount; j++) {
       const i = this.active[j];
       if (this.px[i] === this.hx[i] && this.py[i] === this.hy[i] && this.pz[i] === this.hz[i]) {
-        for (const a of [this.saved[i], this.masks[i]]) if (a !== null) this.bits?.releaseWords(a);
+        const voxels = this.kernelVoxels[i];
+        if (voxels !== null) {
+          this.kernels!.release(voxels);
+          this.kernels!.release(this.masks[i]!);
+          this.kernelVoxels[i] = null;
+        }
         this.saved[i] = null;
         this.masks[i] = null;
         const e = this.extent[this.shape[i]], top = this.pz[i] + e;

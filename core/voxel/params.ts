@@ -64,7 +64,7 @@ export const optimisationsSchema = z.object({
   cheapModulus: z.boolean().default(true).meta({ description: 'seed §3.3: wrap x/y only near the edge, by one subtraction (F)' }),
   shellReduction: z.boolean().default(true).meta({ description: 'seed §3.2: pack with the reduced shell, about half of the shell voxels (G)' }),
   simdKernels: z.boolean().default(true).meta({
-    description: 'not in the seed: bit-matrix tests and writes in WebAssembly SIMD, four voxels a step (matrices up to 512 MiB; H)',
+    description: 'not in the seed: particles rotated, tested and written in WebAssembly SIMD, four voxels a step (bit matrices up to 512 MiB, with B, C, D and F on; H)',
   }),
 });
 export type Optimisations = z.output<typeof optimisationsSchema>;

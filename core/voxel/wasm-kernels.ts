@@ -1,13 +1,16 @@
 /**
- * The packer's inner loops in WebAssembly SIMD (kernels.wat): rotate and test with early exit,
- * set or clear, rebuild a self mask, four voxels a step. WebAssembly reaches only its own memory,
- * so a BitMatrix that uses these kernels keeps its one slab at the start of a shared
- * WebAssembly.Memory (its buffer is a SharedArrayBuffer like any other slab) and the packer takes
- * its coordinate buffers and self masks from the heap behind it (alloc / release). BitMatrix
- * calls the kernels when every array of a call lives in that memory and the particle is narrower
- * than half the box; otherwise its JavaScript loops do the same work on the same arrays.
+ * The packer's inner loops in WebAssembly SIMD (kernels.wat): rotate and test a particle's voxels
+ * with early exit, four a step, and write an accepted move. WebAssembly reaches only its own
+ * memory, so a BitMatrix that uses these kernels keeps its one slab at the start of a shared
+ * WebAssembly.Memory (its buffer is a SharedArrayBuffer like any other slab), and the packer keeps
+ * the state of the particles the kernels move in the heap behind it: per shape its coordinates
+ * as f32 blocks and a trial buffer, per particle its voxels as the kernels wrote them (matrix
+ * word, bit, mask offset: removing it needs no rotation, seed §3.2 D) and its self mask in the
+ * matrix's own word layout (kernels.wat `test`). The packer moves other particles (shapes as wide
+ * as the box, a full heap, switches off) with BitMatrix's JavaScript loops.
  */
 import { KERNELS_WASM_BASE64 } from './kernels-wasm';
+import { COS32, SIN32 } from './rotation';
 
 /** The memory may grow to this many 64 KiB pages: 1 GiB, the largest buffer PackBench allocates. */
 const MAX_PAGES = 16384;
@@ -22,12 +25,27 @@ const SCRATCH_BYTES = 512;
 interface KernelExports {
   init(nx: number, ny: number, nz: number, wpr: number, wpp: number, scratch: number): void;
   test(
-    n: number, src: number, dst: number, rot: number,
+    n: number, src: number, dst: number,
     cx: number, sx: number, cy: number, sy: number, cz: number, sz: number,
     bx: number, by: number, oz: number,
-    mw: number, en: number, ms: number, mx: number, my: number, mz: number,
+    mw: number, en: number, w0: number, mwpr: number, ms: number, my: number, mz: number,
   ): number;
-  apply(n: number, src: number, bx: number, by: number, oz: number, on: number, mw: number, mbytes: number, ms: number, b: number): void;
+  move(n: number, old: number, fresh: number, mw: number, delta: number): void;
+}
+
+/** A shape the kernels move. */
+export interface KernelShape {
+  /** Voxels moved (reduced shell or shell) and extent (every rotated voxel within ±e of the centre). */
+  readonly n: number;
+  readonly e: number;
+  /** The voxels' coordinates as f32 x, y and z blocks (the rotation's input). */
+  readonly blocks: Float32Array;
+  /** Where `test` leaves the voxels it tested (voxelWords(n)); swapped with a particle's on a move. */
+  trial: Int32Array;
+  /** The self mask's frame: ms x ms rows (b = e + 1 around the centre) of mwpr words. */
+  readonly b: number;
+  readonly ms: number;
+  readonly mwpr: number;
 }
 
 let compiled: WebAssembly.Module | null = null;
@@ -37,8 +55,8 @@ function kernelModule(): WebAssembly.Module {
   return compiled;
 }
 
-/** Words of interleaved (x, y, z) coordinates for n voxels, padded to whole SIMD steps of 4 voxels. */
-export function coordWords(n: number): number {
+/** Words of three blocks of n voxels padded to whole SIMD steps of 4 (a shape's f32 coordinates, a particle's voxels). */
+export function voxelWords(n: number): number {
   return 3 * ((n + 3) & ~3);
 }
 
@@ -53,13 +71,8 @@ export class WasmKernels {
   private readonly freeLists = new Map<number, number[]>();
   /** A zero word: the self mask of a test without one. */
   private readonly zero: number;
-  /**
-   * The rotation's input: each source array's coordinates as f32 x, y and z blocks (n padded to
-   * 4), made on its first rotation. Sources are the packer's shape coordinates, which never change.
-   */
-  private readonly blocks = new WeakMap<Int32Array, Float32Array>();
 
-  constructor(nx: number, ny: number, nz: number, wordsPerRow: number, wordsPerPlane: number) {
+  constructor(private readonly nx: number, private readonly ny: number, nz: number, private readonly wpr: number, wordsPerPlane: number) {
     const matrixBytes = wordsPerPlane * nz * 4;
     if (matrixBytes > WASM_MATRIX_LIMIT_BYTES) throw new RangeError(`WasmKernels: a matrix of ${matrixBytes} bytes is over ${WASM_MATRIX_LIMIT_BYTES}`);
     // The matrix plus 1 MiB of heap to begin with; the heap grows by doubling.
@@ -71,7 +84,7 @@ export class WasmKernels {
     this.top = Math.ceil(matrixBytes / ALIGN) * ALIGN;
     this.zero = this.top;
     this.top += ALIGN;
-    this.k.init(nx, ny, nz, wordsPerRow, wordsPerPlane, this.top);
+    this.k.init(nx, ny, nz, wpr, wordsPerPlane, this.top);
     this.top += SCRATCH_BYTES;
   }
 
@@ -116,46 +129,68 @@ export class WasmKernels {
     return false;
   }
 
-  /** src's first n voxels as f32 blocks in the heap (null when the heap is full). */
-  private blocksOf(src: Int32Array, n: number): Float32Array | null {
-    let f = this.blocks.get(src);
-    if (f === undefined || f.length !== 3 * ((n + 3) & ~3)) {
-      const words = this.alloc(coordWords(n));
-      if (words === null) return null;
-      f = new Float32Array(words.buffer, words.byteOffset, words.length);
-      const block = words.length / 3;
-      for (let i = 0; i < n; i++) {
-        f[i] = src[3 * i];
-        f[block + i] = src[3 * i + 1];
-        f[2 * block + i] = src[3 * i + 2];
-      }
-      this.blocks.set(src, f);
+  /**
+   * How the kernels move a shape of n voxels (interleaved coords) and extent e, or null: when its
+   * self-mask frame would meet its own periodic image (2e + 3 > nx or ny), when the row has too
+   * few words for the frame to move by a constant (wpr <= mwpr), or when the heap is full.
+   */
+  shape(coords: Int32Array, n: number, e: number): KernelShape | null {
+    const b = e + 1, ms = 2 * b + 1;
+    // Words a frame row spans: 2b + 1 bits from any bit of a word, one more where the row's last
+    // word is partial (its bits continue in word 0).
+    const mwpr = Math.floor((2 * b + 31) / 32) + 1 + (this.nx % 32 === 0 ? 0 : 1);
+    if (ms > this.nx || ms > this.ny || this.wpr <= mwpr) return null;
+    const f = this.alloc(voxelWords(n)), trial = this.alloc(voxelWords(n));
+    if (f === null || trial === null) {
+      if (f !== null) this.release(f);
+      return null;
     }
-    return f;
+    const blocks = new Float32Array(f.buffer, f.byteOffset, f.length), block = f.length / 3;
+    for (let i = 0; i < n; i++) {
+      blocks[i] = coords[3 * i];
+      blocks[block + i] = coords[3 * i + 1];
+      blocks[2 * block + i] = coords[3 * i + 2];
+    }
+    return { n, e, blocks, trial, b, ms, mwpr };
+  }
+
+  /** Words of a self mask of shape s. */
+  maskWords(s: KernelShape): number {
+    return s.ms * s.ms * s.mwpr;
   }
 
   /**
-   * First hit of n voxels (kernels.wat `test`), src rotated by the given cosines and sines into
-   * dst when `rot`, else tested as they are; mask null: every set bit is a hit. -2, having done
-   * nothing, when the heap has no room for src's f32 blocks (the caller rotates in JavaScript).
+   * First hit (or -1) of shape s rotated to (ax, ay, az) degrees at centre (x, y, z); its voxels
+   * go to s.trial. self: the particle's mask, made at its current centre (ox, oy, oz) = (x - dx,
+   * y - dy, z - dz) (periodic in x, y); null: no own voxels (insertion; the mask offsets are
+   * then those of a frame at (x, y, z)).
    */
-  test(
-    src: Int32Array, dst: Int32Array, n: number, rot: boolean,
-    cx: number, sx: number, cy: number, sy: number, cz: number, sz: number,
-    bx: number, by: number, oz: number,
-    mask: Int32Array | null, ms: number, mx: number, my: number, mz: number,
-  ): number {
-    const blocks = rot ? this.blocksOf(src, n) : null;
-    if (rot && blocks === null) return -2;
-    const from = blocks !== null ? blocks.byteOffset : src.byteOffset;
-    // Without a mask: the zero word, its index forced to 0 (en = 0), so no voxel counts as its own.
-    const mw = mask !== null ? mask.byteOffset : this.zero, en = mask !== null ? -1 : 0;
-    return this.k.test(n, from, dst.byteOffset, rot ? 1 : 0, cx, sx, cy, sy, cz, sz, bx, by, oz, mw, en, ms, mx, my, mz);
+  test(s: KernelShape, ax: number, ay: number, az: number, x: number, y: number, z: number, self: Int32Array | null, dx: number, dy: number, dz: number): number {
+    const e = s.e, nx = this.nx;
+    return this.k.test(
+      s.n, s.blocks.byteOffset, s.trial.byteOffset, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
+      x - e < 0 ? x + nx : x, y - e < 0 ? y + this.ny : y, z,
+      self !== null ? self.byteOffset : this.zero, self !== null ? -1 : 0, this.frameWord(x - dx, s.b), s.mwpr, s.ms, dy + s.b, dz + s.b,
+    );
   }
 
-  /** Sets (on) or clears n voxels at (bx, by, oz); with a mask, rebuilds it to hold exactly them. */
-  apply(src: Int32Array, n: number, bx: number, by: number, oz: number, on: boolean, mask: Int32Array | null, bias: number): void {
-    if (mask === null) this.k.apply(n, src.byteOffset, bx, by, oz, on ? -1 : 0, 0, 0, 0, 0);
-    else this.k.apply(n, src.byteOffset, bx, by, oz, on ? -1 : 0, mask.byteOffset, mask.byteLength, 2 * bias + 1, bias);
+  /**
+   * Writes the particle at the voxels of the last test of s (all free): clears its voxels `old`
+   * (null: a new particle, mask all zero) and rebuilds its mask in the frame of the new centre,
+   * the test's centre (x, y, z) minus (dx, dy, dz) being the one the mask was made at. s.trial
+   * then describes the particle; the caller swaps it with `old`.
+   */
+  write(s: KernelShape, old: Int32Array | null, mask: Int32Array, x: number, dx: number, dy: number, dz: number): void {
+    const wpr = this.wpr;
+    let dw = this.frameWord(x, s.b) - this.frameWord(x - dx, s.b);
+    if (dw > 1) dw -= wpr;
+    else if (dw < -1) dw += wpr;
+    this.k.move(s.n, old !== null ? old.byteOffset : 0, s.trial.byteOffset, mask.byteOffset, 4 * ((dz * s.ms + dy) * s.mwpr + dw));
+  }
+
+  /** Matrix word of the frame's first column for centre x (periodic): the mask's word 0 of each row. */
+  private frameWord(x: number, b: number): number {
+    const nx = this.nx;
+    return ((((x - b) % nx) + nx) % nx) >> 5;
   }
 }
