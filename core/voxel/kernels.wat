@@ -29,7 +29,8 @@
     (global.set $scratch (local.get $scratch)))
 
   ;; Index of the first of n voxels that hits at centre (bx, by, oz), or -1. The voxels are the
-  ;; shape's f32 blocks at src, rotated (cosines and sines cx..sz) and rounded. A hit: outside the
+  ;; shape's f32 blocks at src (the lanes past n repeating voxel n - 1), rotated (cosines and
+  ;; sines cx..sz) and rounded. A hit: outside the
   ;; box in z, or a set matrix bit that is not set in the self mask at mw (en = 0: no mask, mw is
   ;; a zero word).
   ;;
@@ -56,7 +57,7 @@
     ;; schedules a splat or constant next to its use, inside the loop (two or three instructions
     ;; an iteration each, on the shuffle port), but a load from memory stays one operand.
     ;; Scratch layout (byte offset: vector): 0 cos x, 16 sin x, 32 cos y, 48 sin y, 64 cos z,
-    ;; 80 sin z, 96 0.5, 112 MAGIC, 128 lane numbers, 144 n, 160 bx, 176 by, 192 oz, 208 nx,
+    ;; 80 sin z, 96 0.5, 112 MAGIC, 160 bx, 176 by, 192 oz, 208 nx,
     ;; 224 ny, 240 nz, 256 nx - 1, 272 ny - 1, 288 wpp, 304 wpr, 320 w0, 336 ms·mwpr·4,
     ;; 352 mwpr·4, 368 K, 384 mw, 400 en, 416 BITS, 432 31 in every byte, 448 BYTE.
     (local.set $k (global.get $scratch))
@@ -69,8 +70,6 @@
     (v128.store offset=96 (local.get $k) (f32x4.splat (f32.const 0.5)))
     ;; 1.5 * 2^23: adding it to an integral float below 2^22 puts the integer in the low bits.
     (v128.store offset=112 (local.get $k) (f32x4.splat (f32.const 12582912)))
-    (v128.store offset=128 (local.get $k) (v128.const i32x4 0 1 2 3))
-    (v128.store offset=144 (local.get $k) (i32x4.splat (local.get $n)))
     (v128.store offset=160 (local.get $k) (i32x4.splat (local.get $bx)))
     (v128.store offset=176 (local.get $k) (i32x4.splat (local.get $by)))
     (v128.store offset=192 (local.get $k) (i32x4.splat (local.get $oz)))
@@ -150,11 +149,9 @@
         (local.set $mwords (v128.load32_lane 1 (i32x4.extract_lane 1 (local.get $M)) (local.get $mwords)))
         (local.set $mwords (v128.load32_lane 2 (i32x4.extract_lane 2 (local.get $M)) (local.get $mwords)))
         (local.set $mwords (v128.load32_lane 3 (i32x4.extract_lane 3 (local.get $M)) (local.get $mwords)))
-        ;; hit: (set and not own, or outside in z) in a lane below n
-        (local.set $hit (v128.and
-          (i32x4.lt_s (i32x4.add (i32x4.splat (local.get $i)) (v128.load offset=128 (local.get $k))) (v128.load offset=144 (local.get $k)))
-          (v128.or (local.get $zbad)
-            (i32x4.ne (v128.and (v128.andnot (local.get $words) (local.get $mwords)) (local.get $bit)) (v128.const i32x4 0 0 0 0)))))
+        ;; hit: set and not own, or outside in z (lanes past n repeat voxel n - 1: no new answer)
+        (local.set $hit (v128.or (local.get $zbad)
+          (i32x4.ne (v128.and (v128.andnot (local.get $words) (local.get $mwords)) (local.get $bit)) (v128.const i32x4 0 0 0 0))))
         (if (v128.any_true (local.get $hit))
           (then (return (i32.add (local.get $i) (i32.ctz (i32x4.bitmask (local.get $hit)))))))
         (local.set $i (i32.add (local.get $i) (i32.const 4)))

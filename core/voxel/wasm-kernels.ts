@@ -145,11 +145,13 @@ export class WasmKernels {
       if (f !== null) this.release(f);
       return null;
     }
+    // The padding lanes repeat the last voxel: they hit only where it does, after it.
     const blocks = new Float32Array(f.buffer, f.byteOffset, f.length), block = f.length / 3;
-    for (let i = 0; i < n; i++) {
-      blocks[i] = coords[3 * i];
-      blocks[block + i] = coords[3 * i + 1];
-      blocks[2 * block + i] = coords[3 * i + 2];
+    for (let i = 0; i < block; i++) {
+      const v = 3 * Math.min(i, n - 1);
+      blocks[i] = coords[v];
+      blocks[block + i] = coords[v + 1];
+      blocks[2 * block + i] = coords[v + 2];
     }
     return { n, e, blocks, trial, b, ms, mwpr };
   }
