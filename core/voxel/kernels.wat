@@ -48,18 +48,17 @@
     (param $bx i32) (param $by i32) (param $oz i32)
     (param $mw i32) (param $en i32) (param $w0 i32) (param $mwpr i32) (param $ms i32) (param $my i32) (param $mz i32)
     (result i32)
-    (local $i i32) (local $p i32) (local $q i32) (local $block i32) (local $k i32)
+    (local $i i32) (local $p i32) (local $q i32) (local $block i32) (local $block2 i32) (local $end i32) (local $last i32) (local $k i32)
     (local $a v128) (local $b v128) (local $c v128)
     (local $x v128) (local $y v128) (local $z v128) (local $y1 v128) (local $z1 v128) (local $x2 v128)
-    (local $X v128) (local $Y v128) (local $Z v128) (local $zbad v128) (local $W v128) (local $M v128) (local $A v128)
-    (local $bit v128) (local $words v128) (local $mwords v128) (local $hit v128)
+    (local $X v128) (local $Y v128) (local $Z v128) (local $W v128) (local $A v128)
     ;; Every vector the loop needs but does not change, made once and kept at $scratch: TurboFan
     ;; schedules a splat or constant next to its use, inside the loop (two or three instructions
     ;; an iteration each, on the shuffle port), but a load from memory stays one operand.
     ;; Scratch layout (byte offset: vector): 0 cos x, 16 sin x, 32 cos y, 48 sin y, 64 cos z,
     ;; 80 sin z, 96 0.5, 112 MAGIC, 160 bx, 176 by, 192 oz, 208 nx,
     ;; 224 ny, 240 nz, 256 nx - 1, 272 ny - 1, 288 wpp, 304 wpr, 320 w0, 336 ms·mwpr·4,
-    ;; 352 mwpr·4, 368 K, 384 mw, 400 en, 416 BITS, 432 31 in every byte, 448 BYTE.
+    ;; 352 mwpr·4, 368 K, 416 BITS, 432 31 in every byte, 448 BYTE, 464 all ones, 480 its address.
     (local.set $k (global.get $scratch))
     (v128.store offset=0 (local.get $k) (f32x4.splat (local.get $cx)))
     (v128.store offset=16 (local.get $k) (f32x4.splat (local.get $sx)))
@@ -85,79 +84,81 @@
     (v128.store offset=336 (local.get $k) (i32x4.splat (i32.shl (i32.mul (local.get $ms) (local.get $mwpr)) (i32.const 2))))
     (v128.store offset=352 (local.get $k) (i32x4.splat (i32.shl (local.get $mwpr) (i32.const 2))))
     (v128.store offset=368 (local.get $k) (i32x4.splat (i32.shl (i32.mul (i32.add (i32.mul (local.get $mz) (local.get $ms)) (local.get $my)) (local.get $mwpr)) (i32.const 2))))
-    (v128.store offset=384 (local.get $k) (i32x4.splat (local.get $mw)))
-    (v128.store offset=400 (local.get $k) (i32x4.splat (local.get $en)))
+    (v128.store offset=464 (local.get $k) (v128.const i32x4 -1 -1 -1 -1))
+    (v128.store offset=480 (local.get $k) (i32x4.splat (i32.add (local.get $k) (i32.const 464))))
     ;; 1 << (v & 31) in each lane (no per-lane shift in WebAssembly SIMD): byte j of the lane is
     ;; BITS[(v & 31) - 8j], 2^that for 0..7, else 0 (entries 8..15 are 0, 16 and more give 0).
     ;; Four instructions; the float-exponent trick costs 15 (its unsigned conversion is emulated).
     (v128.store offset=416 (local.get $k) (v128.const i8x16 1 2 4 8 16 32 64 128 0 0 0 0 0 0 0 0))
     (v128.store offset=432 (local.get $k) (i8x16.splat (i32.const 31)))
     (v128.store offset=448 (local.get $k) (v128.const i8x16 0 8 16 24 0 8 16 24 0 8 16 24 0 8 16 24))
-    (local.set $p (local.get $src))
-    (local.set $q (local.get $dst))
-    ;; bytes of one block (n padded to 4)
     (local.set $block (i32.shl (i32.and (i32.add (local.get $n) (i32.const 3)) (i32.const -4)) (i32.const 2)))
+    (local.set $block2 (i32.shl (local.get $block) (i32.const 1)))
+    ;; Chunks of 64 voxels: first all of the chunk in SIMD (rotated; their words, bits and mask
+    ;; offsets to dst), then each tested with scalar loads (cheaper than extracting lanes for a
+    ;; gather), returning at the first hit. A collision wastes at most a chunk of the first part.
     (block $done
-      (loop $next
+      (loop $chunk
         (br_if $done (i32.ge_s (local.get $i) (local.get $n)))
-        (local.set $a (v128.load (local.get $p)))
-        (local.set $b (v128.load (i32.add (local.get $p) (local.get $block))))
-        (local.set $c (v128.load (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1)))))
-        ;; about x: y1, z1
-        (local.set $y1 (f32x4.sub (f32x4.mul (v128.load offset=0 (local.get $k)) (local.get $b)) (f32x4.mul (v128.load offset=16 (local.get $k)) (local.get $c))))
-        (local.set $z1 (f32x4.add (f32x4.mul (v128.load offset=16 (local.get $k)) (local.get $b)) (f32x4.mul (v128.load offset=0 (local.get $k)) (local.get $c))))
-        ;; about y: z (final), x2; floor(v + 0.5) to an integer through MAGIC (cheaper than trunc_sat)
-        (local.set $z (i32x4.sub (f32x4.add (f32x4.floor (f32x4.add
-          (f32x4.sub (f32x4.mul (v128.load offset=32 (local.get $k)) (local.get $z1)) (f32x4.mul (v128.load offset=48 (local.get $k)) (local.get $a))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))) (v128.load offset=112 (local.get $k))))
-        (local.set $x2 (f32x4.add (f32x4.mul (v128.load offset=48 (local.get $k)) (local.get $z1)) (f32x4.mul (v128.load offset=32 (local.get $k)) (local.get $a))))
-        ;; about z: x, y (final)
-        (local.set $x (i32x4.sub (f32x4.add (f32x4.floor (f32x4.add
-          (f32x4.sub (f32x4.mul (v128.load offset=64 (local.get $k)) (local.get $x2)) (f32x4.mul (v128.load offset=80 (local.get $k)) (local.get $y1))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))) (v128.load offset=112 (local.get $k))))
-        (local.set $y (i32x4.sub (f32x4.add (f32x4.floor (f32x4.add
-          (f32x4.add (f32x4.mul (v128.load offset=80 (local.get $k)) (local.get $x2)) (f32x4.mul (v128.load offset=64 (local.get $k)) (local.get $y1))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))) (v128.load offset=112 (local.get $k))))
-        ;; matrix position: wrap x, y once; z outside the box is a hit
-        (local.set $X (i32x4.add (local.get $x) (v128.load offset=160 (local.get $k))))
-        (local.set $X (i32x4.sub (local.get $X) (v128.and (v128.load offset=208 (local.get $k)) (i32x4.gt_s (local.get $X) (v128.load offset=256 (local.get $k))))))
-        (local.set $Y (i32x4.add (local.get $y) (v128.load offset=176 (local.get $k))))
-        (local.set $Y (i32x4.sub (local.get $Y) (v128.and (v128.load offset=224 (local.get $k)) (i32x4.gt_s (local.get $Y) (v128.load offset=272 (local.get $k))))))
-        (local.set $Z (i32x4.add (local.get $z) (v128.load offset=192 (local.get $k))))
-        (local.set $zbad (v128.or (i32x4.lt_s (local.get $Z) (v128.const i32x4 0 0 0 0)) (i32x4.ge_s (local.get $Z) (v128.load offset=240 (local.get $k)))))
-        (local.set $Z (v128.andnot (local.get $Z) (local.get $zbad)))
-        ;; W: the word's byte address; M: the mask byte offset, k = (X >> 5) - w0 mod wpr
-        (local.set $A (i32x4.shr_s (local.get $X) (i32.const 5)))
-        (local.set $W (i32x4.shl (i32x4.add
-          (i32x4.add (i32x4.mul (local.get $Z) (v128.load offset=288 (local.get $k))) (i32x4.mul (local.get $Y) (v128.load offset=304 (local.get $k))))
-          (local.get $A)) (i32.const 2)))
-        (local.set $A (i32x4.sub (local.get $A) (v128.load offset=320 (local.get $k))))
-        (local.set $A (i32x4.add (local.get $A) (v128.and (v128.load offset=304 (local.get $k)) (i32x4.lt_s (local.get $A) (v128.const i32x4 0 0 0 0)))))
-        (local.set $M (i32x4.add
-          (i32x4.add (i32x4.mul (local.get $z) (v128.load offset=336 (local.get $k))) (i32x4.mul (local.get $y) (v128.load offset=352 (local.get $k))))
-          (i32x4.add (i32x4.shl (local.get $A) (i32.const 2)) (v128.load offset=368 (local.get $k)))))
-        (local.set $bit (i8x16.swizzle (v128.load offset=416 (local.get $k)) (i8x16.sub
-          (v128.and (i8x16.shuffle 0 0 0 0 4 4 4 4 8 8 8 8 12 12 12 12 (local.get $X) (local.get $X)) (v128.load offset=432 (local.get $k)))
-          (v128.load offset=448 (local.get $k)))))
-        (v128.store (local.get $q) (local.get $W))
-        (v128.store (i32.add (local.get $q) (local.get $block)) (local.get $bit))
-        (v128.store (i32.add (local.get $q) (i32.shl (local.get $block) (i32.const 1))) (local.get $M))
-        (local.set $words (v128.load32_lane 0 (i32x4.extract_lane 0 (local.get $W)) (local.get $words)))
-        (local.set $words (v128.load32_lane 1 (i32x4.extract_lane 1 (local.get $W)) (local.get $words)))
-        (local.set $words (v128.load32_lane 2 (i32x4.extract_lane 2 (local.get $W)) (local.get $words)))
-        (local.set $words (v128.load32_lane 3 (i32x4.extract_lane 3 (local.get $W)) (local.get $words)))
-        ;; self mask word (the zero word without a mask)
-        (local.set $M (i32x4.add (v128.load offset=384 (local.get $k)) (v128.and (local.get $M) (v128.load offset=400 (local.get $k)))))
-        (local.set $mwords (v128.load32_lane 0 (i32x4.extract_lane 0 (local.get $M)) (local.get $mwords)))
-        (local.set $mwords (v128.load32_lane 1 (i32x4.extract_lane 1 (local.get $M)) (local.get $mwords)))
-        (local.set $mwords (v128.load32_lane 2 (i32x4.extract_lane 2 (local.get $M)) (local.get $mwords)))
-        (local.set $mwords (v128.load32_lane 3 (i32x4.extract_lane 3 (local.get $M)) (local.get $mwords)))
-        ;; hit: set and not own, or outside in z (lanes past n repeat voxel n - 1: no new answer)
-        (local.set $hit (v128.or (local.get $zbad)
-          (i32x4.ne (v128.and (v128.andnot (local.get $words) (local.get $mwords)) (local.get $bit)) (v128.const i32x4 0 0 0 0))))
-        (if (v128.any_true (local.get $hit))
-          (then (return (i32.add (local.get $i) (i32.ctz (i32x4.bitmask (local.get $hit)))))))
-        (local.set $i (i32.add (local.get $i) (i32.const 4)))
-        (local.set $p (i32.add (local.get $p) (i32.const 16)))
-        (local.set $q (i32.add (local.get $q) (i32.const 16)))
-        (br $next)))
+        (local.set $end (select (local.get $n) (i32.add (local.get $i) (i32.const 64)) (i32.lt_s (local.get $n) (i32.add (local.get $i) (i32.const 64)))))
+        (local.set $p (i32.add (local.get $src) (i32.shl (local.get $i) (i32.const 2))))
+        (local.set $q (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 2))))
+        (local.set $last (i32.add (local.get $dst) (i32.shl (local.get $end) (i32.const 2))))
+        (loop $rotate
+          (local.set $a (v128.load (local.get $p)))
+          (local.set $b (v128.load (i32.add (local.get $p) (local.get $block))))
+          (local.set $c (v128.load (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1)))))
+          ;; about x: y1, z1
+          (local.set $y1 (f32x4.sub (f32x4.mul (v128.load offset=0 (local.get $k)) (local.get $b)) (f32x4.mul (v128.load offset=16 (local.get $k)) (local.get $c))))
+          (local.set $z1 (f32x4.add (f32x4.mul (v128.load offset=16 (local.get $k)) (local.get $b)) (f32x4.mul (v128.load offset=0 (local.get $k)) (local.get $c))))
+          ;; about y: z (final), x2; floor(v + 0.5) to an integer through MAGIC (cheaper than trunc_sat)
+          (local.set $z (i32x4.sub (f32x4.add (f32x4.floor (f32x4.add
+            (f32x4.sub (f32x4.mul (v128.load offset=32 (local.get $k)) (local.get $z1)) (f32x4.mul (v128.load offset=48 (local.get $k)) (local.get $a))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))) (v128.load offset=112 (local.get $k))))
+          (local.set $x2 (f32x4.add (f32x4.mul (v128.load offset=48 (local.get $k)) (local.get $z1)) (f32x4.mul (v128.load offset=32 (local.get $k)) (local.get $a))))
+          ;; about z: x, y (final)
+          (local.set $x (i32x4.sub (f32x4.add (f32x4.floor (f32x4.add
+            (f32x4.sub (f32x4.mul (v128.load offset=64 (local.get $k)) (local.get $x2)) (f32x4.mul (v128.load offset=80 (local.get $k)) (local.get $y1))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))) (v128.load offset=112 (local.get $k))))
+          (local.set $y (i32x4.sub (f32x4.add (f32x4.floor (f32x4.add
+            (f32x4.add (f32x4.mul (v128.load offset=80 (local.get $k)) (local.get $x2)) (f32x4.mul (v128.load offset=64 (local.get $k)) (local.get $y1))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))) (v128.load offset=112 (local.get $k))))
+          ;; matrix position: wrap x, y once
+          (local.set $X (i32x4.add (local.get $x) (v128.load offset=160 (local.get $k))))
+          (local.set $X (i32x4.sub (local.get $X) (v128.and (v128.load offset=208 (local.get $k)) (i32x4.gt_s (local.get $X) (v128.load offset=256 (local.get $k))))))
+          (local.set $Y (i32x4.add (local.get $y) (v128.load offset=176 (local.get $k))))
+          (local.set $Y (i32x4.sub (local.get $Y) (v128.and (v128.load offset=224 (local.get $k)) (i32x4.gt_s (local.get $Y) (v128.load offset=272 (local.get $k))))))
+          (local.set $Z (i32x4.add (local.get $z) (v128.load offset=192 (local.get $k))))
+          ;; W: the word's byte address, or the all-ones word for z outside the box (always a hit:
+          ;; no own voxel lies outside, so the mask bit there is 0)
+          (local.set $A (i32x4.shr_s (local.get $X) (i32.const 5)))
+          (local.set $W (v128.bitselect (v128.load offset=480 (local.get $k))
+            (i32x4.shl (i32x4.add
+              (i32x4.add (i32x4.mul (local.get $Z) (v128.load offset=288 (local.get $k))) (i32x4.mul (local.get $Y) (v128.load offset=304 (local.get $k))))
+              (local.get $A)) (i32.const 2))
+            (v128.or (i32x4.lt_s (local.get $Z) (v128.const i32x4 0 0 0 0)) (i32x4.ge_s (local.get $Z) (v128.load offset=240 (local.get $k))))))
+          ;; M: the mask byte offset, k = (X >> 5) - w0 mod wpr
+          (local.set $A (i32x4.sub (local.get $A) (v128.load offset=320 (local.get $k))))
+          (local.set $A (i32x4.add (local.get $A) (v128.and (v128.load offset=304 (local.get $k)) (i32x4.lt_s (local.get $A) (v128.const i32x4 0 0 0 0)))))
+          (v128.store (local.get $q) (local.get $W))
+          (v128.store (i32.add (local.get $q) (local.get $block)) (i8x16.swizzle (v128.load offset=416 (local.get $k)) (i8x16.sub
+            (v128.and (i8x16.shuffle 0 0 0 0 4 4 4 4 8 8 8 8 12 12 12 12 (local.get $X) (local.get $X)) (v128.load offset=432 (local.get $k)))
+            (v128.load offset=448 (local.get $k)))))
+          (v128.store (i32.add (local.get $q) (local.get $block2)) (i32x4.add
+            (i32x4.add (i32x4.mul (local.get $z) (v128.load offset=336 (local.get $k))) (i32x4.mul (local.get $y) (v128.load offset=352 (local.get $k))))
+            (i32x4.add (i32x4.shl (local.get $A) (i32.const 2)) (v128.load offset=368 (local.get $k)))))
+          (local.set $p (i32.add (local.get $p) (i32.const 16)))
+          (local.set $q (i32.add (local.get $q) (i32.const 16)))
+          (br_if $rotate (i32.lt_u (local.get $q) (local.get $last))))
+        ;; a hit: a set bit of the word that is not set in the self mask (mask offset 0, the zero
+        ;; word, without a mask)
+        (local.set $q (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 2))))
+        (loop $check
+          (if (i32.and
+                (i32.and (i32.load (i32.load (local.get $q))) (i32.load (i32.add (local.get $q) (local.get $block))))
+                (i32.xor (i32.load (i32.add (local.get $mw) (i32.and (i32.load (i32.add (local.get $q) (local.get $block2))) (local.get $en)))) (i32.const -1)))
+            (then (return (local.get $i))))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (local.set $q (i32.add (local.get $q) (i32.const 4)))
+          (br_if $check (i32.lt_s (local.get $i) (local.get $end))))
+        (br $chunk)))
     (i32.const -1))
 
   ;; Writes a particle at the voxels `test` left at new (n of them, all free): clears its voxels at
