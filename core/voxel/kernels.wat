@@ -30,23 +30,22 @@
 
   ;; Index of the first of n voxels that hits at centre (bx, by, oz), or -1. The voxels are the
   ;; shape's f32 blocks at src (the lanes past n repeating voxel n - 1), rotated (cosines and
-  ;; sines cx..sz) and rounded. A hit: outside the
-  ;; box in z, or a set matrix bit that is not set in the self mask at mw (en = 0: no mask, mw is
-  ;; a zero word).
+  ;; sines cx..sz) and rounded. A hit: outside the box in z, or a set matrix bit that is not set
+  ;; in the self mask at mw (all zero for a particle not yet in the matrix).
   ;;
   ;; The self mask mirrors the matrix around the particle: a frame of ms x ms rows (z, y relative
   ;; to the centre it was made at) of mwpr words, word k of a row being matrix word w0 + k of that
-  ;; row (mod wpr), so a voxel's mask bit is its matrix bit. Its byte offset is
-  ;; (((z + mz)·ms + y + my)·mwpr + k)·4, (my, mz) the frame's offset from this centre.
+  ;; row (mod wpr), so a voxel's mask bit is its matrix bit. Its byte address is
+  ;; mw + (((z + mz)·ms + y + my)·mwpr + k)·4, (my, mz) the frame's offset from this centre.
   ;;
   ;; For every voxel tested, dst gets (three blocks of n padded to 4): the byte address of its
-  ;; matrix word, its bit in that word, and its mask byte offset (also without a mask), which
-  ;; `move` uses to write the particle there.
+  ;; matrix word, its bit in that word, and the byte address of its mask word, which `move` uses
+  ;; to write the particle there.
   (func (export "test")
     (param $n i32) (param $src i32) (param $dst i32)
     (param $cx f32) (param $sx f32) (param $cy f32) (param $sy f32) (param $cz f32) (param $sz f32)
     (param $bx i32) (param $by i32) (param $oz i32)
-    (param $mw i32) (param $en i32) (param $w0 i32) (param $mwpr i32) (param $ms i32) (param $my i32) (param $mz i32)
+    (param $mw i32) (param $w0 i32) (param $mwpr i32) (param $ms i32) (param $my i32) (param $mz i32)
     (result i32)
     (local $i i32) (local $p i32) (local $q i32) (local $block i32) (local $block2 i32) (local $end i32) (local $last i32) (local $k i32)
     (local $a v128) (local $b v128) (local $c v128)
@@ -57,7 +56,7 @@
     ;; an iteration each, on the shuffle port), but a load from memory stays one operand.
     ;; Scratch layout (byte offset: vector): 0 cos x, 16 sin x, 32 cos y, 48 sin y, 64 cos z,
     ;; 80 sin z, 96 0.5, 112 MAGIC, 160 bx, 176 by, 192 oz, 208 nx,
-    ;; 224 ny, 240 nz, 256 nx - 1, 272 ny - 1, 288 wpp, 304 wpr, 320 w0, 336 ms·mwpr·4,
+    ;; 224 ny, 240 nz, 288 wpp, 304 wpr, 320 w0, 336 ms·mwpr·4,
     ;; 352 mwpr·4, 368 K, 416 BITS, 432 31 in every byte, 448 BYTE, 464 all ones, 480 its address.
     (local.set $k (global.get $scratch))
     (v128.store offset=0 (local.get $k) (f32x4.splat (local.get $cx)))
@@ -75,15 +74,14 @@
     (v128.store offset=208 (local.get $k) (i32x4.splat (global.get $nx)))
     (v128.store offset=224 (local.get $k) (i32x4.splat (global.get $ny)))
     (v128.store offset=240 (local.get $k) (i32x4.splat (global.get $nz)))
-    (v128.store offset=256 (local.get $k) (i32x4.splat (i32.sub (global.get $nx) (i32.const 1))))
-    (v128.store offset=272 (local.get $k) (i32x4.splat (i32.sub (global.get $ny) (i32.const 1))))
     (v128.store offset=288 (local.get $k) (i32x4.splat (global.get $wpp)))
     (v128.store offset=304 (local.get $k) (i32x4.splat (global.get $wpr)))
-    ;; mask offset ((z + mz)·ms + y + my)·mwpr·4 + 4k = z·(ms·mwpr·4) + y·(mwpr·4) + 4k + K
+    ;; mask address mw + ((z + mz)·ms + y + my)·mwpr·4 + 4k = z·(ms·mwpr·4) + y·(mwpr·4) + 4k + K
     (v128.store offset=320 (local.get $k) (i32x4.splat (local.get $w0)))
     (v128.store offset=336 (local.get $k) (i32x4.splat (i32.shl (i32.mul (local.get $ms) (local.get $mwpr)) (i32.const 2))))
     (v128.store offset=352 (local.get $k) (i32x4.splat (i32.shl (local.get $mwpr) (i32.const 2))))
-    (v128.store offset=368 (local.get $k) (i32x4.splat (i32.shl (i32.mul (i32.add (i32.mul (local.get $mz) (local.get $ms)) (local.get $my)) (local.get $mwpr)) (i32.const 2))))
+    (v128.store offset=368 (local.get $k) (i32x4.splat (i32.add (local.get $mw)
+      (i32.shl (i32.mul (i32.add (i32.mul (local.get $mz) (local.get $ms)) (local.get $my)) (local.get $mwpr)) (i32.const 2)))))
     (v128.store offset=464 (local.get $k) (v128.const i32x4 -1 -1 -1 -1))
     (v128.store offset=480 (local.get $k) (i32x4.splat (i32.add (local.get $k) (i32.const 464))))
     ;; 1 << (v & 31) in each lane (no per-lane shift in WebAssembly SIMD): byte j of the lane is
@@ -122,9 +120,10 @@
             (f32x4.add (f32x4.mul (v128.load offset=80 (local.get $k)) (local.get $x2)) (f32x4.mul (v128.load offset=64 (local.get $k)) (local.get $y1))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))) (v128.load offset=112 (local.get $k))))
           ;; matrix position: wrap x, y once
           (local.set $X (i32x4.add (local.get $x) (v128.load offset=160 (local.get $k))))
-          (local.set $X (i32x4.sub (local.get $X) (v128.and (v128.load offset=208 (local.get $k)) (i32x4.gt_s (local.get $X) (v128.load offset=256 (local.get $k))))))
+          ;; min_u(v, v - n): v when v < n (v - n is negative, so unsigned huge), else v - n
+          (local.set $X (i32x4.min_u (local.get $X) (i32x4.sub (local.get $X) (v128.load offset=208 (local.get $k)))))
           (local.set $Y (i32x4.add (local.get $y) (v128.load offset=176 (local.get $k))))
-          (local.set $Y (i32x4.sub (local.get $Y) (v128.and (v128.load offset=224 (local.get $k)) (i32x4.gt_s (local.get $Y) (v128.load offset=272 (local.get $k))))))
+          (local.set $Y (i32x4.min_u (local.get $Y) (i32x4.sub (local.get $Y) (v128.load offset=224 (local.get $k)))))
           (local.set $Z (i32x4.add (local.get $z) (v128.load offset=192 (local.get $k))))
           ;; W: the word's byte address, or the all-ones word for z outside the box (always a hit:
           ;; no own voxel lies outside, so the mask bit there is 0)
@@ -133,10 +132,10 @@
             (i32x4.shl (i32x4.add
               (i32x4.add (i32x4.mul (local.get $Z) (v128.load offset=288 (local.get $k))) (i32x4.mul (local.get $Y) (v128.load offset=304 (local.get $k))))
               (local.get $A)) (i32.const 2))
-            (v128.or (i32x4.lt_s (local.get $Z) (v128.const i32x4 0 0 0 0)) (i32x4.ge_s (local.get $Z) (v128.load offset=240 (local.get $k))))))
-          ;; M: the mask byte offset, k = (X >> 5) - w0 mod wpr
+            (i32x4.ge_u (local.get $Z) (v128.load offset=240 (local.get $k)))))
+          ;; M: the mask word's byte address, k = (X >> 5) - w0 mod wpr (min_u as above)
           (local.set $A (i32x4.sub (local.get $A) (v128.load offset=320 (local.get $k))))
-          (local.set $A (i32x4.add (local.get $A) (v128.and (v128.load offset=304 (local.get $k)) (i32x4.lt_s (local.get $A) (v128.const i32x4 0 0 0 0)))))
+          (local.set $A (i32x4.min_u (local.get $A) (i32x4.add (local.get $A) (v128.load offset=304 (local.get $k)))))
           (v128.store (local.get $q) (local.get $W))
           (v128.store (i32.add (local.get $q) (local.get $block)) (i8x16.swizzle (v128.load offset=416 (local.get $k)) (i8x16.sub
             (v128.and (i8x16.shuffle 0 0 0 0 4 4 4 4 8 8 8 8 12 12 12 12 (local.get $X) (local.get $X)) (v128.load offset=432 (local.get $k)))
@@ -147,13 +146,12 @@
           (local.set $p (i32.add (local.get $p) (i32.const 16)))
           (local.set $q (i32.add (local.get $q) (i32.const 16)))
           (br_if $rotate (i32.lt_u (local.get $q) (local.get $last))))
-        ;; a hit: a set bit of the word that is not set in the self mask (mask offset 0, the zero
-        ;; word, without a mask)
+        ;; a hit: a set bit of the word that is not set in the self mask
         (local.set $q (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 2))))
         (loop $check
           (if (i32.and
                 (i32.and (i32.load (i32.load (local.get $q))) (i32.load (i32.add (local.get $q) (local.get $block))))
-                (i32.xor (i32.load (i32.add (local.get $mw) (i32.and (i32.load (i32.add (local.get $q) (local.get $block2))) (local.get $en)))) (i32.const -1)))
+                (i32.xor (i32.load (i32.load (i32.add (local.get $q) (local.get $block2)))) (i32.const -1)))
             (then (return (local.get $i))))
           (local.set $i (i32.add (local.get $i) (i32.const 1)))
           (local.set $q (i32.add (local.get $q) (i32.const 4)))
@@ -163,10 +161,10 @@
 
   ;; Writes a particle at the voxels `test` left at new (n of them, all free): clears its voxels at
   ;; old first (old = 0: a new particle) and empties their mask words, then sets the new ones
-  ;; and marks them in the mask at mw, each mask offset moved by delta bytes into the frame of the
-  ;; new centre (and stored back, so that new describes the particle as it now is). Scalar: two
+  ;; and marks them in its mask, each mask address moved by delta bytes into the frame of the new
+  ;; centre (and stored back, so that new describes the particle as it now is). Scalar: two
   ;; voxels may share a word.
-  (func (export "move") (param $n i32) (param $old i32) (param $new i32) (param $mw i32) (param $delta i32)
+  (func (export "move") (param $n i32) (param $old i32) (param $new i32) (param $delta i32)
     (local $block i32) (local $p i32) (local $end i32) (local $w i32) (local $m i32) (local $b i32)
     (local.set $block (i32.shl (i32.and (i32.add (local.get $n) (i32.const 3)) (i32.const -4)) (i32.const 2)))
     (if (local.get $old)
@@ -179,7 +177,7 @@
             (local.set $w (i32.load (local.get $p)))
             (i32.store (local.get $w) (i32.and (i32.load (local.get $w))
               (i32.xor (i32.load (i32.add (local.get $p) (local.get $block))) (i32.const -1))))
-            (i32.store (i32.add (local.get $mw) (i32.load (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1))))) (i32.const 0))
+            (i32.store (i32.load (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1)))) (i32.const 0))
             (local.set $p (i32.add (local.get $p) (i32.const 4)))
             (br $clear)))))
     (local.set $p (local.get $new))
@@ -192,7 +190,6 @@
         (i32.store (local.get $w) (i32.or (i32.load (local.get $w)) (local.get $b)))
         (local.set $m (i32.sub (i32.load (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1)))) (local.get $delta)))
         (i32.store (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1))) (local.get $m))
-        (local.set $m (i32.add (local.get $mw) (local.get $m)))
         (i32.store (local.get $m) (i32.or (i32.load (local.get $m)) (local.get $b)))
         (local.set $p (i32.add (local.get $p) (i32.const 4)))
         (br $next)))))

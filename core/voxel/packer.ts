@@ -277,7 +277,7 @@ export class Packer {
     if (!this.clearOfActive(x, y, z, e)) return;
     const cand = this.candKernel;
     const free = z - e > this.frozenHeight(x, y, e) && (cand !== null
-      ? this.kernelFree(s, x, y, z, this.candAx, this.candAy, this.candAz, null, 0, 0, 0)
+      ? this.kernelFree(s, x, y, z, this.candAx, this.candAy, this.candAz, cand.mask, 0, 0, 0)
       : this.collisionFree(s, x, y, z, this.candAx, this.candAy, this.candAz, id));
     if (!free) {
       if (z === top) this.failures++;
@@ -297,7 +297,7 @@ export class Packer {
     this.shape[i] = s;
     if (cand !== null) {
       const ks = this.kernelShape[s]!;
-      this.kernels!.write(ks, null, cand.mask, x, 0, 0, 0);
+      this.kernels!.write(ks, null, x, 0, 0, 0);
       this.kernelVoxels[i] = ks.trial;
       ks.trial = cand.voxels;
       this.masks[i] = cand.mask;
@@ -380,7 +380,7 @@ export class Packer {
   /** collisionFree in the SIMD kernels (WasmKernels.test; the voxels go to the shape's trial buffer). */
   private kernelFree(
     s: number, x: number, y: number, z: number, ax: number, ay: number, az: number,
-    mask: Int32Array | null, dx: number, dy: number, dz: number,
+    mask: Int32Array, dx: number, dy: number, dz: number,
   ): boolean {
     const ks = this.kernelShape[s]!, c = this.counters;
     c.collisionTests++;
@@ -481,7 +481,7 @@ export class Packer {
       const mask = this.masks[i]!, dz = nz - oz;
       if (!this.kernelFree(s, nx, ny, nz, bx, by, bz, mask, dx, dy, dz)) return;
       const ks = this.kernelShape[s]!;
-      this.kernels!.write(ks, voxels, mask, nx, dx, dy, dz);
+      this.kernels!.write(ks, voxels, nx, dx, dy, dz);
       this.kernelVoxels[i] = ks.trial;
       ks.trial = voxels;
       this.px[i] = nx;

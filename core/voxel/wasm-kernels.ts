@@ -19,7 +19,7 @@ const PAGE = 65536;
 export const WASM_MATRIX_LIMIT_BYTES = (MAX_PAGES * PAGE) / 2;
 /** Heap alignment (bytes): a cache line, so that no two buffers share one. */
 const ALIGN = 64;
-/** The kernels' own scratch space (their loop constants), right after the zero word. */
+/** The kernels' own scratch space (their loop constants), right after the matrix. */
 const SCRATCH_BYTES = 512;
 
 interface KernelExports {
@@ -28,9 +28,9 @@ interface KernelExports {
     n: number, src: number, dst: number,
     cx: number, sx: number, cy: number, sy: number, cz: number, sz: number,
     bx: number, by: number, oz: number,
-    mw: number, en: number, w0: number, mwpr: number, ms: number, my: number, mz: number,
+    mw: number, w0: number, mwpr: number, ms: number, my: number, mz: number,
   ): number;
-  move(n: number, old: number, fresh: number, mw: number, delta: number): void;
+  move(n: number, old: number, fresh: number, delta: number): void;
 }
 
 /** A shape the kernels move. */
@@ -69,8 +69,6 @@ export class WasmKernels {
   private readonly buffers: ArrayBufferLike[] = [];
   private top: number;
   private readonly freeLists = new Map<number, number[]>();
-  /** A zero word: the self mask of a test without one. */
-  private readonly zero: number;
 
   constructor(private readonly nx: number, private readonly ny: number, nz: number, private readonly wpr: number, wordsPerPlane: number) {
     const matrixBytes = wordsPerPlane * nz * 4;
@@ -82,8 +80,6 @@ export class WasmKernels {
     this.buffers.push(this.memory.buffer);
     this.matrix = new Int32Array(this.memory.buffer, 0, wordsPerPlane * nz);
     this.top = Math.ceil(matrixBytes / ALIGN) * ALIGN;
-    this.zero = this.top;
-    this.top += ALIGN;
     this.k.init(nx, ny, nz, wpr, wordsPerPlane, this.top);
     this.top += SCRATCH_BYTES;
   }
@@ -163,31 +159,31 @@ export class WasmKernels {
 
   /**
    * First hit (or -1) of shape s rotated to (ax, ay, az) degrees at centre (x, y, z); its voxels
-   * go to s.trial. self: the particle's mask, made at its current centre (ox, oy, oz) = (x - dx,
-   * y - dy, z - dz) (periodic in x, y); null: no own voxels (insertion; the mask offsets are
-   * then those of a frame at (x, y, z)).
+   * go to s.trial. mask: the particle's self mask (maskWords(s)), made at its current centre
+   * (x - dx, y - dy, z - dz) (periodic in x, y); for a particle not yet in the matrix, the
+   * all-zero mask it will have, with d = 0.
    */
-  test(s: KernelShape, ax: number, ay: number, az: number, x: number, y: number, z: number, self: Int32Array | null, dx: number, dy: number, dz: number): number {
+  test(s: KernelShape, ax: number, ay: number, az: number, x: number, y: number, z: number, mask: Int32Array, dx: number, dy: number, dz: number): number {
     const e = s.e, nx = this.nx;
     return this.k.test(
       s.n, s.blocks.byteOffset, s.trial.byteOffset, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
       x - e < 0 ? x + nx : x, y - e < 0 ? y + this.ny : y, z,
-      self !== null ? self.byteOffset : this.zero, self !== null ? -1 : 0, this.frameWord(x - dx, s.b), s.mwpr, s.ms, dy + s.b, dz + s.b,
+      mask.byteOffset, this.frameWord(x - dx, s.b), s.mwpr, s.ms, dy + s.b, dz + s.b,
     );
   }
 
   /**
-   * Writes the particle at the voxels of the last test of s (all free): clears its voxels `old`
-   * (null: a new particle, mask all zero) and rebuilds its mask in the frame of the new centre,
-   * the test's centre (x, y, z) minus (dx, dy, dz) being the one the mask was made at. s.trial
-   * then describes the particle; the caller swaps it with `old`.
+   * Writes the particle at the voxels of the last test of s (all free, with this mask): clears
+   * its voxels `old` (null: a new particle, mask all zero) and rebuilds its mask in the frame of
+   * the new centre, the test's centre (x, y, z) minus (dx, dy, dz) being the one the mask was
+   * made at. s.trial then describes the particle; the caller swaps it with `old`.
    */
-  write(s: KernelShape, old: Int32Array | null, mask: Int32Array, x: number, dx: number, dy: number, dz: number): void {
+  write(s: KernelShape, old: Int32Array | null, x: number, dx: number, dy: number, dz: number): void {
     const wpr = this.wpr;
     let dw = this.frameWord(x, s.b) - this.frameWord(x - dx, s.b);
     if (dw > 1) dw -= wpr;
     else if (dw < -1) dw += wpr;
-    this.k.move(s.n, old !== null ? old.byteOffset : 0, s.trial.byteOffset, mask.byteOffset, 4 * ((dz * s.ms + dy) * s.mwpr + dw));
+    this.k.move(s.n, old !== null ? old.byteOffset : 0, s.trial.byteOffset, 4 * ((dz * s.ms + dy) * s.mwpr + dw));
   }
 
   /** Matrix word of the frame's first column for centre x (periodic): the mask's word 0 of each row. */

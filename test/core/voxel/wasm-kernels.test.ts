@@ -75,14 +75,19 @@ describe('WebAssembly SIMD kernels', () => {
       const x = rnd.int(NX), y = rnd.int(NY), z = rnd.int(NZ + 2 * e) - e;
       if (nearTie(coords, a)) { ties++; continue; }
       rotateRange(coords, rot, 0, n, a[0], a[1], a[2], true, true);
-      const insertW = k.test(ks, a[0], a[1], a[2], x, y, z, null, 0, 0, 0);
+      // A new particle's mask, all zero: no voxel counts as its own.
+      const mask = k.alloc(k.maskWords(ks))!;
+      const insertW = k.test(ks, a[0], a[1], a[2], x, y, z, mask, 0, 0, 0);
       expect(insertW).toBe(js.firstHit(rot, 0, n, x, y, z, e));
       checkTrial(rot, x, y, z, insertW < 0 ? n : insertW);
       compared++;
-      if (insertW >= 0) { hits++; continue; }
+      if (insertW >= 0) {
+        hits++;
+        k.release(mask);
+        continue;
+      }
       // Insert it with its self mask, then move it twice by one voxel and a few degrees.
-      const mask = k.alloc(k.maskWords(ks))!;
-      k.write(ks, null, mask, x, 0, 0, 0);
+      k.write(ks, null, x, 0, 0, 0);
       let voxels = ks.trial;
       ks.trial = k.alloc(voxelWords(n))!;
       jsMask.fill(0);
@@ -106,7 +111,7 @@ describe('WebAssembly SIMD kernels', () => {
         expect(moveW).toBe(js.firstHitBesides(rot2, 0, n, nx, ny, nz, e, jsMask, bias, d[0], d[1], d[2]));
         if (moveW >= 0) { blocked++; break; }
         checkTrial(rot2, nx, ny, nz, n);
-        k.write(ks, voxels, mask, nx, d[0], d[1], d[2]);
+        k.write(ks, voxels, nx, d[0], d[1], d[2]);
         [voxels, ks.trial] = [ks.trial, voxels];
         js.clearAll(rot, 0, n, cx, cy, cz, e);
         jsMask.fill(0);
