@@ -55,8 +55,8 @@
     ;; schedules a splat or constant next to its use, inside the loop (two or three instructions
     ;; an iteration each, on the shuffle port), but a load from memory stays one operand.
     ;; Scratch layout (byte offset: vector): 0 cos x, 16 sin x, 32 cos y, 48 sin y, 64 cos z,
-    ;; 80 sin z, 96 0.5, 112 MAGIC, 160 bx, 176 by, 192 oz, 208 nx,
-    ;; 224 ny, 240 nz, 288 wpp, 304 wpr, 320 w0, 336 ms·mwpr·4,
+    ;; 80 sin z, 96 0.5, 112 MAGIC, 160 bx - MB, 176 by - MB, 192 oz - MB, 208 nx,
+    ;; 224 ny, 240 nz, 288 4·wpp, 304 4·wpr, 320 4·w0, 336 ms·mwpr·4,
     ;; 352 mwpr·4, 368 K, 416 BITS, 432 31 in every byte, 448 BYTE, 464 all ones, 480 its address.
     (local.set $k (global.get $scratch))
     (v128.store offset=0 (local.get $k) (f32x4.splat (local.get $cx)))
@@ -68,20 +68,22 @@
     (v128.store offset=96 (local.get $k) (f32x4.splat (f32.const 0.5)))
     ;; 1.5 * 2^23: adding it to an integral float below 2^22 puts the integer in the low bits.
     (v128.store offset=112 (local.get $k) (f32x4.splat (f32.const 12582912)))
-    (v128.store offset=160 (local.get $k) (i32x4.splat (local.get $bx)))
-    (v128.store offset=176 (local.get $k) (i32x4.splat (local.get $by)))
-    (v128.store offset=192 (local.get $k) (i32x4.splat (local.get $oz)))
+    (v128.store offset=160 (local.get $k) (i32x4.splat (i32.sub (local.get $bx) (i32.const 0x4b400000))))
+    (v128.store offset=176 (local.get $k) (i32x4.splat (i32.sub (local.get $by) (i32.const 0x4b400000))))
+    (v128.store offset=192 (local.get $k) (i32x4.splat (i32.sub (local.get $oz) (i32.const 0x4b400000))))
     (v128.store offset=208 (local.get $k) (i32x4.splat (global.get $nx)))
     (v128.store offset=224 (local.get $k) (i32x4.splat (global.get $ny)))
     (v128.store offset=240 (local.get $k) (i32x4.splat (global.get $nz)))
-    (v128.store offset=288 (local.get $k) (i32x4.splat (global.get $wpp)))
-    (v128.store offset=304 (local.get $k) (i32x4.splat (global.get $wpr)))
+    (v128.store offset=288 (local.get $k) (i32x4.splat (i32.shl (global.get $wpp) (i32.const 2))))
+    (v128.store offset=304 (local.get $k) (i32x4.splat (i32.shl (global.get $wpr) (i32.const 2))))
     ;; mask address mw + ((z + mz)·ms + y + my)·mwpr·4 + 4k = z·(ms·mwpr·4) + y·(mwpr·4) + 4k + K
-    (v128.store offset=320 (local.get $k) (i32x4.splat (local.get $w0)))
+    (v128.store offset=320 (local.get $k) (i32x4.splat (i32.shl (local.get $w0) (i32.const 2))))
     (v128.store offset=336 (local.get $k) (i32x4.splat (i32.shl (i32.mul (local.get $ms) (local.get $mwpr)) (i32.const 2))))
     (v128.store offset=352 (local.get $k) (i32x4.splat (i32.shl (local.get $mwpr) (i32.const 2))))
-    (v128.store offset=368 (local.get $k) (i32x4.splat (i32.add (local.get $mw)
-      (i32.shl (i32.mul (i32.add (i32.mul (local.get $mz) (local.get $ms)) (local.get $my)) (local.get $mwpr)) (i32.const 2)))))
+    (v128.store offset=368 (local.get $k) (i32x4.splat (i32.sub (i32.add (local.get $mw)
+      (i32.shl (i32.mul (i32.add (i32.mul (local.get $mz) (local.get $ms)) (local.get $my)) (local.get $mwpr)) (i32.const 2)))
+      ;; z and y arrive + MB: take MB·(ms·mwpr·4 + mwpr·4) off (mod 2^32, exact in the end)
+      (i32.mul (i32.const 0x4b400000) (i32.shl (i32.mul (i32.add (local.get $ms) (i32.const 1)) (local.get $mwpr)) (i32.const 2))))))
     (v128.store offset=464 (local.get $k) (v128.const i32x4 -1 -1 -1 -1))
     (v128.store offset=480 (local.get $k) (i32x4.splat (i32.add (local.get $k) (i32.const 464))))
     ;; 1 << (v & 31) in each lane (no per-lane shift in WebAssembly SIMD): byte j of the lane is
@@ -109,15 +111,16 @@
           ;; about x: y1, z1
           (local.set $y1 (f32x4.sub (f32x4.mul (v128.load offset=0 (local.get $k)) (local.get $b)) (f32x4.mul (v128.load offset=16 (local.get $k)) (local.get $c))))
           (local.set $z1 (f32x4.add (f32x4.mul (v128.load offset=16 (local.get $k)) (local.get $b)) (f32x4.mul (v128.load offset=0 (local.get $k)) (local.get $c))))
-          ;; about y: z (final), x2; floor(v + 0.5) to an integer through MAGIC (cheaper than trunc_sat)
-          (local.set $z (i32x4.sub (f32x4.add (f32x4.floor (f32x4.add
-            (f32x4.sub (f32x4.mul (v128.load offset=32 (local.get $k)) (local.get $z1)) (f32x4.mul (v128.load offset=48 (local.get $k)) (local.get $a))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))) (v128.load offset=112 (local.get $k))))
+          ;; about y: z (final), x2; floor(v + 0.5) + MAGIC: its bits are the integer + MB (cheaper
+          ;; than trunc_sat; every constant the integers meet below has - MB folded in)
+          (local.set $z (f32x4.add (f32x4.floor (f32x4.add
+            (f32x4.sub (f32x4.mul (v128.load offset=32 (local.get $k)) (local.get $z1)) (f32x4.mul (v128.load offset=48 (local.get $k)) (local.get $a))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))))
           (local.set $x2 (f32x4.add (f32x4.mul (v128.load offset=48 (local.get $k)) (local.get $z1)) (f32x4.mul (v128.load offset=32 (local.get $k)) (local.get $a))))
           ;; about z: x, y (final)
-          (local.set $x (i32x4.sub (f32x4.add (f32x4.floor (f32x4.add
-            (f32x4.sub (f32x4.mul (v128.load offset=64 (local.get $k)) (local.get $x2)) (f32x4.mul (v128.load offset=80 (local.get $k)) (local.get $y1))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))) (v128.load offset=112 (local.get $k))))
-          (local.set $y (i32x4.sub (f32x4.add (f32x4.floor (f32x4.add
-            (f32x4.add (f32x4.mul (v128.load offset=80 (local.get $k)) (local.get $x2)) (f32x4.mul (v128.load offset=64 (local.get $k)) (local.get $y1))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))) (v128.load offset=112 (local.get $k))))
+          (local.set $x (f32x4.add (f32x4.floor (f32x4.add
+            (f32x4.sub (f32x4.mul (v128.load offset=64 (local.get $k)) (local.get $x2)) (f32x4.mul (v128.load offset=80 (local.get $k)) (local.get $y1))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))))
+          (local.set $y (f32x4.add (f32x4.floor (f32x4.add
+            (f32x4.add (f32x4.mul (v128.load offset=80 (local.get $k)) (local.get $x2)) (f32x4.mul (v128.load offset=64 (local.get $k)) (local.get $y1))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))))
           ;; matrix position: wrap x, y once
           (local.set $X (i32x4.add (local.get $x) (v128.load offset=160 (local.get $k))))
           ;; min_u(v, v - n): v when v < n (v - n is negative, so unsigned huge), else v - n
@@ -127,13 +130,14 @@
           (local.set $Z (i32x4.add (local.get $z) (v128.load offset=192 (local.get $k))))
           ;; W: the word's byte address, or the all-ones word for z outside the box (always a hit:
           ;; no own voxel lies outside, so the mask bit there is 0)
-          (local.set $A (i32x4.shr_s (local.get $X) (i32.const 5)))
+          ;; A = 4·(X >> 5), the word's byte offset in its row
+          (local.set $A (v128.and (i32x4.shr_s (local.get $X) (i32.const 3)) (v128.const i32x4 -4 -4 -4 -4)))
           (local.set $W (v128.bitselect (v128.load offset=480 (local.get $k))
-            (i32x4.shl (i32x4.add
+            (i32x4.add
               (i32x4.add (i32x4.mul (local.get $Z) (v128.load offset=288 (local.get $k))) (i32x4.mul (local.get $Y) (v128.load offset=304 (local.get $k))))
-              (local.get $A)) (i32.const 2))
+              (local.get $A))
             (i32x4.ge_u (local.get $Z) (v128.load offset=240 (local.get $k)))))
-          ;; M: the mask word's byte address, k = (X >> 5) - w0 mod wpr (min_u as above)
+          ;; M: the mask word's byte address, 4k = 4((X >> 5) - w0 mod wpr) (min_u as above)
           (local.set $A (i32x4.sub (local.get $A) (v128.load offset=320 (local.get $k))))
           (local.set $A (i32x4.min_u (local.get $A) (i32x4.add (local.get $A) (v128.load offset=304 (local.get $k)))))
           (v128.store (local.get $q) (local.get $W))
@@ -142,7 +146,7 @@
             (v128.load offset=448 (local.get $k)))))
           (v128.store (i32.add (local.get $q) (local.get $block2)) (i32x4.add
             (i32x4.add (i32x4.mul (local.get $z) (v128.load offset=336 (local.get $k))) (i32x4.mul (local.get $y) (v128.load offset=352 (local.get $k))))
-            (i32x4.add (i32x4.shl (local.get $A) (i32.const 2)) (v128.load offset=368 (local.get $k)))))
+            (i32x4.add (local.get $A) (v128.load offset=368 (local.get $k)))))
           (local.set $p (i32.add (local.get $p) (i32.const 16)))
           (local.set $q (i32.add (local.get $q) (i32.const 16)))
           (br_if $rotate (i32.lt_u (local.get $q) (local.get $last))))
