@@ -2,7 +2,7 @@
 ;; Source of kernels-wasm.ts: `npm run build:wasm` compiles this file; a test checks they agree.
 ;;
 ;; Memory (shared, imported): the bit matrix at byte 0 (one slab: plane z starts at word z·wpp,
-;; row y at y·wpr, bit x & 31 of word x >> 5), then the heap of wasm-kernels.ts: the shapes'
+;; row y at y·wpr, bit x & 31 of word x >> 5), one all-ones word, then the heap of wasm-kernels.ts: the shapes'
 ;; coordinates as f32 x, y and z blocks (n padded to a multiple of 4 voxels), each particle's
 ;; voxels as `test` leaves them (matrix word, bit, mask offset; blocks of the same length) and its
 ;; self mask.
@@ -15,7 +15,7 @@
   (import "env" "memory" (memory 1 16384 shared))
   (global $nx (mut i32) (i32.const 0))
   (global $ny (mut i32) (i32.const 0))
-  (global $nz (mut i32) (i32.const 0))
+  (global $ones (mut i32) (i32.const 0))
   (global $wpr (mut i32) (i32.const 0))
   (global $wpp (mut i32) (i32.const 0))
   (global $scratch (mut i32) (i32.const 0))
@@ -23,7 +23,8 @@
   (func (export "init") (param $nx i32) (param $ny i32) (param $nz i32) (param $wpr i32) (param $wpp i32) (param $scratch i32)
     (global.set $nx (local.get $nx))
     (global.set $ny (local.get $ny))
-    (global.set $nz (local.get $nz))
+    ;; the word right after the matrix (all ones, see wasm-kernels.ts): z outside the box reads it
+    (global.set $ones (i32.shl (i32.mul (local.get $wpp) (local.get $nz)) (i32.const 2)))
     (global.set $wpr (local.get $wpr))
     (global.set $wpp (local.get $wpp))
     (global.set $scratch (local.get $scratch)))
@@ -56,8 +57,8 @@
     ;; an iteration each, on the shuffle port), but a load from memory stays one operand.
     ;; Scratch layout (byte offset: vector): 0 cos x, 16 sin x, 32 cos y, 48 sin y, 64 cos z,
     ;; 80 sin z, 96 0.5, 112 MAGIC, 160 bx - MB, 176 by - MB, 192 oz - MB, 208 nx,
-    ;; 224 ny, 240 nz, 288 4·wpp, 304 4·wpr, 320 4·w0, 336 ms·mwpr·4,
-    ;; 352 mwpr·4, 368 K, 416 BITS, 432 31 in every byte, 448 BYTE, 464 all ones, 480 its address.
+    ;; 224 ny, 240 the all-ones word's address, 288 4·wpp, 304 4·wpr, 320 4·w0, 336 ms·mwpr·4,
+    ;; 352 mwpr·4, 368 K, 416 BITS, 432 31 in every byte, 448 BYTE.
     (local.set $k (global.get $scratch))
     (v128.store offset=0 (local.get $k) (f32x4.splat (local.get $cx)))
     (v128.store offset=16 (local.get $k) (f32x4.splat (local.get $sx)))
@@ -73,7 +74,7 @@
     (v128.store offset=192 (local.get $k) (i32x4.splat (i32.sub (local.get $oz) (i32.const 0x4b400000))))
     (v128.store offset=208 (local.get $k) (i32x4.splat (global.get $nx)))
     (v128.store offset=224 (local.get $k) (i32x4.splat (global.get $ny)))
-    (v128.store offset=240 (local.get $k) (i32x4.splat (global.get $nz)))
+    (v128.store offset=240 (local.get $k) (i32x4.splat (global.get $ones)))
     (v128.store offset=288 (local.get $k) (i32x4.splat (i32.shl (global.get $wpp) (i32.const 2))))
     (v128.store offset=304 (local.get $k) (i32x4.splat (i32.shl (global.get $wpr) (i32.const 2))))
     ;; mask address mw + ((z + mz)·ms + y + my)·mwpr·4 + 4k = z·(ms·mwpr·4) + y·(mwpr·4) + 4k + K
@@ -84,8 +85,6 @@
       (i32.shl (i32.mul (i32.add (i32.mul (local.get $mz) (local.get $ms)) (local.get $my)) (local.get $mwpr)) (i32.const 2)))
       ;; z and y arrive + MB: take MB·(ms·mwpr·4 + mwpr·4) off (mod 2^32, exact in the end)
       (i32.mul (i32.const 0x4b400000) (i32.shl (i32.mul (i32.add (local.get $ms) (i32.const 1)) (local.get $mwpr)) (i32.const 2))))))
-    (v128.store offset=464 (local.get $k) (v128.const i32x4 -1 -1 -1 -1))
-    (v128.store offset=480 (local.get $k) (i32x4.splat (i32.add (local.get $k) (i32.const 464))))
     ;; 1 << (v & 31) in each lane (no per-lane shift in WebAssembly SIMD): byte j of the lane is
     ;; BITS[(v & 31) - 8j], 2^that for 0..7, else 0 (entries 8..15 are 0, 16 and more give 0).
     ;; Four instructions; the float-exponent trick costs 15 (its unsigned conversion is emulated).
@@ -128,15 +127,17 @@
           (local.set $Y (i32x4.add (local.get $y) (v128.load offset=176 (local.get $k))))
           (local.set $Y (i32x4.min_u (local.get $Y) (i32x4.sub (local.get $Y) (v128.load offset=224 (local.get $k)))))
           (local.set $Z (i32x4.add (local.get $z) (v128.load offset=192 (local.get $k))))
-          ;; W: the word's byte address, or the all-ones word for z outside the box (always a hit:
-          ;; no own voxel lies outside, so the mask bit there is 0)
+          ;; W: the word's byte address, or the all-ones word right after the matrix for z outside
+          ;; the box (always a hit: no own voxel lies outside, so the mask bit there is 0): below
+          ;; the box the address is negative (unsigned: huge), above it at least the matrix's size
+          ;; (the all-ones word's address), so an unsigned min picks that word in both cases
           ;; A = 4·(X >> 5), the word's byte offset in its row
           (local.set $A (v128.and (i32x4.shr_s (local.get $X) (i32.const 3)) (v128.const i32x4 -4 -4 -4 -4)))
-          (local.set $W (v128.bitselect (v128.load offset=480 (local.get $k))
+          (local.set $W (i32x4.min_u
             (i32x4.add
               (i32x4.add (i32x4.mul (local.get $Z) (v128.load offset=288 (local.get $k))) (i32x4.mul (local.get $Y) (v128.load offset=304 (local.get $k))))
               (local.get $A))
-            (i32x4.ge_u (local.get $Z) (v128.load offset=240 (local.get $k)))))
+            (v128.load offset=240 (local.get $k))))
           ;; M: the mask word's byte address, 4k = 4((X >> 5) - w0 mod wpr) (min_u as above)
           (local.set $A (i32x4.sub (local.get $A) (v128.load offset=320 (local.get $k))))
           (local.set $A (i32x4.min_u (local.get $A) (i32x4.add (local.get $A) (v128.load offset=304 (local.get $k)))))

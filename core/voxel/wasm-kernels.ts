@@ -19,8 +19,8 @@ const PAGE = 65536;
 export const WASM_MATRIX_LIMIT_BYTES = (MAX_PAGES * PAGE) / 2;
 /** Heap alignment (bytes): a cache line, so that no two buffers share one. */
 const ALIGN = 64;
-/** The kernels' own scratch space (their loop constants), right after the matrix. */
-const SCRATCH_BYTES = 512;
+/** The kernels' own scratch space (their loop constants), after the matrix and its all-ones word. */
+const SCRATCH_BYTES = 464;
 
 interface KernelExports {
   init(nx: number, ny: number, nz: number, wpr: number, wpp: number, scratch: number): void;
@@ -79,7 +79,10 @@ export class WasmKernels {
     this.k = new WebAssembly.Instance(kernelModule(), { env: { memory: this.memory } }).exports as unknown as KernelExports;
     this.buffers.push(this.memory.buffer);
     this.matrix = new Int32Array(this.memory.buffer, 0, wordsPerPlane * nz);
-    this.top = Math.ceil(matrixBytes / ALIGN) * ALIGN;
+    // The word right after the matrix is all ones: the kernels read it for voxels outside the
+    // box in z (a hit), so that their address needs one unsigned min rather than a compare and select.
+    new Int32Array(this.memory.buffer, matrixBytes, 1)[0] = -1;
+    this.top = Math.ceil((matrixBytes + 4) / ALIGN) * ALIGN;
     this.k.init(nx, ny, nz, wpr, wordsPerPlane, this.top);
     this.top += SCRATCH_BYTES;
   }
