@@ -4,7 +4,7 @@
 ;; Memory (shared, imported): the bit matrix at byte 0 (one slab: plane z starts at word z·wpp,
 ;; row y at y·wpr, bit x & 31 of word x >> 5), one all-ones word, then the heap of wasm-kernels.ts: the shapes'
 ;; coordinates as f32 x, y and z blocks (n padded to a multiple of 4 voxels), each particle's
-;; voxels as `test` leaves them (matrix word, bit, mask offset; blocks of the same length) and its
+;; voxels as `test` leaves them (matrix word, x, mask word; blocks of the same length) and its
 ;; self mask.
 ;;
 ;; Rotation is the one of rotation.ts (three 2D rotations about x, y, z), in single precision,
@@ -40,8 +40,9 @@
   ;; mw + (((z + mz)·ms + y + my)·mwpr + k)·4, (my, mz) the frame's offset from this centre.
   ;;
   ;; For every voxel tested, dst gets (three blocks of n padded to 4): the byte address of its
-  ;; matrix word, its bit in that word, and the byte address of its mask word, which `move` uses
-  ;; to write the particle there.
+  ;; matrix word, its x in the matrix (its bit there is x & 31: wasm's shifts take the count
+  ;; mod 32, so the scalar loops shift by x itself and the SIMD part spends no instruction on the
+  ;; bit), and the byte address of its mask word, which `move` uses to write the particle there.
   (func (export "test")
     (param $n i32) (param $src i32) (param $dst i32)
     (param $cx f32) (param $sx f32) (param $cy f32) (param $sy f32) (param $cz f32) (param $sz f32)
@@ -58,7 +59,7 @@
     ;; Scratch layout (byte offset: vector): 0 cos x, 16 sin x, 32 cos y, 48 sin y, 64 cos z,
     ;; 80 sin z, 96 0.5, 112 MAGIC, 160 bx - MB, 176 by - MB, 192 oz - MB, 208 nx,
     ;; 224 ny, 240 the all-ones word's address, 288 4·wpp, 304 4·wpr, 320 4·w0, 336 ms·mwpr·4,
-    ;; 352 mwpr·4, 368 K, 416 BITS, 432 31 in every byte, 448 BYTE.
+    ;; 352 mwpr·4, 368 K.
     (local.set $k (global.get $scratch))
     (v128.store offset=0 (local.get $k) (f32x4.splat (local.get $cx)))
     (v128.store offset=16 (local.get $k) (f32x4.splat (local.get $sx)))
@@ -85,16 +86,10 @@
       (i32.shl (i32.mul (i32.add (i32.mul (local.get $mz) (local.get $ms)) (local.get $my)) (local.get $mwpr)) (i32.const 2)))
       ;; z and y arrive + MB: take MB·(ms·mwpr·4 + mwpr·4) off (mod 2^32, exact in the end)
       (i32.mul (i32.const 0x4b400000) (i32.shl (i32.mul (i32.add (local.get $ms) (i32.const 1)) (local.get $mwpr)) (i32.const 2))))))
-    ;; 1 << (v & 31) in each lane (no per-lane shift in WebAssembly SIMD): byte j of the lane is
-    ;; BITS[(v & 31) - 8j], 2^that for 0..7, else 0 (entries 8..15 are 0, 16 and more give 0).
-    ;; Four instructions; the float-exponent trick costs 15 (its unsigned conversion is emulated).
-    (v128.store offset=416 (local.get $k) (v128.const i8x16 1 2 4 8 16 32 64 128 0 0 0 0 0 0 0 0))
-    (v128.store offset=432 (local.get $k) (i8x16.splat (i32.const 31)))
-    (v128.store offset=448 (local.get $k) (v128.const i8x16 0 8 16 24 0 8 16 24 0 8 16 24 0 8 16 24))
     (local.set $block (i32.shl (i32.and (i32.add (local.get $n) (i32.const 3)) (i32.const -4)) (i32.const 2)))
     (local.set $block2 (i32.shl (local.get $block) (i32.const 1)))
-    ;; Chunks of 64 voxels: first all of the chunk in SIMD (rotated; their words, bits and mask
-    ;; offsets to dst), then each tested with scalar loads (cheaper than extracting lanes for a
+    ;; Chunks of 64 voxels: first all of the chunk in SIMD (rotated; their words, x and mask
+    ;; words to dst), then each tested with scalar loads (cheaper than extracting lanes for a
     ;; gather), returning at the first hit. A collision wastes at most a chunk of the first part.
     (block $done
       (loop $chunk
@@ -142,9 +137,7 @@
           (local.set $A (i32x4.sub (local.get $A) (v128.load offset=320 (local.get $k))))
           (local.set $A (i32x4.min_u (local.get $A) (i32x4.add (local.get $A) (v128.load offset=304 (local.get $k)))))
           (v128.store (local.get $q) (local.get $W))
-          (v128.store (i32.add (local.get $q) (local.get $block)) (i8x16.swizzle (v128.load offset=416 (local.get $k)) (i8x16.sub
-            (v128.and (i8x16.shuffle 0 0 0 0 4 4 4 4 8 8 8 8 12 12 12 12 (local.get $X) (local.get $X)) (v128.load offset=432 (local.get $k)))
-            (v128.load offset=448 (local.get $k)))))
+          (v128.store (i32.add (local.get $q) (local.get $block)) (local.get $X))
           (v128.store (i32.add (local.get $q) (local.get $block2)) (i32x4.add
             (i32x4.add (i32x4.mul (local.get $z) (v128.load offset=336 (local.get $k))) (i32x4.mul (local.get $y) (v128.load offset=352 (local.get $k))))
             (i32x4.add (local.get $A) (v128.load offset=368 (local.get $k)))))
@@ -155,7 +148,7 @@
         (local.set $q (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 2))))
         (loop $check
           (if (i32.and
-                (i32.and (i32.load (i32.load (local.get $q))) (i32.load (i32.add (local.get $q) (local.get $block))))
+                (i32.and (i32.load (i32.load (local.get $q))) (i32.shl (i32.const 1) (i32.load (i32.add (local.get $q) (local.get $block)))))
                 (i32.xor (i32.load (i32.load (i32.add (local.get $q) (local.get $block2)))) (i32.const -1)))
             (then (return (local.get $i))))
           (local.set $i (i32.add (local.get $i) (i32.const 1)))
@@ -181,7 +174,7 @@
             (br_if $cleared (i32.ge_u (local.get $p) (local.get $end)))
             (local.set $w (i32.load (local.get $p)))
             (i32.store (local.get $w) (i32.and (i32.load (local.get $w))
-              (i32.xor (i32.load (i32.add (local.get $p) (local.get $block))) (i32.const -1))))
+              (i32.rotl (i32.const -2) (i32.load (i32.add (local.get $p) (local.get $block))))))
             (i32.store (i32.load (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1)))) (i32.const 0))
             (local.set $p (i32.add (local.get $p) (i32.const 4)))
             (br $clear)))))
@@ -191,7 +184,7 @@
       (loop $next
         (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
         (local.set $w (i32.load (local.get $p)))
-        (local.set $b (i32.load (i32.add (local.get $p) (local.get $block))))
+        (local.set $b (i32.shl (i32.const 1) (i32.load (i32.add (local.get $p) (local.get $block)))))
         (i32.store (local.get $w) (i32.or (i32.load (local.get $w)) (local.get $b)))
         (local.set $m (i32.sub (i32.load (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1)))) (local.get $delta)))
         (i32.store (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1))) (local.get $m))

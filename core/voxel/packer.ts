@@ -113,7 +113,7 @@ export class Packer {
   private saved: (Int32Array | null)[] = [];
   /**
    * Active particles the SIMD kernels move: their voxels as the kernels wrote them (matrix word,
-   * bit, mask offset; they play the saved rotation's part); null for all others.
+   * x, mask word; they play the saved rotation's part); null for all others.
    */
   private kernelVoxels: (Int32Array | null)[] = [];
   /**

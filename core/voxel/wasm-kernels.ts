@@ -5,7 +5,7 @@
  * WebAssembly.Memory (its buffer is a SharedArrayBuffer like any other slab), and the packer keeps
  * the state of the particles the kernels move in the heap behind it: per shape its coordinates
  * as f32 blocks and a trial buffer, per particle its voxels as the kernels wrote them (matrix
- * word, bit, mask offset: removing it needs no rotation, seed §3.2 D) and its self mask in the
+ * word, x, mask word: removing it needs no rotation, seed §3.2 D) and its self mask in the
  * matrix's own word layout (kernels.wat `test`). The packer moves other particles (shapes as wide
  * as the box, a full heap, switches off) with BitMatrix's JavaScript loops.
  */
@@ -20,7 +20,7 @@ export const WASM_MATRIX_LIMIT_BYTES = (MAX_PAGES * PAGE) / 2;
 /** Heap alignment (bytes): a cache line, so that no two buffers share one. */
 const ALIGN = 64;
 /** The kernels' own scratch space (their loop constants), after the matrix and its all-ones word. */
-const SCRATCH_BYTES = 464;
+const SCRATCH_BYTES = 384;
 
 interface KernelExports {
   init(nx: number, ny: number, nz: number, wpr: number, wpp: number, scratch: number): void;
