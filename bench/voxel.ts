@@ -115,7 +115,7 @@ function fusedCheckJsNs(): number {
 function simdKernelNs(): { check: number; move: number } {
   const k = new BitMatrix(400, 400, 400).wasm!, ks = k.shape(kernelShell, kernelN, kernelE)!, mask = k.alloc(k.maskWords(ks))!;
   k.test(ks, 0, 0, 0, 100, 200, 200, mask, 0, 0, 0);
-  k.write(ks, null, 100, 0, 0, 0);
+  k.write(ks, null, mask, 0, 0, 0);
   let voxels = ks.trial;
   ks.trial = k.alloc(voxelWords(kernelN))!;
   sinkExpected -= kernelReps + 200;
@@ -125,7 +125,7 @@ function simdKernelNs(): { check: number; move: number } {
   const move = perVoxel((r) => {
     const dx = (r & 1) === 0 ? 1 : -1, a = r & 1;
     if (k.test(ks, a, a, a, x + dx, 200, 200, mask, dx, 0, 0) >= 0) throw new Error('the moving particle hit something');
-    k.write(ks, voxels, x + dx, dx, 0, 0);
+    k.write(ks, voxels, mask, dx, 0, 0);
     [voxels, ks.trial] = [ks.trial, voxels];
     x += dx;
   });

@@ -2,10 +2,14 @@
 ;; Source of kernels-wasm.ts: `npm run build:wasm` compiles this file; a test checks they agree.
 ;;
 ;; Memory (shared, imported): the bit matrix at byte 0 (one slab: plane z starts at word z·wpp,
-;; row y at y·wpr, bit x & 31 of word x >> 5), one all-ones word, then the heap of wasm-kernels.ts: the shapes'
-;; coordinates as f32 x, y and z blocks (n padded to a multiple of 4 voxels), each particle's
-;; voxels as `test` leaves them (matrix word, x, mask word; blocks of the same length) and its
-;; self mask.
+;; row y at y·wpr, bit x & 31 of word x >> 5), one all-ones word, then the heap of
+;; wasm-kernels.ts: the shapes' coordinates as f32 x, y and z blocks (n padded to a multiple of 4
+;; voxels), each particle's voxels as `test` leaves them (matrix word, x, mask bit; blocks of the
+;; same length) and its self mask.
+;;
+;; The self mask is the one of matrix.ts (selfMaskWords): the particle's own voxels as bits of a
+;; cube of side ms = 2b + 1 around the centre it was made at, bit ((z + b)·ms + y + b)·ms + x + b
+;; for a voxel at (x, y, z) from that centre.
 ;;
 ;; Rotation is the one of rotation.ts (three 2D rotations about x, y, z), in single precision,
 ;; rounded as floor(v + 0.5): a coordinate within ~1e-4 voxel of a half may round otherwise than
@@ -32,34 +36,29 @@
   ;; Index of the first of n voxels that hits at centre (bx, by, oz), or -1. The voxels are the
   ;; shape's f32 blocks at src (the lanes past n repeating voxel n - 1), rotated (cosines and
   ;; sines cx..sz) and rounded. A hit: outside the box in z, or a set matrix bit that is not set
-  ;; in the self mask at mw (all zero for a particle not yet in the matrix).
-  ;;
-  ;; The self mask mirrors the matrix around the particle: a frame of ms x ms rows (z, y relative
-  ;; to the centre it was made at) of mwpr words, word k of a row being matrix word w0 + k of that
-  ;; row (mod wpr), so a voxel's mask bit is its matrix bit. Its byte address is
-  ;; mw + (((z + mz)·ms + y + my)·mwpr + k)·4, (my, mz) the frame's offset from this centre.
+  ;; in the self mask at mw (all zero for a particle not yet in the matrix), whose cube (side ms)
+  ;; is (mx, my, mz) from this centre: voxel (x, y, z) has mask bit ((z + mz)·ms + y + my)·ms + x + mx.
   ;;
   ;; For every voxel tested, dst gets (three blocks of n padded to 4): the byte address of its
-  ;; matrix word, its x in the matrix (its bit there is x & 31: wasm's shifts take the count
-  ;; mod 32, so the scalar loops shift by x itself and the SIMD part spends no instruction on the
-  ;; bit), and the byte address of its mask word, which `move` uses to write the particle there.
+  ;; matrix word, its x in the matrix and its mask bit. The scalar loops shift by x and by the mask
+  ;; bit themselves (wasm's shifts take the count mod 32), so the SIMD part spends no instruction
+  ;; on bits; `move` uses these to write the particle there.
   (func (export "test")
     (param $n i32) (param $src i32) (param $dst i32)
     (param $cx f32) (param $sx f32) (param $cy f32) (param $sy f32) (param $cz f32) (param $sz f32)
     (param $bx i32) (param $by i32) (param $oz i32)
-    (param $mw i32) (param $w0 i32) (param $mwpr i32) (param $ms i32) (param $my i32) (param $mz i32)
+    (param $mw i32) (param $ms i32) (param $mx i32) (param $my i32) (param $mz i32)
     (result i32)
-    (local $i i32) (local $p i32) (local $q i32) (local $block i32) (local $block2 i32) (local $end i32) (local $last i32) (local $k i32)
+    (local $i i32) (local $p i32) (local $q i32) (local $block i32) (local $block2 i32) (local $end i32) (local $last i32) (local $k i32) (local $m i32)
     (local $a v128) (local $b v128) (local $c v128)
     (local $x v128) (local $y v128) (local $z v128) (local $y1 v128) (local $z1 v128) (local $x2 v128)
-    (local $X v128) (local $Y v128) (local $Z v128) (local $W v128) (local $A v128)
+    (local $X v128) (local $Y v128) (local $Z v128)
     ;; Every vector the loop needs but does not change, made once and kept at $scratch: TurboFan
     ;; schedules a splat or constant next to its use, inside the loop (two or three instructions
     ;; an iteration each, on the shuffle port), but a load from memory stays one operand.
     ;; Scratch layout (byte offset: vector): 0 cos x, 16 sin x, 32 cos y, 48 sin y, 64 cos z,
-    ;; 80 sin z, 96 0.5, 112 MAGIC, 160 bx - MB, 176 by - MB, 192 oz - MB, 208 nx,
-    ;; 224 ny, 240 the all-ones word's address, 288 4·wpp, 304 4·wpr, 320 4·w0, 336 ms·mwpr·4,
-    ;; 352 mwpr·4, 368 K.
+    ;; 80 sin z, 96 0.5, 112 MAGIC, 128 bx - MB, 144 by - MB, 160 oz - MB, 176 nx, 192 ny,
+    ;; 208 the all-ones word's address, 224 4·wpp, 240 4·wpr, 256 ms², 272 ms, 288 K.
     (local.set $k (global.get $scratch))
     (v128.store offset=0 (local.get $k) (f32x4.splat (local.get $cx)))
     (v128.store offset=16 (local.get $k) (f32x4.splat (local.get $sx)))
@@ -70,22 +69,21 @@
     (v128.store offset=96 (local.get $k) (f32x4.splat (f32.const 0.5)))
     ;; 1.5 * 2^23: adding it to an integral float below 2^22 puts the integer in the low bits.
     (v128.store offset=112 (local.get $k) (f32x4.splat (f32.const 12582912)))
-    (v128.store offset=160 (local.get $k) (i32x4.splat (i32.sub (local.get $bx) (i32.const 0x4b400000))))
-    (v128.store offset=176 (local.get $k) (i32x4.splat (i32.sub (local.get $by) (i32.const 0x4b400000))))
-    (v128.store offset=192 (local.get $k) (i32x4.splat (i32.sub (local.get $oz) (i32.const 0x4b400000))))
-    (v128.store offset=208 (local.get $k) (i32x4.splat (global.get $nx)))
-    (v128.store offset=224 (local.get $k) (i32x4.splat (global.get $ny)))
-    (v128.store offset=240 (local.get $k) (i32x4.splat (global.get $ones)))
-    (v128.store offset=288 (local.get $k) (i32x4.splat (i32.shl (global.get $wpp) (i32.const 2))))
-    (v128.store offset=304 (local.get $k) (i32x4.splat (i32.shl (global.get $wpr) (i32.const 2))))
-    ;; mask address mw + ((z + mz)·ms + y + my)·mwpr·4 + 4k = z·(ms·mwpr·4) + y·(mwpr·4) + 4k + K
-    (v128.store offset=320 (local.get $k) (i32x4.splat (i32.shl (local.get $w0) (i32.const 2))))
-    (v128.store offset=336 (local.get $k) (i32x4.splat (i32.shl (i32.mul (local.get $ms) (local.get $mwpr)) (i32.const 2))))
-    (v128.store offset=352 (local.get $k) (i32x4.splat (i32.shl (local.get $mwpr) (i32.const 2))))
-    (v128.store offset=368 (local.get $k) (i32x4.splat (i32.sub (i32.add (local.get $mw)
-      (i32.shl (i32.mul (i32.add (i32.mul (local.get $mz) (local.get $ms)) (local.get $my)) (local.get $mwpr)) (i32.const 2)))
-      ;; z and y arrive + MB: take MB·(ms·mwpr·4 + mwpr·4) off (mod 2^32, exact in the end)
-      (i32.mul (i32.const 0x4b400000) (i32.shl (i32.mul (i32.add (local.get $ms) (i32.const 1)) (local.get $mwpr)) (i32.const 2))))))
+    (v128.store offset=128 (local.get $k) (i32x4.splat (i32.sub (local.get $bx) (i32.const 0x4b400000))))
+    (v128.store offset=144 (local.get $k) (i32x4.splat (i32.sub (local.get $by) (i32.const 0x4b400000))))
+    (v128.store offset=160 (local.get $k) (i32x4.splat (i32.sub (local.get $oz) (i32.const 0x4b400000))))
+    (v128.store offset=176 (local.get $k) (i32x4.splat (global.get $nx)))
+    (v128.store offset=192 (local.get $k) (i32x4.splat (global.get $ny)))
+    (v128.store offset=208 (local.get $k) (i32x4.splat (global.get $ones)))
+    (v128.store offset=224 (local.get $k) (i32x4.splat (i32.shl (global.get $wpp) (i32.const 2))))
+    (v128.store offset=240 (local.get $k) (i32x4.splat (i32.shl (global.get $wpr) (i32.const 2))))
+    ;; mask bit ((z + mz)·ms + y + my)·ms + x + mx = z·ms² + y·ms + x + K
+    (v128.store offset=256 (local.get $k) (i32x4.splat (i32.mul (local.get $ms) (local.get $ms))))
+    (v128.store offset=272 (local.get $k) (i32x4.splat (local.get $ms)))
+    (v128.store offset=288 (local.get $k) (i32x4.splat (i32.sub
+      (i32.add (i32.mul (i32.add (i32.mul (local.get $mz) (local.get $ms)) (local.get $my)) (local.get $ms)) (local.get $mx))
+      ;; x, y and z arrive + MB: take MB·(ms² + ms + 1) off (mod 2^32, exact in the end)
+      (i32.mul (i32.const 0x4b400000) (i32.add (i32.mul (i32.add (local.get $ms) (i32.const 1)) (local.get $ms)) (i32.const 1))))))
     (local.set $block (i32.shl (i32.and (i32.add (local.get $n) (i32.const 3)) (i32.const -4)) (i32.const 2)))
     (local.set $block2 (i32.shl (local.get $block) (i32.const 1)))
     ;; Chunks of 64 voxels: first all of the chunk in SIMD (rotated; their words, x and mask
@@ -116,40 +114,37 @@
           (local.set $y (f32x4.add (f32x4.floor (f32x4.add
             (f32x4.add (f32x4.mul (v128.load offset=80 (local.get $k)) (local.get $x2)) (f32x4.mul (v128.load offset=64 (local.get $k)) (local.get $y1))) (v128.load offset=96 (local.get $k)))) (v128.load offset=112 (local.get $k))))
           ;; matrix position: wrap x, y once
-          (local.set $X (i32x4.add (local.get $x) (v128.load offset=160 (local.get $k))))
+          (local.set $X (i32x4.add (local.get $x) (v128.load offset=128 (local.get $k))))
           ;; min_u(v, v - n): v when v < n (v - n is negative, so unsigned huge), else v - n
-          (local.set $X (i32x4.min_u (local.get $X) (i32x4.sub (local.get $X) (v128.load offset=208 (local.get $k)))))
-          (local.set $Y (i32x4.add (local.get $y) (v128.load offset=176 (local.get $k))))
-          (local.set $Y (i32x4.min_u (local.get $Y) (i32x4.sub (local.get $Y) (v128.load offset=224 (local.get $k)))))
-          (local.set $Z (i32x4.add (local.get $z) (v128.load offset=192 (local.get $k))))
+          (local.set $X (i32x4.min_u (local.get $X) (i32x4.sub (local.get $X) (v128.load offset=176 (local.get $k)))))
+          (local.set $Y (i32x4.add (local.get $y) (v128.load offset=144 (local.get $k))))
+          (local.set $Y (i32x4.min_u (local.get $Y) (i32x4.sub (local.get $Y) (v128.load offset=192 (local.get $k)))))
+          (local.set $Z (i32x4.add (local.get $z) (v128.load offset=160 (local.get $k))))
           ;; W: the word's byte address, or the all-ones word right after the matrix for z outside
           ;; the box (always a hit: no own voxel lies outside, so the mask bit there is 0): below
           ;; the box the address is negative (unsigned: huge), above it at least the matrix's size
           ;; (the all-ones word's address), so an unsigned min picks that word in both cases
-          ;; A = 4·(X >> 5), the word's byte offset in its row
-          (local.set $A (v128.and (i32x4.shr_s (local.get $X) (i32.const 3)) (v128.const i32x4 -4 -4 -4 -4)))
-          (local.set $W (i32x4.min_u
+          ;; 4·(X >> 5): the word's byte offset in its row
+          (v128.store (local.get $q) (i32x4.min_u
             (i32x4.add
-              (i32x4.add (i32x4.mul (local.get $Z) (v128.load offset=288 (local.get $k))) (i32x4.mul (local.get $Y) (v128.load offset=304 (local.get $k))))
-              (local.get $A))
-            (v128.load offset=240 (local.get $k))))
-          ;; M: the mask word's byte address, 4k = 4((X >> 5) - w0 mod wpr) (min_u as above)
-          (local.set $A (i32x4.sub (local.get $A) (v128.load offset=320 (local.get $k))))
-          (local.set $A (i32x4.min_u (local.get $A) (i32x4.add (local.get $A) (v128.load offset=304 (local.get $k)))))
-          (v128.store (local.get $q) (local.get $W))
+              (i32x4.add (i32x4.mul (local.get $Z) (v128.load offset=224 (local.get $k))) (i32x4.mul (local.get $Y) (v128.load offset=240 (local.get $k))))
+              (v128.and (i32x4.shr_s (local.get $X) (i32.const 3)) (v128.const i32x4 -4 -4 -4 -4)))
+            (v128.load offset=208 (local.get $k))))
           (v128.store (i32.add (local.get $q) (local.get $block)) (local.get $X))
           (v128.store (i32.add (local.get $q) (local.get $block2)) (i32x4.add
-            (i32x4.add (i32x4.mul (local.get $z) (v128.load offset=336 (local.get $k))) (i32x4.mul (local.get $y) (v128.load offset=352 (local.get $k))))
-            (i32x4.add (local.get $A) (v128.load offset=368 (local.get $k)))))
+            (i32x4.add (i32x4.mul (local.get $z) (v128.load offset=256 (local.get $k))) (i32x4.mul (local.get $y) (v128.load offset=272 (local.get $k))))
+            (i32x4.add (local.get $x) (v128.load offset=288 (local.get $k)))))
           (local.set $p (i32.add (local.get $p) (i32.const 16)))
           (local.set $q (i32.add (local.get $q) (i32.const 16)))
           (br_if $rotate (i32.lt_u (local.get $q) (local.get $last))))
-        ;; a hit: a set bit of the word that is not set in the self mask
+        ;; a hit: a set bit of the word whose bit in the self mask is not set
         (local.set $q (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 2))))
         (loop $check
-          (if (i32.and
-                (i32.and (i32.load (i32.load (local.get $q))) (i32.shl (i32.const 1) (i32.load (i32.add (local.get $q) (local.get $block)))))
-                (i32.xor (i32.load (i32.load (i32.add (local.get $q) (local.get $block2)))) (i32.const -1)))
+          (local.set $m (i32.load (i32.add (local.get $q) (local.get $block2))))
+          (if (i32.and (i32.and
+                (i32.shr_u (i32.load (i32.load (local.get $q))) (i32.load (i32.add (local.get $q) (local.get $block))))
+                (i32.xor (i32.shr_u (i32.load (i32.add (local.get $mw) (i32.shl (i32.shr_u (local.get $m) (i32.const 5)) (i32.const 2)))) (local.get $m)) (i32.const -1)))
+                (i32.const 1))
             (then (return (local.get $i))))
           (local.set $i (i32.add (local.get $i) (i32.const 1)))
           (local.set $q (i32.add (local.get $q) (i32.const 4)))
@@ -157,12 +152,12 @@
         (br $chunk)))
     (i32.const -1))
 
-  ;; Writes a particle at the voxels `test` left at new (n of them, all free): clears its voxels at
-  ;; old first (old = 0: a new particle) and empties their mask words, then sets the new ones
-  ;; and marks them in its mask, each mask address moved by delta bytes into the frame of the new
-  ;; centre (and stored back, so that new describes the particle as it now is). Scalar: two
-  ;; voxels may share a word.
-  (func (export "move") (param $n i32) (param $old i32) (param $new i32) (param $delta i32)
+;; Writes a particle at the voxels `test` left at new (n of them, all free): clears its voxels at
+  ;; old first (old = 0: a new particle), empties its self mask (maskBytes at mask), then sets the
+  ;; new voxels and marks them in the mask, each mask bit moved by delta into the cube of the new
+  ;; centre. Emptying the mask in one memory.fill beats a store per old voxel (the cube is small).
+  ;; Scalar: two voxels may share a word.
+  (func (export "move") (param $n i32) (param $old i32) (param $new i32) (param $mask i32) (param $maskBytes i32) (param $delta i32)
     (local $block i32) (local $p i32) (local $end i32) (local $w i32) (local $m i32) (local $b i32)
     (local.set $block (i32.shl (i32.and (i32.add (local.get $n) (i32.const 3)) (i32.const -4)) (i32.const 2)))
     (if (local.get $old)
@@ -175,19 +170,19 @@
             (local.set $w (i32.load (local.get $p)))
             (i32.store (local.get $w) (i32.and (i32.load (local.get $w))
               (i32.rotl (i32.const -2) (i32.load (i32.add (local.get $p) (local.get $block))))))
-            (i32.store (i32.load (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1)))) (i32.const 0))
             (local.set $p (i32.add (local.get $p) (i32.const 4)))
             (br $clear)))))
+    (memory.fill (local.get $mask) (i32.const 0) (local.get $maskBytes))
     (local.set $p (local.get $new))
     (local.set $end (i32.add (local.get $new) (i32.shl (local.get $n) (i32.const 2))))
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
         (local.set $w (i32.load (local.get $p)))
-        (local.set $b (i32.shl (i32.const 1) (i32.load (i32.add (local.get $p) (local.get $block)))))
-        (i32.store (local.get $w) (i32.or (i32.load (local.get $w)) (local.get $b)))
+        (i32.store (local.get $w) (i32.or (i32.load (local.get $w))
+          (i32.shl (i32.const 1) (i32.load (i32.add (local.get $p) (local.get $block))))))
         (local.set $m (i32.sub (i32.load (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1)))) (local.get $delta)))
-        (i32.store (i32.add (local.get $p) (i32.shl (local.get $block) (i32.const 1))) (local.get $m))
-        (i32.store (local.get $m) (i32.or (i32.load (local.get $m)) (local.get $b)))
+        (local.set $w (i32.add (local.get $mask) (i32.shl (i32.shr_u (local.get $m) (i32.const 5)) (i32.const 2))))
+        (i32.store (local.get $w) (i32.or (i32.load (local.get $w)) (i32.shl (i32.const 1) (local.get $m))))
         (local.set $p (i32.add (local.get $p) (i32.const 4)))
         (br $next)))))

@@ -113,7 +113,7 @@ export class Packer {
   private saved: (Int32Array | null)[] = [];
   /**
    * Active particles the SIMD kernels move: their voxels as the kernels wrote them (matrix word,
-   * x, mask word; they play the saved rotation's part); null for all others.
+   * x, mask bit; they play the saved rotation's part); null for all others.
    */
   private kernelVoxels: (Int32Array | null)[] = [];
   /**
@@ -297,7 +297,7 @@ export class Packer {
     this.shape[i] = s;
     if (cand !== null) {
       const ks = this.kernelShape[s]!;
-      this.kernels!.write(ks, null, x, 0, 0, 0);
+      this.kernels!.write(ks, null, cand.mask, 0, 0, 0);
       this.kernelVoxels[i] = ks.trial;
       ks.trial = cand.voxels;
       this.masks[i] = cand.mask;
@@ -481,7 +481,7 @@ export class Packer {
       const mask = this.masks[i]!, dz = nz - oz;
       if (!this.kernelFree(s, nx, ny, nz, bx, by, bz, mask, dx, dy, dz)) return;
       const ks = this.kernelShape[s]!;
-      this.kernels!.write(ks, voxels, nx, dx, dy, dz);
+      this.kernels!.write(ks, voxels, mask, dx, dy, dz);
       this.kernelVoxels[i] = ks.trial;
       ks.trial = voxels;
       this.px[i] = nx;

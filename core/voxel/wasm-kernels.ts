@@ -5,8 +5,8 @@
  * WebAssembly.Memory (its buffer is a SharedArrayBuffer like any other slab), and the packer keeps
  * the state of the particles the kernels move in the heap behind it: per shape its coordinates
  * as f32 blocks and a trial buffer, per particle its voxels as the kernels wrote them (matrix
- * word, x, mask word: removing it needs no rotation, seed §3.2 D) and its self mask in the
- * matrix's own word layout (kernels.wat `test`). The packer moves other particles (shapes as wide
+ * word, x, mask bit: removing it needs no rotation, seed §3.2 D) and its self mask (the layout of
+ * matrix.ts selfMaskWords). The packer moves other particles (shapes as wide
  * as the box, a full heap, switches off) with BitMatrix's JavaScript loops.
  */
 import { KERNELS_WASM_BASE64 } from './kernels-wasm';
@@ -20,7 +20,7 @@ export const WASM_MATRIX_LIMIT_BYTES = (MAX_PAGES * PAGE) / 2;
 /** Heap alignment (bytes): a cache line, so that no two buffers share one. */
 const ALIGN = 64;
 /** The kernels' own scratch space (their loop constants), after the matrix and its all-ones word. */
-const SCRATCH_BYTES = 384;
+const SCRATCH_BYTES = 304;
 
 interface KernelExports {
   init(nx: number, ny: number, nz: number, wpr: number, wpp: number, scratch: number): void;
@@ -28,9 +28,9 @@ interface KernelExports {
     n: number, src: number, dst: number,
     cx: number, sx: number, cy: number, sy: number, cz: number, sz: number,
     bx: number, by: number, oz: number,
-    mw: number, w0: number, mwpr: number, ms: number, my: number, mz: number,
+    mw: number, ms: number, mx: number, my: number, mz: number,
   ): number;
-  move(n: number, old: number, fresh: number, delta: number): void;
+  move(n: number, old: number, fresh: number, mask: number, maskBytes: number, delta: number): void;
 }
 
 /** A shape the kernels move. */
@@ -42,10 +42,9 @@ export interface KernelShape {
   readonly blocks: Float32Array;
   /** Where `test` leaves the voxels it tested (voxelWords(n)); swapped with a particle's on a move. */
   trial: Int32Array;
-  /** The self mask's frame: ms x ms rows (b = e + 1 around the centre) of mwpr words. */
+  /** The self mask's cube: side ms = 2b + 1, b = e + 1 (a move's old voxels, seen from the new centre, lie within ±b). */
   readonly b: number;
   readonly ms: number;
-  readonly mwpr: number;
 }
 
 let compiled: WebAssembly.Module | null = null;
@@ -70,7 +69,7 @@ export class WasmKernels {
   private top: number;
   private readonly freeLists = new Map<number, number[]>();
 
-  constructor(private readonly nx: number, private readonly ny: number, nz: number, private readonly wpr: number, wordsPerPlane: number) {
+  constructor(private readonly nx: number, private readonly ny: number, nz: number, wpr: number, wordsPerPlane: number) {
     const matrixBytes = wordsPerPlane * nz * 4;
     if (matrixBytes > WASM_MATRIX_LIMIT_BYTES) throw new RangeError(`WasmKernels: a matrix of ${matrixBytes} bytes is over ${WASM_MATRIX_LIMIT_BYTES}`);
     // The matrix plus 1 MiB of heap to begin with; the heap grows by doubling.
@@ -130,15 +129,11 @@ export class WasmKernels {
 
   /**
    * How the kernels move a shape of n voxels (interleaved coords) and extent e, or null: when its
-   * self-mask frame would meet its own periodic image (2e + 3 > nx or ny), when the row has too
-   * few words for the frame to move by a constant (wpr <= mwpr), or when the heap is full.
+   * self-mask cube would meet its own periodic image (2e + 3 > nx or ny) or when the heap is full.
    */
   shape(coords: Int32Array, n: number, e: number): KernelShape | null {
     const b = e + 1, ms = 2 * b + 1;
-    // Words a frame row spans: 2b + 1 bits from any bit of a word, one more where the row's last
-    // word is partial (its bits continue in word 0).
-    const mwpr = Math.floor((2 * b + 31) / 32) + 1 + (this.nx % 32 === 0 ? 0 : 1);
-    if (ms > this.nx || ms > this.ny || this.wpr <= mwpr) return null;
+    if (ms > this.nx || ms > this.ny) return null;
     const f = this.alloc(voxelWords(n)), trial = this.alloc(voxelWords(n));
     if (f === null || trial === null) {
       if (f !== null) this.release(f);
@@ -152,46 +147,37 @@ export class WasmKernels {
       blocks[block + i] = coords[v + 1];
       blocks[2 * block + i] = coords[v + 2];
     }
-    return { n, e, blocks, trial, b, ms, mwpr };
+    return { n, e, blocks, trial, b, ms };
   }
 
-  /** Words of a self mask of shape s. */
+  /** Words of a self mask of shape s (matrix.ts selfMaskLength(s.b)). */
   maskWords(s: KernelShape): number {
-    return s.ms * s.ms * s.mwpr;
+    return Math.ceil(s.ms ** 3 / 32);
   }
 
   /**
    * First hit (or -1) of shape s rotated to (ax, ay, az) degrees at centre (x, y, z); its voxels
    * go to s.trial. mask: the particle's self mask (maskWords(s)), made at its current centre
-   * (x - dx, y - dy, z - dz) (periodic in x, y); for a particle not yet in the matrix, the
-   * all-zero mask it will have, with d = 0.
+   * (x - dx, y - dy, z - dz); for a particle not yet in the matrix, the all-zero mask it will
+   * have, with d = 0.
    */
   test(s: KernelShape, ax: number, ay: number, az: number, x: number, y: number, z: number, mask: Int32Array, dx: number, dy: number, dz: number): number {
-    const e = s.e, nx = this.nx;
+    const e = s.e, b = s.b;
     return this.k.test(
       s.n, s.blocks.byteOffset, s.trial.byteOffset, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
-      x - e < 0 ? x + nx : x, y - e < 0 ? y + this.ny : y, z,
-      mask.byteOffset, this.frameWord(x - dx, s.b), s.mwpr, s.ms, dy + s.b, dz + s.b,
+      x - e < 0 ? x + this.nx : x, y - e < 0 ? y + this.ny : y, z,
+      mask.byteOffset, s.ms, dx + b, dy + b, dz + b,
     );
   }
 
   /**
    * Writes the particle at the voxels of the last test of s (all free, with this mask): clears
-   * its voxels `old` (null: a new particle, mask all zero) and rebuilds its mask in the frame of
-   * the new centre, the test's centre (x, y, z) minus (dx, dy, dz) being the one the mask was
-   * made at. s.trial then describes the particle; the caller swaps it with `old`.
+   * its voxels `old` (null: a new particle) and rebuilds its mask around the new centre, the
+   * test's centre minus (dx, dy, dz) being the one the mask was made at. s.trial then holds the
+   * particle's matrix words and x (its mask bits stay those of the test); the caller swaps it
+   * with `old`.
    */
-  write(s: KernelShape, old: Int32Array | null, x: number, dx: number, dy: number, dz: number): void {
-    const wpr = this.wpr;
-    let dw = this.frameWord(x, s.b) - this.frameWord(x - dx, s.b);
-    if (dw > 1) dw -= wpr;
-    else if (dw < -1) dw += wpr;
-    this.k.move(s.n, old !== null ? old.byteOffset : 0, s.trial.byteOffset, 4 * ((dz * s.ms + dy) * s.mwpr + dw));
-  }
-
-  /** Matrix word of the frame's first column for centre x (periodic): the mask's word 0 of each row. */
-  private frameWord(x: number, b: number): number {
-    const nx = this.nx;
-    return ((((x - b) % nx) + nx) % nx) >> 5;
+  write(s: KernelShape, old: Int32Array | null, mask: Int32Array, dx: number, dy: number, dz: number): void {
+    this.k.move(s.n, old !== null ? old.byteOffset : 0, s.trial.byteOffset, mask.byteOffset, mask.byteLength, (dz * s.ms + dy) * s.ms + dx);
   }
 }

@@ -32,7 +32,7 @@ describe('WebAssembly SIMD kernels', () => {
   });
 
   it('give the JavaScript loops\' answers: inserts and moves (tests, matrix words, self masks) at the x/y edges, floor and ceiling', () => {
-    // 200 is not a multiple of 32: the row's last word is partial, the case the frame must wrap over.
+    // 200 is not a multiple of 32: the row's last word is partial (x wraps over it).
     const [NX, NY, NZ] = [200, 45, 60];
     const wasm = new BitMatrix(NX, NY, NZ);
     const js = new BitMatrix(NX, NY, NZ, { kernels: 'js' });
@@ -45,24 +45,29 @@ describe('WebAssembly SIMD kernels', () => {
     const same = () => expect(Buffer.from(wasm.slabs[0].buffer, 0, wasm.bytes).equals(Buffer.from(js.slabs[0].buffer, 0, js.bytes))).toBe(true);
     const wpr = wasm.wordsPerRow, wpp = wasm.wordsPerPlane, block = voxelWords(n) / 3;
 
-    /** The voxels the kernel's test left in ks.trial (word address, x) against the JavaScript rotation at (x, y, z), up to `upTo`. */
-    const checkTrial = (rot: Int32Array, x: number, y: number, z: number, upTo: number) => {
+    /**
+     * The voxels the kernel's test left in ks.trial (word address, x, mask bit) against the
+     * JavaScript rotation at (x, y, z), the mask made d from there, up to `upTo`.
+     */
+    const checkTrial = (rot: Int32Array, x: number, y: number, z: number, d: number[], upTo: number) => {
+      const ms = ks.ms, [mx, my, mz] = d.map((v) => v + ks.b);
       for (let i = 0; i < upTo; i++) {
-        const Z = z + rot[3 * i + 2];
-        if (Z < 0 || Z >= NZ) continue;
-        const X = (x + rot[3 * i] + NX) % NX, Y = (y + rot[3 * i + 1] + NY) % NY;
+        const rx = rot[3 * i], ry = rot[3 * i + 1], rz = rot[3 * i + 2], Z = z + rz;
+        expect(ks.trial[2 * block + i]).toBe(((rz + mz) * ms + ry + my) * ms + rx + mx);
+        // Outside the box in z: the all-ones word after the matrix.
+        if (Z < 0 || Z >= NZ) {
+          expect(ks.trial[i]).toBe(4 * wpp * NZ);
+          continue;
+        }
+        const X = (x + rx + NX) % NX, Y = (y + ry + NY) % NY;
         expect(ks.trial[i]).toBe(4 * (Z * wpp + Y * wpr + (X >> 5)));
         expect(ks.trial[block + i]).toBe(X);
       }
     };
-    /** The kernel mask holds exactly the particle's voxels (rot around centre x), each as its matrix bit. */
-    const checkMask = (mask: Int32Array, rot: Int32Array, x: number) => {
-      const w0 = (((x - ks.b) % NX + NX) % NX) >> 5, expected = new Int32Array(mask.length);
-      for (let i = 0; i < n; i++) {
-        const X = (x + rot[3 * i] + NX) % NX;
-        const row = (rot[3 * i + 2] + ks.b) * ks.ms + rot[3 * i + 1] + ks.b;
-        expected[row * ks.mwpr + (((X >> 5) - w0 + wpr) % wpr)] |= 1 << (X & 31);
-      }
+    /** The kernel mask holds exactly the particle's voxels rot, as markSelf marks them. */
+    const checkMask = (mask: Int32Array, rot: Int32Array) => {
+      const expected = new Int32Array(selfMaskLength(ks.b));
+      markSelf(expected, ks.b, rot, n);
       expect(Array.from(mask)).toEqual(Array.from(expected));
     };
 
@@ -79,7 +84,7 @@ describe('WebAssembly SIMD kernels', () => {
       const mask = k.alloc(k.maskWords(ks))!;
       const insertW = k.test(ks, a[0], a[1], a[2], x, y, z, mask, 0, 0, 0);
       expect(insertW).toBe(js.firstHit(rot, 0, n, x, y, z, e));
-      checkTrial(rot, x, y, z, insertW < 0 ? n : insertW);
+      checkTrial(rot, x, y, z, [0, 0, 0], insertW < 0 ? n : insertW);
       compared++;
       if (insertW >= 0) {
         hits++;
@@ -87,13 +92,13 @@ describe('WebAssembly SIMD kernels', () => {
         continue;
       }
       // Insert it with its self mask, then move it twice by one voxel and a few degrees.
-      k.write(ks, null, x, 0, 0, 0);
+      k.write(ks, null, mask, 0, 0, 0);
       let voxels = ks.trial;
       ks.trial = k.alloc(voxelWords(n))!;
       jsMask.fill(0);
       js.writeAllMarking(rot, n, x, y, z, e, jsMask, bias);
       same();
-      checkMask(mask, rot, x);
+      checkMask(mask, rot);
       let [cx, cy, cz] = [x, y, z], b = a;
       for (let m = 0; m < 2; m++) {
         const d = [rnd.int(3) - 1, rnd.int(3) - 1, rnd.int(3) - 1];
@@ -110,14 +115,14 @@ describe('WebAssembly SIMD kernels', () => {
         const moveW = k.test(ks, b2[0], b2[1], b2[2], nx, ny, nz, mask, d[0], d[1], d[2]);
         expect(moveW).toBe(js.firstHitBesides(rot2, 0, n, nx, ny, nz, e, jsMask, bias, d[0], d[1], d[2]));
         if (moveW >= 0) { blocked++; break; }
-        checkTrial(rot2, nx, ny, nz, n);
-        k.write(ks, voxels, nx, d[0], d[1], d[2]);
+        checkTrial(rot2, nx, ny, nz, d, n);
+        k.write(ks, voxels, mask, d[0], d[1], d[2]);
         [voxels, ks.trial] = [ks.trial, voxels];
         js.clearAll(rot, 0, n, cx, cy, cz, e);
         jsMask.fill(0);
         js.writeAllMarking(rot2, n, nx, ny, nz, e, jsMask, bias);
         same();
-        checkMask(mask, rot2, nx);
+        checkMask(mask, rot2);
         rot.set(rot2);
         [cx, cy, cz, b] = [nx, ny, nz, b2];
         moved++;
@@ -141,12 +146,12 @@ describe('WebAssembly SIMD kernels', () => {
     expect(reference.some((w) => w !== 0)).toBe(true);
   });
 
-  it('take a shape only when its self-mask frame fits the box and the row', () => {
+  it('take a shape only when its self-mask cube fits the box', () => {
     const k = new BitMatrix(200, 45, 40).wasm!;
     const c = new Int32Array([0, 0, 0]);
     expect(k.shape(c, 1, 10)).not.toBeNull();
-    expect(k.shape(c, 1, 22)).toBeNull(); // 2e + 3 = 47 rows: the frame would meet its periodic image in y (45)
-    expect(new BitMatrix(64, 64, 40).wasm!.shape(c, 1, 5)).toBeNull(); // two words a row: the frame could not move by a constant
+    expect(k.shape(c, 1, 21)).not.toBeNull(); // 2e + 3 = 45: just fits in y
+    expect(k.shape(c, 1, 22)).toBeNull(); // 2e + 3 = 47: the cube would meet its periodic image in y (45)
   });
 
   it('hand out heap buffers that grow the memory, are reused after release, and fall back when it is full', () => {
