@@ -49,7 +49,7 @@
     (param $bx i32) (param $by i32) (param $oz i32)
     (param $mw i32) (param $ms i32) (param $mx i32) (param $my i32) (param $mz i32)
     (result i32)
-    (local $i i32) (local $p i32) (local $q i32) (local $block i32) (local $block2 i32) (local $end i32) (local $last i32) (local $k i32) (local $m i32)
+    (local $i i32) (local $p i32) (local $q i32) (local $block i32) (local $block2 i32) (local $end i32) (local $last i32) (local $k i32) (local $m i32) (local $h0 i32) (local $h1 i32) (local $h2 i32) (local $h3 i32)
     (local $a v128) (local $b v128) (local $c v128)
     (local $x v128) (local $y v128) (local $z v128) (local $y1 v128) (local $z1 v128) (local $x2 v128)
     (local $X v128) (local $Y v128) (local $Z v128)
@@ -137,22 +137,42 @@
           (local.set $p (i32.add (local.get $p) (i32.const 16)))
           (local.set $q (i32.add (local.get $q) (i32.const 16)))
           (br_if $rotate (i32.lt_u (local.get $q) (local.get $last))))
-        ;; a hit: a set bit of the word whose bit in the self mask is not set
+        ;; A hit: bit 0 of (matrix word >> x) & ~(mask word >> mask bit), the voxel's bit set in the
+        ;; matrix and not in the self mask. Four voxels at a time, one branch for the four (the
+        ;; lanes past n repeat voxel n - 1, so a group holds no stale voxel).
         (local.set $q (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 2))))
         (loop $check
-          (local.set $m (i32.load (i32.add (local.get $q) (local.get $block2))))
-          (if (i32.and (i32.and
-                (i32.shr_u (i32.load (i32.load (local.get $q))) (i32.load (i32.add (local.get $q) (local.get $block))))
-                (i32.xor (i32.shr_u (i32.load (i32.add (local.get $mw) (i32.shl (i32.shr_u (local.get $m) (i32.const 5)) (i32.const 2)))) (local.get $m)) (i32.const -1)))
-                (i32.const 1))
-            (then (return (local.get $i))))
-          (local.set $i (i32.add (local.get $i) (i32.const 1)))
-          (local.set $q (i32.add (local.get $q) (i32.const 4)))
-          (br_if $check (i32.lt_s (local.get $i) (local.get $end))))
+          (if (i32.and (i32.const 1) (i32.or
+                (i32.or
+                  (local.tee $h0 (i32.and
+                    (i32.shr_u (i32.load (i32.load (local.get $q))) (i32.load offset=0 (i32.add (local.get $q) (local.get $block))))
+                    (i32.xor (i32.shr_u (i32.load (i32.add (local.get $mw) (i32.shl (i32.shr_u (local.tee $m (i32.load offset=0 (i32.add (local.get $q) (local.get $block2)))) (i32.const 5)) (i32.const 2))))
+                      (local.get $m)) (i32.const -1))))
+                  (local.tee $h1 (i32.and
+                    (i32.shr_u (i32.load (i32.load (i32.add (local.get $q) (i32.const 4)))) (i32.load offset=4 (i32.add (local.get $q) (local.get $block))))
+                    (i32.xor (i32.shr_u (i32.load (i32.add (local.get $mw) (i32.shl (i32.shr_u (local.tee $m (i32.load offset=4 (i32.add (local.get $q) (local.get $block2)))) (i32.const 5)) (i32.const 2))))
+                      (local.get $m)) (i32.const -1)))))
+                (i32.or
+                  (local.tee $h2 (i32.and
+                    (i32.shr_u (i32.load (i32.load (i32.add (local.get $q) (i32.const 8)))) (i32.load offset=8 (i32.add (local.get $q) (local.get $block))))
+                    (i32.xor (i32.shr_u (i32.load (i32.add (local.get $mw) (i32.shl (i32.shr_u (local.tee $m (i32.load offset=8 (i32.add (local.get $q) (local.get $block2)))) (i32.const 5)) (i32.const 2))))
+                      (local.get $m)) (i32.const -1))))
+                  (local.tee $h3 (i32.and
+                    (i32.shr_u (i32.load (i32.load (i32.add (local.get $q) (i32.const 12)))) (i32.load offset=12 (i32.add (local.get $q) (local.get $block))))
+                    (i32.xor (i32.shr_u (i32.load (i32.add (local.get $mw) (i32.shl (i32.shr_u (local.tee $m (i32.load offset=12 (i32.add (local.get $q) (local.get $block2)))) (i32.const 5)) (i32.const 2))))
+                      (local.get $m)) (i32.const -1)))))))
+            (then (return (i32.add (i32.shr_u (i32.sub (local.get $q) (local.get $dst)) (i32.const 2))
+              ;; the first of the four that hits
+              (i32.ctz (i32.and (i32.const 15) (i32.or
+                (i32.or (i32.and (local.get $h0) (i32.const 1)) (i32.shl (i32.and (local.get $h1) (i32.const 1)) (i32.const 1)))
+                (i32.or (i32.shl (i32.and (local.get $h2) (i32.const 1)) (i32.const 2)) (i32.shl (local.get $h3) (i32.const 3))))))))))
+          (local.set $q (i32.add (local.get $q) (i32.const 16)))
+          (br_if $check (i32.lt_u (local.get $q) (local.get $last))))
+        (local.set $i (local.get $end))
         (br $chunk)))
     (i32.const -1))
 
-;; Writes a particle at the voxels `test` left at new (n of them, all free): clears its voxels at
+  ;; Writes a particle at the voxels `test` left at new (n of them, all free): clears its voxels at
   ;; old first (old = 0: a new particle), empties its self mask (maskBytes at mask), then sets the
   ;; new voxels and marks them in the mask, each mask bit moved by delta into the cube of the new
   ;; centre. Emptying the mask in one memory.fill beats a store per old voxel (the cube is small).
