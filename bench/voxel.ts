@@ -113,7 +113,7 @@ function fusedCheckJsNs(): number {
  * old voxels, setting the new ones and rebuilding the mask), per voxel.
  */
 function simdKernelNs(): { check: number; move: number } {
-  const k = new BitMatrix(400, 400, 400).wasm!, ks = k.shape(kernelShell, kernelN, kernelE)!, mask = k.alloc(k.maskWords(ks))!;
+  const k = new BitMatrix(400, 400, 400).wasm!, ks = k.shape(kernelShell, kernelN, kernelE)!, mask = k.alloc(selfMaskLength(ks.b))!;
   k.test(ks, 0, 0, 0, 100, 200, 200, mask, 0, 0, 0);
   k.write(ks, null, mask, 0, 0, 0);
   let voxels = ks.trial;

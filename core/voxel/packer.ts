@@ -249,7 +249,7 @@ export class Packer {
     const ks = this.kernelShape[this.candShape], k = this.kernels;
     if (ks !== null && k !== null) {
       // The kernels insert it only with room for its state; else the JavaScript loops do.
-      const voxels = k.alloc(voxelWords(ks.n)), mask = voxels !== null ? k.alloc(k.maskWords(ks)) : null;
+      const voxels = k.alloc(voxelWords(ks.n)), mask = voxels !== null ? k.alloc(selfMaskLength(ks.b)) : null;
       if (voxels !== null && mask !== null) this.candKernel = { voxels, mask };
       else if (voxels !== null) k.release(voxels);
     }

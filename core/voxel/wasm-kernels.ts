@@ -6,8 +6,8 @@
  * the state of the particles the kernels move in the heap behind it: per shape its coordinates
  * as f32 blocks and a trial buffer, per particle its voxels as the kernels wrote them (matrix
  * word, x, mask bit: removing it needs no rotation, seed §3.2 D) and its self mask (the layout of
- * matrix.ts selfMaskWords). The packer moves other particles (shapes as wide
- * as the box, a full heap, switches off) with BitMatrix's JavaScript loops.
+ * matrix.ts selfMaskWords). The packer moves other particles (shapes as wide as the box, a full
+ * heap, switches off) with BitMatrix's JavaScript loops.
  */
 import { KERNELS_WASM_BASE64 } from './kernels-wasm';
 import { COS32, SIN32 } from './rotation';
@@ -150,14 +150,9 @@ export class WasmKernels {
     return { n, e, blocks, trial, b, ms };
   }
 
-  /** Words of a self mask of shape s (matrix.ts selfMaskLength(s.b)). */
-  maskWords(s: KernelShape): number {
-    return Math.ceil(s.ms ** 3 / 32);
-  }
-
   /**
    * First hit (or -1) of shape s rotated to (ax, ay, az) degrees at centre (x, y, z); its voxels
-   * go to s.trial. mask: the particle's self mask (maskWords(s)), made at its current centre
+   * go to s.trial. mask: the particle's self mask (selfMaskLength(s.b) words), made at its current centre
    * (x - dx, y - dy, z - dz); for a particle not yet in the matrix, the all-zero mask it will
    * have, with d = 0.
    */

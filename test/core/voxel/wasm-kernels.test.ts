@@ -81,7 +81,7 @@ describe('WebAssembly SIMD kernels', () => {
       if (nearTie(coords, a)) { ties++; continue; }
       rotateRange(coords, rot, 0, n, a[0], a[1], a[2], true, true);
       // A new particle's mask, all zero: no voxel counts as its own.
-      const mask = k.alloc(k.maskWords(ks))!;
+      const mask = k.alloc(selfMaskLength(ks.b))!;
       const insertW = k.test(ks, a[0], a[1], a[2], x, y, z, mask, 0, 0, 0);
       expect(insertW).toBe(js.firstHit(rot, 0, n, x, y, z, e));
       checkTrial(rot, x, y, z, [0, 0, 0], insertW < 0 ? n : insertW);
