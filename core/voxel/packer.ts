@@ -484,13 +484,7 @@ export class Packer {
       this.kernels!.write(ks, voxels, mask, dx, dy, dz);
       this.kernelVoxels[i] = ks.trial;
       ks.trial = voxels;
-      this.px[i] = nx;
-      this.py[i] = ny;
-      this.pz[i] = nz;
-      this.ax[i] = bx;
-      this.ay[i] = by;
-      this.az[i] = bz;
-      c.acceptedMoves++;
+      this.accept(i, nx, ny, nz, bx, by, bz);
       return;
     }
 
@@ -521,10 +515,7 @@ export class Packer {
     if (kept !== null) {
       // Same voxels relative to the centre: the saved rotation and the self mask stay as they are.
       m.writeAll(kept, 0, n, nx, ny, nz, e, id);
-      this.px[i] = nx;
-      this.py[i] = ny;
-      this.pz[i] = nz;
-      c.acceptedMoves++;
+      this.accept(i, nx, ny, nz, bx, by, bz);
       return;
     }
     const trial = this.trial;
@@ -539,13 +530,18 @@ export class Packer {
         for (let k = 0, end = 3 * n; k < end; k++) saved[k] = trial[k];
       }
     }
-    this.px[i] = nx;
-    this.py[i] = ny;
-    this.pz[i] = nz;
-    this.ax[i] = bx;
-    this.ay[i] = by;
-    this.az[i] = bz;
-    c.acceptedMoves++;
+    this.accept(i, nx, ny, nz, bx, by, bz);
+  }
+
+  /** Particle i's accepted move: its new centre and angles. */
+  private accept(i: number, x: number, y: number, z: number, ax: number, ay: number, az: number): void {
+    this.px[i] = x;
+    this.py[i] = y;
+    this.pz[i] = z;
+    this.ax[i] = ax;
+    this.ay[i] = ay;
+    this.az[i] = az;
+    this.counters.acceptedMoves++;
   }
 
   /** Particle i's current voxels: saved (§3.2), or rotated again into this.old. */
