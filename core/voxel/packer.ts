@@ -79,9 +79,8 @@ export class Packer {
   readonly shapes: VoxelisedShape[] = [];
   readonly shapeType: number[] = [];
   readonly shapeSizeVoxels: number[] = [];
-  /** The voxels moved through the matrix: the reduced shell (seed §3.2) or the whole shell, packCount[s] of them. */
+  /** The voxels moved through the matrix: the reduced shell (seed §3.2) or the whole shell. */
   private readonly packCoords: Int32Array[] = [];
-  private readonly packCount: number[] = [];
   private readonly extent: number[] = [];
   /** Self-mask bias per shape (extent + 1: a move's voxels lie within it), 0 = no self mask. */
   private readonly selfBias: number[] = [];
@@ -117,8 +116,8 @@ export class Packer {
    */
   private kernelVoxels: (Int32Array | null)[] = [];
   /**
-   * Bit mode: each active particle's current voxels as a self mask (matrix.ts, or for kernel
-   * particles the kernels' layout), so that a move is tested before the particle is removed;
+   * Bit mode: each active particle's current voxels as a self mask (matrix.ts selfMaskWords; for
+   * kernel particles in the kernels' memory), so that a move is tested before the particle is removed;
    * null once frozen, in id mode, or for a particle too wide for the box (see selfBias).
    */
   private masks: (Int32Array | null)[] = [];
@@ -197,18 +196,15 @@ export class Packer {
     this.shapes.push(v);
     this.shapeType.push(type);
     this.shapeSizeVoxels.push(sizeVoxels);
-    const voxels = this.o.shellReduction ? v.reducedShell : v.shell;
-    const n = voxels.length / 3;
-    const coords = Int32Array.from(voxels);
+    const coords = this.o.shellReduction ? v.reducedShell : v.shell;
     this.packCoords.push(coords);
-    this.packCount.push(n);
     // Every rotated, rounded coordinate lies within the shape's radius + 0.5 of the origin.
     const e = Math.ceil(v.maxRadius + 0.5);
     this.extent.push(e);
     // A self mask tells the particle's own voxels from others' only when its periodic images
     // cannot meet it: the box must be wider than every offset difference (2e + 1).
     this.selfBias.push(this.bits !== null && 2 * e + 1 < this.nx && 2 * e + 1 < this.ny ? e + 1 : 0);
-    this.kernelShape.push(this.kernels?.shape(coords, n, e) ?? null);
+    this.kernelShape.push(this.kernels?.shape(coords, coords.length / 3, e) ?? null);
     // Automatic step: the outermost voxel moves by about one voxel (r · step · π/180 ≈ 1).
     const step = this.params.mixture.types[type].rotationStep;
     this.rotationStep.push(step > 0 ? step : Math.max(1, Math.floor(180 / Math.PI / Math.max(1, v.maxRadius))));
@@ -227,8 +223,7 @@ export class Packer {
 
   /** The voxels particle i is moved with (reduced shell or whole shell). */
   packCoordsOf(i: number): Int32Array {
-    const s = this.shape[i];
-    return this.packCoords[s].subarray(0, 3 * this.packCount[s]);
+    return this.packCoords[this.shape[i]];
   }
 
   /** Picks the next candidate: the type furthest below its share (number or volume), a size, an orientation. */
@@ -265,7 +260,7 @@ export class Packer {
   /** One insertion attempt at random (x, y) at the roof (or the top). */
   private tryInsert(): void {
     if (this.candShape < 0) this.nextCandidate();
-    const s = this.candShape, n = this.packCount[s], e = this.extent[s];
+    const s = this.candShape, n = this.packCoords[s].length / 3, e = this.extent[s];
     const top = this.matrix.nz - 1 - e;
     const x = this.rng.int(this.nx), y = this.rng.int(this.ny);
     const z = this.o.risingRoof ? Math.min(top, Math.max(e, this.roof + e + 1)) : top;
@@ -399,7 +394,7 @@ export class Packer {
     s: number, x: number, y: number, z: number, ax: number, ay: number, az: number, id: number,
     rotated: Int32Array | null, mask: Int32Array | null, dx: number, dy: number, dz: number,
   ): boolean {
-    const coords = this.packCoords[s], n = this.packCount[s], e = this.extent[s];
+    const coords = this.packCoords[s], n = coords.length / 3, e = this.extent[s];
     const trial = this.trial, m = this.matrix, c = this.counters, tt = this.o.trigTables, fr = this.o.fastRounding;
     const bits = this.bits, bias = this.selfBias[s];
     c.collisionTests++;
@@ -458,7 +453,7 @@ export class Packer {
   /** One move attempt of particle i (seed Fig. 2). */
   private move(i: number): void {
     const m = this.matrix, c = this.counters;
-    const s = this.shape[i], n = this.packCount[s], e = this.extent[s];
+    const s = this.shape[i], n = this.packCoords[s].length / 3, e = this.extent[s];
     const bits = this.rng.nextU32();
     const dx = (bits & 1) !== 0 ? 1 : -1, dy = (bits & 2) !== 0 ? 1 : -1;
     let nx = this.px[i] + dx;
@@ -549,7 +544,7 @@ export class Packer {
     const saved = this.saved[i];
     if (saved !== null) return saved;
     const s = this.shape[i];
-    rotateRange(this.packCoords[s], this.old, 0, this.packCount[s], this.ax[i], this.ay[i], this.az[i], this.o.trigTables, this.o.fastRounding);
+    rotateRange(this.packCoords[s], this.old, 0, this.packCoords[s].length / 3, this.ax[i], this.ay[i], this.az[i], this.o.trigTables, this.o.fastRounding);
     return this.old;
   }
 
