@@ -306,10 +306,10 @@ export class BitMatrix implements PackingMatrix {
   /**
    * Rotation and firstHitBesides fused (trigTables and fastRounding on): voxel i of `src` is
    * rotated to (ax, ay, az) (as rotation.ts rotateRange does: the same integers), stored in `dst`
-   * and tested at once, with early
-   * exit: no rotation ahead of the test, no second pass over the coordinates. dst[0..3·(hit + 1))
-   * holds rotated voxels afterwards (all n when -1 is returned). Returns -2, having done nothing,
-   * off the fast paths (the caller rotates and calls firstHitBesides).
+   * and tested at once, with early exit: no rotation ahead of the test, no second pass over the
+   * coordinates. dst[0..3·(hit + 1)) holds rotated voxels afterwards (all n when -1 is returned).
+   * Returns -2, having done nothing, off the fast paths (the caller rotates and calls
+   * firstHitBesides).
    */
   rotateFirstHitBesides(
     src: Int32Array, dst: Int32Array, n: number, ax: number, ay: number, az: number,
