@@ -9,7 +9,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/core/**/*.test.ts', 'test/main/**/*.test.ts', 'test/bench/**/*.test.ts'],
+          // browser.test.ts checks how the e2e suites find (or miss) their browser: it needs none.
+          include: ['test/core/**/*.test.ts', 'test/main/**/*.test.ts', 'test/bench/**/*.test.ts', 'test/e2e/browser.test.ts'],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -28,7 +29,9 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          // Builds out/web when it is missing or older than the renderer sources.
+          exclude: ['test/e2e/browser.test.ts'],
+          // Finds the browser (test/e2e/browser.ts; none: the suites skip with a notice, or fail when
+          // PACKBENCH_E2E=required). Builds out/web when it is missing or older than the renderer sources.
           globalSetup: ['test/e2e/setup-web.ts'],
           environment: 'node',
           testTimeout: 240_000,

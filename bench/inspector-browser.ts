@@ -3,7 +3,7 @@
  * The inspector in Debian Chromium with N synthetic spheres (a fake window.packbench injected into
  * the page, so only the renderer is measured): time to the first complete frame, frames per second
  * while orbiting, and the time from a click to the picked particle's record. Needs the built
- * renderer (npm run build:web) and /usr/bin/chromium.
+ * renderer (npm run build:web) and a Chromium (test/e2e/browser.ts: PACKBENCH_CHROMIUM or one on PATH).
  *
  * Chromium runs headless on SwiftShader (software GL on the CPU), so the frame rate here is a floor
  * on this machine, not what a desktop GPU draws; the load and pick times are CPU-side and do carry over.

@@ -1,12 +1,13 @@
 /**
- * Debian's Chromium for the e2e tests and the browser bench: the Electron binary cannot be
- * downloaded on these machines, so the renderer is driven in Chromium against the web host.
+ * Chromium for the e2e tests and the browser bench (browser.ts finds it): the Electron binary cannot
+ * be downloaded on these machines, so the renderer is driven in Chromium against the web host.
  * SwiftShader gives it WebGL2 without a GPU.
  */
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
 import { startHost, type Host } from '../../main/host/server';
 import type { Services } from '../../main/services/services';
+import { findChromium } from './browser';
 
 /** Screenshots and timings of the e2e tests, looked at by eye before UI work is called done. */
 export const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
@@ -22,8 +23,14 @@ const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
+const lookup = findChromium();
+
+/** The browser's path, or null: suites wrap themselves in `describe.skipIf(!CHROMIUM)`. */
+export const CHROMIUM = lookup.path;
+
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  if (!CHROMIUM) throw new Error(`no Chromium found (looked for ${lookup.looked}): install chromium or set PACKBENCH_CHROMIUM to its path`);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 }
 
 /** A web host over the test's services and one Chromium page on it. */

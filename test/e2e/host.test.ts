@@ -11,7 +11,7 @@ import type { Host } from '../../main/host/server';
 import type { Services } from '../../main/services/services';
 import type { PackbenchApi } from '../../main/api';
 import { fixtureServices, tempDir } from '../main/helpers';
-import { ARTIFACTS, openBrowserSession, type BrowserSession } from './chromium';
+import { ARTIFACTS, CHROMIUM, openBrowserSession, type BrowserSession } from './chromium';
 
 
 /** A GET with a raw path and headers (fetch normalises paths and will not send another Host). */
@@ -47,7 +47,7 @@ afterAll(async () => {
   cleanup?.();
 });
 
-describe('web host', () => {
+describe.skipIf(!CHROMIUM)('web host', () => {
   it('serves the renderer with a CSP and only on its own Host', async () => {
     const res = await fetch(`http://127.0.0.1:${host.port}/`);
     expect(res.status).toBe(200);

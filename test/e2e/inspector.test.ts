@@ -11,7 +11,7 @@ import type { Host } from '../../main/host/server';
 import { openServices, type Services } from '../../main/services/services';
 import type { PackbenchApi } from '../../main/api';
 import { tempDir } from '../main/helpers';
-import { ARTIFACTS, openBrowserSession, type BrowserSession } from './chromium';
+import { ARTIFACTS, CHROMIUM, openBrowserSession, type BrowserSession } from './chromium';
 
 
 let services: Services;
@@ -39,7 +39,7 @@ function frameReady(testId: string): Promise<unknown> {
   return page.waitForFunction((id) => document.querySelector<HTMLCanvasElement>(`[data-testid="${id}"]`)?.dataset.ready === '1', testId, { timeout: 60_000 });
 }
 
-describe('editor and inspector in Chromium', () => {
+describe.skipIf(!CHROMIUM)('editor and inspector in Chromium', () => {
   it('previews a shape as voxels with live counts', async () => {
     await page.goto(host.url + '#/editor');
     await page.waitForSelector('[data-testid="shape-item"]');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Host } from '../../main/host/server';
 import { openServices, type Services } from '../../main/services/services';
-import { ARTIFACTS, openBrowserSession, type BrowserSession } from './chromium';
+import { ARTIFACTS, CHROMIUM, openBrowserSession, type BrowserSession } from './chromium';
 
 
 let dataDir: string;
@@ -71,7 +71,7 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe("a user's day", () => {
+describe.skipIf(!CHROMIUM)("a user's day", () => {
   it('defines a shape in the particle editor and sees its voxel counts', async () => {
     await page.keyboard.press('Alt+1');
     await page.waitForSelector(testid('editor-workspace'));
