@@ -62,7 +62,8 @@ export const shapeKindSchemas = {
         description: 'solid map, x fastest (index x + nx*(y + ny*z)), packed 8 voxels a byte, least significant bit first; base64 or byte values',
       }),
     })
-    .meta({ description: 'An imported solid voxel map; size = its longest side.' }),
+    // form: forms show it by its size and a thumbnail, not as its raw fields (renderer batch/schema.ts).
+    .meta({ description: 'An imported solid voxel map; size = its longest side.', form: 'voxelMap' }),
 } as const;
 
 export const shapeSchema = z.discriminatedUnion('kind', [
@@ -95,7 +96,8 @@ export interface VoxelisedShape {
   centre: [number, number, number];
 }
 
-function decodeBits(bits: string | number[], count: number): Uint8Array {
+/** The solid map of a voxels shape, one byte per voxel (1 = solid), x fastest; throws when too short. */
+export function decodeBits(bits: string | number[], count: number): Uint8Array {
   let bytes: Uint8Array;
   if (typeof bits === 'string') {
     const bin = atob(bits);

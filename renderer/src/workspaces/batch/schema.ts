@@ -127,6 +127,44 @@ export function defaultValue(schema: JsonSchema, root: JsonSchema = schema): unk
   }
 }
 
+/**
+ * The value with every field it lacks set to its default, recursively (objects, list items, tuples,
+ * the chosen variant of a union): a form shows the value that runs, never a blank field whose default
+ * the engine would apply unseen. Sweeps and values of the wrong type are left as they are.
+ */
+export function fillDefaults(schema: JsonSchema, value: unknown, root: JsonSchema = schema): unknown {
+  if (value === undefined) return defaultValue(schema, root);
+  if (isSweep(value) || value === null) return value;
+  const s = resolve(schema, root);
+  const opts = variants(s);
+  if (opts) return fillDefaults(opts.length > 1 ? opts[variantIndex(opts.map((o) => resolve(o, root)), value, root)] : opts[0], value, root);
+  switch (kindOf(s)) {
+    case 'object': {
+      if (typeof value !== 'object' || Array.isArray(value)) return value;
+      const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+      for (const [k, p] of Object.entries(s.properties ?? {})) {
+        const v = fillDefaults(p, out[k], root);
+        if (v !== undefined) out[k] = v;
+      }
+      return out;
+    }
+    case 'tuple':
+      return Array.isArray(value) ? value.map((v, i) => (s.prefixItems?.[i] ? fillDefaults(s.prefixItems[i], v, root) : v)) : value;
+    case 'array':
+      return Array.isArray(value) && s.items ? value.map((v) => fillDefaults(s.items as JsonSchema, v, root)) : value;
+    default:
+      return value;
+  }
+}
+
+/**
+ * What a form shows instead of a value's fields (JSON Schema `form`, declared by the engine's schema
+ * meta): 'voxelMap' is an imported voxel map ({ dims, bits }), shown by its size and a thumbnail.
+ */
+export function formWidget(schema: JsonSchema): 'voxelMap' | null {
+  return schema.form === 'voxelMap' ? 'voxelMap' : null;
+}
+
 export function isSweep(v: unknown): v is Sweep {
   return !!v && typeof v === 'object' && !Array.isArray(v) && '$sweep' in v;
 }
@@ -192,10 +230,18 @@ export function validate(schema: JsonSchema, value: unknown, root: JsonSchema = 
   };
   if (isSweep(value)) {
     const w = value.$sweep;
-    if (!Array.isArray(w) && (!Number.isInteger(w.steps) || w.steps < 1 || w.steps > 10_000)) put(path, 'steps must be a whole number in [1, 10000]');
+    if (!Array.isArray(w)) {
+      if (!Number.isFinite(w.from)) put(path, 'from: enter a number');
+      if (!Number.isFinite(w.to)) put(path, 'to: enter a number');
+      if (!Number.isInteger(w.steps) || w.steps < 1 || w.steps > 10_000) put(path, 'steps must be a whole number in [1, 10000]');
+    }
     const vals = sweepValues(value);
     if (vals.length === 0) put(path, 'a sweep needs at least one value');
     for (const v of vals) {
+      if (typeof v === 'number' && !Number.isFinite(v)) {
+        put(path, 'every value of the sweep must be a number');
+        break;
+      }
       const first = Object.values(validate(s, v, root, path))[0];
       if (first) {
         put(path, `sweep value ${JSON.stringify(v)}: ${first}`);

@@ -1,0 +1,154 @@
+/**
+ * The batch form never substitutes a default for what the user typed or left out (issue 18): empty
+ * and non-number entries are errors at the field with Enqueue disabled and the reason beside it; a
+ * tuple's bad component is named at the field; a draft's missing fields show the values that run;
+ * an imported voxel map shows as its size and a thumbnail, not as its bits.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { mount, type VueWrapper } from '@vue/test-utils';
+import { createMemoryHistory, createRouter } from 'vue-router';
+import { z } from 'zod';
+import { installFakeApi, settle } from './fakeApi';
+import RunComposer from '../../renderer/src/workspaces/batch/RunComposer.vue';
+import { sendToBatch, takeDraft } from '../../renderer/src/stores/draft';
+import { fillDefaults, type JsonSchema } from '../../renderer/src/workspaces/batch/schema';
+import { voxelParamsSchema } from '../../core/voxel/params';
+import { projectVoxelMap } from '../../renderer/src/components/voxelThumbnail';
+import type { EngineInfo } from '../../main/api';
+
+const voxelEngine: EngineInfo = {
+  id: 'voxel',
+  title: 'Voxel packing',
+  description: 'voxel',
+  paramsJsonSchema: z.toJSONSchema(voxelParamsSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+  defaults: voxelParamsSchema.parse({}) as Record<string, unknown>,
+};
+
+/** The fake API with the real voxel engine's schema as its only engine. */
+function installVoxelApi() {
+  const api = installFakeApi();
+  const call = api.call.bind(api);
+  api.call = (async (method: string, params: unknown) => (method === 'engines.list' ? [voxelEngine] : call(method as never, params as never))) as typeof api.call;
+  return api;
+}
+
+let wrappers: VueWrapper[] = [];
+afterEach(() => {
+  wrappers.forEach((w) => w.unmount());
+  wrappers = [];
+  takeDraft();
+});
+
+async function mountComposer() {
+  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/:p(.*)*', component: { template: '<div/>' } }] });
+  const w = mount(RunComposer, { global: { plugins: [router] }, attachTo: document.body });
+  wrappers.push(w);
+  await settle();
+  return w;
+}
+
+const enqueueDisabled = (w: VueWrapper) => w.find('[data-testid="enqueue"]').attributes('disabled') !== undefined;
+
+describe('the batch form substitutes no default silently', () => {
+  it('an emptied number field is an error at the field, Enqueue disabled with the reason beside it', async () => {
+    const api = installFakeApi();
+    const w = await mountComposer();
+    await w.find('[data-testid="field-box.lx"]').setValue('');
+    expect(w.find('[data-testid="field-box.lx-error"]').text()).toBe('enter a number');
+    expect(enqueueDisabled(w)).toBe(true);
+    expect(w.find('[data-testid="enqueue-reason"]').text()).toBe('box.lx: enter a number');
+    await w.find('[data-testid="enqueue"]').trigger('click');
+    await settle();
+    expect(api.calls.some((c) => c.method === 'runs.enqueue')).toBe(false);
+    await w.find('[data-testid="field-box.lx"]').setValue('1.5');
+    expect(w.find('[data-testid="field-box.lx-error"]').exists()).toBe(false);
+    expect(w.find('[data-testid="enqueue-reason"]').exists()).toBe(false);
+    expect(enqueueDisabled(w)).toBe(false);
+  });
+
+  it('a required field inside a list item (a size law\'s value) emptied or given letters is an error, not dropped', async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    const input = w.find('[data-testid="field-types.0.size.value"]');
+    await input.setValue('abc');
+    expect(w.find('[data-testid="field-types.0.size.value-error"]').text()).toBe('enter a number');
+    expect(enqueueDisabled(w)).toBe(true);
+    await input.setValue('');
+    expect(w.find('[data-testid="field-types.0.size.value-error"]').text()).toBe('enter a number');
+    expect(w.find('[data-testid="enqueue-reason"]').text()).toContain('types.0.size.value');
+  });
+
+  it('names a bad component of a tuple at the field: a negative box size, an empty origin', async () => {
+    installVoxelApi();
+    const w = await mountComposer();
+    await w.find('[data-testid="field-box.size.2"]').setValue('-3');
+    expect(w.find('[data-testid="field-box.size-error"]').text()).toBe('z: must be in (0, 1000000]');
+    expect(enqueueDisabled(w)).toBe(true);
+    expect(w.find('[data-testid="enqueue-reason"]').text()).toContain('box.size.2');
+    await w.find('[data-testid="field-box.size.2"]').setValue('');
+    expect(w.find('[data-testid="field-box.size-error"]').text()).toBe('z: enter a number');
+    await w.find('[data-testid="field-box.size.2"]').setValue('4');
+    expect(w.find('[data-testid="field-box.size-error"]').exists()).toBe(false);
+    expect(enqueueDisabled(w)).toBe(false);
+  });
+
+  it('a sweep range with an empty end is an error, not a sweep from 0', async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    await w.find('[data-testid="field-box.lx-sweep-toggle"]').trigger('click');
+    await w.find('[data-testid="field-box.lx-sweep"] select').setValue('range');
+    await w.find('[data-testid="field-box.lx-sweep-from"]').setValue('');
+    expect(w.find('[data-testid="field-box.lx-error"]').text()).toBe('from: enter a number');
+    expect(enqueueDisabled(w)).toBe(true);
+  });
+
+  it('shows every field of a mixture from the particle editor with the value that runs, an imported shape by its name, size and thumbnail', async () => {
+    installVoxelApi();
+    const w = await mountComposer();
+    // 2 x 1 x 2 voxels, all solid but (1, 0, 1)
+    const bits = btoa(String.fromCharCode(0b0111));
+    sendToBatch({
+      engine: 'voxel',
+      keepOthers: true,
+      params: { mixture: { basis: 'number', types: [{ name: 'Grain', shape: { kind: 'voxels', dims: [2, 1, 2], bits }, size: { law: 'fixed', value: 1 }, fraction: 1 }] } },
+    });
+    await settle();
+    // the fields the editor does not send show their defaults: nothing blank runs unseen
+    expect((w.find('[data-testid="field-mixture.types.0.rotationStep"]').element as HTMLInputElement).value).toBe('0');
+    expect((w.find('[data-testid="field-mixture.types.0.maxRotation.0"]').element as HTMLInputElement).value).toBe('180');
+    expect((w.find('[data-testid="field-mixture.types.0.orientation"]').element as HTMLSelectElement).value).toBe('random');
+    // the imported shape: its name in the type's title, its size and thumbnail, no bits selector
+    expect(w.find('[data-testid="field-mixture.types"]').text()).toContain('type 1: Grain');
+    expect(w.find('[data-testid="field-mixture.types.0.shape-voxel-map"]').exists()).toBe(true);
+    expect(w.find('[data-testid="voxel-map-dims"]').text()).toBe('2 × 1 × 2 voxels · 3 solid');
+    expect(w.find('[data-testid="voxel-map-thumb"]').exists()).toBe(true);
+    expect(w.find('[data-testid="field-mixture.types.0.shape.bits-variant"]').exists()).toBe(false);
+    expect(w.find('[data-testid="field-mixture.types.0.shape.dims.0"]').exists()).toBe(false);
+    const kinds = w.findAll('[data-testid="field-mixture.types.0.shape-variant"] option').map((o) => o.text());
+    expect(kinds).toContain('imported voxel map');
+    expect(kinds).not.toContain('voxels');
+    expect(enqueueDisabled(w)).toBe(false);
+  });
+});
+
+describe('fillDefaults', () => {
+  it('fills what a value lacks, through lists and unions, and leaves sweeps and given values alone', () => {
+    const schema = voxelEngine.paramsJsonSchema as JsonSchema;
+    const v = fillDefaults(schema, { box: { size: { $sweep: [[3, 3, 3]] } }, mixture: { types: [{ shape: { kind: 'cylinder' }, size: { law: 'normal', mean: 2 } }] } }) as ReturnType<typeof voxelParamsSchema.parse>;
+    expect(v.box).toEqual({ size: { $sweep: [[3, 3, 3]] }, resolution: 20, top: 'ceiling' });
+    expect(v.mixture.types[0]).toEqual({ ...voxelParamsSchema.parse({}).mixture.types[0], shape: { kind: 'cylinder', length: 1 }, size: { law: 'normal', mean: 2, sd: 0.1 } });
+    // the same as the engine's own parse where no sweep is left
+    const plain = { mixture: { types: [{ shape: { kind: 'cuboid', b: 0.5 } }] } };
+    expect(fillDefaults(schema, plain)).toEqual(voxelParamsSchema.parse(plain));
+  });
+});
+
+describe('projectVoxelMap', () => {
+  it('shades each pixel of the front view by the share of solid voxels along y, top row highest z', () => {
+    // 2 x 2 x 2: z = 0 full; z = 1 only (0, 0, 1)
+    const bits = btoa(String.fromCharCode(0b00011111));
+    const p = projectVoxelMap([2, 2, 2], bits);
+    expect([p.width, p.height, p.solid]).toEqual([2, 2, 5]);
+    expect([...p.shade]).toEqual([0.5, 0, 1, 1]);
+  });
+});
