@@ -156,7 +156,8 @@ export function analyseVoxelPacking(
     dims: [nx, ny, 1],
     voxelSize: h,
     labels: scan.height,
-    meta: { unit: 'voxels', description: 'per column: index of the top occupied voxel + 1 (0 = empty column)' },
+    // Pixels are voxelSize wide in the run's length unit; the values are heights in voxels.
+    meta: { valueUnit: 'voxels', description: 'per column: index of the top occupied voxel + 1 (0 = empty column)' },
   };
   const particleColumns: ColumnTable['columns'] = {
     coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)),

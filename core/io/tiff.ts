@@ -5,7 +5,9 @@
  *   header (8) | IFD 0 + ImageJ description + resolution | pixel data, page after page | IFDs 1..nz-1
  *
  * Every page is one uncompressed strip, little-endian, 16-bit (or 32-bit when labels exceed 65535)
- * unsigned. The pixel data are contiguous, which lets a writer stream them slab by slab. Classic
+ * unsigned. The pixel size is in length units (`unit=`, XResolution = pixels per unit); images
+ * whose values are measurements (a height map in voxels) carry ImageJ's value calibration
+ * (`cf=0` straight line, `c0`, `c1`, `vunit=`) so that Fiji shows the values in their own unit. The pixel data are contiguous, which lets a writer stream them slab by slab. Classic
  * TIFF offsets are 32-bit: beyond 4 GiB only IFD 0 is written and readers use ImageJ's
  * "images=" description to find the contiguous pages, exactly as ImageJ does for its own large stacks.
  */
@@ -44,23 +46,36 @@ function writeIfd(view: DataView, at: number, entries: Entry[], next: number): v
   view.setUint32(at + 2 + 12 * entries.length, next, true);
 }
 
-/**
- * The layout of an nx x ny x nz stack. `contiguousOnly` forces the > 4 GiB form (one IFD) for
- * testing readers of it.
- */
+export interface TiffOptions {
+  /** Length unit of the pixel size (ImageJ's `unit=`). */
+  unit?: string;
+  /** Pixel values are measurements: calibrated value = offset + scale * pixel, in `unit`. */
+  values?: { offset: number; scale: number; unit: string };
+  /** Forces the > 4 GiB form (one IFD) for testing readers of it. */
+  contiguousOnly?: boolean;
+}
+
+const oneLine = (s: string) => s.replace(/\n/g, ' ');
+
+/** ImageJ's description: stack size, calibration (its FileSaver's keys and order). */
+function imageJDescription(nz: number, voxelSize: number, o: TiffOptions): string {
+  let d = `ImageJ=1.54f\nimages=${nz}\nslices=${nz}\nunit=${oneLine(o.unit ?? 'unit')}\n`;
+  if (o.values) d += `cf=0\nc0=${o.values.offset}\nc1=${o.values.scale}\nvunit=${oneLine(o.values.unit)}\n`;
+  return d + `spacing=${voxelSize}\nloop=false\n\0`;
+}
+
+/** The layout of an nx x ny x nz stack of voxelSize-sized voxels. */
 export function tiffLayout(
   dims: readonly [number, number, number],
   voxelSize: number,
   dtype: LabelDtype,
-  unit = 'unit',
-  contiguousOnly = false,
+  options: TiffOptions = {},
 ): TiffLayout {
   const [nx, ny, nz] = dims;
   const bps = dtype === 'uint16' ? 16 : 32;
   const pageBytes = nx * ny * (bps / 8);
-  const description = new TextEncoder().encode(
-    `ImageJ=1.54f\nimages=${nz}\nslices=${nz}\nunit=${unit.replace(/\n/g, ' ')}\nspacing=${voxelSize}\nloop=false\n\0`,
-  );
+  const description = new TextEncoder().encode(imageJDescription(nz, voxelSize, options));
+  const contiguousOnly = options.contiguousOnly ?? false;
   const commonEntries = 13; // entries of pages 1..nz-1; IFD 0 adds the ImageDescription
   const ifd0 = 8;
   const descAt = ifd0 + ifdBytes(commonEntries + 1);

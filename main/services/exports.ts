@@ -50,7 +50,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'tiff', title: 'Multi-page TIFF stack of the labels (Fiji/ImageJ)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
   { id: 'raw', title: 'Raw labels, little-endian, with a .json header (numpy, PoreSpy)', extension: 'raw', mime: 'application/octet-stream', needs: 'volume' },
   { id: 'stl', title: 'Particle surfaces as binary STL', extension: 'stl', mime: 'model/stl', needs: 'volume-or-table' },
-  { id: 'heightmap-tiff', title: 'Top-surface height map as TIFF (height in voxels per pixel)', extension: 'tif', mime: 'image/tiff', needs: 'heightmap' },
+  { id: 'heightmap-tiff', title: 'Top-surface height map as TIFF (pixel size in length units; values: height in voxels, calibrated to length for Fiji)', extension: 'tif', mime: 'image/tiff', needs: 'heightmap' },
 ];
 
 const APPLIES_TO: Record<ExportNeed, string> = {
@@ -102,12 +102,12 @@ export async function exportRun(
       case 'vti':
       case 'tiff':
       case 'raw':
-        await writeVolume(writer, run, volumePath(run, spec), spec.id, outPath, onProgress, slabBytes, true);
+        await writeVolume(writer, run, volumePath(run, spec), spec.id, outPath, onProgress, slabBytes, 'labels');
         break;
       case 'heightmap-tiff': {
         const heightmap = run.artifacts.find((a) => a.kind === 'volume' && a.name === 'heightmap');
         if (!heightmap) throw new Error(`run ${run.id} has no height map artifact, which format '${spec.id}' needs (voxel runs analysed by core/analysis have one)`);
-        await writeVolume(writer, run, heightmap.path, 'tiff', outPath, onProgress, slabBytes, false);
+        await writeVolume(writer, run, heightmap.path, 'tiff', outPath, onProgress, slabBytes, 'heightmap');
         break;
       }
       case 'stl':
@@ -217,22 +217,36 @@ function slabSlices(dims: readonly [number, number, number], slabBytes: number):
   return Math.min(dims[2], Math.max(1, Math.floor(slabBytes / (dims[0] * dims[1] * 4))));
 }
 
+/** The run's length unit: the label volume's meta.unit when it names one, else 'unit'. */
+async function lengthUnit(run: ExportableRun): Promise<string> {
+  const labels = volumeArtifact(run);
+  if (!labels) return 'unit';
+  const reader = await openVolume(labels.path);
+  await reader.close();
+  return typeof reader.header.meta.unit === 'string' ? reader.header.meta.unit : 'unit';
+}
+
+/**
+ * A label volume, or the height map: its pixels are voxelSize wide in the run's length unit and
+ * its values heights in voxels, which the TIFF calibrates to length (value * voxelSize).
+ */
 async function writeVolume(
   writer: SequentialWriter, run: ExportableRun, path: string, format: 'vti' | 'tiff' | 'raw', outPath: string,
-  onProgress: (f: number) => void, slabBytes: number, isLabels: boolean,
+  onProgress: (f: number) => void, slabBytes: number, volume: 'labels' | 'heightmap',
 ): Promise<void> {
+  const unit = await lengthUnit(run);
   const reader = await openVolume(path);
   try {
-    const { dims, voxelSize, meta } = reader.header;
-    // Labels never exceed the particle count; other volumes (height maps) are scanned.
-    const dtype = isLabels ? await volumeDtype(run, reader, slabBytes) : await scannedDtype(reader, slabBytes);
-    const unit = typeof meta.unit === 'string' ? meta.unit : 'unit';
+    const { dims, voxelSize } = reader.header;
+    // Labels never exceed the particle count; height maps are scanned.
+    const dtype = volume === 'labels' ? await volumeDtype(run, reader, slabBytes) : await scannedDtype(reader, slabBytes);
     let tail: Uint8Array = new Uint8Array(0);
     if (format === 'vti') {
       await writer.write(vtiHead(dims, voxelSize, dtype));
       tail = vtiTail();
     } else if (format === 'tiff') {
-      const layout = tiffLayout(dims, voxelSize, dtype, unit);
+      const values = volume === 'heightmap' ? { offset: 0, scale: voxelSize, unit } : undefined;
+      const layout = tiffLayout(dims, voxelSize, dtype, { unit, values });
       await writer.write(layout.head);
       tail = layout.tail;
     }

@@ -74,6 +74,28 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Tag → values of a little-endian TIFF's first IFD (SHORT, LONG, RATIONAL as numbers; ASCII as one string). */
+function firstIfdTags(bytes: Uint8Array): Map<number, (number | string)[]> {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  expect(String.fromCharCode(bytes[0], bytes[1])).toBe('II');
+  expect(v.getUint16(2, true)).toBe(42);
+  const ifd = v.getUint32(4, true);
+  const tags = new Map<number, (number | string)[]>();
+  for (let k = 0; k < v.getUint16(ifd, true); k++) {
+    const e = ifd + 2 + 12 * k;
+    const tag = v.getUint16(e, true), type = v.getUint16(e + 2, true), count = v.getUint32(e + 4, true);
+    const size = { 2: 1, 3: 2, 4: 4, 5: 8 }[type]!;
+    const at = size * count <= 4 ? e + 8 : v.getUint32(e + 8, true);
+    const values: (number | string)[] = [];
+    if (type === 2) values.push(new TextDecoder().decode(bytes.subarray(at, at + count)).replace(/\0+$/, ''));
+    else for (let i = 0; i < count; i++) {
+      values.push(type === 3 ? v.getUint16(at + 2 * i, true) : type === 4 ? v.getUint32(at + 4 * i, true) : v.getUint32(at + 8 * i, true) / v.getUint32(at + 8 * i + 4, true));
+    }
+    tags.set(tag, values);
+  }
+  return tags;
+}
+
 describe('exportRun', () => {
   it('writes json with params, metrics and series', async () => {
     const out = join(dir, 'r.json');
@@ -185,9 +207,20 @@ describe('exportRun', () => {
     writeFileSync(join(dir, 'heightmap.pbv'), encodeVolume(heightmap));
     const analysed = { ...voxelRun, artifacts: [...voxelRun.artifacts, { kind: 'volume' as const, name: 'heightmap', path: join(dir, 'heightmap.pbv') }] };
     await exportRun(analysed, 'heightmap-tiff', join(dir, 'h.tif'));
-    const t = decodeTiffStack(new Uint8Array(readFileSync(join(dir, 'h.tif'))));
+    const bytes = new Uint8Array(readFileSync(join(dir, 'h.tif')));
+    const t = decodeTiffStack(bytes);
     expect(t.dims).toEqual([7, 6, 1]);
     expect(Array.from(t.labels)).toEqual(Array.from(heightmap.labels));
+    // As Fiji reads it: a pixel is one voxel (0.25 mm) wide, a value of 1 is 0.25 mm of height.
+    const tags = firstIfdTags(bytes);
+    expect(tags.get(282)).toEqual([4]); // XResolution: pixels per unit
+    expect(tags.get(283)).toEqual([4]);
+    expect(tags.has(296)).toBe(false); // ResolutionUnit: none given, ImageJ takes the unit from the description
+    const description = String(tags.get(270));
+    expect(description).toMatch(/^ImageJ=/);
+    expect(description).toContain('\nunit=mm\n');
+    expect(description).toContain('\ncf=0\nc0=0\nc1=0.25\nvunit=mm\n');
+    expect(description).not.toContain('voxels');
     // The labels export still picks the label volume, not the height map.
     await exportRun(analysed, 'tiff', join(dir, 'l.tif'));
     expect(decodeTiffStack(new Uint8Array(readFileSync(join(dir, 'l.tif')))).dims).toEqual(dims);

@@ -34,7 +34,7 @@ describe('TIFF stack', () => {
     for (const contiguousOnly of [false, true]) {
       it(`round-trips ${dtype} labels with ${contiguousOnly ? 'one IFD (ImageJ large-stack form)' : 'one IFD per page'}`, () => {
         const values = dtype === 'uint32' ? labels.map((l) => l * 100000) : labels;
-        const layout = tiffLayout(dims, 0.025, dtype, 'mm', contiguousOnly);
+        const layout = tiffLayout(dims, 0.025, dtype, { unit: 'mm', contiguousOnly });
         const file = concat([layout.head, ...slabs(values, dtype), layout.tail]);
         expect(layout.dataOffset % 2).toBe(0);
         const back = decodeTiffStack(file);
