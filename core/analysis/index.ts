@@ -14,7 +14,7 @@ import { barSeries, histogram, lineSeries, normalised } from './histogram';
 import { orderParameter, particleMoments, principalTilts, tiltFromRotation } from './orientation';
 import { heightStats, porosityBetween, porosityProfile, scanColumns } from './porosity';
 import { poreGridPlan, poreSizeDistribution } from './pores';
-import { equivalentDiameter, sizeDistributions } from './sizes';
+import { sizeDistributions, voxelEquivalentDiameters } from './sizes';
 
 export { analyseSpheres, sphereAnalysisOptionsSchema, type SphereAnalysisOptions } from './spheres';
 
@@ -80,15 +80,12 @@ export function analyseVoxelPacking(
   const area = nx * ny;
   const hs = heightStats(scan.height, opts.topPercentile);
 
-  // Sizes: equivalent diameters from voxel counts (the table's voxels column, else counted).
+  // Sizes: equivalent diameters from the voxels each particle holds in the label volume.
   const moments = particleMoments(vol, dims, periodic, n, (d) => progress(nz + d, total, 'orientation'));
-  const volumes = new Float64Array(n), diameters = new Float64Array(n);
+  const diameters = voxelEquivalentDiameters(moments.count, h);
+  const volumes = Float64Array.from(moments.count, (c) => c * h ** 3);
   let maxDiameter = 0;
-  for (let p = 0; p < n; p++) {
-    volumes[p] = moments.count[p] * h ** 3;
-    diameters[p] = equivalentDiameter(volumes[p]);
-    if (diameters[p] > maxDiameter) maxDiameter = diameters[p];
-  }
+  for (let p = 0; p < n; p++) if (diameters[p] > maxDiameter) maxDiameter = diameters[p];
   const sizes = sizeDistributions(diameters, volumes, opts.sizeBins, 'length');
 
   // Porosity: under the top surface, in the bulk, and the profile.
@@ -199,7 +196,7 @@ export function analyseParticleTable(particles: ColumnTable, options: Pick<Voxel
   if (voxels) {
     if (typeof resolution !== 'number' || !(resolution > 0)) throw new RangeError(`particle table meta.resolution must be a positive number of voxels per length unit, got ${String(resolution)}`);
     const volumes = Float64Array.from(voxels, (v) => v / resolution ** 3);
-    const sizes = sizeDistributions(volumes.map(equivalentDiameter), volumes, opts.sizeBins, 'length');
+    const sizes = sizeDistributions(voxelEquivalentDiameters(voxels, 1 / resolution), volumes, opts.sizeBins, 'length');
     Object.assign(metrics, sizes.metrics);
     series.push(...sizes.series);
   }

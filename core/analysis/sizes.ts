@@ -16,6 +16,18 @@ export function equivalentDiameter(volume: number): number {
   return Math.cbrt((6 * volume) / Math.PI);
 }
 
+/**
+ * Equivalent diameters of voxel particles from the voxels each holds (the label volume's count,
+ * the particle table's `voxels`): the one size definition behind the particle table's
+ * equivalentDiameter, the size distributions and the LAMMPS dump's radius, so that their sphere
+ * volumes add up to the solid volume of the packing.
+ */
+export function voxelEquivalentDiameters(voxels: ArrayLike<number>, voxelSize: number): Float64Array {
+  const d = new Float64Array(voxels.length);
+  for (let p = 0; p < voxels.length; p++) d[p] = equivalentDiameter(voxels[p] * voxelSize ** 3);
+  return d;
+}
+
 /** Distributions of diameters d (with volumes v) in `bins` bins; d10/d50/d90 by volume. */
 export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number, unit: string): SizeStats {
   if (d.length === 0) return { series: [], metrics: { particleCount: 0 } };

@@ -4,10 +4,12 @@
  *   ITEM: TIMESTEP / ITEM: NUMBER OF ATOMS / ITEM: BOX BOUNDS pp pp ff / ITEM: ATOMS id type x y z radius ...
  *
  * LAMMPS ids and types start at 1, so id = row + 1 and type = table type + 1. Spheres carry their
- * radius; voxel particles the radius of the sphere of equal volume (voxels / resolution^3) and
- * their rotation angles rx ry rz as extra columns.
+ * radius; voxel particles half the equivalent diameter of the voxels they hold (the same function
+ * and count as the particle table's equivalentDiameter: core/analysis/sizes.ts) and their
+ * rotation angles rx ry rz as extra columns.
  */
 import type { ColumnTable } from '../common/engine';
+import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { rowCount } from './csv';
 
 export interface DumpOptions {
@@ -18,11 +20,11 @@ export interface DumpOptions {
   timestep?: number;
 }
 
-/** Radius column of the dump: r itself, or the equal-volume radius of voxel particles. */
+/** Radius column of the dump: r itself, or the equivalent radius of voxel particles (voxels held). */
 export function dumpRadius(table: ColumnTable, resolution?: number): Float64Array {
   const { r, voxels, size } = table.columns;
   if (r) return Float64Array.from(r);
-  if (voxels && resolution) return Float64Array.from(voxels, (v) => Math.cbrt((3 * v) / (4 * Math.PI)) / resolution);
+  if (voxels && resolution) return voxelEquivalentDiameters(voxels, 1 / resolution).map((d) => d / 2);
   if (size) return Float64Array.from(size, (s) => s / 2);
   throw new Error(`table '${table.name}' has no r, voxels (with a resolution) or size column to give a radius`);
 }

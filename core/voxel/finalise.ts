@@ -96,15 +96,15 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
         for (let x = x0, t = 0; x <= x1; x++, t++, gx = gx + 1 === nx ? 0 : gx + 1) {
           const sx = ((bx + t * xx) | 0) - OFFSET, sy = ((by + t * xy) | 0) - OFFSET, sz = ((bz + t * xz) | 0) - OFFSET;
           if (sx < 0 || sy < 0 || sz < 0 || sx >= dx || sy >= dy || sz >= dz || occ[sx + dx * (sy + dy * sz)] === 0) continue;
-          count++;
           if (!inBox) { clipped++; continue; }
           written++;
           if (labels) {
             const k = gx + nx * (gy + ny * gz);
-            if (labels[k] !== 0) overlap++;
-            else labels[k] = r + 1;
-          } else if (m.test(gx, gy, gz)) overlap++;
+            if (labels[k] !== 0) { overlap++; continue; }
+            labels[k] = r + 1;
+          } else if (m.test(gx, gy, gz)) { overlap++; continue; }
           else m.set(gx, gy, gz, r + 1);
+          count++;
         }
       }
     }
@@ -146,7 +146,7 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
       periodic: [true, true, false],
       dims: [nx, ny, nz],
       types: packer.params.mixture.types.map((t, i) => t.name || `${t.shape.kind} ${i}`),
-      columns: 'x, y, z: geometric centre (length units); rx, ry, rz: rotation about x, then y, then z (deg); size: characteristic size (length units, quantised); voxels: exact solid voxels; ix, iy, iz: reference voxel',
+      columns: 'x, y, z: geometric centre (length units); rx, ry, rz: rotation about x, then y, then z (deg); size: characteristic size (length units, quantised); voxels: solid voxels the particle holds in the box (its exact voxels less those below the floor, above the top or held by an earlier particle: the label volume count, behind equivalentDiameter and the LAMMPS radius); ix, iy, iz: reference voxel',
     },
   };
   return {

@@ -11,7 +11,8 @@ import { decodeTiffStack } from '../../core/io/tiff';
 import { decodeVti } from '../../core/io/vti';
 import { voxeliseMesh } from '../../core/io/voxelise';
 import { analyseVoxelPacking } from '../../core/analysis/index';
-import type { ColumnTable, LabelVolume } from '../../core/common/engine';
+import type { ColumnTable, EngineResult, LabelVolume } from '../../core/common/engine';
+import { voxelEngine, voxelParamsSchema } from '../../core/voxel/index';
 import { EXPORT_FORMATS, exportRun, type ExportableRun } from '../../main/services/exports';
 
 let dir: string;
@@ -230,5 +231,39 @@ describe('exportRun', () => {
   it('says when a voxel format meets a run without a label volume', async () => {
     await expect(exportRun(run, 'vti', join(dir, 'n.vti'))).rejects.toThrow(/has no label volume artifact, which format 'vti' needs/);
     expect(existsSync(join(dir, 'n.vti'))).toBe(false);
+  });
+});
+
+describe('exports of a packed voxel run agree with the run', () => {
+  it("the LAMMPS dump's radii are the CSV's equivalent diameters / 2, and their spheres add up to the solid volume", async () => {
+    const params = voxelParamsSchema.parse({
+      box: { size: [3, 3, 3], resolution: 12 },
+      mixture: { basis: 'number', types: [{ name: 'spheres', shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, fraction: 1 }] },
+      stop: { particles: 25 },
+    });
+    const res = voxelEngine.run(params, { seed: 3, threads: 1, progress() {}, cancelled: () => false, log() {} }) as EngineResult;
+    const [table, volume] = res.artifacts as [ColumnTable, LabelVolume];
+    expect(res.metrics.overlapVoxels).toBeGreaterThan(0); // the case where the shape's voxels and the held ones differ
+    writeFileSync(join(dir, 'packed.pbt'), encodeTable(table));
+    writeFileSync(join(dir, 'packed.pbv'), encodeVolume(volume));
+    const packed: ExportableRun = {
+      ...run, id: 'p1', engine: 'voxel', metrics: res.metrics,
+      artifacts: [{ kind: 'table', name: 'particles', path: join(dir, 'packed.pbt') }, { kind: 'volume', name: 'labels', path: join(dir, 'packed.pbv') }],
+    };
+    await exportRun(packed, 'csv', join(dir, 'packed.csv'));
+    await exportRun(packed, 'lammps', join(dir, 'packed.dump'));
+    const [head, ...rows] = readFileSync(join(dir, 'packed.csv'), 'utf8').trim().split('\n');
+    const diameter = head.split(',').indexOf('equivalentDiameter');
+    expect(diameter).toBeGreaterThanOrEqual(0);
+    const radii = parseDump(readFileSync(join(dir, 'packed.dump'), 'utf8')).table.columns.r;
+    expect(radii.length).toBe(rows.length);
+    rows.forEach((row, i) => expect(radii[i]).toBe(Number(row.split(',')[diameter]) / 2));
+    // Counted here from the labels: every solid voxel belongs to one sphere of the dump.
+    let solid = 0;
+    for (const l of volume.labels) if (l) solid++;
+    const h = volume.voxelSize;
+    const spheres = Array.from(radii).reduce((s, r) => s + (4 / 3) * Math.PI * r ** 3, 0);
+    expect(spheres / (solid * h ** 3)).toBeCloseTo(1, 12);
+    expect(res.metrics.solidVolume).toBeCloseTo(solid * h ** 3, 10);
   });
 });
