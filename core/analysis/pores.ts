@@ -1,7 +1,9 @@
 /**
- * Pore-size distribution of the void phase by local thickness (Hildebrand & Rüegsegger 1997, the
- * measure BoneJ and PoreSpy report): the local thickness at a void point is the diameter of the
- * largest ball that contains the point and lies in the void.
+ * Pore-size distribution of the void phase by local thickness (Hildebrand & Rüegsegger 1997): the
+ * local thickness at a void point is the diameter of the largest ball that contains the point and
+ * lies in the void. How it relates to other tools is in README.md (Pore sizes): PoreSpy's
+ * local_thickness reports the radius r of the same balls, rounded down to one of its `sizes`, and
+ * 2r is one voxel more than the diameter here.
  *
  * 1. Exact squared Euclidean distance transform to the nearest solid voxel centre, separably, one
  *    axis at a time with Felzenszwalb & Huttenlocher's lower envelope of parabolas; a periodic axis
