@@ -8,6 +8,14 @@
  *   then         each array's bytes, starting on 8-byte boundaries, in index order; the JSON's
  *                top level is { "v": value, "b": [[byteOffset, byteLength], ...] }
  *
+ * A message longer than MAX_FRAME_BYTES (a sphere CSV, a voxel shape, a particle table) travels as
+ * chunk frames, so that no WebSocket frame comes near the host's size limit:
+ *
+ *   bytes 0..3   uint32 LE 0xFFFFFFFF (no whole message has a 4 GiB JSON part)
+ *   bytes 4..7   uint32 LE transfer id (client to host: the call's id, so a refusal can answer it)
+ *   bytes 8..11  uint32 LE chunk index, 12..15 chunk count; 16..23 float64 LE total message bytes
+ *   then         the chunk's share of the message bytes, in index order
+ *
  * Shared by main/host and renderer/src/bridge: no Node, no DOM.
  */
 
@@ -82,6 +90,91 @@ export function decodeMessage(bytes: Uint8Array): unknown {
     return v;
   };
   return revive(value);
+}
+
+/** Longest frame a sender writes; longer messages are split into chunk frames. */
+export const MAX_FRAME_BYTES = 4 << 20;
+const CHUNK_MARK = 0xffffffff;
+const CHUNK_HEADER_BYTES = 24;
+
+/** The frames of one message: the message itself when it fits in maxFrame bytes, else its chunks. */
+export function encodeFrames(value: unknown, transfer: number, maxFrame = MAX_FRAME_BYTES): Uint8Array[] {
+  const whole = encodeMessage(value);
+  if (whole.byteLength <= maxFrame) return [whole];
+  const body = maxFrame - CHUNK_HEADER_BYTES;
+  const count = Math.ceil(whole.byteLength / body);
+  const frames: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const part = whole.subarray(i * body, Math.min(whole.byteLength, (i + 1) * body));
+    const frame = new Uint8Array(CHUNK_HEADER_BYTES + part.byteLength);
+    const view = new DataView(frame.buffer);
+    view.setUint32(0, CHUNK_MARK, true);
+    view.setUint32(4, transfer >>> 0, true);
+    view.setUint32(8, i, true);
+    view.setUint32(12, count, true);
+    view.setFloat64(16, whole.byteLength, true);
+    frame.set(part, CHUNK_HEADER_BYTES);
+    frames.push(frame);
+  }
+  return frames;
+}
+
+/** A chunked message the receiver will not take; `transfer` is its id (the call id from a client). */
+export class TransferRefused extends Error {
+  constructor(message: string, readonly transfer: number) {
+    super(message);
+  }
+}
+
+/**
+ * Puts chunked messages back together (one per connection). `push` gives the whole message bytes of
+ * a frame that completes one, null while a transfer is incomplete, and throws TransferRefused for a
+ * transfer over the size limit or out of order (its later chunks are then dropped quietly).
+ */
+export class FrameAssembler {
+  private readonly open = new Map<number, { bytes: Uint8Array; count: number; next: number; filled: number }>();
+  private readonly dropped = new Set<number>();
+
+  /** maxMessageBytes bounds one message and all incomplete ones of the connection together. */
+  constructor(private readonly maxMessageBytes = Number.MAX_SAFE_INTEGER) {}
+
+  push(frame: Uint8Array): Uint8Array | null {
+    const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+    if (frame.byteLength < CHUNK_HEADER_BYTES || view.getUint32(0, true) !== CHUNK_MARK) return frame;
+    const transfer = view.getUint32(4, true), index = view.getUint32(8, true), count = view.getUint32(12, true);
+    const total = view.getFloat64(16, true);
+    const part = frame.subarray(CHUNK_HEADER_BYTES);
+    if (this.dropped.has(transfer)) {
+      if (index === count - 1) this.dropped.delete(transfer);
+      return null;
+    }
+    let t = this.open.get(transfer);
+    if (!t) {
+      const inFlight = [...this.open.values()].reduce((n, x) => n + x.bytes.byteLength, 0);
+      if (index !== 0 || !Number.isInteger(total) || total <= 0 || count < 2) return this.refuse(transfer, index, count, 'chunked message is malformed (no first chunk, or a bad total length)');
+      if (total > this.maxMessageBytes - inFlight) {
+        return this.refuse(transfer, index, count, `message of ${total} bytes is over the limit of ${this.maxMessageBytes} bytes${inFlight ? ` (with ${inFlight} bytes of other messages still arriving)` : ''}`);
+      }
+      t = { bytes: new Uint8Array(total), count, next: 0, filled: 0 };
+      this.open.set(transfer, t);
+    }
+    if (index !== t.next || count !== t.count || t.filled + part.byteLength > t.bytes.byteLength) {
+      this.open.delete(transfer);
+      return this.refuse(transfer, index, count, `chunk ${index} of ${count} arrived out of order or overflows the message`);
+    }
+    t.bytes.set(part, t.filled);
+    t.filled += part.byteLength;
+    t.next++;
+    if (t.next < t.count) return null;
+    this.open.delete(transfer);
+    if (t.filled !== t.bytes.byteLength) throw new TransferRefused(`chunked message ended at ${t.filled} of ${t.bytes.byteLength} bytes`, transfer);
+    return t.bytes;
+  }
+
+  private refuse(transfer: number, index: number, count: number, message: string): never {
+    if (index < count - 1) this.dropped.add(transfer);
+    throw new TransferRefused(message, transfer);
+  }
 }
 
 /** Client → host. */

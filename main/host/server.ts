@@ -5,10 +5,15 @@
  * Security: listens on 127.0.0.1 only; every API access (WebSocket, download route) needs the
  * random token printed with the URL; Host and Origin must be this host (no DNS rebinding, no
  * cross-site WebSocket); a strict Content-Security-Policy on every page.
+ *
+ * Faults: nothing a client sends may stop the host. Socket errors are handled per connection; a
+ * frame over the size limit or a malformed one closes only its connection; a chunked message over
+ * the limit (main/wire.ts) is refused with an error reply to its call.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +21,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { ApiError, isMethodName } from '../api';
 import type { Services } from '../services/services';
 import { withExport } from '../services/handlers';
-import { decodeMessage, encodeMessage, type ClientMessage, type HostMessage } from '../wire';
+import { decodeMessage, encodeFrames, FrameAssembler, MAX_FRAME_BYTES, TransferRefused, type ClientMessage, type HostMessage } from '../wire';
 import { contentSecurityPolicy } from '../security';
 
 export interface HostOptions {
@@ -26,6 +31,8 @@ export interface HostOptions {
   /** 0 picks a free port. */
   port?: number;
   token?: string;
+  /** Largest message a client may send (in chunks); default 512 MiB, about the longest string V8 makes. */
+  maxMessageBytes?: number;
 }
 
 export interface Host {
@@ -49,6 +56,9 @@ const MIME: Record<string, string> = {
   '.map': 'application/json',
 };
 
+/** A frame longer than this closes its connection (clients send at most MAX_FRAME_BYTES). */
+const MAX_PAYLOAD_BYTES = 2 * MAX_FRAME_BYTES;
+
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../out/web', import.meta.url));
 
 function sameToken(a: string | null, b: string): boolean {
@@ -70,9 +80,14 @@ export async function startHost(o: HostOptions): Promise<Host> {
   const allowedOrigins = () => allowedHosts().map((h) => `http://${h}`);
 
   const server = createServer((req, res) => {
+    res.on('error', () => res.destroy());
     handleHttp(req, res).catch((err) => {
-      if (!res.headersSent) res.writeHead(err instanceof ApiError ? httpStatus(err) : 500, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(err instanceof Error ? err.message : String(err));
+      if (res.headersSent) {
+        res.destroy(); // a download that broke off: the client sees a truncated transfer
+        return;
+      }
+      const status = err instanceof ApiError ? httpStatus(err) : 500;
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(err instanceof Error ? err.message : String(err));
     });
   });
 
@@ -90,24 +105,28 @@ export async function startHost(o: HostOptions): Promise<Host> {
     }
     const download = url.pathname.match(/^\/api\/runs\/([^/]+)\/export$/);
     if (download) {
+      const origin = req.headers.origin;
+      if (origin !== undefined && !allowedOrigins().includes(origin)) {
+        res.writeHead(403, { 'content-type': 'text/plain' }).end('wrong Origin header');
+        return;
+      }
       if (!sameToken(url.searchParams.get('token'), token)) throw new ApiError('unauthorized', 'missing or wrong token');
       const format = url.searchParams.get('format') ?? '';
-      await withExport(services, decodeURIComponent(download[1]), format, (path, fileName, mime) =>
-        new Promise<void>((done, fail) => {
-          res.writeHead(200, {
-            'content-type': mime,
-            'content-length': statSync(path).size,
-            'content-disposition': `attachment; filename="${fileName.replace(/"/g, '')}"`,
-            'cache-control': 'no-store',
-          });
-          createReadStream(path).on('error', fail).pipe(res).on('finish', () => done());
-        }),
-      );
+      await withExport(services, decodeComponent(download[1]), format, async (path, fileName, mime) => {
+        res.writeHead(200, {
+          'content-type': mime,
+          'content-length': statSync(path).size,
+          'content-disposition': `attachment; filename="${fileName.replace(/"/g, '')}"`,
+          'cache-control': 'no-store',
+        });
+        // Settles also when the client goes away mid-download, so the export's slot and files are freed.
+        await pipeline(createReadStream(path), res);
+      });
       return;
     }
     if (url.pathname.startsWith('/api/')) throw new ApiError('not_found', `no route ${url.pathname}`);
     // Static files of the built renderer; the router uses hash history, so '/' is the only page.
-    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname).replace(/^\/+/, '');
+    const rel = url.pathname === '/' ? 'index.html' : decodeComponent(url.pathname).replace(/^\/+/, '');
     const file = normalize(join(webRoot, rel));
     if (!file.startsWith(webRoot + sep) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -124,19 +143,26 @@ export async function startHost(o: HostOptions): Promise<Host> {
     }
     res.writeHead(200, headers);
     if (req.method === 'HEAD') res.end();
-    else createReadStream(file).pipe(res);
+    else await pipeline(createReadStream(file), res);
   }
 
   // ------------------------------------------------------------------ WebSocket API
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 << 20 });
+  const maxMessageBytes = o.maxMessageBytes ?? 512 << 20;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
-    const origin = req.headers.origin;
-    const ok =
-      url.pathname === '/api/ws' &&
-      allowedHosts().includes(req.headers.host ?? '') &&
-      (origin === undefined || allowedOrigins().includes(origin)) &&
-      sameToken(url.searchParams.get('token'), token);
+    socket.on('error', () => socket.destroy());
+    let ok = false;
+    try {
+      const url = new URL(req.url ?? '/', 'http://host.invalid');
+      const origin = req.headers.origin;
+      ok =
+        url.pathname === '/api/ws' &&
+        allowedHosts().includes(req.headers.host ?? '') &&
+        (origin === undefined || allowedOrigins().includes(origin)) &&
+        sameToken(url.searchParams.get('token'), token);
+    } catch {
+      ok = false; // a request line that is not a URL
+    }
     if (!ok) {
       socket.end('HTTP/1.1 401 Unauthorized\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       return;
@@ -145,30 +171,54 @@ export async function startHost(o: HostOptions): Promise<Host> {
   });
 
   function serveSocket(ws: WebSocket): void {
+    let transfers = 0;
     const send = (m: HostMessage) => {
-      if (ws.readyState === ws.OPEN) ws.send(encodeMessage(m));
+      if (ws.readyState !== ws.OPEN) return;
+      for (const frame of encodeFrames(m, ++transfers)) ws.send(frame);
     };
-    const off = services.events.onAny((event, payload) => send({ t: 'event', event, payload }));
+    const reply = (id: number, err: unknown) => {
+      const e = err instanceof ApiError ? err : new ApiError('internal', err instanceof Error ? err.message : String(err));
+      send({ t: 'error', id, error: e.toData() });
+    };
+    const off = services.events.onAny((event, payload) => {
+      try {
+        send({ t: 'event', event, payload });
+      } catch (err) {
+        console.error(`web host: cannot send ${event}:`, err);
+      }
+    });
+    // Protocol errors (a frame over maxPayload, a malformed frame) arrive here; ws then closes the connection.
+    ws.on('error', (err) => console.error(`web host: connection closed: ${err.message}`));
     ws.on('close', off);
-    ws.on('message', async (data, isBinary) => {
+    const chunks = new FrameAssembler(maxMessageBytes);
+    ws.on('message', (data, isBinary) => {
       let msg: ClientMessage;
       try {
         if (!isBinary) throw new Error('expected a binary message');
         const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-        msg = decodeMessage(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)) as ClientMessage;
+        const bytes = chunks.push(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
+        if (!bytes) return;
+        msg = decodeMessage(bytes) as ClientMessage;
         if (msg?.t !== 'call' || typeof msg.id !== 'number') throw new Error('expected { t: "call", id, method, params }');
       } catch (err) {
-        ws.close(1003, err instanceof Error ? err.message.slice(0, 100) : 'bad message');
+        if (err instanceof TransferRefused) reply(err.transfer, new ApiError('invalid', err.message));
+        else ws.close(1003, err instanceof Error ? err.message.slice(0, 100) : 'bad message');
         return;
       }
+      void answer(msg);
+    });
+    async function answer(msg: ClientMessage): Promise<void> {
       try {
         if (!isMethodName(msg.method)) throw new ApiError('not_found', `unknown method '${String(msg.method)}'`);
         send({ t: 'result', id: msg.id, result: await services.dispatch(msg.method, msg.params) });
       } catch (err) {
-        const e = err instanceof ApiError ? err : new ApiError('internal', err instanceof Error ? err.message : String(err));
-        send({ t: 'error', id: msg.id, error: e.toData() });
+        try {
+          reply(msg.id, err);
+        } catch (sendErr) {
+          console.error('web host: cannot send an error reply:', sendErr);
+        }
       }
-    });
+    }
   }
 
   await new Promise<void>((ok, fail) => {
@@ -188,6 +238,15 @@ export async function startHost(o: HostOptions): Promise<Host> {
         server.close(() => done());
       }),
   };
+}
+
+/** decodeURIComponent whose malformed escapes are the client's error (400), not ours. */
+function decodeComponent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new ApiError('invalid', `malformed percent-escape in '${text.slice(0, 200)}'`);
+  }
 }
 
 function httpStatus(e: ApiError): number {

@@ -13,6 +13,7 @@ import { meshBytesToShape, meshImportOptionsSchema, rawBytesToShape, recordSpher
 import { readParticles, readSlice } from './artifacts';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
+import type { Limiter } from './limiter';
 import type { JobQueue } from './queue';
 import type { ShapeLibrary } from './shapes';
 import type { RunStore } from './store';
@@ -26,6 +27,8 @@ export interface HandlerContext {
   dataDir: string;
   appVersion: string;
   electron: boolean;
+  /** Turns for heavy calls (exports, imports), so that many at once queue instead of piling up. */
+  heavy: Limiter;
 }
 
 type Parsed<M extends MethodName> = z.output<(typeof paramsSchemas)[M]>;
@@ -46,8 +49,15 @@ export function exportableRun(run: RunRecord, ctx: Pick<HandlerContext, 'store'>
   };
 }
 
-/** Exports a run to a file under the data directory's tmp/ and hands the path to `use`, then removes it. */
-export async function withExport<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>): Promise<T> {
+/**
+ * Exports a run to a file under the data directory's tmp/ and hands the path to `use`, then removes
+ * it; one of ctx.heavy's turns from start to end.
+ */
+export function withExport<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>): Promise<T> {
+  return ctx.heavy.run(() => exportOnce(ctx, id, format, use));
+}
+
+async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>): Promise<T> {
   const run = ctx.store.getRun(id);
   if (!run) throw new ApiError('not_found', `no run with id '${id}'`);
   const f = EXPORT_FORMATS.find((x) => x.id === format);
@@ -191,7 +201,24 @@ export function createDispatch(handlers: Handlers): Dispatch {
     } catch (err) {
       if (err instanceof ApiError) throw err;
       if (err instanceof RangeError) throw new ApiError('invalid', err.message);
-      throw new ApiError('internal', err instanceof Error ? err.message : String(err));
+      throw storageFault(err) ?? new ApiError('internal', err instanceof Error ? err.message : String(err));
     }
   };
+}
+
+const STORAGE_FAULTS: Record<string, string> = {
+  SQLITE_FULL: 'the disk of the data folder is full',
+  ENOSPC: 'the disk of the data folder is full',
+  SQLITE_READONLY: 'the data folder is read-only',
+  EROFS: 'the data folder is read-only',
+  EACCES: 'no permission to write in the data folder',
+  EPERM: 'no permission to write in the data folder',
+  SQLITE_BUSY: 'the database is locked by another process; try again',
+};
+
+/** Faults of the data folder (disk full, read-only, locked) as errors the user can act on; null for others. */
+export function storageFault(err: unknown): ApiError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  const what = typeof code === 'string' ? STORAGE_FAULTS[code] : undefined;
+  return what ? new ApiError('unavailable', `${what} (${code}): ${(err as Error).message}`) : null;
 }

@@ -4,11 +4,13 @@
  * The Electron main process, the CLI and the web host each open exactly this.
  */
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defaultRegistry, type EngineRegistry } from './engines';
 import { EventBus } from './events';
 import { createDispatch, createHandlers, type Dispatch, type HandlerContext } from './handlers';
-import { WorkerPool } from './pool';
+import { bundleDirs, WorkerPool } from './pool';
+import { Limiter } from './limiter';
 import { JobQueue } from './queue';
 import { ShapeLibrary } from './shapes';
 import { RunStore } from './store';
@@ -43,7 +45,7 @@ export function openServices(o: ServicesOptions): Services {
   const store = new RunStore(join(o.dataDir, 'packbench.db'), { nativeBinding: o.nativeBinding });
   const registry = o.registry ?? defaultRegistry();
   const events = new EventBus();
-  const pool = new WorkerPool({ memoryBudgetBytes: o.memoryBudgetBytes, progressIntervalMs: o.progressIntervalMs });
+  const pool = new WorkerPool({ memoryBudgetBytes: o.memoryBudgetBytes, progressIntervalMs: o.progressIntervalMs, bundleDirs: bundleDirs(o.dataDir) });
   const version = appVersion();
   const queue = new JobQueue({
     store,
@@ -59,7 +61,8 @@ export function openServices(o: ServicesOptions): Services {
   const shapes = new ShapeLibrary(store);
   shapes.installBuiltins();
   const recovered = queue.recover();
-  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false };
+  const heavy = new Limiter(Math.min(2, availableParallelism()));
+  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, heavy };
   const dispatch = createDispatch(createHandlers(ctx));
   if (o.autoStart) queue.start();
   let closed: Promise<void> | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMessage, encodeMessage } from '../../main/wire';
+import { decodeMessage, encodeFrames, encodeMessage, FrameAssembler, TransferRefused } from '../../main/wire';
 
 describe('WebSocket message codec', () => {
   it('round-trips nested values with typed arrays of every kind, including unaligned views', () => {
@@ -41,5 +41,37 @@ describe('WebSocket message codec', () => {
     const frame = encodeMessage({ a: Float64Array.of(1, 2, 3) });
     expect(() => decodeMessage(frame.subarray(0, 2))).toThrow(/preamble/);
     expect(() => decodeMessage(frame.subarray(0, frame.length - 8))).toThrow(/malformed/);
+  });
+
+  it('splits long messages into chunk frames and puts them back together', () => {
+    const value = { t: 'call', id: 9, params: { table: Float64Array.from({ length: 5000 }, (_, i) => i / 7), text: 'é'.repeat(3000) } };
+    const frames = encodeFrames(value, 9, 4096);
+    expect(frames.length).toBeGreaterThan(10);
+    expect(Math.max(...frames.map((f) => f.byteLength))).toBeLessThanOrEqual(4096);
+    const assembler = new FrameAssembler();
+    const out = frames.map((f) => assembler.push(f));
+    expect(out.slice(0, -1).every((x) => x === null)).toBe(true);
+    expect(decodeMessage(out.at(-1)!)).toEqual(value);
+    // A short message is its own frame.
+    expect(encodeFrames({ a: 1 }, 1, 4096)).toHaveLength(1);
+    expect(assembler.push(encodeFrames({ a: 1 }, 1)[0])).toEqual(encodeMessage({ a: 1 }));
+  });
+
+  it('refuses a transfer over the limit or out of order by its id, drops its rest, and goes on', () => {
+    const assembler = new FrameAssembler(10_000);
+    const big = encodeFrames({ s: 'x'.repeat(20_000) }, 3, 4096);
+    expect(() => assembler.push(big[0])).toThrow(TransferRefused);
+    try {
+      assembler.push(big[0]);
+    } catch (err) {
+      expect((err as TransferRefused).transfer).toBe(3);
+      expect((err as Error).message).toMatch(/over the limit of 10000 bytes/);
+    }
+    for (const f of big.slice(1)) expect(assembler.push(f)).toBeNull();
+
+    const frames = encodeFrames({ s: 'y'.repeat(6000) }, 4, 4096);
+    expect(() => assembler.push(frames[1])).toThrow(/malformed/);
+    const again = encodeFrames({ s: 'z'.repeat(6000) }, 5, 4096);
+    expect(decodeMessage(again.map((f) => assembler.push(f)).at(-1)!)).toEqual({ s: 'z'.repeat(6000) });
   });
 });

@@ -2,9 +2,10 @@
  * PackbenchApi over a WebSocket: what window.packbench is in a browser talking to the web host
  * (main/host/server.ts). Calls made while the socket (re)connects wait for it; calls in flight when
  * it drops reject with code 'unavailable'; it reconnects with a growing delay and keeps listeners.
+ * Long messages go both ways in chunk frames (main/wire.ts).
  */
 import { ApiError, type ApiErrorData, type EventName, type Events, type MethodName, type Methods, type PackbenchApi } from '../../../main/api';
-import { decodeMessage, encodeMessage, type HostMessage } from '../../../main/wire';
+import { decodeMessage, encodeFrames, FrameAssembler, type HostMessage } from '../../../main/wire';
 
 export interface WsApi extends PackbenchApi {
   /** Resolves once connected (first time, or again after a drop). */
@@ -15,7 +16,7 @@ export interface WsApi extends PackbenchApi {
 export function createWsApi(url: string, WebSocketImpl: typeof WebSocket = WebSocket): WsApi {
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
   const listeners = new Map<string, Set<(p: unknown) => void>>();
-  const outbox: { id: number; frame: Uint8Array }[] = [];
+  const outbox: { id: number; frames: Uint8Array[] }[] = [];
   let nextId = 1;
   let socket: WebSocket | null = null;
   let open = false;
@@ -27,14 +28,17 @@ export function createWsApi(url: string, WebSocketImpl: typeof WebSocket = WebSo
     const ws = new WebSocketImpl(url);
     ws.binaryType = 'arraybuffer';
     socket = ws;
+    const chunks = new FrameAssembler();
     ws.onopen = () => {
       open = true;
       delay = 250;
-      for (const m of outbox.splice(0)) ws.send(m.frame);
+      for (const m of outbox.splice(0)) for (const f of m.frames) ws.send(f);
       for (const w of readyWaiters.splice(0)) w();
     };
     ws.onmessage = (ev) => {
-      const msg = decodeMessage(new Uint8Array(ev.data as ArrayBuffer)) as HostMessage;
+      const bytes = chunks.push(new Uint8Array(ev.data as ArrayBuffer));
+      if (!bytes) return;
+      const msg = decodeMessage(bytes) as HostMessage;
       if (msg.t === 'event') {
         for (const l of listeners.get(msg.event) ?? []) l(msg.payload);
         return;
@@ -70,11 +74,11 @@ export function createWsApi(url: string, WebSocketImpl: typeof WebSocket = WebSo
   return {
     call<M extends MethodName>(method: M, params: Methods[M]['params']): Promise<Methods[M]['result']> {
       const id = nextId++;
-      const frame = encodeMessage({ t: 'call', id, method, params });
+      const frames = encodeFrames({ t: 'call', id, method, params }, id);
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-        if (open && socket) socket.send(frame);
-        else outbox.push({ id, frame });
+        if (open && socket) for (const f of frames) socket.send(f);
+        else outbox.push({ id, frames });
       });
     },
     on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void {

@@ -1,0 +1,51 @@
+/**
+ * Faults of the file system for tests: a folder this process cannot write, a disk that is full.
+ * Permissions do not stop root (as in CI containers), so there a read-only bind mount and a small
+ * tmpfs do the job; where neither works the helpers return null and the test says it is skipped.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const isRoot = process.getuid?.() === 0;
+
+function tryRun(cmd: string, args: string[]): boolean {
+  try {
+    execFileSync(cmd, args, { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Makes `dir` read-only for this process; returns the undo, or null when it cannot be done here. */
+export function makeReadOnly(dir: string): (() => void) | null {
+  if (!isRoot) {
+    chmodSync(dir, 0o555);
+    return () => chmodSync(dir, 0o755);
+  }
+  if (!tryRun('mount', ['--bind', dir, dir])) return null;
+  if (!tryRun('mount', ['-o', 'remount,ro,bind', dir])) {
+    tryRun('umount', [dir]);
+    return null;
+  }
+  return () => void tryRun('umount', [dir]);
+}
+
+/** A folder on a disk of `kib` KiB (a tmpfs; root only); null when it cannot be mounted here. */
+export function smallDisk(kib: number): { dir: string; cleanup: () => void } | null {
+  if (!isRoot) return null;
+  const dir = mkdtempSync(join(tmpdir(), 'packbench-full-'));
+  if (!tryRun('mount', ['-t', 'tmpfs', '-o', `size=${kib}k`, 'tmpfs', dir])) {
+    rmSync(dir, { recursive: true, force: true });
+    return null;
+  }
+  return {
+    dir,
+    cleanup: () => {
+      tryRun('umount', [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

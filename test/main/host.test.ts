@@ -1,0 +1,207 @@
+/**
+ * The web host under faults, in Node (no browser): oversized, chunked and malformed frames, broken
+ * requests, many heavy calls at once, a sibling runner killed with -9, a read-only runs folder.
+ * After each, the host must still answer. The client is the renderer's own bridge over `ws`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { WebSocket } from 'ws';
+import { startHost, type Host } from '../../main/host/server';
+import type { Services } from '../../main/services/services';
+import { encodeMessage, MAX_FRAME_BYTES } from '../../main/wire';
+import { createWsApi, type WsApi } from '../../renderer/src/bridge/client';
+import { makeReadOnly } from './faults';
+import { fixtureServices, tempDir } from './helpers';
+
+const t = tempDir('packbench-host-');
+let services: Services;
+let host: Host;
+const clients: WsApi[] = [];
+
+/** A client of the renderer's bridge (Node's `ws` behaves as a browser WebSocket here). */
+function client(): WsApi {
+  const api = createWsApi(`ws://127.0.0.1:${host.port}/api/ws?token=${host.token}`, WebSocket as unknown as typeof globalThis.WebSocket);
+  clients.push(api);
+  return api;
+}
+
+/** A bare socket for frames the bridge would never send; resolves when open. */
+function rawSocket(): Promise<WebSocket> {
+  const ws = new WebSocket(`ws://127.0.0.1:${host.port}/api/ws?token=${host.token}`);
+  ws.on('error', () => {});
+  return new Promise((ok) => ws.once('open', () => ok(ws)));
+}
+
+const closed = (ws: WebSocket) => new Promise<number>((ok) => ws.once('close', (code) => ok(code)));
+
+function rawGet(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: host.port, path, headers: { host: `127.0.0.1:${host.port}`, ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const waitFor = async (what: string, ok: () => boolean, ms = 15_000) => {
+  for (const t0 = Date.now(); !ok(); ) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+/** The host answers a fresh client. */
+async function stillAnswers(): Promise<void> {
+  const info = await client().call('app.info', {});
+  expect(info.dataDir).toBe(t.dir);
+}
+
+beforeAll(async () => {
+  const webRoot = join(t.dir, 'web');
+  mkdirSync(webRoot);
+  writeFileSync(join(webRoot, 'index.html'), '<!doctype html><div id="app"></div>');
+  services = fixtureServices(t.dir, { autoStart: true });
+  host = await startHost({ services, webRoot, maxMessageBytes: 24 << 20 });
+});
+
+afterAll(async () => {
+  for (const c of clients) c.close();
+  await host?.close();
+  await services?.close();
+  t.cleanup();
+});
+
+describe('web host under faults', () => {
+  it('closes only the connection of an oversized frame, and keeps answering', async () => {
+    const ws = await rawSocket();
+    const code = closed(ws);
+    ws.send(new Uint8Array(2 * MAX_FRAME_BYTES + 1));
+    expect(await code).toBe(1009);
+    await stillAnswers();
+  });
+
+  it('survives malformed frames: text, garbage, a broken WebSocket frame', async () => {
+    const text = await rawSocket();
+    const textClosed = closed(text);
+    text.send('hello');
+    expect(await textClosed).toBe(1003);
+
+    const garbage = await rawSocket();
+    const garbageClosed = closed(garbage);
+    garbage.send(Uint8Array.of(200, 0, 0, 0, 1, 2, 3)); // a JSON length past the end
+    expect(await garbageClosed).toBe(1003);
+
+    // A frame with a reserved opcode, written past the ws library onto the TCP socket.
+    const broken = await rawSocket();
+    const brokenClosed = closed(broken);
+    (broken as unknown as { _socket: import('node:net').Socket })._socket.write(Buffer.from([0x83, 0x80, 1, 2, 3, 4]));
+    expect(await brokenClosed).toBe(1002);
+    await stillAnswers();
+  });
+
+  it('moves big messages in chunks both ways, and refuses one over the limit with an error reply', async () => {
+    const api = client();
+    // 20 MB of CSV-like text: five chunks up, its echo (the error message quotes nothing) small.
+    const dims = 288;
+    const bits = Buffer.alloc((dims ** 3) / 8, 0xff).toString('base64'); // 4 MiB of bits, 5.6 MB as text
+    const shape = await api.call('shapes.create', { name: 'big block', shape: { kind: 'voxels', dims: [dims, dims, dims], bits } });
+    const listed = (await api.call('shapes.list', {})).find((s) => s.id === shape.id)!;
+    expect(listed.params.bits).toBe(bits);
+
+    const tooBig = 'x'.repeat(30 << 20);
+    const refused = await api.call('shapes.create', { name: tooBig, shape: { kind: 'sphere' } }).then(
+      () => null,
+      (err: { code: string; message: string }) => err,
+    );
+    expect(refused).toMatchObject({ code: 'invalid', message: expect.stringMatching(/over the limit of 25165824 bytes/) });
+    // The same connection goes on.
+    expect((await api.call('app.info', {})).dataDir).toBe(t.dir);
+  });
+
+  it('answers an undecodable call with an error naming it, not a crash', async () => {
+    const ws = await rawSocket();
+    const reply = new Promise<Buffer>((ok) => ws.once('message', (d) => ok(d as Buffer)));
+    ws.send(encodeMessage({ t: 'call', id: 5, method: 'runs.get', params: { id: 42 } }));
+    const { decodeMessage } = await import('../../main/wire');
+    const msg = decodeMessage(new Uint8Array(await reply)) as { t: string; id: number; error: { code: string } };
+    expect(msg).toMatchObject({ t: 'error', id: 5, error: { code: 'invalid' } });
+    ws.close();
+  });
+
+  it('download route: checks Origin, gives 400 for malformed escapes, queues 20 STL exports two at a time', async () => {
+    const api = client();
+    const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'counter', name: 'to export', seed: 1, params: { steps: 3, stepMs: 0, volume: true } } });
+    await waitFor('the run to finish', () => services.store.getSummary(runIds[0])?.status === 'done');
+    const path = `/api/runs/${runIds[0]}/export?format=stl&token=${host.token}`;
+    expect((await rawGet(path, { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await rawGet(path, { origin: `http://127.0.0.1:${host.port}` })).status).toBe(200);
+    expect((await rawGet(`/api/runs/%E0%A4%A/export?format=stl&token=${host.token}`)).status).toBe(400);
+    expect((await rawGet('/%E0%A4%A')).status).toBe(400);
+
+    const limiter = services.heavy;
+    const run = limiter.run.bind(limiter);
+    let inFlight = 0, peak = 0, calls = 0;
+    limiter.run = (job) => run(async () => {
+      calls++;
+      peak = Math.max(peak, ++inFlight);
+      try {
+        return await job();
+      } finally {
+        inFlight--;
+      }
+    });
+    try {
+      const results = await Promise.all(Array.from({ length: 20 }, () => rawGet(path)));
+      expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    } finally {
+      limiter.run = run;
+    }
+    expect(calls).toBe(20);
+    expect(peak).toBe(limiter.slots);
+    await stillAnswers();
+  });
+
+  it('re-queues within seconds the runs of a sibling runner killed with -9, and runs them', async () => {
+    services.queue.pause();
+    const { runIds } = await services.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'sibling', seed: 2, params: { steps: 3, stepMs: 0 } } });
+    const sibling = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      const origin = services.queue.origin(1);
+      expect(services.store.claim(runIds[0], { ...origin, owner: `${hostname()}:${sibling.pid}` })).toBe(true);
+      services.queue.resume();
+      // While the sibling lives, its run is left alone.
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(services.store.getSummary(runIds[0])!.status).toBe('running');
+    } finally {
+      sibling.kill('SIGKILL');
+    }
+    await new Promise((r) => sibling.once('exit', r));
+    await waitFor('the host to re-queue and run it', () => services.store.getSummary(runIds[0])?.status === 'done', 10_000);
+    expect(services.store.getRun(runIds[0])!.log.join('\n')).toMatch(/interrupted: the process running it ended/);
+    await stillAnswers();
+  });
+
+  it('fails a run whose folder cannot be written, with the message, and goes on with the queue', async (ctx) => {
+    const runs = join(t.dir, 'runs');
+    const restore = makeReadOnly(runs);
+    if (!restore) return ctx.skip();
+    let failedId: string;
+    try {
+      const { runIds } = await services.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'read-only', seed: 3, params: { steps: 2, stepMs: 0 } } });
+      failedId = runIds[0];
+      await waitFor('the run to fail', () => services.store.getSummary(failedId)?.status === 'failed');
+      await stillAnswers();
+    } finally {
+      restore();
+    }
+    expect(services.store.getSummary(failedId)!.error).toMatch(/^could not start: .*mkdir '.*runs/);
+    const { runIds } = await services.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'after', seed: 4, params: { steps: 2, stepMs: 0 } } });
+    await waitFor('the next run to finish', () => services.store.getSummary(runIds[0])?.status === 'done');
+  });
+});
