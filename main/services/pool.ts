@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { totalmem } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -19,42 +19,65 @@ const BUNDLE_DIR = fileURLToPath(new URL('../../node_modules/.cache/packbench-wo
 const bundled = new Map<string, string>();
 
 /**
+ * Folders a worker bundle may be written to, in order: node_modules/.cache, then (when that is not
+ * writable, as in a read-only or global install) the data folder's cache/ and the OS temp folder.
+ */
+export function bundleDirs(dataDir: string): string[] {
+  return [BUNDLE_DIR, join(dataDir, 'cache', 'workers'), join(tmpdir(), 'packbench-workers')];
+}
+
+/**
  * The file a worker runs. Bundled builds (electron-vite) give .js entries, run as they are. From
  * sources (CLI, web host, tests) a .ts entry is bundled once per process with esbuild (tsx's own
  * compiler) into one ES module: a worker then starts in ~0.1 s instead of ~0.7 s for registering
  * tsx's loader thread and compiling file by file (bench/services.ts). Named by content hash and
  * written atomically, so processes sharing a checkout never read each other's half-written file.
+ * The first of `dirs` that takes the file is used; outside node_modules the bundle carries its
+ * packages too, since bare imports would not resolve there.
  */
-export function runnableEntry(entry: string): string {
+export function runnableEntry(entry: string, dirs: string[] = [BUNDLE_DIR]): string {
   if (!entry.endsWith('.ts')) return entry;
-  let file = bundled.get(entry);
-  if (!file) {
-    // Loaded only here: built apps never bundle at run time, so esbuild stays out of them.
-    const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-    const out = buildSync({
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      sourcemap: 'inline',
-      // Stack traces of failed runs then name the .ts sources.
-      banner: { js: 'process.setSourceMapsEnabled(true);' },
-      write: false,
-      // Source map paths are relative to this (the bundle's folder), so traces name the real files.
-      outfile: join(BUNDLE_DIR, 'entry.mjs'),
-      logLevel: 'silent',
-    }).outputFiles[0].contents;
-    const hash = createHash('sha256').update(out).digest('hex').slice(0, 16);
-    file = join(BUNDLE_DIR, `${basename(entry, '.ts')}-${hash}.mjs`);
-    if (!existsSync(file)) {
-      mkdirSync(BUNDLE_DIR, { recursive: true });
-      const tmp = `${file}.${process.pid}.tmp`;
-      writeFileSync(tmp, out);
-      renameSync(tmp, file);
+  const key = [entry, ...dirs].join('\0');
+  const known = bundled.get(key);
+  if (known) return known;
+  const failures: string[] = [];
+  for (const dir of dirs) {
+    try {
+      const file = writeBundle(entry, dir, dir === BUNDLE_DIR);
+      bundled.set(key, file);
+      return file;
+    } catch (err) {
+      failures.push(`${dir}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    bundled.set(entry, file);
+  }
+  throw new Error(`cannot write the worker bundle of ${basename(entry)} to any of: ${failures.join('; ')}`);
+}
+
+function writeBundle(entry: string, dir: string, externalPackages: boolean): string {
+  // Loaded only here: built apps never bundle at run time, so esbuild stays out of them.
+  const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+  const out = buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    ...(externalPackages ? { packages: 'external' as const } : {}),
+    sourcemap: 'inline',
+    // Stack traces of failed runs then name the .ts sources.
+    banner: { js: 'process.setSourceMapsEnabled(true);' },
+    write: false,
+    // Source map paths are relative to this (the bundle's folder), so traces name the real files.
+    outfile: join(dir, 'entry.mjs'),
+    logLevel: 'silent',
+  }).outputFiles[0].contents;
+  const hash = createHash('sha256').update(out).digest('hex').slice(0, 16);
+  const file = join(dir, `${basename(entry, '.ts')}-${externalPackages ? '' : 'all-'}${hash}.mjs`);
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, out);
+    renameSync(tmp, file);
   }
   return file;
 }
@@ -95,16 +118,20 @@ export interface PoolOptions {
   /** Bytes all running jobs together may use; default 70% of physical memory. */
   memoryBudgetBytes?: number;
   progressIntervalMs?: number;
+  /** Where worker bundles may be written (see bundleDirs); default node_modules/.cache only. */
+  bundleDirs?: string[];
 }
 
 export class WorkerPool {
   readonly memoryBudgetBytes: number;
   private readonly progressIntervalMs: number;
+  private readonly bundleDirs: string[];
   private readonly jobs = new Map<string, { job: RunningJob; memoryBytes: number; worker: Worker }>();
 
   constructor(options: PoolOptions = {}) {
     this.memoryBudgetBytes = options.memoryBudgetBytes ?? Math.floor(totalmem() * 0.7);
     this.progressIntervalMs = options.progressIntervalMs ?? 250;
+    this.bundleDirs = options.bundleDirs ?? [BUNDLE_DIR];
   }
 
   get size(): number {
@@ -147,7 +174,7 @@ export class WorkerPool {
     };
     const started = performance.now();
     const wall = () => (performance.now() - started) / 1000;
-    const worker = new Worker(runnableEntry(job.workerEntry), { workerData: input });
+    const worker = new Worker(runnableEntry(job.workerEntry, this.bundleDirs), { workerData: input });
 
     let paused = false;
     const done = new Promise<JobOutcome>((resolve) => {

@@ -82,18 +82,22 @@ export class JobQueue {
   }
 
   /**
-   * Start-up recovery: runs left 'running' (or paused inside a worker) by a process that is gone
-   * go back to the queue (paused ones stay paused). Engines have no checkpoints yet, so a recovered
-   * run starts again from its beginning; its log says so. Returns the ids recovered.
+   * Recovery: runs left 'running' (or paused inside a worker) by a process that is gone go back to
+   * the queue (paused ones stay paused). Engines have no checkpoints yet, so a recovered run starts
+   * again from its beginning; its log says so. At start-up (`startUp`) a run recorded under this
+   * process's own owner name is a leftover of an earlier process with the same pid; later (the
+   * poll) it is one of ours and stays. Runs of live processes on this machine, and of other
+   * machines (which cannot be asked), are left alone. Returns the ids recovered.
    */
-  recover(): string[] {
+  recover(startUp = true): string[] {
     const [host, pidText] = this.owner.split(':');
     const recovered: string[] = [];
     for (const r of this.store.runningRuns()) {
       const [ownerHost, ownerPid] = (r.owner ?? '').split(':');
-      const otherLiveProcess = ownerHost === host && ownerPid !== pidText && pidAlive(Number(ownerPid));
-      if (otherLiveProcess || (ownerHost && ownerHost !== host)) continue;
-      const status = this.store.getSummary(r.id)!.status;
+      if (ownerHost && ownerHost !== host) continue;
+      if (ownerPid === pidText ? !startUp : pidAlive(Number(ownerPid))) continue;
+      const status = this.store.getSummary(r.id)?.status;
+      if (status !== 'running' && status !== 'paused') continue;
       this.store.requeue(r.id, 'interrupted: the process running it ended; re-queued to start again from the beginning', status === 'paused' ? 'paused' : 'queued');
       recovered.push(r.id);
       this.emitRun(r.id);
@@ -109,12 +113,24 @@ export class JobQueue {
   start(): void {
     this.started = true;
     this.pump();
-    this.poll = setInterval(() => {
+    this.poll = setInterval(() => this.tick(), POLL_MS);
+    this.poll.unref();
+  }
+
+  /**
+   * The poll: runs of processes that died since (kill -9 of a `queue run` beside the app) go back
+   * to the queue, runs queued elsewhere start. A failing database (disk full, locked) must not end
+   * the process: the next tick tries again.
+   */
+  private tick(): void {
+    try {
+      if (this.recover(false).length) this.emitQueue();
       this.pump();
       const queued = this.store.countByStatus().queued;
       if (queued !== this.lastQueued) this.emitQueue();
-    }, POLL_MS);
-    this.poll.unref();
+    } catch (err) {
+      console.error(`queue: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   // ------------------------------------------------------------------ queue-wide controls
@@ -304,8 +320,11 @@ export class JobQueue {
     return this.settling.get(id) ?? Promise.resolve();
   }
 
+  /** Runs whose failure to start could not be stored (database full). */
+  private readonly unrecorded = new Set<string>();
+
   private nextStartable(): RunRecord | null {
-    return this.store.nextQueued(new Set(this.active.keys()), this.only);
+    return this.store.nextQueued(new Set([...this.active.keys(), ...this.unrecorded]), this.only);
   }
 
   private pump(): void {
@@ -322,26 +341,32 @@ export class JobQueue {
     }
   }
 
-  /** Starts one run; false when it must wait for memory. Runs that cannot ever start fail. */
   /** This process as the runner of a run: machine, threads, app version, owner. */
   origin(threads: number): RunOrigin {
     const host = { hostname: hostname(), platform: process.platform, arch: process.arch, cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? 'unknown', totalMemoryBytes: totalmem(), node: process.version };
     return { host, threads, appVersion: this.appVersion, owner: this.owner };
   }
 
+  /**
+   * Starts one run as one guarded step: false when it must wait for memory; any failure on the way
+   * (no such engine, over the budget, run folder not writable, worker bundle not writable, database
+   * full) fails that run with the message, and the queue goes on with the next.
+   */
   private startRun(r: RunRecord): boolean {
-    let decl;
-    let memoryBytes: number;
     try {
-      decl = this.registry.get(r.engine);
-      memoryBytes = decl.definition.estimateMemoryBytes(r.params as never);
+      return this.tryStart(r);
     } catch (err) {
-      this.failBeforeStart(r.id, err instanceof Error ? err.message : String(err));
+      this.active.delete(r.id);
+      this.failBeforeStart(r.id, `could not start: ${err instanceof Error ? err.message : String(err)}`);
       return true;
     }
+  }
+
+  private tryStart(r: RunRecord): boolean {
+    const decl = this.registry.get(r.engine);
+    const memoryBytes = decl.definition.estimateMemoryBytes(r.params as never);
     if (memoryBytes > this.pool.memoryBudgetBytes) {
-      this.failBeforeStart(r.id, `run needs about ${(memoryBytes / 2 ** 30).toFixed(2)} GiB, more than the memory budget of ${(this.pool.memoryBudgetBytes / 2 ** 30).toFixed(2)} GiB`);
-      return true;
+      throw new Error(`run needs about ${(memoryBytes / 2 ** 30).toFixed(2)} GiB, more than the memory budget of ${(this.pool.memoryBudgetBytes / 2 ** 30).toFixed(2)} GiB`);
     }
     if (!this.pool.fits(memoryBytes)) return false;
     if (!this.store.claim(r.id, this.origin(this.threadsPerRun))) return true;
@@ -351,11 +376,12 @@ export class JobQueue {
     const job = this.pool.start(
       { runId: r.id, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads: this.threadsPerRun, runDir: dir, memoryBytes },
       {
-        onProgress: (p) => {
+        // Progress and logs are best effort: a full or locked database must not stop the run.
+        onProgress: (p) => this.bestEffort(() => {
           this.store.setProgress(r.id, { done: p.done, total: p.total, phase: p.phase, counters: p.counters });
           this.emitRun(r.id);
-        },
-        onLog: (lines) => this.store.appendLog(r.id, lines),
+        }),
+        onLog: (lines) => this.bestEffort(() => this.store.appendLog(r.id, lines)),
       },
     );
     this.active.set(r.id, job);
@@ -366,15 +392,34 @@ export class JobQueue {
       job.done.then((o) => {
         this.active.delete(r.id);
         this.settling.delete(r.id);
-        this.onOutcome(r.id, o);
+        try {
+          this.onOutcome(r.id, o);
+        } catch (err) {
+          this.failBeforeStart(r.id, `finished but its outcome could not be stored: ${err instanceof Error ? err.message : String(err)}`);
+          this.pump();
+        }
       }),
     );
     return true;
   }
 
+  /** Marks a run failed; when even that cannot be stored (database full), says so on stderr. */
   private failBeforeStart(id: string, error: string): void {
-    this.store.finishRun(id, { status: 'failed', error });
-    this.afterFinal(id);
+    try {
+      this.store.finishRun(id, { status: 'failed', error });
+      this.afterFinal(id);
+    } catch (err) {
+      this.unrecorded.add(id); // not picked again by this process, or the pump would loop on it
+      console.error(`queue: run ${id} failed (${error}), and that could not be recorded: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private bestEffort(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      console.error(`queue: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   private onOutcome(id: string, o: JobOutcome): void {

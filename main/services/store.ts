@@ -290,8 +290,13 @@ export class RunStore {
   }
 
   close(): void {
-    // Lets SQLite refresh the planner's statistics where they went stale (cheap; recommended at close).
-    this.db.pragma('optimize');
+    // Lets SQLite refresh the planner's statistics where they went stale (cheap; recommended at
+    // close). Skipped when it cannot write (a full disk, a read-only folder): closing must not fail.
+    try {
+      this.db.pragma('optimize');
+    } catch {
+      // nothing to do: the statistics stay as they were
+    }
     this.db.close();
   }
 

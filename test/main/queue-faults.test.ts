@@ -1,0 +1,67 @@
+/**
+ * The queue and the store when the machine misbehaves: worker bundles that cannot be written where
+ * they normally go, a database that is full. Runs fail with the reason, calls get an error the user
+ * can act on, and nothing throws out of a timer.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { runnableEntry, WorkerPool } from '../../main/services/pool';
+import type { Services } from '../../main/services/services';
+import { COUNTER_WORKER } from './fixtures/registry';
+import { fixtureServices, tempDir } from './helpers';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function setup(o: Parameters<typeof fixtureServices>[1] = {}): { s: Services; dir: string } {
+  const t = tempDir();
+  cleanups.push(t.cleanup);
+  const s = fixtureServices(t.dir, o);
+  cleanups.push(() => s.close());
+  return { s, dir: t.dir };
+}
+
+const spec = (name: string, params: Record<string, unknown> = {}) => ({ engine: 'counter', name, seed: 1, params: { stepMs: 0, ...params } });
+
+describe('queue faults', () => {
+  it('writes the worker bundle to the next folder when node_modules/.cache is not writable, with its packages inside', async () => {
+    const t = tempDir();
+    cleanups.push(t.cleanup);
+    const fallback = join(t.dir, 'cache');
+    // A path below a regular file cannot be created, even by root.
+    const pool = new WorkerPool({ bundleDirs: ['/dev/null/cache', fallback] });
+    const job = pool.start({ runId: 'r1', workerEntry: COUNTER_WORKER, params: { steps: 3, stepMs: 0, memoryBytes: 1, volume: false, badResult: false }, seed: 1, threads: 1, runDir: t.dir, memoryBytes: 1 });
+    expect((await job.done).status).toBe('done');
+    expect(existsSync(fallback)).toBe(true);
+    expect(() => runnableEntry(COUNTER_WORKER, ['/dev/null/a', '/dev/null/b'])).toThrow(/cannot write the worker bundle of counter-worker.ts to any of: \/dev\/null\/a: .*; \/dev\/null\/b: /);
+  });
+
+  it('fails a run that cannot start (no bundle folder) with the reason, and goes on with the next', async () => {
+    const { s } = setup({ autoStart: true });
+    (s.pool as unknown as { bundleDirs: string[] }).bundleDirs = ['/dev/null/cache'];
+    const first = await s.dispatch('runs.enqueue', { spec: spec('no bundle') });
+    await s.queue.waitFor(first.runIds);
+    expect(s.store.getSummary(first.runIds[0])).toMatchObject({ status: 'failed', error: expect.stringMatching(/^could not start: cannot write the worker bundle/) });
+    (s.pool as unknown as { bundleDirs: string[] }).bundleDirs = [join(s.dataDir, 'cache')];
+    const second = await s.dispatch('runs.enqueue', { spec: spec('bundle') });
+    await s.queue.waitFor(second.runIds);
+    expect(s.store.getSummary(second.runIds[0])!.status).toBe('done');
+  });
+
+  it('answers calls on a full database with an "unavailable" error that says so, and keeps the process up', async () => {
+    const { s } = setup({ autoStart: true });
+    const pages = s.store.db.pragma('page_count', { simple: true }) as number;
+    s.store.db.pragma(`max_page_count = ${pages}`);
+    const many = Array.from({ length: 200 }, (_, i) => i + 1);
+    const err = await s.dispatch('runs.enqueue', { spec: spec('full', { steps: { $sweep: many } }) }).then(() => null, (e) => e);
+    expect(err).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/^the disk of the data folder is full \(SQLITE_FULL\)/) });
+    expect((await s.dispatch('runs.list', {})).total).toBe(0);
+    s.store.db.pragma('max_page_count = 1073741823');
+    const ok = await s.dispatch('runs.enqueue', { spec: spec('room again') });
+    await s.queue.waitFor(ok.runIds);
+    expect(s.store.getSummary(ok.runIds[0])!.status).toBe('done');
+  });
+});
