@@ -27,7 +27,8 @@
 import { printTable, writeResults, type Row } from './_harness';
 import { voxelEngine, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../core/voxel/index';
 import type { EngineResult } from '../core/common/engine';
-import { BitMatrix, markSelf, selfMaskLength } from '../core/voxel/matrix';
+import { BitMatrix, markSelf, selfMaskLength } from '../core/voxel/bit-matrix';
+import { rotateFirstHitBesides } from '../core/voxel/fused';
 import { rotateRange } from '../core/voxel/rotation';
 import { voxelWords } from '../core/voxel/wasm-kernels';
 
@@ -103,7 +104,7 @@ function fusedCheckJsNs(): number {
   markSelf(mask, bias, dst, kernelN);
   sinkExpected -= kernelReps + 200;
   return perVoxel((r) => {
-    sink += m.rotateFirstHitBesides(kernelShell, dst, kernelN, r % 360, (7 * r) % 360, (13 * r) % 360, 100 + (r & 63), 200, 200, kernelE, mask, bias, 0, 0, 0);
+    sink += rotateFirstHitBesides(m, kernelShell, dst, kernelN, r % 360, (7 * r) % 360, (13 * r) % 360, 100 + (r & 63), 200, 200, kernelE, mask, bias, 0, 0, 0);
   });
 }
 

@@ -8,7 +8,9 @@ import { Packer } from './packer';
 import { finalise, type Finalised } from './finalise';
 import { boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
 
-export { BitMatrix, IdMatrix, type PackingMatrix } from './matrix';
+export { BitMatrix } from './bit-matrix';
+export { IdMatrix } from './id-matrix';
+export type { PackingMatrix } from './matrix';
 export { shapeKindSchemas, shapeSchema, voxeliseShape, voxeliseShapeVoxels, quantiseSize, type Shape, type VoxelisedShape } from './shapes';
 export { voxelParamsSchema, sizeLawSchema, particleTypeSchema, optimisationsSchema, analysisSchema, checkParams, type VoxelParams } from './params';
 export { Packer } from './packer';

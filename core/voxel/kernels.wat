@@ -7,7 +7,7 @@
 ;; voxels), each particle's voxels as `test` leaves them (matrix word, x, mask bit; blocks of the
 ;; same length) and its self mask.
 ;;
-;; The self mask is the one of matrix.ts (selfMaskWords): the particle's own voxels as bits of a
+;; The self mask is the one of bit-matrix.ts (selfMaskWords): the particle's own voxels as bits of a
 ;; cube of side ms = 2b + 1 around the centre it was made at, bit ((z + b)·ms + y + b)·ms + x + b
 ;; for a voxel at (x, y, z) from that centre.
 ;;

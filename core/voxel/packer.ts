@@ -7,12 +7,15 @@
  * voxels) only once the move is known to be free. Every t_f steps particles that did not move are
  * frozen. With `simdKernels` (and the switches they build on), particles move through the
  * WebAssembly SIMD kernels (wasm-kernels.ts), which keep their own state for each particle;
- * the JavaScript loops of matrix.ts move the others.
+ * the JavaScript loops of bit-matrix.ts and fused.ts move the others.
  *
  * Sequential and deterministic: one Random from the seed drives everything.
  */
 import { Random } from '../common/random';
-import { BitMatrix, IdMatrix, selfMaskLength, type PackingMatrix } from './matrix';
+import type { PackingMatrix } from './matrix';
+import { BitMatrix, selfMaskLength } from './bit-matrix';
+import { IdMatrix } from './id-matrix';
+import { rotateFirstHit, rotateFirstHitBesides } from './fused';
 import { voxelWords, type KernelShape, type WasmKernels } from './wasm-kernels';
 import { rotateRange, wrapDegrees } from './rotation';
 import { quantiseSize, voxeliseShapeVoxels, type VoxelisedShape } from './shapes';
@@ -116,7 +119,7 @@ export class Packer {
    */
   private kernelVoxels: (Int32Array | null)[] = [];
   /**
-   * Bit mode: each active particle's current voxels as a self mask (matrix.ts selfMaskWords; for
+   * Bit mode: each active particle's current voxels as a self mask (bit-matrix.ts selfMaskWords; for
    * kernel particles in the kernels' memory), so that a move is tested before the particle is removed;
    * null once frozen, in id mode, or for a particle too wide for the box (see selfBias).
    */
@@ -214,6 +217,11 @@ export class Packer {
     }
     this.shapeKey.set(key, s);
     return s;
+  }
+
+  /** The active particles (those still moved every time step), a view valid until the next step. */
+  activeParticles(): Int32Array {
+    return this.active.subarray(0, this.activeCount);
   }
 
   /** Extent (voxels) of particle i's shape: every rotated voxel lies within ±extent of its centre. */
@@ -406,8 +414,8 @@ export class Packer {
     if (tt && fr && bits !== null) {
       // Rotate and test voxel by voxel in one loop (-2: off the fast paths, chunks below).
       const hit = mask !== null
-        ? bits.rotateFirstHitBesides(coords, trial, n, ax, ay, az, x, y, z, e, mask, bias, dx, dy, dz)
-        : bits.rotateFirstHit(coords, trial, n, ax, ay, az, x, y, z, e);
+        ? rotateFirstHitBesides(bits, coords, trial, n, ax, ay, az, x, y, z, e, mask, bias, dx, dy, dz)
+        : rotateFirstHit(bits, coords, trial, n, ax, ay, az, x, y, z, e);
       if (hit !== -2) {
         c.voxelChecks += hit >= 0 ? hit + 1 : n;
         return hit < 0;

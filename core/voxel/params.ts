@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { shapeSchema, type Shape } from './shapes';
-import { bitMatrixBytes, idMatrixBytes } from './matrix';
+import { bitMatrixBytes } from './bit-matrix';
+import { idMatrixBytes } from './id-matrix';
 import { voxelAnalysisOptionsSchema } from '../analysis/index';
 
 const positiveLength = (description: string, dflt: number) =>

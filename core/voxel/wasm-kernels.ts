@@ -6,7 +6,7 @@
  * the state of the particles the kernels move in the heap behind it: per shape its coordinates
  * as f32 blocks and a trial buffer, per particle its voxels as the kernels wrote them (matrix
  * word, x, mask bit: removing it needs no rotation, seed §3.2 D) and its self mask (the layout of
- * matrix.ts selfMaskWords). The packer moves other particles (shapes as wide as the box, a full
+ * bit-matrix.ts selfMaskWords). The packer moves other particles (shapes as wide as the box, a full
  * heap, switches off) with BitMatrix's JavaScript loops.
  */
 import { KERNELS_WASM_BASE64 } from './kernels-wasm';

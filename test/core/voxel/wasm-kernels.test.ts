@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BitMatrix, markSelf, selfMaskLength } from '../../../core/voxel/matrix';
+import { BitMatrix, markSelf, selfMaskLength } from '../../../core/voxel/bit-matrix';
 import { COS, SIN, rotateRange } from '../../../core/voxel/rotation';
 import { voxeliseShapeVoxels } from '../../../core/voxel/shapes';
 import { KERNELS_WASM_BASE64 } from '../../../core/voxel/kernels-wasm';

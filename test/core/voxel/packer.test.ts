@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { Packer, voxelEngine, voxelParamsSchema, type VoxelParams } from '../../../core/voxel/index';
+import type { EngineResult } from '../../../core/common/engine';
+
+/** The seed's packing rules seen from outside the packer: rebound probability, freezing, rising roof. */
+const params = (extra: Record<string, unknown> = {}): VoxelParams =>
+  voxelParamsSchema.parse({ box: { size: [4, 4, 4], resolution: 20 }, analysis: { enabled: false }, labelVolume: 'off', ...extra });
+
+const run = (p: VoxelParams, seed: number) =>
+  voxelEngine.run(p, { seed, threads: 1, progress() {}, cancelled: () => false, log() {} }) as EngineResult;
+
+describe('voxel packer rules', () => {
+  it('a higher rebound probability packs a full box denser (seed §2.2: upward moves let particles escape local minima)', () => {
+    // 30 voxels a diameter: at much coarser resolutions the shells' discreteness dominates.
+    for (const seed of [1, 3]) {
+      const box = { box: { size: [4, 4, 4], resolution: 30 } };
+      const low = run(params({ ...box, reboundProbability: 0 }), seed).metrics;
+      const high = run(params({ ...box, reboundProbability: 0.3 }), seed).metrics;
+      expect(high.particles as number).toBeGreaterThan(low.particles as number);
+      expect(high.boxSolidFraction as number).toBeGreaterThan((low.boxSolidFraction as number) + 0.01);
+      expect(high.bulkSolidFraction as number).toBeGreaterThan(low.bulkSolidFraction as number);
+      // Upward moves are kept, so far more moves are needed to come to rest.
+      expect(high.moveAttempts as number).toBeGreaterThan(2 * (low.moveAttempts as number));
+    }
+  });
+
+  it('freezing (seed §3.5): only at every t_f steps, only particles back at their place of the last check, and frozen particles never move again', () => {
+    for (const tf of [20, 80]) {
+      const packer = new Packer(params({ freezingInterval: tf, stop: { particles: 25 } }), 2);
+      const checked = { x: new Int32Array(64), y: new Int32Array(64), z: new Int32Array(64), valid: new Uint8Array(64) };
+      const frozenAt = new Int32Array(64).fill(-1);
+      const fx = new Int32Array(64), fy = new Int32Array(64), fz = new Int32Array(64);
+      let wasActive = new Set<number>();
+      let frozen = 0;
+      while (packer.step()) {
+        const steps = packer.counters.steps;
+        const active = new Set(packer.activeParticles());
+        for (const i of wasActive) {
+          if (active.has(i)) continue;
+          // Frozen in this step: a check step, at the place of the previous check.
+          expect(steps % tf).toBe(0);
+          if (checked.valid[i]) expect([packer.px[i], packer.py[i], packer.pz[i]]).toEqual([checked.x[i], checked.y[i], checked.z[i]]);
+          frozenAt[i] = steps;
+          fx[i] = packer.px[i]; fy[i] = packer.py[i]; fz[i] = packer.pz[i];
+          frozen++;
+        }
+        for (let i = 0; i < packer.count; i++) {
+          if (frozenAt[i] >= 0) expect([packer.px[i], packer.py[i], packer.pz[i]]).toEqual([fx[i], fy[i], fz[i]]);
+          else if (steps % tf === 0) {
+            checked.x[i] = packer.px[i]; checked.y[i] = packer.py[i]; checked.z[i] = packer.pz[i]; checked.valid[i] = 1;
+          }
+        }
+        wasActive = active;
+      }
+      // With settling on, every particle ends frozen.
+      expect(packer.activeCount).toBe(0);
+      expect(frozen).toBe(25);
+    }
+  });
+
+  it('a longer freezing interval keeps particles moving longer', () => {
+    const short = run(params({ freezingInterval: 20, stop: { particles: 30 } }), 4).metrics;
+    const long = run(params({ freezingInterval: 200, stop: { particles: 30 } }), 4).metrics;
+    expect(long.moveAttempts as number).toBeGreaterThan(3 * (short.moveAttempts as number));
+  });
+
+  it('the rising roof (seed §3.6) inserts just above the frozen bed, raised on failed insertions; without it particles enter at the top', () => {
+    const heights = (risingRoof: boolean) => {
+      const packer = new Packer(params({ optimisations: { risingRoof }, stop: { particles: 40 } }), 6);
+      const z: number[] = [];
+      let top = 0;
+      let count = 0, roof = packer.roof;
+      while (packer.step()) {
+        if (packer.count > count) {
+          count = packer.count;
+          const i = count - 1, e = packer.extentOf(i);
+          top = packer.nz - 1 - e;
+          // Inserted this step and moved once since (one voxel at most in z).
+          const expected = risingRoof ? Math.min(top, Math.max(e, roof + e + 1)) : top;
+          expect(Math.abs(packer.pz[i] - expected)).toBeLessThanOrEqual(1);
+          z.push(packer.pz[i]);
+        }
+        roof = packer.roof;
+      }
+      // Mean height fallen from insertion to rest.
+      let fall = 0;
+      for (let i = 0; i < z.length; i++) fall += (z[i] - packer.pz[i]) / z.length;
+      return { z, fall, top };
+    };
+    const rising = heights(true), fixed = heights(false);
+    expect(rising.z.length).toBe(40);
+    // The first particles enter near the floor; the roof only rises.
+    expect(rising.z[0]).toBeLessThan(rising.top / 3);
+    // Particles entering lower fall less far to their place of rest.
+    expect(rising.fall).toBeLessThan(fixed.fall / 3);
+  });
+});
