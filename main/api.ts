@@ -125,12 +125,23 @@ export interface RunArtifact {
   meta: Record<string, unknown>;
 }
 
+/** How the particle editor voxelises a shape for its preview, saved with the shape. */
+export interface ShapeVoxelisation {
+  /** Characteristic size in length units. */
+  size: number;
+  /** Voxels per length unit. */
+  resolution: number;
+  reductionThreshold: number;
+}
+
 /** A shape of the shape library. `params` is a core/voxel shape (validated by its shapeSchema). */
 export interface Shape {
   id: string;
   name: string;
   kind: string;
   params: Record<string, unknown>;
+  /** The editor's size, resolution and reduction threshold last saved with it; null: never saved. */
+  voxelisation: ShapeVoxelisation | null;
   builtin: boolean;
   createdAt: string;
   updatedAt: string;
@@ -181,6 +192,12 @@ export interface QueueState {
 
 /** A shape as sent by the renderer; its fields are checked by core/voxel's shapeSchema in the service. */
 const shapeValue = z.looseObject({ kind: z.string().min(1) });
+/** The ranges are the preview's (shapes.preview). */
+const shapeVoxelisation = z.strictObject({
+  size: z.number().positive().max(1e6),
+  resolution: z.number().positive().max(1e6),
+  reductionThreshold: z.number().int().min(0).max(26),
+});
 
 /** The bytes of a file the user chose (a Node Buffer on the CLI side is a Uint8Array too). */
 const fileBytes = z.instanceof(Uint8Array, { message: 'must be the bytes of the file (Uint8Array)' });
@@ -208,8 +225,8 @@ export const paramsSchemas = {
   'engines.list': z.object({}),
 
   'shapes.list': z.object({}),
-  'shapes.create': z.object({ name: z.string().min(1).max(200), shape: shapeValue }),
-  'shapes.update': z.object({ id, name: z.string().min(1).max(200).optional(), shape: shapeValue.optional() }),
+  'shapes.create': z.object({ name: z.string().min(1).max(200), shape: shapeValue, voxelisation: shapeVoxelisation.optional() }),
+  'shapes.update': z.object({ id, name: z.string().min(1).max(200).optional(), shape: shapeValue.optional(), voxelisation: shapeVoxelisation.optional() }),
   'shapes.duplicate': z.object({ id, name: z.string().min(1).max(200).optional() }),
   'shapes.delete': idParams,
   'shapes.preview': z.object({

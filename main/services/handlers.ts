@@ -120,8 +120,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'engines.list': () => registry.info(),
 
     'shapes.list': () => shapes.list(),
-    'shapes.create': (p) => shapes.create(p.name, p.shape),
-    'shapes.update': (p) => shapes.update(p.id, p.name, p.shape),
+    'shapes.create': (p) => shapes.create(p.name, p.shape, p.voxelisation),
+    'shapes.update': (p) => shapes.update(p.id, p.name, p.shape, p.voxelisation),
     'shapes.duplicate': (p) => shapes.duplicate(p.id, p.name),
     'shapes.delete': (p) => (shapes.delete(p.id), {}),
     'shapes.preview': (p) => shapes.preview(p.shape, p.size, p.resolution, p.reductionThreshold),

@@ -3,7 +3,7 @@
  * renamed) and the user's shapes, validated by core/voxel's shapeSchema.
  */
 import { shapeSchema, voxeliseShape, type Shape as VoxelShape } from '../../core/voxel/shapes';
-import { ApiError, issuesFrom, invalidMessage, type Shape } from '../api';
+import { ApiError, issuesFrom, invalidMessage, type Shape, type ShapeVoxelisation } from '../api';
 import type { RunStore } from './store';
 
 export const BUILTIN_SHAPES: { id: string; name: string; params: VoxelShape }[] = [
@@ -44,20 +44,20 @@ export class ShapeLibrary {
     return s;
   }
 
-  create(name: string, shape: unknown): Shape {
-    return this.store.putShape({ name, params: parseShape(shape) });
+  create(name: string, shape: unknown, voxelisation?: ShapeVoxelisation): Shape {
+    return this.store.putShape({ name, params: parseShape(shape), voxelisation });
   }
 
-  update(id: string, name?: string, shape?: unknown): Shape {
+  update(id: string, name?: string, shape?: unknown, voxelisation?: ShapeVoxelisation): Shape {
     const s = this.mustGet(id);
     if (s.builtin) throw new ApiError('conflict', `'${s.name}' is a built-in shape; duplicate it to change it`);
     const params = shape === undefined ? (s.params as VoxelShape) : parseShape(shape);
-    return this.store.putShape({ id, name: name ?? s.name, params });
+    return this.store.putShape({ id, name: name ?? s.name, params, voxelisation });
   }
 
   duplicate(id: string, name?: string): Shape {
     const s = this.mustGet(id);
-    return this.store.putShape({ name: name ?? `${s.name} (copy)`, params: s.params as VoxelShape });
+    return this.store.putShape({ name: name ?? `${s.name} (copy)`, params: s.params as VoxelShape, voxelisation: s.voxelisation ?? undefined });
   }
 
   delete(id: string): void {

@@ -18,6 +18,7 @@ import type {
   RunStatus,
   RunSummary,
   Shape,
+  ShapeVoxelisation,
 } from '../api';
 import { paramsSchemas } from '../api';
 import type { z } from 'zod';
@@ -116,6 +117,8 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX artifacts_run ON artifacts (run_seq);
   `,
+  // The particle editor's size, resolution and reduction threshold of a shape (JSON; NULL: never saved).
+  `ALTER TABLE shapes ADD COLUMN voxelisation TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -559,17 +562,21 @@ export class RunStore {
     return r ? toShape(r) : null;
   }
 
-  /** Inserts or replaces a shape; built-ins are written with a fixed id at start-up. */
-  putShape(s: { id?: string; name: string; params: Record<string, unknown> & { kind: string }; builtin?: boolean }): Shape {
+  /**
+   * Inserts or replaces a shape; built-ins are written with a fixed id at start-up. Without
+   * `voxelisation` a replaced shape keeps the one it had.
+   */
+  putShape(s: { id?: string; name: string; params: Record<string, unknown> & { kind: string }; voxelisation?: ShapeVoxelisation; builtin?: boolean }): Shape {
     const id = s.id ?? newId();
     const existing = this.getShape(id);
     const t = now();
     this.db
       .prepare(
-        `INSERT INTO shapes (id, name, kind, params, builtin, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, params = excluded.params, updated_at = excluded.updated_at`,
+        `INSERT INTO shapes (id, name, kind, params, voxelisation, builtin, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, params = excluded.params,
+           voxelisation = coalesce(excluded.voxelisation, voxelisation), updated_at = excluded.updated_at`,
       )
-      .run(id, s.name, s.params.kind, JSON.stringify(s.params), s.builtin ? 1 : 0, existing?.createdAt ?? t, t);
+      .run(id, s.name, s.params.kind, JSON.stringify(s.params), s.voxelisation ? JSON.stringify(s.voxelisation) : null, s.builtin ? 1 : 0, existing?.createdAt ?? t, t);
     return this.getShape(id)!;
   }
 
@@ -604,11 +611,21 @@ interface ShapeRow {
   name: string;
   kind: string;
   params: string;
+  voxelisation: string | null;
   builtin: number;
   created_at: string;
   updated_at: string;
 }
 
 function toShape(r: ShapeRow): Shape {
-  return { id: r.id, name: r.name, kind: r.kind, params: JSON.parse(r.params), builtin: r.builtin === 1, createdAt: r.created_at, updatedAt: r.updated_at };
+  return {
+    id: r.id,
+    name: r.name,
+    kind: r.kind,
+    params: JSON.parse(r.params),
+    voxelisation: r.voxelisation ? JSON.parse(r.voxelisation) : null,
+    builtin: r.builtin === 1,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
 }

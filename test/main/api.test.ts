@@ -92,6 +92,18 @@ describe('API contract', () => {
     expect((await s.dispatch('shapes.list', {})).some((x) => x.id === copy.id)).toBe(false);
   });
 
+  it("saves a shape's voxelisation (size, resolution, reduction threshold) with it", async () => {
+    const v = { size: 2, resolution: 30, reductionThreshold: 1 };
+    const made = await s.dispatch('shapes.create', { name: 'grain', shape: { kind: 'cylinder', length: 2 }, voxelisation: v });
+    expect(made.voxelisation).toEqual(v);
+    // an update that leaves it out keeps it; one that gives it replaces it
+    expect((await s.dispatch('shapes.update', { id: made.id, name: 'grain 2' })).voxelisation).toEqual(v);
+    expect((await s.dispatch('shapes.update', { id: made.id, voxelisation: { ...v, size: 3 } })).voxelisation).toEqual({ ...v, size: 3 });
+    expect((await s.dispatch('shapes.duplicate', { id: made.id })).voxelisation).toEqual({ ...v, size: 3 });
+    expect((await s.dispatch('shapes.list', {})).find((x) => x.id === 'builtin-sphere')!.voxelisation).toBe(null);
+    expect(await rejection('shapes.update', { id: made.id, voxelisation: { ...v, size: -1 } })).toMatchObject({ code: 'invalid', issues: [{ path: 'voxelisation.size' }] });
+  });
+
   it('previews a shape as voxels', async () => {
     const p = await s.dispatch('shapes.preview', { shape: { kind: 'sphere' }, size: 1, resolution: 10 });
     expect(p.solid.length).toBe(3 * p.solidCount);

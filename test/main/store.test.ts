@@ -42,6 +42,18 @@ describe('RunStore', () => {
     again.close();
   });
 
+  it('migrates a version-1 file: its shapes gain an empty voxelisation', () => {
+    const { store, file } = open();
+    store.putShape({ id: 's1', name: 'old', params: { kind: 'sphere' } });
+    store.db.exec('ALTER TABLE shapes DROP COLUMN voxelisation');
+    store.db.pragma('user_version = 1');
+    store.close();
+    const again = new RunStore(file);
+    expect(again.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(again.getShape('s1')).toMatchObject({ name: 'old', voxelisation: null });
+    again.close();
+  });
+
   it('refuses a database written by a newer PackBench', () => {
     const { store, file } = open();
     store.close();

@@ -1,4 +1,4 @@
-import { describe, it, expect, beforeEach } from 'vitest';
+import { describe, it, expect, beforeEach, vi } from 'vitest';
 import { flushPromises, mount } from '@vue/test-utils';
 import { createMemoryHistory, createRouter } from 'vue-router';
 import type { Shape } from '../../main/api';
@@ -11,8 +11,8 @@ import { DEFAULT_REDUCTION_THRESHOLD } from '../../core/voxel/shapes';
 function installShapeApi(): { calls: { method: string; params: Record<string, unknown> }[] } {
   const now = '2026-01-01T00:00:00.000Z';
   const shapes: Shape[] = [
-    { id: 'b-sphere', name: 'Sphere', kind: 'sphere', params: { kind: 'sphere' }, builtin: true, createdAt: now, updatedAt: now },
-    { id: 'b-plate', name: 'Hexagonal plate', kind: 'hexagonalPlate', params: { kind: 'hexagonalPlate', thickness: 0.4 }, builtin: true, createdAt: now, updatedAt: now },
+    { id: 'b-sphere', name: 'Sphere', kind: 'sphere', params: { kind: 'sphere' }, voxelisation: null, builtin: true, createdAt: now, updatedAt: now },
+    { id: 'b-plate', name: 'Hexagonal plate', kind: 'hexagonalPlate', params: { kind: 'hexagonalPlate', thickness: 0.4 }, voxelisation: null, builtin: true, createdAt: now, updatedAt: now },
   ];
   const calls: { method: string; params: Record<string, unknown> }[] = [];
   let next = 1;
@@ -23,7 +23,7 @@ function installShapeApi(): { calls: { method: string; params: Record<string, un
         case 'shapes.list': return structuredClone(shapes);
         case 'shapes.create': {
           const shape = params.shape as { kind: string };
-          const s: Shape = { id: `u${next++}`, name: String(params.name), kind: shape.kind, params: shape, builtin: false, createdAt: now, updatedAt: now };
+          const s: Shape = { id: `u${next++}`, name: String(params.name), kind: shape.kind, params: shape, voxelisation: (params.voxelisation as Shape['voxelisation']) ?? null, builtin: false, createdAt: now, updatedAt: now };
           shapes.push(s);
           return s;
         }
@@ -31,6 +31,7 @@ function installShapeApi(): { calls: { method: string; params: Record<string, un
           const s = shapes.find((x) => x.id === params.id)!;
           if (params.name) s.name = String(params.name);
           if (params.shape) s.params = params.shape as Record<string, unknown>;
+          if (params.voxelisation) s.voxelisation = params.voxelisation as Shape['voxelisation'];
           return s;
         }
         case 'shapes.delete': shapes.splice(shapes.findIndex((x) => x.id === params.id), 1); return {};
@@ -127,7 +128,7 @@ describe('particle editor', () => {
     await w.get('[data-testid="shape-param-length"]').setValue('3');
     await w.get('[data-testid="shape-save"]').trigger('click');
     await flushPromises();
-    expect(calls.find((c) => c.method === 'shapes.update')!.params).toEqual({ id: 'u1', shape: { kind: 'cylinder', length: 3 } });
+    expect(calls.find((c) => c.method === 'shapes.update')!.params).toEqual({ id: 'u1', shape: { kind: 'cylinder', length: 3 }, voxelisation: { size: 1, resolution: 20, reductionThreshold: 0 } });
 
     await w.get('[data-testid="shape-delete"]').trigger('click');
     await w.get('[data-testid="shape-delete-confirm"]').trigger('click');
@@ -174,6 +175,107 @@ describe('particle editor', () => {
         ],
       },
     });
+    w.unmount();
+  });
+});
+
+describe('particle editor state that stays (issue 18)', () => {
+  beforeEach(() => {
+    editorMixture.types = [];
+    editorMixture.basis = 'number';
+    takeDraft();
+  });
+
+  it('keeps the mixture and its number and volume shares when the editor is left and opened again', async () => {
+    installShapeApi();
+    let { w } = await mountEditor();
+    await w.get('[data-testid="mixture-add"]').trigger('click');
+    await w.get('[data-testid="mixture-size-1"]').setValue('2');
+    await flushPromises();
+    expect(w.get('[data-testid="mixture-by-number-1"]').text()).toBe('50.0 %');
+    const volume = w.get('[data-testid="mixture-by-volume-1"]').text();
+    expect(volume).toMatch(/^8\d\.\d %$/); // 8 times the volume of the size-1 spheres
+    w.unmount();
+    ({ w } = await mountEditor());
+    await flushPromises();
+    expect(w.findAll('[data-testid^="mixture-type-"]')).toHaveLength(2);
+    expect(w.get('[data-testid="mixture-by-number-1"]').text()).toBe('50.0 %');
+    expect(w.get('[data-testid="mixture-by-volume-1"]').text()).toBe(volume);
+    w.unmount();
+  });
+
+  it('an empty or unreadable mixture entry is an error at the field and blocks sending, not a stale share', async () => {
+    installShapeApi();
+    const { w } = await mountEditor();
+    await flushPromises();
+    await w.get('[data-testid="mixture-size-0"]').setValue('');
+    expect(w.get('[data-testid="mixture-type-0"]').text()).toContain('value: enter a number');
+    expect(w.get('[data-testid="mixture-by-number-0"]').text()).toBe('–');
+    expect(w.get('[data-testid="mixture-send"]').attributes('disabled')).toBeDefined();
+    await w.get('[data-testid="mixture-size-0"]').setValue('1.5');
+    await w.get('[data-testid="mixture-fraction-0"]').setValue('');
+    expect(w.get('[data-testid="mixture-type-0"]').text()).toContain('fraction: enter a number');
+    expect(w.get('[data-testid="mixture-send"]').attributes('disabled')).toBeDefined();
+    await w.get('[data-testid="mixture-fraction-0"]').setValue('1');
+    expect(w.get('[data-testid="mixture-send"]').attributes('disabled')).toBeUndefined();
+    w.unmount();
+  });
+
+  it('asks before unsaved shape edits are dropped by picking another shape', async () => {
+    installShapeApi();
+    const { w } = await mountEditor();
+    await w.get('[data-testid="new-shape-kind"]').setValue('cylinder');
+    await w.get('[data-testid="new-shape"]').trigger('click');
+    await flushPromises();
+    await w.get('[data-testid="shape-param-length"]').setValue('3');
+    const ask = vi.fn(() => false);
+    window.confirm = ask;
+    await w.findAll('[data-testid="shape-item"]')[0].trigger('click');
+    expect(ask).toHaveBeenCalledWith('“My cylinder” has unsaved changes. Discard them?');
+    expect(w.get('.item.selected').text()).toContain('My cylinder');
+    expect((w.get('[data-testid="shape-param-length"]').element as HTMLInputElement).value).toBe('3');
+    ask.mockReturnValue(true);
+    await w.findAll('[data-testid="shape-item"]')[0].trigger('click');
+    expect(w.get('.item.selected').text()).toContain('Sphere');
+    // nothing unsaved: no question
+    ask.mockClear();
+    await w.findAll('[data-testid="shape-item"]')[1].trigger('click');
+    expect(ask).not.toHaveBeenCalled();
+    w.unmount();
+  });
+
+  it('saves the size and resolution with the shape and shows them when it is opened again', async () => {
+    installShapeApi();
+    let { w } = await mountEditor();
+    await w.get('[data-testid="new-shape"]').trigger('click');
+    await flushPromises();
+    await w.get('[data-testid="preview-size"]').setValue('2');
+    await w.get('[data-testid="preview-resolution"]').setValue('30');
+    expect(w.get('[data-testid="shape-save"]').attributes('disabled')).toBeUndefined();
+    await w.get('[data-testid="shape-save"]').trigger('click');
+    await flushPromises();
+    w.unmount();
+    ({ w } = await mountEditor());
+    await w.findAll('[data-testid="shape-item"]').find((i) => i.attributes('data-shape-name') === 'My sphere')!.trigger('click');
+    expect((w.get('[data-testid="preview-size"]').element as HTMLInputElement).value).toBe('2');
+    expect((w.get('[data-testid="preview-resolution"]').element as HTMLInputElement).value).toBe('30');
+    expect(w.get('[data-testid="shape-save"]').attributes('disabled')).toBeDefined(); // nothing changed since
+    w.unmount();
+  });
+
+  it('an empty size clears the counts and disables Save instead of leaving the last counts', async () => {
+    installShapeApi();
+    const { w } = await mountEditor();
+    await w.get('[data-testid="new-shape"]').trigger('click');
+    await flushPromises();
+    await wait(260);
+    await flushPromises();
+    expect(w.get('[data-testid="count-solid"]').text()).not.toBe('–');
+    await w.get('[data-testid="preview-size"]').setValue('');
+    await flushPromises();
+    expect(w.text()).toContain('size: enter a number');
+    expect(w.get('[data-testid="count-solid"]').text()).toBe('–');
+    expect(w.get('[data-testid="shape-save"]').attributes('disabled')).toBeDefined();
     w.unmount();
   });
 });

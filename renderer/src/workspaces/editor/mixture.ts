@@ -1,22 +1,21 @@
 /**
  * A mixture of particle types and the size distribution it produces.
  *
- * Each type has a shape, a size law (the particle size in length units: the diameter of the shape's
- * bounding sphere, as the voxel engine sizes shapes) and a fraction. Fractions are by number or by
+ * Each type has a shape, a size law (the shape's characteristic size in length units, as the voxel
+ * engine sizes shapes: see each shape's description) and a fraction. Fractions are by number or by
  * volume for the whole mixture. The distribution is tabulated on size bins, number-weighted
  * (how many particles) and volume-weighted (how much material), the two curves a powder
  * technologist compares with a laser-diffraction or sieve measurement.
+ * Size laws, their ranges and bounds are the voxel engine's own (core/voxel/params.ts).
  */
+import { maxSize, minSize, particleTypeSchema, sizeLawSchema, type SizeLaw } from '../../../../core/voxel/params';
+import { readableNaN } from './shapeForm';
 
-/** A size law, written exactly as the voxel engine's sizeLawSchema (core/voxel/params.ts) reads it. */
-export type SizeLaw =
-  | { law: 'fixed'; value: number }
-  | { law: 'uniform'; min: number; max: number }
-  | { law: 'normal'; mean: number; sd: number }
-  | { law: 'lognormal'; median: number; sigma: number }
-  | { law: 'table'; sizes: number[]; weights: number[] };
-
+export type { SizeLaw };
 export type SizeLawKind = SizeLaw['law'];
+
+/** The laws the voxel engine knows, in its schema's order. */
+export const SIZE_LAW_KINDS = sizeLawSchema.options.map((o) => o.shape.law.value) as SizeLawKind[];
 
 export const SIZE_LAW_LABELS: Record<SizeLawKind, string> = {
   fixed: 'Fixed',
@@ -38,16 +37,6 @@ export interface Mixture {
   types: MixtureType[];
 }
 
-export function defaultLaw(kind: SizeLawKind, around = 1): SizeLaw {
-  switch (kind) {
-    case 'fixed': return { law: kind, value: around };
-    case 'uniform': return { law: kind, min: around * 0.5, max: around * 1.5 };
-    case 'normal': return { law: kind, mean: around, sd: around * 0.15 };
-    case 'lognormal': return { law: kind, median: around, sigma: 0.3 };
-    case 'table': return { law: kind, sizes: [around * 0.5, around, around * 2], weights: [0.25, 0.5, 0.25] };
-  }
-}
-
 /** A typical size of a law, used to keep the size when the user switches law. */
 export function typicalSize(law: SizeLaw): number {
   switch (law.law) {
@@ -59,61 +48,53 @@ export function typicalSize(law: SizeLaw): number {
   }
 }
 
-/** One validation message, with the path of the field it belongs to (e.g. 'types.0.law.sd'). */
+/**
+ * A law of `kind` around a typical size: the engine's defaults for the law (its schema's), lengths
+ * scaled so that the typical size is `around`. The table law has no defaults: three sizes around it.
+ */
+export function defaultLaw(kind: SizeLawKind, around = 1): SizeLaw {
+  if (kind === 'table') return { law: kind, sizes: [around * 0.5, around, around * 2], weights: [0.25, 0.5, 0.25] };
+  const law = sizeLawSchema.parse({ law: kind });
+  const k = around / typicalSize(law);
+  switch (law.law) {
+    case 'fixed': return { ...law, value: law.value * k };
+    case 'uniform': return { ...law, min: law.min * k, max: law.max * k };
+    case 'normal': return { ...law, mean: law.mean * k, sd: law.sd * k };
+    case 'lognormal': return { ...law, median: law.median * k };
+    case 'table': return law;
+  }
+}
+
+/** One validation message, with the path of the field it belongs to (e.g. 'types.0.size.sd'). */
 export interface MixtureIssue {
   path: string;
   message: string;
 }
 
-/** Checks a mixture; an empty list means it can be plotted and sent to the batch manager. */
+
+/**
+ * Checks a mixture by the voxel engine's own schemas (core/voxel/params.ts: size laws, fractions);
+ * an empty list means it can be plotted and sent to the batch manager.
+ */
 export function validateMixture(m: Mixture): MixtureIssue[] {
   const issues: MixtureIssue[] = [];
-  const positive = (path: string, v: number, what: string): void => {
-    if (!Number.isFinite(v) || v <= 0) issues.push({ path, message: `${what} must be a number > 0` });
-  };
   if (m.types.length === 0) issues.push({ path: 'types', message: 'add at least one particle type' });
   m.types.forEach((t, i) => {
     const p = `types.${i}`;
     if (!t.shapeId) issues.push({ path: `${p}.shapeId`, message: 'choose a shape' });
-    if (!Number.isFinite(t.fraction) || t.fraction < 0) issues.push({ path: `${p}.fraction`, message: 'fraction must be a number >= 0' });
-    const l = t.size;
-    switch (l.law) {
-      case 'fixed': positive(`${p}.size.value`, l.value, 'size'); break;
-      case 'uniform':
-        positive(`${p}.size.min`, l.min, 'min');
-        positive(`${p}.size.max`, l.max, 'max');
-        if (l.max < l.min) issues.push({ path: `${p}.size.max`, message: 'max must be >= min' });
-        break;
-      case 'normal':
-        positive(`${p}.size.mean`, l.mean, 'mean');
-        if (!Number.isFinite(l.sd) || l.sd < 0) issues.push({ path: `${p}.size.sd`, message: 'standard deviation must be >= 0' });
-        break;
-      case 'lognormal':
-        positive(`${p}.size.median`, l.median, 'median');
-        if (!Number.isFinite(l.sigma) || l.sigma < 0 || l.sigma > 3) issues.push({ path: `${p}.size.sigma`, message: 'sigma (of ln size) must be in [0, 3]' });
-        break;
-      case 'table':
-        if (l.sizes.length === 0) issues.push({ path: `${p}.size.sizes`, message: 'add at least one size' });
-        if (l.sizes.length !== l.weights.length) issues.push({ path: `${p}.size.weights`, message: 'give one weight per size' });
-        else if (!l.weights.some((w) => w > 0)) issues.push({ path: `${p}.size.weights`, message: 'at least one weight must be > 0' });
-        l.sizes.forEach((s, k) => positive(`${p}.size.sizes.${k}`, s, 'size'));
-        l.weights.forEach((w, k) => { if (!Number.isFinite(w) || w < 0) issues.push({ path: `${p}.size.weights.${k}`, message: 'weight must be >= 0' }); });
-        break;
-    }
+    const size = sizeLawSchema.safeParse(t.size, readableNaN);
+    if (!size.success) for (const x of size.error.issues) issues.push({ path: [p, 'size', ...x.path].join('.'), message: x.message });
+    const fraction = particleTypeSchema.shape.fraction.safeParse(t.fraction, readableNaN);
+    if (!fraction.success) issues.push({ path: `${p}.fraction`, message: fraction.error.issues[0].message });
   });
+  // The engine's cross-field rule (core/voxel/params.ts checkParams): some type must be drawn.
   if (m.types.length && !m.types.some((t) => t.fraction > 0)) issues.push({ path: 'types', message: 'at least one fraction must be > 0' });
   return issues;
 }
 
-/** Smallest and largest size a law produces (normal and log-normal cut at 4 standard deviations). */
+/** Smallest and largest size a law produces: the engine's own bounds (normal and log-normal cut at 4 sd). */
 export function lawRange(l: SizeLaw): [number, number] {
-  switch (l.law) {
-    case 'fixed': return [l.value, l.value];
-    case 'uniform': return [l.min, l.max];
-    case 'normal': return [Math.max(l.mean - 4 * l.sd, l.mean * 1e-3), l.mean + 4 * l.sd];
-    case 'lognormal': return [l.median * Math.exp(-4 * l.sigma), l.median * Math.exp(4 * l.sigma)];
-    case 'table': return [Math.min(...l.sizes), Math.max(...l.sizes)];
-  }
+  return [minSize(l), maxSize(l)];
 }
 
 function erf(x: number): number {

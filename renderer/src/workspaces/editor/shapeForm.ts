@@ -96,11 +96,14 @@ export function defaultShape(kind: ShapeKind): Record<string, unknown> {
   return shapeKindSchemas[kind].parse({ kind }) as Record<string, unknown>;
 }
 
+/** zod parse options under which an empty or unreadable number entry (NaN) reads 'enter a number'. */
+export const readableNaN = { error: (iss: { code: string; input?: unknown }) => (iss.code === 'invalid_type' && Number.isNaN(iss.input) ? 'enter a number' : undefined) };
+
 /** Field messages of a shape, keyed by parameter ({} when valid). */
 export function validateShape(shape: Record<string, unknown>): Record<string, string> {
   const kind = String(shape.kind);
   if (!isShapeKind(kind)) return { kind: `unknown shape kind '${kind}'` };
-  const r = shapeKindSchemas[kind].safeParse(shape);
+  const r = shapeKindSchemas[kind].safeParse(shape, readableNaN);
   if (r.success) return {};
   const out: Record<string, string> = {};
   for (const issue of r.error.issues) out[String(issue.path[0] ?? 'kind')] ??= issue.message;
