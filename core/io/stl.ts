@@ -1,14 +1,16 @@
 /**
- * Binary STL of particle surfaces (80-byte header, uint32 triangle count, 50 bytes per triangle:
- * normal, three vertices, a zero attribute).
- *
- * Voxel packings: every voxel face between a particle voxel and a voxel that is not the same particle
- * (void, another particle or outside the box) becomes two triangles, outward. Each particle's
- * surface is then closed; a particle cut by a periodic boundary is closed on both sides of the cut.
- * Faces are produced row range by row range so that the caller can stream them with three z-slices in memory.
- *
- * Sphere sets: each sphere as a once-subdivided icosahedron (80 triangles).
+ * STL of packings, as two products:
+ * - the whole solid phase as one watertight, manifold binary STL (solidSurfaceTriangles): every
+ *   voxel face between solid and void (or the box's outside) outward, taken apart where the solid
+ *   or the void touches itself only along an edge or at a corner (voxelSurface.ts);
+ * - one closed, manifold surface per particle as ASCII STL with a named solid each
+ *   (`solid particle_<label>`, label = table row + 1 as in the label volume and the LAMMPS id):
+ *   the faces between the particle's voxels and everything else, so touching particles share no
+ *   face, and a particle cut by a periodic side unwrapped into one piece (ParticleCuts). Its
+ *   records have a fixed width, so that a writer can put each particle's triangles in place while
+ *   it streams the volume slice by slice. Sphere sets: each sphere as an 80-triangle icosphere.
  */
+import { voxelSurface, type Inside, type TriangleSink } from './voxelSurface';
 
 export const STL_HEADER_BYTES = 84;
 export const STL_TRIANGLE_BYTES = 50;
@@ -21,54 +23,123 @@ export function stlHeader(triangles: number, title = 'PackBench particle surface
   return out;
 }
 
-function putTriangle(v: DataView, at: number, n: readonly number[], a: readonly number[], b: readonly number[], c: readonly number[]): void {
-  const vals = [...n, ...a, ...b, ...c];
-  for (let k = 0; k < 12; k++) v.setFloat32(at + 4 * k, vals[k], true);
+function putTriangle(v: DataView, at: number, n: readonly number[], a: readonly number[], b: readonly number[], c: readonly number[], h: number): void {
+  for (let k = 0; k < 3; k++) {
+    v.setFloat32(at + 4 * k, n[k], true);
+    v.setFloat32(at + 12 + 4 * k, a[k] * h, true);
+    v.setFloat32(at + 24 + 4 * k, b[k] * h, true);
+    v.setFloat32(at + 36 + 4 * k, c[k] * h, true);
+  }
   v.setUint16(at + 48, 0, true);
 }
 
+/** Slices z - 1, z, z + 1 of a label volume (undefined outside it). */
+export interface SliceWindow {
+  below: Uint32Array | undefined;
+  slice: Uint32Array;
+  above: Uint32Array | undefined;
+  nx: number;
+  ny: number;
+  z: number;
+}
+
+function labelAt(s: SliceWindow, x: number, y: number, z: number): number {
+  const arr = z === s.z ? s.slice : z === s.z - 1 ? s.below : z === s.z + 1 ? s.above : undefined;
+  return arr ? arr[x + s.nx * y] : 0;
+}
+
 /**
- * Triangles of the faces of slice z, rows y in [y0, y1). `below`/`above` are the neighbouring slices
- * (undefined outside the box). Returns the binary triangle records.
+ * Binary triangle records of the whole solid phase's surface for the voxels of slice z, rows y in
+ * [y0, y1), in length units (voxel edge h).
  */
-export function voxelFaceTriangles(
-  below: Uint32Array | undefined, slice: Uint32Array, above: Uint32Array | undefined,
-  nx: number, ny: number, z: number, voxelSize: number, y0 = 0, y1 = ny,
-): Uint8Array {
-  // Count first so the records go into one exact buffer.
-  let faces = 0;
-  for (let y = y0; y < y1; y++) for (let x = 0; x < nx; x++) {
-    const i = x + nx * y, l = slice[i];
-    if (l === 0) continue;
-    if (x === 0 || slice[i - 1] !== l) faces++;
-    if (x === nx - 1 || slice[i + 1] !== l) faces++;
-    if (y === 0 || slice[i - nx] !== l) faces++;
-    if (y === ny - 1 || slice[i + nx] !== l) faces++;
-    if (!below || below[i] !== l) faces++;
-    if (!above || above[i] !== l) faces++;
-  }
-  const out = new Uint8Array(faces * 2 * STL_TRIANGLE_BYTES);
+export function solidSurfaceTriangles(s: SliceWindow, h: number, y0 = 0, y1 = s.ny): Uint8Array {
+  const { nx, ny, z } = s;
+  const inside: Inside = (x, y, zz) => x >= 0 && y >= 0 && x < nx && y < ny && labelAt(s, x, y, zz) !== 0;
+  const records: (readonly number[])[][] = [];
+  const collect: TriangleSink = (n, a, b, c) => { records.push([n, a, b, c]); };
+  for (let y = y0; y < y1; y++) for (let x = 0; x < nx; x++) if (s.slice[x + nx * y] !== 0) voxelSurface(inside, x, y, z, collect);
+  const out = new Uint8Array(records.length * STL_TRIANGLE_BYTES);
   const v = new DataView(out.buffer);
-  let at = 0;
-  const h = voxelSize;
-  // A face as two triangles, corners counter-clockwise seen from outside.
-  const quad = (n: number[], p0: number[], p1: number[], p2: number[], p3: number[]) => {
-    putTriangle(v, at, n, p0, p1, p2); at += STL_TRIANGLE_BYTES;
-    putTriangle(v, at, n, p0, p2, p3); at += STL_TRIANGLE_BYTES;
-  };
-  for (let y = y0; y < y1; y++) for (let x = 0; x < nx; x++) {
-    const i = x + nx * y, l = slice[i];
-    if (l === 0) continue;
-    const X0 = x * h, X1 = (x + 1) * h, Y0 = y * h, Y1 = (y + 1) * h, Z0 = z * h, Z1 = (z + 1) * h;
-    if (x === 0 || slice[i - 1] !== l) quad([-1, 0, 0], [X0, Y0, Z0], [X0, Y0, Z1], [X0, Y1, Z1], [X0, Y1, Z0]);
-    if (x === nx - 1 || slice[i + 1] !== l) quad([1, 0, 0], [X1, Y0, Z0], [X1, Y1, Z0], [X1, Y1, Z1], [X1, Y0, Z1]);
-    if (y === 0 || slice[i - nx] !== l) quad([0, -1, 0], [X0, Y0, Z0], [X1, Y0, Z0], [X1, Y0, Z1], [X0, Y0, Z1]);
-    if (y === ny - 1 || slice[i + nx] !== l) quad([0, 1, 0], [X0, Y1, Z0], [X0, Y1, Z1], [X1, Y1, Z1], [X1, Y1, Z0]);
-    if (!below || below[i] !== l) quad([0, 0, -1], [X0, Y0, Z0], [X0, Y1, Z0], [X1, Y1, Z0], [X1, Y0, Z0]);
-    if (!above || above[i] !== l) quad([0, 0, 1], [X0, Y0, Z1], [X1, Y0, Z1], [X1, Y1, Z1], [X0, Y1, Z1]);
-  }
+  records.forEach(([n, a, b, c], t) => putTriangle(v, t * STL_TRIANGLE_BYTES, n, a, b, c, h));
   return out;
 }
+
+/**
+ * Where each particle of a periodic packing is cut open: along a periodic axis its voxels are
+ * taken in the window [cut, cut + n) (voxels below the cut moved up by n), the window centred on
+ * the particle's circular mean position. A particle narrower than the box is then one piece.
+ */
+export class ParticleCuts {
+  /** cos and sin sums per label and periodic axis: [4 * (label - 1) + 2 * axis + (0 cos | 1 sin)]. */
+  private readonly sums: Float64Array;
+  constructor(readonly labels: number, readonly nx: number, readonly ny: number, readonly periodic: readonly [boolean, boolean]) {
+    this.sums = new Float64Array(4 * labels);
+  }
+
+  /** Adds the voxels of z-slices (nx * ny each, any number of them). */
+  add(slab: Uint32Array): void {
+    const { nx, ny, sums } = this;
+    const ax = (2 * Math.PI) / nx, ay = (2 * Math.PI) / ny;
+    for (let i = 0; i < slab.length; i++) {
+      const l = slab[i];
+      if (l === 0 || l > this.labels) continue;
+      const x = i % nx, y = Math.floor(i / nx) % ny, k = 4 * (l - 1);
+      sums[k] += Math.cos(ax * (x + 0.5)); sums[k + 1] += Math.sin(ax * (x + 0.5));
+      sums[k + 2] += Math.cos(ay * (y + 0.5)); sums[k + 3] += Math.sin(ay * (y + 0.5));
+    }
+  }
+
+  /** The cut of a label along axis 0 (x) or 1 (y): 0 on a non-periodic axis. */
+  cut(label: number, axis: 0 | 1): number {
+    if (!this.periodic[axis]) return 0;
+    const n = axis === 0 ? this.nx : this.ny, k = 4 * (label - 1) + 2 * axis;
+    const mean = ((Math.atan2(this.sums[k + 1], this.sums[k]) / (2 * Math.PI)) * n + n) % n;
+    return ((Math.round(mean - n / 2) % n) + n) % n;
+  }
+}
+
+/** One particle's surface from a slice window: its inside test in its unwrapped frame. */
+export class ParticleSurface {
+  private label = 0;
+  private cx = 0;
+  private cy = 0;
+  private window!: SliceWindow;
+  readonly inside: Inside = (u, v, z) => {
+    const { nx, ny } = this.window;
+    if (u < this.cx || u >= this.cx + nx || v < this.cy || v >= this.cy + ny) return false;
+    return labelAt(this.window, u >= nx ? u - nx : u, v >= ny ? v - ny : v, z) === this.label;
+  };
+  constructor(private readonly cuts: ParticleCuts) {}
+
+  /** Emits the triangles of voxel (x, y) of the window's slice (its label's particle), in unwrapped voxel coordinates. */
+  voxel(w: SliceWindow, x: number, y: number, emit: TriangleSink): number {
+    this.window = w;
+    this.label = w.slice[x + w.nx * y];
+    this.cx = this.cuts.cut(this.label, 0);
+    this.cy = this.cuts.cut(this.label, 1);
+    return voxelSurface(this.inside, x < this.cx ? x + w.nx : x, y < this.cy ? y + w.ny : y, w.z, emit);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ASCII STL with fixed-width records
+
+const NUMBER_WIDTH = 16;
+/** Nine significant digits, padded to a fixed width: distinct vertices stay distinct, equal ones print equal. */
+function fixed(x: number): string {
+  return (x === 0 ? 0 : x).toExponential(8).padStart(NUMBER_WIDTH);
+}
+const triple = (p: readonly number[], h: number) => `${fixed(p[0] * h)} ${fixed(p[1] * h)} ${fixed(p[2] * h)}`;
+
+export function asciiFacet(n: readonly number[], a: readonly number[], b: readonly number[], c: readonly number[], h = 1): string {
+  return `facet normal ${triple(n, 1)}\nouter loop\nvertex ${triple(a, h)}\nvertex ${triple(b, h)}\nvertex ${triple(c, h)}\nendloop\nendfacet\n`;
+}
+/** Bytes of one asciiFacet record. */
+export const ASCII_FACET_BYTES = asciiFacet([0, 0, 1], [0, 0, 0], [0, 0, 0], [0, 0, 0]).length;
+
+export const solidName = (label: number) => `particle_${label}`;
+export const asciiSolidHead = (label: number) => `solid ${solidName(label)}\n`;
+export const asciiSolidTail = (label: number) => `endsolid ${solidName(label)}\n`;
 
 /** Unit icosahedron subdivided once: 80 triangles as vertex triples (outward, counter-clockwise). */
 function unitSphereTriangles(): number[][][] {
@@ -89,19 +160,14 @@ function unitSphereTriangles(): number[][][] {
 const UNIT_SPHERE = unitSphereTriangles();
 export const SPHERE_TRIANGLES = UNIT_SPHERE.length;
 
-/** Triangle records of spheres [start, end). */
-export function sphereTriangles(x: ArrayLike<number>, y: ArrayLike<number>, z: ArrayLike<number>, r: ArrayLike<number>, start: number, end: number): Uint8Array {
-  const out = new Uint8Array((end - start) * SPHERE_TRIANGLES * STL_TRIANGLE_BYTES);
-  const v = new DataView(out.buffer);
-  let at = 0;
-  for (let i = start; i < end; i++) {
-    for (const tri of UNIT_SPHERE) {
-      const n = [(tri[0][0] + tri[1][0] + tri[2][0]) / 3, (tri[0][1] + tri[1][1] + tri[2][1]) / 3, (tri[0][2] + tri[1][2] + tri[2][2]) / 3];
-      const place = (p: number[]) => [x[i] + r[i] * p[0], y[i] + r[i] * p[1], z[i] + r[i] * p[2]];
-      const nl = Math.hypot(n[0], n[1], n[2]);
-      putTriangle(v, at, n.map((c) => c / nl), place(tri[0]), place(tri[1]), place(tri[2]));
-      at += STL_TRIANGLE_BYTES;
-    }
+/** ASCII solid of sphere `label` (row + 1): an icosphere of radius r at (x, y, z). */
+export function sphereSolid(label: number, x: number, y: number, z: number, r: number): string {
+  let text = asciiSolidHead(label);
+  for (const tri of UNIT_SPHERE) {
+    const n = [(tri[0][0] + tri[1][0] + tri[2][0]) / 3, (tri[0][1] + tri[1][1] + tri[2][1]) / 3, (tri[0][2] + tri[1][2] + tri[2][2]) / 3];
+    const nl = Math.hypot(n[0], n[1], n[2]);
+    const place = (p: number[]) => [x + r * p[0], y + r * p[1], z + r * p[2]];
+    text += asciiFacet(n.map((c) => c / nl), place(tri[0]), place(tri[1]), place(tri[2]));
   }
-  return out;
+  return text + asciiSolidTail(label);
 }

@@ -14,7 +14,7 @@ import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/c
 import { dumpHead, dumpRadius, dumpRows } from '../../core/io/lammps';
 import { bytesPerLabel, labelBytes, labelDtype, maxOf, type LabelDtype } from '../../core/io/labels';
 import { rawSidecar } from '../../core/io/raw';
-import { sphereTriangles, stlHeader, voxelFaceTriangles, SPHERE_TRIANGLES, STL_TRIANGLE_BYTES } from '../../core/io/stl';
+import { asciiFacet, asciiSolidHead, asciiSolidTail, solidSurfaceTriangles, sphereSolid, stlHeader, ParticleCuts, ParticleSurface, ASCII_FACET_BYTES, STL_HEADER_BYTES, STL_TRIANGLE_BYTES, type SliceWindow } from '../../core/io/stl';
 import { tiffLayout } from '../../core/io/tiff';
 import { vtiHead, vtiTail } from '../../core/io/vti';
 import type { ExportFormatInfo, ExportNeed } from '../api';
@@ -49,7 +49,8 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'vti', title: 'VTK ImageData of the labels (ParaView)', extension: 'vti', mime: 'application/xml', needs: 'volume' },
   { id: 'tiff', title: 'Multi-page TIFF stack of the labels (Fiji/ImageJ)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
   { id: 'raw', title: 'Raw labels, little-endian, with a .json header (numpy, PoreSpy)', extension: 'raw', mime: 'application/octet-stream', needs: 'volume' },
-  { id: 'stl', title: 'Particle surfaces as binary STL', extension: 'stl', mime: 'model/stl', needs: 'volume-or-table' },
+  { id: 'stl-particles', title: 'Particle surfaces as ASCII STL: one closed, manifold solid per particle (particle_<label>), periodic particles in one piece', extension: 'stl', mime: 'model/stl', needs: 'volume-or-table' },
+  { id: 'stl-solid', title: 'Surface of the whole solid phase as one watertight, manifold binary STL', extension: 'stl', mime: 'model/stl', needs: 'volume' },
   { id: 'heightmap-tiff', title: 'Top-surface height map as TIFF (pixel size in length units; values: height in voxels, calibrated to length for Fiji)', extension: 'tif', mime: 'image/tiff', needs: 'heightmap' },
 ];
 
@@ -110,9 +111,12 @@ export async function exportRun(
         await writeVolume(writer, run, heightmap.path, 'tiff', outPath, onProgress, slabBytes, 'heightmap');
         break;
       }
-      case 'stl':
-        if (volumeArtifact(run)) await writeVoxelStl(writer, run, spec, onProgress);
+      case 'stl-particles':
+        if (volumeArtifact(run)) await writeParticleStl(writer, run, spec, onProgress, slabBytes);
         else await writeSphereStl(writer, await loadTable(run, spec), onProgress);
+        break;
+      case 'stl-solid':
+        await writeSolidStl(writer, run, spec, onProgress);
         break;
     }
     result = { path: outPath, bytes: writer.bytes };
@@ -266,26 +270,88 @@ async function writeVolume(
   }
 }
 
-/** Voxel faces between different labels, three slices in memory; the triangle count is patched in at the end. */
-async function writeVoxelStl(writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, onProgress: (f: number) => void): Promise<void> {
+/** Calls fn with the window of slices z - 1, z, z + 1 for every z, three slices in memory. */
+async function forEachSliceWindow(reader: VolumeReader, fn: (w: SliceWindow) => Promise<void> | void): Promise<void> {
+  const [nx, ny, nz] = reader.header.dims;
+  // Slice z lives in slices[z % 3]; reading slice z + 1 overwrites z - 2, no longer needed.
+  const slices = [0, 1, 2].map(() => new Uint32Array(nx * ny));
+  await reader.readSlab(0, 1, slices[0]);
+  for (let z = 0; z < nz; z++) {
+    if (z + 1 < nz) await reader.readSlab(z + 1, z + 2, slices[(z + 1) % 3]);
+    await fn({ below: z > 0 ? slices[(z - 1) % 3] : undefined, slice: slices[z % 3], above: z + 1 < nz ? slices[(z + 1) % 3] : undefined, nx, ny, z });
+  }
+}
+
+/** The whole solid phase, binary; the triangle count is patched in at the end. */
+async function writeSolidStl(writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, onProgress: (f: number) => void): Promise<void> {
   const reader = await openVolume(volumePath(run, spec));
   try {
-    const [nx, ny, nz] = reader.header.dims;
-    // Slice z lives in slices[z % 3]; reading slice z + 1 overwrites z - 2, no longer needed.
-    const slices = [0, 1, 2].map(() => new Uint32Array(nx * ny));
-    await reader.readSlab(0, 1, slices[0]);
-    await writer.write(stlHeader(0));
+    const { dims, voxelSize } = reader.header;
+    await writer.write(stlHeader(0, `PackBench solid phase of run ${run.id}`));
     // Rows per call: keeps the triangle buffer of one call to a few tens of MB even for dense faces.
-    const rowsPerCall = Math.max(1, Math.floor(2 ** 16 / nx));
-    for (let z = 0; z < nz; z++) {
-      if (z + 1 < nz) await reader.readSlab(z + 1, z + 2, slices[(z + 1) % 3]);
-      const below = z > 0 ? slices[(z - 1) % 3] : undefined, above = z + 1 < nz ? slices[(z + 1) % 3] : undefined;
-      for (let y0 = 0; y0 < ny; y0 += rowsPerCall) {
-        await writer.write(voxelFaceTriangles(below, slices[z % 3], above, nx, ny, z, reader.header.voxelSize, y0, Math.min(ny, y0 + rowsPerCall)));
+    const rowsPerCall = Math.max(1, Math.floor(2 ** 16 / dims[0]));
+    await forEachSliceWindow(reader, async (w) => {
+      for (let y0 = 0; y0 < w.ny; y0 += rowsPerCall) await writer.write(solidSurfaceTriangles(w, voxelSize, y0, Math.min(w.ny, y0 + rowsPerCall)));
+      onProgress((w.z + 1) / dims[2]);
+    });
+    await writer.patchUint32(80, (writer.bytes - STL_HEADER_BYTES) / STL_TRIANGLE_BYTES);
+  } finally {
+    await reader.close();
+  }
+}
+
+/**
+ * One named solid per particle, streamed: a pass for each particle's cut (periodic unwrapping), a
+ * pass counting its triangles (fixed-width records, so every solid's place in the file is known),
+ * and a pass writing each slice's triangles of each particle into its place.
+ */
+async function writeParticleStl(writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, onProgress: (f: number) => void, slabBytes: number): Promise<void> {
+  const reader = await openVolume(volumePath(run, spec));
+  try {
+    const { dims, voxelSize, meta } = reader.header;
+    const [nx, ny, nz] = dims;
+    let labels = 0;
+    await forEachSlab(reader, slabBytes, (slab) => { labels = Math.max(labels, maxOf(slab)); });
+    const periodic = Array.isArray(meta.periodic) ? (meta.periodic as boolean[]) : [true, true, false];
+    const cuts = new ParticleCuts(labels, nx, ny, [periodic[0] !== false, periodic[1] !== false]);
+    await forEachSlab(reader, slabBytes, (slab) => cuts.add(slab));
+    const surface = new ParticleSurface(cuts);
+    const triangles = new Float64Array(labels + 1);
+    await forEachSliceWindow(reader, (w) => {
+      for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) {
+        const l = w.slice[x + nx * y];
+        if (l !== 0) triangles[l] += surface.voxel(w, x, y, () => {});
       }
-      onProgress((z + 1) / nz);
+      onProgress((0.5 * (w.z + 1)) / nz);
+    });
+    // Each solid's place; particles without voxels (all held by others, or clipped) have none.
+    const start = new Float64Array(labels + 1), filled = new Float64Array(labels + 1);
+    let at = 0;
+    for (let l = 1; l <= labels; l++) {
+      if (triangles[l] === 0) continue;
+      start[l] = at + asciiSolidHead(l).length;
+      await writer.writeAt(at, asciiSolidHead(l));
+      at = start[l] + triangles[l] * ASCII_FACET_BYTES;
+      await writer.writeAt(at, asciiSolidTail(l));
+      at += asciiSolidTail(l).length;
     }
-    await writer.patchUint32(80, (writer.bytes - 84) / STL_TRIANGLE_BYTES);
+    await forEachSliceWindow(reader, async (w) => {
+      const text = new Map<number, string[]>();
+      for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) {
+        const l = w.slice[x + nx * y];
+        if (l === 0) continue;
+        let lines = text.get(l);
+        if (!lines) text.set(l, (lines = []));
+        const out = lines;
+        surface.voxel(w, x, y, (n, a, b, c) => out.push(asciiFacet(n, a, b, c, voxelSize)));
+      }
+      for (const [l, lines] of text) {
+        const chunk = lines.join('');
+        await writer.writeAt(start[l] + filled[l], chunk);
+        filled[l] += chunk.length;
+      }
+      onProgress(0.5 + (0.5 * (w.z + 1)) / nz);
+    });
   } finally {
     await reader.close();
   }
@@ -295,11 +361,12 @@ async function writeSphereStl(writer: SequentialWriter, table: ColumnTable, onPr
   if (!isSphereTable(table)) throw new Error(`table '${table.name}' is not a sphere table (x, y, z, r) and the run has no label volume, so there are no surfaces to export`);
   const { x, y, z, r } = table.columns;
   const n = rowCount(table);
-  await writer.write(stlHeader(n * SPHERE_TRIANGLES));
-  const chunk = 4096;
+  const chunk = 1024;
   for (let start = 0; start < n; start += chunk) {
     const end = Math.min(n, start + chunk);
-    await writer.write(sphereTriangles(x, y, z, r, start, end));
+    let text = '';
+    for (let i = start; i < end; i++) text += sphereSolid(i + 1, x[i], y[i], z[i], r[i]);
+    await writer.write(text);
     onProgress(end / n);
   }
 }
@@ -380,6 +447,16 @@ class SequentialWriter {
       done += bytesWritten;
     }
     this.bytes += buf.length;
+  }
+  /** Writes at a byte offset (records placed out of order); the file grows to cover them. */
+  async writeAt(at: number, data: string): Promise<void> {
+    const buf = Buffer.from(data, 'latin1');
+    let done = 0;
+    while (done < buf.length) {
+      const { bytesWritten } = await this.fh.write(buf, done, buf.length - done, at + done);
+      done += bytesWritten;
+    }
+    this.bytes = Math.max(this.bytes, at + buf.length);
   }
   /** Overwrites 4 bytes already written (a count only known at the end). */
   async patchUint32(at: number, value: number): Promise<void> {

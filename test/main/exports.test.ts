@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { encodeTable, encodeVolume } from '../../core/io/container';
 import { sphereCsvToTable } from '../../core/io/csv';
 import { parseDump } from '../../core/io/lammps';
-import { checkWatertight, parseStl } from '../../core/io/mesh';
+import { parseStl } from '../../core/io/mesh';
+import { asciiSolids, checkSurface } from '../core/io/surface-check';
 import { parseRawHeader } from '../../core/io/raw';
 import { decodeTiffStack } from '../../core/io/tiff';
 import { decodeVti } from '../../core/io/vti';
@@ -180,19 +181,29 @@ describe('exportRun', () => {
     expect(Array.from(t.labels)).toEqual(Array.from(big.labels));
   });
 
-  it('writes voxel particle surfaces as closed STL that voxelises back to the packing', async () => {
+  it('writes the solid phase as one watertight STL that voxelises back to the packing, and each particle as a named closed solid', async () => {
     const out = join(dir, 'v.stl');
-    await exportRun(voxelRun, 'stl', out);
+    await exportRun(voxelRun, 'stl-solid', out);
     const mesh = parseStl(new Uint8Array(readFileSync(out)));
-    expect(checkWatertight(mesh).boundaryEdges).toBe(0);
+    expect(checkSurface(mesh.positions)).toMatchObject({ badEdges: 0, misoriented: 0, pinched: 0 });
     const solid = labels.reduce((s, l) => s + (l ? 1 : 0), 0);
     expect(voxeliseMesh(mesh, 4).voxelCount).toBe(solid);
+    await exportRun(voxelRun, 'stl-particles', join(dir, 'p.stl'), undefined, { slabBytes: 100 });
+    const solids = asciiSolids(readFileSync(join(dir, 'p.stl'), 'latin1'));
+    expect([...solids.keys()]).toEqual(['particle_1', 'particle_2', 'particle_3']);
+    for (const [name, positions] of solids) {
+      const l = Number(name.split('_')[1]);
+      expect(checkSurface(positions), name).toMatchObject({ badEdges: 0, misoriented: 0, pinched: 0, components: 1, euler: 2 });
+      expect(checkSurface(positions).volume).toBeCloseTo(labels.filter((x) => x === l).length * 0.25 ** 3, 9);
+    }
+    await expect(exportRun(run, 'stl-solid', join(dir, 'n.stl'))).rejects.toThrow(/has no label volume artifact, which format 'stl-solid' needs/);
   });
 
-  it('writes sphere surfaces as STL and the particle tables as LAMMPS dumps', async () => {
-    await exportRun(run, 'stl', join(dir, 's.stl'));
-    const mesh = parseStl(new Uint8Array(readFileSync(join(dir, 's.stl'))));
-    expect(mesh.triangles).toBe(3 * 80);
+  it('writes sphere surfaces as named STL solids and the particle tables as LAMMPS dumps', async () => {
+    await exportRun(run, 'stl-particles', join(dir, 's.stl'));
+    const solids = asciiSolids(readFileSync(join(dir, 's.stl'), 'latin1'));
+    expect([...solids.keys()]).toEqual(['particle_1', 'particle_2', 'particle_3']);
+    for (const positions of solids.values()) expect(checkSurface(positions)).toMatchObject({ triangles: 80, badEdges: 0, pinched: 0, euler: 2 });
     await exportRun(run, 'lammps', join(dir, 's.dump'));
     const dump = parseDump(readFileSync(join(dir, 's.dump'), 'utf8'));
     expect(dump.box).toEqual([4, 4, 4]);
@@ -265,5 +276,20 @@ describe('exports of a packed voxel run agree with the run', () => {
     const spheres = Array.from(radii).reduce((s, r) => s + (4 / 3) * Math.PI * r ** 3, 0);
     expect(spheres / (solid * h ** 3)).toBeCloseTo(1, 12);
     expect(res.metrics.solidVolume).toBeCloseTo(solid * h ** 3, 10);
+
+    // STL: every particle one closed manifold piece holding its voxels; the solid phase watertight.
+    await exportRun(packed, 'stl-particles', join(dir, 'packed.stl'));
+    const solids = asciiSolids(readFileSync(join(dir, 'packed.stl'), 'latin1'));
+    const voxels = table.columns.voxels;
+    expect(solids.size).toBe(voxels.filter((v) => v > 0).length);
+    for (const [name, positions] of solids) {
+      const r = checkSurface(positions);
+      expect(r, name).toMatchObject({ badEdges: 0, misoriented: 0, pinched: 0 });
+      expect(r.volume / (voxels[Number(name.split('_')[1]) - 1] * h ** 3), name).toBeCloseTo(1, 2);
+    }
+    await exportRun(packed, 'stl-solid', join(dir, 'packed-solid.stl'));
+    const whole = checkSurface(parseStl(new Uint8Array(readFileSync(join(dir, 'packed-solid.stl')))).positions);
+    expect(whole).toMatchObject({ badEdges: 0, misoriented: 0, pinched: 0 });
+    expect(whole.volume / (solid * h ** 3)).toBeCloseTo(1, 2);
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeTable, encodeVolume } from '../../core/io/container';
-import { stlHeader, voxelFaceTriangles } from '../../core/io/stl';
+import { solidSurfaceTriangles, stlHeader } from '../../core/io/stl';
 import { shapeSchema } from '../../core/voxel/shapes';
 import { analyseSpheres } from '../../core/analysis/index';
 import type { ColumnTable } from '../../core/common/engine';
@@ -47,7 +47,7 @@ describe('mesh shapes', () => {
     const labels = new Uint32Array(nx * ny * nz).map((_, i) => ((i * 37) % 5 < 3 ? 1 : 0));
     labels[0] = labels[labels.length - 1] = 1; // opposite corners solid: the mesh spans the whole grid
     const slices = [0, 1, 2].map((z) => labels.subarray(z * nx * ny, (z + 1) * nx * ny));
-    const tris = slices.map((s, z) => voxelFaceTriangles(slices[z - 1], s, slices[z + 1], nx, ny, z, 1));
+    const tris = slices.map((s, z) => solidSurfaceTriangles({ below: slices[z - 1], slice: s, above: slices[z + 1], nx, ny, z }, 1));
     const n = tris.reduce((a, t) => a + t.length, 0);
     const file = new Uint8Array(84 + n);
     file.set(stlHeader(n / 50));

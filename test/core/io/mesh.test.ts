@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertWatertight, checkWatertight, parseObj, parseStl, type TriangleMesh } from '../../../core/io/mesh';
 import { voxeliseMesh } from '../../../core/io/voxelise';
-import { sphereTriangles, stlHeader, voxelFaceTriangles, SPHERE_TRIANGLES } from '../../../core/io/stl';
+import { stlHeader } from '../../../core/io/stl';
 
 /** An indexed mesh as flat triangles. */
 function mesh(verts: number[][], faces: number[][]): TriangleMesh {
@@ -132,47 +132,5 @@ describe('mesh import', () => {
   it('refuses a resolution that makes the shape too large before allocating', () => {
     expect(() => voxeliseMesh(cube(1), 2000)).toThrow(/gives 2000 voxels along x .*at most 1024/);
     expect(() => voxeliseMesh(cube(1), 0)).toThrow(/resolution must be a positive number/);
-  });
-});
-
-describe('STL export', () => {
-  it('writes closed voxel surfaces that voxelise back to the same voxels', () => {
-    // An L-shaped particle (label 1) and a cube (label 2) touching it, in a 6 x 5 x 4 volume.
-    const [nx, ny, nz] = [6, 5, 4];
-    const labels = new Uint32Array(nx * ny * nz);
-    for (let z = 0; z < 3; z++) for (let y = 0; y < 3; y++) for (let x = 0; x < 4; x++) if (x < 2 || z === 0) labels[x + nx * (y + ny * z)] = 1;
-    for (let z = 1; z < 3; z++) for (let y = 0; y < 2; y++) for (let x = 2; x < 4; x++) labels[x + nx * (y + ny * z)] = 2;
-    const h = 0.5;
-    const parts: Uint8Array[] = [];
-    for (let z = 0; z < nz; z++) {
-      const slice = (k: number) => (k < 0 || k >= nz ? undefined : labels.subarray(k * nx * ny, (k + 1) * nx * ny));
-      parts.push(voxelFaceTriangles(slice(z - 1), slice(z)!, slice(z + 1), nx, ny, z, h, 0, 2));
-      parts.push(voxelFaceTriangles(slice(z - 1), slice(z)!, slice(z + 1), nx, ny, z, h, 2, ny));
-    }
-    const body = Uint8Array.from(parts.flatMap((p) => Array.from(p)));
-    const file = new Uint8Array(84 + body.length);
-    file.set(stlHeader(body.length / 50));
-    file.set(body, 84);
-    const m = parseStl(file);
-    const report = checkWatertight(m);
-    expect(report.boundaryEdges).toBe(0);
-    // Each particle is closed, so the total volume is the solid voxel count times h^3.
-    const solid = labels.reduce((s, l) => s + (l ? 1 : 0), 0);
-    expect(meshVolume(m)).toBeCloseTo(solid * h ** 3, 9);
-    const back = voxeliseMesh(m, 1 / h);
-    expect(back.voxelCount).toBe(solid);
-  });
-
-  it('writes each sphere as a closed outward icosphere', () => {
-    const tris = sphereTriangles([1], [2], [3], [0.5], 0, 1);
-    const file = new Uint8Array(84 + tris.length);
-    file.set(stlHeader(SPHERE_TRIANGLES));
-    file.set(tris, 84);
-    const m = parseStl(file);
-    expect(m.triangles).toBe(80);
-    expect(checkWatertight(m).watertight).toBe(true);
-    const inscribed = meshVolume(m);
-    expect(inscribed).toBeGreaterThan(0.8 * (4 / 3) * Math.PI * 0.125);
-    expect(inscribed).toBeLessThan((4 / 3) * Math.PI * 0.125);
   });
 });
