@@ -26,6 +26,13 @@ export class SphereGrid {
     this.lo = [0, 0, periodic[2] ? 0 : zmin];
     this.len = [box[0], box[1], periodic[2] ? box[2] : Math.max(zmax - zmin, 1e-12)];
     this.nc = this.len.map((l) => Math.max(1, Math.min(1024, Math.floor(l / cellSize)))) as [number, number, number];
+    // A few spheres in a large box would ask for up to 1024^3 cells (8 GiB of offsets): at most
+    // about two cells per sphere (a dense bed has about one per sphere at this cell size anyway).
+    const maxCells = Math.max(4096, 2 * n);
+    while (this.nc[0] * this.nc[1] * this.nc[2] > maxCells) {
+      const a = this.nc.indexOf(Math.max(...this.nc));
+      this.nc[a] = Math.max(1, Math.floor(this.nc[a] / 2));
+    }
     const [n0, n1, n2] = this.nc;
     const cells = n0 * n1 * n2;
     this.start = new Uint32Array(cells + 1);

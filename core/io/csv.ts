@@ -40,7 +40,9 @@ export function rowCount(table: ColumnTable): number {
  * ignored) into a sphere table. Errors name the line and column so a user can fix the file.
  */
 export function sphereCsvToTable(text: string, name = 'spheres'): ColumnTable {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  const all = text.split(/\r?\n/);
+  const lineNumbers = csvLineNumbers(all);
+  const lines = Array.from(lineNumbers, (n) => all[n - 1]);
   if (lines.length === 0) throw new Error('sphere CSV is empty: expected a header line x,y,z,r[,type]');
   const header = lines[0].split(',').map((h) => h.trim().toLowerCase());
   const index = (c: string) => header.indexOf(c);
@@ -57,18 +59,34 @@ export function sphereCsvToTable(text: string, name = 'spheres'): ColumnTable {
     const num = (k: number, col: string) => {
       const v = Number(cells[k]);
       if (cells[k] === undefined || cells[k].trim() === '' || !Number.isFinite(v)) {
-        throw new Error(`sphere CSV line ${i + 2}: column '${col}' is '${cells[k] ?? ''}', expected a finite number`);
+        throw new Error(`sphere CSV line ${lineNumbers[i + 1]}: column '${col}' is '${cells[k] ?? ''}', expected a finite number`);
       }
       return v;
     };
     x[i] = num(ix, 'x'); y[i] = num(iy, 'y'); z[i] = num(iz, 'z'); r[i] = num(ir, 'r');
-    if (r[i] <= 0) throw new Error(`sphere CSV line ${i + 2}: radius r must be > 0, got ${r[i]}`);
+    if (r[i] <= 0) throw new Error(`sphere CSV line ${lineNumbers[i + 1]}: radius r must be > 0, got ${r[i]}`);
     if (it >= 0) {
       const t = num(it, 'type');
-      if (!Number.isInteger(t) || t < 0 || t > 65535) throw new Error(`sphere CSV line ${i + 2}: type must be an integer in [0, 65535], got ${t}`);
+      if (!Number.isInteger(t) || t < 0 || t > 65535) throw new Error(`sphere CSV line ${lineNumbers[i + 1]}: type must be an integer in [0, 65535], got ${t}`);
       type[i] = t;
     }
     id[i] = i;
   }
   return { kind: 'table', name, columns: { id, type, x, y, z, r } };
+}
+
+/**
+ * The 1-based line numbers of a CSV's header and data lines (blank lines and # comments skipped):
+ * entry 0 is the header's line, entry i the line of data row i. Errors about a row name its line.
+ */
+export function sphereCsvLineNumbers(text: string): Uint32Array {
+  return csvLineNumbers(text.split(/\r?\n/));
+}
+
+function csvLineNumbers(lines: string[]): Uint32Array {
+  const out: number[] = [];
+  lines.forEach((l, i) => {
+    if (l.trim() !== '' && !l.startsWith('#')) out.push(i + 1);
+  });
+  return Uint32Array.from(out);
 }

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
 import { EXPORT_FORMATS, exportFormatList, exportRun, type ExportableRun } from './exports';
-import { meshBytesToShape, meshImportOptionsSchema, rawBytesToShape, recordSphereRun, sphereTableFromCsv, SPHERE_IMPORT_ENGINE, type VoxelShapeImport } from './imports';
+import { IMPORT_WORKER, importTaskBytes, meshImportOptionsSchema, recordSphereRun, sphereImportAnalysis, SPHERE_IMPORT_ENGINE, type ImportResult, type ImportTask, type VoxelShapeImport } from './imports';
+import { BudgetError, type WorkerPool } from './pool';
 import { readParticles, readSlice } from './artifacts';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
@@ -29,6 +30,8 @@ export interface HandlerContext {
   electron: boolean;
   /** Turns for heavy calls (exports, imports), so that many at once queue instead of piling up. */
   heavy: Limiter;
+  /** Runs imports in worker threads under the runs' memory budget. */
+  pool: WorkerPool;
 }
 
 type Parsed<M extends MethodName> = z.output<(typeof paramsSchemas)[M]>;
@@ -81,15 +84,28 @@ async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, us
   }
 }
 
-/** Runs a parser of user-supplied file contents: whatever it rejects is bad input, not a fault of ours. */
-function parsingInput<T>(what: string, parse: () => T): T {
-  try {
-    return parse();
-  } catch (err) {
-    if (err instanceof ApiError) throw err;
-    throw new ApiError('invalid', `${what}: ${err instanceof Error ? err.message : String(err)}`);
-  }
+/**
+ * Runs an import task in a worker (one of ctx.heavy's turns, under the memory budget). What the
+ * parsers reject is bad input naming `what` (the file), not a fault of ours; a task too big for the
+ * budget is refused before it starts.
+ */
+function importing(ctx: HandlerContext, what: string, task: ImportTask): Promise<ImportResult> {
+  return ctx.heavy.run(async () => {
+    try {
+      return await ctx.pool.task<ImportResult>(IMPORT_WORKER, task, importTaskBytes(task));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof BudgetError) throw new ApiError(err.busy ? 'unavailable' : 'invalid', `${what}: the import ${message}`);
+      if ((err as { taskFailed?: boolean }).taskFailed) throw new ApiError('invalid', `${what}: ${message}`);
+      throw err;
+    }
+  });
 }
+
+const shapeOf = (r: ImportResult): VoxelShapeImport => {
+  if (r.kind !== 'shape') throw new Error(`import task gave ${r.kind}, not a shape`);
+  return r.shape;
+};
 
 const baseName = (file: string): string => file.replace(/^.*[\\/]/, '').replace(/\.[^.]+$/, '') || 'Imported shape';
 
@@ -125,15 +141,19 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'shapes.duplicate': (p) => shapes.duplicate(p.id, p.name),
     'shapes.delete': (p) => (shapes.delete(p.id), {}),
     'shapes.preview': (p) => shapes.preview(p.shape, p.size, p.resolution, p.reductionThreshold),
-    'shapes.importMesh': (p) => {
+    'shapes.importMesh': async (p) => {
       const options = meshImportOptionsSchema.safeParse({ resolution: p.resolution, voxelsAcross: p.voxelsAcross });
       if (!options.success) {
         const issues = issuesFrom(options.error, '');
         throw new ApiError('invalid', invalidMessage(issues), issues);
       }
-      return addImported(p.name ?? baseName(p.fileName), parsingInput(p.fileName, () => meshBytesToShape(p.bytes, p.fileName, options.data)));
+      const imported = await importing(ctx, p.fileName, { kind: 'mesh', bytes: p.bytes, fileName: p.fileName, options: options.data });
+      return addImported(p.name ?? baseName(p.fileName), shapeOf(imported));
     },
-    'shapes.importRaw': (p) => addImported(p.name ?? baseName(p.fileName), parsingInput(p.fileName, () => rawBytesToShape(p.bytes, p.header, p.fileName))),
+    'shapes.importRaw': async (p) => {
+      const imported = await importing(ctx, p.fileName, { kind: 'raw', bytes: p.bytes, header: p.header, fileName: p.fileName });
+      return addImported(p.name ?? baseName(p.fileName), shapeOf(imported));
+    },
 
     'presets.list': (p) => store.listPresets(p.engine),
     'presets.save': (p) => {
@@ -172,9 +192,11 @@ export function createHandlers(ctx: HandlerContext): Handlers {
         return { fileName, mime, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
       }),
 
-    'runs.importSpheres': (p) => {
-      const table = parsingInput(p.source || 'sphere CSV', () => sphereTableFromCsv(p.csv, p.source));
-      const run = recordSphereRun(store, (id) => queue.runDir(id), table, { name: p.name, source: p.source, box: p.box, analysis: p.analysis }, queue.origin(1));
+    'runs.importSpheres': async (p) => {
+      const analysis = sphereImportAnalysis(p.analysis);
+      const imported = await importing(ctx, p.source || 'sphere CSV', { kind: 'spheres', csv: p.csv, source: p.source, box: p.box, analysis });
+      if (imported.kind !== 'spheres') throw new Error(`import task gave ${imported.kind}, not spheres`);
+      const run = recordSphereRun(store, (id) => queue.runDir(id), imported.spheres, { name: p.name, source: p.source }, queue.origin(1));
       // Runs normally reach open windows through the queue's events; an import skips the queue.
       ctx.events.emit('run.updated', run);
       return run;

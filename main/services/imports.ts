@@ -3,21 +3,24 @@
  * volumes become voxel-engine particle shapes of kind 'voxels' (core/voxel/shapes.ts: dims and
  * packed solid bits, base64), and an exported sphere CSV becomes a finished, analysed run.
  * Parsing and voxelisation are pure (core/io); this module reads the files and checks sizes
- * before reading data.
+ * before reading data. The handlers run each import as a task in a worker thread
+ * (main/workers/imports.ts, runImportTask) under the runs' memory budget (importTaskBytes), so a
+ * big or hostile file never blocks or exhausts the process that serves the app.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { analyseSpheres, sphereAnalysisOptionsSchema } from '../../core/analysis/index';
-import type { ColumnTable } from '../../core/common/engine';
+import type { ColumnTable, EngineSeries } from '../../core/common/engine';
 import { encodeTable } from '../../core/io/container';
-import { sphereCsvToTable } from '../../core/io/csv';
+import { sphereCsvLineNumbers, sphereCsvToTable } from '../../core/io/csv';
 import { assertWatertight, parseObj, parseStl } from '../../core/io/mesh';
 import { parseRawHeader, rawToSolidBits, RAW_DTYPE_BYTES, type RawHeader } from '../../core/io/raw';
 import { bounds, MAX_SHAPE_VOXELS_PER_AXIS, voxeliseMesh } from '../../core/io/voxelise';
-import { ApiError, invalidMessage, issuesFrom, type RunSummary } from '../api';
+import { ApiError, invalidMessage, issuesFrom, type MetricValue, type RunSummary } from '../api';
 import type { RunOrigin, RunStore } from './store';
 
 export interface VoxelShapeImport {
@@ -143,36 +146,102 @@ export function sphereTableFromCsv(text: string, source: string): ColumnTable {
  */
 export const SPHERE_IMPORT_ENGINE = 'spheres';
 
-export interface SphereRunOptions {
-  name: string;
-  /** Where the spheres came from (a file name); stored in the run's params. */
-  source: string;
-  /** Box [x, y, z] in the CSV's length unit; default: the spheres' extent from the origin. */
-  box?: [number, number, number];
-  /** core/analysis sphereAnalysisOptionsSchema. */
-  analysis?: Record<string, unknown>;
-}
+/**
+ * Along any box side at most this many smallest sphere diameters: the analysis grids (porosity
+ * slices, pore cells, height map, neighbour cells) grow with this ratio, and past it they explode
+ * (a 2-row CSV with a coordinate of 1e300 asked for 8.5 GB).
+ */
+export const MAX_BOX_DIAMETERS = 100_000;
 
 /**
- * Records a sphere table as a finished `spheres` run: analyseSpheres metrics and series, and the
- * table (with the per-sphere analysis columns) as its artifact in `runDir(id)`. The run row is
- * inserted 'paused' so that no queue (of this or another process) picks it up before it is done;
- * `origin` (this process, as a queue would record it) is stored with it.
+ * Checks of a parsed sphere set before any analysis allocates: every centre inside the box (a given
+ * one, or else the extent from the origin, so no coordinate below 0), no sphere wider than the box
+ * in x or y, and a box the analysis grids can hold. Errors name the CSV line and the limit. Returns
+ * the box.
  */
-export function recordSphereRun(store: RunStore, runDir: (id: string) => string, table: ColumnTable, o: SphereRunOptions, origin: RunOrigin): RunSummary {
-  const parsed = sphereAnalysisOptionsSchema.safeParse(o.analysis ?? {});
+export function checkSphereSet(table: ColumnTable, given: [number, number, number] | undefined, lines: Uint32Array): [number, number, number] {
+  const { x, y, z, r } = table.columns;
+  const n = r.length;
+  if (n === 0) throw new Error('sphere CSV has a header but no spheres');
+  const line = (i: number) => `sphere CSV line ${lines[i + 1] ?? i + 2}`;
+  const cols = [x, y, z];
+  const box = given ?? (table.meta?.box as [number, number, number]);
+  let dmin = Infinity, iMin = 0;
+  for (let i = 0; i < n; i++) {
+    for (let a = 0; a < 3; a++) {
+      const v = cols[a][i];
+      if (v < 0 || v > box[a]) {
+        throw new Error(given
+          ? `${line(i)}: ${'xyz'[a]} = ${v} lies outside the box [0, ${box[a]}] along ${'xyz'[a]}; give a box that holds every centre`
+          : `${line(i)}: ${'xyz'[a]} = ${v} is below 0; the box runs from the origin to the spheres' extent, so shift the coordinates or give the box`);
+      }
+    }
+    if (2 * r[i] > Math.min(box[0], box[1])) {
+      throw new Error(`${line(i)}: the sphere's diameter ${2 * r[i]} is wider than the box (${box[0]} x ${box[1]}); spheres must fit the box in x and y`);
+    }
+    if (2 * r[i] < dmin) { dmin = 2 * r[i]; iMin = i; }
+  }
+  for (let a = 0; a < 3; a++) {
+    if (!(box[a] / dmin <= MAX_BOX_DIAMETERS)) {
+      // Without a given box, the sphere reaching farthest made it this long: name its line.
+      let iFar = 0;
+      for (let i = 1; i < n; i++) if (cols[a][i] + r[i] > cols[a][iFar] + r[iFar]) iFar = i;
+      const where = given ? 'the' : `${line(iFar)}: ${'xyz'[a]} = ${cols[a][iFar]} makes the`;
+      throw new Error(
+        `${where} box ${box[a]} long along ${'xyz'[a]}, ${(box[a] / dmin).toPrecision(3)} times the smallest sphere's diameter ${dmin} (${line(iMin)}); the analysis allows at most ${MAX_BOX_DIAMETERS}`,
+      );
+    }
+  }
+  return box;
+}
+
+/** A sphere set analysed (the table with its per-sphere analysis columns), ready to be recorded as a run. */
+export interface AnalysedSpheres {
+  table: ColumnTable;
+  box: [number, number, number];
+  analysis: Record<string, unknown>;
+  metrics: Record<string, MetricValue>;
+  series: EngineSeries[];
+  analysisSeconds: number;
+}
+
+/** The analysis options of a sphere import, checked (ApiError naming `analysis.<field>`). */
+export function sphereImportAnalysis(analysis: Record<string, unknown> = {}): Record<string, unknown> {
+  const parsed = sphereAnalysisOptionsSchema.safeParse(analysis);
   if (!parsed.success) {
     const issues = issuesFrom(parsed.error, 'analysis');
     throw new ApiError('invalid', invalidMessage(issues), issues);
   }
-  const box = o.box ?? (table.meta?.box as [number, number, number]);
+  return parsed.data;
+}
+
+/** Parses, checks (checkSphereSet) and analyses a sphere CSV: the work of a sphere import's task. */
+export function analyseSphereCsv(csv: string, source: string, box: [number, number, number] | undefined, analysis: Record<string, unknown>): AnalysedSpheres {
+  const table = sphereTableFromCsv(csv, source);
+  const checkedBox = checkSphereSet(table, box, sphereCsvLineNumbers(csv));
   const t0 = performance.now();
-  const result = analyseSpheres(table, box, parsed.data);
+  const result = analyseSpheres(table, checkedBox, analysis);
   const analysisSeconds = (performance.now() - t0) / 1000;
   for (const [name, column] of Object.entries(result.particleColumns)) if (!(name in table.columns)) table.columns[name] = column;
-  table.meta = { ...table.meta, box, periodic: parsed.data.periodic ?? [true, true, false] };
+  table.meta = { ...table.meta, box: checkedBox, periodic: (analysis.periodic as boolean[] | undefined) ?? [true, true, false] };
+  return { table, box: checkedBox, analysis, metrics: { ...result.metrics, particles: table.columns.r.length, analysisSeconds }, series: result.series, analysisSeconds };
+}
 
-  const params = { source: o.source, box, analysis: parsed.data };
+export interface SphereRunOptions {
+  name: string;
+  /** Where the spheres came from (a file name); stored in the run's params. */
+  source: string;
+}
+
+/**
+ * Records an analysed sphere set as a finished `spheres` run: metrics and series, and the table as
+ * its artifact in `runDir(id)`. The run row is inserted 'paused' so that no queue (of this or
+ * another process) picks it up before it is done; `origin` (this process, as a queue would record
+ * it) is stored with it.
+ */
+export function recordSphereRun(store: RunStore, runDir: (id: string) => string, spheres: AnalysedSpheres, o: SphereRunOptions, origin: RunOrigin): RunSummary {
+  const { table } = spheres;
+  const params = { source: o.source, box: spheres.box, analysis: spheres.analysis };
   const spec = { engine: SPHERE_IMPORT_ENGINE, name: o.name, seed: 0, params };
   const [id] = store.insertRuns([{ name: o.name, engine: SPHERE_IMPORT_ENGINE, spec, params, seed: 0, priority: 0, batchId: null, status: 'paused' }]);
   try {
@@ -185,10 +254,10 @@ export function recordSphereRun(store: RunStore, runDir: (id: string) => string,
     writeFileSync(path, bytes);
     store.finishRun(id, {
       status: 'done',
-      metrics: { ...result.metrics, particles: table.columns.r.length, analysisSeconds },
-      series: result.series,
-      artifacts: [{ kind: 'table', name: table.name, path, bytes: bytes.length, checksum: createHash('sha256').update(bytes).digest('hex'), meta: table.meta }],
-      wallSeconds: analysisSeconds,
+      metrics: spheres.metrics,
+      series: spheres.series,
+      artifacts: [{ kind: 'table', name: table.name, path, bytes: bytes.length, checksum: createHash('sha256').update(bytes).digest('hex'), meta: table.meta ?? {} }],
+      wallSeconds: spheres.analysisSeconds,
     });
   } catch (err) {
     store.deleteRun(id);
@@ -196,4 +265,48 @@ export function recordSphereRun(store: RunStore, runDir: (id: string) => string,
     throw err;
   }
   return store.getSummary(id)!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Imports as worker tasks
+
+export type ImportTask =
+  | { kind: 'spheres'; csv: string; source: string; box?: [number, number, number]; analysis: Record<string, unknown> }
+  | { kind: 'mesh'; bytes: Uint8Array; fileName: string; options: MeshImportOptions }
+  | { kind: 'raw'; bytes: Uint8Array; header: string; fileName: string };
+
+export type ImportResult = { kind: 'spheres'; spheres: AnalysedSpheres } | { kind: 'shape'; shape: VoxelShapeImport };
+
+/** The worker entry that runs import tasks (from source, or bundled next to the main bundle). */
+export const IMPORT_WORKER = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../workers/imports.ts' : './workers/imports.js', import.meta.url));
+
+/** What a task does inside its worker. */
+export function runImportTask(task: ImportTask): ImportResult {
+  switch (task.kind) {
+    case 'spheres': return { kind: 'spheres', spheres: analyseSphereCsv(task.csv, task.source, task.box, task.analysis) };
+    case 'mesh': return { kind: 'shape', shape: meshBytesToShape(task.bytes, task.fileName, task.options) };
+    case 'raw': return { kind: 'shape', shape: rawBytesToShape(task.bytes, task.header, task.fileName) };
+  }
+}
+
+/**
+ * Upper bound of the bytes a task allocates, known before it starts (so it is refused up front):
+ * for a sphere CSV, the text and its lines (a row is at least 8 characters: '0,0,0,1\n'), the
+ * table and analysis per sphere, the pore grid, at most a million porosity slices (checkSphereSet
+ * bounds box over diameter) and the height map; for a mesh, its triangles and the largest voxel
+ * grid an import may have (1024^3 bits, also as base64); for a raw volume, its bytes and its bits.
+ */
+export function importTaskBytes(task: ImportTask): number {
+  switch (task.kind) {
+    case 'spheres': {
+      const rows = task.csv.length / 8;
+      const cells = (task.analysis.poreGridVoxels as number | undefined) ?? 2 ** 21;
+      const heightMap = ((task.analysis.heightMapCells as number | undefined) ?? 256) ** 2;
+      return 6 * task.csv.length + rows * 600 + 17 * cells + 24 * 10 * MAX_BOX_DIAMETERS + 16 * heightMap;
+    }
+    case 'mesh':
+      return 4 * task.bytes.length + 3 * (MAX_SHAPE_VOXELS_PER_AXIS ** 3 / 8);
+    case 'raw':
+      return 2 * task.bytes.length + 3 * Math.ceil(task.bytes.length / 8);
+  }
 }

@@ -139,9 +139,42 @@ export class WorkerPool {
   }
 
   reservedBytes(): number {
-    let n = 0;
+    let n = this.taskBytes;
     for (const j of this.jobs.values()) n += j.memoryBytes;
     return n;
+  }
+
+  /** Bytes held by running tasks (imports). */
+  private taskBytes = 0;
+
+  /**
+   * Runs a one-off task (an import) in a worker thread under the same memory budget as runs: the
+   * value the worker posts ({ ok: true, value }), or an Error with the message it posts
+   * ({ ok: false, message }) marked `taskFailed`, or a crash. Refused up front (BudgetError) when
+   * `memoryBytes` is over the budget or over what runs leave free now.
+   */
+  async task<T>(workerEntry: string, input: unknown, memoryBytes: number, transfer: ArrayBuffer[] = []): Promise<T> {
+    if (memoryBytes > this.memoryBudgetBytes) {
+      throw new BudgetError(`needs about ${formatBytes(memoryBytes)}, more than the memory budget of ${formatBytes(this.memoryBudgetBytes)}`, false);
+    }
+    if (!this.fits(memoryBytes)) {
+      throw new BudgetError(`needs about ${formatBytes(memoryBytes)}; runs hold all but ${formatBytes(this.memoryBudgetBytes - this.reservedBytes())} of the memory budget now: try again when they finish`, true);
+    }
+    const worker = new Worker(runnableEntry(workerEntry, this.bundleDirs), { workerData: input, transferList: transfer });
+    this.taskBytes += memoryBytes;
+    try {
+      return await new Promise<T>((resolve, reject) => {
+        worker.once('message', (m: { ok: true; value: T } | { ok: false; message: string }) => {
+          if (m.ok) resolve(m.value);
+          else reject(Object.assign(new Error(m.message), { taskFailed: true }));
+        });
+        worker.once('error', (err) => reject(new Error(`worker crashed: ${err.message}`)));
+        worker.once('exit', (code) => reject(new Error(`worker exited with code ${code} before finishing`)));
+      });
+    } finally {
+      this.taskBytes -= memoryBytes;
+      void worker.terminate();
+    }
   }
 
   /** Whether a run needing `bytes` could start now. */
@@ -252,6 +285,13 @@ export class WorkerPool {
     await Promise.race([Promise.all(entries.map((e) => e.job.done)), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
     await Promise.all(entries.map((e) => e.worker.terminate()));
+  }
+}
+
+/** A task refused for its memory: `busy` when it would fit once running runs end. */
+export class BudgetError extends Error {
+  constructor(message: string, readonly busy: boolean) {
+    super(message);
   }
 }
 

@@ -62,13 +62,12 @@ export function openServices(o: ServicesOptions): Services {
   shapes.installBuiltins();
   const recovered = queue.recover();
   const heavy = new Limiter(Math.min(2, availableParallelism()));
-  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, heavy };
+  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, heavy, pool };
   const dispatch = createDispatch(createHandlers(ctx));
   if (o.autoStart) queue.start();
   let closed: Promise<void> | undefined;
   return {
     ...ctx,
-    pool,
     dispatch,
     recovered,
     close() {

@@ -141,6 +141,55 @@ describe('runs.importSpheres', () => {
   });
 });
 
+describe('sphere imports that would not fit', () => {
+  it('refuses up front, naming the line and the limit: far-out coordinates, outside the box, wider than the box', async () => {
+    const t0 = performance.now();
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'far', csv: 'x,y,z,r\n1,1,1,1\n1,1,1e300,1\n', source: 'far.csv' }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/^far\.csv: sphere CSV line 3: z = 1e\+300 makes the box 1e\+300 long along z, .* the analysis allows at most 100000$/),
+    });
+    // Refused before any grid: well under the 36 s and 8.5 GB this took.
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'out', csv: cubicSpheresCsv(), box: [2, 3, 3] }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/sphere CSV line 20: x = 2\.5 lies outside the box \[0, 2\] along x/),
+    });
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'neg', csv: '# shifted\nx,y,z,r\n1,1,1,0.5\n-1,1,1,0.5\n' }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/line 4: x = -1 is below 0; the box runs from the origin/),
+    });
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'wide', csv: 'x,y,z,r\n1,1,1,0.5\n1,1,1,5\n', box: [4, 4, 4] }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/line 3: the sphere's diameter 10 is wider than the box \(4 x 4\)/),
+    });
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'empty', csv: 'x,y,z,r\n' }))).toMatchObject({ code: 'invalid', message: expect.stringMatching(/no spheres/) });
+    const names = (await s.dispatch('runs.list', { filter: { engine: 'spheres' } })).rows.map((r) => r.name);
+    for (const bad of ['far', 'out', 'neg', 'wide', 'empty']) expect(names).not.toContain(bad);
+  });
+
+  it('runs imports in a worker under the memory budget: over it is refused, and the services answer meanwhile', async () => {
+    const t2 = tempDir();
+    const small = openServices({ dataDir: t2.dir, memoryBudgetBytes: 32 << 20 });
+    try {
+      expect(await rejection(small.dispatch('runs.importSpheres', { name: 'big', csv: cubicSpheresCsv() }))).toMatchObject({
+        code: 'invalid',
+        message: expect.stringMatching(/^sphere CSV: the import needs about .* MiB, more than the memory budget of 32\.0 MiB$/),
+      });
+      expect((await small.dispatch('runs.list', {})).total).toBe(0);
+    } finally {
+      await small.close();
+      t2.cleanup();
+    }
+    // While a sphere set is analysed, other calls are answered (the analysis is not on this thread).
+    const order: string[] = [];
+    const importing = s.dispatch('runs.importSpheres', { name: 'while', csv: cubicSpheresCsv() }).then(() => order.push('import'));
+    await new Promise((r) => setTimeout(r, 30));
+    order.push('timer');
+    await importing;
+    expect(order).toEqual(['timer', 'import']);
+  });
+});
+
 describe('exports.formats', () => {
   it('lists every export format with label, extension and the runs it applies to', async () => {
     const formats = await s.dispatch('exports.formats', {});

@@ -109,6 +109,27 @@ describe('analyseSpheres', () => {
     }
   });
 
+  it('keeps the cell grid near the sphere count for a few spheres in a huge box, with the same pairs', () => {
+    const rand = new Random(5);
+    const box: [number, number, number] = [1000, 1000, 1000];
+    const n = 40;
+    // Clusters, so that some pairs are close: without the cap this asks for 1024^3 cells (8 GiB).
+    const x = Float64Array.from({ length: n }, (_, i) => (i % 4) * 300 + rand.uniform(0, 2));
+    const y = Float64Array.from({ length: n }, () => rand.uniform(0, 2));
+    const z = Float64Array.from({ length: n }, (_, i) => (i < 20 ? rand.uniform(0, 3) : rand.uniform(0, 1000)));
+    const grid = new SphereGrid(x, y, z, box, [true, true, false], 1);
+    const nc = (grid as unknown as { nc: number[] }).nc;
+    expect(nc[0] * nc[1] * nc[2]).toBeLessThanOrEqual(4096);
+    const expected = new Set<string>(), got = new Set<string>();
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
+      const d = [x[j] - x[i], y[j] - y[i], z[j] - z[i]].map((v, a) => (a < 2 ? v - box[a] * Math.round(v / box[a]) : v));
+      if (Math.hypot(...d) < 1.5) expected.add(`${i}-${j}`);
+    }
+    for (let i = 0; i < n; i++) grid.forEachNear(i, 1.5, (j) => { if (j > i) got.add(`${i}-${j}`); });
+    expect(expected.size).toBeGreaterThan(3);
+    expect(got).toEqual(expected);
+  });
+
   it('reports sizes by number and volume and rejects bad input', () => {
     const res = analyseSpheres(spheres([[1, 1, 1], [3, 3, 1], [5, 5, 1]], [1, 1, 2]), [8, 8, 8], { sizeBins: 2 });
     const byNumber = res.series.find((s) => s.name === 'size distribution by number')!;

@@ -23,5 +23,7 @@ describe('particle csv', () => {
     expect(() => sphereCsvToTable('x,y,z,r\n1,2,3,-1\n')).toThrow(/line 2: radius r must be > 0/);
     expect(() => sphereCsvToTable('x,y,z,r,type\n1,2,3,1,1.5\n')).toThrow(/type must be an integer/);
     expect(() => sphereCsvToTable('')).toThrow(/empty/);
+    // Line numbers are the file's, comments and blank lines counted.
+    expect(() => sphereCsvToTable('# exported\nx,y,z,r\n\n1,2,3,1\n1,2,3,0\n')).toThrow(/line 5: radius r must be > 0/);
   });
 });

@@ -1,0 +1,19 @@
+/**
+ * The worker of an import task (main/services/imports.ts): parses, checks and analyses or
+ * voxelises a file the user brought, off the thread that serves the app, and posts the outcome.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { runImportTask, type ImportResult, type ImportTask } from '../services/imports';
+
+function buffersOf(r: ImportResult): ArrayBuffer[] {
+  if (r.kind === 'shape') return [];
+  const arrays = [...Object.values(r.spheres.table.columns), ...r.spheres.series.flatMap((s) => [s.x, s.y])];
+  return [...new Set(arrays.map((a) => a.buffer).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer))];
+}
+
+try {
+  const value = runImportTask(workerData as ImportTask);
+  parentPort!.postMessage({ ok: true, value }, buffersOf(value));
+} catch (err) {
+  parentPort!.postMessage({ ok: false, message: err instanceof Error ? err.message : String(err) });
+}
