@@ -138,10 +138,10 @@ describe('web host under faults', () => {
     const api = client();
     const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'counter', name: 'to export', seed: 1, params: { steps: 3, stepMs: 0, volume: true } } });
     await waitFor('the run to finish', () => services.store.getSummary(runIds[0])?.status === 'done');
-    const path = `/api/runs/${runIds[0]}/export?format=stl&token=${host.token}`;
+    const path = `/api/runs/${runIds[0]}/export?format=stl-particles&token=${host.token}`;
     expect((await rawGet(path, { origin: 'http://evil.example' })).status).toBe(403);
     expect((await rawGet(path, { origin: `http://127.0.0.1:${host.port}` })).status).toBe(200);
-    expect((await rawGet(`/api/runs/%E0%A4%A/export?format=stl&token=${host.token}`)).status).toBe(400);
+    expect((await rawGet(`/api/runs/%E0%A4%A/export?format=stl-particles&token=${host.token}`)).status).toBe(400);
     expect((await rawGet('/%E0%A4%A')).status).toBe(400);
 
     const limiter = services.heavy;

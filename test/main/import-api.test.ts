@@ -116,7 +116,7 @@ describe('runs.importSpheres', () => {
     const csv = await s.dispatch('runs.export', { id: run.id, format: 'csv' });
     const back = sphereCsvToTable(new TextDecoder().decode(csv.bytes));
     expect(Array.from(back.columns.z)).toEqual(Array.from(sphereCsvToTable(cubicSpheresCsv()).columns.z));
-    const stl = await s.dispatch('runs.export', { id: run.id, format: 'stl' });
+    const stl = await s.dispatch('runs.export', { id: run.id, format: 'stl-particles' });
     expect(stl.bytes.length).toBeGreaterThan(84);
     expect(await rejection(s.dispatch('runs.export', { id: run.id, format: 'heightmap-tiff' }))).toMatchObject({ code: 'conflict' });
     expect(await rejection(s.dispatch('runs.rerun', { id: run.id }))).toMatchObject({ code: 'conflict', message: expect.stringMatching(/imported sphere set/) });
