@@ -8,6 +8,7 @@
  * core/io; this module does only files.
  */
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ColumnTable, EngineSeries } from '../../core/common/engine';
 import { decodeHeader, decodeTable, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
@@ -15,6 +16,7 @@ import { dumpHead, dumpRadius, dumpRows } from '../../core/io/lammps';
 import { bytesPerLabel, labelBytes, labelDtype, maxOf, type LabelDtype } from '../../core/io/labels';
 import { rawSidecar } from '../../core/io/raw';
 import { asciiFacet, asciiSolidHead, asciiSolidTail, solidSurfaceTriangles, sphereSolid, stlHeader, ParticleCuts, ParticleSurface, ASCII_FACET_BYTES, STL_HEADER_BYTES, STL_TRIANGLE_BYTES, type SliceWindow } from '../../core/io/stl';
+import { tarHeader, tarPadding, TAR_END } from '../../core/io/tar';
 import { tiffLayout } from '../../core/io/tiff';
 import { vtiHead, vtiTail } from '../../core/io/vti';
 import type { ExportFormatInfo, ExportNeed } from '../api';
@@ -34,6 +36,8 @@ export type { ExportNeed } from '../api';
 
 export interface ExportFormat {
   id: string;
+  /** Names the content in the file name (run-id.<stem>.<extension>), so that no two formats share one. */
+  stem: string;
   title: string;
   extension: string;
   mime: string;
@@ -41,17 +45,17 @@ export interface ExportFormat {
 }
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = [
-  { id: 'json', title: 'Results as JSON (params, metrics, series)', extension: 'json', mime: 'application/json', needs: 'results' },
-  { id: 'metrics-csv', title: 'Metrics as CSV (metric, value)', extension: 'csv', mime: 'text/csv', needs: 'results' },
-  { id: 'series-csv', title: 'Series as CSV (series, x, y)', extension: 'csv', mime: 'text/csv', needs: 'results' },
-  { id: 'csv', title: 'Particle table as CSV (spheres: x, y, z, r, type)', extension: 'csv', mime: 'text/csv', needs: 'table' },
-  { id: 'lammps', title: 'LAMMPS dump (OVITO, LIGGGHTS)', extension: 'dump', mime: 'text/plain', needs: 'table' },
-  { id: 'vti', title: 'VTK ImageData of the labels (ParaView)', extension: 'vti', mime: 'application/xml', needs: 'volume' },
-  { id: 'tiff', title: 'Multi-page TIFF stack of the labels (Fiji/ImageJ)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
-  { id: 'raw', title: 'Raw labels, little-endian, with a .json header (numpy, PoreSpy)', extension: 'raw', mime: 'application/octet-stream', needs: 'volume' },
-  { id: 'stl-particles', title: 'Particle surfaces as ASCII STL: one closed, manifold solid per particle (particle_<label>), periodic particles in one piece', extension: 'stl', mime: 'model/stl', needs: 'volume-or-table' },
-  { id: 'stl-solid', title: 'Surface of the whole solid phase as one watertight, manifold binary STL', extension: 'stl', mime: 'model/stl', needs: 'volume' },
-  { id: 'heightmap-tiff', title: 'Top-surface height map as TIFF (pixel size in length units; values: height in voxels, calibrated to length for Fiji)', extension: 'tif', mime: 'image/tiff', needs: 'heightmap' },
+  { id: 'json', stem: 'results', title: 'Results as JSON (params, metrics, series)', extension: 'json', mime: 'application/json', needs: 'results' },
+  { id: 'metrics-csv', stem: 'metrics', title: 'Metrics as CSV (metric, value)', extension: 'csv', mime: 'text/csv', needs: 'results' },
+  { id: 'series-csv', stem: 'series', title: 'Series as CSV (series, x, y)', extension: 'csv', mime: 'text/csv', needs: 'results' },
+  { id: 'csv', stem: 'particles', title: 'Particle table as CSV (spheres: x, y, z, r, type)', extension: 'csv', mime: 'text/csv', needs: 'table' },
+  { id: 'lammps', stem: 'particles', title: 'LAMMPS dump (OVITO, LIGGGHTS)', extension: 'dump', mime: 'text/plain', needs: 'table' },
+  { id: 'vti', stem: 'labels', title: 'VTK ImageData of the labels (ParaView)', extension: 'vti', mime: 'application/xml', needs: 'volume' },
+  { id: 'tiff', stem: 'labels', title: 'Multi-page TIFF stack of the labels (Fiji/ImageJ)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
+  { id: 'raw', stem: 'labels', title: 'Raw labels, little-endian, with a .json header (numpy, PoreSpy); a download is one .tar of both', extension: 'raw', mime: 'application/octet-stream', needs: 'volume' },
+  { id: 'stl-particles', stem: 'particles', title: 'Particle surfaces as ASCII STL: one closed, manifold solid per particle (particle_<label>), periodic particles in one piece', extension: 'stl', mime: 'model/stl', needs: 'volume-or-table' },
+  { id: 'stl-solid', stem: 'solid', title: 'Surface of the whole solid phase as one watertight, manifold binary STL', extension: 'stl', mime: 'model/stl', needs: 'volume' },
+  { id: 'heightmap-tiff', stem: 'heightmap', title: 'Top-surface height map as TIFF (pixel size in length units; values: height in voxels, calibrated to length for Fiji)', extension: 'tif', mime: 'image/tiff', needs: 'heightmap' },
 ];
 
 const APPLIES_TO: Record<ExportNeed, string> = {
@@ -65,6 +69,55 @@ const APPLIES_TO: Record<ExportNeed, string> = {
 /** The formats as exports.formats answers. */
 export function exportFormatList(): ExportFormatInfo[] {
   return EXPORT_FORMATS.map((f) => ({ id: f.id, label: f.title, extension: f.extension, mime: f.mime, needs: f.needs, appliesTo: APPLIES_TO[f.needs] }));
+}
+
+/** The file name of a run's export: its name and id, the format's stem and extension. */
+export function exportFileName(run: { name: string; id: string }, spec: ExportFormat): string {
+  return `${run.name.replace(/[^A-Za-z0-9._ -]+/g, '_').slice(0, 60)}-${run.id}.${spec.stem}.${spec.extension}`;
+}
+
+/**
+ * An export as one file, for a single download (the app's and the web host's): the file itself, or
+ * for raw volumes the volume and its JSON header together in an uncompressed tar.
+ */
+export async function exportForDownload(run: ExportableRun, format: string, dir: string): Promise<{ path: string; fileName: string; mime: string }> {
+  const spec = EXPORT_FORMATS.find((f) => f.id === format);
+  if (!spec) throw new Error(`unknown export format '${format}'; allowed: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`);
+  const fileName = exportFileName(run, spec);
+  const path = join(dir, fileName);
+  await exportRun(run, format, path);
+  if (spec.id !== 'raw') return { path, fileName, mime: spec.mime };
+  const tarName = `${fileName}.tar`;
+  await writeTar(join(dir, tarName), [{ name: fileName, path }, { name: `${fileName}.json`, path: `${path}.json` }]);
+  return { path: join(dir, tarName), fileName: tarName, mime: 'application/x-tar' };
+}
+
+/** Copies files into an uncompressed tar, chunk by chunk. */
+async function writeTar(out: string, files: { name: string; path: string }[]): Promise<void> {
+  const fh = await open(out, 'w');
+  try {
+    const writer = new SequentialWriter(fh);
+    const chunk = new Uint8Array(SLAB_BYTES);
+    for (const f of files) {
+      const src = await open(f.path, 'r');
+      try {
+        const { size, mtimeMs } = await src.stat();
+        await writer.write(tarHeader(f.name, size, mtimeMs / 1000));
+        for (let at = 0; at < size; ) {
+          const { bytesRead } = await src.read(chunk, 0, Math.min(chunk.length, size - at), at);
+          if (bytesRead === 0) throw new Error(`${f.path} ended early at byte ${at} of ${size}`);
+          await writer.write(chunk.subarray(0, bytesRead));
+          at += bytesRead;
+        }
+        await writer.write(tarPadding(size));
+      } finally {
+        await src.close();
+      }
+    }
+    await writer.write(TAR_END);
+  } finally {
+    await fh.close();
+  }
 }
 
 /** z-slices per read: about 64 MiB of labels at a time. */

@@ -8,7 +8,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
-import { EXPORT_FORMATS, exportFormatList, exportRun, type ExportableRun } from './exports';
+import { EXPORT_FORMATS, exportFormatList, exportForDownload, type ExportableRun } from './exports';
 import { IMPORT_WORKER, importTaskBytes, meshImportOptionsSchema, recordSphereRun, sphereImportAnalysis, SPHERE_IMPORT_ENGINE, type ImportResult, type ImportTask, type VoxelShapeImport } from './imports';
 import { BudgetError, type WorkerPool } from './pool';
 import { readParticles, readSlice } from './artifacts';
@@ -70,15 +70,14 @@ async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, us
     ]);
   }
   const dir = mkdtempSync(join(ctx.dataDir, 'tmp-export-'));
-  const fileName = `${run.name.replace(/[^A-Za-z0-9._ -]+/g, '_').slice(0, 80)}-${run.id}.${f.extension}`;
   try {
-    const path = join(dir, fileName);
+    let file: { path: string; fileName: string; mime: string };
     try {
-      await exportRun(exportableRun(run, ctx), format, path);
+      file = await exportForDownload(exportableRun(run, ctx), format, dir);
     } catch (err) {
       throw new ApiError('conflict', `cannot export run ${id} as ${format}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    return await use(path, fileName, f.mime);
+    return await use(file.path, file.fileName, file.mime);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

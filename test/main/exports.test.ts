@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeTable, encodeVolume } from '../../core/io/container';
@@ -14,7 +14,7 @@ import { voxeliseMesh } from '../../core/io/voxelise';
 import { analyseVoxelPacking } from '../../core/analysis/index';
 import type { ColumnTable, EngineResult, LabelVolume } from '../../core/common/engine';
 import { voxelEngine, voxelParamsSchema } from '../../core/voxel/index';
-import { EXPORT_FORMATS, exportRun, type ExportableRun } from '../../main/services/exports';
+import { EXPORT_FORMATS, exportFileName, exportForDownload, exportRun, type ExportableRun } from '../../main/services/exports';
 
 let dir: string;
 let run: ExportableRun;
@@ -291,5 +291,46 @@ describe('exports of a packed voxel run agree with the run', () => {
     const whole = checkSurface(parseStl(new Uint8Array(readFileSync(join(dir, 'packed-solid.stl')))).positions);
     expect(whole).toMatchObject({ badEdges: 0, misoriented: 0, pinched: 0 });
     expect(whole.volume / (solid * h ** 3)).toBeCloseTo(1, 2);
+  });
+});
+
+/** Entries of an uncompressed tar, read by the POSIX ustar layout (checksums verified). */
+function untar(bytes: Uint8Array): { name: string; data: Uint8Array }[] {
+  const entries: { name: string; data: Uint8Array }[] = [];
+  const text = (at: number, n: number) => new TextDecoder().decode(bytes.subarray(at, at + n)).replace(/\0.*$/s, '');
+  for (let at = 0; at + 512 <= bytes.length; ) {
+    if (bytes.subarray(at, at + 512).every((b) => b === 0)) break;
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : bytes[at + i];
+    expect(parseInt(text(at + 148, 8).trim(), 8)).toBe(sum);
+    expect(text(at + 257, 6)).toBe('ustar');
+    const size = parseInt(text(at + 124, 12), 8);
+    entries.push({ name: text(at, 100), data: bytes.slice(at + 512, at + 512 + size) });
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return entries;
+}
+
+describe('exports as downloads', () => {
+  it('gives every format its own file name', () => {
+    const names = EXPORT_FORMATS.map((f) => exportFileName({ name: 'spheres: 6/6', id: 'abc' }, f));
+    expect(new Set(names).size).toBe(EXPORT_FORMATS.length);
+    expect(names).toEqual(expect.arrayContaining(['spheres_ 6_6-abc.metrics.csv', 'spheres_ 6_6-abc.series.csv', 'spheres_ 6_6-abc.particles.csv', 'spheres_ 6_6-abc.labels.tif', 'spheres_ 6_6-abc.heightmap.tif']));
+  });
+
+  it('hands a raw volume over with its JSON header, as one tar', async () => {
+    const out = join(dir, 'download');
+    mkdirSync(out);
+    const file = await exportForDownload(voxelRun, 'raw', out);
+    expect(file.fileName).toBe('test run-v1.labels.raw.tar');
+    expect(file.mime).toBe('application/x-tar');
+    const entries = untar(new Uint8Array(readFileSync(file.path)));
+    expect(entries.map((e) => e.name)).toEqual(['test run-v1.labels.raw', 'test run-v1.labels.raw.json']);
+    const header = parseRawHeader(new TextDecoder().decode(entries[1].data), entries[0].data.length);
+    expect(header).toMatchObject({ dims, dtype: 'uint16', voxelSize: 0.25 });
+    const raw = entries[0].data;
+    expect(Array.from(new Uint16Array(raw.buffer, raw.byteOffset, raw.length / 2))).toEqual(Array.from(labels));
+    const csv = await exportForDownload(voxelRun, 'csv', out);
+    expect(csv).toMatchObject({ fileName: 'test run-v1.particles.csv', mime: 'text/csv' });
   });
 });
