@@ -7,7 +7,8 @@
  *
  * Periodic domains are supported: the grid period is then the domain, 2^k_a cells on axis a.
  *
- *   insert, remove, move: O(1)   query: O(cells touched + objects in them)
+ *   insert, remove, move: O(1)   query: O(cells touched + objects in them); cellsInSphere gives
+ *   the cells' lists to a caller that tests the candidates itself (no visitor call per candidate)
  *   pairs: one query per object of radius (its bounding radius + the largest one), O(n) when sizes are even
  *   regrid: O(n + cells)
  */
@@ -37,6 +38,8 @@ export class HashedGrid extends SpatialObjects {
   readonly bits = new Int32Array(3);
   readonly cellSize = new Float64Array(3);
   private head: Int32Array;
+  /** Scratch of collectCells: heads of the cells a query touches. */
+  private heads = new Int32Array(64);
   private readonly next: Int32Array;
   private readonly prev: Int32Array;
   private readonly cellOf: Int32Array;
@@ -213,41 +216,100 @@ export class HashedGrid extends SpatialObjects {
   }
 
   /**
-   * Visits the cells within (rx, ry, rz) of the point, as the seed's visit_neighbors: one cell; every
-   * object when the range wraps around the grid; else the cells of the bounding box, skipping those
-   * the sphere (when `sphere`, rx = ry = rz) does not reach.
+   * Spherical range query without a visitor (the seed's visit_neighbors with proc left to the
+   * caller): the heads of the non-empty cells that the sphere of radius r (plus the largest object
+   * radius, as querySphere) touches, in `cellHeads[0 .. count)`; follow each list by `nextInCell`
+   * (−1 ends it). Returns the count, or −1 when the sphere wraps around the grid (then every object
+   * is a candidate). Candidates may lie outside the sphere: the caller tests the distance.
+   * Allocates only when cellHeads must grow.
+   */
+  cellsInSphere(x: number, y: number, z: number, r: number): number {
+    const ext = r + this.maxRadius;
+    return this.collectCells(x, y, z, ext, ext, ext, true);
+  }
+
+  /** Next object in the same cell, −1 at the end of a cell's list (see cellsInSphere). */
+  get nextInCell(): Int32Array { return this.next; }
+
+  /**
+   * Every object id, cell by cell in the order of the cells' index (x fastest), into out[0 .. count).
+   * O(cells + n). A caller that renumbers its objects in this order walks the grid's cells in
+   * memory order when it queries them one after another.
+   */
+  idsInCellOrder(out: Int32Array): number {
+    if (out.length < this.n) throw new RangeError(`out must hold count = ${this.n} ids, got length ${out.length}`);
+    const head = this.head, next = this.next;
+    let m = 0;
+    for (let c = 0; c < head.length; c++) for (let j = head[c]; j >= 0; j = next[j]) out[m++] = j;
+    return m;
+  }
+
+  /** Heads of the cells found by the last cellsInSphere. */
+  get cellHeads(): Int32Array { return this.heads; }
+
+  /**
+   * Visits the objects of the cells within (rx, ry, rz) of the point, as the seed's
+   * visit_neighbors: every object when the range wraps around the grid, else those of the cells
+   * collectCells finds.
    */
   private scan(px: number, py: number, pz: number, rx: number, ry: number, rz: number, sphere: boolean): void {
-    const s = this.cellSize, b = this.bits, c = this.counters;
-    rx *= SLACK; ry *= SLACK; rz *= SLACK;
-    const x0 = Math.floor((px - rx) / s[0]), x1 = Math.floor((px + rx) / s[0]);
-    const y0 = Math.floor((py - ry) / s[1]), y1 = Math.floor((py + ry) / s[1]);
-    const z0 = this.dim === 3 ? Math.floor((pz - rz) / s[2]) : 0, z1 = this.dim === 3 ? Math.floor((pz + rz) / s[2]) : 0;
-    if (x1 - x0 >= 1 << b[0] || y1 - y0 >= 1 << b[1] || z1 - z0 >= 1 << b[2]) {
-      // The range wraps around the grid: visit every object once.
-      c.cellsVisited += this.head.length;
+    const m = this.collectCells(px, py, pz, rx, ry, rz, sphere);
+    if (m < 0) {
       for (let k = 0; k < this.n; k++) this.candidate(this.ids[k]);
       return;
     }
-    const mx = (1 << b[0]) - 1, my = (1 << b[1]) - 1, mz = (1 << b[2]) - 1;
-    const xc = Math.floor(px / s[0]), yc = Math.floor(py / s[1]), zc = this.dim === 3 ? Math.floor(pz / s[2]) : 0;
+    const heads = this.heads, next = this.next;
+    for (let k = 0; k < m; k++) for (let j = heads[k]; j >= 0; j = next[j]) this.candidate(j);
+  }
+
+  /**
+   * The heads of the non-empty cells within (rx, ry, rz) of the point into `heads`, and their
+   * count; −1 when the range wraps around the grid. Scans the cells of the range's bounding box,
+   * skipping those the sphere (when `sphere`, rx = ry = rz) does not reach, as the seed does.
+   */
+  private collectCells(px: number, py: number, pz: number, rx: number, ry: number, rz: number, sphere: boolean): number {
+    const s0 = this.cellSize[0], s1 = this.cellSize[1], s2 = this.cellSize[2];
+    const b0 = this.bits[0], b1 = this.bits[1], b2 = this.bits[2];
+    rx *= SLACK; ry *= SLACK; rz *= SLACK;
+    const x0 = Math.floor((px - rx) / s0), x1 = Math.floor((px + rx) / s0);
+    const y0 = Math.floor((py - ry) / s1), y1 = Math.floor((py + ry) / s1);
+    const z0 = this.dim === 3 ? Math.floor((pz - rz) / s2) : 0, z1 = this.dim === 3 ? Math.floor((pz + rz) / s2) : 0;
+    if (x1 - x0 >= 1 << b0 || y1 - y0 >= 1 << b1 || z1 - z0 >= 1 << b2) {
+      this.counters.cellsVisited += this.head.length;
+      return -1;
+    }
+    const box = (x1 - x0 + 1) * (y1 - y0 + 1) * (z1 - z0 + 1);
+    if (box > this.heads.length) this.heads = new Int32Array(Math.max(box, 2 * this.heads.length));
+    const heads = this.heads, head = this.head;
+    const mx = (1 << b0) - 1, my = (1 << b1) - 1, mz = (1 << b2) - 1;
+    const yc = Math.floor(py / s1), zc = this.dim === 3 ? Math.floor(pz / s2) : 0;
     const r2 = rx * rx;
+    let m = 0, visited = 0;
     for (let z = z0; z <= z1; z++) {
-      const dz = z < zc ? (z + 1) * s[2] - pz : z > zc ? z * s[2] - pz : 0;
+      // Vector from the point to the nearest point of cell (x, y, z), per axis (seed: visit_neighbors).
+      const dz = z < zc ? (z + 1) * s2 - pz : z > zc ? z * s2 - pz : 0;
       for (let y = y0; y <= y1; y++) {
-        const dy = y < yc ? (y + 1) * s[1] - py : y > yc ? y * s[1] - py : 0;
-        const rest = r2 - dz * dz - dy * dy;
-        if (sphere && rest < 0) continue;
-        for (let x = x0; x <= x1; x++) {
-          const dx = x < xc ? (x + 1) * s[0] - px : x > xc ? x * s[0] - px : 0;
-          if (sphere && dx * dx > rest) continue;
-          c.cellsVisited++;
-          for (let j = this.head[((((z & mz) << b[1]) | (y & my)) << b[0]) | (x & mx)]; j >= 0; j = this.next[j]) {
-            this.candidate(j);
-          }
+        const dy = y < yc ? (y + 1) * s1 - py : y > yc ? y * s1 - py : 0;
+        let xa = x0, xb = x1;
+        if (sphere) {
+          // The cells of this row whose nearest point is within the sphere: those meeting
+          // [px − w, px + w], the seed's per-cell test (dx² ≤ rest) solved once per row.
+          const rest = r2 - dz * dz - dy * dy;
+          if (rest < 0) continue;
+          const w = Math.sqrt(rest);
+          xa = Math.max(x0, Math.floor((px - w) / s0));
+          xb = Math.min(x1, Math.floor((px + w) / s0));
+        }
+        const row = (((z & mz) << b1) | (y & my)) << b0;
+        visited += xb - xa + 1;
+        for (let x = xa; x <= xb; x++) {
+          const h = head[row | (x & mx)];
+          if (h >= 0) heads[m++] = h;
         }
       }
     }
+    this.counters.cellsVisited += visited;
+    return m;
   }
 
   private candidate(j: number): void {
