@@ -1,0 +1,195 @@
+/**
+ * Benchmark of the surface sampling engine, after the seed's sections 1 and 5 (Heckbert 1997):
+ *   scaling  time per repulsion iteration for 10^3 … 10^6 particles on a sphere, through the grid
+ *            (spherical range queries in the periodic 2^k grid) and through the O(n²) loop up to
+ *            where that is practical, and the fitted exponent of each
+ *   seed     the seed's Figure 1: three blobby cylinders sampled from scratch to uniform at about
+ *            10,000 particles: iterations, time per iteration, and the O(n²) pass on the final state
+ *            (the seed: ~0.5 s an iteration on a 100 MHz SGI Crimson, 160x faster than O(n²))
+ *
+ * A "repulsion iteration" is the seed's timed part: every particle's energy, ∂E/∂σ and desired
+ * velocity from its neighbours within 3σ_i (SurfaceSampler.repel). `step` adds the constrained move
+ * and the σ update (advance). The particles of `scaling` sit on a Fibonacci spiral of the unit sphere
+ * (nearly uniform, like a converged sampling) with the lattice σ̂ of their spacing, after 5 steps
+ * without birth and death so that σ_i and the grid have adapted.
+ *
+ * Times are the median of several passes, wall clock and this process's CPU time (the machine is
+ * shared: CPU time is the steadier of the two), with the load average printed.
+ *
+ * `npm run bench -- surface [--only scaling,seed] [--quick]`. --quick stops at 10^5 particles.
+ */
+import { loadavg } from 'node:os';
+import { printTable, writeResults, type Row } from './_harness';
+import { implicitFunction, implicitSurfaceSchema } from '../core/surface/implicit';
+import { solidBounds } from '../core/surface/solid';
+import { SurfaceSampler, sigmaForSpacing } from '../core/surface/sampler';
+import { surfaceEngine, surfaceParamsSchema } from '../core/surface/index';
+import type { EngineResult } from '../core/common/engine';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyIndex = args.indexOf('--only');
+const only = onlyIndex >= 0 ? new Set(args[onlyIndex + 1].split(',')) : null;
+const wanted = (part: string) => only === null || only.has(part);
+
+/** O(n²) passes are run up to this many particles (3·10^4: about 10^9 pair tests, seconds a pass). */
+const DIRECT_MAX = 30_000;
+
+const tables: Record<string, Row[]> = {};
+function table(title: string, rows: Row[]): void {
+  tables[title] = rows;
+  printTable(title, rows);
+}
+
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** Median wall and CPU milliseconds of `passes` calls. */
+function time(passes: number, fn: () => void): { wall: number; cpu: number } {
+  const wall: number[] = [], cpu: number[] = [];
+  for (let k = 0; k < passes; k++) {
+    const t0 = performance.now(), c0 = cpuMs();
+    fn();
+    wall.push(performance.now() - t0);
+    cpu.push(cpuMs() - c0);
+  }
+  const median = (a: number[]) => a.sort((p, q) => p - q)[Math.floor(a.length / 2)];
+  return { wall: median(wall), cpu: median(cpu) };
+}
+
+/** Least-squares slope of log y against log x. */
+function exponent(xs: number[], ys: number[]): number {
+  const lx = xs.map(Math.log), ly = ys.map(Math.log), n = xs.length;
+  const mx = lx.reduce((a, b) => a + b, 0) / n, my = ly.reduce((a, b) => a + b, 0) / n;
+  let sxy = 0, sxx = 0;
+  for (let i = 0; i < n; i++) { sxy += (lx[i] - mx) * (ly[i] - my); sxx += (lx[i] - mx) ** 2; }
+  return sxy / sxx;
+}
+
+const sphere = implicitSurfaceSchema.parse({ kind: 'sphere', radius: 1 });
+
+/** n particles on a Fibonacci spiral of the unit sphere, in a sampler using `search`. */
+function fibonacciSampler(n: number, search: 'grid' | 'direct'): SurfaceSampler {
+  const fn = implicitFunction(sphere);
+  // Spacing of a hexagonal sampling with n particles on area 4π.
+  const spacing = Math.sqrt((4 * Math.PI) / n / (Math.sqrt(3) / 2));
+  const s = new SurfaceSampler({ fn, bounds: solidBounds(sphere, fn), spacing, capacity: n, neighbourSearch: search, seed: 1, timeStep: 0.25, feedback: 2 });
+  const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n), sigma = new Float64Array(n).fill(sigmaForSpacing(spacing));
+  const golden = Math.PI * (3 - Math.sqrt(5));
+  for (let i = 0; i < n; i++) {
+    const h = 1 - (2 * i + 1) / n, r = Math.sqrt(1 - h * h);
+    x[i] = r * Math.cos(golden * i); y[i] = r * Math.sin(golden * i); z[i] = h;
+  }
+  s.place(x, y, z, sigma, n);
+  return s;
+}
+
+if (wanted('scaling')) {
+  const sizes = quick ? [1e3, 3e3, 1e4, 3e4, 1e5] : [1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6];
+  const rows: Row[] = [];
+  const fitN: number[] = [], fitGrid: number[] = [], fitDirectN: number[] = [], fitDirect: number[] = [];
+  for (const n of sizes) {
+    const g = fibonacciSampler(n, 'grid');
+    for (let k = 0; k < 5; k++) g.step(false);
+    g.sortByCell();
+    const passes = n <= 1e4 ? 11 : n <= 1e5 ? 5 : 3;
+    g.grid!.resetCounters();
+    const repel = time(passes, () => g.repel());
+    const cellsPerQuery = g.grid!.counters.cellsVisited / passes / n;
+    let inRange = 0;
+    for (let i = 0; i < n; i++) inRange += g.shareCount[i] - 1;
+    const step = time(passes, () => { g.repel(); g.advance(); });
+    let direct: { wall: number; cpu: number } | null = null;
+    if (n <= DIRECT_MAX) {
+      const d = fibonacciSampler(n, 'direct');
+      d.place(g.x, g.y, g.z, g.sigma, n);
+      direct = time(n <= 3e3 ? 5 : 1, () => d.repel());
+    }
+    fitN.push(n); fitGrid.push(repel.cpu);
+    if (direct) { fitDirectN.push(n); fitDirect.push(direct.cpu); }
+    rows.push({
+      particles: n,
+      gridRepelMs: repel.wall,
+      gridRepelCpuMs: repel.cpu,
+      gridStepCpuMs: step.cpu,
+      nsPerParticle: (repel.cpu * 1e6) / n,
+      cellsPerQuery,
+      regrids: g.grid!.regrids,
+      gridBits: g.grid!.bits[0],
+      directRepelMs: direct ? direct.wall : null,
+      directRepelCpuMs: direct ? direct.cpu : null,
+      speedup: direct ? direct.cpu / repel.cpu : null,
+      neighboursPerParticle: inRange / n,
+    });
+    process.stdout.write(`  ${n}: grid ${repel.cpu.toFixed(1)} ms cpu${direct ? `, O(n²) ${direct.cpu.toFixed(0)} ms cpu` : ''}\n`);
+  }
+  rows.push({
+    particles: 'exponent',
+    gridRepelMs: null,
+    gridRepelCpuMs: exponent(fitN, fitGrid),
+    gridStepCpuMs: null,
+    nsPerParticle: null,
+    cellsPerQuery: null,
+    regrids: null,
+    gridBits: null,
+    directRepelMs: null,
+    directRepelCpuMs: exponent(fitDirectN, fitDirect),
+    speedup: null,
+    neighboursPerParticle: null,
+  });
+  table(`scaling: ms per repulsion iteration, particles on a sphere (median; CPU time of this process; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`, rows);
+  const at = rows.find((r) => r.particles === 1e5);
+  if (at) process.stdout.write(`target: 100,000 particles < 50 ms an iteration, exponent ≤ 1.1: ${Number(at.gridRepelCpuMs).toFixed(1)} ms CPU (${Number(at.gridRepelMs).toFixed(1)} ms wall), exponent ${exponent(fitN, fitGrid).toFixed(3)}\n`);
+}
+
+if (wanted('seed')) {
+  // The seed's Figure 1: three blobby cylinders with 10,000 particles.
+  const surface = {
+    kind: 'blobby', threshold: 0.5, blobs: [
+      { from: [-1.2, 0, 0], to: [1.2, 0, 0], radius: 0.45 },
+      { from: [0, -1.2, 0], to: [0, 1.2, 0], radius: 0.45 },
+      { from: [0, 0, -1.2], to: [0, 0, 1.2], radius: 0.45 },
+    ],
+  };
+  const spacing = 0.0386; // about 10,000 particles
+  const params = surfaceParamsSchema.parse({ surface, spacing, voxelsAcross: 0 });
+  const c0 = cpuMs();
+  const r = surfaceEngine.run(params, { seed: 1, threads: 1, progress() {}, cancelled: () => false, log() {} }) as EngineResult;
+  const runCpu = cpuMs() - c0;
+  const m = r.metrics;
+  // The final state again, for the repulsion pass alone and the O(n²) pass.
+  const s = implicitSurfaceSchema.parse(surface), fn = implicitFunction(s);
+  const cols = (r.artifacts[0] as { columns: Record<string, Float64Array> }).columns;
+  const n = cols.x.length;
+  const mk = (search: 'grid' | 'direct') => {
+    const sm = new SurfaceSampler({ fn, bounds: solidBounds(s, fn), spacing, capacity: n, neighbourSearch: search, seed: 1, timeStep: 0.25, feedback: 2 });
+    sm.place(cols.x, cols.y, cols.z, cols.sigma, n);
+    return sm;
+  };
+  const g = mk('grid');
+  g.repel();
+  g.sortByCell();
+  const grid = time(11, () => g.repel());
+  const d = mk('direct');
+  const direct = n <= DIRECT_MAX ? time(1, () => d.repel()) : null;
+  const row: Row = {
+    spacing,
+    particles: n,
+    iterations: Number(m.iterations),
+    stop: String(m.stopReason),
+    msPerIteration: Number(m.msPerIteration),
+    runCpuS: runCpu / 1000,
+    nearestNeighbourCV: Number(m.nearestNeighbourCV),
+    spacingError: Number(m.spacingError),
+    maxSurfaceResidual: Number(m.maxSurfaceResidual),
+    gridRepelCpuMs: grid.cpu,
+    directRepelCpuMs: direct ? direct.cpu : null,
+    speedup: direct ? direct.cpu / grid.cpu : null,
+  };
+  table(`seed: three blobby cylinders sampled to uniform (Figure 1; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`, [row]);
+}
+
+const file = writeResults('surface', tables, { quick, loadAverage: loadavg() });
+process.stdout.write(`\nwrote ${file}\n`);

@@ -1,0 +1,116 @@
+/**
+ * Parameters of the surface sampling engine: the zod schema (strict, every field with its unit and
+ * range), the checks that need several fields, and the memory estimate.
+ */
+import { z } from 'zod';
+import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from './implicit';
+import { estimateArea, longestSide, solidBounds, surfaceIssues, type ParamsIssue } from './solid';
+
+export const surfaceParamsSchema = z.strictObject({
+  surface: implicitSurfaceSchema.default({ kind: 'sphere', radius: 1 }),
+  spacing: z.number().gt(0).max(1e6).default(0.1).meta({
+    unit: 'unit',
+    description: 'the mean distance from a particle to its nearest neighbour that birth and death steer to',
+  }),
+  maxParticles: z.number().int().min(1).max(1e7).default(200_000).meta({
+    unit: 'particles',
+    description: 'most particles at once (memory is reserved for this many); must hold the surface area at the spacing',
+  }),
+  stop: z.strictObject({
+    targetCV: z.number().min(0.001).max(1).default(0.08).meta({
+      unit: 'ratio',
+      description: 'uniform when the nearest-neighbour distances vary by at most this (standard deviation / mean; a random sampling is near 0.5)',
+    }),
+    spacingTolerance: z.number().gt(0).max(0.5).default(0.02).meta({
+      unit: 'ratio',
+      description: 'and the mean nearest-neighbour distance is within this share of the spacing',
+    }),
+    window: z.number().int().min(1).max(1e5).default(20).meta({ unit: 'iterations', description: 'both hold for this many iterations in a row' }),
+    maxIterations: z.number().int().min(1).max(1e6).default(2000).meta({ unit: 'iterations', description: 'stop here if the sampling is not uniform before' }),
+  }).default({ targetCV: 0.08, spacingTolerance: 0.02, window: 20, maxIterations: 2000 }),
+  dynamics: z.strictObject({
+    timeStep: z.number().gt(0).max(0.5).default(0.25).meta({
+      unit: 'time',
+      description: 'Δt of the Euler steps (repulsion of strength 1: above about 0.5 particles overshoot)',
+    }),
+    feedback: z.number().gt(0).max(100).default(2).meta({
+      unit: '1/time',
+      description: "φ: the constraint's pull back to F = 0 (timeStep · feedback ≤ 1, else it overshoots)",
+    }),
+  }).default({ timeStep: 0.25, feedback: 2 }),
+  neighbourSearch: z.enum(['grid', 'direct']).default('grid').meta({
+    description: "'grid': spherical range queries in Heckbert's periodic 2^k grid, O(n) an iteration; 'direct': every pair, O(n²) (the seed's naive loop, for comparison)",
+  }),
+  voxelsAcross: z.number().int().min(0).max(512).default(64).meta({
+    unit: 'voxels',
+    description: 'voxelise the solid with this many voxels along its longest side (0 = no label volume)',
+  }),
+}).meta({
+  description: 'Particles on an implicit surface (Heckbert 1997, after Witkin & Heckbert 1994): constrained Gaussian repulsion with adaptive radii, birth and death. Sequential: the thread count does not change the sampling.',
+});
+export type SurfaceParams = z.output<typeof surfaceParamsSchema>;
+
+/** Area of one particle's share of a hexagonal sampling at spacing h. */
+export function hexagonArea(h: number): number {
+  return (Math.sqrt(3) / 2) * h * h;
+}
+
+/** Headroom over the expected count that maxParticles must leave (fluctuations, transients). */
+const COUNT_HEADROOM = 1.25;
+/** 'direct' (O(n²)) is refused above this many expected particles: an iteration would take minutes. */
+export const DIRECT_MAX_PARTICLES = 20_000;
+
+/** The solid's box and surface area, the two things the checks and the engine need to know first. */
+export function surfaceGeometry(surface: ImplicitSurface): { bounds: Float64Array; area: number } {
+  const fn = implicitFunction(surface);
+  const bounds = solidBounds(surface, fn);
+  return { bounds, area: estimateArea(fn, bounds) };
+}
+
+/**
+ * Checks that need several fields, each naming the field and the allowed range: the surface's own
+ * (surfaceIssues), the spacing against the surface's size and maxParticles, the O(n²) search
+ * against its practical size, and the Euler step against the feedback.
+ */
+export function checkParams(p: SurfaceParams): ParamsIssue[] {
+  const issues = surfaceIssues(p.surface, 'surface');
+  const { timeStep, feedback } = p.dynamics;
+  if (timeStep * feedback > 1) {
+    issues.push({ path: 'dynamics.feedback', message: `timeStep · feedback must be ≤ 1 (a full projection each step at most); allowed ≤ ${1 / timeStep} with timeStep ${timeStep}, got ${feedback}` });
+  }
+  if (issues.length > 0) return issues;
+  const { bounds, area } = surfaceGeometry(p.surface);
+  const side = longestSide(bounds);
+  if (p.spacing > side / 4) {
+    issues.push({ path: 'spacing', message: `must be at most a quarter of the surface's longest side (${side / 4}), got ${p.spacing}` });
+    return issues;
+  }
+  const expected = area / hexagonArea(p.spacing);
+  if (expected * COUNT_HEADROOM > p.maxParticles) {
+    const smallest = Math.sqrt((area * COUNT_HEADROOM) / (hexagonArea(1) * p.maxParticles));
+    issues.push({
+      path: 'spacing',
+      message: `the surface (area ${area.toPrecision(4)}) needs about ${Math.round(expected)} particles at spacing ${p.spacing}; with maxParticles ${p.maxParticles} the spacing must be ≥ ${smallest.toPrecision(4)} (or raise maxParticles)`,
+    });
+  }
+  if (p.neighbourSearch === 'direct' && expected > DIRECT_MAX_PARTICLES) {
+    issues.push({ path: 'neighbourSearch', message: `'direct' is O(n²): allowed up to ${DIRECT_MAX_PARTICLES} expected particles, this surface needs about ${Math.round(expected)}; use 'grid'` });
+  }
+  return issues;
+}
+
+/** Bytes per particle: 17 float64 arrays of the sampler and its scratch, the grid's 6 float64 and
+ *  5 int32 arrays and 2 bytes, the output table's 9 float64 columns and a nearest-distance array. */
+const BYTES_PER_PARTICLE = 17 * 8 + (6 * 8 + 5 * 4 + 2) + 10 * 8;
+/** The grid never has more cells than this (HashedGrid's default maxCells, 4 bytes a cell). */
+const MAX_GRID_CELLS = 2 ** 24;
+
+/** Honest upper bound of what a run allocates: particles at maxParticles, the grid's cell array at
+ *  its largest, the seeding grid, and the label volume. */
+export function estimateMemoryBytes(p: SurfaceParams): number {
+  const across = p.voxelsAcross;
+  // The label volume's longest side is `across` voxels plus a margin; the others are at most that.
+  const volume = across > 0 ? 4 * (across + 3) ** 3 : 0;
+  const seeding = 8 * 66 ** 3;
+  return p.maxParticles * BYTES_PER_PARTICLE + 4 * MAX_GRID_CELLS + seeding + volume;
+}

@@ -1,0 +1,482 @@
+/**
+ * Particles on an implicit surface (seed 002 §2, after Witkin & Heckbert 1994): "floaters" held on
+ * F = 0 by a first-order constraint with feedback, spread by Gaussian repulsion with a radius σ_i of
+ * their own that adapts to the repulsion felt, and made more or fewer by fission and death until
+ * their spacing is the one asked for. Each iteration is O(n): the neighbours of a particle are found
+ * by a spherical range query of radius r_max = 3σ_i in core/spatial's HashedGrid (the seed's
+ * periodic 2^k grid with its regrid rules), or, for comparison, among all particles (the seed's
+ * naive O(n²) loop).
+ *
+ * Units: the repulsion amplitude α is 1, so energies are multiples of one coincident neighbour.
+ * State is structure-of-arrays in Float64Arrays of `capacity`; particle i is grid id i (dense: a
+ * dead particle's slot is filled by the last one).
+ */
+import { Random } from '../common/random';
+import { HashedGrid } from '../spatial/index';
+import type { ImplicitFunction } from './implicit';
+import { projectToSurface } from './solid';
+
+/** Ê: the energy each particle's σ is steered to (Witkin & Heckbert: 0.8 α). */
+export const TARGET_ENERGY = 0.8;
+/** Neighbourhood radius in units of σ (seed §2.2: the Gaussian is 1 % of its peak at 3σ). */
+export const RANGE_SIGMAS = 3;
+/** ρ: rate of the σ feedback, per unit time. */
+const SIGMA_RATE = 2;
+/** β: keeps the σ feedback finite for a particle without neighbours (in units of 1/σ̂). */
+const SIGMA_DAMPING = 1;
+/** A particle whose σ passes this multiple of σ̂ is starved of neighbours and fissions at once. */
+const SIGMA_STARVED = 1.5;
+/** σ never leaves [σ̂ · SIGMA_MIN, σ̂ · SIGMA_STARVED · 1.2]. */
+const SIGMA_MIN = 0.05;
+/** Near equilibrium (where birth and death may act): speed below this many σ per unit time, and
+ *  energy within this share of Ê. */
+const EQUILIBRIUM_SPEED = 0.1;
+const EQUILIBRIUM_ENERGY = 0.1;
+/** Probability of fission (death) per iteration per unit of σ²/σ̂² above (below) 1: proportional
+ *  control, damped so that a region's count moves part of the way to its target each time. */
+const BIRTH_DEATH_GAIN = 0.5;
+/** Birth and death act only where the local σ²/σ̂² is outside 1 ± this (a dead band against churn). */
+const BIRTH_DEATH_BAND = 0.05;
+/** The seeding grid has at most this many cells a side. */
+const SEED_CELLS = 64;
+/** Per iteration, σ̂ moves by this power of (spacing / mean nearest-neighbour distance). */
+const SPACING_GAIN = 0.05;
+/** σ̂ stays within this factor of its lattice value, either way. */
+const SPACING_RANGE = 1.25;
+/** Iterations between renumberings of the particles in the grid's cell order. */
+const SORT_INTERVAL = 16;
+
+/**
+ * σ̂ for a nearest-neighbour spacing h: in a hexagonal lattice of spacing h the six nearest
+ * neighbours (the next ring, at √3 h, is outside 3σ) give each particle the energy
+ * 6 exp(−h²/(2σ̂²)) = Ê.
+ */
+export function sigmaForSpacing(h: number): number {
+  return h / Math.sqrt(2 * Math.log(6 / TARGET_ENERGY));
+}
+
+export interface SamplerOptions {
+  fn: ImplicitFunction;
+  /** Box holding the solid (solidBounds), where the first particles are seeded. */
+  bounds: Float64Array;
+  /** Desired nearest-neighbour spacing (length units). */
+  spacing: number;
+  /** Most particles at once. */
+  capacity: number;
+  neighbourSearch: 'grid' | 'direct';
+  seed: number;
+  /** Δt of the explicit Euler steps. */
+  timeStep: number;
+  /** φ: the constraint's feedback rate towards F = 0, per unit time. */
+  feedback: number;
+}
+
+export class SurfaceSampler {
+  readonly capacity: number;
+  /** Live particles: 0 .. n − 1. */
+  n = 0;
+  readonly x: Float64Array;
+  readonly y: Float64Array;
+  readonly z: Float64Array;
+  /** Repulsion radius σ_i. */
+  readonly sigma: Float64Array;
+  /** E_i = Σ_j exp(−|r_ij|²/(2σ_i²)) over the neighbours within 3σ_i, and ∂E_i/∂σ_i. */
+  readonly energy: Float64Array;
+  readonly dEnergy: Float64Array;
+  /** Σ σ_j² over i and its neighbours within 3σ_i, and their number: the local share of surface. */
+  readonly shareSum: Float64Array;
+  readonly shareCount: Float64Array;
+  /** Desired (repulsion) velocity D_i, before the constraint. */
+  readonly dx: Float64Array;
+  readonly dy: Float64Array;
+  readonly dz: Float64Array;
+  /** Speed |P_i'| of the last step. */
+  readonly speed: Float64Array;
+  /** Squared distance to the nearest neighbour within 3σ_i in the last repulsion pass (∞: none). */
+  readonly nearest2: Float64Array;
+  /** Unit normal ∇F/|∇F| at the position before the last step. */
+  readonly nx: Float64Array;
+  readonly ny: Float64Array;
+  readonly nz: Float64Array;
+  /** The neighbour search ('grid'), or null for the O(n²) loop ('direct'). */
+  readonly grid: HashedGrid | null;
+  /** The desired mean nearest-neighbour distance. */
+  spacing: number;
+  /**
+   * σ̂, the repulsion radius birth and death steer every σ_i to: first the lattice value for the
+   * spacing (sigmaForSpacing), then corrected each iteration by the mean nearest-neighbour
+   * distance found (a sampling that is not a perfect lattice has nearer neighbours for the same σ).
+   */
+  sigmaHat: number;
+  /** Mean and coefficient of variation of the nearest-neighbour distances within 3σ_i found by the
+   *  last repulsion pass, and how many particles had none there. */
+  meanNearest = NaN;
+  nearestCV = NaN;
+  isolated = 0;
+  iterations = 0;
+  births = 0;
+  deaths = 0;
+  /** Fissions refused because the sampler was at capacity. */
+  refusedBirths = 0;
+
+  private readonly fn: ImplicitFunction;
+  private readonly random: Random;
+  private readonly dt: number;
+  private readonly phi: number;
+  private readonly g = new Float64Array(3);
+  /** Scratch of sortByCell. */
+  private readonly order: Int32Array;
+  private readonly permuted: Float64Array;
+  /** Every particle as one linked list (all[j] = j + 1), headed by allHead[0] = 0. */
+  private readonly all: Int32Array;
+  private readonly allHead = Int32Array.of(0);
+  private readonly scratch = new Float64Array(3);
+
+  constructor(o: SamplerOptions) {
+    const cap = o.capacity;
+    this.capacity = cap;
+    this.fn = o.fn;
+    this.dt = o.timeStep;
+    this.phi = o.feedback;
+    this.spacing = o.spacing;
+    this.sigmaHat = sigmaForSpacing(o.spacing);
+    this.random = new Random(o.seed);
+    this.all = new Int32Array(cap);
+    this.order = new Int32Array(o.neighbourSearch === 'grid' ? cap : 0);
+    this.permuted = new Float64Array(o.neighbourSearch === 'grid' ? cap : 0);
+    const f = () => new Float64Array(cap);
+    this.x = f(); this.y = f(); this.z = f(); this.sigma = f();
+    this.energy = f(); this.dEnergy = f(); this.dx = f(); this.dy = f(); this.dz = f();
+    this.speed = f(); this.nearest2 = f(); this.shareSum = f(); this.shareCount = f(); this.nx = f(); this.ny = f(); this.nz = f();
+    if (o.neighbourSearch === 'grid') {
+      // Cells start at the seed's optimum for the expected query radius; the grid regrids itself.
+      this.grid = new HashedGrid({ dim: 3, capacity: cap, cellSize: (RANGE_SIGMAS * this.sigmaHat) / Math.sqrt(0.7), bits: 4, autoRegrid: false });
+    } else {
+      this.grid = null;
+    }
+    this.seedParticles(o.bounds, o.spacing);
+  }
+
+  /**
+   * Replaces every particle by the given ones (positions and σ; e.g. a sampling saved earlier, or
+   * points placed by a benchmark). Throws when they exceed the capacity.
+   */
+  place(x: ArrayLike<number>, y: ArrayLike<number>, z: ArrayLike<number>, sigma: ArrayLike<number>, count: number): void {
+    if (!Number.isInteger(count) || count < 0 || count > this.capacity) throw new RangeError(`count must be an integer in [0, ${this.capacity}], got ${count}`);
+    while (this.n > 0) this.remove(this.n - 1);
+    for (let i = 0; i < count; i++) this.add(x[i], y[i], z[i], sigma[i]);
+  }
+
+  /** Changes the desired spacing (births and deaths then move the count to it). */
+  setSpacing(h: number): void {
+    this.spacing = h;
+    this.sigmaHat = sigmaForSpacing(h);
+  }
+
+  /**
+   * One particle per cell of a coarse grid (cells of twice the spacing, at most SEED_CELLS a
+   * side) that the surface crosses (corners of both signs): the cell centre projected onto the
+   * surface, kept when it lands within the cell's reach. Every part of the surface larger than a
+   * cell gets particles; fission fills in the rest.
+   */
+  private seedParticles(b: Float64Array, spacing: number): void {
+    const side = Math.max(b[3] - b[0], b[4] - b[1], b[5] - b[2]);
+    const c = Math.max(2 * spacing, side / SEED_CELLS);
+    const n = [0, 1, 2].map((a) => Math.max(1, Math.ceil((b[a + 3] - b[a]) / c) + 1));
+    const o = [0, 1, 2].map((a) => (b[a] + b[a + 3]) / 2 - (n[a] * c) / 2);
+    const nx = n[0] + 1, ny = n[1] + 1;
+    const corner = new Float64Array(nx * ny * (n[2] + 1));
+    for (let k = 0; k <= n[2]; k++) for (let j = 0; j <= n[1]; j++) for (let i = 0; i <= n[0]; i++) {
+      corner[i + nx * (j + ny * k)] = this.fn.value(o[0] + i * c, o[1] + j * c, o[2] + k * c);
+    }
+    const p = this.scratch;
+    for (let k = 0; k < n[2]; k++) for (let j = 0; j < n[1]; j++) for (let i = 0; i < n[0]; i++) {
+      let neg = 0;
+      for (let q = 0; q < 8; q++) if (corner[i + (q & 1) + nx * (j + ((q >> 1) & 1) + ny * (k + (q >> 2)))] < 0) neg++;
+      if (neg === 0 || neg === 8) continue;
+      const cx = o[0] + (i + 0.5) * c, cy = o[1] + (j + 0.5) * c, cz = o[2] + (k + 0.5) * c;
+      const r = projectToSurface(this.fn, cx, cy, cz, c / 2, p);
+      if (!(r < 1e-9 * side) || Math.hypot(p[0] - cx, p[1] - cy, p[2] - cz) > c) continue;
+      if (this.n === this.capacity) return;
+      this.add(p[0], p[1], p[2], this.sigmaHat);
+    }
+  }
+
+  private add(x: number, y: number, z: number, sigma: number): number {
+    const i = this.n++;
+    this.x[i] = x; this.y[i] = y; this.z[i] = z; this.sigma[i] = sigma;
+    this.speed[i] = 0; this.energy[i] = 0; this.nearest2[i] = Infinity;
+    this.nx[i] = 0; this.ny[i] = 0; this.nz[i] = 0;
+    this.grid?.insertSphere(i, x, y, z, 0);
+    return i;
+  }
+
+  /** Removes particle i; the last particle takes its slot. */
+  private remove(i: number): void {
+    const last = --this.n;
+    this.grid?.remove(last);
+    if (i === last) return;
+    this.x[i] = this.x[last]; this.y[i] = this.y[last]; this.z[i] = this.z[last];
+    this.sigma[i] = this.sigma[last]; this.energy[i] = this.energy[last]; this.dEnergy[i] = this.dEnergy[last];
+    this.speed[i] = this.speed[last]; this.nearest2[i] = this.nearest2[last];
+    this.nx[i] = this.nx[last]; this.ny[i] = this.ny[last]; this.nz[i] = this.nz[last];
+    this.grid?.move(i, this.x[i], this.y[i], this.z[i]);
+  }
+
+  /** One iteration: repulsion, constrained move with adaptive σ, then birth and death. */
+  step(birthAndDeath = true): void {
+    if (this.iterations % SORT_INTERVAL === 0) this.sortByCell();
+    this.repel();
+    this.advance();
+    if (birthAndDeath) {
+      this.steerSpacing();
+      this.birthAndDeath();
+    }
+    this.iterations++;
+  }
+
+  /**
+   * Renumbers the particles in the grid's cell order, so that one particle's neighbours are mostly
+   * the previous particle's: the queries then walk the grid's cells, and the neighbours' state, in
+   * memory order instead of at random (births append, moves scatter). O(n + cells).
+   */
+  sortByCell(): void {
+    const grid = this.grid;
+    if (grid === null) return;
+    const n = this.n, order = this.order, tmp = this.permuted;
+    grid.idsInCellOrder(order);
+    for (const a of [this.x, this.y, this.z, this.sigma, this.nx, this.ny, this.nz]) {
+      for (let i = 0; i < n; i++) tmp[i] = a[order[i]];
+      a.set(tmp.subarray(0, n));
+    }
+    for (let i = 0; i < n; i++) grid.move(i, this.x[i], this.y[i], this.z[i]);
+  }
+
+  /**
+   * The repulsion pass (seed §2.4, the part the grid makes O(n)): for every particle i, every j
+   * within 3σ_i adds E^i_ij = exp(−|r_ij|²/(2σ_i²)) to E_i, |r_ij|²/σ_i³ · E^i_ij to ∂E_i/∂σ_i, and to
+   * the desired velocities D_i = σ_i² Σ_j (r_ij/σ_i² E^i_ij + r_ij/σ_j² E^j_ji) (Witkin & Heckbert:
+   * the energy gradient scaled by σ_i²) its share: r_ij E^i_ij to D_i and −(σ_j²/σ_i²) r_ij E^i_ij to D_j.
+   */
+  repel(): void {
+    const n = this.n, grid = this.grid;
+    this.dx.fill(0, 0, n); this.dy.fill(0, 0, n); this.dz.fill(0, 0, n);
+    // Every particle as one list, for the naive loop and for queries that wrap around the grid.
+    const all = this.all;
+    for (let j = 0; j < n - 1; j++) all[j] = j + 1;
+    if (n > 0) all[n - 1] = -1;
+    if (grid === null) {
+      // The seed's naive algorithm: every other particle, O(n²).
+      for (let i = 0; i < n; i++) this.repelFrom(i, this.allHead, 1, all);
+      this.nearestStatistics();
+      return;
+    }
+    this.adviseGrid(grid);
+    const x = this.x, y = this.y, z = this.z, sigma = this.sigma, next = grid.nextInCell;
+    for (let i = 0; i < n; i++) {
+      const m = grid.cellsInSphere(x[i], y[i], z[i], RANGE_SIGMAS * sigma[i]);
+      if (m < 0) this.repelFrom(i, this.allHead, 1, all);
+      else this.repelFrom(i, grid.cellHeads, m, next);
+    }
+    this.nearestStatistics();
+  }
+
+  private nearestStatistics(): void {
+    let s = 0, s2 = 0, m = 0;
+    for (let i = 0; i < this.n; i++) {
+      const d2 = this.nearest2[i];
+      if (d2 === Infinity) continue;
+      s += Math.sqrt(d2); s2 += d2; m++;
+    }
+    const mean = s / m;
+    this.meanNearest = m > 0 ? mean : NaN;
+    this.nearestCV = m > 0 ? Math.sqrt(Math.max(0, s2 / m - mean * mean)) / mean : NaN;
+    this.isolated = this.n - m;
+  }
+
+  /**
+   * Particle i's sums over the candidates in the lists starting at heads[0 .. m) (linked by next):
+   * those within 3σ_i count. Adds each one's share to D_j.
+   */
+  private repelFrom(i: number, heads: Int32Array, m: number, next: Int32Array): void {
+    const x = this.x, y = this.y, z = this.z, sigma = this.sigma, dx = this.dx, dy = this.dy, dz = this.dz;
+    const xi = x[i], yi = y[i], zi = z[i], si = sigma[i], s2 = si * si;
+    const reach2 = RANGE_SIGMAS * RANGE_SIGMAS * s2, k = -1 / (2 * s2), is2 = 1 / s2;
+    let E = 0, dE = 0, Dx = 0, Dy = 0, Dz = 0, near = Infinity, shareSum = s2, shareCount = 1;
+    for (let c = 0; c < m; c++) {
+      for (let j = heads[c]; j >= 0; j = next[j]) {
+        const rx = xi - x[j], ry = yi - y[j], rz = zi - z[j];
+        const d2 = rx * rx + ry * ry + rz * rz;
+        if (d2 > reach2 || j === i) continue;
+        if (d2 < near) near = d2;
+        const sj = sigma[j], sj2 = sj * sj;
+        shareSum += sj2; shareCount++;
+        const e = Math.exp(d2 * k);
+        E += e;
+        dE += d2 * e;
+        Dx += rx * e; Dy += ry * e; Dz += rz * e;
+        const w = sj2 * e * is2;
+        dx[j] -= rx * w; dy[j] -= ry * w; dz[j] -= rz * w;
+      }
+    }
+    this.energy[i] = E;
+    this.dEnergy[i] = dE / (s2 * si);
+    dx[i] += Dx; dy[i] += Dy; dz[i] += Dz;
+    this.nearest2[i] = near;
+    this.shareSum[i] = shareSum;
+    this.shareCount[i] = shareCount;
+  }
+
+  /** The seed's query_advisory: cloud diameter and mean query radius; the grid regrids when they
+   *  leave its ranges. */
+  private adviseGrid(grid: HashedGrid): void {
+    const n = this.n;
+    if (n === 0) return;
+    let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity, rs = 0;
+    for (let i = 0; i < n; i++) {
+      const x = this.x[i], y = this.y[i], z = this.z[i];
+      if (x < x0) x0 = x; if (x > x1) x1 = x;
+      if (y < y0) y0 = y; if (y > y1) y1 = y;
+      if (z < z0) z0 = z; if (z > z1) z1 = z;
+      rs += this.sigma[i];
+    }
+    grid.queryAdvisory(Math.hypot(x1 - x0, y1 - y0, z1 - z0), (RANGE_SIGMAS * rs) / n);
+  }
+
+  /**
+   * Nudges σ̂ by (spacing / mean nearest-neighbour distance)^gain, once every particle has a
+   * neighbour within 3σ (before, the distances say nothing about the spacing).
+   */
+  private steerSpacing(): void {
+    if (this.isolated > 0 || !(this.meanNearest > 0)) return;
+    const lattice = sigmaForSpacing(this.spacing);
+    const s = this.sigmaHat * (this.spacing / this.meanNearest) ** SPACING_GAIN;
+    this.sigmaHat = Math.min(lattice * SPACING_RANGE, Math.max(lattice / SPACING_RANGE, s));
+  }
+
+  /**
+   * The constrained move: P_i' = D_i − ((∇F·D_i + φF) / |∇F|²) ∇F (Witkin & Heckbert's constraint
+   * for a still surface: the repulsion projected onto the tangent plane, and feedback φ pulling the
+   * particle back to F = 0), and σ_i' = −ρ (E_i − Ê) / (∂E_i/∂σ_i + β/σ̂) (the adaptive radius), both
+   * by one Euler step.
+   */
+  advance(): void {
+    const n = this.n, dt = this.dt, phi = this.phi, g = this.g, fn = this.fn, grid = this.grid;
+    const sh = this.sigmaHat, lo = SIGMA_MIN * sh, hi = SIGMA_STARVED * 1.2 * sh, beta = SIGMA_DAMPING / sh;
+    const x = this.x, y = this.y, z = this.z, sigma = this.sigma;
+    for (let i = 0; i < n; i++) {
+      const F = fn.valueAndGradient(x[i], y[i], z[i], g);
+      const gx = g[0], gy = g[1], gz = g[2];
+      const g2 = gx * gx + gy * gy + gz * gz;
+      const Dx = this.dx[i], Dy = this.dy[i], Dz = this.dz[i];
+      const k = g2 > 0 ? (gx * Dx + gy * Dy + gz * Dz + phi * F) / g2 : 0;
+      const vx = Dx - k * gx, vy = Dy - k * gy, vz = Dz - k * gz;
+      this.speed[i] = Math.sqrt(vx * vx + vy * vy + vz * vz);
+      const gl = Math.sqrt(g2);
+      if (gl > 0) { this.nx[i] = gx / gl; this.ny[i] = gy / gl; this.nz[i] = gz / gl; }
+      x[i] += dt * vx; y[i] += dt * vy; z[i] += dt * vz;
+      const s = sigma[i] - (dt * SIGMA_RATE * (this.energy[i] - TARGET_ENERGY)) / (this.dEnergy[i] + beta);
+      sigma[i] = s < lo ? lo : s > hi ? hi : s;
+      if (grid !== null) grid.move(i, x[i], y[i], z[i]);
+    }
+  }
+
+  /**
+   * Fission where the density is too low, death where it is too high (Witkin & Heckbert's rules
+   * made proportional): a particle near equilibrium whose neighbourhood's mean σ²/σ̂² (the share of
+   * surface each particle there holds over the share asked for) is more than 1 + band fissions
+   * with probability gain · (σ²/σ̂² − 1); below 1 − band it dies with probability
+   * gain · (1 − σ²/σ̂²). A particle whose σ passed 1.5 σ̂ is starved of neighbours and fissions at
+   * once. The two children of a fission share its area: σ/√2 each, half σ apart along a random
+   * tangent.
+   */
+  birthAndDeath(): void {
+    const sh2 = this.sigmaHat * this.sigmaHat, tol = BIRTH_DEATH_BAND, rnd = this.random;
+    const starved = SIGMA_STARVED * this.sigmaHat;
+    for (let i = this.n - 1; i >= 0; i--) {
+      const s = this.sigma[i];
+      if (s > starved) { this.fission(i); continue; }
+      if (this.speed[i] > EQUILIBRIUM_SPEED * s || Math.abs(this.energy[i] - TARGET_ENERGY) > EQUILIBRIUM_ENERGY * TARGET_ENERGY) continue;
+      const share = this.shareSum[i] / this.shareCount[i] / sh2;
+      if (share > 1 + tol) {
+        if (rnd.next() < BIRTH_DEATH_GAIN * (share - 1)) this.fission(i);
+      } else if (share < 1 - tol) {
+        if (rnd.next() < BIRTH_DEATH_GAIN * (1 - share)) { this.remove(i); this.deaths++; }
+      }
+    }
+  }
+
+  private fission(i: number): void {
+    if (this.n === this.capacity) { this.refusedBirths++; return; }
+    const rnd = this.random;
+    // A random direction in the tangent plane of the last normal.
+    const nx = this.nx[i], ny = this.ny[i], nz = this.nz[i];
+    let tx = 0, ty = 0, tz = 0, tl = 0;
+    do {
+      tx = rnd.normal(); ty = rnd.normal(); tz = rnd.normal();
+      const d = tx * nx + ty * ny + tz * nz;
+      tx -= d * nx; ty -= d * ny; tz -= d * nz;
+      tl = Math.sqrt(tx * tx + ty * ty + tz * tz);
+    } while (!(tl > 1e-6));
+    const s = this.sigma[i] / Math.SQRT2, h = (0.25 * this.sigma[i]) / tl;
+    tx *= h; ty *= h; tz *= h;
+    const x = this.x[i], y = this.y[i], z = this.z[i];
+    this.x[i] = x - tx; this.y[i] = y - ty; this.z[i] = z - tz;
+    this.sigma[i] = s;
+    this.grid?.move(i, this.x[i], this.y[i], this.z[i]);
+    const j = this.add(x + tx, y + ty, z + tz, s);
+    this.nx[j] = nx; this.ny[j] = ny; this.nz[j] = nz;
+    this.births++;
+  }
+
+  /**
+   * Distance from each particle to its nearest neighbour, into out[0 .. n−1] (Infinity for a
+   * particle alone): searched within 3σ_i, then in doubling radii while none is found.
+   */
+  nearestNeighbours(out: Float64Array): void {
+    const n = this.n, x = this.x, y = this.y, z = this.z, grid = this.grid;
+    for (let i = 0; i < n; i++) {
+      let best = Infinity;
+      for (let r = RANGE_SIGMAS * this.sigma[i]; best === Infinity; r *= 2) {
+        const m = grid === null ? -1 : grid.cellsInSphere(x[i], y[i], z[i], r);
+        if (m < 0) {
+          // Wraps around the grid (or no grid): every particle, and no larger radius helps.
+          for (let j = 0; j < n; j++) if (j !== i) best = Math.min(best, (x[j] - x[i]) ** 2 + (y[j] - y[i]) ** 2 + (z[j] - z[i]) ** 2);
+          break;
+        }
+        const heads = grid!.cellHeads, next = grid!.nextInCell;
+        for (let k = 0; k < m; k++) for (let j = heads[k]; j >= 0; j = next[j]) {
+          if (j === i) continue;
+          const d2 = (x[j] - x[i]) ** 2 + (y[j] - y[i]) ** 2 + (z[j] - z[i]) ** 2;
+          if (d2 <= r * r && d2 < best) best = d2;
+        }
+      }
+      out[i] = Math.sqrt(best);
+    }
+  }
+
+  /** Largest |F|/|∇F| over the particles: their distance from the surface to first order. */
+  maxSurfaceResidual(): number {
+    let worst = 0;
+    for (let i = 0; i < this.n; i++) {
+      const F = this.fn.valueAndGradient(this.x[i], this.y[i], this.z[i], this.g);
+      const r = Math.abs(F) / Math.hypot(this.g[0], this.g[1], this.g[2]);
+      if (!(r <= worst)) worst = r;
+    }
+    return worst;
+  }
+}
+
+/** Coefficient of variation (standard deviation / mean) of the finite values of a[0 .. n−1], and
+ *  their mean and count. */
+export function variation(a: Float64Array, n: number): { cv: number; mean: number; count: number } {
+  let s = 0, s2 = 0, m = 0;
+  for (let i = 0; i < n; i++) {
+    const v = a[i];
+    if (!Number.isFinite(v)) continue;
+    s += v; s2 += v * v; m++;
+  }
+  if (m === 0) return { cv: NaN, mean: NaN, count: 0 };
+  const mean = s / m;
+  return { cv: Math.sqrt(Math.max(0, s2 / m - mean * mean)) / mean, mean, count: m };
+}

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { Random } from '../../../core/common/random';
+import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from '../../../core/surface/implicit';
+import { estimateArea, longestSide, projectToSurface, solidBounds, voxeliseSolid } from '../../../core/surface/solid';
+
+const parse = (s: unknown): ImplicitSurface => implicitSurfaceSchema.parse(s);
+
+const surfaces: [string, ImplicitSurface][] = [
+  ['sphere', parse({ kind: 'sphere', radius: 1.3 })],
+  ['ellipsoid', parse({ kind: 'ellipsoid', semiAxes: [1, 0.6, 0.4] })],
+  ['torus', parse({ kind: 'torus', majorRadius: 1, minorRadius: 0.35 })],
+  ['superquadric', parse({ kind: 'superquadric', semiAxes: [1, 0.8, 0.6], e1: 0.4, e2: 1.6 })],
+  ['blobby', parse({
+    kind: 'blobby', threshold: 0.4, blobs: [
+      { falloff: 'gaussian', from: [-1, 0, 0], to: [1, 0.2, 0], radius: 0.5 },
+      { falloff: 'polynomial', from: [0, -0.8, 0.3], to: [0, 0.8, 0.3], radius: 0.7, strength: 1.5 },
+      { falloff: 'gaussian', from: [0.5, 0, 0], to: [0.5, 0, 0], radius: 0.3, strength: -0.5 },
+    ],
+  })],
+];
+
+describe('implicit functions', () => {
+  it.each(surfaces)('%s: the analytic gradient matches central differences', (_name, s) => {
+    const fn = implicitFunction(s), g = new Float64Array(3), rnd = new Random(7), h = 1e-6;
+    const b = solidBounds(s, fn);
+    for (let k = 0; k < 200; k++) {
+      const x = rnd.uniform(b[0] - 0.2, b[3] + 0.2), y = rnd.uniform(b[1] - 0.2, b[4] + 0.2), z = rnd.uniform(b[2] - 0.2, b[5] + 0.2);
+      const F = fn.valueAndGradient(x, y, z, g);
+      expect(F).toBeCloseTo(fn.value(x, y, z), 12);
+      const fd = [
+        (fn.value(x + h, y, z) - fn.value(x - h, y, z)) / (2 * h),
+        (fn.value(x, y + h, z) - fn.value(x, y - h, z)) / (2 * h),
+        (fn.value(x, y, z + h) - fn.value(x, y, z - h)) / (2 * h),
+      ];
+      const scale = Math.max(1, Math.hypot(...fd));
+      for (let a = 0; a < 3; a++) expect(Math.abs(g[a] - fd[a]) / scale).toBeLessThan(1e-5);
+    }
+  });
+
+  it('signs: inside negative, outside positive, on known points', () => {
+    const sphere = implicitFunction(parse({ kind: 'sphere', radius: 2 }));
+    expect(sphere.value(0, 0, 0)).toBeLessThan(0);
+    expect(sphere.value(2, 0, 0)).toBeCloseTo(0, 12);
+    expect(sphere.value(0, 0, 2.1)).toBeGreaterThan(0);
+    const torus = implicitFunction(parse({ kind: 'torus', majorRadius: 1, minorRadius: 0.25 }));
+    expect(torus.value(0, 0, 0)).toBeGreaterThan(0); // the hole
+    expect(torus.value(1, 0, 0)).toBeLessThan(0); // the tube's core
+    expect(torus.value(0, 1.25, 0)).toBeCloseTo(0, 12);
+    expect(torus.value(0, 0.75, 0)).toBeCloseTo(0, 12);
+    expect(torus.value(1, 0, 0.25)).toBeCloseTo(0, 12);
+    const cube = implicitFunction(parse({ kind: 'superquadric', semiAxes: [1, 1, 1], e1: 0.1, e2: 0.1 }));
+    expect(cube.value(0.9, 0.9, 0.9)).toBeLessThan(0); // near box: corners are inside
+    expect(cube.value(1, 0, 0)).toBeCloseTo(0, 12);
+    // Blob field: a point blob of strength 1, radius 1, threshold 1/e: the surface is at distance 1.
+    const blob = implicitFunction(parse({ kind: 'blobby', threshold: Math.exp(-1), blobs: [{ from: [1, 2, 3], to: [1, 2, 3] }] }));
+    expect(blob.value(1, 2, 4)).toBeCloseTo(0, 12);
+    // A segment blob: the same distance from the segment's middle and beyond its end.
+    const seg = implicitFunction(parse({ kind: 'blobby', threshold: Math.exp(-1), blobs: [{ from: [0, 0, 0], to: [2, 0, 0] }] }));
+    expect(seg.value(1, 1, 0)).toBeCloseTo(0, 12);
+    expect(seg.value(3, 0, 0)).toBeCloseTo(0, 12);
+    // Polynomial blob: (1 − d²/R²)³ = T at d = R·sqrt(1 − T^(1/3)), and nothing beyond R.
+    const poly = implicitFunction(parse({ kind: 'blobby', threshold: 0.125, blobs: [{ falloff: 'polynomial', radius: 2 }] }));
+    expect(poly.value(Math.sqrt(2), 0, 0)).toBeCloseTo(0, 12);
+    expect(poly.value(2.5, 0, 0)).toBe(0.125);
+  });
+
+  it.each(surfaces)('%s: every inside point of a fine sampling lies in the solid bounds', (_name, s) => {
+    const fn = implicitFunction(s), b = solidBounds(s, fn);
+    const side = longestSide(b), m = 60, rnd = new Random(2);
+    let inside = 0, outOfBox = 0;
+    for (let k = 0; k < 100000; k++) {
+      const x = rnd.uniform(-3, 3), y = rnd.uniform(-3, 3), z = rnd.uniform(-3, 3);
+      if (fn.value(x, y, z) >= 0) continue;
+      inside++;
+      if (x < b[0] || x > b[3] || y < b[1] || y > b[4] || z < b[2] || z > b[5]) outOfBox++;
+    }
+    expect(inside).toBeGreaterThan(300);
+    expect(outOfBox).toBe(0);
+    // And the blobby box is tight: within two sampling steps of the inside on every face.
+    if (s.kind === 'blobby') {
+      const v = voxeliseSolid(fn, b, m);
+      const o = v.meta!.origin as number[];
+      const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+      const [nx, ny] = v.dims;
+      v.labels.forEach((l, idx) => {
+        if (!l) return;
+        const p = [idx % nx, Math.floor(idx / nx) % ny, Math.floor(idx / (nx * ny))];
+        for (let a = 0; a < 3; a++) { lo[a] = Math.min(lo[a], o[a] + p[a] * v.voxelSize); hi[a] = Math.max(hi[a], o[a] + (p[a] + 1) * v.voxelSize); }
+      });
+      for (let a = 0; a < 3; a++) {
+        expect(lo[a] - b[a]).toBeLessThan((2.5 * side) / 48 + v.voxelSize);
+        expect(b[a + 3] - hi[a]).toBeLessThan((2.5 * side) / 48 + v.voxelSize);
+      }
+    }
+  });
+
+  it('area estimate within 2 % of the analytic areas', () => {
+    const area = (s: unknown) => { const p = parse(s); const fn = implicitFunction(p); return estimateArea(fn, solidBounds(p, fn)); };
+    expect(area({ kind: 'sphere', radius: 1.5 }) / (4 * Math.PI * 2.25)).toBeCloseTo(1, 1.7);
+    expect(area({ kind: 'torus', majorRadius: 1, minorRadius: 0.4 }) / (4 * Math.PI * Math.PI * 0.4)).toBeCloseTo(1, 1.7);
+    // Knud Thomsen's approximation of an ellipsoid's area (±1.1 %).
+    const [a, b, c] = [1, 0.7, 0.5], p = 1.6075;
+    const thomsen = 4 * Math.PI * (((a * b) ** p + (a * c) ** p + (b * c) ** p) / 3) ** (1 / p);
+    expect(Math.abs(area({ kind: 'ellipsoid', semiAxes: [a, b, c] }) / thomsen - 1)).toBeLessThan(0.02);
+  });
+
+  it('projection lands on the surface', () => {
+    const s = surfaces[4][1], fn = implicitFunction(s), out = new Float64Array(3), g = new Float64Array(3), rnd = new Random(5);
+    let landed = 0;
+    for (let k = 0; k < 100; k++) {
+      const r = projectToSurface(fn, rnd.uniform(-1, 1), rnd.uniform(-1, 1), rnd.uniform(-0.5, 0.5), 0.2, out);
+      if (!(r < 1e-9)) continue;
+      landed++;
+      const F = fn.valueAndGradient(out[0], out[1], out[2], g);
+      expect(Math.abs(F) / Math.hypot(g[0], g[1], g[2])).toBeLessThan(1e-9);
+    }
+    expect(landed).toBeGreaterThan(90);
+  });
+
+  it('voxelised ellipsoid: the analytic volume within 1 % at 40 voxels across', () => {
+    const s = parse({ kind: 'ellipsoid', semiAxes: [1, 0.7, 0.5] }), fn = implicitFunction(s);
+    const v = voxeliseSolid(fn, solidBounds(s, fn), 40);
+    let solid = 0;
+    for (const l of v.labels) solid += l;
+    const volume = solid * v.voxelSize ** 3;
+    expect(v.voxelSize).toBeCloseTo(2 / 40, 12);
+    expect(Math.abs(volume / ((4 / 3) * Math.PI * 0.35) - 1)).toBeLessThan(0.01);
+    expect(v.dims).toEqual([42, 30, 22]);
+  });
+});
+
+describe('surface schema', () => {
+  it('is strict: unknown keys are refused, with the path', () => {
+    const r = implicitSurfaceSchema.safeParse({ kind: 'sphere', radius: 1, radus: 2 });
+    expect(r.success).toBe(false);
+    const b = implicitSurfaceSchema.safeParse({ kind: 'blobby', blobs: [{ radius: 1, strenght: 2 }] });
+    expect(b.success).toBe(false);
+    expect(b.error!.issues[0].path).toEqual(['blobs', 0]);
+  });
+  it('refuses out-of-range values', () => {
+    expect(implicitSurfaceSchema.safeParse({ kind: 'superquadric', e1: 3 }).success).toBe(false);
+    expect(implicitSurfaceSchema.safeParse({ kind: 'torus', minorRadius: 0 }).success).toBe(false);
+    expect(implicitSurfaceSchema.safeParse({ kind: 'blobby', blobs: [] }).success).toBe(false);
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { checkParams, estimateMemoryBytes, surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
+
+const parse = (p: unknown) => surfaceParamsSchema.parse(p);
+const paths = (p: unknown) => checkParams(parse(p)).map((i) => i.path);
+
+describe('surface params', () => {
+  it('defaults parse and pass the checks', () => {
+    expect(checkParams(parse({}))).toEqual([]);
+  });
+
+  it('are strict at every level', () => {
+    for (const bad of [{ spacng: 1 }, { stop: { window: 3, windw: 2 } }, { dynamics: { timeStep: 0.1, dt: 1 } }, { surface: { kind: 'sphere', r: 1 } }]) {
+      expect(surfaceParamsSchema.safeParse(bad).success).toBe(false);
+    }
+  });
+
+  it('every field carries a description (and numbers a unit)', () => {
+    let numbers = 0;
+    const walk = (node: Record<string, unknown>, path: string) => {
+      const props = node.properties as Record<string, Record<string, unknown>> | undefined;
+      for (const [k, v] of Object.entries(props ?? {})) {
+        if (k === 'kind') continue;
+        if (v.type === 'number' || v.type === 'integer') {
+          numbers++;
+          expect(v.unit, `${path}.${k}`).toBeTruthy();
+          expect(v.description, `${path}.${k}`).toBeTruthy();
+        }
+        walk(v, `${path}.${k}`);
+      }
+      for (const alt of (node.anyOf ?? node.oneOf ?? []) as Record<string, unknown>[]) walk(alt, path);
+      if (node.items) walk(node.items as Record<string, unknown>, `${path}[]`);
+    };
+    walk(surfaceParamsSchema.toJSONSchema({ io: 'input' }) as Record<string, unknown>, 'params');
+    expect(numbers).toBeGreaterThan(15);
+  });
+
+  it('cross-field checks name the field and the allowed range', () => {
+    const torus = checkParams(parse({ surface: { kind: 'torus', majorRadius: 1, minorRadius: 1.2 } }));
+    expect(torus).toEqual([{ path: 'surface.minorRadius', message: 'must be less than majorRadius = 1 (a ring torus), got 1.2' }]);
+    const empty = checkParams(parse({ surface: { kind: 'blobby', threshold: 2, blobs: [{ strength: 1 }] } }));
+    expect(empty[0].path).toBe('surface.threshold');
+    expect(empty[0].message).toContain('never reaches the threshold 2');
+    // Sphere of area 4π at spacing 0.001 needs ~14.5 million particles.
+    const tight = checkParams(parse({ spacing: 0.001 }));
+    expect(tight[0].path).toBe('spacing');
+    expect(tight[0].message).toMatch(/about 145\d{5} particles at spacing 0.001; with maxParticles 200000 the spacing must be ≥ 0\.00\d+/);
+    expect(paths({ spacing: 0.6 })).toEqual(['spacing']);
+    expect(paths({ spacing: 0.02, neighbourSearch: 'direct' })).toEqual(['neighbourSearch']);
+    expect(paths({ spacing: 0.05, neighbourSearch: 'direct' })).toEqual([]);
+    expect(paths({ dynamics: { timeStep: 0.5, feedback: 3 } })).toEqual(['dynamics.feedback']);
+  });
+
+  it('the smallest spacing the check allows passes it', () => {
+    const msg = checkParams(parse({ spacing: 0.001, maxParticles: 50_000 }))[0].message;
+    const smallest = Number(/≥ ([\d.e-]+)/.exec(msg)![1]);
+    expect(checkParams(parse({ spacing: smallest * 1.01, maxParticles: 50_000 }))).toEqual([]);
+    expect(checkParams(parse({ spacing: smallest * 0.98, maxParticles: 50_000 }))).toHaveLength(1);
+  });
+
+  it('the engine refuses a spec that fails the checks before sampling', () => {
+    expect(() => surfaceEngine.run(parse({ spacing: 0.6 }), { seed: 1, threads: 1, progress() {}, cancelled: () => false, log() {} })).toThrow(/spacing: must be at most a quarter/);
+  });
+
+  it('memory grows with maxParticles and the label volume', () => {
+    const a = estimateMemoryBytes(parse({ maxParticles: 1000, voxelsAcross: 0 }));
+    const b = estimateMemoryBytes(parse({ maxParticles: 1_001_000, voxelsAcross: 0 }));
+    expect((b - a) / 1e6).toBeGreaterThan(250);
+    expect(estimateMemoryBytes(parse({ maxParticles: 1000, voxelsAcross: 512 })) - a).toBeGreaterThan(4 * 512 ** 3);
+  });
+});

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { Random } from '../../../core/common/random';
+import type { ColumnTable, EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
+import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from '../../../core/surface/implicit';
+import { solidBounds, longestSide } from '../../../core/surface/solid';
+import { SurfaceSampler, variation } from '../../../core/surface/sampler';
+import { surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
+
+const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
+  let calls = 0;
+  return { seed, threads: 1, progress() {}, cancelled: () => ++calls > cancelAfter, log() {} };
+};
+const run = (params: unknown, c = ctx()) => surfaceEngine.run(surfaceParamsSchema.parse(params), c) as EngineResult;
+
+function sampler(s: ImplicitSurface, spacing: number, search: 'grid' | 'direct' = 'grid', seed = 1): SurfaceSampler {
+  const fn = implicitFunction(s);
+  return new SurfaceSampler({ fn, bounds: solidBounds(s, fn), spacing, capacity: 100_000, neighbourSearch: search, seed, timeStep: 0.25, feedback: 2 });
+}
+
+/** Nearest-neighbour distances by brute force, independent of the sampler's grid. */
+function nearestByBruteForce(x: Float64Array, y: Float64Array, z: Float64Array, n: number): Float64Array {
+  const out = new Float64Array(n).fill(Infinity);
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
+    const d = Math.hypot(x[i] - x[j], y[i] - y[j], z[i] - z[j]);
+    if (d < out[i]) out[i] = d;
+    if (d < out[j]) out[j] = d;
+  }
+  return out;
+}
+
+const blobby = {
+  kind: 'blobby', threshold: 0.5, blobs: [
+    { from: [-1, 0, 0], to: [1, 0, 0], radius: 0.45 },
+    { from: [0, -1, 0.3], to: [0, 1, 0.3], radius: 0.4 },
+    { falloff: 'polynomial', from: [0.6, 0.2, -0.8], to: [0.6, 0.2, 1], radius: 0.6, strength: 1.5 },
+  ],
+};
+
+describe('surface engine', () => {
+  it.each([
+    ['sphere', { kind: 'sphere', radius: 1 }, 0.12],
+    ['torus', { kind: 'torus', majorRadius: 1, minorRadius: 0.4 }, 0.1],
+    ['superquadric', { kind: 'superquadric', semiAxes: [1, 0.8, 0.6], e1: 0.3, e2: 0.3 }, 0.1],
+    ['blobby', blobby, 0.1],
+  ] as const)('%s: ends uniform with every particle on the surface', (_name, surface, spacing) => {
+    const r = run({ surface, spacing, voxelsAcross: 0 });
+    const m = r.metrics;
+    expect(m.stopReason).toBe('uniform');
+    const table = r.artifacts[0] as ColumnTable;
+    const { x, y, z, nx, ny, nz, r: radius } = table.columns as Record<string, Float64Array>;
+    const n = x.length;
+    expect(m.particles).toBe(n);
+    // Residual checked here, not by the engine's own number: |F|/|∇F| at every point.
+    const s = implicitSurfaceSchema.parse(surface), fn = implicitFunction(s), g = new Float64Array(3);
+    const size = longestSide(solidBounds(s, fn));
+    let worst = 0;
+    for (let i = 0; i < n; i++) {
+      const F = fn.valueAndGradient(x[i], y[i], z[i], g);
+      const gl = Math.hypot(g[0], g[1], g[2]);
+      worst = Math.max(worst, Math.abs(F) / gl);
+      // Normals are unit and outward.
+      expect(nx[i] * g[0] + ny[i] * g[1] + nz[i] * g[2]).toBeCloseTo(gl, 9);
+    }
+    expect(worst).toBeLessThan(1e-3 * size);
+    expect(m.maxSurfaceResidual).toBeCloseTo(worst, 12);
+    // Uniform, by distances computed here by brute force.
+    const nn = nearestByBruteForce(x, y, z, n);
+    const v = variation(nn, n);
+    expect(v.cv).toBeLessThanOrEqual(0.1);
+    expect(m.nearestNeighbourCV).toBeCloseTo(v.cv, 9);
+    expect(Math.abs(v.mean / spacing - 1)).toBeLessThan(0.05);
+    for (let i = 0; i < n; i++) expect(radius[i]).toBeCloseTo(nn[i] / 2, 9);
+  });
+
+  it('a random sampling of the sphere has CV near 0.5, the uniform one at most 0.1', () => {
+    const r = run({ surface: { kind: 'sphere', radius: 1 }, spacing: 0.1, voxelsAcross: 0 });
+    const n = Number(r.metrics.particles), rnd = new Random(9);
+    const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const a = rnd.normal(), b = rnd.normal(), c = rnd.normal(), l = Math.hypot(a, b, c);
+      x[i] = a / l; y[i] = b / l; z[i] = c / l;
+    }
+    const random = variation(nearestByBruteForce(x, y, z, n), n).cv;
+    expect(random).toBeGreaterThan(0.4);
+    expect(random).toBeLessThan(0.6);
+    expect(Number(r.metrics.nearestNeighbourCV)).toBeLessThanOrEqual(0.1);
+  });
+
+  it('series, label volume, determinism, cancellation', () => {
+    const p = { surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.4 }, spacing: 0.15, voxelsAcross: 30 };
+    const a = run(p), b = run(p);
+    expect(a.series.map((s) => s.name)).toEqual(['nearest-neighbour CV', 'particles', 'mean spacing']);
+    expect(a.series[1].y.at(-1)).toBe(a.metrics.particles);
+    expect(a.series[0].x.length).toBe(a.metrics.iterations);
+    expect((a.artifacts[0] as ColumnTable).columns.x).toEqual((b.artifacts[0] as ColumnTable).columns.x);
+    const vol = a.artifacts[1] as LabelVolume;
+    expect(vol.kind).toBe('volume');
+    expect(vol.dims[0]).toBe(32);
+    let solid = 0;
+    for (const l of vol.labels) solid += l;
+    const exact = 2 * Math.PI * Math.PI * 1 * 0.16;
+    expect(Math.abs((solid * vol.voxelSize ** 3) / exact - 1)).toBeLessThan(0.05);
+    const c = run(p, ctx(1, 5));
+    expect(c.cancelled).toBe(true);
+    expect(c.metrics.stopReason).toBe('cancelled');
+    expect(c.metrics.iterations).toBe(5);
+  });
+});
+
+describe('surface sampler', () => {
+  it('the grid step equals the O(n²) step', () => {
+    const s = implicitSurfaceSchema.parse(blobby);
+    const g = sampler(s, 0.12, 'grid'), d = sampler(s, 0.12, 'direct');
+    // A state mid-way (births done, not yet settled), copied into the O(n²) sampler.
+    for (let it = 0; it < 25; it++) g.step();
+    expect(g.births).toBeGreaterThan(0);
+    d.place(g.x, g.y, g.z, g.sigma, g.n);
+    d.sigmaHat = g.sigmaHat;
+    // Repulsion and constrained moves (the grid renumbers its particles on the way): match by position.
+    for (let it = 0; it < 10; it++) { g.step(false); d.step(false); }
+    const key = (sm: SurfaceSampler) => Array.from({ length: sm.n }, (_, i) => [sm.x[i], sm.y[i], sm.z[i], sm.sigma[i], sm.energy[i], sm.dx[i]]).sort((p, q) => p[0] - q[0]);
+    const kg = key(g), kd = key(d);
+    expect(kg.length).toBe(kd.length);
+    for (let i = 0; i < kg.length; i++) for (let a = 0; a < 6; a++) expect(kg[i][a]).toBeCloseTo(kd[i][a], 10);
+    expect(g.grid!.counters.cellsVisited).toBeGreaterThan(0);
+  });
+
+  it('birth and death reach a new spacing within 5 %', () => {
+    const s = implicitSurfaceSchema.parse({ kind: 'sphere', radius: 1 });
+    const sm = sampler(s, 0.1);
+    const settle = () => { for (let it = 0; it < 150; it++) sm.step(); };
+    settle();
+    const nn = new Float64Array(sm.n);
+    const spacing = () => { sm.nearestNeighbours(nn); return variation(nn, sm.n).mean; };
+    expect(spacing() / 0.1).toBeGreaterThan(0.95);
+    expect(spacing() / 0.1).toBeLessThan(1.05);
+    // Coarser: particles die.
+    const n0 = sm.n, d0 = sm.deaths;
+    sm.setSpacing(0.16);
+    settle();
+    expect(sm.deaths - d0).toBeGreaterThan(0.4 * n0);
+    expect(Math.abs(spacing() / 0.16 - 1)).toBeLessThan(0.05);
+    // Finer: particles fission.
+    const n1 = sm.n, b1 = sm.births;
+    sm.setSpacing(0.08);
+    settle();
+    expect(sm.births - b1).toBeGreaterThan(2 * n1);
+    expect(Math.abs(spacing() / 0.08 - 1)).toBeLessThan(0.05);
+  });
+
+  it('nearestNeighbours matches brute force, also for particles alone in their range', () => {
+    const s = implicitSurfaceSchema.parse({ kind: 'torus', majorRadius: 1, minorRadius: 0.3 });
+    const sm = sampler(s, 0.2);
+    // Right after seeding many particles have no neighbour within 3σ.
+    const out = new Float64Array(sm.n);
+    sm.nearestNeighbours(out);
+    const bf = nearestByBruteForce(sm.x, sm.y, sm.z, sm.n);
+    for (let i = 0; i < sm.n; i++) expect(out[i]).toBeCloseTo(bf[i], 12);
+  });
+});
