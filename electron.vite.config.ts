@@ -1,4 +1,4 @@
-// electron-vite: main/index.ts (with each engine's worker as its own entry), the sandboxed preload
+// electron-vite: main/index.ts (with the generic engine worker, main/workers/engine.ts, as its own entry), the sandboxed preload
 // (CommonJS: sandboxed preloads cannot be ES modules), and the renderer (renderer/index.html).
 import { defineConfig } from 'electron-vite';
 import vue from '@vitejs/plugin-vue';
@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const root = import.meta.dirname;
-/** Every worker entry in main/workers/ except the shared runtime and protocol. */
+/** The worker entries in main/workers/ (the generic engine worker; not the shared runtime and protocol). */
 const workers = Object.fromEntries(
   readdirSync(resolve(root, 'main/workers'))
     .filter((f) => f.endsWith('.ts') && !['runtime.ts', 'protocol.ts'].includes(f))

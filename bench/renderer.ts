@@ -9,6 +9,7 @@
  */
 import { printTable, timed, writeResults, type Row } from './_harness';
 import { Random } from '../core/common/random';
+import { voxelEngine } from '../core/voxel/index';
 import { computeColours, resolveParticleColumns } from '../renderer/src/workspaces/inspector/particleColumns';
 import { pickSphere } from '../renderer/src/scene/spherePick';
 import { buildVoxelSurface } from '../renderer/src/scene/voxelSurface';
@@ -26,15 +27,14 @@ const cols = {
   y: Float64Array.from({ length: n }, () => rnd.uniform(0, 100)),
   z: Float64Array.from({ length: n }, () => rnd.uniform(0, 50)),
   size: Float64Array.from({ length: n }, () => rnd.uniform(1, 2)),
-  rx: Int16Array.from({ length: n }, () => rnd.int(180)),
-  ry: Int16Array.from({ length: n }, () => rnd.int(180)),
+  bodyTilt: Float32Array.from({ length: n }, () => rnd.uniform(0, 90)),
 };
 const rows: Row[] = [];
-const resolve = timed(() => resolveParticleColumns(cols, n));
-rows.push({ step: 'resolve columns (radius, tilt)', items: n, ms: +(resolve.seconds * 1e3).toFixed(2) });
+const resolve = timed(() => resolveParticleColumns(cols, n, { particleTable: voxelEngine.particleTable }));
+rows.push({ step: 'resolve columns (radius from diameter)', items: n, ms: +(resolve.seconds * 1e3).toFixed(2) });
 const p = resolve.value;
 const colours = new Float32Array(n * 4);
-for (const mode of ['type', 'height', 'orientation', 'id'] as const) {
+for (const mode of ['type', 'height', 'bodyTilt', 'id'] as const) {
   const t = timed(() => computeColours(p, mode, colours));
   rows.push({ step: `colours by ${mode}`, items: n, ms: +(t.seconds * 1e3).toFixed(2) });
 }

@@ -8,6 +8,7 @@
  * This module is shared with the renderer: zod and types only, no Node, no Electron, no DOM.
  */
 import { z } from 'zod';
+import type { ParticleTableSpec } from '../core/common/engine';
 
 // ---------------------------------------------------------------------------------------------
 // Shared value types
@@ -162,6 +163,8 @@ export interface EngineInfo {
   paramsJsonSchema: Record<string, unknown>;
   /** paramsSchema.parse({}) when every field has a default, else null. */
   defaults: Record<string, unknown> | null;
+  /** The particle table the engine writes (its columns' roles). */
+  particleTable: ParticleTableSpec;
 }
 
 /** What an export format needs from a run (main/services/exports.ts). */
@@ -259,6 +262,8 @@ export const paramsSchemas = {
     priority: z.number().int().min(-1000).max(1000).default(0),
     batchName: z.string().min(1).max(200).optional(),
   }),
+  /** The checks of runs.enqueue (every sweep point: schema and the engine's cross-field checks) without queueing. */
+  'runs.validate': z.object({ spec: runSpecSchema }),
   'runs.list': z.object({
     offset: z.number().int().min(0).default(0),
     limit: z.number().int().min(1).max(10_000).default(100),
@@ -346,6 +351,7 @@ export interface Methods {
   'presets.delete': { params: P<'presets.delete'>; result: Record<string, never> };
 
   'runs.enqueue': { params: P<'runs.enqueue'>; result: { batchId: string | null; runIds: string[] } };
+  'runs.validate': { params: P<'runs.validate'>; result: { runs: number } };
   'runs.list': { params: P<'runs.list'>; result: { total: number; rows: RunSummary[] } };
   'runs.get': { params: P<'runs.get'>; result: RunRecord };
   'runs.series': { params: P<'runs.series'>; result: RunSeries[] };

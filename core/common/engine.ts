@@ -74,15 +74,77 @@ export interface EngineResult {
   cancelled?: boolean;
 }
 
+/**
+ * One problem of a spec's params that the schema alone cannot see (it needs several fields): where
+ * (a dotted path inside params, e.g. 'mixture.types.0.size') and what is wrong, naming the allowed range.
+ */
+export interface ParamsIssue {
+  path: string;
+  message: string;
+}
+
+/** A per-particle quantity the inspector can colour by. */
+export interface ParticleQuantity {
+  /** Column of the particle table (a run's table may lack optional ones, e.g. analysis columns). */
+  column: string;
+  label: string;
+  unit?: string;
+  /** Ids of categories (types, classes): a categorical palette instead of a continuous map. */
+  categorical?: boolean;
+}
+
+/**
+ * The particle table an engine writes, declared so that the inspector, the exports and the analysis
+ * read it without guessing column names. The worker stores it with the table artifact
+ * (meta.particleTable), so a run keeps the declaration it was written with.
+ */
+export interface ParticleTableSpec {
+  /** Name of the table artifact. */
+  name: string;
+  /** Centre columns (length units). */
+  centre: [string, string, string];
+  /**
+   * The size columns in order of preference (the first the table has gives the size): a sphere's
+   * radius or a diameter (e.g. the volume-equivalent one an analysis adds, then the engine's own).
+   */
+  size: { column: string; is: 'radius' | 'diameter' }[];
+  /**
+   * How a particle is drawn: a sphere of the size; a disk in the x-y plane (2D engines, z = 0);
+   * a disk tangent to a surface whose normal is in the given columns.
+   */
+  glyph: { kind: 'sphere' } | { kind: 'disk-xy' } | { kind: 'tangent-disk'; normal: [string, string, string] };
+  /** Column holding each particle's id (its row in the full table), which survives decimation. */
+  id?: string;
+  /**
+   * Column holding a particle's category index (type, class), when it has one; `namesFrom` is a key
+   * of the table's meta holding the categories' names (an array of strings).
+   */
+  category?: { column: string; label: string; namesFrom?: string };
+  /** Quantities to colour by, in menu order (height and particle index are always offered). */
+  quantities: ParticleQuantity[];
+}
+
 export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
   id: string;
   title: string;
   description: string;
   /** Validates and defaults the `params` of a spec. Use .meta({ unit, description }) on fields. */
   paramsSchema: S;
+  /**
+   * Checks that need several fields (a particle larger than the box, memory over a limit, ...).
+   * Run on every spec (every point of a sweep) before it is stored, and by the batch form.
+   */
+  check?(params: z.output<S>): ParamsIssue[];
   /** Bytes the run will allocate at most, so the pool can refuse a run before starting it. */
   estimateMemoryBytes(params: z.output<S>): number;
+  /** The particle table the engine writes (an artifact of kind 'table' with this name). */
+  particleTable: ParticleTableSpec;
   run(params: z.output<S>, ctx: EngineContext): EngineResult | Promise<EngineResult>;
+}
+
+/** Throws a RangeError listing the issues (for callers that run an engine directly, e.g. tests, benches). */
+export function throwIfIssues(issues: ParamsIssue[]): void {
+  if (issues.length > 0) throw new RangeError(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
 }
 
 /** Helper that keeps the generic parameter when declaring an engine. */

@@ -3,7 +3,7 @@
  * `x,y,z,r,type` (the order PFC, YADE and PoreSpy scripts expect); any other table writes all its
  * columns in table order. Numbers use the shortest form that parses back to the same value.
  */
-import type { ColumnTable } from '../common/engine';
+import type { ColumnTable, ParticleTableSpec } from '../common/engine';
 
 export const SPHERE_CSV_COLUMNS = ['x', 'y', 'z', 'r', 'type'] as const;
 
@@ -35,11 +35,22 @@ export function rowCount(table: ColumnTable): number {
   return first ? first.length : 0;
 }
 
+/** The columns of a sphere table (sphereCsvToTable, plus the coordination core/analysis adds). */
+export const SPHERE_TABLE: ParticleTableSpec = {
+  name: 'spheres',
+  centre: ['x', 'y', 'z'],
+  size: [{ column: 'r', is: 'radius' }],
+  glyph: { kind: 'sphere' },
+  id: 'id',
+  category: { column: 'type', label: 'Sphere type' },
+  quantities: [{ column: 'coordination', label: 'Coordination number' }],
+};
+
 /**
  * Parses a sphere CSV (a header line naming at least x, y, z and r; `type` optional; extra columns
  * ignored) into a sphere table. Errors name the line and column so a user can fix the file.
  */
-export function sphereCsvToTable(text: string, name = 'spheres'): ColumnTable {
+export function sphereCsvToTable(text: string): ColumnTable {
   const all = text.split(/\r?\n/);
   const lineNumbers = csvLineNumbers(all);
   const lines = Array.from(lineNumbers, (n) => all[n - 1]);
@@ -72,7 +83,7 @@ export function sphereCsvToTable(text: string, name = 'spheres'): ColumnTable {
     }
     id[i] = i;
   }
-  return { kind: 'table', name, columns: { id, type, x, y, z, r } };
+  return { kind: 'table', name: SPHERE_TABLE.name, columns: { id, type, x, y, z, r }, meta: { particleTable: SPHERE_TABLE } };
 }
 
 /**

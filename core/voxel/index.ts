@@ -2,17 +2,17 @@
  * The voxel packing engine (id 'voxel'): Byholm, Toivakka & Westerholm (2009), after Jia &
  * Williams' DigiPac. See README.md in this folder for the algorithm, the switches and the costs.
  */
-import { defineEngine, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries, type LabelVolume } from '../common/engine';
+import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries, type LabelVolume } from '../common/engine';
 import { analyseParticleTable, analyseVoxelPacking, type AnalysisResult } from '../analysis/index';
 import { Packer } from './packer';
 import { finalise, type Finalised } from './finalise';
-import { boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
+import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
 
 export { BitMatrix } from './bit-matrix';
 export { IdMatrix } from './id-matrix';
 export type { PackingMatrix } from './matrix';
 export { shapeKindSchemas, shapeSchema, voxeliseShape, voxeliseShapeVoxels, quantiseSize, type Shape, type VoxelisedShape } from './shapes';
-export { voxelParamsSchema, sizeLawSchema, particleTypeSchema, optimisationsSchema, analysisSchema, checkParams, type VoxelParams } from './params';
+export { VOXEL_ENGINE_ID, voxelParamsSchema, sizeLawSchema, particleTypeSchema, optimisationsSchema, analysisSchema, checkParams, type VoxelParams } from './params';
 export { Packer } from './packer';
 export { finalise } from './finalise';
 
@@ -21,7 +21,7 @@ const PROGRESS_EVERY = 64;
 
 /** Runs the packer to its end (or cancellation), recording the progress series. */
 export function pack(params: VoxelParams, ctx: EngineContext): { packer: Packer; series: EngineSeries[]; seconds: number } {
-  checkParams(params);
+  throwIfIssues(checkParams(params));
   const t0 = performance.now();
   const packer = new Packer(params, ctx.seed);
   const boxVolume = packer.nx * packer.ny * packer.nz;
@@ -93,14 +93,35 @@ export function bedMetrics(packer: Packer, f: Finalised): Record<string, number>
 }
 
 export const voxelEngine = defineEngine({
-  id: 'voxel',
+  id: VOXEL_ENGINE_ID,
   title: 'Voxel packing',
   description:
     'Packs particles of any shape, voxel by voxel, by biased random moves into a periodic box (Byholm, Toivakka & Westerholm 2009, after Jia & Williams\' DigiPac). ' +
     'Metrics: solidFraction = solid voxels / voxels below the mean bed surface; bulkSolidFraction = the same between one particle diameter above the floor and one below the surface; ' +
     'boxSolidFraction = over the whole box; overlapFraction = voxels claimed twice at exact finalisation / voxels written.',
   paramsSchema: voxelParamsSchema,
+  check: checkParams,
   estimateMemoryBytes,
+  particleTable: {
+    name: 'particles',
+    centre: ['x', 'y', 'z'],
+    // The volume-equivalent diameter (from the analysis) draws non-spherical particles truer than
+    // the characteristic size (e.g. a plate's diameter across corners), which is always there.
+    size: [
+      { column: 'equivalentDiameter', is: 'diameter' },
+      { column: 'size', is: 'diameter' },
+    ],
+    glyph: { kind: 'sphere' },
+    id: 'id',
+    category: { column: 'type', label: 'Particle type', namesFrom: 'types' },
+    quantities: [
+      { column: 'bodyTilt', label: 'Tilt of the body axis', unit: '° from z' },
+      { column: 'principalTilt', label: 'Tilt of the longest principal axis', unit: '° from z' },
+      { column: 'coordination', label: 'Coordination number' },
+      { column: 'equivalentDiameter', label: 'Volume-equivalent diameter', unit: 'length units' },
+      { column: 'voxels', label: 'Solid voxels' },
+    ],
+  },
   run(params, ctx): EngineResult {
     const t0 = performance.now();
     const { packer, series, seconds } = pack(params, ctx);

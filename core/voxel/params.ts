@@ -3,6 +3,7 @@
  * `packbench run` validates, and the checks that need several fields at once.
  */
 import { z } from 'zod';
+import type { ParamsIssue } from '../common/engine';
 import { shapeSchema, type Shape } from './shapes';
 import { bitMatrixBytes } from './bit-matrix';
 import { idMatrixBytes } from './id-matrix';
@@ -10,6 +11,9 @@ import { voxelAnalysisOptionsSchema } from '../analysis/index';
 
 const positiveLength = (description: string, dflt: number) =>
   z.number().gt(0).max(1e6).default(dflt).meta({ unit: 'unit', description });
+
+/** The voxel engine's id: its specs say `"engine": "voxel"`; the particle editor's mixture is its params. */
+export const VOXEL_ENGINE_ID = 'voxel';
 
 export const sizeLawSchema = z.discriminatedUnion('law', [
   z.object({ law: z.literal('fixed'), value: positiveLength('the size', 1) }).meta({ description: 'every particle the same size' }),
@@ -189,30 +193,34 @@ export function labelsEnabled(p: VoxelParams): boolean {
  * Checks that need several fields (run before any allocation). Throws a RangeError naming the
  * field path and the allowed range.
  */
-export function checkParams(p: VoxelParams): void {
+/** The engine's cross-field checks (EngineDefinition.check): every issue, each naming its field and the allowed range. */
+export function checkParams(p: VoxelParams): ParamsIssue[] {
+  const issues: ParamsIssue[] = [];
   const { nx, ny, nz, nzMatrix } = boxVoxels(p);
   const r = p.box.resolution;
   if (nx > 65536 || ny > 65536 || nzMatrix > 65536) {
-    throw new RangeError(`box.size × box.resolution must be at most 65536 voxels per axis, got ${nx} x ${ny} x ${nzMatrix}`);
+    issues.push({ path: 'box.size', message: `box.size × box.resolution must be at most 65536 voxels per axis, got ${nx} x ${ny} x ${nzMatrix}` });
   }
   p.mixture.types.forEach((t, i) => {
     const d = boundingDiameter(t.shape) * maxSize(t.size) * r;
     const limit = Math.min(nx, ny, nz) - 2;
     if (d > limit) {
-      throw new RangeError(
-        `mixture.types.${i}.size: the largest particle spans ${Math.ceil(d)} voxels, the box allows at most ${limit} (box.size × box.resolution − 2); use smaller particles or a larger box`,
-      );
+      issues.push({
+        path: `mixture.types.${i}.size`,
+        message: `the largest particle spans ${Math.ceil(d)} voxels, the box allows at most ${limit} (box.size × box.resolution − 2); use smaller particles or a larger box`,
+      });
     }
     if (minSize(t.size) * r < 1 && t.size.law === 'fixed') {
-      throw new RangeError(`mixture.types.${i}.size.value: ${t.size.value} units is below one voxel at ${r} voxels/unit; allowed ≥ ${1 / r}`);
+      issues.push({ path: `mixture.types.${i}.size.value`, message: `${t.size.value} units is below one voxel at ${r} voxels/unit; allowed ≥ ${1 / r}` });
     }
   });
   if (!p.mixture.types.some((t) => t.fraction > 0)) {
-    throw new RangeError('mixture.types: at least one fraction must be > 0');
+    issues.push({ path: 'mixture.types', message: 'at least one fraction must be > 0' });
   }
   if (p.labelVolume === 'on' && nx * ny * nz > LABEL_MAX_VOXELS) {
-    throw new RangeError(`labelVolume: 'on' allows at most ${LABEL_MAX_VOXELS} voxels (1 GiB of labels), the box has ${nx * ny * nz}; use 'off'`);
+    issues.push({ path: 'labelVolume', message: `'on' allows at most ${LABEL_MAX_VOXELS} voxels (1 GiB of labels), the box has ${nx * ny * nz}; use 'off'` });
   }
+  return issues;
 }
 
 /** Honest upper bound of the bytes a run allocates: matrix, labels, particle state, saved rotations, analysis. */

@@ -30,7 +30,10 @@ export function readParticles(artifacts: RunArtifact[], limit: number): { total:
   const a = artifacts.find((x) => x.kind === 'table' && x.name === 'particles') ?? artifacts.find((x) => x.kind === 'table');
   if (!a) throw new ApiError('not_found', 'this run has no particle table');
   const table = decodeTable(readFileSync(a.path));
-  return { ...decimateTable(table, limit), meta: table.meta ?? {} };
+  // The declaration of the table's columns: written into the file by the worker, and added to the
+  // stored record alone by migration 3 for tables written before engines declared them.
+  const particleTable = a.meta.particleTable ?? table.meta?.particleTable;
+  return { ...decimateTable(table, limit), meta: { ...table.meta, ...(particleTable ? { particleTable } : {}) } };
 }
 
 function readHeader(fd: number): { header: VolumeHeader; dataOffset: number } {

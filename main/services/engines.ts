@@ -1,20 +1,20 @@
 /**
- * The engine registry: which engines exist, how their params are validated, and which worker entry
- * runs them. An engine plugs in by one declaration here (its definition from core/ and its worker
- * entry in main/workers/); nothing else in the app names engines. Tests build their own registry
- * with a fixture engine.
+ * The engine registry: which engines exist, how their params are validated (schema, then the
+ * engine's cross-field checks) and which worker entry runs them. The engines come from core's one
+ * list (core/common/engines.ts) and all run in the one generic worker entry; tests build their own
+ * registry with a fixture engine and its worker entry.
  */
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { EngineDefinition } from '../../core/common/engine';
-import { voxelEngine } from '../../core/voxel';
+import { ENGINES } from '../../core/common/engines';
 import { ApiError, issuesFrom, invalidMessage, type EngineInfo, type RunSpec } from '../api';
 
 export interface EngineDeclaration {
   definition: EngineDefinition;
   /**
    * Absolute path of the worker entry (.ts from source, bundled by the pool with esbuild;
-   * .js when bundled by electron-vite). The entry calls runEngineWorker(definition).
+   * .js when bundled by electron-vite). The entry calls runEngineWorker(a list holding the engine).
    */
   workerEntry: string;
 }
@@ -52,19 +52,27 @@ export class EngineRegistry {
         description: d.description,
         paramsJsonSchema: z.toJSONSchema(d.paramsSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
         defaults: defaults.success ? (defaults.data as Record<string, unknown>) : null,
+        particleTable: d.particleTable,
       };
     });
   }
 
   /**
-   * Validates a spec's params against its engine: the parsed params (with defaults), or
-   * ApiError('invalid') whose issue paths start with `prefix` (the spec's place in the request).
+   * Validates a spec's params against its engine, schema first, then the engine's cross-field
+   * checks: the parsed params (with defaults), or ApiError('invalid') whose issue paths start with
+   * `prefix` (the spec's place in the request).
    */
   parseParams(spec: RunSpec, prefix = ''): Record<string, unknown> {
-    const d = this.get(spec.engine);
-    const r = d.definition.paramsSchema.safeParse(spec.params);
+    const d = this.get(spec.engine).definition;
+    const at = prefix ? `${prefix}.params` : 'params';
+    const r = d.paramsSchema.safeParse(spec.params);
     if (!r.success) {
-      const issues = issuesFrom(r.error, prefix ? `${prefix}.params` : 'params');
+      const issues = issuesFrom(r.error, at);
+      throw new ApiError('invalid', invalidMessage(issues), issues);
+    }
+    const checked = d.check?.(r.data) ?? [];
+    if (checked.length > 0) {
+      const issues = checked.map((i) => ({ path: `${at}.${i.path}`, message: i.message }));
       throw new ApiError('invalid', invalidMessage(issues), issues);
     }
     return r.data as Record<string, unknown>;
@@ -72,15 +80,12 @@ export class EngineRegistry {
 }
 
 /**
- * Where a worker entry lives: next to this module's source when running from source (tsx), in
+ * The generic worker entry: next to this module's source when running from source (tsx), in
  * out/main/workers/ when bundled (electron-vite puts main/index.ts at out/main/index.js).
  */
-export function workerEntry(name: string): string {
-  const fromSource = import.meta.url.endsWith('.ts');
-  return fileURLToPath(new URL(fromSource ? `../workers/${name}.ts` : `./workers/${name}.js`, import.meta.url));
-}
+export const ENGINE_WORKER = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../workers/engine.ts' : './workers/engine.js', import.meta.url));
 
-/** The engines PackBench ships. */
+/** The engines PackBench ships: core's list, each run by the generic worker entry. */
 export function defaultRegistry(): EngineRegistry {
-  return new EngineRegistry([{ definition: voxelEngine, workerEntry: workerEntry('voxel') }]);
+  return new EngineRegistry(ENGINES.map((definition) => ({ definition, workerEntry: ENGINE_WORKER })));
 }

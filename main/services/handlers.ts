@@ -165,6 +165,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     },
 
     'runs.enqueue': (p) => queue.enqueue(p.spec, p.priority, p.batchName),
+    'runs.validate': (p) => ({ runs: queue.validate(p.spec).length }),
     'runs.list': (p) => store.listRuns(p),
     'runs.get': (p) => mustRun(p.id),
     'runs.series': (p) => (mustRun(p.id), store.series(p.id)),

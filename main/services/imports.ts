@@ -136,7 +136,7 @@ export function sphereTableFromCsv(text: string, source: string): ColumnTable {
     box[1] = Math.max(box[1], y[i] + r[i]);
     box[2] = Math.max(box[2], z[i] + r[i]);
   }
-  table.meta = { box, source };
+  table.meta = { ...table.meta, box, source };
   return table;
 }
 

@@ -84,6 +84,8 @@ function writeBundle(entry: string, dir: string, externalPackages: boolean): str
 
 export interface PoolJob {
   runId: string;
+  /** The engine the worker entry runs (it may hold several). */
+  engineId: string;
   workerEntry: string;
   params: unknown;
   seed: number;
@@ -198,6 +200,7 @@ export class WorkerPool {
     const progress = new Float64Array(controlBuffer, 8, 2);
     const input: WorkerInput = {
       runId: job.runId,
+      engineId: job.engineId,
       params: job.params,
       seed: job.seed,
       threads: job.threads,

@@ -160,10 +160,13 @@ export class JobQueue {
 
   // ------------------------------------------------------------------ runs
 
-  /** Validates a spec (expanding sweeps; every point against the engine's schema) and queues its runs. */
-  enqueue(spec: RunSpec, priority = 0, batchName?: string, issuePrefix = 'spec'): { batchId: string | null; runIds: string[] } {
+  /**
+   * Expands a spec's sweeps and checks every point (the engine's schema and cross-field checks):
+   * the runs it would queue, or ApiError('invalid') naming the point and the field.
+   */
+  validate(spec: RunSpec, priority = 0, issuePrefix = 'spec'): NewRun[] {
     const points = expandSweeps(spec);
-    const rows: NewRun[] = points.map((p, i) => {
+    return points.map((p, i) => {
       let params: Record<string, unknown>;
       try {
         params = this.registry.parseParams(p.spec, issuePrefix);
@@ -175,8 +178,13 @@ export class JobQueue {
       }
       return { name: p.spec.name, engine: p.spec.engine, spec: p.spec, params, seed: p.spec.seed, priority, batchId: null };
     });
+  }
+
+  /** Validates a spec (see validate) and queues its runs, as a batch when it has several. */
+  enqueue(spec: RunSpec, priority = 0, batchName?: string, issuePrefix = 'spec'): { batchId: string | null; runIds: string[] } {
+    const rows = this.validate(spec, priority, issuePrefix);
     const { batchId, runIds } = this.store.transaction(() => {
-      const batchId = points.length > 1 || batchName ? this.store.createBatch(batchName ?? spec.name, spec) : null;
+      const batchId = rows.length > 1 || batchName ? this.store.createBatch(batchName ?? spec.name, spec) : null;
       for (const r of rows) r.batchId = batchId;
       return { batchId, runIds: this.store.insertRuns(rows) };
     });
@@ -374,7 +382,7 @@ export class JobQueue {
     rmSync(dir, { recursive: true, force: true }); // leftovers of an interrupted attempt
     mkdirSync(dir, { recursive: true });
     const job = this.pool.start(
-      { runId: r.id, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads: this.threadsPerRun, runDir: dir, memoryBytes },
+      { runId: r.id, engineId: r.engine, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads: this.threadsPerRun, runDir: dir, memoryBytes },
       {
         // Progress and logs are best effort: a full or locked database must not stop the run.
         onProgress: (p) => this.bestEffort(() => {

@@ -119,6 +119,16 @@ const MIGRATIONS: string[] = [
   `,
   // The particle editor's size, resolution and reduction threshold of a shape (JSON; NULL: never saved).
   `ALTER TABLE shapes ADD COLUMN voxelisation TEXT;`,
+  // 3: engines declare their particle tables (core/common/engine.ts ParticleTableSpec); tables
+  // written before that get the declaration of their engine as it was then.
+  `
+  UPDATE artifacts SET meta = json_set(meta, '$.particleTable', json('{"name":"particles","centre":["x","y","z"],"size":[{"column":"equivalentDiameter","is":"diameter"},{"column":"size","is":"diameter"}],"glyph":{"kind":"sphere"},"id":"id","category":{"column":"type","label":"Particle type","namesFrom":"types"},"quantities":[{"column":"bodyTilt","label":"Tilt of the body axis","unit":"° from z"},{"column":"principalTilt","label":"Tilt of the longest principal axis","unit":"° from z"},{"column":"coordination","label":"Coordination number"},{"column":"equivalentDiameter","label":"Volume-equivalent diameter","unit":"length units"},{"column":"voxels","label":"Solid voxels"}]}'))
+    WHERE kind = 'table' AND name = 'particles' AND json_extract(meta, '$.particleTable') IS NULL
+      AND run_seq IN (SELECT seq FROM runs WHERE engine = 'voxel');
+  UPDATE artifacts SET meta = json_set(meta, '$.particleTable', json('{"name":"spheres","centre":["x","y","z"],"size":[{"column":"r","is":"radius"}],"glyph":{"kind":"sphere"},"id":"id","category":{"column":"type","label":"Sphere type"},"quantities":[{"column":"coordination","label":"Coordination number"}]}'))
+    WHERE kind = 'table' AND name = 'spheres' AND json_extract(meta, '$.particleTable') IS NULL
+      AND run_seq IN (SELECT seq FROM runs WHERE engine = 'spheres');
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

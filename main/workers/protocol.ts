@@ -19,6 +19,8 @@ export const CONTROL_BYTES = 8 + 2 * 8;
 
 export interface WorkerInput {
   runId: string;
+  /** The engine to run, by id, from the list the worker entry was given. */
+  engineId: string;
   params: unknown;
   seed: number;
   threads: number;

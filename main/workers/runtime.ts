@@ -1,13 +1,13 @@
 /**
  * The inside of a run's worker thread: builds the EngineContext over the shared control block,
  * runs the engine, writes its artifacts into the run folder (core/io/container format) and posts
- * the result. Every engine's worker entry is one line: runEngineWorker(itsDefinition).
+ * the result. The worker entry (main/workers/engine.ts) is one line: runEngineWorker(core's list).
  */
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ColumnTable, EngineDefinition, EngineProgress, EngineResult, LabelVolume } from '../../core/common/engine';
+import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
 import { CONTROL, CONTROL_INTS, PROGRESS, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
@@ -63,6 +63,11 @@ function writeVolume(dir: string, volume: LabelVolume): WrittenArtifact {
   return { kind: 'volume', name: volume.name, path, bytes, checksum: hash.digest('hex'), meta: { dims: volume.dims, voxelSize: volume.voxelSize, ...volume.meta } };
 }
 
+/** The engine's particle table carries its declaration (meta.particleTable), for the inspector and exports. */
+function withDeclaration(table: ColumnTable, engine: EngineDefinition): ColumnTable {
+  return table.name === engine.particleTable.name ? { ...table, meta: { ...table.meta, particleTable: engine.particleTable } } : table;
+}
+
 /**
  * The result every engine must return (the registry's result schema, checked here so a bad result
  * fails its run with a clear message instead of reaching the database): metrics are finite numbers,
@@ -87,8 +92,14 @@ export function checkResult(result: EngineResult, log: (line: string) => void): 
   return { ...result, metrics, series };
 }
 
-export async function runEngineWorker(engine: EngineDefinition): Promise<void> {
+/** Runs the engine of `engines` named by the run's input, in this worker thread. */
+export async function runEngineWorker(engines: readonly EngineDefinition[]): Promise<void> {
   const input = workerData as WorkerInput;
+  const engine = engines.find((e) => e.id === input.engineId);
+  if (!engine) {
+    post({ type: 'error', message: `this worker has no engine '${input.engineId}'; it has: ${engines.map((e) => e.id).join(', ')}` });
+    return;
+  }
   const control = new Int32Array(input.control, 0, CONTROL_INTS);
   const progress = new Float64Array(input.control, 8, 2);
   let lastPost = 0;
@@ -124,10 +135,13 @@ export async function runEngineWorker(engine: EngineDefinition): Promise<void> {
   };
 
   try {
+    // The services checked the params when the run was queued; a stored run of an older version
+    // may no longer pass, and must fail with the reason rather than run on a bad configuration.
+    throwIfIssues(engine.check?.(input.params) ?? []);
     const result = checkResult(await engine.run(input.params, ctx), ctx.log);
     const cancelled = result.cancelled === true || Atomics.load(control, CONTROL.cancel) === 1;
     // A cancelled run keeps no artifacts: they would describe a half-finished packing.
-    const artifacts = cancelled ? [] : result.artifacts.map((a) => (a.kind === 'table' ? writeTable(input.runDir, a) : writeVolume(input.runDir, a)));
+    const artifacts = cancelled ? [] : result.artifacts.map((a) => (a.kind === 'table' ? writeTable(input.runDir, withDeclaration(a, engine)) : writeVolume(input.runDir, a)));
     const transfer = result.series.flatMap((s) => [s.x.buffer, s.y.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
     post({ type: 'result', metrics: result.metrics, series: result.series, artifacts, cancelled }, [...new Set(transfer)]);
   } catch (err) {

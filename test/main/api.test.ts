@@ -10,6 +10,7 @@ import { openServices, type Services } from '../../main/services/services';
 import { tempDir } from './helpers';
 import { counterEngine } from './fixtures/counter-engine';
 import { COUNTER_WORKER } from './fixtures/registry';
+import { voxelEngine } from '../../core/voxel/index';
 
 let s: Services;
 const t = tempDir();
@@ -63,6 +64,35 @@ describe('API contract', () => {
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 
+  it("refuses a spec that fails its engine's cross-field checks, at every sweep point, before anything is stored", async () => {
+    // A particle of size 3 in a 2-unit box: the schema accepts every field, the voxel engine's check does not.
+    const tooBig = { box: { size: [2, 2, 2], resolution: 10 }, mixture: { types: [{ size: { law: 'fixed', value: 3 } }] } };
+    expect(await rejection('runs.enqueue', { spec: { engine: 'voxel', name: 'big', params: tooBig } })).toMatchObject({
+      code: 'invalid',
+      issues: [{ path: 'spec.params.mixture.types.0.size', message: expect.stringMatching(/spans 30 voxels.*at most 18/) }],
+    });
+    // The fixture engine's check (failAt and exitAt exclude each other), at the second point of a sweep.
+    expect(await rejection('runs.validate', { spec: { engine: 'counter', name: 'sw', params: { steps: 3, failAt: 1, exitAt: { $sweep: [1, 2] } } } })).toMatchObject({ code: 'invalid' });
+    const err = await rejection('runs.enqueue', { spec: { engine: 'counter', name: 'sw', params: { failAt: 1, steps: { $sweep: [3, 4] }, exitAt: 2 } } });
+    expect(err.message).toMatch(/sweep point 1 of 2/);
+    expect(err.issues).toEqual([{ path: 'spec.params.exitAt', message: 'give at most one of failAt and exitAt' }]);
+    expect(await s.dispatch('runs.validate', { spec: { engine: 'counter', name: 'ok', params: { steps: { $sweep: [3, 4, 5] } } } })).toEqual({ runs: 3 });
+    expect((await s.dispatch('runs.list', {})).total).toBe(0);
+  });
+
+  it('runs every engine of core\'s list through the one generic worker, and its particle table carries the declaration', async () => {
+    const { runIds } = await s.dispatch('runs.enqueue', {
+      spec: { engine: 'voxel', name: 'tiny', params: { box: { size: [3, 3, 2], resolution: 8 }, stop: { particles: 3 }, analysis: { enabled: false } } },
+    });
+    s.queue.start();
+    await s.queue.waitFor(runIds);
+    const run = await s.dispatch('runs.get', { id: runIds[0] });
+    expect(run.status, run.error ?? '').toBe('done');
+    const particles = await s.dispatch('runs.particles', { id: runIds[0] });
+    expect(particles.meta.particleTable).toEqual(voxelEngine.particleTable);
+    await s.dispatch('runs.delete', { id: runIds[0] });
+  });
+
   it('lists engines with JSON Schemas for forms: defaults, ranges, units', async () => {
     const engines = await s.dispatch('engines.list', {});
     const counter = engines.find((e) => e.id === 'counter')!;
@@ -72,6 +102,7 @@ describe('API contract', () => {
     const voxel = engines.find((e) => e.id === 'voxel')!;
     expect(voxel.title).toBeTruthy();
     expect(voxel.paramsJsonSchema).toHaveProperty('properties');
+    expect(voxel.particleTable).toEqual(voxelEngine.particleTable);
   });
 
   it('keeps the shape library: built-ins protected, user shapes validated by the voxel shape schema', async () => {

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { RunStore, SCHEMA_VERSION, type NewRun } from '../../main/services/store';
 import { tempDir } from './helpers';
+import { resolveParticleColumns } from '../../renderer/src/workspaces/inspector/particleColumns';
 
 let cleanup: (() => void) | undefined;
 afterEach(() => cleanup?.());
@@ -51,6 +52,22 @@ describe('RunStore', () => {
     const again = new RunStore(file);
     expect(again.schemaVersion).toBe(SCHEMA_VERSION);
     expect(again.getShape('s1')).toMatchObject({ name: 'old', voxelisation: null });
+    again.close();
+  });
+
+  it('migration 3 gives particle tables written before engines declared them the declaration of their engine', () => {
+    const { store, file } = open();
+    const [id] = store.insertRuns([run(1)]);
+    const artifact = { kind: 'table' as const, name: 'particles', path: '/p.pbt', bytes: 1, checksum: 'c', meta: { rows: 1 } };
+    store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [artifact], wallSeconds: 1 });
+    store.db.pragma('user_version = 2');
+    store.close();
+    const again = new RunStore(file);
+    const meta = again.artifacts(id)[0].meta;
+    expect(meta.rows).toBe(1);
+    const columns = resolveParticleColumns({ x: Float64Array.of(1), y: Float64Array.of(2), z: Float64Array.of(3), size: Float64Array.of(0.5) }, 1, meta);
+    expect(columns.radius![0]).toBe(0.25);
+    expect(columns.categoryNames).toEqual([]);
     again.close();
   });
 

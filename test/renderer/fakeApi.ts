@@ -39,6 +39,7 @@ export const toyEngine: EngineInfo = {
   description: 'A test engine',
   paramsJsonSchema: z.toJSONSchema(toyParams, { io: 'input' }) as Record<string, unknown>,
   defaults: toyParams.parse({}) as Record<string, unknown>,
+  particleTable: { name: 'particles', centre: ['x', 'y', 'z'], size: [{ column: 'r', is: 'radius' }], glyph: { kind: 'sphere' }, quantities: [] },
 };
 
 /** What exports.formats answers here: fewer than the service's, so a test sees the list comes from the API. */

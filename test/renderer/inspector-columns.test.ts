@@ -1,41 +1,60 @@
 import { describe, it, expect } from 'vitest';
-import { colourModes, computeColours, resolveParticleColumns } from '../../renderer/src/workspaces/inspector/particleColumns';
+import { computeColours, resolveParticleColumns } from '../../renderer/src/workspaces/inspector/particleColumns';
+import type { ParticleTableSpec } from '../../core/common/engine';
+import { voxelEngine } from '../../core/voxel/index';
+import { SPHERE_TABLE } from '../../core/io/csv';
 
-describe('particle columns', () => {
-  it('finds centres, radius from a diameter column, and the colourings the table supports', () => {
-    const cols = { x: Float64Array.of(0, 1), y: Float64Array.of(0, 1), z: Float64Array.of(0, 4), diameter: Float64Array.of(2, 4), type: Int32Array.of(0, 1) };
-    const p = resolveParticleColumns(cols, 2);
+const disks: ParticleTableSpec = {
+  name: 'particles',
+  centre: ['cx', 'cy', 'cz'],
+  size: [{ column: 'rad', is: 'radius' }],
+  glyph: { kind: 'disk-xy' },
+  category: { column: 'class', label: 'Size class', namesFrom: 'classes' },
+  quantities: [{ column: 'speed', label: 'Speed', unit: 'm/s' }],
+};
+
+describe('particle columns from the engine’s declaration', () => {
+  it('reads centres, size, category names and the declared colourings, whatever the columns are called', () => {
+    const cols = { cx: Float64Array.of(0, 1), cy: Float64Array.of(0, 1), cz: Float64Array.of(0, 4), rad: Float64Array.of(1, 2), class: Uint8Array.of(0, 1), speed: Float64Array.of(3, 5) };
+    const p = resolveParticleColumns(cols, 2, { particleTable: disks, classes: ['coarse', 'fine'] });
     expect(Array.from(p.radius!)).toEqual([1, 2]);
-    expect(colourModes(p)).toEqual(['type', 'height', 'id']);
+    expect(p.glyph).toEqual({ kind: 'disk-xy' });
+    expect(p.categoryNames).toEqual(['coarse', 'fine']);
+    expect(p.colourings.map((c) => c.key)).toEqual(['class', 'height', 'speed', 'id']);
     const out = new Float32Array(8);
-    const legend = computeColours(p, 'height', out);
-    expect(legend).toEqual({ kind: 'range', min: 0, max: 4 });
+    expect(computeColours(p, 'speed', out)).toEqual({ kind: 'range', min: 3, max: 5 });
     expect(out[3]).toBe(1);
-    expect(out[0]).not.toBe(out[4]); // lowest and highest differ
-    expect(computeColours(p, 'type', out)).toEqual({ kind: 'categories', values: [0, 1] });
+    expect(out[0]).not.toBe(out[4]); // slowest and fastest differ
+    expect(computeColours(p, 'height', out)).toEqual({ kind: 'range', min: 0, max: 4 });
+    expect(computeColours(p, 'class', out)).toEqual({ kind: 'categories', values: [0, 1] });
   });
 
-  it('explains a table without centres', () => {
-    expect(() => resolveParticleColumns({ radius: Float64Array.of(1) }, 1)).toThrow(/no centre columns.*radius/);
+  it('takes the first size column the table has (the voxel engine: equivalent diameter, else its size)', () => {
+    const base = { x: Float64Array.of(0), y: Float64Array.of(0), z: Float64Array.of(0), size: Float64Array.of(2) };
+    const meta = { particleTable: voxelEngine.particleTable };
+    const analysed = resolveParticleColumns({ ...base, equivalentDiameter: Float64Array.of(1), coordination: Uint16Array.of(4) }, 1, meta);
+    expect(analysed.radius![0]).toBe(0.5);
+    expect(analysed.sizeFrom).toEqual({ column: 'equivalentDiameter', is: 'diameter' });
+    expect(analysed.colourings.map((c) => c.key)).toEqual(['height', 'coordination', 'equivalentDiameter', 'id']);
+    const plain = resolveParticleColumns(base, 1, meta);
+    expect(plain.radius![0]).toBe(1);
+    expect(plain.colourings.map((c) => c.key)).toEqual(['height', 'id']);
   });
-});
 
-describe('orientation from rotations', () => {
-  it('derives the tilt of the particle z axis from rx, ry (independent of rz)', () => {
-    const cols = { x: Float64Array.of(0, 0, 0), y: Float64Array.of(0, 0, 0), z: Float64Array.of(0, 0, 0), rx: Int16Array.of(0, 90, 60), ry: Int16Array.of(0, 0, 0), rz: Int16Array.of(45, 10, 0) };
-    const p = resolveParticleColumns(cols, 3);
-    expect(Array.from(p.orientation!).map((v) => Math.round(v))).toEqual([0, 90, 60]);
-    expect(colourModes(p)).toContain('orientation');
+  it('reads tangent-disk normals (surface samples) and sphere tables', () => {
+    const spec: ParticleTableSpec = { ...disks, centre: ['x', 'y', 'z'], glyph: { kind: 'tangent-disk', normal: ['nx', 'ny', 'nz'] }, category: undefined, quantities: [] };
+    const cols = { x: Float64Array.of(0), y: Float64Array.of(0), z: Float64Array.of(1), rad: Float64Array.of(0.1), nx: Float64Array.of(0), ny: Float64Array.of(0), nz: Float64Array.of(1) };
+    expect(resolveParticleColumns(cols, 1, { particleTable: spec }).normal!.map((c) => c[0])).toEqual([0, 0, 1]);
+    const { nz: _nz, ...withoutNormal } = cols;
+    expect(() => resolveParticleColumns(withoutNormal, 1, { particleTable: spec })).toThrow(/normal columns \(nx, ny, nz\)/);
+    const spheres = resolveParticleColumns({ id: Uint32Array.of(7), type: Uint16Array.of(2), x: Float64Array.of(0), y: Float64Array.of(0), z: Float64Array.of(0), r: Float64Array.of(3) }, 1, { particleTable: SPHERE_TABLE });
+    expect(spheres.radius![0]).toBe(3);
+    expect(spheres.id![0]).toBe(7);
+    expect(spheres.colourings[0].key).toBe('type');
   });
-});
 
-describe('analysis columns', () => {
-  it('prefers the equivalent diameter for spheres and the principal-axis tilt for orientation', () => {
-    const cols = { x: Float64Array.of(0), y: Float64Array.of(0), z: Float64Array.of(0), size: Float64Array.of(2), equivalentDiameter: Float64Array.of(1), principalTilt: Float32Array.of(30), rx: Int16Array.of(90), ry: Int16Array.of(0), coordination: Uint16Array.of(4) };
-    const p = resolveParticleColumns(cols, 1);
-    expect(p.radius![0]).toBe(0.5);
-    expect(p.names.diameter).toBe('equivalentDiameter');
-    expect(p.orientation![0]).toBe(30);
-    expect(colourModes(p)).toEqual(['height', 'orientation', 'coordination', 'id']);
+  it('explains a table without a declaration or without its centres', () => {
+    expect(() => resolveParticleColumns({ x: Float64Array.of(1) }, 1, {})).toThrow(/does not declare its columns.*x/);
+    expect(() => resolveParticleColumns({ cx: Float64Array.of(1) }, 1, { particleTable: disks })).toThrow(/lacks its centre columns \(cx, cy, cz\); it has: cx/);
   });
 });

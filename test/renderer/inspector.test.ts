@@ -3,6 +3,7 @@ import { flushPromises, mount } from '@vue/test-utils';
 import { createRouter, createMemoryHistory } from 'vue-router';
 import InspectorWorkspace from '../../renderer/src/workspaces/inspector/InspectorWorkspace.vue';
 import { makeRun } from './fakeApi';
+import { voxelEngine } from '../../core/voxel/index';
 
 /** A finished voxel run of 3 particles in a 4 x 4 x 4 voxel volume (voxel size 0.5). */
 function installRunApi(): { calls: { method: string; params: Record<string, unknown> }[] } {
@@ -23,8 +24,8 @@ function installRunApi(): { calls: { method: string; params: Record<string, unkn
           { id: 2, kind: 'volume', name: 'labels', path: '/y', bytes: 1, checksum: '', meta: { dims: [4, 4, 4], voxelSize: 0.5 } },
         ];
         case 'runs.particles': return {
-          total: 3, count: 3, meta: { box: [2, 2, 2], types: ['plate', 'sphere'] },
-          columns: { id: Int32Array.of(0, 1, 2), type: Int32Array.of(0, 1, 0), x: Float64Array.of(0.5, 1, 1.5), y: Float64Array.of(0.5, 1, 1.5), z: Float64Array.of(0.25, 0.75, 1.25), size: Float64Array.of(0.5, 0.5, 0.5), rx: Int16Array.of(0, 30, 90), ry: Int16Array.of(0, 0, 0), rz: Int16Array.of(0, 0, 0) },
+          total: 3, count: 3, meta: { box: [2, 2, 2], types: ['plate', 'sphere'], particleTable: voxelEngine.particleTable },
+          columns: { id: Int32Array.of(0, 1, 2), type: Int32Array.of(0, 1, 0), x: Float64Array.of(0.5, 1, 1.5), y: Float64Array.of(0.5, 1, 1.5), z: Float64Array.of(0.25, 0.75, 1.25), size: Float64Array.of(0.5, 0.5, 0.5), rx: Int16Array.of(0, 30, 90), ry: Int16Array.of(0, 0, 0), rz: Int16Array.of(0, 0, 0), bodyTilt: Float32Array.of(0, 30, 90) },
         };
         case 'runs.slice': {
           const w = 4, h = 4;
@@ -64,7 +65,7 @@ describe('InspectorWorkspace', () => {
     expect(w.get('[data-testid="inspector-run-name"]').text()).toBe('plates');
     expect(w.get('[data-testid="inspector-count"]').text()).toContain('3');
     const options = w.findAll('[data-testid="colour-by"] option').map((o) => o.attributes('value'));
-    expect(options).toEqual(['type', 'height', 'orientation', 'id']);
+    expect(options).toEqual(['type', 'height', 'bodyTilt', 'id']);
     expect(w.get('[data-testid="legend"]').text()).toContain('plate');
     // the slice starts through the bed: at the mean particle centre, z = 0.75 (voxel 1 of size 0.5)
     expect(calls.find((c) => c.method === 'runs.slice')!.params).toEqual({ id: 'r1', axis: 'z', index: 1 });

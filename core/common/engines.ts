@@ -1,0 +1,10 @@
+/**
+ * The one list of PackBench's engines (ARCHITECTURE.md, "Adding an engine"): an engine plugs in by
+ * one line here. The services' registry, the generic worker entry (main/workers/engine.ts) and the
+ * CLI read it; the batch form, History and the inspector follow from each definition.
+ * Not re-exported by core/common/index.ts, whose contract the engines themselves import.
+ */
+import type { EngineDefinition } from './engine';
+import { voxelEngine } from '../voxel/index';
+
+export const ENGINES: readonly EngineDefinition[] = [voxelEngine];
