@@ -20,10 +20,33 @@ export default tseslint.config(
     },
   },
   {
-    // core/ is pure TypeScript: no Node built-ins, no Electron, no DOM (ARCHITECTURE.md).
+    // core/ is pure TypeScript: no Node built-ins, no Electron, no DOM, nothing outside core/ (ARCHITECTURE.md).
     files: ['core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['node:*', 'electron', 'fs', 'path', 'os', 'worker_threads'] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', 'electron', 'fs', 'path', 'os', 'worker_threads'], message: 'core/ is pure TypeScript: no Node built-ins or Electron.' },
+            { group: ['**/main/**', '**/renderer/**', '**/bench/**', '**/test/**'], message: 'core/ imports nothing outside core/.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The renderer reaches main/ only through the API contract and the wire codec; never Node or Electron.
+    files: ['renderer/src/**/*.ts', 'renderer/src/**/*.vue'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', 'electron'], message: 'The renderer is sandboxed: no Node built-ins or Electron.' },
+            { group: ['**/main/**', '!**/main/api', '!**/main/wire'], message: 'The renderer imports main/ only for the API contract (main/api) and the wire codec (main/wire).' },
+          ],
+        },
+      ],
     },
   },
 );
