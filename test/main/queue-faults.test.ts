@@ -33,7 +33,7 @@ describe('queue faults', () => {
     const fallback = join(t.dir, 'cache');
     // A path below a regular file cannot be created, even by root.
     const pool = new WorkerPool({ bundleDirs: ['/dev/null/cache', fallback] });
-    const job = pool.start({ runId: 'r1', workerEntry: COUNTER_WORKER, params: { steps: 3, stepMs: 0, memoryBytes: 1, volume: false, badResult: false }, seed: 1, threads: 1, runDir: t.dir, memoryBytes: 1 });
+    const job = pool.start({ runId: 'r1', engineId: 'counter', workerEntry: COUNTER_WORKER, params: { steps: 3, stepMs: 0, memoryBytes: 1, volume: false, badResult: false }, seed: 1, threads: 1, runDir: t.dir, memoryBytes: 1 });
     expect((await job.done).status).toBe('done');
     expect(existsSync(fallback)).toBe(true);
     expect(() => runnableEntry(COUNTER_WORKER, ['/dev/null/a', '/dev/null/b'])).toThrow(/cannot write the worker bundle of counter-worker.ts to any of: \/dev\/null\/a: .*; \/dev\/null\/b: /);

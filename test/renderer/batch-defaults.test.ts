@@ -13,6 +13,7 @@ import RunComposer from '../../renderer/src/workspaces/batch/RunComposer.vue';
 import { sendToBatch, takeDraft } from '../../renderer/src/stores/draft';
 import { fillDefaults, type JsonSchema } from '../../renderer/src/workspaces/batch/schema';
 import { voxelParamsSchema } from '../../core/voxel/params';
+import { voxelEngine as voxelDefinition } from '../../core/voxel/index';
 import { projectVoxelMap } from '../../renderer/src/components/voxelThumbnail';
 import type { EngineInfo } from '../../main/api';
 
@@ -22,6 +23,7 @@ const voxelEngine: EngineInfo = {
   description: 'voxel',
   paramsJsonSchema: z.toJSONSchema(voxelParamsSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
   defaults: voxelParamsSchema.parse({}) as Record<string, unknown>,
+  particleTable: voxelDefinition.particleTable,
 };
 
 /** The fake API with the real voxel engine's schema as its only engine. */
