@@ -125,6 +125,17 @@ export const surfaceEngine = defineEngine({
     'Metrics: nearestNeighbourCV = standard deviation / mean of each particle\'s nearest-neighbour distance; maxSurfaceResidual = max |F|/|∇F| (distance from the surface, length units); ' +
     'energy = Σ_i Σ_j exp(−|r_ij|²/(2σ_i²)) over neighbours within 3σ_i.',
   paramsSchema: surfaceParamsSchema,
+  check: checkParams,
   estimateMemoryBytes,
+  particleTable: {
+    name: 'particles',
+    centre: ['x', 'y', 'z'],
+    size: [{ column: 'r', is: 'radius' }],
+    glyph: { kind: 'tangent-disk', normal: ['nx', 'ny', 'nz'] },
+    quantities: [
+      { column: 'sigma', label: 'Repulsion radius σ', unit: 'length units' },
+      { column: 'energy', label: 'Repulsion energy' },
+    ],
+  },
   run: sample,
 });
