@@ -29,6 +29,12 @@ export interface ServicesOptions {
   electron?: boolean;
   nativeBinding?: string;
   progressIntervalMs?: number;
+  /**
+   * Only reading (listing, showing, exporting runs): the database is opened read-only, nothing is
+   * written at start (no built-in shapes, no recovery, no queue), so a read-only or full data
+   * folder still works; calls that write fail with 'unavailable'.
+   */
+  readOnly?: boolean;
 }
 
 export interface Services extends HandlerContext {
@@ -41,8 +47,8 @@ export interface Services extends HandlerContext {
 }
 
 export function openServices(o: ServicesOptions): Services {
-  mkdirSync(join(o.dataDir, 'runs'), { recursive: true });
-  const store = new RunStore(join(o.dataDir, 'packbench.db'), { nativeBinding: o.nativeBinding });
+  if (!o.readOnly) mkdirSync(join(o.dataDir, 'runs'), { recursive: true });
+  const store = new RunStore(join(o.dataDir, 'packbench.db'), { nativeBinding: o.nativeBinding, readOnly: o.readOnly });
   const registry = o.registry ?? defaultRegistry();
   const events = new EventBus();
   const pool = new WorkerPool({ memoryBudgetBytes: o.memoryBudgetBytes, progressIntervalMs: o.progressIntervalMs, bundleDirs: bundleDirs(o.dataDir) });
@@ -59,12 +65,12 @@ export function openServices(o: ServicesOptions): Services {
     only: o.only,
   });
   const shapes = new ShapeLibrary(store);
-  shapes.installBuiltins();
-  const recovered = queue.recover();
+  if (!o.readOnly) shapes.installBuiltins();
+  const recovered = o.readOnly ? [] : queue.recover();
   const heavy = new Limiter(Math.min(2, availableParallelism()));
   const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, heavy, pool };
   const dispatch = createDispatch(createHandlers(ctx));
-  if (o.autoStart) queue.start();
+  if (o.autoStart && !o.readOnly) queue.start();
   let closed: Promise<void> | undefined;
   return {
     ...ctx,

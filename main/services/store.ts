@@ -7,6 +7,7 @@
  */
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import type {
   MetricValue,
   Preset,
@@ -159,6 +160,11 @@ export type ListQuery = z.output<(typeof paramsSchemas)['runs.list']>;
 export interface StoreOptions {
   /** Path of a better_sqlite3.node built for another ABI (Electron): see scripts/electron-native.mjs. */
   nativeBinding?: string;
+  /**
+   * Open for reading only, so that a read-only or full data folder can still be listed and shown
+   * (see openForReading); every write then fails with SQLITE_READONLY.
+   */
+  readOnly?: boolean;
 }
 
 export function newId(): string {
@@ -267,7 +273,12 @@ export class RunStore {
   readonly db: Database.Database;
 
   constructor(file: string, options: StoreOptions = {}) {
-    this.db = new Database(file, options.nativeBinding ? { nativeBinding: options.nativeBinding } : {});
+    const binding = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
+    if (options.readOnly) {
+      this.db = openForReading(file, binding);
+      return;
+    }
+    this.db = new Database(file, binding);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
@@ -614,6 +625,37 @@ export class RunStore {
   deletePreset(id: string): boolean {
     return this.sql('DELETE FROM presets WHERE id = ?').run(id).changes > 0;
   }
+}
+
+/**
+ * A database to read: the file opened read-only when SQLite can (a WAL database needs its -shm file,
+ * which a read-only or full folder may not let it create), else a copy of the file in memory,
+ * marked as a rollback-journal database since an in-memory copy cannot be in WAL mode. A folder
+ * without a database reads as an empty one. The schema must be this version's (no migration here).
+ */
+function openForReading(file: string, binding: Database.Options): Database.Database {
+  let db: Database.Database;
+  if (!existsSync(file)) {
+    db = new Database(':memory:', binding);
+    for (const m of MIGRATIONS) db.exec(m);
+    db.pragma(`user_version = ${MIGRATIONS.length}`);
+    db.pragma('query_only = ON');
+  } else {
+    try {
+      db = new Database(file, { ...binding, readonly: true, fileMustExist: true });
+      db.prepare('SELECT count(*) FROM sqlite_master').get();
+    } catch {
+      const bytes = readFileSync(file);
+      if (bytes[18] === 2) bytes[18] = bytes[19] = 1;
+      db = new Database(bytes, { ...binding, readonly: true });
+    }
+  }
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version !== MIGRATIONS.length) {
+    db.close();
+    throw new Error(`database schema version ${version} is not this PackBench's (${MIGRATIONS.length}); open the data folder once where it can be written`);
+  }
+  return db;
 }
 
 interface ShapeRow {
