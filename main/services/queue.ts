@@ -271,26 +271,30 @@ export class JobQueue {
     this.emitQueue();
   }
 
-  /** Resolves when every run of `ids` has reached a final status. */
+  /**
+   * Resolves when every run of `ids` has reached a final status (or was deleted), whichever process
+   * ran it: runs another process took (the app or the web host on the same folder, beside a
+   * `packbench run`) finish there, so the store is looked at every poll as well. The poll keeps
+   * this process alive while it waits.
+   */
   waitFor(ids: string[]): Promise<void> {
-    const pending = new Set(ids.filter((id) => !FINAL_STATUSES.includes(this.store.getSummary(id)?.status ?? 'done')));
-    if (pending.size === 0) return Promise.resolve();
+    const pending = new Set(ids);
     return new Promise((resolve) => {
-      const off = this.events.on('run.updated', (s) => {
-        if (FINAL_STATUSES.includes(s.status)) pending.delete(s.id);
-        if (pending.size === 0) {
-          off();
-          resolve();
+      const check = () => {
+        for (const id of pending) {
+          const status = this.store.getSummary(id)?.status;
+          if (status === undefined || FINAL_STATUSES.includes(status)) pending.delete(id);
         }
-      });
-      const offDeleted = this.events.on('run.deleted', ({ id }) => {
-        pending.delete(id);
-        if (pending.size === 0) {
-          offDeleted();
-          off();
-          resolve();
-        }
-      });
+        if (pending.size > 0) return;
+        clearInterval(timer);
+        offUpdated();
+        offDeleted();
+        resolve();
+      };
+      const offUpdated = this.events.on('run.updated', (s) => pending.has(s.id) && FINAL_STATUSES.includes(s.status) && check());
+      const offDeleted = this.events.on('run.deleted', ({ id }) => pending.has(id) && check());
+      const timer = setInterval(() => this.bestEffort(check), POLL_MS);
+      check();
     });
   }
 
@@ -300,10 +304,13 @@ export class JobQueue {
       const check = () => {
         if (this.active.size === 0 && !this.nextStartable()) {
           off();
+          clearInterval(timer);
           resolve();
         }
       };
       const off = this.events.on('queue.updated', check);
+      // Another process may take the last queued runs: look at the store every poll too.
+      const timer = setInterval(() => this.bestEffort(check), POLL_MS);
       check();
     });
   }
