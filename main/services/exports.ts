@@ -7,7 +7,8 @@
  * so a 2048^3 volume never has to be in memory. The format writers themselves are pure and live in
  * core/io; this module does only files.
  */
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ColumnTable, EngineSeries } from '../../core/common/engine';
 import { decodeHeader, decodeTable, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
@@ -133,7 +134,10 @@ export async function exportRun(
   const slabBytes = options.slabBytes ?? SLAB_BYTES;
   const spec = EXPORT_FORMATS.find((f) => f.id === format);
   if (!spec) throw new Error(`unknown export format '${format}'; allowed: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`);
-  const out = await open(outPath, 'w');
+  // Written beside the target and renamed over it when complete: a failed export (a format that
+  // does not apply, a full disk) never deletes or truncates a file the user already has.
+  const partial = `${outPath}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const out = await open(partial, 'wx');
   let result: { path: string; bytes: number };
   try {
     const writer = new SequentialWriter(out);
@@ -156,12 +160,12 @@ export async function exportRun(
       case 'vti':
       case 'tiff':
       case 'raw':
-        await writeVolume(writer, run, volumePath(run, spec), spec.id, outPath, onProgress, slabBytes, 'labels');
+        await writeVolume(writer, run, volumePath(run, spec), spec.id, partial, onProgress, slabBytes, 'labels');
         break;
       case 'heightmap-tiff': {
         const heightmap = run.artifacts.find((a) => a.kind === 'volume' && a.name === 'heightmap');
         if (!heightmap) throw new Error(`run ${run.id} has no height map artifact, which format '${spec.id}' needs (voxel runs analysed by core/analysis have one)`);
-        await writeVolume(writer, run, heightmap.path, 'tiff', outPath, onProgress, slabBytes, 'heightmap');
+        await writeVolume(writer, run, heightmap.path, 'tiff', partial, onProgress, slabBytes, 'heightmap');
         break;
       }
       case 'stl-particles':
@@ -173,13 +177,17 @@ export async function exportRun(
         break;
     }
     result = { path: outPath, bytes: writer.bytes };
-  } catch (err) {
-    // No half-written file stays behind to be mistaken for an export.
     await out.close();
-    await rm(outPath, { force: true });
+    // The raw format's JSON header first, so the volume never appears without it.
+    if (spec.id === 'raw') await rename(`${partial}.json`, `${outPath}.json`);
+    await rename(partial, outPath);
+  } catch (err) {
+    // No half-written file stays behind to be mistaken for an export (nor fills the disk further).
+    await out.close().catch(() => {});
+    await rm(partial, { force: true });
+    await rm(`${partial}.json`, { force: true });
     throw err;
   }
-  await out.close();
   onProgress(1);
   return result;
 }
