@@ -4,4 +4,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../main/cli.ts');
+const { main } = await import('../main/cli.ts');
+process.exitCode = await main(process.argv.slice(2));

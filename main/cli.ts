@@ -3,58 +3,104 @@
  * app's data directory, so the CLI sees the app's runs) and --json (machine-readable output on
  * stdout; progress and messages go to stderr).
  *
- * Exit codes: 0 success; 1 a run failed or was cancelled; 2 bad input (spec, arguments); 3 other errors.
+ * Exit codes: 0 success; 1 a run failed or was cancelled; 2 bad input (spec, arguments, files);
+ * 3 other errors (a full or locked data folder, a fault of ours).
+ *
+ * `main(argv, io)` runs one command line in this process and resolves with its exit code, so tests
+ * drive the CLI without spawning a process; bin/packbench.mjs calls it with the real argv and stdio.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFileSync, statSync } from 'node:fs';
-import { basename, extname, resolve } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { ApiError, FINAL_STATUSES, issuesFrom, runSpecSchema, RUN_STATUSES, type RunRecord, type RunSpec, type RunSummary } from './api';
-import { defaultDataDir } from './services/datadir';
+import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun } from './services/exports';
-import { exportableRun } from './services/handlers';
+import { exportableRun, storageFault } from './services/handlers';
 import { openServices, type Services, type ServicesOptions } from './services/services';
-import { appVersion } from './services/datadir';
+
+/** Where a command line writes, and whether stderr is a terminal (then progress bars are drawn). */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  stderrIsTTY: boolean;
+}
+
+export const processIo: CliIo = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  get stderrIsTTY() {
+    return process.stderr.isTTY === true;
+  },
+};
 
 interface GlobalOptions {
   data?: string;
   json?: boolean;
 }
 
-class CliError extends Error {
+/** An error with its exit code, reported as one line. */
+export class CliError extends Error {
   constructor(message: string, readonly exitCode: number) {
     super(message);
   }
 }
 
-const program = new Command('packbench')
-  .description('PackBench: computational particle packing from the command line')
-  .version(appVersion())
-  .option('--data <dir>', `data directory (default: ${defaultDataDir()})`)
-  .option('--json', 'print machine-readable JSON on stdout')
-  .showHelpAfterError();
-
-const globals = (): GlobalOptions => program.opts<GlobalOptions>();
-const dataDir = () => resolve(globals().data ?? defaultDataDir());
-const print = (human: string, json: unknown) => process.stdout.write(globals().json ? JSON.stringify(json) + '\n' : human + '\n');
-const info = (line: string) => process.stderr.write(line + '\n');
-
 function intArg(name: string, min: number, max: number) {
   return (v: string) => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
+    if (v.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
     return n;
   };
 }
 
+function positiveArg(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number > 0`);
+    return n;
+  };
+}
+
+function boxArg(v: string): [number, number, number] {
+  const parts = v.split(',').map((p) => (p.trim() === '' ? NaN : Number(p)));
+  if (parts.length !== 3 || !parts.every((n) => n > 0 && Number.isFinite(n))) throw new InvalidArgumentError('--box must be three lengths > 0: X,Y,Z');
+  return parts as [number, number, number];
+}
+
+/** Options of the commands that run specs (`run`, `queue run`); one place to add more. */
+export interface RunOptions {
+  threads: number;
+  concurrency?: number;
+}
+
+function addRunOptions(cmd: Command, concurrencyHelp: string): Command {
+  return cmd
+    .option('--threads <n>', 'threads per run', intArg('--threads', 1, 256), 1)
+    .option('--concurrency <n>', concurrencyHelp, intArg('--concurrency', 1, 256));
+}
+
+function runServiceOptions(o: RunOptions): Partial<ServicesOptions> {
+  return { threadsPerRun: o.threads, concurrency: o.concurrency };
+}
+
+/** A spec file's text as JSON: a UTF-8 byte order mark (Windows editors write one) is allowed. */
+function readJsonFile(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`cannot read ${what} ${file}: ${(err as Error).message}`, 2);
+  }
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (err) {
+    throw new CliError(`${file}: not valid JSON: ${(err as Error).message}`, 2);
+  }
+}
+
 /** Reads and checks a spec file; issue paths are relative to the file ('params.box.size'). */
 function readSpec(file: string): RunSpec {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new CliError(`cannot read spec ${file}: ${(err as Error).message}`, 2);
-  }
-  const r = runSpecSchema.safeParse(raw);
+  const r = runSpecSchema.safeParse(readJsonFile(file, 'spec'));
   if (!r.success) throw new CliError(`${file}: invalid spec:\n${issuesFrom(r.error, '').map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, 2);
   return r.data;
 }
@@ -72,31 +118,6 @@ function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number)
   }
 }
 
-async function withServices<T>(o: Partial<ServicesOptions>, fn: (s: Services) => Promise<T>): Promise<T> {
-  const s = openServices({ dataDir: dataDir(), ...o });
-  if (s.recovered.length) info(`re-queued ${s.recovered.length} run(s) interrupted by an earlier crash`);
-  try {
-    return await fn(s);
-  } finally {
-    await s.close();
-  }
-}
-
-/** One line per update on a TTY (a bar), nothing otherwise. */
-function progressBar(s: Services, ids: Set<string>): () => void {
-  if (!process.stderr.isTTY) return () => {};
-  const draw = (r: RunSummary) => {
-    if (!ids.has(r.id)) return;
-    const f = r.progress.total > 0 ? Math.min(1, r.progress.done / r.progress.total) : 0;
-    const width = 30;
-    const bar = '#'.repeat(Math.round(f * width)).padEnd(width, '-');
-    const label = `${r.name}`.slice(0, 40);
-    process.stderr.write(`\r[${bar}] ${(f * 100).toFixed(0).padStart(3)}% ${r.status === 'running' ? r.progress.phase : r.status} ${label}\x1b[K`);
-    if (FINAL_STATUSES.includes(r.status)) process.stderr.write('\n');
-  };
-  return s.events.on('run.updated', draw);
-}
-
 function formatMetrics(m: Record<string, unknown>): string {
   return Object.entries(m)
     .map(([k, v]) => `  ${k}: ${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : String(v)}`)
@@ -107,18 +128,67 @@ function resultOf(r: RunRecord) {
   return { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics, wallSeconds: r.wallSeconds, error: r.error };
 }
 
-// ------------------------------------------------------------------ run
+/** Queued, running and paused runs in the order they started or will start. */
+function queueOrder(s: Services): RunSummary[] {
+  const rank = { running: 0, paused: 1, queued: 2 } as Record<string, number>;
+  const rows = s.store.listRuns({ offset: 0, limit: 10_000, filter: { status: ['running', 'paused', 'queued'] }, sort: { field: 'createdAt', dir: 'asc' } }).rows;
+  // createdAt ascending is the insertion order (seq); a stable sort keeps it within a priority.
+  return rows.sort((a, b) => rank[a.status] - rank[b.status] || (a.status === 'queued' ? b.priority - a.priority : (a.startedAt ?? '').localeCompare(b.startedAt ?? '')));
+}
 
-program
-  .command('run')
-  .description('run a spec to the end in this process (a spec with sweeps runs all its points)')
-  .argument('<spec>', 'spec file: { "engine", "name", "seed", "params" }')
-  .option('--threads <n>', 'threads per run', intArg('--threads', 1, 256), 1)
-  .option('--concurrency <n>', 'runs at a time (sweeps)', intArg('--concurrency', 1, 256))
-  .action(async (file: string, o: { threads: number; concurrency?: number }) => {
+/** Runs one command line; resolves with the exit code. */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let exitCode = 0;
+  const program = new Command('packbench')
+    .description('PackBench: computational particle packing from the command line')
+    .version(appVersion())
+    .option('--data <dir>', `data directory (default: ${defaultDataDir()})`)
+    .option('--json', 'print machine-readable JSON on stdout')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+
+  const globals = (): GlobalOptions => program.opts<GlobalOptions>();
+  const dataDir = () => resolve(globals().data ?? defaultDataDir());
+  const print = (human: string, json: unknown) => io.stdout(globals().json ? JSON.stringify(json) + '\n' : human + '\n');
+  const info = (line: string) => io.stderr(line + '\n');
+
+  async function withServices<T>(o: Partial<ServicesOptions>, fn: (s: Services) => Promise<T>): Promise<T> {
+    const s = openServices({ dataDir: dataDir(), ...o });
+    if (s.recovered.length) info(`re-queued ${s.recovered.length} run(s) interrupted by an earlier crash`);
+    try {
+      return await fn(s);
+    } finally {
+      await s.close();
+    }
+  }
+
+  /** One line per update on a TTY (a bar), nothing otherwise. */
+  function progressBar(s: Services, ids: Set<string>): () => void {
+    if (!io.stderrIsTTY) return () => {};
+    const draw = (r: RunSummary) => {
+      if (!ids.has(r.id)) return;
+      const f = r.progress.total > 0 ? Math.min(1, r.progress.done / r.progress.total) : 0;
+      const width = 30;
+      const bar = '#'.repeat(Math.round(f * width)).padEnd(width, '-');
+      io.stderr(`\r[${bar}] ${(f * 100).toFixed(0).padStart(3)}% ${r.status === 'running' ? r.progress.phase : r.status} ${r.name.slice(0, 40)}\x1b[K`);
+      if (FINAL_STATUSES.includes(r.status)) io.stderr('\n');
+    };
+    return s.events.on('run.updated', draw);
+  }
+
+  // ------------------------------------------------------------------ run
+
+  addRunOptions(
+    program
+      .command('run')
+      .description('run a spec to the end in this process (a spec with sweeps runs all its points)')
+      .argument('<spec>', 'spec file: { "engine", "name", "seed", "params" }'),
+    'runs at a time (sweeps)',
+  ).action(async (file: string, o: RunOptions) => {
     const spec = readSpec(file);
     const mine = new Set<string>();
-    await withServices({ threadsPerRun: o.threads, concurrency: o.concurrency, only: mine }, async (s) => {
+    await withServices({ ...runServiceOptions(o), only: mine }, async (s) => {
       const { runIds, batchId } = enqueueFile(s, file, spec, 0);
       runIds.forEach((id) => mine.add(id));
       const stopBar = progressBar(s, mine);
@@ -128,6 +198,7 @@ program
       };
       process.once('SIGINT', onSigint);
       s.queue.start();
+      // Runs another process on the same folder (the app, the web host) took are waited for too.
       await s.queue.waitFor(runIds);
       process.off('SIGINT', onSigint);
       stopBar();
@@ -141,34 +212,32 @@ program
       } else {
         print(runs.map((r) => `${r.status.padEnd(9)} ${r.id} ${r.name}${r.error ? ` (${r.error})` : ''}`).join('\n'), { batchId, runs: runs.map(resultOf) });
       }
-      if (runs.some((r) => r.status !== 'done')) process.exitCode = 1;
+      if (runs.some((r) => r.status !== 'done')) exitCode = 1;
     });
   });
 
-// ------------------------------------------------------------------ queue
+  // ------------------------------------------------------------------ queue
 
-const queue = program.command('queue').description('the persistent queue shared with the app');
+  const queue = program.command('queue').description('the persistent queue shared with the app');
 
-queue
-  .command('add')
-  .description('queue a spec (sweeps expand into a batch); `queue run` or the app runs it')
-  .argument('<spec>', 'spec file')
-  .option('--priority <p>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
-  .action(async (file: string, o: { priority: number }) => {
-    const spec = readSpec(file);
-    await withServices({}, async (s) => {
-      const r = enqueueFile(s, file, spec, o.priority);
-      print(`queued ${r.runIds.length} run(s)${r.batchId ? ` in batch ${r.batchId}` : ''}: ${r.runIds.join(' ')}`, r);
+  queue
+    .command('add')
+    .description('queue a spec (sweeps expand into a batch); `queue run` or the app runs it')
+    .argument('<spec>', 'spec file')
+    .option('--priority <p>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
+    .action(async (file: string, o: { priority: number }) => {
+      const spec = readSpec(file);
+      await withServices({}, async (s) => {
+        const r = enqueueFile(s, file, spec, o.priority);
+        print(`queued ${r.runIds.length} run(s)${r.batchId ? ` in batch ${r.batchId}` : ''}: ${r.runIds.join(' ')}`, r);
+      });
     });
-  });
 
-queue
-  .command('run')
-  .description('work through the queue until it is empty (Ctrl-C stops; running runs go back to the queue)')
-  .option('--threads <n>', 'threads per run', intArg('--threads', 1, 256), 1)
-  .option('--concurrency <n>', 'runs at a time (default: cores - 1)', intArg('--concurrency', 1, 256))
-  .action(async (o: { threads: number; concurrency?: number }) => {
-    await withServices({ threadsPerRun: o.threads, concurrency: o.concurrency }, async (s) => {
+  addRunOptions(
+    queue.command('run').description('work through the queue until it is empty (Ctrl-C stops; running runs go back to the queue)'),
+    'runs at a time (default: cores - 1)',
+  ).action(async (o: RunOptions) => {
+    await withServices(runServiceOptions(o), async (s) => {
       const seen = new Map<string, RunSummary>();
       const off = s.events.on('run.updated', (r) => {
         if (FINAL_STATUSES.includes(r.status) && !seen.has(r.id)) {
@@ -177,236 +246,277 @@ queue
         }
       });
       let interrupted = false;
-      const stop = new Promise<void>((done) =>
-        process.once('SIGINT', () => {
+      let onSigint = () => {};
+      const stop = new Promise<void>((done) => {
+        onSigint = () => {
           interrupted = true;
           info('\nstopping: running runs go back to the queue');
           done();
-        }),
-      );
+        };
+        process.once('SIGINT', onSigint);
+      });
       s.queue.start();
       await Promise.race([s.queue.idle(), stop]);
+      process.off('SIGINT', onSigint);
       off();
       const runs = [...seen.values()];
       print(`${runs.length} run(s) finished: ${runs.filter((r) => r.status === 'done').length} done`, { runs: runs.map((r) => ({ runId: r.id, status: r.status, error: r.error })) });
-      if (interrupted || runs.some((r) => r.status !== 'done')) process.exitCode = 1;
+      if (interrupted || runs.some((r) => r.status !== 'done')) exitCode = 1;
     });
   });
 
-queue
-  .command('list')
-  .description('queued, running and paused runs in the order they will start')
-  .action(async () => {
-    await withServices({}, async (s) => {
-      const rows = s.store
-        .listRuns({ offset: 0, limit: 10_000, filter: { status: ['running', 'paused', 'queued'] }, sort: { field: 'priority', dir: 'desc' } })
-        .rows.sort((a, b) => order(a) - order(b) || b.priority - a.priority || a.createdAt.localeCompare(b.createdAt));
-      print(rows.length ? rows.map((r) => `${r.status.padEnd(8)} p${String(r.priority).padEnd(4)} ${r.id} ${r.engine.padEnd(8)} ${r.name}`).join('\n') : '(queue is empty)', rows);
+  queue
+    .command('list')
+    .description('running runs (in the order they started), then paused ones, then queued ones in the order they will start')
+    .action(async () => {
+      await withServices({ readOnly: true }, async (s) => {
+        const rows = queueOrder(s);
+        print(rows.length ? rows.map((r) => `${r.status.padEnd(8)} p${String(r.priority).padEnd(4)} ${r.id} ${r.engine.padEnd(8)} ${r.name}`).join('\n') : '(queue is empty)', rows);
+      });
     });
-  });
 
-function order(r: RunSummary): number {
-  return { running: 0, paused: 1, queued: 2 }[r.status as 'running' | 'paused' | 'queued'] ?? 3;
-}
+  // ------------------------------------------------------------------ runs
 
-// ------------------------------------------------------------------ runs
+  const runs = program.command('runs').description('recorded runs');
 
-const runs = program.command('runs').description('recorded runs');
-
-runs
-  .command('list')
-  .description('runs, newest first')
-  .option('--status <list>', `comma-separated: ${RUN_STATUSES.join(',')}`)
-  .option('--engine <id>', 'only this engine')
-  .option('--text <text>', 'name or id contains')
-  .option('--limit <n>', 'at most this many', intArg('--limit', 1, 10_000), 50)
-  .action(async (o: { status?: string; engine?: string; text?: string; limit: number }) => {
-    await withServices({}, async (s) => {
-      const status = o.status?.split(',').map((x) => x.trim());
-      const list = await s.dispatch('runs.list', { offset: 0, limit: o.limit, filter: { status: status as RunSummary['status'][] | undefined, engine: o.engine, text: o.text } });
-      const lines = list.rows.map(
-        (r) => `${r.id} ${r.status.padEnd(9)} ${r.engine.padEnd(8)} ${r.createdAt.slice(0, 19).replace('T', ' ')} ${(r.wallSeconds?.toFixed(1) ?? '').padStart(7)} s  ${r.name}`,
-      );
-      print([...lines, `(${list.rows.length} of ${list.total})`].join('\n'), list);
+  runs
+    .command('list')
+    .description('runs, newest first')
+    .addOption(new Option('--status <list>', `comma-separated: ${RUN_STATUSES.join(',')}`).argParser((v) => {
+      const list = v.split(',').map((x) => x.trim());
+      const bad = list.filter((x) => !(RUN_STATUSES as readonly string[]).includes(x));
+      if (bad.length) throw new InvalidArgumentError(`unknown status ${bad.map((b) => `'${b}'`).join(', ')}; allowed: ${RUN_STATUSES.join(', ')}`);
+      return list as RunSummary['status'][];
+    }))
+    .option('--engine <id>', 'only this engine')
+    .option('--text <text>', 'name or id contains')
+    .option('--limit <n>', 'at most this many', intArg('--limit', 1, 10_000), 50)
+    .action(async (o: { status?: RunSummary['status'][]; engine?: string; text?: string; limit: number }) => {
+      await withServices({ readOnly: true }, async (s) => {
+        const list = await s.dispatch('runs.list', { offset: 0, limit: o.limit, filter: { status: o.status, engine: o.engine, text: o.text } });
+        const lines = list.rows.map(
+          (r) => `${r.id} ${r.status.padEnd(9)} ${r.engine.padEnd(8)} ${r.createdAt.slice(0, 19).replace('T', ' ')} ${(r.wallSeconds?.toFixed(1) ?? '').padStart(7)} s  ${r.name}`,
+        );
+        print([...lines, `(${list.rows.length} of ${list.total})`].join('\n'), list);
+      });
     });
-  });
 
-runs
-  .command('show')
-  .description('one run: spec, status, metrics, artifacts, log')
-  .argument('<id>')
-  .action(async (id: string) => {
-    await withServices({}, async (s) => {
-      const r = await s.dispatch('runs.get', { id });
-      const artifacts = await s.dispatch('runs.artifacts', { id });
-      const human = [
-        `${r.name} (${r.id})`,
-        `  engine ${r.engine}, seed ${r.seed}, status ${r.status}${r.error ? `: ${r.error}` : ''}`,
-        `  created ${r.createdAt}, started ${r.startedAt ?? '-'}, finished ${r.finishedAt ?? '-'}, ${r.wallSeconds?.toFixed(2) ?? '-'} s, attempts ${r.attempts}`,
-        `  PackBench ${r.appVersion}, ${r.threads} thread(s)${r.host ? `, ${r.host.hostname} (${r.host.cpuModel}, ${r.host.cpus} cores)` : ''}`,
-        'metrics:',
-        formatMetrics(r.metrics),
-        'artifacts:',
-        ...artifacts.map((a) => `  ${a.kind} ${a.name}: ${a.path} (${a.bytes} bytes, sha256 ${a.checksum.slice(0, 16)}...)`),
-        'params:',
-        JSON.stringify(r.params, null, 2).replace(/^/gm, '  '),
-        ...(r.log.length ? ['log:', ...r.log.slice(-20).map((l) => '  ' + l)] : []),
-      ].join('\n');
-      print(human, { ...r, artifacts });
+  runs
+    .command('show')
+    .description('one run: spec, status, metrics, artifacts, log')
+    .argument('<id>')
+    .action(async (id: string) => {
+      await withServices({ readOnly: true }, async (s) => {
+        const r = await s.dispatch('runs.get', { id });
+        const artifacts = await s.dispatch('runs.artifacts', { id });
+        const human = [
+          `${r.name} (${r.id})`,
+          `  engine ${r.engine}, seed ${r.seed}, status ${r.status}${r.error ? `: ${r.error}` : ''}`,
+          `  created ${r.createdAt}, started ${r.startedAt ?? '-'}, finished ${r.finishedAt ?? '-'}, ${r.wallSeconds?.toFixed(2) ?? '-'} s, attempts ${r.attempts}`,
+          `  PackBench ${r.appVersion}, ${r.threads} thread(s)${r.host ? `, ${r.host.hostname} (${r.host.cpuModel}, ${r.host.cpus} cores)` : ''}`,
+          'metrics:',
+          formatMetrics(r.metrics),
+          'artifacts:',
+          ...artifacts.map((a) => `  ${a.kind} ${a.name}: ${a.path} (${a.bytes} bytes, sha256 ${a.checksum.slice(0, 16)}...)`),
+          'params:',
+          JSON.stringify(r.params, null, 2).replace(/^/gm, '  '),
+          ...(r.log.length ? ['log:', ...r.log.slice(-20).map((l) => '  ' + l)] : []),
+        ].join('\n');
+        print(human, { ...r, artifacts });
+      });
     });
-  });
 
-runs
-  .command('export')
-  .description(`export a run: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`)
-  .argument('<id>')
-  .requiredOption('--format <f>', `one of ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`)
-  .requiredOption('--out <file>', 'output file')
-  .action(async (id: string, o: { format: string; out: string }) => {
-    await withServices({}, async (s) => {
-      const r = s.store.getRun(id);
-      if (!r) throw new ApiError('not_found', `no run with id '${id}'`);
+  runs
+    .command('export')
+    .description(`export a run: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`)
+    .argument('<id>')
+    .requiredOption('--format <f>', `one of ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`)
+    .requiredOption('--out <file>', 'output file (written whole or not at all: an existing file is replaced only by a finished export)')
+    .action(async (id: string, o: { format: string; out: string }) => {
       if (!EXPORT_FORMATS.some((f) => f.id === o.format)) {
         throw new CliError(`unknown format '${o.format}'; allowed: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`, 2);
       }
       const out = resolve(o.out);
-      const tty = process.stderr.isTTY;
-      const result = await exportRun(exportableRun(r, s), o.format, out, (f) => {
-        if (tty) process.stderr.write(`\rexporting ${(f * 100).toFixed(0)}%\x1b[K`);
+      checkOutFile(out);
+      await withServices({ readOnly: true }, async (s) => {
+        const r = s.store.getRun(id);
+        if (!r) throw new ApiError('not_found', `no run with id '${id}'`);
+        if (r.status !== 'done') throw new CliError(`run ${id} is ${r.status}${r.error ? ` (${r.error})` : ''}: only finished runs can be exported`, 2);
+        const tty = io.stderrIsTTY;
+        let result;
+        try {
+          result = await exportRun(exportableRun(r, s), o.format, out, (f) => {
+            if (tty) io.stderr(`\rexporting ${(f * 100).toFixed(0)}%\x1b[K`);
+          });
+        } catch (err) {
+          if (tty) io.stderr('\n');
+          const code = (err as { code?: unknown }).code;
+          // A full disk is no fault of the input (3); a format that does not apply to this run, or
+          // a folder that cannot be written, is the user's to fix (2). Nothing was written either way.
+          if (code === 'ENOSPC' || code === 'EDQUOT') throw new CliError(`cannot write ${out}: the disk is full (${code}); nothing was written`, 3);
+          if (typeof code === 'string') throw new CliError(`cannot write ${out}: ${(err as Error).message}`, 2);
+          throw new CliError(`cannot export run ${id} as ${o.format}: ${(err as Error).message}`, 2);
+        }
+        if (tty) io.stderr('\n');
+        print(`wrote ${result.path} (${statSync(result.path).size} bytes)`, result);
       });
-      if (tty) process.stderr.write('\n');
-      print(`wrote ${result.path} (${statSync(result.path).size} bytes)`, result);
     });
-  });
 
-runs
-  .command('rm')
-  .description('delete a run with its artifacts')
-  .argument('<id>')
-  .action(async (id: string) => {
-    await withServices({}, async (s) => {
-      await s.dispatch('runs.delete', { id });
-      print(`deleted ${id}`, { deleted: id });
+  runs
+    .command('rm')
+    .description('delete a run with its artifacts')
+    .argument('<id>')
+    .action(async (id: string) => {
+      await withServices({}, async (s) => {
+        await s.dispatch('runs.delete', { id });
+        print(`deleted ${id}`, { deleted: id });
+      });
     });
-  });
 
-// ------------------------------------------------------------------ import
+  // ------------------------------------------------------------------ import
 
-const importCmd = program.command('import').description('bring spheres and shapes from other tools into PackBench');
+  const importCmd = program.command('import').description('bring spheres and shapes from other tools into PackBench');
 
-function readInput(file: string): Buffer {
+  function readInput(file: string): Buffer {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new CliError(`cannot read ${file}: ${(err as Error).message}`, 2);
+    }
+  }
+
+  importCmd
+    .command('spheres')
+    .description('a sphere CSV (x, y, z, r[, type]) as a finished run, analysed (porosity, coordination, RDF, pores, sizes); export it like any run')
+    .argument('<file.csv>')
+    .option('--name <name>', 'run name (default: the file name)')
+    .option('--box <x,y,z>', "box lengths (default: the spheres' extent from the origin)", boxArg)
+    .action(async (file: string, o: { name?: string; box?: [number, number, number] }) => {
+      const csv = readInput(file).toString('utf8');
+      await withServices({}, async (s) => {
+        const r = await s.dispatch('runs.importSpheres', { name: o.name ?? basename(file), csv, source: resolve(file), box: o.box });
+        print(`${r.status}: ${r.name} (${r.id}), engine ${r.engine}\n${formatMetrics(r.metrics)}`, { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics });
+      });
+    });
+
+  importCmd
+    .command('shape')
+    .description('a closed STL/OBJ mesh (voxelised) or a raw voxel volume with its JSON header as a shape of the library')
+    .argument('<file>', '.stl, .obj or .raw')
+    .option('--resolution <r>', 'meshes: voxels per model length unit', positiveArg('--resolution'))
+    .option('--voxels-across <n>', 'meshes: voxels along the longest side (instead of --resolution)', intArg('--voxels-across', 1, 1024))
+    .option('--header <file.json>', 'raw: its JSON header (default: FILE.raw.json, as `runs export --format raw` writes it)')
+    .option('--name <name>', 'shape name (default: the file name without extension)')
+    .action(async (file: string, o: { resolution?: number; voxelsAcross?: number; header?: string; name?: string }) => {
+      const ext = extname(file).toLowerCase();
+      if (!['.stl', '.obj', '.raw'].includes(ext)) throw new CliError(`${file}: import shape reads .stl, .obj or .raw files, got '${ext || '(no extension)'}'`, 2);
+      const raw = ext === '.raw';
+      if (raw && (o.resolution !== undefined || o.voxelsAcross !== undefined)) {
+        throw new CliError('--resolution and --voxels-across apply to meshes; a raw volume takes its voxel size from its header', 2);
+      }
+      if (!raw && (o.resolution === undefined) === (o.voxelsAcross === undefined)) throw new CliError('give exactly one of --resolution and --voxels-across for a mesh', 2);
+      if (!raw && o.header !== undefined) throw new CliError('--header applies to .raw volumes only', 2);
+      const bytes = readInput(file);
+      const header = raw ? readInput(o.header ?? `${file}.json`).toString('utf8') : '';
+      const fileName = basename(file);
+      await withServices({}, async (s) => {
+        const r = raw
+          ? await s.dispatch('shapes.importRaw', { fileName, bytes, header, name: o.name })
+          : await s.dispatch('shapes.importMesh', { fileName, bytes, name: o.name, resolution: o.resolution, voxelsAcross: o.voxelsAcross });
+        const dims = (r.shape.params.dims as number[]).join('x');
+        print(
+          `imported shape '${r.shape.name}' (${r.shape.id}): ${dims} voxels, ${r.voxelCount} solid, ${r.resolution.toPrecision(6)} voxels per unit, volume ${r.volume.toPrecision(6)}${r.triangles !== undefined ? `, ${r.triangles} triangles` : ''}`,
+          r,
+        );
+      });
+    });
+
+  // ------------------------------------------------------------------ engines, serve
+
+  program
+    .command('engines')
+    .description('the engines and their parameters (JSON Schema with --json)')
+    .action(async () => {
+      await withServices({ readOnly: true }, async (s) => {
+        const list = await s.dispatch('engines.list', {});
+        print(list.map((e) => `${e.id.padEnd(10)} ${e.title}: ${e.description}`).join('\n') || '(no engines)', list);
+      });
+    });
+
+  program
+    .command('serve')
+    .description('the app in a browser: web host on 127.0.0.1 with a random token (build it first: npm run build:web)')
+    .option('--port <n>', 'port (0: any free one)', intArg('--port', 0, 65535), 0)
+    .option('--web-root <dir>', 'folder of the built renderer (default: out/web)')
+    .action(async (o: { port: number; webRoot?: string }) => {
+      const { startHost } = await import('./host/server');
+      const s = openServices({ dataDir: dataDir(), autoStart: true });
+      const host = await startHost({ services: s, port: o.port, webRoot: o.webRoot }).catch(async (err) => {
+        await s.close();
+        throw err;
+      });
+      if (globals().json) io.stdout(JSON.stringify({ url: host.url, port: host.port, dataDir: dataDir() }) + '\n');
+      else io.stdout(`PackBench web host: ${host.url}\n  data: ${dataDir()}\n  Ctrl-C stops (running runs go back to the queue)\n`);
+      await new Promise<void>((done) => {
+        process.once('SIGINT', done);
+        process.once('SIGTERM', done);
+      });
+      await host.close();
+      await s.close();
+    });
+
   try {
-    return readFileSync(file);
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
   } catch (err) {
-    throw new CliError(`cannot read ${file}: ${(err as Error).message}`, 2);
+    return report(err, info);
   }
 }
 
-function positiveArg(name: string) {
-  return (v: string) => {
-    const n = Number(v);
-    if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number > 0`);
-    return n;
-  };
+/**
+ * --out must name a file in a folder that exists; checked before anything is opened, so the error
+ * names the problem instead of a half-made export.
+ */
+function checkOutFile(out: string): void {
+  let dirOk = false;
+  try {
+    dirOk = statSync(dirname(out)).isDirectory();
+  } catch {
+    dirOk = false;
+  }
+  if (!dirOk) throw new CliError(`--out ${out}: the folder ${dirname(out)} does not exist`, 2);
+  let isDir = false;
+  try {
+    isDir = statSync(out).isDirectory();
+  } catch {
+    isDir = false; // no such file yet: fine
+  }
+  if (isDir) throw new CliError(`--out ${out} is a folder; give a file name, e.g. ${resolve(out, 'export')}`, 2);
 }
 
-function boxArg(v: string): [number, number, number] {
-  const parts = v.split(',').map(Number);
-  if (parts.length !== 3 || !parts.every((n) => n > 0 && Number.isFinite(n))) throw new InvalidArgumentError('--box must be three lengths > 0: X,Y,Z');
-  return parts as [number, number, number];
-}
-
-importCmd
-  .command('spheres')
-  .description('a sphere CSV (x, y, z, r[, type]) as a finished run, analysed (porosity, coordination, RDF, pores, sizes); export it like any run')
-  .argument('<file.csv>')
-  .option('--name <name>', 'run name (default: the file name)')
-  .option('--box <x,y,z>', "box lengths (default: the spheres' extent from the origin)", boxArg)
-  .action(async (file: string, o: { name?: string; box?: [number, number, number] }) => {
-    const csv = readInput(file).toString('utf8');
-    await withServices({}, async (s) => {
-      const r = await s.dispatch('runs.importSpheres', { name: o.name ?? basename(file), csv, source: resolve(file), box: o.box });
-      print(`${r.status}: ${r.name} (${r.id}), engine ${r.engine}\n${formatMetrics(r.metrics)}`, { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics });
-    });
-  });
-
-importCmd
-  .command('shape')
-  .description('a closed STL/OBJ mesh (voxelised) or a raw voxel volume with its JSON header as a shape of the library')
-  .argument('<file>', '.stl, .obj or .raw')
-  .option('--resolution <r>', 'meshes: voxels per model length unit', positiveArg('--resolution'))
-  .option('--voxels-across <n>', 'meshes: voxels along the longest side (instead of --resolution)', intArg('--voxels-across', 1, 1024))
-  .option('--header <file.json>', 'raw: its JSON header (default: FILE.raw.json, as `runs export --format raw` writes it)')
-  .option('--name <name>', 'shape name (default: the file name without extension)')
-  .action(async (file: string, o: { resolution?: number; voxelsAcross?: number; header?: string; name?: string }) => {
-    const ext = extname(file).toLowerCase();
-    if (!['.stl', '.obj', '.raw'].includes(ext)) throw new CliError(`${file}: import shape reads .stl, .obj or .raw files, got '${ext || '(no extension)'}'`, 2);
-    const raw = ext === '.raw';
-    if (raw && (o.resolution !== undefined || o.voxelsAcross !== undefined)) {
-      throw new CliError('--resolution and --voxels-across apply to meshes; a raw volume takes its voxel size from its header', 2);
-    }
-    if (!raw && (o.resolution === undefined) === (o.voxelsAcross === undefined)) throw new CliError('give exactly one of --resolution and --voxels-across for a mesh', 2);
-    if (!raw && o.header !== undefined) throw new CliError('--header applies to .raw volumes only', 2);
-    const bytes = readInput(file);
-    const header = raw ? readInput(o.header ?? `${file}.json`).toString('utf8') : '';
-    const fileName = basename(file);
-    await withServices({}, async (s) => {
-      const r = raw
-        ? await s.dispatch('shapes.importRaw', { fileName, bytes, header, name: o.name })
-        : await s.dispatch('shapes.importMesh', { fileName, bytes, name: o.name, resolution: o.resolution, voxelsAcross: o.voxelsAcross });
-      const dims = (r.shape.params.dims as number[]).join('x');
-      print(
-        `imported shape '${r.shape.name}' (${r.shape.id}): ${dims} voxels, ${r.voxelCount} solid, ${r.resolution.toPrecision(6)} voxels per unit, volume ${r.volume.toPrecision(6)}${r.triangles !== undefined ? `, ${r.triangles} triangles` : ''}`,
-        r,
-      );
-    });
-  });
-
-// ------------------------------------------------------------------ engines, serve
-
-program
-  .command('engines')
-  .description('the engines and their parameters (JSON Schema with --json)')
-  .action(async () => {
-    await withServices({}, async (s) => {
-      const list = await s.dispatch('engines.list', {});
-      print(list.map((e) => `${e.id.padEnd(10)} ${e.title}: ${e.description}`).join('\n') || '(no engines)', list);
-    });
-  });
-
-program
-  .command('serve')
-  .description('the app in a browser: web host on 127.0.0.1 with a random token (build it first: npm run build:web)')
-  .option('--port <n>', 'port (0: any free one)', intArg('--port', 0, 65535), 0)
-  .option('--web-root <dir>', 'folder of the built renderer (default: out/web)')
-  .action(async (o: { port: number; webRoot?: string }) => {
-    const { startHost } = await import('./host/server');
-    const s = openServices({ dataDir: dataDir(), autoStart: true });
-    const host = await startHost({ services: s, port: o.port, webRoot: o.webRoot }).catch(async (err) => {
-      await s.close();
-      throw err;
-    });
-    if (globals().json) process.stdout.write(JSON.stringify({ url: host.url, port: host.port, dataDir: dataDir() }) + '\n');
-    else process.stdout.write(`PackBench web host: ${host.url}\n  data: ${dataDir()}\n  Ctrl-C stops (running runs go back to the queue)\n`);
-    await new Promise<void>((done) => {
-      process.once('SIGINT', done);
-      process.once('SIGTERM', done);
-    });
-    await host.close();
-    await s.close();
-  });
-
-try {
-  await program.parseAsync(process.argv);
-} catch (err) {
+/** Reports an error as one line (a stack only for faults of ours) and gives its exit code. */
+function report(err: unknown, info: (line: string) => void): number {
+  if (err instanceof CommanderError) {
+    // Help and version exit 0; every argument error (unknown option, bad value, missing argument) 2.
+    return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2;
+  }
   if (err instanceof CliError) {
     info(`packbench: ${err.message}`);
-    process.exitCode = err.exitCode;
-  } else if (err instanceof ApiError) {
-    info(`packbench: ${err.message}`);
-    process.exitCode = err.code === 'invalid' || err.code === 'not_found' ? 2 : 3;
-  } else {
-    info(`packbench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exitCode = 3;
+    return err.exitCode;
   }
+  if (err instanceof ApiError) {
+    info(`packbench: ${err.message}`);
+    return err.code === 'invalid' || err.code === 'not_found' ? 2 : 3;
+  }
+  const fault = storageFault(err);
+  if (fault) {
+    info(`packbench: ${fault.message}`);
+    return 3;
+  }
+  if (typeof (err as { code?: unknown })?.code === 'string') {
+    info(`packbench: ${(err as Error).message}`); // a system error: the message names it
+    return 3;
+  }
+  info(`packbench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  return 3;
 }

@@ -1,14 +1,17 @@
 /**
- * The `packbench` CLI end to end, as a user runs it: a child process on a temp data directory,
- * the real voxel engine on the small example spec.
+ * The `packbench` CLI as a user runs it, the real voxel engine on small specs. Commands run in
+ * this process through main(argv, io); two smoke tests spawn bin/packbench.mjs (the real entry,
+ * and a `queue run` killed with SIGKILL).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openServices } from '../../main/services/services';
 import { RunStore } from '../../main/services/store';
-import { tempDir } from './helpers';
+import { makeReadOnly, smallDisk } from './faults';
+import { cliIn, tempDir, type CliResult } from './helpers';
 import { asciiBox, cubicSpheresCsv } from './fixtures/imports';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -17,16 +20,37 @@ const example = join(root, 'resources', 'examples', 'voxel-spheres.json');
 const t = tempDir('packbench-cli-');
 afterAll(() => t.cleanup());
 
-function cli(...args: string[]): { code: number; stdout: string; stderr: string } {
+const cli = (...args: string[]) => cliIn(t.dir, ...args);
+
+/** The real entry in a child process (tsx, argv, exit code). */
+function spawned(...args: string[]): CliResult {
   const r = spawnSync(process.execPath, [bin, '--data', t.dir, ...args], { cwd: root, encoding: 'utf8', timeout: 120_000 });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A small voxel spec (a second or so): `params` merged over a 4 x 4 x 4 box of unit spheres. */
+function smallSpec(name: string, params: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    engine: 'voxel',
+    name,
+    seed: 1,
+    params: { box: { size: [4, 4, 4], resolution: 8 }, mixture: { types: [{ shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 } }] }, ...params },
+  };
+}
+
+function writeJson(name: string, value: unknown): string {
+  const file = join(t.dir, name);
+  writeFileSync(file, JSON.stringify(value));
+  return file;
+}
+
+const noStack = (r: CliResult) => expect(r.stderr).not.toMatch(/\n\s+at /);
+
 describe('packbench CLI', () => {
   let runId = '';
 
-  it('runs the example spec to the end and prints one JSON object', () => {
-    const r = cli('--json', 'run', example);
+  it('spawned: runs the example spec to the end and prints one JSON object', () => {
+    const r = spawned('--json', 'run', example);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -37,97 +61,202 @@ describe('packbench CLI', () => {
     runId = out.runId;
   });
 
-  it('lists, shows and exports the run', () => {
-    const list = JSON.parse(cli('--json', 'runs', 'list').stdout);
+  it('lists, shows and exports the run', async () => {
+    const list = JSON.parse((await cli('--json', 'runs', 'list')).stdout);
     expect(list.total).toBe(1);
     expect(list.rows[0].id).toBe(runId);
-    const show = JSON.parse(cli('--json', 'runs', 'show', runId).stdout);
+    const show = JSON.parse((await cli('--json', 'runs', 'show', runId)).stdout);
     expect(show.artifacts.map((a: { kind: string; name: string }) => `${a.kind} ${a.name}`)).toEqual(['table particles', 'volume labels', 'volume heightmap']);
     expect(show.metrics.porosity).toBeGreaterThan(0);
     expect(show.params.box.resolution).toBe(16);
     const file = join(t.dir, 'out.json');
-    const exp = cli('runs', 'export', runId, '--format', 'json', '--out', file);
+    const exp = await cli('runs', 'export', runId, '--format', 'json', '--out', file);
     expect(exp.code).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8')).metrics.particles).toBe(show.metrics.particles);
-    const bad = cli('runs', 'export', runId, '--format', 'nope', '--out', file);
+    const bad = await cli('runs', 'export', runId, '--format', 'nope', '--out', file);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown format 'nope'; allowed: .*json/);
   });
 
-  it('rejects a bad spec naming the field and its allowed range, before running anything', () => {
+  it('rejects a bad spec naming the field and its allowed range, before running anything', async () => {
     const spec = JSON.parse(readFileSync(example, 'utf8'));
     spec.params.box.resolution = -3;
     spec.seed = 'x';
-    const file = join(t.dir, 'bad.json');
-    writeFileSync(file, JSON.stringify(spec));
-    const r = cli('run', file);
+    const file = writeJson('bad.json', spec);
+    const r = await cli('run', file);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/seed: /);
     spec.seed = 1;
     writeFileSync(file, JSON.stringify(spec));
-    const r2 = cli('run', file);
+    const r2 = await cli('run', file);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toMatch(/params\.box\.resolution: .*/);
-    expect(JSON.parse(cli('--json', 'runs', 'list').stdout).total).toBe(1);
+    expect(JSON.parse((await cli('--json', 'runs', 'list')).stdout).total).toBe(1);
   });
 
-  it('imports a sphere CSV as an analysed run, and meshes and raw volumes as shapes', () => {
+  it('reads a spec that starts with a UTF-8 byte order mark', async () => {
+    const file = join(t.dir, 'bom.json');
+    writeFileSync(file, '\uFEFF' + JSON.stringify({ engine: 'voxel', name: 'bom', params: {} }));
+    const r = await cli('--json', 'queue', 'add', file, '--priority', '-5');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const { runIds } = JSON.parse(r.stdout);
+    expect(runIds).toHaveLength(1);
+    expect((await cli('runs', 'rm', runIds[0])).code).toBe(0);
+  });
+
+  it('exits 2 on every argument error, with commander\'s message; 0 for help and version', async () => {
+    const cases: [string[], RegExp][] = [
+      [['run', example, '--threads', '0'], /--threads must be an integer in \[1, 256\]/],
+      [['run', example, '--threads', 'two'], /--threads must be an integer/],
+      [['run', example, '--thread', '2'], /unknown option '--thread'/],
+      [['run'], /missing required argument 'spec'/],
+      [['rnu', example], /unknown command 'rnu'/],
+      [['runs', 'list', '--limit', '0'], /--limit must be an integer in \[1, 10000\]/],
+      [['runs', 'list', '--status', 'finished'], /unknown status 'finished'; allowed: queued, running/],
+      [['runs', 'export', 'x', '--format', 'json'], /required option '--out <file>' not specified/],
+      [['queue', 'add', example, '--priority', '5000'], /--priority must be an integer in \[-1000, 1000\]/],
+      [['import', 'spheres', 'a.csv', '--box', '1,2'], /--box must be three lengths > 0/],
+      [['import', 'shape', 'a.stl', '--voxels-across', '2000'], /--voxels-across must be an integer in \[1, 1024\]/],
+      [['serve', '--port', '70000'], /--port must be an integer in \[0, 65535\]/],
+      [['queue', 'run', '--concurrency', '-1'], /--concurrency must be an integer in \[1, 256\]/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await cli(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+    }
+    expect((await cli('--help')).code).toBe(0);
+    expect((await cli('runs', 'export', '--help')).stdout).toMatch(/--format <f>/);
+    expect((await cli('--version')).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(JSON.parse((await cli('--json', 'runs', 'list')).stdout).total).toBe(1);
+  });
+
+  it('exports safely: one line and exit 2 for a format that does not apply, a missing folder, a folder as --out, a run not done; never touches an existing file', async () => {
+    writeFileSync(join(t.dir, 'few.csv'), cubicSpheresCsv());
+    const spheres = JSON.parse((await cli('--json', 'import', 'spheres', join(t.dir, 'few.csv'))).stdout).runId;
+    const keep = join(t.dir, 'keep.vti');
+    writeFileSync(keep, 'my own file');
+    const notApplicable = await cli('runs', 'export', spheres, '--format', 'vti', '--out', keep);
+    expect(notApplicable.code).toBe(2);
+    expect(notApplicable.stderr).toMatch(/^packbench: cannot export run \w+ as vti: run \w+ has no label volume artifact, which format 'vti' needs/);
+    expect(notApplicable.stderr.trim().split('\n')).toHaveLength(1);
+    expect(readFileSync(keep, 'utf8')).toBe('my own file');
+    expect(readdirSync(t.dir).filter((f) => f.startsWith('keep.vti'))).toEqual(['keep.vti']);
+
+    const missing = await cli('runs', 'export', spheres, '--format', 'csv', '--out', join(t.dir, 'no', 'such', 'x.csv'));
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/the folder .*no[/\\]such does not exist/);
+    const folder = await cli('runs', 'export', spheres, '--format', 'csv', '--out', t.dir);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(/is a folder; give a file name/);
+
+    // A run that failed has nothing to export.
+    const services = openServices({ dataDir: t.dir });
+    const [failedRun] = services.store.insertRuns([{ name: 'failed', engine: 'voxel', spec: { engine: 'voxel', name: 'failed', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+    services.store.finishRun(failedRun, { status: 'failed', error: 'worker exited with code 7' });
+    await services.close();
+    const failed = await cli('runs', 'export', failedRun, '--format', 'json', '--out', join(t.dir, 'f.json'));
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toMatch(/^packbench: run \w+ is failed \(worker exited with code 7\): only finished runs can be exported\n$/);
+    expect(existsSync(join(t.dir, 'f.json'))).toBe(false);
+    expect((await cli('runs', 'rm', failedRun)).code).toBe(0);
+    for (const r of [notApplicable, missing, folder, failed]) noStack(r);
+  });
+
+  it('removes a partial export when the disk fills up, and keeps the file it would have replaced', async (ctx) => {
+    const disk = smallDisk(64);
+    if (!disk) return ctx.skip();
+    try {
+      const out = join(disk.dir, 'labels.raw');
+      writeFileSync(out, 'older export');
+      const r = await cli('runs', 'export', runId, '--format', 'raw', '--out', out);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(/^packbench: cannot write .*labels\.raw: the disk is full \(ENOSPC\); nothing was written\n$/);
+      noStack(r);
+      expect(readdirSync(disk.dir)).toEqual(['labels.raw']);
+      expect(readFileSync(out, 'utf8')).toBe('older export');
+    } finally {
+      disk.cleanup();
+    }
+  });
+
+  it('imports a sphere CSV as an analysed run, and meshes and raw volumes as shapes', async () => {
     writeFileSync(join(t.dir, 'stack.csv'), cubicSpheresCsv());
-    const sp = cli('--json', 'import', 'spheres', join(t.dir, 'stack.csv'), '--name', 'Cubic stack', '--box', '3,3,4');
+    const sp = await cli('--json', 'import', 'spheres', join(t.dir, 'stack.csv'), '--name', 'Cubic stack', '--box', '3,3,4');
     expect(sp.stderr).toBe('');
     expect(sp.code).toBe(0);
     const run = JSON.parse(sp.stdout);
     expect(run).toMatchObject({ engine: 'spheres', status: 'done', metrics: { particles: 27 } });
     expect(run.metrics.coordinationMean).toBeGreaterThan(4);
-    const shown = JSON.parse(cli('--json', 'runs', 'show', run.runId).stdout);
+    const shown = JSON.parse((await cli('--json', 'runs', 'show', run.runId)).stdout);
     expect(shown).toMatchObject({ name: 'Cubic stack', params: { box: [3, 3, 4] } });
     const out = join(t.dir, 'stack-out.csv');
-    expect(cli('runs', 'export', run.runId, '--format', 'csv', '--out', out).code).toBe(0);
+    expect((await cli('runs', 'export', run.runId, '--format', 'csv', '--out', out)).code).toBe(0);
     expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('x,y,z,r,type');
     writeFileSync(join(t.dir, 'bad.csv'), 'x,y,z,r\n1,2,3,-1\n');
-    const bad = cli('import', 'spheres', join(t.dir, 'bad.csv'));
+    const bad = await cli('import', 'spheres', join(t.dir, 'bad.csv'));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/line 2: radius r must be > 0/);
 
     writeFileSync(join(t.dir, 'box.stl'), asciiBox(2, 1, 0.5));
-    const mesh = cli('--json', 'import', 'shape', join(t.dir, 'box.stl'), '--resolution', '10');
+    const mesh = await cli('--json', 'import', 'shape', join(t.dir, 'box.stl'), '--resolution', '10');
     expect(mesh.code).toBe(0);
     expect(JSON.parse(mesh.stdout)).toMatchObject({ shape: { name: 'box', kind: 'voxels', params: { dims: [20, 10, 5] } }, voxelCount: 1000, triangles: 12 });
-    const human = cli('import', 'shape', join(t.dir, 'box.stl'), '--voxels-across', '8', '--name', 'Brick');
+    const human = await cli('import', 'shape', join(t.dir, 'box.stl'), '--voxels-across', '8', '--name', 'Brick');
     expect(human.stdout).toMatch(/^imported shape 'Brick' \(.+\): 8x4x2 voxels, 64 solid/);
-    const noRes = cli('import', 'shape', join(t.dir, 'box.stl'));
+    const noRes = await cli('import', 'shape', join(t.dir, 'box.stl'));
     expect(noRes.code).toBe(2);
     expect(noRes.stderr).toMatch(/exactly one of --resolution and --voxels-across/);
 
     // A raw volume as `runs export --format raw` writes it (with FILE.raw.json) comes back as a shape.
     const rawFile = join(t.dir, 'labels.raw');
-    expect(cli('runs', 'export', runId, '--format', 'raw', '--out', rawFile).code).toBe(0);
-    const raw = cli('--json', 'import', 'shape', rawFile);
+    expect((await cli('runs', 'export', runId, '--format', 'raw', '--out', rawFile)).code).toBe(0);
+    const raw = await cli('--json', 'import', 'shape', rawFile);
     expect(raw.stderr).toBe('');
     const shape = JSON.parse(raw.stdout);
     expect(shape.shape.params.dims).toEqual([96, 96, 96]);
     expect(shape.resolution).toBe(16);
-    expect(cli('import', 'shape', rawFile, '--resolution', '3').code).toBe(2);
-    const names = JSON.parse(cli('--json', 'runs', 'list').stdout).rows.map((r: { engine: string }) => r.engine).sort();
-    expect(names).toEqual(['spheres', 'voxel']);
+    expect((await cli('import', 'shape', rawFile, '--resolution', '3')).code).toBe(2);
   });
 
-  it('queues a sweep, survives a SIGKILL of `queue run` mid-run, and finishes after restart', async () => {
-    const spec = JSON.parse(readFileSync(example, 'utf8'));
-    spec.name = 'sweep';
-    spec.params.reboundProbability = { $sweep: [0.1, 0.3, 0.5] };
-    const file = join(t.dir, 'sweep.json');
-    writeFileSync(file, JSON.stringify(spec));
-    const added = JSON.parse(cli('--json', 'queue', 'add', file).stdout);
+  it('lists and shows a read-only data folder; commands that write say so in one line', async (ctx) => {
+    const restore = makeReadOnly(t.dir);
+    if (!restore) return ctx.skip();
+    try {
+      const list = await cli('--json', 'runs', 'list');
+      expect(list.code).toBe(0);
+      expect(JSON.parse(list.stdout).rows.map((r: { id: string }) => r.id)).toContain(runId);
+      const show = await cli('--json', 'runs', 'show', runId);
+      expect(show.code).toBe(0);
+      expect(JSON.parse(show.stdout).id).toBe(runId);
+      expect((await cli('queue', 'list')).code).toBe(0);
+      expect((await cli('engines')).code).toBe(0);
+      const add = await cli('queue', 'add', example);
+      expect(add.code).toBe(3);
+      noStack(add);
+      expect(add.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      restore();
+    }
+  });
+
+  it('queue list shows runs in start order; a sweep survives a SIGKILL of a spawned `queue run`, and finishes after restart', async () => {
+    const spec = smallSpec('sweep', { reboundProbability: { $sweep: [0.1, 0.3, 0.5] } });
+    const file = writeJson('sweep.json', spec);
+    const high = writeJson('high.json', smallSpec('urgent'));
+    const added = JSON.parse((await cli('--json', 'queue', 'add', file)).stdout);
     expect(added.runIds).toHaveLength(3);
-    const queued = JSON.parse(cli('--json', 'queue', 'list').stdout);
-    expect(queued.map((r: { status: string }) => r.status)).toEqual(['queued', 'queued', 'queued']);
+    const urgent = JSON.parse((await cli('--json', 'queue', 'add', high, '--priority', '5')).stdout).runIds[0];
+    const queued = JSON.parse((await cli('--json', 'queue', 'list')).stdout);
+    expect(queued.map((r: { id: string }) => r.id)).toEqual([urgent, ...added.runIds]);
+    expect((await cli('runs', 'rm', urgent)).code).toBe(0);
 
     // Start working through the queue, and kill the process as soon as the first run is running.
     const child = spawn(process.execPath, [bin, '--data', t.dir, 'queue', 'run', '--concurrency', '1'], { cwd: root, stdio: 'ignore' });
     const store = new RunStore(join(t.dir, 'packbench.db'));
     try {
-      for (let i = 0; i < 600 && store.getSummary(added.runIds[0])!.status !== 'running'; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 1200 && store.getSummary(added.runIds[0])!.status !== 'running'; i++) await new Promise((r) => setTimeout(r, 50));
       expect(store.getSummary(added.runIds[0])!.status).toBe('running');
     } finally {
       child.kill('SIGKILL');
@@ -135,18 +264,40 @@ describe('packbench CLI', () => {
       store.close();
     }
 
-    const again = cli('--json', 'queue', 'run');
+    const again = await cli('--json', 'queue', 'run');
     expect(again.stderr).toMatch(/re-queued 1 run/);
     expect(again.code).toBe(0);
-    const runs = added.runIds.map((id: string) => JSON.parse(cli('--json', 'runs', 'show', id).stdout));
+    const runs = await Promise.all(added.runIds.map(async (id: string) => JSON.parse((await cli('--json', 'runs', 'show', id)).stdout)));
     expect(runs.map((r: { status: string }) => r.status)).toEqual(['done', 'done', 'done']);
     expect(runs[0].attempts).toBe(2);
     expect(runs[0].log.join('\n')).toMatch(/interrupted/);
     expect(new Set(runs.map((r: { seed: number }) => r.seed)).size).toBe(3);
   });
 
-  it('deletes a run with its folder', () => {
-    expect(cli('runs', 'rm', runId).code).toBe(0);
-    expect(cli('runs', 'show', runId).code).toBe(2);
+  it('`run SWEEP` beside a host on the same folder: runs its own runs, waits for the ones the host took, reports all', async () => {
+    const t2 = tempDir('packbench-cli-host-');
+    const host = openServices({ dataDir: t2.dir, autoStart: true, concurrency: 1 });
+    try {
+      const file = join(t2.dir, 'sweep.json');
+      writeFileSync(file, JSON.stringify(smallSpec('beside', { reboundProbability: { $sweep: [0.1, 0.2, 0.3, 0.4] } })));
+      const hostStarted = new Set<string>();
+      host.events.on('run.updated', (x) => x.status === 'running' && hostStarted.add(x.id));
+      const r = await cliIn(t2.dir, '--json', 'run', file, '--concurrency', '1');
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out.runs.map((x: { status: string }) => x.status)).toEqual(['done', 'done', 'done', 'done']);
+      // The host took some (one per poll) while the CLI worked through the others.
+      expect(hostStarted.size).toBeGreaterThanOrEqual(1);
+      expect(hostStarted.size).toBeLessThan(4);
+    } finally {
+      await host.close();
+      t2.cleanup();
+    }
+  });
+
+  it('deletes a run with its folder', async () => {
+    expect((await cli('runs', 'rm', runId)).code).toBe(0);
+    expect((await cli('runs', 'show', runId)).code).toBe(2);
+    expect(existsSync(join(t.dir, 'runs', runId))).toBe(false);
   });
 });

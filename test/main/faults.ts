@@ -30,7 +30,8 @@ export function makeReadOnly(dir: string): (() => void) | null {
     tryRun('umount', [dir]);
     return null;
   }
-  return () => void tryRun('umount', [dir]);
+  // Lazy: a file still open below it (a closing database) must not keep the folder read-only.
+  return () => void tryRun('umount', ['-l', dir]);
 }
 
 /** A folder on a disk of `kib` KiB (a tmpfs; root only); null when it cannot be mounted here. */
@@ -44,7 +45,7 @@ export function smallDisk(kib: number): { dir: string; cleanup: () => void } | n
   return {
     dir,
     cleanup: () => {
-      tryRun('umount', [dir]);
+      tryRun('umount', ['-l', dir]);
       rmSync(dir, { recursive: true, force: true });
     },
   };
