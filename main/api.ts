@@ -87,7 +87,21 @@ export interface RunSummary {
   wallSeconds: number | null;
   metrics: Record<string, MetricValue>;
   batchId: string | null;
+  /** The values of the batch's swept params in this run (dotted params path → value); {} outside a sweep. */
+  sweep: Record<string, unknown>;
   error: string | null;
+}
+
+/** A batch: the runs of one sweep (or one named enqueue), as batches.list lists it. */
+export interface BatchSummary {
+  id: string;
+  name: string;
+  createdAt: string;
+  finishedAt: string | null;
+  /** Its runs by status. */
+  counts: Record<RunStatus, number>;
+  /** The dotted params paths its spec sweeps, in expansion order. */
+  swept: string[];
 }
 
 export interface RunRecord extends RunSummary {
@@ -281,6 +295,10 @@ export const paramsSchemas = {
   'runs.rerun': z.object({ id, overrides: z.record(z.string(), z.unknown()).optional() }),
   'runs.delete': idParams,
   'runs.setPriority': z.object({ id, priority: z.number().int().min(-1000).max(1000) }),
+  /** Names of the numeric metrics any run has (History suggests them in its metric filter). */
+  'runs.metricNames': z.object({}),
+  /** Batches, newest first; or exactly those of `ids`. */
+  'batches.list': z.object({ ids: z.array(z.string().min(1).max(100)).max(1000).optional(), limit: z.number().int().min(1).max(10_000).default(200) }),
   'runs.export': z.object({ id, format: z.string().min(1).max(40) }),
   /** A sphere CSV (x, y, z, r[, type]) recorded as a finished, analysed run of the 'spheres' pseudo-engine. */
   'runs.importSpheres': z.object({
@@ -370,6 +388,8 @@ export interface Methods {
   'runs.rerun': { params: P<'runs.rerun'>; result: { runIds: string[] } };
   'runs.delete': { params: P<'runs.delete'>; result: Record<string, never> };
   'runs.setPriority': { params: P<'runs.setPriority'>; result: RunSummary };
+  'runs.metricNames': { params: P<'runs.metricNames'>; result: string[] };
+  'batches.list': { params: P<'batches.list'>; result: BatchSummary[] };
   'runs.export': { params: P<'runs.export'>; result: { fileName: string; mime: string; bytes: Uint8Array } };
   'runs.importSpheres': { params: P<'runs.importSpheres'>; result: RunSummary };
 

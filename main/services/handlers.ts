@@ -167,6 +167,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'runs.enqueue': (p) => queue.enqueue(p.spec, p.priority, p.batchName),
     'runs.validate': (p) => ({ runs: queue.validate(p.spec).length }),
     'runs.list': (p) => store.listRuns(p),
+    'runs.metricNames': () => store.metricNames(),
+    'batches.list': (p) => store.listBatches(p),
     'runs.get': (p) => mustRun(p.id),
     'runs.series': (p) => (mustRun(p.id), store.series(p.id)),
     'runs.artifacts': (p) => (mustRun(p.id), store.artifacts(p.id)),

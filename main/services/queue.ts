@@ -176,7 +176,7 @@ export class JobQueue {
         }
         throw err;
       }
-      return { name: p.spec.name, engine: p.spec.engine, spec: p.spec, params, seed: p.spec.seed, priority, batchId: null };
+      return { name: p.spec.name, engine: p.spec.engine, spec: p.spec, params, seed: p.spec.seed, priority, batchId: null, sweep: p.values };
     });
   }
 

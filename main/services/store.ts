@@ -21,11 +21,15 @@ import type {
   Shape,
   ShapeVoxelisation,
 } from '../api';
-import { paramsSchemas } from '../api';
+import { paramsSchemas, type BatchSummary } from '../api';
+import { sweptPaths, valuesAt } from './sweep';
 import type { z } from 'zod';
 
-/** Numbered migrations: index i brings the schema from version i to i + 1. Never edit a shipped one. */
-const MIGRATIONS: string[] = [
+/**
+ * Numbered migrations: index i brings the schema from version i to i + 1 (SQL, or a function for what
+ * SQL cannot compute). Never edit a shipped one.
+ */
+const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
   `
   CREATE TABLE shapes (
     id TEXT PRIMARY KEY,
@@ -130,6 +134,19 @@ const MIGRATIONS: string[] = [
     WHERE kind = 'table' AND name = 'spheres' AND json_extract(meta, '$.particleTable') IS NULL
       AND run_seq IN (SELECT seq FROM runs WHERE engine = 'spheres');
   `,
+  // A run's values of its batch's swept params (JSON { path: value }; NULL outside a sweep), so that
+  // History and the queue show them as columns; runs of earlier sweeps get them from their batch's spec.
+  (db) => {
+    const has = (db.prepare('PRAGMA table_info(runs)').all() as { name: string }[]).some((c) => c.name === 'sweep');
+    if (!has) db.exec('ALTER TABLE runs ADD COLUMN sweep TEXT');
+    const runsOf = db.prepare('SELECT seq, spec FROM runs WHERE batch_id = ?');
+    const set = db.prepare('UPDATE runs SET sweep = ? WHERE seq = ?');
+    for (const b of db.prepare('SELECT id, spec FROM batches').all() as { id: string; spec: string }[]) {
+      const paths = sweptPaths((JSON.parse(b.spec) as RunSpec).params ?? {});
+      if (!paths.length) continue;
+      for (const r of runsOf.all(b.id) as { seq: number; spec: string }[]) set.run(JSON.stringify(valuesAt((JSON.parse(r.spec) as RunSpec).params, paths)), r.seq);
+    }
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -142,6 +159,8 @@ export interface NewRun {
   seed: number;
   priority: number;
   batchId: string | null;
+  /** The values of the batch's swept params in this run (SweepPoint.values); none outside a sweep. */
+  sweep?: Record<string, unknown>;
   /** 'paused' when queued on hold. */
   status?: 'queued' | 'paused';
 }
@@ -193,6 +212,7 @@ interface RunRow {
   phase: string;
   counters: string;
   metrics: string;
+  sweep: string | null;
   error: string | null;
   log: string;
   app_version: string;
@@ -202,7 +222,7 @@ interface RunRow {
 }
 
 const SUMMARY_COLUMNS =
-  'seq, id, batch_id, name, engine, seed, status, priority, created_at, started_at, finished_at, wall_seconds, progress_done, progress_total, phase, metrics, error';
+  'seq, id, batch_id, name, engine, seed, status, priority, created_at, started_at, finished_at, wall_seconds, progress_done, progress_total, phase, metrics, sweep, error';
 
 function toSummary(r: RunRow): RunSummary {
   return {
@@ -219,6 +239,7 @@ function toSummary(r: RunRow): RunSummary {
     wallSeconds: r.wall_seconds,
     metrics: JSON.parse(r.metrics),
     batchId: r.batch_id,
+    sweep: r.sweep ? JSON.parse(r.sweep) : {},
     error: r.error,
   };
 }
@@ -303,7 +324,9 @@ export class RunStore {
     }
     for (let v = current; v < MIGRATIONS.length; v++) {
       this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[v]);
+        const m = MIGRATIONS[v];
+        if (typeof m === 'string') this.db.exec(m);
+        else m(this.db);
         this.db.pragma(`user_version = ${v + 1}`);
       })();
     }
@@ -349,6 +372,36 @@ export class RunStore {
     return out;
   }
 
+  /** Batches newest first (at most `limit`), or those of `ids`; with their runs' counts and swept paths. */
+  listBatches(q: { ids?: string[]; limit: number }): BatchSummary[] {
+    const rows = (
+      q.ids
+        ? q.ids.length
+          ? this.db.prepare(`SELECT * FROM batches WHERE id IN (${q.ids.map(() => '?').join(', ')})`).all(...q.ids)
+          : []
+        : this.sql('SELECT * FROM batches ORDER BY created_at DESC, id LIMIT ?').all(q.limit)
+    ) as { id: string; name: string; spec: string; created_at: string; finished_at: string | null }[];
+    return rows.map((b) => ({
+      id: b.id,
+      name: b.name,
+      createdAt: b.created_at,
+      finishedAt: b.finished_at,
+      counts: this.batchCounts(b.id),
+      swept: sweptPaths((JSON.parse(b.spec) as RunSpecInput).params ?? {}),
+    }));
+  }
+
+  /** Names of the numeric metrics of any run, sorted (a skip-scan of run_metrics' (name, value) index). */
+  metricNames(): string[] {
+    const rows = this.sql(
+      `WITH RECURSIVE n(name) AS (
+         SELECT min(name) FROM run_metrics
+         UNION ALL SELECT (SELECT min(name) FROM run_metrics WHERE name > n.name) FROM n WHERE n.name IS NOT NULL
+       ) SELECT name FROM n WHERE name IS NOT NULL`,
+    ).all() as { name: string }[];
+    return rows.map((r) => r.name);
+  }
+
   markBatchFinished(batchId: string): boolean {
     return this.sql('UPDATE batches SET finished_at = ? WHERE id = ? AND finished_at IS NULL').run(now(), batchId).changes > 0;
   }
@@ -356,8 +409,8 @@ export class RunStore {
   /** Inserts runs in one transaction (a sweep of thousands of points is one fsync). */
   insertRuns(runs: NewRun[]): string[] {
     const stmt = this.sql(
-      `INSERT INTO runs (id, batch_id, name, engine, spec, params, seed, status, priority, created_at)
-       VALUES (@id, @batchId, @name, @engine, @spec, @params, @seed, @status, @priority, @createdAt)`,
+      `INSERT INTO runs (id, batch_id, name, engine, spec, params, seed, status, priority, created_at, sweep)
+       VALUES (@id, @batchId, @name, @engine, @spec, @params, @seed, @status, @priority, @createdAt, @sweep)`,
     );
     return this.transaction(() =>
       runs.map((r) => {
@@ -373,6 +426,7 @@ export class RunStore {
           status: r.status ?? 'queued',
           priority: r.priority,
           createdAt: now(),
+          sweep: r.sweep && Object.keys(r.sweep).length ? JSON.stringify(r.sweep) : null,
         });
         return id;
       }),

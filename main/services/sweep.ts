@@ -83,3 +83,21 @@ export function expandSweeps(spec: RunSpec): SweepPoint[] {
   }
   return points;
 }
+
+/** The dotted paths of the sweeps in a (batch) spec's params, in expansion order. */
+export function sweptPaths(params: Record<string, unknown>): string[] {
+  const sweeps: { path: string[]; values: unknown[] }[] = [];
+  findSweeps(params, [], sweeps);
+  return sweeps.map((s) => s.path.join('.'));
+}
+
+/** The values a point's params hold at swept paths (as expandSweeps' `values`). */
+export function valuesAt(params: Record<string, unknown>, paths: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const p of paths) {
+    let v: unknown = params;
+    for (const k of p.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+    out[p] = v;
+  }
+  return out;
+}

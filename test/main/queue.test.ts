@@ -203,6 +203,16 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     const list = await s.dispatch('runs.list', { offset: 0, limit: 10, filter: { batchId: r.batchId! } });
     expect(list.total).toBe(4);
     expect(new Set(list.rows.map((x) => x.seed)).size).toBe(4);
+    // each run carries its swept values; the batch its swept paths and counts; metric names are listed
+    expect(list.rows.map((x) => x.sweep).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([
+      { steps: 3, failAt: 100 }, { steps: 3, failAt: 2 }, { steps: 4, failAt: 100 }, { steps: 4, failAt: 2 },
+    ]);
+    const [batch] = await s.dispatch('batches.list', { ids: [r.batchId!] });
+    expect(batch).toMatchObject({ id: r.batchId, name: 'my sweep', swept: ['steps', 'failAt'], counts: { done: 2, failed: 2, queued: 0 } });
+    expect((await s.dispatch('batches.list', {})).map((b) => b.id)).toEqual([r.batchId]);
+    expect(await s.dispatch('runs.metricNames', {})).toEqual(expect.arrayContaining(['steps']));
+    const single = await s.dispatch('runs.enqueue', { spec: spec('single', { steps: 2 }) });
+    expect((await s.dispatch('runs.get', { id: single.runIds[0] })).sweep).toEqual({});
   });
 
   it('re-queues runs left running by a dead process on restart; runs of a live process are left alone', async () => {

@@ -46,7 +46,7 @@ describe('RunStore', () => {
   it('migrates a version-1 file: its shapes gain an empty voxelisation', () => {
     const { store, file } = open();
     store.putShape({ id: 's1', name: 'old', params: { kind: 'sphere' } });
-    store.db.exec('ALTER TABLE shapes DROP COLUMN voxelisation');
+    store.db.exec('ALTER TABLE shapes DROP COLUMN voxelisation; ALTER TABLE runs DROP COLUMN sweep');
     store.db.pragma('user_version = 1');
     store.close();
     const again = new RunStore(file);
@@ -69,6 +69,34 @@ describe('RunStore', () => {
     expect(columns.radius![0]).toBe(0.25);
     expect(columns.categoryNames).toEqual([]);
     again.close();
+  });
+
+  it("migrates a version-3 file: runs of earlier sweeps get their swept values from their batch's spec", () => {
+    const { store, file } = open();
+    const batchSpec = { engine: 'voxel', name: 'b', seed: 1, params: { box: { size: { $sweep: [[3, 3, 3], [4, 4, 4]] } }, rebound: { $sweep: { from: 0, to: 1, steps: 2 } }, k: 1 } };
+    const batchId = store.createBatch('b', batchSpec);
+    store.insertRuns([
+      run(1, { batchId, spec: { engine: 'voxel', name: 'b1', seed: 1, params: { box: { size: [3, 3, 3] }, rebound: 1, k: 1 } } }),
+      run(2),
+    ]);
+    store.db.exec('ALTER TABLE runs DROP COLUMN sweep');
+    store.db.pragma('user_version = 3');
+    store.close();
+    const again = new RunStore(file);
+    expect(again.schemaVersion).toBe(SCHEMA_VERSION);
+    const rows = again.listRuns({ offset: 0, limit: 10, sort: { field: 'name', dir: 'asc' } }).rows;
+    expect(rows.map((r) => r.sweep)).toEqual([{ 'box.size': [3, 3, 3], rebound: 1 }, {}]);
+    expect(again.listBatches({ limit: 10 })[0].swept).toEqual(['box.size', 'rebound']);
+    again.close();
+  });
+
+  it('lists the numeric metric names of all runs', () => {
+    const { store } = open();
+    const ids = store.insertRuns([run(1), run(2)]);
+    store.finishRun(ids[0], { status: 'done', metrics: { porosity: 0.4, label: 'x', particles: 10 } });
+    store.finishRun(ids[1], { status: 'done', metrics: { bedHeight: 2, porosity: 0.5 } });
+    expect(store.metricNames()).toEqual(['bedHeight', 'particles', 'porosity']);
+    store.close();
   });
 
   it('refuses a database written by a newer PackBench', () => {

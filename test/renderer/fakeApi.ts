@@ -75,6 +75,7 @@ export function makeRun(i: number, over: Partial<RunSummary> = {}): RunSummary {
     wallSeconds: 1 + (i % 7),
     metrics: { solidFraction: 0.5 + (i % 10) / 100, particles: 100 + i },
     batchId: null,
+    sweep: {},
     error: null,
     ...over,
   };
