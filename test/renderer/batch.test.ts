@@ -184,6 +184,21 @@ describe('QueueTable', () => {
     expect(ids()).toEqual(['r3', 'r1', 'r2', 'r4']);
   });
 
+  it('shows the swept parameters of a sweep\'s runs as columns', async () => {
+    installFakeApi([
+      makeRun(1, { status: 'queued', finishedAt: null, batchId: 'b', sweep: { reboundProbability: 0.1, 'stop.particles': 50 } }),
+      makeRun(2, { status: 'queued', finishedAt: null, batchId: 'b', sweep: { reboundProbability: 0.2, 'stop.particles': 50 } }),
+      makeRun(3, { status: 'done' }),
+    ]);
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    expect(w.find('[data-testid="queue-sweep-col-reboundProbability"]').text()).toBe('reboundProbability');
+    expect(w.find('[data-testid="queue-sweep-col-stop.particles"]').text()).toBe('particles');
+    expect(w.find('[data-testid="queue-row-r2"]').findAll('td.swept').map((c) => c.text())).toEqual(['0.2', '50']);
+    expect(w.find('[data-testid="queue-row-r3"]').findAll('td.swept').map((c) => c.text())).toEqual(['—', '—']);
+  });
+
   it('pauses, cancels, re-prioritises and controls the queue', async () => {
     const api = installFakeApi([makeRun(1, { status: 'queued', finishedAt: null }), makeRun(2, { status: 'queued', finishedAt: null })]);
     const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });

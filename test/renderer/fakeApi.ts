@@ -4,7 +4,7 @@
  * events that tests can emit. Calls are recorded for assertions.
  */
 import { z } from 'zod';
-import type { EngineInfo, Events, ExportFormatInfo, Methods, PackbenchApi, Preset, RunRecord, RunSummary } from '../../main/api';
+import type { BatchSummary, EngineInfo, Events, ExportFormatInfo, Methods, PackbenchApi, Preset, RunRecord, RunSummary } from '../../main/api';
 
 export const toyParams = z.object({
   box: z
@@ -53,6 +53,7 @@ type Listener = (payload: unknown) => void;
 export interface FakeApi extends PackbenchApi {
   calls: { method: string; params: unknown }[];
   runs: RunSummary[];
+  batches: BatchSummary[];
   presets: Preset[];
   emit<E extends keyof Events>(event: E, payload: Events[E]): void;
   /** Make the next call of `method` reject with this error. */
@@ -89,6 +90,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
   const fake: FakeApi = {
     calls: [],
     runs,
+    batches: [],
     presets: [],
     emit(event, payload) {
       listeners.get(event)?.forEach((l) => l(payload));
@@ -148,6 +150,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             let rows = fake.runs.slice();
             const f = p.filter ?? {};
             if (f.engine) rows = rows.filter((r) => r.engine === f.engine);
+            if (f.batchId) rows = rows.filter((r) => r.batchId === f.batchId);
             if (f.status?.length) rows = rows.filter((r) => f.status.includes(r.status));
             if (f.text) rows = rows.filter((r) => (r.name + ' ' + r.id).toLowerCase().includes(f.text.toLowerCase()));
             if (f.createdFrom) rows = rows.filter((r) => r.createdAt >= f.createdFrom);
@@ -203,6 +206,10 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             fake.runs.push(run);
             return run;
           }
+          case 'runs.metricNames':
+            return [...new Set(fake.runs.flatMap((r) => Object.entries(r.metrics).filter(([, v]) => typeof v === 'number').map(([k]) => k)))].sort();
+          case 'batches.list':
+            return p.ids ? fake.batches.filter((b) => p.ids.includes(b.id)) : fake.batches.slice(0, p.limit ?? 200);
           case 'runs.rerun':
             return { runIds: [`r${nextRun++}`] };
           case 'runs.delete':

@@ -258,6 +258,19 @@ describe('Import spheres', () => {
     expect(w.find('[data-testid="history-row-r100000"]').classes()).toContain('selected');
   });
 
+  it('names the import after the file chosen last, unless the user typed a name', async () => {
+    const { w } = await mountHistory(3);
+    await w.find('[data-testid="history-import-spheres"]').trigger('click');
+    const name = () => (w.find('[data-testid="sphere-import-name"]').element as HTMLInputElement).value;
+    await chooseFile(w, 'first.csv', 'x,y,z,r\n1,1,1,0.5\n');
+    expect(name()).toBe('first');
+    await chooseFile(w, 'second.csv', 'x,y,z,r\n1,1,1,0.5\n');
+    expect(name()).toBe('second');
+    await w.find('[data-testid="sphere-import-name"]').setValue('my bed');
+    await chooseFile(w, 'third.csv', 'x,y,z,r\n1,1,1,0.5\n');
+    expect(name()).toBe('my bed');
+  });
+
   it('shows the service\'s message for a bad file and keeps the panel open', async () => {
     const { api, w } = await mountHistory(3);
     await w.find('[data-testid="history-import-spheres"]').trigger('click');

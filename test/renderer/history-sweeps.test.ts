@@ -1,0 +1,145 @@
+/**
+ * Sweeps people can read (issue 18): swept parameters as columns, the runs of a batch grouped and
+ * filterable, a metric plotted against a swept parameter with one line per other swept value; metric
+ * names suggested in the metric filter (a typo is named); the compare panel follows the selection.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mount, type VueWrapper } from '@vue/test-utils';
+import { createMemoryHistory, createRouter } from 'vue-router';
+import { installFakeApi, makeRun, settle, type FakeApi } from './fakeApi';
+import HistoryWorkspace from '../../renderer/src/workspaces/history/HistoryWorkspace.vue';
+import PlotPanel from '../../renderer/src/components/PlotPanel.vue';
+import { shortLabels, sweepColumns, sweepPlot } from '../../renderer/src/workspaces/history/sweeps';
+import type { RunSummary } from '../../main/api';
+
+vi.mock('uplot', () => ({ default: class { static paths = {}; destroy() {} setSize() {} } }));
+
+let wrappers: VueWrapper[] = [];
+afterEach(() => {
+  wrappers.forEach((w) => w.unmount());
+  wrappers = [];
+});
+
+/** Six runs of a 3 x 2 sweep (rebound x freezing) in batch b1, newest first, and four single runs. */
+function sweepRuns(): RunSummary[] {
+  const runs: RunSummary[] = [];
+  let i = 0;
+  for (const freezing of [50, 100]) {
+    for (const rebound of [0.1, 0.2, 0.3]) {
+      runs.push(makeRun(i++, {
+        name: `mix [reboundProbability=${rebound}, freezingInterval=${freezing}]`,
+        batchId: 'b1',
+        sweep: { reboundProbability: rebound, freezingInterval: freezing },
+        metrics: { solidFraction: 0.5 + rebound / 10 + freezing / 10_000, particles: 100 },
+      }));
+    }
+  }
+  for (let k = 0; k < 4; k++) runs.push(makeRun(i++, { name: `single ${k}`, metrics: { solidFraction: 0.4, porosity: 0.6 } }));
+  return runs;
+}
+
+async function mountHistory(runs: RunSummary[]): Promise<{ api: FakeApi; w: VueWrapper }> {
+  const api = installFakeApi(runs);
+  api.batches = [{ id: 'b1', name: 'mix sweep', createdAt: runs[0].createdAt, finishedAt: null, counts: { queued: 0, running: 0, paused: 0, done: 6, failed: 0, cancelled: 0 }, swept: ['reboundProbability', 'freezingInterval'] }];
+  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/:p(.*)*', component: { template: '<div/>' } }] });
+  const w = mount(HistoryWorkspace, { global: { plugins: [router] }, attachTo: document.body });
+  wrappers.push(w);
+  await settle(10);
+  await new Promise((r) => setTimeout(r, 80)); // the batch names are fetched a moment after the rows
+  await settle(5);
+  return { api, w };
+}
+
+const row = (w: VueWrapper, id: string) => w.get(`[data-testid="history-row-${id}"]`);
+
+describe('History with sweeps', () => {
+  it('shows the swept parameters as columns and groups the runs of a batch under its name', async () => {
+    const { w } = await mountHistory(sweepRuns());
+    expect(w.get('[data-testid="history-sweep-col-reboundProbability"]').text()).toBe('reboundProbability');
+    expect(w.get('[data-testid="history-sweep-col-freezingInterval"]').text()).toBe('freezingInterval');
+    // newest first: r9..r6 single, r5 (rebound 0.3, freezing 100) first of the batch
+    const cells = (id: string) => row(w, id).findAll('.swept').map((c) => c.text());
+    expect(cells('r5')).toEqual(['0.3', '100']);
+    expect(cells('r0')).toEqual(['0.1', '50']);
+    expect(cells('r9')).toEqual(['—', '—']);
+    expect(row(w, 'r5').classes()).toContain('batch-first');
+    expect(row(w, 'r4').classes()).toContain('batch-more');
+    expect(row(w, 'r9').classes()).not.toContain('batch-first');
+    expect(w.get('[data-testid="history-batch-r5"]').text()).toBe('mix sweep');
+  });
+
+  it('shows one batch on a click of its name, and plots a metric against a swept parameter, one line per other swept value', async () => {
+    const { api, w } = await mountHistory(sweepRuns());
+    await w.get('[data-testid="history-batch-r3"]').trigger('click');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle(5);
+    expect(api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params).toMatchObject({ filter: { batchId: 'b1' } });
+    expect(w.get('[data-testid="history-batch-filter"]').text()).toContain('mix sweep');
+    expect(w.get('[data-testid="history-total"]').text()).toBe('6 runs');
+    await w.get('[data-testid="history-sweep-plot"]').trigger('click');
+    await settle(10);
+    const panel = w.get('[data-testid="sweep-plot"]');
+    expect((panel.get('[data-testid="sweep-metric"]').element as HTMLSelectElement).value).toBe('solidFraction');
+    expect((panel.get('[data-testid="sweep-x"]').element as HTMLSelectElement).value).toBe('reboundProbability');
+    const series = panel.findComponent(PlotPanel).props('series') as { name: string; x: Float64Array; y: Float64Array }[];
+    expect(series.map((s) => s.name)).toEqual(['freezingInterval=50', 'freezingInterval=100']);
+    expect([...series[0].x]).toEqual([0.1, 0.2, 0.3]);
+    expect([...series[1].y].map((v) => v.toFixed(3))).toEqual(['0.520', '0.530', '0.540']);
+    // against the other parameter: one line per rebound probability
+    await panel.get('[data-testid="sweep-x"]').setValue('freezingInterval');
+    const again = panel.findComponent(PlotPanel).props('series') as { name: string }[];
+    expect(again.map((s) => s.name)).toEqual(['reboundProbability=0.1', 'reboundProbability=0.2', 'reboundProbability=0.3']);
+  });
+
+  it('suggests the metric names of every run in the metric filter, and names a metric no run has', async () => {
+    const { w } = await mountHistory(sweepRuns());
+    const options = w.findAll('#history-metrics option').map((o) => o.attributes('value'));
+    expect(options).toEqual(['particles', 'porosity', 'solidFraction']);
+    await w.get('[data-testid="history-metric"]').setValue('porosty');
+    expect(w.get('[data-testid="history-metric-unknown"]').text()).toBe('no run has a metric “porosty”; known: particles, porosity, solidFraction');
+    await w.get('[data-testid="history-metric"]').setValue('poros');
+    expect(w.get('[data-testid="history-metric-unknown"]').text()).toBe('no run has a metric “poros”; known: porosity');
+    await w.get('[data-testid="history-metric"]').setValue('porosity');
+    expect(w.find('[data-testid="history-metric-unknown"]').exists()).toBe(false);
+  });
+
+  it('compares the current selection: the panel follows it, and closes when fewer than two runs are selected', async () => {
+    const { w } = await mountHistory(sweepRuns());
+    await row(w, 'r9').trigger('click');
+    await row(w, 'r8').trigger('click', { ctrlKey: true });
+    await w.get('[data-testid="history-compare"]').trigger('click');
+    await settle(10);
+    expect(w.get('[data-testid="compare"]').text()).toContain('Compare 2 runs');
+    await row(w, 'r7').trigger('click', { ctrlKey: true });
+    await settle(10);
+    expect(w.get('[data-testid="compare"]').text()).toContain('Compare 3 runs');
+    expect(w.get('[data-testid="compare-metrics"] thead').text()).toContain('single 1');
+    await row(w, 'r6').trigger('click');
+    await settle(10);
+    expect(w.find('[data-testid="compare"]').exists()).toBe(false);
+    expect(w.find('[data-testid="run-details"]').exists()).toBe(true);
+  });
+});
+
+describe('sweeps.ts', () => {
+  it('labels columns by their last path segment, longer only where two would read the same', () => {
+    expect(shortLabels(['box.size', 'mixture.types.0.size.value', 'mixture.types.1.size.value'])).toEqual(['size', '0.size.value', '1.size.value']);
+    expect(shortLabels(['reboundProbability', 'stop.particles'])).toEqual(['reboundProbability', 'particles']);
+    const rows = [makeRun(1, { sweep: { a: 1, 'x.b': 2 } }), undefined, makeRun(2, { sweep: { c: 3 } })];
+    expect(sweepColumns(rows, 2).map((c) => c.label)).toEqual(['a', 'b']);
+  });
+
+  it('plots only done runs with the metric, averaging runs that share a point', () => {
+    const runs = [
+      makeRun(1, { sweep: { x: 1, k: 'a' }, metrics: { m: 1 } }),
+      makeRun(2, { sweep: { x: 1, k: 'a' }, metrics: { m: 3 } }),
+      makeRun(3, { sweep: { x: 2, k: 'a' }, metrics: { m: 5 } }),
+      makeRun(4, { sweep: { x: 2, k: 'a' }, status: 'failed', metrics: {} }),
+      makeRun(5, { sweep: { x: 1, k: 'b' }, metrics: { other: 1 } }),
+    ];
+    const p = sweepPlot(runs, ['x', 'k'], 'x', 'm');
+    expect(p.used).toBe(3);
+    expect(p.averaged).toBe(1);
+    expect(p.series.map((s) => [s.name, Array.from(s.x), Array.from(s.y)])).toEqual([['k=a', [1, 2], [2, 5]]]);
+  });
+});
