@@ -137,6 +137,7 @@ const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
   // A run's values of its batch's swept params (JSON { path: value }; NULL outside a sweep), so that
   // History and the queue show them as columns; runs of earlier sweeps get them from their batch's spec.
   (db) => {
+    // Tolerates a file that already has the column (a test or a downgrade that rewound user_version).
     const has = (db.prepare('PRAGMA table_info(runs)').all() as { name: string }[]).some((c) => c.name === 'sweep');
     if (!has) db.exec('ALTER TABLE runs ADD COLUMN sweep TEXT');
     const runsOf = db.prepare('SELECT seq, spec FROM runs WHERE batch_id = ?');
