@@ -16,10 +16,21 @@ export interface ParamsIssue {
   message: string;
 }
 
-/** The solid's box: exact for the primitives; for a blobby object the conservative box of
- *  ImplicitFunction.bounds tightened to the sampled inside nodes, widened by one grid step. */
+/** Bisection steps of each face of a blobby object's box. */
+const FACE_STEPS = 40;
+const boundsCache = new WeakMap<ImplicitSurface, Float64Array>();
+
+/**
+ * The solid's box [minX, minY, minZ, maxX, maxY, maxZ]: exact for the primitives. For a blobby
+ * object, F is sampled on a grid over the conservative ImplicitFunction.bounds; then each face is
+ * moved by bisection to the last plane where some node of that grid's lateral rows is inside (the
+ * extreme point of a round end lies between lateral nodes: about 0.2 % of the side is missed at
+ * worst for blobs a tenth of the shape wide). Cached per parsed surface.
+ */
 export function solidBounds(surface: ImplicitSurface, fn: ImplicitFunction = implicitFunction(surface)): Float64Array {
   if (surface.kind !== 'blobby') return Float64Array.from(fn.bounds);
+  const cached = boundsCache.get(surface);
+  if (cached) return Float64Array.from(cached);
   const b = fn.bounds, n = BOUNDS_SAMPLES;
   const h = [(b[3] - b[0]) / n, (b[4] - b[1]) / n, (b[5] - b[2]) / n];
   const lo = [n + 1, n + 1, n + 1], hi = [-1, -1, -1];
@@ -28,12 +39,35 @@ export function solidBounds(surface: ImplicitSurface, fn: ImplicitFunction = imp
     const ijk = [i, j, k];
     for (let a = 0; a < 3; a++) { lo[a] = Math.min(lo[a], ijk[a]); hi[a] = Math.max(hi[a], ijk[a]); }
   }
-  if (hi[0] < 0) return new Float64Array(6); // nothing inside: surfaceIssues reports it
-  const out = new Float64Array(6);
-  for (let a = 0; a < 3; a++) {
-    out[a] = Math.max(b[a], b[a] + (lo[a] - 1) * h[a]);
-    out[a + 3] = Math.min(b[a + 3], b[a] + (hi[a] + 1) * h[a]);
+  const out = new Float64Array(6); // nothing inside: an empty box (surfaceIssues reports it)
+  if (hi[0] >= 0) {
+    for (let a = 0; a < 3; a++) {
+      const u = (a + 1) % 3, v = (a + 2) % 3;
+      // Some lateral node of the plane at coordinate t along axis a is inside.
+      const p = [0, 0, 0];
+      const inside = (t: number): boolean => {
+        p[a] = t;
+        for (let j = Math.max(0, lo[u] - 1); j <= Math.min(n, hi[u] + 1); j++) {
+          p[u] = b[u] + j * h[u];
+          for (let k = Math.max(0, lo[v] - 1); k <= Math.min(n, hi[v] + 1); k++) {
+            p[v] = b[v] + k * h[v];
+            if (fn.value(p[0], p[1], p[2]) < 0) return true;
+          }
+        }
+        return false;
+      };
+      for (const side of [0, 3]) {
+        let tIn = b[a] + (side === 0 ? lo[a] : hi[a]) * h[a];
+        let tOut = side === 0 ? Math.max(b[a], tIn - h[a]) : Math.min(b[a + 3], tIn + h[a]);
+        for (let step = 0; step < FACE_STEPS; step++) {
+          const t = (tIn + tOut) / 2;
+          if (inside(t)) tIn = t; else tOut = t;
+        }
+        out[a + side] = tOut;
+      }
+    }
   }
+  boundsCache.set(surface, Float64Array.from(out));
   return out;
 }
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { ParamsIssue } from '../common/engine';
 import { shapeSchema, type Shape } from './shapes';
+import { solidBounds, surfaceIssues } from '../surface/solid';
 import { bitMatrixBytes } from './bit-matrix';
 import { idMatrixBytes } from './id-matrix';
 import { voxelAnalysisOptionsSchema } from '../analysis/index';
@@ -167,6 +168,11 @@ export function boundingDiameter(shape: Shape): number {
     case 'cylinder': return Math.hypot(1, shape.length);
     case 'hexagonalPlate': return Math.hypot(1, shape.thickness);
     case 'voxels': return Math.hypot(...shape.dims) / Math.max(...shape.dims);
+    case 'implicit': {
+      const b = solidBounds(shape.surface);
+      const side = [b[3] - b[0], b[4] - b[1], b[5] - b[2]];
+      return Math.hypot(...side) / Math.max(...side);
+    }
   }
 }
 
@@ -202,6 +208,10 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
     issues.push({ path: 'box.size', message: `box.size × box.resolution must be at most 65536 voxels per axis, got ${nx} x ${ny} x ${nzMatrix}` });
   }
   p.mixture.types.forEach((t, i) => {
+    if (t.shape.kind === 'implicit') {
+      const issue = surfaceIssues(t.shape.surface, `mixture.types.${i}.shape.surface`)[0];
+      if (issue) throw new RangeError(`${issue.path}: ${issue.message}`);
+    }
     const d = boundingDiameter(t.shape) * maxSize(t.size) * r;
     const limit = Math.min(nx, ny, nz) - 2;
     if (d > limit) {

@@ -4,14 +4,16 @@
  * A shape is described without a size; its characteristic size comes from the particle type's
  * size law: sphere diameter; ellipsoid, cuboid, superellipsoid longest extent (x) with ratios for
  * y and z; cylinder diameter with a length ratio (length along z); hexagonal plate diameter across
- * corners with a thickness ratio (thickness along z); an imported voxel map is scaled so that its
- * longest side has the size.
+ * corners with a thickness ratio (thickness along z); an imported voxel map and the solid of an
+ * implicit surface are scaled so that their longest side has the size.
  *
  * Voxelisation samples voxel centres on the integer grid centred at the origin. Each shape yields
  * its solid voxels, its shell (solid voxels with an empty 6-neighbour) and its reduced shell (seed
  * §3.2, "shell area reduction"), all as interleaved (x, y, z) coordinates centred at the origin.
  */
 import { z } from 'zod';
+import { implicitFunction, implicitSurfaceSchema } from '../surface/implicit';
+import { solidBounds } from '../surface/solid';
 
 const ratio = (description: string) =>
   z.number().gt(0).max(1).default(1).meta({ unit: 'ratio', description });
@@ -64,6 +66,12 @@ export const shapeKindSchemas = {
     })
     // form: forms show it by its size and a thumbnail, not as its raw fields (renderer batch/schema.ts).
     .meta({ description: 'An imported solid voxel map; size = its longest side.', form: 'voxelMap' }),
+  implicit: z
+    .strictObject({
+      kind: z.literal('implicit'),
+      surface: implicitSurfaceSchema.default({ kind: 'sphere', radius: 1 }),
+    })
+    .meta({ description: 'The solid inside an implicit surface F = 0 (core/surface: sphere, ellipsoid, torus, superquadric, blobby sum of blobs), centred on its bounding box; size = the box\'s longest side.' }),
 } as const;
 
 export const shapeSchema = z.discriminatedUnion('kind', [
@@ -74,6 +82,7 @@ export const shapeSchema = z.discriminatedUnion('kind', [
   shapeKindSchemas.hexagonalPlate,
   shapeKindSchemas.superellipsoid,
   shapeKindSchemas.voxels,
+  shapeKindSchemas.implicit,
 ]);
 export type Shape = z.output<typeof shapeSchema>;
 
@@ -145,6 +154,16 @@ function insideFunction(shape: Shape, d: number): { inside: (x: number, y: numbe
         inside: (x, y, z) =>
           (Math.abs(x / a) ** (2 / e2) + Math.abs(y / b) ** (2 / e2)) ** (e2 / e1) + Math.abs(z / c) ** (2 / e1) <= 1,
         half: [a, b, c],
+      };
+    }
+    case 'implicit': {
+      // The surface's box scaled so that its longest side is d, its centre at the origin.
+      const fn = implicitFunction(shape.surface), b = solidBounds(shape.surface, fn);
+      const k = Math.max(b[3] - b[0], b[4] - b[1], b[5] - b[2]) / d;
+      const cx = (b[0] + b[3]) / 2, cy = (b[1] + b[4]) / 2, cz = (b[2] + b[5]) / 2;
+      return {
+        inside: (x, y, z) => fn.value(cx + x * k, cy + y * k, cz + z * k) < 0,
+        half: [(b[3] - b[0]) / (2 * k), (b[4] - b[1]) / (2 * k), (b[5] - b[2]) / (2 * k)],
       };
     }
     case 'voxels':

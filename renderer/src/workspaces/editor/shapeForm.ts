@@ -17,6 +17,7 @@ export const SHAPE_KIND_LABELS: Record<ShapeKind, string> = {
   hexagonalPlate: 'Hexagonal plate',
   superellipsoid: 'Superellipsoid',
   voxels: 'Imported voxels',
+  implicit: 'Implicit surface',
 };
 
 /** Kinds the user can create from scratch (imported voxel maps come from a file). */
