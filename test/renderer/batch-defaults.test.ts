@@ -133,6 +133,38 @@ describe('the batch form substitutes no default silently', () => {
   });
 });
 
+describe('the batch form asks the engine\'s combined checks before Enqueue', () => {
+  it('names a particle larger than the box at its field and disables Enqueue', async () => {
+    const api = installFakeApi();
+    // The toy engine's cross-field rule: a particle's size must be below the box's x length.
+    api.check = (spec) => {
+      const p = spec.params as { box: { lx: number }; types: { size: { value?: number } }[] };
+      return p.types.flatMap((t, i) => ((t.size.value ?? 0) >= p.box.lx ? [{ path: `spec.params.types.${i}.size`, message: `the particle (${t.size.value}) is larger than the box (${p.box.lx})` }] : []));
+    };
+    const w = await mountComposer();
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect(api.calls.some((c) => c.method === 'runs.validate')).toBe(true);
+    expect(enqueueDisabled(w)).toBe(false);
+    await w.find('[data-testid="field-types.0.size.value"]').setValue('25');
+    expect(w.find('[data-testid="enqueue-checking"]').text()).toBe('checking with the engine…');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect(w.find('[data-testid="field-types.0.size"]').text()).toContain('the particle (25) is larger than the box (20)');
+    expect(enqueueDisabled(w)).toBe(true);
+    expect(w.find('[data-testid="enqueue-reason"]').text()).toBe('types.0.size: the particle (25) is larger than the box (20)');
+    await w.find('[data-testid="enqueue"]').trigger('click');
+    await settle();
+    expect(api.calls.some((c) => c.method === 'runs.enqueue')).toBe(false);
+    // a larger box: the check passes again and Enqueue is enabled
+    await w.find('[data-testid="field-box.lx"]').setValue('30');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect(enqueueDisabled(w)).toBe(false);
+    expect(w.find('[data-testid="field-types.0.size"]').text()).not.toContain('larger than the box');
+  });
+});
+
 describe('fillDefaults', () => {
   it('fills what a value lacks, through lists and unions, and leaves sweeps and given values alone', () => {
     const schema = voxelEngine.paramsJsonSchema as JsonSchema;

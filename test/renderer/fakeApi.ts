@@ -4,7 +4,7 @@
  * events that tests can emit. Calls are recorded for assertions.
  */
 import { z } from 'zod';
-import type { BatchSummary, EngineInfo, Events, ExportFormatInfo, Methods, PackbenchApi, Preset, RunRecord, RunSummary } from '../../main/api';
+import type { ApiIssue, BatchSummary, EngineInfo, Events, ExportFormatInfo, Methods, PackbenchApi, Preset, RunRecord, RunSummary } from '../../main/api';
 
 export const toyParams = z.object({
   box: z
@@ -54,6 +54,8 @@ export interface FakeApi extends PackbenchApi {
   calls: { method: string; params: unknown }[];
   runs: RunSummary[];
   batches: BatchSummary[];
+  /** The engine's cross-field checks as runs.validate runs them (default: none fail). */
+  check: (spec: { engine: string; params: Record<string, unknown> }) => ApiIssue[];
   presets: Preset[];
   emit<E extends keyof Events>(event: E, payload: Events[E]): void;
   /** Make the next call of `method` reject with this error. */
@@ -91,6 +93,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
     calls: [],
     runs,
     batches: [],
+    check: () => [],
     presets: [],
     emit(event, payload) {
       listeners.get(event)?.forEach((l) => l(payload));
@@ -205,6 +208,11 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             const run = makeRun(0, { id: `r${nextRun++}`, name: p.name, engine: 'spheres', createdAt: new Date(Date.UTC(2027, 0, 1)).toISOString(), metrics: { particles: lines.length } });
             fake.runs.push(run);
             return run;
+          }
+          case 'runs.validate': {
+            const issues = fake.check(p.spec);
+            if (issues.length) throw { code: 'invalid', message: `invalid request:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, issues };
+            return { runs: 1 };
           }
           case 'runs.metricNames':
             return [...new Set(fake.runs.flatMap((r) => Object.entries(r.metrics).filter(([, v]) => typeof v === 'number').map(([k]) => k)))].sort();
