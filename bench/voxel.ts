@@ -4,9 +4,10 @@
  *             periodic x/y, filled until full
  *   rebound   the standard set's solid fraction at rebound probability 0, 0.25, 0.5
  *   ablation  Fig. 10: optimisations switched on one by one, A (none) to G (all), on a fixed count, in
- *             JavaScript; then H: G with the WebAssembly SIMD kernels (not in the seed)
- *   fig11     Fig. 11: bit matrix vs 32-bit id matrix at 20, 40, 80 voxels/unit (both in JavaScript:
- *             the layouts compared)
+ *             JavaScript with the seed's row layout; then H: G with the WebAssembly SIMD kernels and
+ *             I: H with the bricked layout (both not in the seed)
+ *   fig11     Fig. 11: bit matrix (the seed's rows) vs 32-bit id matrix at 20, 40, 80 voxels/unit
+ *             (both in JavaScript: the layouts compared)
  *   fig12     Fig. 12: monodisperse vs bidisperse (50/50 volume of 1 and 0.4) at 20, 40, 80 voxels/unit
  *   plates    hexagonal plates (diameter 1, thickness 0.4) and their overlap fraction
  *   kernels   the inner loops alone on the standard sphere's reduced shell in a 400^3 bit matrix:
@@ -114,7 +115,7 @@ function fusedCheckJsNs(): number {
  * old voxels, setting the new ones and rebuilding the mask), per voxel.
  */
 function simdKernelNs(): { check: number; move: number } {
-  const k = new BitMatrix(400, 400, 400).wasm!, ks = k.shape(kernelShell, kernelN, kernelE)!, mask = k.alloc(selfMaskLength(ks.b))!;
+  const k = new BitMatrix(400, 400, 400, { layout: 'bricks' }).wasm!, ks = k.shape(kernelShell, kernelN, kernelE)!, mask = k.alloc(selfMaskLength(ks.b))!;
   k.test(ks, 0, 0, 0, 100, 200, 200, mask, 0, 0, 0);
   k.write(ks, null, mask, 0, 0, 0);
   let voxels = ks.trial;
@@ -164,9 +165,10 @@ if (wanted('rebound')) {
 
 if (wanted('ablation')) {
   // Seed Fig. 10 order: B trig tables, C rounding, D saved rotations, E rising roof, F modulus, G shell reduction.
-  // H (not in the seed): G with the WebAssembly SIMD kernels; A to G run the JavaScript loops.
-  const order = ['trigTables', 'fastRounding', 'savedRotations', 'risingRoof', 'cheapModulus', 'shellReduction', 'simdKernels'] as const;
-  const labels = ['A none', 'B +sine/cosine tables', 'C +fast rounding', 'D +saved rotations', 'E +rising roof', 'F +cheap modulus', 'G +shell reduction', 'H +SIMD kernels'];
+  // H (not in the seed): G with the WebAssembly SIMD kernels; A to G run the JavaScript loops; I
+  // (not in the seed): H with the bit matrix in bricks instead of the seed's rows.
+  const order = ['trigTables', 'fastRounding', 'savedRotations', 'risingRoof', 'cheapModulus', 'shellReduction', 'simdKernels', 'bricks'] as const;
+  const labels = ['A none', 'B +sine/cosine tables', 'C +fast rounding', 'D +saved rotations', 'E +rising roof', 'F +cheap modulus', 'G +shell reduction', 'H +SIMD kernels', 'I +bricks'];
   // The standard set's height and resolution on a 5 x 5 footprint, three layers of spheres, settled.
   const count = quick ? 40 : 75;
   const box = quick ? [5, 5, 5] : [5, 5, 10];
@@ -187,7 +189,7 @@ if (wanted('fig11')) {
   for (const resolution of quick ? [20, 40] : [20, 40, 80]) {
     const seconds: Record<string, number> = {};
     for (const matrix of ['bit', 'id'] as const) {
-      const r = run({ box: { size: [L, L, L], resolution }, mixture: { types: [spheres(1)] }, matrix, optimisations: { simdKernels: false }, stop: { solidFraction: FILL, settle: false }, labelVolume: 'off' });
+      const r = run({ box: { size: [L, L, L], resolution }, mixture: { types: [spheres(1)] }, matrix, optimisations: { simdKernels: false, bricks: false }, stop: { solidFraction: FILL, settle: false }, labelVolume: 'off' });
       seconds[matrix] = num(r.metrics.packingSeconds);
       rows.push({ resolution, matrix, matrixMiB: num(r.metrics.matrixBytes) / 2 ** 20, particles: num(r.metrics.particles), packingS: seconds[matrix], nsPerCheck: num(r.metrics.nsPerVoxelCheck) });
     }

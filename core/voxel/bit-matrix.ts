@@ -1,55 +1,120 @@
 /**
- * The bit packing matrix (seed §3.7, Fig. 9): 1 bit per voxel, a row of 32-bit words per (y, z);
- * word = x >> 5, bit = x & 31, in z-slabs (slab-plan.ts). The list operations of the contract
- * (matrix.ts), firstHitBesides (a move tested before the particle is removed, with its self mask),
- * and the self mask itself. The rotate-and-test loops that use it are in fused.ts.
+ * The bit packing matrix (seed §3.7, Fig. 9): 1 bit per voxel, in z-slabs (slab-plan.ts), in one
+ * of two layouts:
+ * - 'rows' (the seed's): a row of 32-bit words per (y, z); word x >> 5, bit x & 31;
+ * - 'bricks': bricks of 8 × 8 × 8 voxels, each one 64-byte cache line, in x-fastest order; inside
+ *   a brick, word (z & 7)·2 + ((y >> 2) & 1), bit ((y & 3) << 3) | (x & 7). A particle of 20
+ *   voxels touches about 50 cache lines instead of about 400 rows: at 1024² and more, where the
+ *   bed's top layers no longer fit in the caches, that is the cost of a check (README: Costs).
+ *   The box is padded to whole bricks; the padding planes above nz are solid (the kernels read
+ *   them as the ceiling), padding columns beyond nx, ny are never addressed (x and y wrap first).
  *
- * A BitMatrix of one slab up to WASM_MATRIX_LIMIT_BYTES keeps it in a WebAssembly memory, where
- * the packer's SIMD kernels (wasm-kernels.ts) move particles in it; the loops here move the rest.
+ * Both are separable, so one code path serves both: voxel (x, y, z) is bit yBit[y] + xBit[x] of
+ * word zWord[z] + yWord[y] + xWord[x] of slab slabOf[z] (the tables play the part of the seed's
+ * reference map, data[y][z]).
+ *
+ * The list operations of the contract (matrix.ts), firstHitBesides (a move tested before the
+ * particle is removed, with its self mask), and the self mask itself. The rotate-and-test loops
+ * that use them are in fused.ts. A BitMatrix of one slab up to WASM_MATRIX_LIMIT_BYTES keeps it in
+ * a WebAssembly memory, where the packer's SIMD kernels (wasm-kernels.ts) move particles in it;
+ * the loops here move the rest.
  */
 import { checkDims, corner, type MatrixOptions, type PackingMatrix } from './matrix';
 import { planSlabs } from './slab-plan';
-import { WASM_MATRIX_LIMIT_BYTES, WasmKernels } from './wasm-kernels';
+import { WASM_MATRIX_LIMIT_BYTES, WasmKernels, type KernelLayout } from './wasm-kernels';
 
-/** Bytes a bit matrix of this size needs (rows padded to whole 32-bit words). */
-export function bitMatrixBytes(nx: number, ny: number, nz: number): number {
-  return Math.ceil(nx / 32) * 4 * ny * nz;
+export type BitLayout = 'rows' | 'bricks';
+
+/** Voxels per brick edge. */
+const BRICK = 8;
+
+/** Bytes a bit matrix of this size needs in this layout (rows padded to whole words, bricks to whole bricks). */
+export function bitMatrixBytes(nx: number, ny: number, nz: number, layout: BitLayout = 'rows'): number {
+  if (layout === 'rows') return Math.ceil(nx / 32) * 4 * ny * nz;
+  return Math.ceil(nx / BRICK) * Math.ceil(ny / BRICK) * Math.ceil(nz / BRICK) * 64;
 }
 
 /** 1 bit per voxel. */
 export class BitMatrix implements PackingMatrix {
   readonly kind = 'bit' as const;
-  readonly wordsPerRow: number;
-  readonly wordsPerPlane: number;
-  readonly planesPerSlab: number;
+  readonly layout: BitLayout;
   readonly slabs: Int32Array[];
   readonly bytes: number;
-  /** slabOf[z]: slab of plane z; planeWord[z]: index of plane z's first word inside its slab. */
-  private readonly slabOf: Int32Array;
-  readonly planeWord: Int32Array;
+  /** Voxel (x, y, z): bit yBit[y] + xBit[x] of word zWord[z] + yWord[y] + xWord[x] of slab slabOf[z]. */
+  readonly xWord: Int32Array;
+  readonly xBit: Uint8Array;
+  readonly yWord: Int32Array;
+  readonly yBit: Uint8Array;
+  readonly zWord: Int32Array;
+  readonly slabOf: Int32Array;
+  /** Planes per unit of the slab plan: 1 (rows) or 8 (a layer of bricks). */
+  readonly planesPerUnit: number;
+  /** Planes of each slab (a multiple of planesPerUnit, but for the last). */
+  readonly planesPerSlab: number;
+  /** Bricks: the solid padding planes above nz in the top layer, as bits (not voxels of the box). */
+  private readonly paddingBits: number;
   cheapModulus = true;
   /** The WebAssembly kernels and their memory (slab 0 lives in it), or null. */
   readonly wasm: WasmKernels | null = null;
 
   constructor(readonly nx: number, readonly ny: number, readonly nz: number, options: MatrixOptions = {}) {
     checkDims(nx, ny, nz);
-    this.wordsPerRow = Math.ceil(nx / 32);
-    this.wordsPerPlane = this.wordsPerRow * ny;
-    const plan = planSlabs(this.wordsPerPlane * 4, nz, options, `bit matrix ${nx}x${ny}x${nz}`);
-    this.planesPerSlab = plan.planesPerSlab;
+    const layout = (this.layout = options.layout ?? 'rows');
+    const bricks = layout === 'bricks';
+    const unit = (this.planesPerUnit = bricks ? BRICK : 1);
+    // Words of one unit (a plane of rows, a layer of bricks) and of one brick row or row.
+    const rowWords = bricks ? Math.ceil(nx / BRICK) * 16 : Math.ceil(nx / 32);
+    const unitWords = bricks ? rowWords * Math.ceil(ny / BRICK) : rowWords * ny;
+    const units = Math.ceil(nz / unit);
+    const plan = planSlabs(unitWords * 4, units, options, `bit matrix ${nx}x${ny}x${nz}`);
+    this.planesPerSlab = plan.planesPerSlab * unit;
     this.bytes = plan.total;
-    this.slabOf = plan.slabOf;
-    this.planeWord = new Int32Array(nz);
-    for (let z = 0; z < nz; z++) this.planeWord[z] = plan.planeBase[z] * this.wordsPerPlane;
+    this.xWord = new Int32Array(nx);
+    this.xBit = new Uint8Array(nx);
+    for (let x = 0; x < nx; x++) {
+      this.xWord[x] = bricks ? (x >> 3) * 16 : x >> 5;
+      this.xBit[x] = bricks ? x & 7 : x & 31;
+    }
+    this.yWord = new Int32Array(ny);
+    this.yBit = new Uint8Array(ny);
+    for (let y = 0; y < ny; y++) {
+      this.yWord[y] = bricks ? (y >> 3) * rowWords + ((y >> 2) & 1) : y * rowWords;
+      this.yBit[y] = bricks ? (y & 3) << 3 : 0;
+    }
+    this.zWord = new Int32Array(nz);
+    this.slabOf = new Int32Array(nz);
+    for (let z = 0; z < nz; z++) {
+      const u = Math.floor(z / unit);
+      this.slabOf[z] = plan.slabOf[u];
+      this.zWord[z] = plan.planeBase[u] * unitWords + (bricks ? (z & 7) * 2 : 0);
+    }
+    this.paddingBits = bricks ? (units * BRICK - nz) * Math.ceil(nx / BRICK) * Math.ceil(ny / BRICK) * 64 : 0;
     this.slabs = [];
     if ((options.kernels ?? 'wasm') === 'wasm' && plan.slabCount === 1 && plan.total <= WASM_MATRIX_LIMIT_BYTES) {
-      this.wasm = new WasmKernels(nx, ny, nz, this.wordsPerRow, this.wordsPerPlane);
+      const kernelLayout: KernelLayout = bricks
+        ? { zShift: 3, zBytes: unitWords * 4, yShift: 3, yBytes: rowWords * 4, xShift: 3, xUp: 6, zLow: 7, yLow: 4, yBitShift: 3, xLow: 7 }
+        : { zShift: 0, zBytes: unitWords * 4, yShift: 0, yBytes: rowWords * 4, xShift: 5, xUp: 2, zLow: 0, yLow: 0, yBitShift: 5, xLow: 31 };
+      this.wasm = new WasmKernels(nx, ny, plan.total, kernelLayout);
       this.slabs.push(this.wasm.matrix);
-      return;
+    } else {
+      for (let s = 0; s < plan.slabCount; s++) {
+        const slabUnits = Math.min(plan.planesPerSlab, units - s * plan.planesPerSlab);
+        this.slabs.push(new Int32Array(new SharedArrayBuffer(slabUnits * unitWords * 4)));
+      }
     }
-    for (let s = 0; s < plan.slabCount; s++) {
-      const planes = Math.min(this.planesPerSlab, nz - s * this.planesPerSlab);
-      this.slabs.push(new Int32Array(new SharedArrayBuffer(planes * this.wordsPerPlane * 4)));
+    this.fillPadding();
+  }
+
+  /** Bricks: sets the padding planes above nz (solid, like everything outside the box in z). */
+  private fillPadding(): void {
+    if (this.paddingBits === 0) return;
+    const top = this.slabs[this.slabs.length - 1], base = this.zWord[this.nz - 1] - ((this.nz - 1) & 7) * 2;
+    const bricks = Math.ceil(this.nx / BRICK) * Math.ceil(this.ny / BRICK);
+    for (let b = 0; b < bricks; b++) {
+      for (let z = this.nz & 7; z < BRICK; z++) {
+        top[base + b * 16 + 2 * z] = -1;
+        top[base + b * 16 + 2 * z + 1] = -1;
+      }
     }
   }
 
@@ -57,16 +122,21 @@ export class BitMatrix implements PackingMatrix {
     return this.slabs.length;
   }
 
+  /** Index of the word holding voxel (x, y, z) in its slab (slabOf[z]). */
+  wordOf(x: number, y: number, z: number): number {
+    return this.zWord[z] + this.yWord[y] + this.xWord[x];
+  }
+
   test(x: number, y: number, z: number): boolean {
-    return (this.slabs[this.slabOf[z]][this.planeWord[z] + y * this.wordsPerRow + (x >> 5)] & (1 << (x & 31))) !== 0;
+    return ((this.slabs[this.slabOf[z]][this.wordOf(x, y, z)] >>> (this.yBit[y] + this.xBit[x])) & 1) !== 0;
   }
 
   set(x: number, y: number, z: number, _id = 1): void {
-    this.slabs[this.slabOf[z]][this.planeWord[z] + y * this.wordsPerRow + (x >> 5)] |= 1 << (x & 31);
+    this.slabs[this.slabOf[z]][this.wordOf(x, y, z)] |= 1 << (this.yBit[y] + this.xBit[x]);
   }
 
   clear(x: number, y: number, z: number): void {
-    this.slabs[this.slabOf[z]][this.planeWord[z] + y * this.wordsPerRow + (x >> 5)] &= ~(1 << (x & 31));
+    this.slabs[this.slabOf[z]][this.wordOf(x, y, z)] &= ~(1 << (this.yBit[y] + this.xBit[x]));
   }
 
   /** The one slab holding planes [oz - e, oz + e] when they lie inside the box, else null. */
@@ -88,32 +158,21 @@ export class BitMatrix implements PackingMatrix {
   }
 
   firstHit(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _selfId = 0): number {
-    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const nx = this.nx, ny = this.ny, xw = this.xWord, xb = this.xBit, yw = this.yWord, yb = this.yBit, zw = this.zWord;
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
-      // One slab: plane z + dz starts dz planes after plane z.
-      const plane = this.planeWord[oz];
-      if (ox >= e && ox + e < nx && oy >= e && oy + e < ny) {
-        // Inside the box: no wrap at all (the common case).
-        const base = plane + oy * wpr;
-        for (let i = from, k = 3 * from; i < to; i++, k += 3) {
-          const x = ox + c[k];
-          if ((slab[base + c[k + 2] * wpp + c[k + 1] * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) return i - from;
-        }
-        return -1;
-      }
-      // Near the x/y edge (seed §3.3): a non-negative reference corner, then one subtraction (Fig. 7).
+      // One slab (seed §3.3): a non-negative reference corner, then one subtraction near the x/y edge (Fig. 7).
       const bx = corner(ox, e, nx), by = corner(oy, e, ny);
       for (let i = from, k = 3 * from; i < to; i++, k += 3) {
         let x = bx + c[k], y = by + c[k + 1];
         if (x >= nx) x -= nx;
         if (y >= ny) y -= ny;
-        if ((slab[plane + c[k + 2] * wpp + y * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) return i - from;
+        if (((slab[zw[oz + c[k + 2]] + yw[y] + xw[x]] >>> (yb[y] + xb[x])) & 1) !== 0) return i - from;
       }
       return -1;
     }
     // General path: bounds in z, slab per voxel; `%` when cheapModulus is off.
-    const nz = this.nz, slabs = this.slabs, slabOf = this.slabOf, planeWord = this.planeWord, cheap = this.cheapModulus;
+    const nz = this.nz, slabs = this.slabs, slabOf = this.slabOf, cheap = this.cheapModulus;
     const bx = corner(ox, e, nx), by = corner(oy, e, ny);
     for (let i = from, k = 3 * from; i < to; i++, k += 3) {
       const z = oz + c[k + 2];
@@ -126,7 +185,7 @@ export class BitMatrix implements PackingMatrix {
         x %= nx;
         y %= ny;
       }
-      if ((slabs[slabOf[z]][planeWord[z] + y * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) return i - from;
+      if (((slabs[slabOf[z]][zw[z] + yw[y] + xw[x]] >>> (yb[y] + xb[x])) & 1) !== 0) return i - from;
     }
     return -1;
   }
@@ -144,36 +203,24 @@ export class BitMatrix implements PackingMatrix {
     c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number,
     mw: Int32Array, bias: number, dx: number, dy: number, dz: number,
   ): number {
-    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
+    const nx = this.nx, ny = this.ny, xw = this.xWord, xb = this.xBit, yw = this.yWord, yb = this.yBit, zw = this.zWord;
     const ms = 2 * bias + 1, mx = dx + bias, my = dy + bias, mz = dz + bias;
     const slab = this.slabFor(oz, e);
     if (slab !== null) {
-      const plane = this.planeWord[oz];
-      if (ox >= e && ox + e < nx && oy >= e && oy + e < ny) {
-        const base = plane + oy * wpr;
-        for (let i = from, k = 3 * from; i < to; i++, k += 3) {
-          const cx = c[k], cy = c[k + 1], cz = c[k + 2], x = ox + cx;
-          if ((slab[base + cz * wpp + cy * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) {
-            const m = ((cz + mz) * ms + cy + my) * ms + cx + mx;
-            if ((mw[m >> 5] & (1 << (m & 31))) === 0) return i - from;
-          }
-        }
-        return -1;
-      }
       const bx = corner(ox, e, nx), by = corner(oy, e, ny);
       for (let i = from, k = 3 * from; i < to; i++, k += 3) {
         const cx = c[k], cy = c[k + 1], cz = c[k + 2];
         let x = bx + cx, y = by + cy;
         if (x >= nx) x -= nx;
         if (y >= ny) y -= ny;
-        if ((slab[plane + cz * wpp + y * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) {
+        if (((slab[zw[oz + cz] + yw[y] + xw[x]] >>> (yb[y] + xb[x])) & 1) !== 0) {
           const m = ((cz + mz) * ms + cy + my) * ms + cx + mx;
           if ((mw[m >> 5] & (1 << (m & 31))) === 0) return i - from;
         }
       }
       return -1;
     }
-    const nz = this.nz, slabs = this.slabs, slabOf = this.slabOf, planeWord = this.planeWord, cheap = this.cheapModulus;
+    const nz = this.nz, slabs = this.slabs, slabOf = this.slabOf, cheap = this.cheapModulus;
     const bx = corner(ox, e, nx), by = corner(oy, e, ny);
     for (let i = from, k = 3 * from; i < to; i++, k += 3) {
       const cx = c[k], cy = c[k + 1], cz = c[k + 2], z = oz + cz;
@@ -186,7 +233,7 @@ export class BitMatrix implements PackingMatrix {
         x %= nx;
         y %= ny;
       }
-      if ((slabs[slabOf[z]][planeWord[z] + y * wpr + (x >> 5)] & (1 << (x & 31))) !== 0) {
+      if (((slabs[slabOf[z]][zw[z] + yw[y] + xw[x]] >>> (yb[y] + xb[x])) & 1) !== 0) {
         const m = ((cz + mz) * ms + cy + my) * ms + cx + mx;
         if ((mw[m >> 5] & (1 << (m & 31))) === 0) return i - from;
       }
@@ -195,53 +242,35 @@ export class BitMatrix implements PackingMatrix {
   }
 
   writeAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
-    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
     const slab = this.slabFor(oz, e);
-    if (slab !== null) {
-      const plane = this.planeWord[oz];
-      if (ox >= e && ox + e < nx && oy >= e && oy + e < ny) {
-        const base = plane + oy * wpr;
-        for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
-          const x = ox + c[k];
-          slab[base + c[k + 2] * wpp + c[k + 1] * wpr + (x >> 5)] |= 1 << (x & 31);
-        }
-        return;
-      }
-      const bx = corner(ox, e, nx), by = corner(oy, e, ny);
-      for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
-        let x = bx + c[k], y = by + c[k + 1];
-        if (x >= nx) x -= nx;
-        if (y >= ny) y -= ny;
-        slab[plane + c[k + 2] * wpp + y * wpr + (x >> 5)] |= 1 << (x & 31);
-      }
+    if (slab === null) {
+      this.applyGeneral(c, from, to, ox, oy, oz, e, true);
       return;
     }
-    this.applyGeneral(c, from, to, ox, oy, oz, e, true);
+    const nx = this.nx, ny = this.ny, xw = this.xWord, xb = this.xBit, yw = this.yWord, yb = this.yBit, zw = this.zWord;
+    const bx = corner(ox, e, nx), by = corner(oy, e, ny);
+    for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
+      let x = bx + c[k], y = by + c[k + 1];
+      if (x >= nx) x -= nx;
+      if (y >= ny) y -= ny;
+      slab[zw[oz + c[k + 2]] + yw[y] + xw[x]] |= 1 << (yb[y] + xb[x]);
+    }
   }
 
   clearAll(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, _id = 1): void {
-    const wpr = this.wordsPerRow, wpp = this.wordsPerPlane, nx = this.nx, ny = this.ny;
     const slab = this.slabFor(oz, e);
-    if (slab !== null) {
-      const plane = this.planeWord[oz];
-      if (ox >= e && ox + e < nx && oy >= e && oy + e < ny) {
-        const base = plane + oy * wpr;
-        for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
-          const x = ox + c[k];
-          slab[base + c[k + 2] * wpp + c[k + 1] * wpr + (x >> 5)] &= ~(1 << (x & 31));
-        }
-        return;
-      }
-      const bx = corner(ox, e, nx), by = corner(oy, e, ny);
-      for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
-        let x = bx + c[k], y = by + c[k + 1];
-        if (x >= nx) x -= nx;
-        if (y >= ny) y -= ny;
-        slab[plane + c[k + 2] * wpp + y * wpr + (x >> 5)] &= ~(1 << (x & 31));
-      }
+    if (slab === null) {
+      this.applyGeneral(c, from, to, ox, oy, oz, e, false);
       return;
     }
-    this.applyGeneral(c, from, to, ox, oy, oz, e, false);
+    const nx = this.nx, ny = this.ny, xw = this.xWord, xb = this.xBit, yw = this.yWord, yb = this.yBit, zw = this.zWord;
+    const bx = corner(ox, e, nx), by = corner(oy, e, ny);
+    for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
+      let x = bx + c[k], y = by + c[k + 1];
+      if (x >= nx) x -= nx;
+      if (y >= ny) y -= ny;
+      slab[zw[oz + c[k + 2]] + yw[y] + xw[x]] &= ~(1 << (yb[y] + xb[x]));
+    }
   }
 
   /**
@@ -257,8 +286,8 @@ export class BitMatrix implements PackingMatrix {
 
   /** Set or clear on the general path (slab per voxel, z bounds, `%` when cheapModulus is off). */
   private applyGeneral(c: Int32Array, from: number, to: number, ox: number, oy: number, oz: number, e: number, on: boolean): void {
-    const wpr = this.wordsPerRow, nx = this.nx, ny = this.ny, nz = this.nz;
-    const slabs = this.slabs, slabOf = this.slabOf, planeWord = this.planeWord, cheap = this.cheapModulus;
+    const nx = this.nx, ny = this.ny, nz = this.nz, xw = this.xWord, xb = this.xBit, yw = this.yWord, yb = this.yBit, zw = this.zWord;
+    const slabs = this.slabs, slabOf = this.slabOf, cheap = this.cheapModulus;
     const bx = corner(ox, e, nx), by = corner(oy, e, ny);
     for (let k = 3 * from, end = 3 * to; k < end; k += 3) {
       const z = oz + c[k + 2];
@@ -271,16 +300,18 @@ export class BitMatrix implements PackingMatrix {
         x %= nx;
         y %= ny;
       }
-      const w = planeWord[z] + y * wpr + (x >> 5);
-      if (on) slabs[slabOf[z]][w] |= 1 << (x & 31);
-      else slabs[slabOf[z]][w] &= ~(1 << (x & 31));
+      const w = zw[z] + yw[y] + xw[x], bit = 1 << (yb[y] + xb[x]);
+      if (on) slabs[slabOf[z]][w] |= bit;
+      else slabs[slabOf[z]][w] &= ~bit;
     }
   }
 
   clearEverything(): void {
     for (const s of this.slabs) s.fill(0);
+    this.fillPadding();
   }
 
+  /** Occupied voxels of the box (the padding planes of a brick matrix are not voxels of the box). */
   countOccupied(): number {
     let n = 0;
     for (const s of this.slabs) {
@@ -292,7 +323,7 @@ export class BitMatrix implements PackingMatrix {
         n += (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
       }
     }
-    return n;
+    return n - this.paddingBits;
   }
 }
 

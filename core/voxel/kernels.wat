@@ -1,8 +1,8 @@
 ;; The voxel packer's inner loops in WebAssembly SIMD, four voxels a step (see wasm-kernels.ts).
 ;; Source of kernels-wasm.ts: `npm run build:wasm` compiles this file; a test checks they agree.
 ;;
-;; Memory (shared, imported): the bit matrix at byte 0 (one slab: plane z starts at word z·wpp,
-;; row y at y·wpr, bit x & 31 of word x >> 5), one all-ones word, then the heap of
+;; Memory (shared, imported): the bit matrix at byte 0 (one slab, in either layout of
+;; bit-matrix.ts: see the globals below), one all-ones word, then the heap of
 ;; wasm-kernels.ts: the shapes' coordinates as f32 x, y and z blocks (n padded to a multiple of 4
 ;; voxels), each particle's voxels as `test` leaves them (matrix word, x, mask bit; blocks of the
 ;; same length) and its self mask.
@@ -20,18 +20,41 @@
   (global $nx (mut i32) (i32.const 0))
   (global $ny (mut i32) (i32.const 0))
   (global $ones (mut i32) (i32.const 0))
-  (global $wpr (mut i32) (i32.const 0))
-  (global $wpp (mut i32) (i32.const 0))
   (global $scratch (mut i32) (i32.const 0))
+  ;; The layout (bit-matrix.ts): the word of (X, Y, Z) is at byte
+  ;; (Z >> zShift)·zBytes + (Y >> yShift)·yBytes + ((X >> xShift) << xUp) + ((Z & zLow) << 3) + (Y & yLow),
+  ;; its bit is (Y << yBitShift) + (X & xLow) mod 32. Rows: Z·4wpp + Y·4wpr + 4·(X >> 5), bit X;
+  ;; bricks of 8³: 64 bytes a brick, word (Z & 7)·2 + ((Y >> 2) & 1), bit ((Y & 3) << 3) + (X & 7).
+  (global $zShift (mut i32) (i32.const 0))
+  (global $zBytes (mut i32) (i32.const 0))
+  (global $yShift (mut i32) (i32.const 0))
+  (global $yBytes (mut i32) (i32.const 0))
+  (global $xShift (mut i32) (i32.const 0))
+  (global $xUp (mut i32) (i32.const 0))
+  (global $zLow (mut i32) (i32.const 0))
+  (global $yLow (mut i32) (i32.const 0))
+  (global $yBitShift (mut i32) (i32.const 0))
+  (global $xLow (mut i32) (i32.const 0))
 
-  (func (export "init") (param $nx i32) (param $ny i32) (param $nz i32) (param $wpr i32) (param $wpp i32) (param $scratch i32)
+  (func (export "init")
+    (param $nx i32) (param $ny i32) (param $matrixBytes i32) (param $scratch i32)
+    (param $zShift i32) (param $zBytes i32) (param $yShift i32) (param $yBytes i32) (param $xShift i32) (param $xUp i32)
+    (param $zLow i32) (param $yLow i32) (param $yBitShift i32) (param $xLow i32)
     (global.set $nx (local.get $nx))
     (global.set $ny (local.get $ny))
     ;; the word right after the matrix (all ones, see wasm-kernels.ts): z outside the box reads it
-    (global.set $ones (i32.shl (i32.mul (local.get $wpp) (local.get $nz)) (i32.const 2)))
-    (global.set $wpr (local.get $wpr))
-    (global.set $wpp (local.get $wpp))
-    (global.set $scratch (local.get $scratch)))
+    (global.set $ones (local.get $matrixBytes))
+    (global.set $scratch (local.get $scratch))
+    (global.set $zShift (local.get $zShift))
+    (global.set $zBytes (local.get $zBytes))
+    (global.set $yShift (local.get $yShift))
+    (global.set $yBytes (local.get $yBytes))
+    (global.set $xShift (local.get $xShift))
+    (global.set $xUp (local.get $xUp))
+    (global.set $zLow (local.get $zLow))
+    (global.set $yLow (local.get $yLow))
+    (global.set $yBitShift (local.get $yBitShift))
+    (global.set $xLow (local.get $xLow)))
 
   ;; Index of the first of n voxels that hits at centre (bx, by, oz), or -1. The voxels are the
   ;; shape's f32 blocks at src (the lanes past n repeating voxel n - 1), rotated (cosines and
@@ -40,9 +63,9 @@
   ;; is (mx, my, mz) from this centre: voxel (x, y, z) has mask bit ((z + mz)·ms + y + my)·ms + x + mx.
   ;;
   ;; For every voxel tested, dst gets (three blocks of n padded to 4): the byte address of its
-  ;; matrix word, its x in the matrix and its mask bit. The scalar loops shift by x and by the mask
-  ;; bit themselves (wasm's shifts take the count mod 32), so the SIMD part spends no instruction
-  ;; on bits; `move` uses these to write the particle there.
+  ;; matrix word, its bit in that word (mod 32) and its mask bit. The scalar loops shift by the bit
+  ;; and by the mask bit themselves (wasm's shifts take the count mod 32), so the SIMD part spends
+  ;; no instruction on 1 << bit; `move` uses these to write the particle there.
   (func (export "test")
     (param $n i32) (param $src i32) (param $dst i32)
     (param $cx f32) (param $sx f32) (param $cy f32) (param $sy f32) (param $cz f32) (param $sz f32)
@@ -58,7 +81,8 @@
     ;; an iteration each, on the shuffle port), but a load from memory stays one operand.
     ;; Scratch layout (byte offset: vector): 0 cos x, 16 sin x, 32 cos y, 48 sin y, 64 cos z,
     ;; 80 sin z, 96 0.5, 112 MAGIC, 128 bx - MB, 144 by - MB, 160 oz - MB, 176 nx, 192 ny,
-    ;; 208 the all-ones word's address, 224 4·wpp, 240 4·wpr, 256 ms², 272 ms, 288 K.
+    ;; 208 the all-ones word's address, 224 zBytes, 240 yBytes, 256 ms², 272 ms, 288 K, 304 zLow,
+    ;; 320 yLow, 336 xLow.
     (local.set $k (global.get $scratch))
     (v128.store offset=0 (local.get $k) (f32x4.splat (local.get $cx)))
     (v128.store offset=16 (local.get $k) (f32x4.splat (local.get $sx)))
@@ -75,8 +99,11 @@
     (v128.store offset=176 (local.get $k) (i32x4.splat (global.get $nx)))
     (v128.store offset=192 (local.get $k) (i32x4.splat (global.get $ny)))
     (v128.store offset=208 (local.get $k) (i32x4.splat (global.get $ones)))
-    (v128.store offset=224 (local.get $k) (i32x4.splat (i32.shl (global.get $wpp) (i32.const 2))))
-    (v128.store offset=240 (local.get $k) (i32x4.splat (i32.shl (global.get $wpr) (i32.const 2))))
+    (v128.store offset=224 (local.get $k) (i32x4.splat (global.get $zBytes)))
+    (v128.store offset=240 (local.get $k) (i32x4.splat (global.get $yBytes)))
+    (v128.store offset=304 (local.get $k) (i32x4.splat (global.get $zLow)))
+    (v128.store offset=320 (local.get $k) (i32x4.splat (global.get $yLow)))
+    (v128.store offset=336 (local.get $k) (i32x4.splat (global.get $xLow)))
     ;; mask bit ((z + mz)·ms + y + my)·ms + x + mx = z·ms² + y·ms + x + K
     (v128.store offset=256 (local.get $k) (i32x4.splat (i32.mul (local.get $ms) (local.get $ms))))
     (v128.store offset=272 (local.get $k) (i32x4.splat (local.get $ms)))
@@ -123,21 +150,29 @@
           ;; W: the word's byte address, or the all-ones word right after the matrix for z outside
           ;; the box (always a hit: no own voxel lies outside, so the mask bit there is 0): below
           ;; the box the address is negative (unsigned: huge), above it at least the matrix's size
-          ;; (the all-ones word's address), so an unsigned min picks that word in both cases
-          ;; 4·(X >> 5): the word's byte offset in its row
+          ;; (the all-ones word's address) or, in the bricks' top layer, a solid padding plane, so
+          ;; an unsigned min picks that word in both cases
           (v128.store (local.get $q) (i32x4.min_u
             (i32x4.add
-              (i32x4.add (i32x4.mul (local.get $Z) (v128.load offset=224 (local.get $k))) (i32x4.mul (local.get $Y) (v128.load offset=240 (local.get $k))))
-              (v128.and (i32x4.shr_s (local.get $X) (i32.const 3)) (v128.const i32x4 -4 -4 -4 -4)))
+              (i32x4.add
+                (i32x4.add
+                  (i32x4.mul (i32x4.shr_s (local.get $Z) (global.get $zShift)) (v128.load offset=224 (local.get $k)))
+                  (i32x4.mul (i32x4.shr_u (local.get $Y) (global.get $yShift)) (v128.load offset=240 (local.get $k))))
+                (i32x4.shl (i32x4.shr_u (local.get $X) (global.get $xShift)) (global.get $xUp)))
+              (i32x4.add
+                (i32x4.shl (v128.and (local.get $Z) (v128.load offset=304 (local.get $k))) (i32.const 3))
+                (v128.and (local.get $Y) (v128.load offset=320 (local.get $k)))))
             (v128.load offset=208 (local.get $k))))
-          (v128.store (i32.add (local.get $q) (local.get $block)) (local.get $X))
+          ;; the bit (the scalar loops shift by it mod 32)
+          (v128.store (i32.add (local.get $q) (local.get $block))
+            (i32x4.add (i32x4.shl (local.get $Y) (global.get $yBitShift)) (v128.and (local.get $X) (v128.load offset=336 (local.get $k)))))
           (v128.store (i32.add (local.get $q) (local.get $block2)) (i32x4.add
             (i32x4.add (i32x4.mul (local.get $z) (v128.load offset=256 (local.get $k))) (i32x4.mul (local.get $y) (v128.load offset=272 (local.get $k))))
             (i32x4.add (local.get $x) (v128.load offset=288 (local.get $k)))))
           (local.set $p (i32.add (local.get $p) (i32.const 16)))
           (local.set $q (i32.add (local.get $q) (i32.const 16)))
           (br_if $rotate (i32.lt_u (local.get $q) (local.get $last))))
-        ;; A hit: bit 0 of (matrix word >> x) & ~(mask word >> mask bit), the voxel's bit set in the
+        ;; A hit: bit 0 of (matrix word >> bit) & ~(mask word >> mask bit), the voxel's bit set in the
         ;; matrix and not in the self mask. Four voxels at a time, one branch for the four (the
         ;; lanes past n repeat voxel n - 1, so a group holds no stale voxel).
         (local.set $q (i32.add (local.get $dst) (i32.shl (local.get $i) (i32.const 2))))

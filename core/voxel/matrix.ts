@@ -1,7 +1,8 @@
 /**
  * The packing matrix (seed §2.1, §3.7): the voxel box the particles are packed into. This file is
  * the contract its two implementations share, for the comparison of seed Fig. 11:
- * - BitMatrix (bit-matrix.ts): 1 bit per voxel, a row of 32-bit words per (y, z); word = x >> 5, bit = x & 31.
+ * - BitMatrix (bit-matrix.ts): 1 bit per voxel, in rows of 32-bit words per (y, z) (seed Fig. 9) or in
+ *   bricks of 8³ voxels (a cache line each).
  * - IdMatrix (id-matrix.ts): a 32-bit particle id per voxel, as in Jia & Williams' DigiPac.
  *
  * Both store z-slabs (slab-plan.ts), each its own SharedArrayBuffer holding a whole number of
@@ -12,9 +13,10 @@
  * The list operations take particle-relative coordinates (interleaved x, y, z) plus an offset (the
  * particle's centre voxel) and the particle's extent e (every coordinate lies in [-e, e]). With the
  * extent they pick one of these paths per call (seed §3.3):
- * - inside: the particle's bounding cube lies inside the box and inside one slab, so no wrap, no
- *   bounds check, and the slab is looked up once (the common case);
- * - near the x/y edge, inside one slab: coordinates wrapped with one subtraction (seed Fig. 7);
+ * - one slab: the particle's bounding cube lies inside the box in z and inside one slab, so the
+ *   slab is looked up once and no z bound is checked; x and y start from a non-negative
+ *   reference corner and wrap with one subtraction near the edge (seed Fig. 7) (the id matrix
+ *   also skips that subtraction for particles away from the x/y edge);
  * - general: z bounds checked and the slab looked up per voxel (particles straddling a slab
  *   boundary or touching the floor or ceiling), with `%` on every coordinate when the switch
  *   `cheapModulus` is off (the unoptimised reference).
@@ -60,6 +62,8 @@ export interface MatrixOptions {
    * the memory of the WebAssembly SIMD kernels (`wasm`), so the packer can use them; 'js': never.
    */
   kernels?: 'wasm' | 'js';
+  /** BitMatrix: 'rows' (default, the seed's) or 'bricks' of 8³ voxels (bit-matrix.ts). */
+  layout?: 'rows' | 'bricks';
 }
 
 /** Throws a RangeError naming the axis when a dimension is not an integer in [1, 2^20]. */

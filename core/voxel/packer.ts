@@ -115,7 +115,7 @@ export class Packer {
   private saved: (Int32Array | null)[] = [];
   /**
    * Active particles the SIMD kernels move: their voxels as the kernels wrote them (matrix word,
-   * x, mask bit; they play the saved rotation's part); null for all others.
+   * bit, mask bit; they play the saved rotation's part); null for all others.
    */
   private kernelVoxels: (Int32Array | null)[] = [];
   /**
@@ -175,7 +175,9 @@ export class Packer {
     this.nx = nx;
     this.ny = ny;
     this.nz = nz;
-    this.matrix = params.matrix === 'bit' ? new BitMatrix(nx, ny, nzMatrix, { kernels: this.o.simdKernels ? 'wasm' : 'js' }) : new IdMatrix(nx, ny, nzMatrix);
+    this.matrix = params.matrix === 'bit'
+      ? new BitMatrix(nx, ny, nzMatrix, { kernels: this.o.simdKernels ? 'wasm' : 'js', layout: this.o.bricks ? 'bricks' : 'rows' })
+      : new IdMatrix(nx, ny, nzMatrix);
     this.matrix.cheapModulus = this.o.cheapModulus;
     this.bits = this.matrix instanceof BitMatrix ? this.matrix : null;
     const o = this.o;

@@ -5,7 +5,7 @@
  * WebAssembly.Memory (its buffer is a SharedArrayBuffer like any other slab), and the packer keeps
  * the state of the particles the kernels move in the heap behind it: per shape its coordinates
  * as f32 blocks and a trial buffer, per particle its voxels as the kernels wrote them (matrix
- * word, x, mask bit: removing it needs no rotation, seed §3.2 D) and its self mask (the layout of
+ * word, bit, mask bit: removing it needs no rotation, seed §3.2 D) and its self mask (the layout of
  * bit-matrix.ts selfMaskWords). The packer moves other particles (shapes as wide as the box, a full
  * heap, switches off) with BitMatrix's JavaScript loops.
  */
@@ -20,10 +20,32 @@ export const WASM_MATRIX_LIMIT_BYTES = (MAX_PAGES * PAGE) / 2;
 /** Heap alignment (bytes): a cache line, so that no two buffers share one. */
 const ALIGN = 64;
 /** The kernels' own scratch space (their loop constants), after the matrix and its all-ones word. */
-const SCRATCH_BYTES = 304;
+const SCRATCH_BYTES = 352;
+
+/**
+ * How the kernels address the bit matrix (bit-matrix.ts, kernels.wat): voxel (X, Y, Z) is in the
+ * word at byte (Z >> zShift)·zBytes + (Y >> yShift)·yBytes + ((X >> xShift) << xUp) +
+ * ((Z & zLow) << 3) + (Y & yLow), bit (Y << yBitShift) + (X & xLow) mod 32.
+ */
+export interface KernelLayout {
+  zShift: number;
+  zBytes: number;
+  yShift: number;
+  yBytes: number;
+  xShift: number;
+  xUp: number;
+  zLow: number;
+  yLow: number;
+  yBitShift: number;
+  xLow: number;
+}
 
 interface KernelExports {
-  init(nx: number, ny: number, nz: number, wpr: number, wpp: number, scratch: number): void;
+  init(
+    nx: number, ny: number, matrixBytes: number, scratch: number,
+    zShift: number, zBytes: number, yShift: number, yBytes: number, xShift: number, xUp: number,
+    zLow: number, yLow: number, yBitShift: number, xLow: number,
+  ): void;
   test(
     n: number, src: number, dst: number,
     cx: number, sx: number, cy: number, sy: number, cz: number, sz: number,
@@ -69,20 +91,20 @@ export class WasmKernels {
   private top: number;
   private readonly freeLists = new Map<number, number[]>();
 
-  constructor(private readonly nx: number, private readonly ny: number, nz: number, wpr: number, wordsPerPlane: number) {
-    const matrixBytes = wordsPerPlane * nz * 4;
+  constructor(private readonly nx: number, private readonly ny: number, matrixBytes: number, layout: KernelLayout) {
     if (matrixBytes > WASM_MATRIX_LIMIT_BYTES) throw new RangeError(`WasmKernels: a matrix of ${matrixBytes} bytes is over ${WASM_MATRIX_LIMIT_BYTES}`);
     // The matrix plus 1 MiB of heap to begin with; the heap grows by doubling.
     const pages = Math.ceil(matrixBytes / PAGE) + 16;
     this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
     this.k = new WebAssembly.Instance(kernelModule(), { env: { memory: this.memory } }).exports as unknown as KernelExports;
     this.buffers.push(this.memory.buffer);
-    this.matrix = new Int32Array(this.memory.buffer, 0, wordsPerPlane * nz);
+    this.matrix = new Int32Array(this.memory.buffer, 0, matrixBytes / 4);
     // The word right after the matrix is all ones: the kernels read it for voxels outside the
     // box in z (a hit), so that their address needs one unsigned min rather than a compare and select.
     new Int32Array(this.memory.buffer, matrixBytes, 1)[0] = -1;
     this.top = Math.ceil((matrixBytes + 4) / ALIGN) * ALIGN;
-    this.k.init(nx, ny, nz, wpr, wordsPerPlane, this.top);
+    const l = layout;
+    this.k.init(nx, ny, matrixBytes, this.top, l.zShift, l.zBytes, l.yShift, l.yBytes, l.xShift, l.xUp, l.zLow, l.yLow, l.yBitShift, l.xLow);
     this.top += SCRATCH_BYTES;
   }
 

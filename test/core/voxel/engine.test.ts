@@ -145,7 +145,7 @@ describe('voxel engine', () => {
 
   it('the switches and the id matrix keep the packing valid (all off = the seed case A)', () => {
     const base = mixture();
-    const off = { trigTables: false, fastRounding: false, savedRotations: false, risingRoof: false, cheapModulus: false, shellReduction: false, simdKernels: false };
+    const off = { trigTables: false, fastRounding: false, savedRotations: false, risingRoof: false, cheapModulus: false, shellReduction: false, simdKernels: false, bricks: false };
     for (const variant of [{ ...base, optimisations: off }, { ...base, matrix: 'id' as const }]) {
       const r = run({ ...variant, stop: { ...variant.stop, particles: 15 } }, ctx(3));
       expect(r.metrics.particles).toBe(15);

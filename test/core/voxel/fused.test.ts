@@ -9,15 +9,17 @@ import { Random } from '../../../core/common/random';
  * The fused rotate-and-test loops against their two halves done apart: rotation.ts rotateRange
  * (the rotated voxels, bit for bit) and the matrix's firstHitBesides / firstHit on them (the hit).
  */
-describe('fused rotate-and-test loops', () => {
+describe.each(['rows', 'bricks'] as const)('fused rotate-and-test loops (%s)', (layout) => {
   const NX = 70, NY = 45, NZ = 40;
+  /** Slabs of 7 planes, or of one layer of bricks. */
+  const tinySlab = layout === 'rows' ? 7 * 3 * 4 * NY : 9 * 6 * 64;
   const shape = voxeliseShapeVoxels({ kind: 'ellipsoid', b: 0.8, c: 0.6 }, 13);
   const c = shape.reducedShell, n = c.length / 3;
   const e = Math.ceil(shape.maxRadius + 0.5), bias = e + 1;
 
   /** A matrix with a crowd of rotated particles to collide with. */
   function crowded(rnd: Random, options = {}): BitMatrix {
-    const m = new BitMatrix(NX, NY, NZ, { kernels: 'js', ...options });
+    const m = new BitMatrix(NX, NY, NZ, { kernels: 'js', layout, ...options });
     const rot = new Int32Array(c.length);
     for (let t = 0; t < 30; t++) {
       rotateRange(c, rot, 0, n, rnd.int(360), rnd.int(360), rnd.int(360), true, true);
@@ -28,7 +30,7 @@ describe('fused rotate-and-test loops', () => {
   }
 
   it('rotate each voxel as rotateRange does, in free space, on every path (inside, x/y edge, floor and ceiling)', () => {
-    const m = new BitMatrix(NX, NY, NZ, { kernels: 'js' });
+    const m = new BitMatrix(NX, NY, NZ, { kernels: 'js', layout });
     const rnd = new Random(3);
     const expected = new Int32Array(c.length), fused = new Int32Array(c.length), plain = new Int32Array(c.length);
     const mask = selfMaskWords(bias);
@@ -61,7 +63,7 @@ describe('fused rotate-and-test loops', () => {
   for (const tiny of [false, true]) {
     it(`give the hit of rotateRange + firstHitBesides / firstHit in a crowded matrix (${tiny ? 'tiny slabs: -2 across a slab boundary' : 'one slab'})`, () => {
       const rnd = new Random(tiny ? 5 : 4);
-      const m = crowded(rnd, tiny ? { maxSlabBytes: 7 * 3 * 4 * NY } : {});
+      const m = crowded(rnd, tiny ? { maxSlabBytes: tinySlab } : {});
       const old = new Int32Array(c.length), expected = new Int32Array(c.length), fused = new Int32Array(c.length);
       let hits = 0, free = 0, skipped = 0;
       for (let t = 0; t < 300; t++) {

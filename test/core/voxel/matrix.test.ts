@@ -18,14 +18,18 @@ function absolute(m: PackingMatrix, c: Int32Array, ox: number, oy: number, oz: n
   return out;
 }
 
+/** Bytes of one unit of the slab plan: a plane of rows or ids, a layer of 8 planes of bricks. */
+const unitBytes = { 'bit rows': 3 * 4 * 45, 'bit bricks': 9 * 6 * 64, id: 70 * 45 * 4 };
+
 describe.each([
-  ['bit', (o: object) => new BitMatrix(70, 45, 60, o)],
+  ['bit rows', (o: object) => new BitMatrix(70, 45, 60, { ...o, layout: 'rows' })],
+  ['bit bricks', (o: object) => new BitMatrix(70, 45, 60, { ...o, layout: 'bricks' })],
   ['id', (o: object) => new IdMatrix(70, 45, 60, o)],
 ] as const)('%s matrix', (_name, make) => {
   for (const cheapModulus of [true, false]) {
     it(`agrees with a set reference over many slabs, wrapping x/y (cheapModulus ${cheapModulus})`, () => {
-      // Tiny slabs: 7 planes each, so particles straddle slab boundaries often.
-      const m = make({ maxSlabBytes: 7 * (_name === 'bit' ? 3 * 4 * 45 : 70 * 45 * 4) });
+      // Tiny slabs (7 planes, or one layer of bricks), so particles straddle slab boundaries often.
+      const m = make({ maxSlabBytes: (_name === 'bit bricks' ? 1 : 7) * unitBytes[_name] });
       m.cheapModulus = cheapModulus;
       expect(m.slabCount).toBeGreaterThan(5);
       const shape = voxeliseShapeVoxels({ kind: 'sphere' }, 13);
@@ -79,7 +83,7 @@ describe('matrix construction', () => {
 
   it('a bit matrix over 1 GiB splits into slabs; voxels on both sides of the boundary and a straddling particle work', () => {
     // 2048 x 2048 x 2100 voxels = 1.10e9 bytes of bits: two slabs, the boundary between z = 2047 and 2048.
-    let m: BitMatrix | null = new BitMatrix(2048, 2048, 2100);
+    let m: BitMatrix | null = new BitMatrix(2048, 2048, 2100, { layout: 'bricks' });
     expect(m.bytes).toBeGreaterThan(2 ** 30);
     expect(m.slabCount).toBe(2);
     expect(m.planesPerSlab).toBe(2048);
@@ -110,11 +114,11 @@ describe('matrix construction', () => {
   });
 });
 
-describe('bit matrix: testing a move before removing the particle', () => {
+describe.each(['rows', 'bricks'] as const)('bit matrix (%s): testing a move before removing the particle', (layout) => {
   for (const [cheapModulus, oneSlab] of [[true, false], [false, false], [true, true]]) {
     it(`firstHitBesides gives the index firstHit gives after removing the particle (cheapModulus ${cheapModulus}, ${oneSlab ? 'one slab' : 'tiny slabs'})`, () => {
       // Tiny slabs and a small box: moves straddle slab boundaries, the x/y edges, floor and ceiling.
-      const m = new BitMatrix(70, 45, 40, oneSlab ? {} : { maxSlabBytes: 7 * 3 * 4 * 45 });
+      const m = new BitMatrix(70, 45, 40, { layout, ...(oneSlab ? {} : { maxSlabBytes: unitBytes[`bit ${layout}`] * (layout === 'rows' ? 7 : 1) }) });
       m.cheapModulus = cheapModulus;
       const shape = voxeliseShapeVoxels({ kind: 'sphere' }, 13);
       const c = shape.reducedShell, n = c.length / 3;

@@ -3,7 +3,7 @@ import { BitMatrix, markSelf, selfMaskLength } from '../../../core/voxel/bit-mat
 import { COS, SIN, rotateRange } from '../../../core/voxel/rotation';
 import { voxeliseShapeVoxels } from '../../../core/voxel/shapes';
 import { KERNELS_WASM_BASE64 } from '../../../core/voxel/kernels-wasm';
-import { voxelWords, WasmKernels } from '../../../core/voxel/wasm-kernels';
+import { voxelWords, WASM_MATRIX_LIMIT_BYTES, WasmKernels } from '../../../core/voxel/wasm-kernels';
 import { Random } from '../../../core/common/random';
 import { compileKernels } from '../../../scripts/build-wasm.mjs';
 
@@ -31,11 +31,13 @@ describe('WebAssembly SIMD kernels', () => {
     expect(KERNELS_WASM_BASE64).toBe(bytes.toString('base64'));
   });
 
-  it('give the JavaScript loops\' answers: inserts and moves (tests, matrix words, self masks) at the x/y edges, floor and ceiling', () => {
-    // 200 is not a multiple of 32: the row's last word is partial (x wraps over it).
+  it.each(['rows', 'bricks'] as const)('give the JavaScript loops\' answers: inserts and moves (tests, matrix words, self masks) at the x/y edges, floor and ceiling (%s)', (layout) => {
+    // 200 is not a multiple of 32: the row's last word is partial (x wraps over it); 45 and 60 are
+    // not multiples of 8: padded bricks, solid padding planes above the box.
     const [NX, NY, NZ] = [200, 45, 60];
-    const wasm = new BitMatrix(NX, NY, NZ);
-    const js = new BitMatrix(NX, NY, NZ, { kernels: 'js' });
+    const wasm = new BitMatrix(NX, NY, NZ, { layout });
+    const js = new BitMatrix(NX, NY, NZ, { kernels: 'js', layout });
+    const memory = new Int32Array(wasm.wasm!.memory.buffer);
     const k = wasm.wasm!;
     expect(js.wasm).toBeNull();
     const shape = voxeliseShapeVoxels({ kind: 'ellipsoid', b: 0.7, c: 0.5 }, 15);
@@ -43,10 +45,10 @@ describe('WebAssembly SIMD kernels', () => {
     const ks = k.shape(coords, n, e)!;
     expect(ks).not.toBeNull();
     const same = () => expect(Buffer.from(wasm.slabs[0].buffer, 0, wasm.bytes).equals(Buffer.from(js.slabs[0].buffer, 0, js.bytes))).toBe(true);
-    const wpr = wasm.wordsPerRow, wpp = wasm.wordsPerPlane, block = voxelWords(n) / 3;
+    const block = voxelWords(n) / 3;
 
     /**
-     * The voxels the kernel's test left in ks.trial (word address, x, mask bit) against the
+     * The voxels the kernel's test left in ks.trial (word address, bit, mask bit) against the
      * JavaScript rotation at (x, y, z), the mask made d from there, up to `upTo`.
      */
     const checkTrial = (rot: Int32Array, x: number, y: number, z: number, d: number[], upTo: number) => {
@@ -54,14 +56,15 @@ describe('WebAssembly SIMD kernels', () => {
       for (let i = 0; i < upTo; i++) {
         const rx = rot[3 * i], ry = rot[3 * i + 1], rz = rot[3 * i + 2], Z = z + rz;
         expect(ks.trial[2 * block + i]).toBe(((rz + mz) * ms + ry + my) * ms + rx + mx);
-        // Outside the box in z: the all-ones word after the matrix.
+        // Outside the box in z: the all-ones word after the matrix, or a solid padding plane.
         if (Z < 0 || Z >= NZ) {
-          expect(ks.trial[i]).toBe(4 * wpp * NZ);
+          expect((memory[ks.trial[i] >> 2] >>> ks.trial[block + i]) & 1).toBe(1);
+          if (Z < 0 || layout === 'rows') expect(ks.trial[i]).toBe(wasm.bytes);
           continue;
         }
         const X = (x + rx + NX) % NX, Y = (y + ry + NY) % NY;
-        expect(ks.trial[i]).toBe(4 * (Z * wpp + Y * wpr + (X >> 5)));
-        expect(ks.trial[block + i]).toBe(X);
+        expect(ks.trial[i]).toBe(4 * js.wordOf(X, Y, Z));
+        expect(ks.trial[block + i] & 31).toBe(js.yBit[Y] + js.xBit[X]);
       }
     };
     /** The kernel mask holds exactly the particle's voxels rot, as markSelf marks them. */
@@ -155,7 +158,7 @@ describe('WebAssembly SIMD kernels', () => {
   });
 
   it('hand out heap buffers that grow the memory, are reused after release, and fall back when it is full', () => {
-    const k = new WasmKernels(64, 64, 64, 2, 128);
+    const k = new BitMatrix(64, 64, 64).wasm!;
     const before = k.memory.buffer.byteLength;
     const big = k.alloc(1 << 20)!; // 4 MiB: more than the first heap
     expect(k.memory.buffer.byteLength).toBeGreaterThan(before);
@@ -166,6 +169,7 @@ describe('WebAssembly SIMD kernels', () => {
     expect(again.byteOffset).toBe(big.byteOffset);
     expect(again[5]).toBe(0); // zeroed on reuse
     expect(k.alloc(2 ** 29)).toBeNull(); // 2 GiB of words: past the 1 GiB maximum
-    expect(() => new WasmKernels(4096, 4096, 4096, 128, 128 * 4096)).toThrow(/over/);
+    const layout = { zShift: 0, zBytes: 0, yShift: 0, yBytes: 0, xShift: 0, xUp: 0, zLow: 0, yLow: 0, yBitShift: 0, xLow: 0 };
+    expect(() => new WasmKernels(64, 64, WASM_MATRIX_LIMIT_BYTES + 4, layout)).toThrow(/over/);
   });
 });
