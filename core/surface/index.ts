@@ -5,7 +5,7 @@
  */
 import { defineEngine, type ColumnTable, type EngineContext, type EngineResult } from '../common/engine';
 import { implicitFunction } from './implicit';
-import { checkParams, estimateMemoryBytes, hexagonArea, surfaceGeometry, surfaceParamsSchema, type SurfaceParams } from './params';
+import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, type SurfaceParams } from './params';
 import { SurfaceSampler } from './sampler';
 import { voxeliseSolid } from './solid';
 
@@ -107,7 +107,6 @@ function finish(s: SurfaceSampler, p: SurfaceParams, area: number): { table: Col
       maxSurfaceResidual: worst,
       energy,
       surfaceArea: area,
-      expectedParticles: area / hexagonArea(p.spacing),
       births: s.births,
       deaths: s.deaths,
       refusedBirths: s.refusedBirths,
