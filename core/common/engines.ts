@@ -6,5 +6,6 @@
  */
 import type { EngineDefinition } from './engine';
 import { voxelEngine } from '../voxel/index';
+import { surfaceEngine } from '../surface/index';
 
-export const ENGINES: readonly EngineDefinition[] = [voxelEngine];
+export const ENGINES: readonly EngineDefinition[] = [voxelEngine, surfaceEngine];

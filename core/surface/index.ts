@@ -3,14 +3,14 @@
  * by constrained repulsion, adaptive radii, birth and death (Heckbert 1997, seed 002, after Witkin &
  * Heckbert 1994), the neighbour search in core/spatial's HashedGrid. See README.md in this folder.
  */
-import { defineEngine, type ColumnTable, type EngineContext, type EngineResult } from '../common/engine';
+import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult } from '../common/engine';
 import { implicitFunction } from './implicit';
 import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, type SurfaceParams } from './params';
 import { SurfaceSampler } from './sampler';
 import { voxeliseSolid } from './solid';
 
 export { implicitSurfaceSchema, surfaceKindSchemas, blobSchema, implicitFunction, type ImplicitSurface, type ImplicitFunction, type Blob } from './implicit';
-export { solidBounds, surfaceIssues, estimateArea, projectToSurface, voxeliseSolid, longestSide, type ParamsIssue } from './solid';
+export { solidBounds, surfaceIssues, estimateArea, projectToSurface, voxeliseSolid, longestSide } from './solid';
 export { surfaceParamsSchema, checkParams, estimateMemoryBytes, surfaceGeometry, type SurfaceParams } from './params';
 export { SurfaceSampler, sigmaForSpacing, type SamplerOptions } from './sampler';
 
@@ -19,8 +19,7 @@ const SERIES_POINTS = 4000;
 
 /** Runs the sampler until uniform (or maxIterations, or cancelled). */
 export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
-  const issues = checkParams(p);
-  if (issues.length > 0) throw new RangeError(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+  throwIfIssues(checkParams(p));
   const t0 = performance.now();
   const fn = implicitFunction(p.surface);
   const { bounds, area } = surfaceGeometry(p.surface);
@@ -95,10 +94,7 @@ function finish(s: SurfaceSampler, p: SurfaceParams, area: number): { table: Col
   const mean = finite > 0 ? sum / finite : NaN;
   const cv = finite > 0 ? Math.sqrt(Math.max(0, sum2 / finite - mean * mean)) / mean : NaN;
   return {
-    table: {
-      kind: 'table', name: 'particles', columns: c,
-      meta: { glyph: 'tangent disk', radius: 'half the nearest-neighbour distance', normal: '∇F/|∇F| (outwards)' },
-    },
+    table: { kind: 'table', name: 'particles', columns: c, meta: { radius: 'half the nearest-neighbour distance', normal: '∇F/|∇F| (outwards)' } },
     metrics: {
       particles: n,
       nearestNeighbourCV: cv,

@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from './implicit';
-import { estimateArea, longestSide, solidBounds, surfaceIssues, type ParamsIssue } from './solid';
+import type { ParamsIssue } from '../common/engine';
+import { estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
 
 export const surfaceParamsSchema = z.strictObject({
   surface: implicitSurfaceSchema.default({ kind: 'sphere', radius: 1 }),

@@ -3,18 +3,13 @@
  * found by sampling F on a grid: a tight box around the solid, the surface area, whether the
  * surface is usable, projection of a point onto the surface, and the solid as voxels.
  */
-import type { LabelVolume } from '../common/engine';
+import type { LabelVolume, ParamsIssue } from '../common/engine';
 import { implicitFunction, type ImplicitFunction, type ImplicitSurface } from './implicit';
 
 /** Grid nodes per axis when a blobby object's box is tightened by sampling. */
 const BOUNDS_SAMPLES = 48;
 /** Grid nodes per axis of the area estimate. */
 const AREA_SAMPLES = 64;
-
-export interface ParamsIssue {
-  path: string;
-  message: string;
-}
 
 /** Bisection steps of each face of a blobby object's box. */
 const FACE_STEPS = 40;

@@ -212,8 +212,8 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
   }
   p.mixture.types.forEach((t, i) => {
     if (t.shape.kind === 'implicit') {
-      const issue = surfaceIssues(t.shape.surface, `mixture.types.${i}.shape.surface`)[0];
-      if (issue) throw new RangeError(`${issue.path}: ${issue.message}`);
+      const own = surfaceIssues(t.shape.surface, `mixture.types.${i}.shape.surface`);
+      if (own.length > 0) { issues.push(...own); return; }
     }
     const d = boundingDiameter(t.shape) * maxSize(t.size) * r;
     const limit = Math.min(nx, ny, nz) - 2;

@@ -125,6 +125,6 @@ describe('implicit shapes (core/surface)', () => {
 
   it('the voxel engine refuses a torus thicker than its ring, naming the field', () => {
     const p = voxelParamsSchema.parse({ mixture: { types: [{ shape: { kind: 'implicit', surface: { kind: 'torus', majorRadius: 1, minorRadius: 1 } } }] } });
-    expect(() => checkParams(p)).toThrow('mixture.types.0.shape.surface.minorRadius: must be less than majorRadius = 1 (a ring torus), got 1');
+    expect(checkParams(p)).toEqual([{ path: 'mixture.types.0.shape.surface.minorRadius', message: 'must be less than majorRadius = 1 (a ring torus), got 1' }]);
   });
 });
