@@ -83,7 +83,7 @@ for (const n of list) {
   const full = timed(() => analyseVoxelPacking(labels, particles));
   phase('analyseVoxelPacking (all, incl. pores)', full.seconds);
   const m = full.value.metrics;
-  rows.push({ n, voxels: n ** 3, particles: count, pass: `porosity ${Number(m.porosity).toFixed(3)}, bulk ${Number(m.bulkPorosity).toFixed(3)}, Z ${Number(m.coordinationMean).toFixed(2)}, pore grid stride ${m.poreGridStride}`, seconds: null, 'Mvoxel/s': null });
+  rows.push({ n, voxels: n ** 3, particles: count, pass: `bed porosity ${Number(m.bedPorosity).toFixed(3)}, bulk ${Number(m.bulkPorosity).toFixed(3)}, Z ${Number(m.coordinationMean).toFixed(2)}, pore grid stride ${m.poreGridStride}`, seconds: null, 'Mvoxel/s': null });
   if (n === Math.max(...list)) {
     // The artifacts as the worker writes them: header, then the labels straight from memory.
     const pbv = join(dir, 'labels.pbv'), pbt = join(dir, 'particles.pbt');

@@ -63,7 +63,7 @@ function describe(r: EngineResult): Row {
   const ps = num(m.packingSeconds);
   return {
     particles: num(m.particles),
-    solidFraction: num(m.solidFraction),
+    bedSolidFraction: num(m.bedSolidFraction),
     bulkSolidFraction: optional(m.bulkSolidFraction),
     overlapPct: 100 * num(m.overlapFraction),
     packingS: ps,

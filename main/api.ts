@@ -8,7 +8,7 @@
  * This module is shared with the renderer: zod and types only, no Node, no Electron, no DOM.
  */
 import { z } from 'zod';
-import type { ParticleTableSpec } from '../core/common/engine';
+import type { MetricInfo, ParticleTableSpec } from '../core/common/engine';
 
 // ---------------------------------------------------------------------------------------------
 // Shared value types
@@ -179,6 +179,8 @@ export interface EngineInfo {
   defaults: Record<string, unknown> | null;
   /** The particle table the engine writes (its columns' roles). */
   particleTable: ParticleTableSpec;
+  /** What each metric of its runs measures (unit, description), by metric name. */
+  metrics: Record<string, MetricInfo>;
 }
 
 /** What an export format needs from a run (main/services/exports.ts). */

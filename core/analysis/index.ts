@@ -8,11 +8,11 @@
  * per voxel. analyseSpheres (./spheres) does the same for sphere sets.
  */
 import { z } from 'zod';
-import type { ColumnTable, EngineResult, EngineSeries, LabelVolume } from '../common/engine';
+import type { ColumnTable, EngineResult, EngineSeries, LabelVolume, MetricInfo } from '../common/engine';
 import { coordinationFromPairs, voxelContacts } from './contacts';
 import { barSeries, histogram, lineSeries, normalised } from './histogram';
 import { orderParameter, particleMoments, principalTilts, tiltFromRotation } from './orientation';
-import { heightStats, porosityBetween, porosityProfile, scanColumns } from './porosity';
+import { bedRegions, porosityProfile, scanColumns } from './porosity';
 import { poreGridPlan, poreSizeDistribution } from './pores';
 import { sizeDistributions, voxelEquivalentDiameters } from './sizes';
 
@@ -42,6 +42,36 @@ export const voxelAnalysisOptionsSchema = z.object({
     .meta({ description: 'periodic axes (default: the particle table meta, else [true, true, false])' }),
 });
 export type VoxelAnalysisOptions = z.input<typeof voxelAnalysisOptionsSchema>;
+
+/**
+ * What the voxel analysis reports (engines that run it add these to their metric declarations).
+ * Reference volumes: bed = below the top surface, column by column; bulk = slices bulkFrom to
+ * bulkTo (see porosity.ts bedRegions).
+ */
+export const VOXEL_ANALYSIS_METRICS: Record<string, MetricInfo> = {
+  bedPorosity: { unit: 'fraction', description: 'porosity of the bed: void / volume below the top surface, column by column (the sum of the height map); 1 − bedSolidFraction' },
+  bulkPorosity: { unit: 'fraction', description: 'porosity of the bulk: void / volume of the slices from bulkFrom to bulkTo (above the floor layer, below the valley level of the surface); 1 − bulkSolidFraction' },
+  bulkFrom: { unit: 'length', description: 'bottom of the bulk region: the floor layer, one largest equivalent particle diameter' },
+  bulkTo: { unit: 'length', description: 'top of the bulk region: the valley level of the surface, the topPercentile-th percentile of the height map' },
+  meanHeight: { unit: 'length', description: 'mean height of the top surface over the (x, y) columns' },
+  maxHeight: { unit: 'length', description: 'highest point of the top surface' },
+  rmsRoughness: { unit: 'length', description: 'RMS deviation of the top surface from its mean height' },
+  particleCount: { description: 'particles in the size distributions' },
+  meanDiameter: { unit: 'length', description: 'mean equivalent diameter by number (diameter of the sphere of equal volume: the voxels a particle holds)' },
+  d10: { unit: 'length', description: 'equivalent diameter that 10 % of the solid volume is finer than' },
+  d50: { unit: 'length', description: 'equivalent diameter that 50 % of the solid volume is finer than (volume median)' },
+  d90: { unit: 'length', description: 'equivalent diameter that 90 % of the solid volume is finer than' },
+  solidVolume: { unit: 'length³', description: 'volume of all solid voxels in the box' },
+  principalAxisOrder: { description: 'order parameter ⟨(3 cos²θ − 1)/2⟩ of the principal-axis tilts to z: 1 aligned with z, −½ horizontal, 0 isotropic' },
+  bodyAxisOrder: { description: 'the same order parameter for the body axis turned by the rotation angles' },
+  contacts: { description: 'particle pairs with face-adjacent voxels (periodic sides wrap)' },
+  coordinationMean: { description: 'mean number of contacts per particle' },
+  poreDiameterMean: { unit: 'length', description: 'mean local thickness of the bulk void: at each void voxel the diameter of the largest ball in the void that covers it, 2r − 1 voxels (PoreSpy reports 2r, rounded down to its sizes: about a voxel more)' },
+  poreDiameterMedian: { unit: 'length', description: 'median local thickness of the bulk void (see poreDiameterMean)' },
+  poreDiameterMax: { unit: 'length', description: 'largest local thickness of the bulk void' },
+  poreGridStride: { description: 'pore sizes were measured on every k-th voxel (1: full resolution)' },
+  poreWindow: { description: 'the x-y window and height (voxels) the pore sizes were measured in' },
+};
 
 export type AnalysisProgress = (done: number, total: number, phase: string) => void;
 /**
@@ -78,7 +108,6 @@ export function analyseVoxelPacking(
   // Pass 1: solid per slice and the height map.
   const scan = scanColumns(vol, dims, (d) => progress(d, total, 'porosity'));
   const area = nx * ny;
-  const hs = heightStats(scan.height, opts.topPercentile);
 
   // Sizes: equivalent diameters from the voxels each particle holds in the label volume.
   const moments = particleMoments(vol, dims, periodic, n, (d) => progress(nz + d, total, 'orientation'));
@@ -88,25 +117,20 @@ export function analyseVoxelPacking(
   for (let p = 0; p < n; p++) if (diameters[p] > maxDiameter) maxDiameter = diameters[p];
   const sizes = sizeDistributions(diameters, volumes, opts.sizeBins, 'length');
 
-  // Porosity: under the top surface, in the bulk, and the profile.
-  let bedVoxels = 0;
-  for (let c = 0; c < area; c++) bedVoxels += scan.height[c];
-  const floorLayer = opts.floorLayer ?? maxDiameter;
-  const bulkFrom = Math.min(nz, Math.ceil(floorLayer / h));
-  const bulkTo = opts.bulkTop !== undefined ? Math.min(nz, Math.round(opts.bulkTop / h)) : Math.floor(hs.valley);
-  const bulk = porosityBetween(scan.solidPerSlice, area, bulkFrom, bulkTo);
+  // Porosity of the bed (under the top surface) and of the bulk (bedRegions), and the profile.
+  const regions = bedRegions(scan, h, { floorLayer: opts.floorLayer ?? maxDiameter, bulkTop: opts.bulkTop, topPercentile: opts.topPercentile });
+  const { bulkFrom, bulkTo, heights: hs } = regions;
   const thick = Math.max(1, Math.round((opts.sliceThickness ?? h) / h));
   const profile = porosityProfile(scan.solidPerSlice, area, thick);
 
   const metrics: AnalysisResult['metrics'] = {
-    porosity: bedVoxels > 0 ? 1 - scan.solidVoxels / bedVoxels : 1,
-    solidFraction: bedVoxels > 0 ? scan.solidVoxels / bedVoxels : 0,
+    bedPorosity: 1 - regions.bed,
     meanHeight: hs.mean * h,
     maxHeight: hs.max * h,
     rmsRoughness: hs.rms * h,
   };
   // A bed too shallow for a bulk (valley at or below the floor layer) has no bulk region at all.
-  if (!Number.isNaN(bulk)) Object.assign(metrics, { bulkPorosity: bulk, bulkFrom: bulkFrom * h, bulkTo: bulkTo * h });
+  if (!Number.isNaN(regions.bulk)) Object.assign(metrics, { bulkPorosity: 1 - regions.bulk, bulkFrom: bulkFrom * h, bulkTo: bulkTo * h });
   Object.assign(metrics, sizes.metrics);
 
   const series: EngineSeries[] = [

@@ -94,3 +94,42 @@ export function porosityBetween(solidPerSlice: Float64Array, sliceArea: number, 
   for (let k = z0; k < z1; k++) solid += solidPerSlice[k];
   return 1 - solid / (sliceArea * (z1 - z0));
 }
+
+/**
+ * The three reference volumes of a voxel bed, one definition for the engine's solid fractions and
+ * the analysis' porosities (which are 1 minus them):
+ * - bed: the voxels below the top surface, column by column (the sum of the height map);
+ * - bulk: slices [bulkFrom, bulkTo): above the floor layer (`floorLayer`, length) and below the
+ *   valley level (`topPercentile` of the height map) or `bulkTop` (length); NaN when empty;
+ * - box: every voxel of the box.
+ */
+export interface BedRegions {
+  bed: number;
+  bulk: number;
+  /** Bulk range in slices. */
+  bulkFrom: number;
+  bulkTo: number;
+  box: number;
+  heights: HeightStats;
+}
+
+export function bedRegions(
+  scan: ColumnScan,
+  voxelSize: number,
+  o: { floorLayer: number; bulkTop?: number; topPercentile: number },
+): BedRegions {
+  const area = scan.height.length, nz = scan.solidPerSlice.length;
+  const heights = heightStats(scan.height, o.topPercentile);
+  let bedVoxels = 0;
+  for (let c = 0; c < area; c++) bedVoxels += scan.height[c];
+  const bulkFrom = Math.min(nz, Math.ceil(o.floorLayer / voxelSize));
+  const bulkTo = o.bulkTop !== undefined ? Math.min(nz, Math.round(o.bulkTop / voxelSize)) : Math.floor(heights.valley);
+  return {
+    bed: bedVoxels > 0 ? scan.solidVoxels / bedVoxels : 0,
+    bulk: 1 - porosityBetween(scan.solidPerSlice, area, bulkFrom, bulkTo),
+    bulkFrom,
+    bulkTo,
+    box: scan.solidVoxels / (area * nz),
+    heights,
+  };
+}

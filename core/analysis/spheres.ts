@@ -173,7 +173,8 @@ export function analyseSpheres(
   const pz = new Float64Array(slices), py = new Float64Array(slices);
   for (let s = 0; s < slices; s++) { pz[s] = (s + 0.5) * dz; py[s] = 1 - solidPerSlice[s] / (area * dz); }
   series.push(lineSeries('porosity profile', 'z (length)', 'porosity', pz, py));
-  metrics.porosity = 1 - solidBed / (area * hMean);
+  // The bed: everything below the top surface, column by column (as for voxel beds).
+  metrics.bedPorosity = 1 - solidBed / (area * hMean);
   if (valley > floorLayer) {
     metrics.bulkPorosity = 1 - solidBulk / (area * (valley - floorLayer));
     metrics.bulkFrom = floorLayer;

@@ -124,6 +124,13 @@ export interface ParticleTableSpec {
   quantities: ParticleQuantity[];
 }
 
+/** What a metric measures: shown beside its name where runs are listed and compared. */
+export interface MetricInfo {
+  /** 'length', 'fraction', 'voxels', 's', ...; none for counts and text. */
+  unit?: string;
+  description: string;
+}
+
 export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
   id: string;
   title: string;
@@ -140,6 +147,8 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
   /** The particle table the engine writes (an artifact of kind 'table' with this name). */
   particleTable: ParticleTableSpec;
   run(params: z.output<S>, ctx: EngineContext): EngineResult | Promise<EngineResult>;
+  /** The metrics it reports (and names its older runs carry) with what each measures. */
+  metrics?: Record<string, MetricInfo>;
 }
 
 /** Throws a RangeError listing the issues (for callers that run an engine directly, e.g. tests, benches). */

@@ -25,6 +25,8 @@ export interface Finalised {
   bedHeight: number;
   /** Solid voxels per z plane. */
   solidPerPlane: Float64Array;
+  /** Per (x, y) column, x fastest: the height (voxels) of its highest solid voxel + 1; 0 when empty. */
+  columnHeights: Uint32Array;
 }
 
 /** Forward rotation of one point (for the bounding box corners). */
@@ -122,19 +124,19 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
   }
   // Bed statistics from the occupancy: solid per plane and the mean column height.
   const solidPerPlane = new Float64Array(nz);
-  const top = new Int32Array(nx * ny).fill(-1);
+  const columnHeights = new Uint32Array(nx * ny);
   for (let z = 0; z < nz; z++) {
     let n = 0;
     for (let y = 0; y < ny; y++) {
       for (let x = 0; x < nx; x++) {
         const occupied = labels ? labels[x + nx * (y + ny * z)] !== 0 : m.test(x, y, z);
-        if (occupied) { n++; top[x + nx * y] = z; }
+        if (occupied) { n++; columnHeights[x + nx * y] = z + 1; }
       }
     }
     solidPerPlane[z] = n;
   }
   let heightSum = 0;
-  for (let k = 0; k < top.length; k++) heightSum += top[k] + 1;
+  for (let k = 0; k < columnHeights.length; k++) heightSum += columnHeights[k];
   const lengthUnitBox = packer.params.box.size;
   const table: ColumnTable = {
     kind: 'table',
@@ -158,5 +160,6 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
     solidVoxels: written - overlap,
     bedHeight: heightSum / (nx * ny),
     solidPerPlane,
+    columnHeights,
   };
 }

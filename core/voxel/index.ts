@@ -2,8 +2,10 @@
  * The voxel packing engine (id 'voxel'): Byholm, Toivakka & Westerholm (2009), after Jia &
  * Williams' DigiPac. See README.md in this folder for the algorithm, the switches and the costs.
  */
-import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries, type LabelVolume } from '../common/engine';
-import { analyseParticleTable, analyseVoxelPacking, type AnalysisResult } from '../analysis/index';
+import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries, type LabelVolume, type MetricInfo } from '../common/engine';
+import { analyseParticleTable, analyseVoxelPacking, VOXEL_ANALYSIS_METRICS, type AnalysisResult } from '../analysis/index';
+import { bedRegions } from '../analysis/porosity';
+import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { Packer } from './packer';
 import { finalise, type Finalised } from './finalise';
 import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
@@ -64,43 +66,74 @@ export function pack(params: VoxelParams, ctx: EngineContext): { packer: Packer;
   };
 }
 
-/** Solid fraction of planes [z0, z1) from the finalised occupancy (NaN for an empty range). */
-function planeFraction(f: Finalised, nx: number, ny: number, z0: number, z1: number): number {
-  let s = 0;
-  for (let z = Math.max(0, z0); z < z1; z++) s += f.solidPerPlane[z];
-  return z1 > z0 ? s / (nx * ny * (z1 - z0)) : NaN;
-}
-
-/** Assembles the run's metrics from the packer and the exact finalisation. */
+/**
+ * Assembles the run's metrics from the packer and the exact finalisation. The solid fractions use
+ * core/analysis' reference volumes (bedRegions), so that with the analysis on, bedPorosity and
+ * bulkPorosity are exactly 1 minus them.
+ */
 export function bedMetrics(packer: Packer, f: Finalised): Record<string, number> {
-  const { nx, ny, nz } = packer;
-  const res = packer.params.box.resolution;
-  const bed = Math.round(f.bedHeight);
-  let maxExtent = 0;
-  for (let s = 0; s < packer.shapes.length; s++) maxExtent = Math.max(maxExtent, 2 * Math.ceil(packer.shapes[s].maxRadius) + 1);
-  const bulk = planeFraction(f, nx, ny, maxExtent, bed - maxExtent);
+  const res = packer.params.box.resolution, h = 1 / res;
+  let largest = 0;
+  for (const d of voxelEquivalentDiameters(f.table.columns.voxels, h)) largest = Math.max(largest, d);
+  const regions = bedRegions({ solidPerSlice: f.solidPerPlane, height: f.columnHeights, solidVoxels: f.solidVoxels }, h, {
+    floorLayer: largest,
+    topPercentile: packer.params.analysis.topPercentile,
+  });
   return {
     particles: f.table.columns.id.length,
-    solidFraction: planeFraction(f, nx, ny, 0, bed) || 0,
-    // Only when the bed is deeper than two particle diameters.
-    ...(Number.isFinite(bulk) ? { bulkSolidFraction: bulk } : {}),
-    boxSolidFraction: f.solidVoxels / (nx * ny * nz),
-    bedHeight: f.bedHeight / res,
+    bedSolidFraction: regions.bed,
+    // Only when the bed is deeper than its floor layer and rough top.
+    ...(Number.isFinite(regions.bulk) ? { bulkSolidFraction: regions.bulk, bulkFrom: regions.bulkFrom * h, bulkTo: regions.bulkTo * h } : {}),
+    boxSolidFraction: regions.box,
+    meanHeight: regions.heights.mean * h,
     overlapFraction: f.writtenVoxels > 0 ? f.overlapVoxels / f.writtenVoxels : 0,
     overlapVoxels: f.overlapVoxels,
     clippedVoxels: f.clippedVoxels,
   };
 }
 
+/** The voxel engine's metrics (with the analysis' when it runs) and the names its older runs carry. */
+export const VOXEL_METRICS: Record<string, MetricInfo> = {
+  ...VOXEL_ANALYSIS_METRICS,
+  particles: { description: 'particles in the box at the end (their centre inside it)' },
+  bedSolidFraction: { unit: 'fraction', description: 'solid fraction of the bed: solid voxels / voxels below the top surface, column by column; 1 − bedPorosity' },
+  bulkSolidFraction: { unit: 'fraction', description: 'solid fraction of the bulk: solid voxels / voxels of the slices from bulkFrom to bulkTo (above one largest particle diameter, below the valley level of the surface); 1 − bulkPorosity' },
+  boxSolidFraction: { unit: 'fraction', description: 'solid fraction of the whole box, the empty space above the bed included' },
+  overlapFraction: { unit: 'fraction', description: 'voxels claimed twice at exact finalisation / voxels written (the price of packing with shells)' },
+  overlapVoxels: { unit: 'voxels', description: 'voxels a particle claimed that an earlier particle held' },
+  clippedVoxels: { unit: 'voxels', description: 'exact solid voxels below the floor or above the box top, not written' },
+  steps: { description: 'time steps' },
+  moveAttempts: { description: 'particle moves tried' },
+  acceptedMoves: { description: 'particle moves accepted' },
+  insertionAttempts: { description: 'particle insertions tried' },
+  collisionTests: { description: 'particle positions tested against the packing matrix' },
+  voxelChecks: { description: 'voxels tested against the packing matrix' },
+  packingSeconds: { unit: 's', description: 'wall time of the packing' },
+  finaliseSeconds: { unit: 's', description: 'wall time of the exact finalisation' },
+  analysisSeconds: { unit: 's', description: 'wall time of the structure analysis' },
+  wallSeconds: { unit: 's', description: 'wall time of the whole run' },
+  nsPerVoxelCheck: { unit: 'ns', description: 'packing time per voxel check' },
+  stopReason: { description: 'why the packing stopped: particles, solidFraction (the stop target), full, maxSteps or cancelled' },
+  boxVoxels: { description: 'box size in voxels' },
+  matrixBytes: { unit: 'bytes', description: 'memory of the packing matrix' },
+  matrixSlabs: { description: 'z-slabs the packing matrix is split into' },
+  distinctVoxelisations: { description: 'distinct voxelised shapes (types × quantised sizes)' },
+  matrixHeight: { unit: 'voxels', description: 'height of the packing matrix' },
+  legacySolidFraction: { unit: 'fraction', description: 'runs from before metrics named their region: solid voxels / voxels of the slab below the mean surface height (neither bed nor bulk)' },
+  legacyBulkSolidFraction: { unit: 'fraction', description: 'runs from before metrics named their region: solid fraction between one particle extent above the floor and one below the mean surface height (not the bulk of bulkPorosity)' },
+};
+
 export const voxelEngine = defineEngine({
   id: VOXEL_ENGINE_ID,
   title: 'Voxel packing',
   description:
     'Packs particles of any shape, voxel by voxel, by biased random moves into a periodic box (Byholm, Toivakka & Westerholm 2009, after Jia & Williams\' DigiPac). ' +
-    'Metrics: solidFraction = solid voxels / voxels below the mean bed surface; bulkSolidFraction = the same between one particle diameter above the floor and one below the surface; ' +
-    'boxSolidFraction = over the whole box; overlapFraction = voxels claimed twice at exact finalisation / voxels written.',
+    'Solid fractions and porosities name their reference volume: bed = below the top surface, column by column; ' +
+    'bulk = from one largest particle diameter above the floor up to the valley level of the surface (bulkFrom to bulkTo); box = the whole box. ' +
+    'In one region porosity = 1 − solid fraction; different regions differ (the bed includes the loose floor layer and the rough top, the box the empty space above).',
   paramsSchema: voxelParamsSchema,
   check: checkParams,
+  metrics: VOXEL_METRICS,
   estimateMemoryBytes,
   particleTable: {
     name: 'particles',
@@ -139,7 +172,7 @@ export const voxelEngine = defineEngine({
     return {
       cancelled,
       metrics: {
-        // The engine's own metrics win on a name clash (solidFraction: below the mean bed surface).
+        // Metrics both compute (bulkFrom, bulkTo, meanHeight) are equal; the engine's are written last.
         ...analysis?.metrics,
         ...bedMetrics(packer, f),
         steps: c.steps,

@@ -53,6 +53,7 @@ export class EngineRegistry {
         paramsJsonSchema: z.toJSONSchema(d.paramsSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
         defaults: defaults.success ? (defaults.data as Record<string, unknown>) : null,
         particleTable: d.particleTable,
+        metrics: d.metrics ?? {},
       };
     });
   }

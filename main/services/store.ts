@@ -26,6 +26,19 @@ import { sweptPaths, valuesAt } from './sweep';
 import type { z } from 'zod';
 
 /**
+ * SQL that renames metric `from` to `to` in the runs of `engines`: in the metrics JSON and in the
+ * metric index (where a run already has `to`, e.g. an equal value under both names, `to` stays).
+ */
+function renameMetricSql(engines: string[], from: string, to: string): string {
+  const runs = `SELECT seq FROM runs WHERE engine IN (${engines.map((e) => `'${e}'`).join(', ')})`;
+  return `
+  UPDATE runs SET metrics = json_remove(json_set(metrics, '$.${to}', json_extract(metrics, '$.${from}')), '$.${from}')
+    WHERE seq IN (${runs}) AND json_type(metrics, '$.${from}') IS NOT NULL;
+  DELETE FROM run_metrics WHERE name = '${from}' AND run_seq IN (${runs}) AND run_seq IN (SELECT run_seq FROM run_metrics WHERE name = '${to}');
+  UPDATE run_metrics SET name = '${to}' WHERE name = '${from}' AND run_seq IN (${runs});`;
+}
+
+/**
  * Numbered migrations: index i brings the schema from version i to i + 1 (SQL, or a function for what
  * SQL cannot compute). Never edit a shipped one.
  */
@@ -148,6 +161,17 @@ const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
       for (const r of runsOf.all(b.id) as { seq: number; spec: string }[]) set.run(JSON.stringify(valuesAt((JSON.parse(r.spec) as RunSpec).params, paths)), r.seq);
     }
   },
+  // Metrics name their reference volume (bed, bulk, box). A stored metric takes its new name only
+  // where its definition is the new name's (porosity below the top surface is bedPorosity, the
+  // engine's bedHeight is meanHeight); the voxel engine's solidFraction (below the mean height) and
+  // bulkSolidFraction (its own fixed slab) were other volumes and become legacy*, so that no name
+  // means two things across old and new runs.
+  [
+    renameMetricSql(['voxel', 'spheres'], 'porosity', 'bedPorosity'),
+    renameMetricSql(['voxel'], 'bedHeight', 'meanHeight'),
+    renameMetricSql(['voxel'], 'solidFraction', 'legacySolidFraction'),
+    renameMetricSql(['voxel'], 'bulkSolidFraction', 'legacyBulkSolidFraction'),
+  ].join('\n'),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -692,7 +716,10 @@ function openForReading(file: string, binding: Database.Options): Database.Datab
   let db: Database.Database;
   if (!existsSync(file)) {
     db = new Database(':memory:', binding);
-    for (const m of MIGRATIONS) db.exec(m);
+    for (const m of MIGRATIONS) {
+      if (typeof m === 'string') db.exec(m);
+      else m(db);
+    }
     db.pragma(`user_version = ${MIGRATIONS.length}`);
     db.pragma('query_only = ON');
   } else {

@@ -103,6 +103,9 @@ describe('API contract', () => {
     expect(voxel.title).toBeTruthy();
     expect(voxel.paramsJsonSchema).toHaveProperty('properties');
     expect(voxel.particleTable).toEqual(voxelEngine.particleTable);
+    // What each metric measures travels with the engine (tooltips); engines without declarations list none.
+    expect(voxel.metrics.bedSolidFraction).toMatchObject({ unit: 'fraction', description: expect.stringMatching(/below the top surface/) });
+    expect(counter.metrics).toEqual({});
   });
 
   it('keeps the shape library: built-ins protected, user shapes validated by the voxel shape schema', async () => {

@@ -67,7 +67,7 @@ describe('packbench CLI', () => {
     expect(list.rows[0].id).toBe(runId);
     const show = JSON.parse((await cli('--json', 'runs', 'show', runId)).stdout);
     expect(show.artifacts.map((a: { kind: string; name: string }) => `${a.kind} ${a.name}`)).toEqual(['table particles', 'volume labels', 'volume heightmap']);
-    expect(show.metrics.porosity).toBeGreaterThan(0);
+    expect(show.metrics.bedPorosity).toBeGreaterThan(0);
     expect(show.params.box.resolution).toBe(16);
     const file = join(t.dir, 'out.json');
     const exp = await cli('runs', 'export', runId, '--format', 'json', '--out', file);

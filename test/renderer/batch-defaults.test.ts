@@ -24,6 +24,7 @@ const voxelEngine: EngineInfo = {
   paramsJsonSchema: z.toJSONSchema(voxelParamsSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
   defaults: voxelParamsSchema.parse({}) as Record<string, unknown>,
   particleTable: voxelDefinition.particleTable,
+  metrics: {},
 };
 
 /** The fake API with the real voxel engine's schema as its only engine. */

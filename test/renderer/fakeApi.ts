@@ -40,6 +40,7 @@ export const toyEngine: EngineInfo = {
   paramsJsonSchema: z.toJSONSchema(toyParams, { io: 'input' }) as Record<string, unknown>,
   defaults: toyParams.parse({}) as Record<string, unknown>,
   particleTable: { name: 'particles', centre: ['x', 'y', 'z'], size: [{ column: 'r', is: 'radius' }], glyph: { kind: 'sphere' }, quantities: [] },
+  metrics: { solidFraction: { unit: 'fraction', description: 'solid volume / box volume' } },
 };
 
 /** What exports.formats answers here: fewer than the service's, so a test sees the list comes from the API. */

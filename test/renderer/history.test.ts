@@ -112,6 +112,10 @@ describe('HistoryWorkspace', () => {
     expect(d.text()).toContain('run 29');
     expect(d.find('[data-testid="details-params"]').text()).toContain('box.lx');
     expect(d.find('[data-testid="details-metrics"]').text()).toContain('solidFraction');
+    // A metric's name says what it measures, as its engine declares it.
+    const head = d.findAll('[data-testid="details-metrics"] th').find((th) => th.text() === 'solidFraction')!;
+    expect(head.attributes('title')).toBe('solidFraction (fraction): solid volume / box volume');
+    expect(w.find('[data-testid="history-sort-metric-solidFraction"]').attributes('title')).toMatch(/^solidFraction \(fraction\): solid volume \/ box volume\n/);
     expect(d.text()).toContain('2.0 KiB');
   });
 
@@ -127,6 +131,7 @@ describe('HistoryWorkspace', () => {
     expect(params).toContain('38');
     expect(params).not.toContain('box.ly'); // equal in both: hidden while "only differences" is on
     expect(w.find('[data-testid="compare-metrics"]').text()).toContain('solidFraction');
+    expect(w.findAll('[data-testid="compare-metrics"] td').find((td) => td.text() === 'solidFraction')!.attributes('title')).toBe('solidFraction (fraction): solid volume / box volume');
     expect(w.find('[data-testid="compare-series"]').exists()).toBe(true);
     // Plain names stay whole in the column heads.
     expect(w.find('[data-testid="compare-params"] thead').text()).toContain('run 29');

@@ -80,7 +80,7 @@ describe('analyseSpheres', () => {
 
   it('reports no bulk region for a single layer (floor layer above the valley)', () => {
     const res = analyseSpheres(spheres([[1, 1, 0.5], [3, 3, 0.5]], 0.5), [4, 4, 4]);
-    expect(res.metrics.porosity).toBeDefined();
+    expect(res.metrics.bedPorosity).toBeDefined();
     for (const k of ['bulkPorosity', 'bulkFrom', 'bulkTo']) expect(res.metrics).not.toHaveProperty(k);
   });
 

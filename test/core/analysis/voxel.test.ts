@@ -23,7 +23,7 @@ describe('analyseVoxelPacking', () => {
     const vol = volume([4, 4, 4], (x, _y, z) => (z === 0 ? 1 : z === 1 ? (x === 0 ? 2 : 0) : z === 2 ? 3 : 0), 0.5);
     const res = analyseVoxelPacking(vol, table(3), { floorLayer: 0.5, topPercentile: 0 });
     // Bed under the surface: 16 columns of height 3 = 48 voxels, 36 solid.
-    expect(res.metrics.porosity).toBeCloseTo(12 / 48, 12);
+    expect(res.metrics.bedPorosity).toBeCloseTo(12 / 48, 12);
     const profile = res.series.find((s) => s.name === 'porosity profile')!;
     expect(Array.from(profile.y)).toEqual([0, 0.75, 0, 1]);
     expect(Array.from(profile.x)).toEqual([0.25, 0.75, 1.25, 1.75]);
@@ -44,7 +44,7 @@ describe('analyseVoxelPacking', () => {
     // One 2-voxel cube on the floor: the floor layer (its diameter) reaches the valley.
     const vol = volume([4, 4, 4], (x, y, z) => (x < 2 && y < 2 && z < 2 ? 1 : 0));
     const res = analyseVoxelPacking(vol, table(1), { topPercentile: 0 });
-    expect(res.metrics.porosity).toBeDefined();
+    expect(res.metrics.bedPorosity).toBeDefined();
     for (const k of ['bulkPorosity', 'bulkFrom', 'bulkTo']) expect(res.metrics).not.toHaveProperty(k);
   });
 
@@ -62,7 +62,7 @@ describe('analyseVoxelPacking', () => {
     // Without periodic z the top and bottom layers lose one contact each.
     const open = analyseVoxelPacking(vol, table(k ** 3), { periodic: [true, true, false] });
     expect(open.metrics.contacts).toBe(3 * k ** 3 - k * k);
-    expect(open.metrics.porosity).toBe(0);
+    expect(open.metrics.bedPorosity).toBe(0);
   });
 
   it('agrees with a brute-force contact count on random labels', () => {

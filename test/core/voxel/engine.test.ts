@@ -162,7 +162,7 @@ describe('voxel engine', () => {
     expect(r.artifacts.map((a) => a.name)).toEqual(['particles', 'labels', 'heightmap']);
     expect(r.series.map((s) => s.name).slice(0, 2)).toEqual(['particles', 'solid fraction']);
     expect(r.metrics.stopReason).toBe('particles');
-    expect(r.metrics.solidFraction).toBeGreaterThan(0.2);
+    expect(r.metrics.bedSolidFraction).toBeGreaterThan(0.2);
     const cancelled = run(mixture(), ctx(2, 30));
     expect(cancelled.cancelled).toBe(true);
     expect(cancelled.metrics.stopReason).toBe('cancelled');
@@ -175,15 +175,36 @@ describe('voxel engine', () => {
     const phases = new Set<string>();
     const r = run(mixture(), { ...ctx(2), progress: (p) => phases.add(p.phase ?? '') });
     expect([...phases]).toEqual(expect.arrayContaining(['packing', 'finalising', 'analysis: porosity', 'analysis: orientation', 'analysis: contacts']));
-    for (const m of ['porosity', 'rmsRoughness', 'meanHeight', 'coordinationMean', 'contacts', 'principalAxisOrder', 'bodyAxisOrder', 'poreDiameterMean', 'analysisSeconds']) {
+    for (const m of ['bedPorosity', 'rmsRoughness', 'meanHeight', 'coordinationMean', 'contacts', 'principalAxisOrder', 'bodyAxisOrder', 'poreDiameterMean', 'analysisSeconds']) {
       expect(r.metrics[m], m).toEqual(expect.any(Number));
     }
-    // The engine's solidFraction (below the mean bed surface) wins over the analysis' (below the height map).
+    // One reference volume per name: the engine's solid fractions and the analysis' porosities of
+    // the bed and the bulk add up to 1; the box (with the empty space above the bed) is looser.
     const table = r.artifacts[0] as ColumnTable;
     const labels = r.artifacts[1] as LabelVolume;
     const alone = analyseVoxelPacking(labels, table, {});
-    expect(r.metrics.porosity).toBe(alone.metrics.porosity);
-    expect(r.metrics.solidFraction).not.toBe(alone.metrics.solidFraction);
+    expect(r.metrics.bedPorosity).toBe(alone.metrics.bedPorosity);
+    expect(Number(r.metrics.bedPorosity) + Number(r.metrics.bedSolidFraction)).toBeCloseTo(1, 12);
+    expect(r.metrics.meanHeight).toBe(alone.metrics.meanHeight);
+    expect(r.metrics.boxSolidFraction).toBeLessThan(Number(r.metrics.bedSolidFraction));
+    // Counted here: solid voxels over the voxels under each column's top.
+    let solid = 0, under = 0;
+    const [nx, ny, nz] = labels.dims;
+    for (let c = 0; c < nx * ny; c++) {
+      let top = 0;
+      for (let z = 0; z < nz; z++) if (labels.labels[c + nx * ny * z]) { solid++; top = z + 1; }
+      under += top;
+    }
+    expect(r.metrics.bedSolidFraction).toBeCloseTo(solid / under, 12);
+    // A bed deep enough for a bulk: its porosity and solid fraction over the same slices.
+    const deep = run(voxelParamsSchema.parse({
+      box: { size: [4, 4, 5], resolution: 8 },
+      mixture: { types: [{ name: 'spheres', shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, fraction: 1 }] },
+      stop: { particles: 70 },
+    }), ctx(4));
+    expect(deep.metrics.bulkPorosity).toEqual(expect.any(Number));
+    expect(Number(deep.metrics.bulkPorosity) + Number(deep.metrics.bulkSolidFraction)).toBeCloseTo(1, 12);
+    expect(Number(deep.metrics.bulkTo)).toBeGreaterThan(Number(deep.metrics.bulkFrom));
     const names = r.series.map((s) => s.name);
     expect(names.slice(0, 2)).toEqual(['particles', 'solid fraction']);
     expect(names).toEqual(expect.arrayContaining(['porosity profile', 'tilt of principal axis', 'tilt of body axis', 'coordination number', 'pore-size distribution']));
@@ -194,17 +215,25 @@ describe('voxel engine', () => {
     expect(height.dims).toEqual([labels.dims[0], labels.dims[1], 1]);
     expect(Math.max(...height.labels)).toBeLessThanOrEqual(labels.dims[2]);
 
+    // Every metric says what it measures (the engine's declaration is what the app shows).
+    for (const metrics of [r.metrics, deep.metrics]) {
+      const undeclared = Object.keys(metrics).filter((m) => !voxelEngine.metrics?.[m]);
+      expect(undeclared).toEqual([]);
+    }
+
     // Options reach the analysis; without labels only the table part runs; off means off.
     const bins = run({ ...mixture(), analysis: { ...mixture().analysis, angleBins: 9 } }, ctx(2));
     expect(bins.series.find((s) => s.name === 'tilt of principal axis')!.x.length).toBe(9);
     const noLabels = run({ ...mixture(), labelVolume: 'off' }, ctx(2));
     expect(noLabels.artifacts.map((a) => a.name)).toEqual(['particles']);
     expect(noLabels.metrics.bodyAxisOrder).toEqual(expect.any(Number));
-    expect(noLabels.metrics.porosity).toBeUndefined();
+    expect(noLabels.metrics.bedPorosity).toBeUndefined();
+    expect(noLabels.metrics.bedSolidFraction).toEqual(expect.any(Number));
     expect(noLabels.series.map((s) => s.name)).toContain('tilt of body axis');
+    expect(Object.keys(noLabels.metrics).filter((m) => !voxelEngine.metrics?.[m])).toEqual([]);
     const off = run({ ...mixture(), analysis: { ...mixture().analysis, enabled: false } }, ctx(2));
     expect(off.series.map((s) => s.name)).toEqual(['particles', 'solid fraction']);
-    expect(off.metrics.porosity).toBeUndefined();
+    expect(off.metrics.bedPorosity).toBeUndefined();
     expect(voxelParamsSchema.safeParse({ analysis: { angleBins: 1 } }).error?.issues[0].path).toEqual(['analysis', 'angleBins']);
   });
 
