@@ -127,8 +127,15 @@ export class ParticleSurface {
 const NUMBER_WIDTH = 16;
 /** Nine significant digits, padded to a fixed width: distinct vertices stay distinct, equal ones print equal. */
 function fixed(x: number): string {
-  return (x === 0 ? 0 : x).toExponential(8).padStart(NUMBER_WIDTH);
+  let text = FIXED.get(x);
+  if (text === undefined) {
+    // Coordinates repeat (lattice points, a few offsets): a bounded cache saves most of the formatting.
+    if (FIXED.size > 1 << 16) FIXED.clear();
+    FIXED.set(x, (text = (x === 0 ? 0 : x).toExponential(8).padStart(NUMBER_WIDTH)));
+  }
+  return text;
 }
+const FIXED = new Map<number, string>();
 const triple = (p: readonly number[], h: number) => `${fixed(p[0] * h)} ${fixed(p[1] * h)} ${fixed(p[2] * h)}`;
 
 export function asciiFacet(n: readonly number[], a: readonly number[], b: readonly number[], c: readonly number[], h = 1): string {

@@ -172,23 +172,11 @@ function face(inside: Inside, v: number[], axis: number, sign: number, emit: Tri
   const plane = v[axis] + (sign > 0 ? 1 : 0);
   // Corners counter-clockwise seen from outside: (u, w) = (0,0), (1,0), (1,1), (0,1) for +axis; reversed for -axis.
   const uw = sign > 0 ? [[0, 0], [1, 0], [1, 1], [0, 1]] : [[0, 0], [0, 1], [1, 1], [1, 0]];
-  const corners = uw.map(([du, dw]) => {
-    const P = [0, 0, 0];
-    P[axis] = plane; P[u] = v[u] + du; P[w] = v[w] + dw;
-    const c = vertexConfig(inside, P[0], P[1], P[2]);
-    if (TABLE.fans[c] > 1) {
-      // This voxel's octant in the vertex's block, and the face towards the outside neighbour.
-      const o = (v[0] - P[0] + 1) | ((v[1] - P[1] + 1) << 1) | ((v[2] - P[2] + 1) << 2);
-      const k = TABLE.fan[c * 12 + faceId(axis, o & ~(1 << axis))];
-      for (let a = 0; a < 3; a++) P[a] += TABLE.offset[(c * 12 + k) * 3 + a];
-    }
-    return P;
-  });
   // Split edges: corner i to corner i + 1 runs along u or w at fixed other coordinate.
-  const polygon: number[][] = [];
-  let split = false;
+  // Edge midpoints first (they decide the triangle count, all a counting pass needs), then corners.
+  const mids: (number[] | null)[] = [null, null, null, null];
+  let splits = 0;
   for (let i = 0; i < 4; i++) {
-    polygon.push(corners[i]);
     const [du0, dw0] = uw[i], [du1] = uw[(i + 1) % 4];
     const along = du0 !== du1 ? u : w, across = along === u ? w : u;
     const acrossAt = v[across] + (along === u ? dw0 : du0); // lattice coordinate of the edge across
@@ -210,14 +198,31 @@ function face(inside: Inside, v: number[], axis: number, sign: number, emit: Tri
     d[across] = acrossAt > v[across] ? -1 : 1;
     m[axis] += (EPSILON * d[axis]) / Math.SQRT2;
     m[across] += (EPSILON * d[across]) / Math.SQRT2;
-    polygon.push(m);
-    split = true;
+    mids[i] = m;
+    splits++;
   }
-  if (emit === NO_SINK) return split ? polygon.length : 2;
-  if (!split) {
+  if (emit === NO_SINK) return splits ? 4 + splits : 2;
+  const corners = uw.map(([du, dw]) => {
+    const P = [0, 0, 0];
+    P[axis] = plane; P[u] = v[u] + du; P[w] = v[w] + dw;
+    const c = vertexConfig(inside, P[0], P[1], P[2]);
+    if (TABLE.fans[c] > 1) {
+      // This voxel's octant in the vertex's block, and the face towards the outside neighbour.
+      const o = (v[0] - P[0] + 1) | ((v[1] - P[1] + 1) << 1) | ((v[2] - P[2] + 1) << 2);
+      const k = TABLE.fan[c * 12 + faceId(axis, o & ~(1 << axis))];
+      for (let a = 0; a < 3; a++) P[a] += TABLE.offset[(c * 12 + k) * 3 + a];
+    }
+    return P;
+  });
+  if (!splits) {
     emit(normal(corners[0], corners[1], corners[2]), corners[0], corners[1], corners[2]);
     emit(normal(corners[0], corners[2], corners[3]), corners[0], corners[2], corners[3]);
     return 2;
+  }
+  const polygon: number[][] = [];
+  for (let i = 0; i < 4; i++) {
+    polygon.push(corners[i]);
+    if (mids[i]) polygon.push(mids[i]!);
   }
   const centre = [0, 0, 0];
   centre[axis] = plane; centre[u] = v[u] + 0.5; centre[w] = v[w] + 0.5;

@@ -121,6 +121,9 @@ async function writeTar(out: string, files: { name: string; path: string }[]): P
   }
 }
 
+/** Triangle text of the per-particle STL held before it is written to its places. */
+const PENDING_BYTES = 64 * 2 ** 20;
+
 /** z-slices per read: about 64 MiB of labels at a time. */
 const SLAB_BYTES = 64 * 2 ** 20;
 
@@ -396,23 +399,31 @@ async function writeParticleStl(writer: SequentialWriter, run: ExportableRun, sp
       await writer.writeAt(at, asciiSolidTail(l));
       at += asciiSolidTail(l).length;
     }
-    await forEachSliceWindow(reader, async (w) => {
-      const text = new Map<number, string[]>();
-      for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) {
-        const l = w.slice[x + nx * y];
-        if (l === 0) continue;
-        let lines = text.get(l);
-        if (!lines) text.set(l, (lines = []));
-        const out = lines;
-        surface.voxel(w, x, y, (n, a, b, c) => out.push(asciiFacet(n, a, b, c, voxelSize)));
-      }
-      for (const [l, lines] of text) {
+    // Each particle's triangles gather over slices and go to its place in few large writes.
+    const pending = new Map<number, string[]>();
+    let pendingBytes = 0;
+    const flush = async () => {
+      for (const [l, lines] of pending) {
         const chunk = lines.join('');
         await writer.writeAt(start[l] + filled[l], chunk);
         filled[l] += chunk.length;
       }
+      pending.clear();
+      pendingBytes = 0;
+    };
+    await forEachSliceWindow(reader, async (w) => {
+      for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) {
+        const l = w.slice[x + nx * y];
+        if (l === 0) continue;
+        let lines = pending.get(l);
+        if (!lines) pending.set(l, (lines = []));
+        const out = lines;
+        pendingBytes += ASCII_FACET_BYTES * surface.voxel(w, x, y, (n, a, b, c) => out.push(asciiFacet(n, a, b, c, voxelSize)));
+      }
+      if (pendingBytes > PENDING_BYTES) await flush();
       onProgress(0.5 + (0.5 * (w.z + 1)) / nz);
     });
+    await flush();
   } finally {
     await reader.close();
   }
