@@ -487,12 +487,117 @@ export function invalidMessage(issues: ApiIssue[]): string {
 export function parseParams<M extends MethodName>(method: M, params: unknown): z.output<(typeof paramsSchemas)[M]> {
   const schema = paramsSchemas[method] as z.ZodType;
   if (!schema) throw new ApiError('not_found', `unknown method '${String(method)}'`);
-  const r = schema.safeParse(params ?? {});
+  return parseStrict(schema, params ?? {}, '') as z.output<(typeof paramsSchemas)[M]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strict parsing: unknown fields are errors, with the field meant when it is close
+// ---------------------------------------------------------------------------------------------
+
+/** The parts of a JSON Schema (as z.toJSONSchema writes it) that fieldIssues reads. */
+interface JsonSchema {
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema | boolean;
+  prefixItems?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  const?: unknown;
+  $ref?: string;
+  $defs?: Record<string, JsonSchema>;
+}
+
+const jsonSchemas = new WeakMap<z.ZodType, JsonSchema>();
+
+function jsonSchemaOf(schema: z.ZodType): JsonSchema {
+  let js = jsonSchemas.get(schema);
+  if (!js) jsonSchemas.set(schema, (js = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema));
+  return js;
+}
+
+/**
+ * Parses `value` with `schema`, strictly: a field the schema does not know (at any depth, in every
+ * object that lists its properties and allows no others) is an error naming it and, when one is
+ * close, the field meant ("did you mean reboundProbability?"); so is a tuple with fewer entries than
+ * it has (zod would fill them from defaults: box.size [4, 4] became [4, 4, 10]). Throws
+ * ApiError('invalid') with every issue, paths starting with `prefix`; returns the parsed value.
+ */
+export function parseStrict(schema: z.ZodType, value: unknown, prefix: string): unknown {
+  const issues = fieldIssues(jsonSchemaOf(schema), value, prefix);
+  const r = schema.safeParse(value);
   if (!r.success) {
-    const issues = issuesFrom(r.error, '');
-    throw new ApiError('invalid', invalidMessage(issues), issues);
+    // zod's own unknown-key issues (strict objects) say less than fieldIssues'.
+    issues.push(...issuesFrom({ issues: r.error.issues.filter((i) => i.code !== 'unrecognized_keys') } as z.ZodError, prefix));
   }
-  return r.data as z.output<(typeof paramsSchemas)[M]>;
+  if (issues.length) throw new ApiError('invalid', invalidMessage(issues), issues);
+  return r.data;
+}
+
+/** Unknown fields and short tuples in `value`, walking `schema` (see parseStrict). */
+export function fieldIssues(schema: JsonSchema, value: unknown, path: string, root: JsonSchema = schema): ApiIssue[] {
+  const at = (key: string | number) => (path ? `${path}.${key}` : String(key));
+  if (schema.$ref?.startsWith('#/$defs/')) {
+    const target = root.$defs?.[schema.$ref.slice('#/$defs/'.length)];
+    return target ? fieldIssues(target, value, path, root) : [];
+  }
+  const issues: ApiIssue[] = [];
+  for (const part of schema.allOf ?? []) issues.push(...fieldIssues(part, value, path, root));
+  const variants = schema.oneOf ?? schema.anyOf;
+  if (variants) {
+    // A discriminated union: the variant whose constant field matches the value's (none: zod says so).
+    const match = variants.filter((v) => isRecord(value) && Object.entries(v.properties ?? {}).some(([k, p]) => 'const' in p && value[k] === p.const));
+    if (match.length === 1) issues.push(...fieldIssues(match[0], value, path, root));
+  }
+  if (isRecord(value) && schema.properties) {
+    const known = Object.keys(schema.properties);
+    const closed = schema.additionalProperties === undefined || schema.additionalProperties === false;
+    for (const [key, v] of Object.entries(value)) {
+      if (v === undefined) continue;
+      const field = schema.properties[key];
+      if (field) issues.push(...fieldIssues(field, v, at(key), root));
+      else if (closed) {
+        const meant = closest(key, known);
+        issues.push({ path: at(key), message: meant ? `unknown field '${key}' (did you mean '${meant}'?)` : `unknown field '${key}'; known fields: ${known.join(', ')}` });
+      }
+    }
+  }
+  if (Array.isArray(value)) {
+    if (schema.prefixItems) {
+      if (value.length < schema.prefixItems.length) issues.push({ path, message: `must have ${schema.prefixItems.length} entries, got ${value.length}` });
+      schema.prefixItems.forEach((item, i) => i < value.length && issues.push(...fieldIssues(item, value[i], at(i), root)));
+    } else if (schema.items && typeof schema.items === 'object') {
+      const items = schema.items;
+      value.forEach((v, i) => issues.push(...fieldIssues(items, v, at(i), root)));
+    }
+  }
+  return issues;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
+}
+
+/** The candidate `word` was most likely meant to be: same letters in another case, or a few edits away. */
+export function closest(word: string, candidates: readonly string[]): string | null {
+  let best: string | null = null, bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = c.toLowerCase() === word.toLowerCase() ? 0 : editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : null;
+}
+
+/** Edits (insert, delete, replace, swap two neighbours) between a and b (optimal string alignment). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
 }
 
 export function isMethodName(name: unknown): name is MethodName {

@@ -12,7 +12,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { ApiError, FINAL_STATUSES, issuesFrom, runSpecSchema, RUN_STATUSES, type RunRecord, type RunSpec, type RunSummary } from './api';
+import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, type RunRecord, type RunSpec, type RunSummary } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun } from './services/exports';
 import { exportableRun, storageFault } from './services/handlers';
@@ -100,9 +100,12 @@ function readJsonFile(file: string, what: string): unknown {
 
 /** Reads and checks a spec file; issue paths are relative to the file ('params.box.size'). */
 function readSpec(file: string): RunSpec {
-  const r = runSpecSchema.safeParse(readJsonFile(file, 'spec'));
-  if (!r.success) throw new CliError(`${file}: invalid spec:\n${issuesFrom(r.error, '').map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, 2);
-  return r.data;
+  try {
+    return parseStrict(runSpecSchema, readJsonFile(file, 'spec'), '') as RunSpec;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    throw new CliError(`${file}: invalid spec:\n${(err.issues ?? []).map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, 2);
+  }
 }
 
 /** Queues a spec read from `file`; an invalid one is reported against the file's fields. */

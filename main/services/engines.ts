@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { EngineDefinition } from '../../core/common/engine';
 import { ENGINES } from '../../core/common/engines';
-import { ApiError, issuesFrom, invalidMessage, type EngineInfo, type RunSpec } from '../api';
+import { ApiError, invalidMessage, parseStrict, type EngineInfo, type RunSpec } from '../api';
 
 export interface EngineDeclaration {
   definition: EngineDefinition;
@@ -66,17 +66,13 @@ export class EngineRegistry {
   parseParams(spec: RunSpec, prefix = ''): Record<string, unknown> {
     const d = this.get(spec.engine).definition;
     const at = prefix ? `${prefix}.params` : 'params';
-    const r = d.paramsSchema.safeParse(spec.params);
-    if (!r.success) {
-      const issues = issuesFrom(r.error, at);
-      throw new ApiError('invalid', invalidMessage(issues), issues);
-    }
-    const checked = d.check?.(r.data) ?? [];
+    const params = parseStrict(d.paramsSchema, spec.params, at);
+    const checked = d.check?.(params as never) ?? [];
     if (checked.length > 0) {
       const issues = checked.map((i) => ({ path: `${at}.${i.path}`, message: i.message }));
       throw new ApiError('invalid', invalidMessage(issues), issues);
     }
-    return r.data as Record<string, unknown>;
+    return params as Record<string, unknown>;
   }
 }
 

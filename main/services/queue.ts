@@ -7,10 +7,10 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { ApiError, FINAL_STATUSES, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
+import { ApiError, FINAL_STATUSES, invalidMessage, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
-import type { JobOutcome, RunningJob, WorkerPool } from './pool';
+import { formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
 import type { NewRun, RunOrigin, RunStore } from './store';
 import { expandSweeps } from './sweep';
 
@@ -161,8 +161,9 @@ export class JobQueue {
   // ------------------------------------------------------------------ runs
 
   /**
-   * Expands a spec's sweeps and checks every point (the engine's schema and cross-field checks):
-   * the runs it would queue, or ApiError('invalid') naming the point and the field.
+   * Expands a spec's sweeps and checks every point (the engine's schema and cross-field checks, and
+   * its memory estimate against the budget): the runs it would queue, or ApiError('invalid') naming
+   * the point and the field. Nothing is stored unless every point passes.
    */
   validate(spec: RunSpec, priority = 0, issuePrefix = 'spec'): NewRun[] {
     const points = expandSweeps(spec);
@@ -170,6 +171,7 @@ export class JobQueue {
       let params: Record<string, unknown>;
       try {
         params = this.registry.parseParams(p.spec, issuePrefix);
+        this.checkBudget(p.spec.engine, params, issuePrefix);
       } catch (err) {
         if (err instanceof ApiError && points.length > 1) {
           throw new ApiError(err.code, `sweep point ${i + 1} of ${points.length} (${p.spec.name}): ${err.message}`, err.issues);
@@ -178,6 +180,17 @@ export class JobQueue {
       }
       return { name: p.spec.name, engine: p.spec.engine, spec: p.spec, params, seed: p.spec.seed, priority, batchId: null, sweep: p.values };
     });
+  }
+
+  /** A run that could never start for its memory is refused when it is queued, not when its turn comes. */
+  private checkBudget(engine: string, params: Record<string, unknown>, issuePrefix: string): void {
+    const bytes = this.registry.get(engine).definition.estimateMemoryBytes(params as never);
+    const budget = this.pool.memoryBudgetBytes;
+    if (bytes > budget) {
+      const message = `the run needs about ${formatBytes(bytes)}, more than the memory budget of ${formatBytes(budget)}; use a smaller box, a coarser resolution or fewer particles`;
+      const issues = [{ path: issuePrefix ? `${issuePrefix}.params` : 'params', message }];
+      throw new ApiError('invalid', invalidMessage(issues), issues);
+    }
   }
 
   /** Validates a spec (see validate) and queues its runs, as a batch when it has several. */

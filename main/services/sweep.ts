@@ -1,6 +1,6 @@
 /**
  * Parameter sweeps: a spec whose params hold `{ "$sweep": [...] }` or `{ "$sweep": { from, to, steps } }`
- * (at any depth) expands into the cartesian product of runs. The first sweep varies slowest. Each
+ * (at any depth, inside arrays too: mixture.types.0.size.value) expands into the cartesian product of runs. The first sweep varies slowest. Each
  * point gets its own seed, derived from the spec's seed and the point's index (core/common/random).
  */
 import { deriveSeed } from '../../core/common/random';
@@ -27,8 +27,14 @@ function sweepValues(s: Sweep): unknown[] {
   return Array.from({ length: steps }, (_, i) => (i === steps - 1 ? to : Number((from + ((to - from) * i) / (steps - 1)).toPrecision(12))));
 }
 
-/** Finds the sweeps in params: their paths and their values. */
-function findSweeps(value: unknown, path: string[], out: { path: string[]; values: unknown[] }[]): void {
+type Path = (string | number)[];
+
+/** Finds the sweeps in params, in objects and arrays alike: their paths and their values. */
+function findSweeps(value: unknown, path: Path, out: { path: Path; values: unknown[] }[]): void {
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => findSweeps(v, [...path, i], out));
+    return;
+  }
   if (!isPlainObject(value)) return;
   if ('$sweep' in value) {
     const r = sweepSchema.strict().safeParse(value);
@@ -44,9 +50,17 @@ function findSweeps(value: unknown, path: string[], out: { path: string[]; value
   for (const [k, v] of Object.entries(value)) findSweeps(v, [...path, k], out);
 }
 
-function setPath(obj: Record<string, unknown>, path: string[], value: unknown): Record<string, unknown> {
+/** A copy of `node` with the value at `path` replaced (objects and arrays copied along the path only). */
+function setPath(node: unknown, path: Path, value: unknown): unknown {
+  if (path.length === 0) return value;
   const [head, ...rest] = path;
-  return { ...obj, [head]: rest.length ? setPath(obj[head] as Record<string, unknown>, rest, value) : value };
+  if (Array.isArray(node)) {
+    const copy = node.slice();
+    copy[head as number] = setPath(node[head as number], rest, value);
+    return copy;
+  }
+  const obj = node as Record<string, unknown>;
+  return { ...obj, [head]: setPath(obj[head], rest, value) };
 }
 
 function formatValue(v: unknown): string {
@@ -55,7 +69,7 @@ function formatValue(v: unknown): string {
 
 /** The runs of a spec: one when it holds no sweep, else the cartesian product of its sweeps. */
 export function expandSweeps(spec: RunSpec): SweepPoint[] {
-  const sweeps: { path: string[]; values: unknown[] }[] = [];
+  const sweeps: { path: Path; values: unknown[] }[] = [];
   findSweeps(spec.params, [], sweeps);
   if (sweeps.length === 0) return [{ spec, values: {} }];
   const total = sweeps.reduce((n, s) => n * s.values.length, 1);
@@ -74,7 +88,7 @@ export function expandSweeps(spec: RunSpec): SweepPoint[] {
       const s = sweeps[k];
       const v = s.values[rest % s.values.length];
       rest = Math.floor(rest / s.values.length);
-      params = setPath(params, s.path, v);
+      params = setPath(params, s.path, v) as Record<string, unknown>;
       values[s.path.join('.')] = v;
     }
     const ordered = Object.fromEntries(sweeps.map((s) => [s.path.join('.'), values[s.path.join('.')]]));

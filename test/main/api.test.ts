@@ -64,6 +64,22 @@ describe('API contract', () => {
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 
+  it('refuses unknown fields at every level, naming the one meant when it is close, and short tuples', async () => {
+    const enqueue = (spec: Record<string, unknown>) => rejection('runs.enqueue', { spec: { engine: 'voxel', name: 'x', ...spec } });
+    expect(await enqueue({ parms: {} })).toMatchObject({ code: 'invalid', issues: [{ path: 'spec.parms', message: "unknown field 'parms' (did you mean 'params'?)" }] });
+    expect(await enqueue({ params: { reboundProbabilty: 0.3 } })).toMatchObject({
+      issues: [{ path: 'spec.params.reboundProbabilty', message: "unknown field 'reboundProbabilty' (did you mean 'reboundProbability'?)" }],
+    });
+    expect(await enqueue({ params: { box: { sizes: [4, 4, 4] } } })).toMatchObject({ issues: [{ path: 'spec.params.box.sizes', message: "unknown field 'sizes' (did you mean 'size'?)" }] });
+    expect(await enqueue({ params: { box: { size: [4, 4] } } })).toMatchObject({ issues: [{ path: 'spec.params.box.size', message: 'must have 3 entries, got 2' }] });
+    // Inside arrays and discriminated unions; far from every field: the list of known ones.
+    expect(await enqueue({ params: { mixture: { types: [{}, { size: { law: 'uniform', min: 1, max: 2, mean: 1.5 } }] } } })).toMatchObject({
+      issues: [{ path: 'spec.params.mixture.types.1.size.mean', message: "unknown field 'mean'; known fields: law, min, max" }],
+    });
+    expect(await rejection('runs.list', { limit: 5, fliter: {} })).toMatchObject({ issues: [{ path: 'fliter', message: "unknown field 'fliter' (did you mean 'filter'?)" }] });
+    expect((await s.dispatch('runs.list', {})).total).toBe(0);
+  });
+
   it("refuses a spec that fails its engine's cross-field checks, at every sweep point, before anything is stored", async () => {
     // A particle of size 3 in a 2-unit box: the schema accepts every field, the voxel engine's check does not.
     const tooBig = { box: { size: [2, 2, 2], resolution: 10 }, mixture: { types: [{ size: { law: 'fixed', value: 3 } }] } };

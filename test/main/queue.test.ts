@@ -177,17 +177,20 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect(r.log).toContain("metric 'undefinedRatio' is NaN; not stored");
   });
 
-  it('checks the memory budget before starting: too big fails, two that do not fit together run one after the other', async () => {
+  it('checks the memory budget: too big is refused when queued (every sweep point), two that do not fit together run one after the other', async () => {
     const budget = 100 << 20;
     const { s } = setup({ autoStart: true, concurrency: 2, memoryBudgetBytes: budget });
-    const big = (await s.dispatch('runs.enqueue', { spec: spec('big', { memoryBytes: budget + 1 }) })).runIds[0];
+    const refused = await s.dispatch('runs.enqueue', { spec: spec('big', { memoryBytes: { $sweep: [1, budget + 1] } }) }).then(() => null, (e) => e);
+    expect(refused).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/^sweep point 2 of 2 \(big \[memoryBytes=104857601\]\): /),
+      issues: [{ path: 'spec.params', message: 'the run needs about 100.0 MiB, more than the memory budget of 100.0 MiB; use a smaller box, a coarser resolution or fewer particles' }],
+    });
+    expect((await s.dispatch('runs.list', {})).total).toBe(0);
     const half = { memoryBytes: 0.6 * budget, steps: 20, stepMs: 3 };
     const p = (await s.dispatch('runs.enqueue', { spec: spec('p', half) })).runIds[0];
     const q = (await s.dispatch('runs.enqueue', { spec: spec('q', half) })).runIds[0];
-    await s.queue.waitFor([big, p, q]);
-    const b = await s.dispatch('runs.get', { id: big });
-    expect(b.status).toBe('failed');
-    expect(b.error).toMatch(/more than the memory budget/);
+    await s.queue.waitFor([p, q]);
     const [rp, rq] = [await s.dispatch('runs.get', { id: p }), await s.dispatch('runs.get', { id: q })];
     expect(rp.status).toBe('done');
     expect(rq.status).toBe('done');

@@ -24,6 +24,22 @@ describe('expandSweeps', () => {
     expect(points[0].values).toEqual({ a: 1, 'box.lz': 0 });
   });
 
+  it('expands sweeps inside arrays: a particle type\'s size, one entry of a tuple', () => {
+    const types = [{ size: { law: 'fixed', value: { $sweep: [1, 1.5] } } }, { size: { law: 'fixed', value: 2 } }];
+    const points = expandSweeps(spec({ mixture: { types }, box: { size: [4, 4, { $sweep: [6, 8] }] } }));
+    expect(points.map((p) => p.values)).toEqual([
+      { 'mixture.types.0.size.value': 1, 'box.size.2': 6 },
+      { 'mixture.types.0.size.value': 1, 'box.size.2': 8 },
+      { 'mixture.types.0.size.value': 1.5, 'box.size.2': 6 },
+      { 'mixture.types.0.size.value': 1.5, 'box.size.2': 8 },
+    ]);
+    expect(points[3].spec.params).toEqual({ mixture: { types: [{ size: { law: 'fixed', value: 1.5 } }, { size: { law: 'fixed', value: 2 } }] }, box: { size: [4, 4, 8] } });
+    expect(Array.isArray((points[0].spec.params.box as { size: unknown }).size)).toBe(true);
+    // The spec itself is left as it was.
+    expect(types[0].size.value).toEqual({ $sweep: [1, 1.5] });
+    expect(() => expandSweeps(spec({ list: [{ $sweep: [] }] }))).toThrow(/params\.list\.0/);
+  });
+
   it('is deterministic', () => {
     const s = spec({ a: { $sweep: [1, 2] } });
     expect(expandSweeps(s).map((p) => p.spec.seed)).toEqual(expandSweeps(s).map((p) => p.spec.seed));
