@@ -153,7 +153,8 @@ export class WorkerPool {
    * Runs a one-off task (an import) in a worker thread under the same memory budget as runs: the
    * value the worker posts ({ ok: true, value }), or an Error with the message it posts
    * ({ ok: false, message }) marked `taskFailed`, or a crash. Refused up front (BudgetError) when
-   * `memoryBytes` is over the budget or over what runs leave free now.
+   * `memoryBytes` is over the budget or over what runs leave free now. A worker that finished its
+   * task is kept a few seconds for the next one (see takeTaskWorker).
    */
   async task<T>(workerEntry: string, input: unknown, memoryBytes: number, transfer: ArrayBuffer[] = []): Promise<T> {
     if (memoryBytes > this.memoryBudgetBytes) {
@@ -162,20 +163,36 @@ export class WorkerPool {
     if (!this.fits(memoryBytes)) {
       throw new BudgetError(`needs about ${formatBytes(memoryBytes)}; runs hold all but ${formatBytes(this.memoryBudgetBytes - this.reservedBytes())} of the memory budget now: try again when they finish`, true);
     }
-    const worker = new Worker(runnableEntry(workerEntry, this.bundleDirs), { workerData: input, transferList: transfer });
+    const file = runnableEntry(workerEntry, this.bundleDirs);
+    const worker = takeTaskWorker(file);
     this.taskBytes += memoryBytes;
+    let reusable = false;
     try {
       return await new Promise<T>((resolve, reject) => {
-        worker.once('message', (m: { ok: true; value: T } | { ok: false; message: string }) => {
+        const off = () => {
+          worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+        };
+        const onMessage = (m: { ok: true; value: T } | { ok: false; message: string }) => {
+          off();
+          reusable = true;
           if (m.ok) resolve(m.value);
           else reject(Object.assign(new Error(m.message), { taskFailed: true }));
-        });
-        worker.once('error', (err) => reject(new Error(`worker crashed: ${err.message}`)));
-        worker.once('exit', (code) => reject(new Error(`worker exited with code ${code} before finishing`)));
+        };
+        const onError = (err: Error) => {
+          off();
+          reject(new Error(`worker crashed: ${err.message}`));
+        };
+        const onExit = (code: number) => {
+          off();
+          reject(new Error(`worker exited with code ${code} before finishing`));
+        };
+        worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+        worker.postMessage(input, transfer);
       });
     } finally {
       this.taskBytes -= memoryBytes;
-      void worker.terminate();
+      if (reusable) keepTaskWorker(file, worker);
+      else void worker.terminate();
     }
   }
 
@@ -289,6 +306,41 @@ export class WorkerPool {
     clearTimeout(timer);
     await Promise.all(entries.map((e) => e.worker.terminate()));
   }
+}
+
+/**
+ * Idle task workers by bundle file. Starting one costs 0.1 to 0.5 s (mostly loading zod), more than
+ * most imports take, so a finished one waits TASK_WORKER_IDLE_MS for the next task (at most
+ * MAX_IDLE_TASK_WORKERS per file, unref'd: an idle worker never keeps the process alive).
+ */
+const idleTaskWorkers = new Map<string, { worker: Worker; timer: NodeJS.Timeout }[]>();
+const TASK_WORKER_IDLE_MS = 10_000;
+const MAX_IDLE_TASK_WORKERS = 2;
+
+function takeTaskWorker(file: string): Worker {
+  const idle = idleTaskWorkers.get(file)?.pop();
+  if (!idle) return new Worker(file);
+  clearTimeout(idle.timer);
+  idle.worker.ref();
+  return idle.worker;
+}
+
+function keepTaskWorker(file: string, worker: Worker): void {
+  let list = idleTaskWorkers.get(file);
+  if (!list) idleTaskWorkers.set(file, (list = []));
+  if (list.length >= MAX_IDLE_TASK_WORKERS) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  const entry = {
+    worker,
+    timer: setTimeout(() => {
+      list.splice(list.indexOf(entry), 1);
+      void worker.terminate();
+    }, TASK_WORKER_IDLE_MS).unref(),
+  };
+  list.push(entry);
 }
 
 /** A task refused for its memory: `busy` when it would fit once running runs end. */

@@ -1,8 +1,9 @@
 /**
- * The worker of an import task (main/services/imports.ts): parses, checks and analyses or
- * voxelises a file the user brought, off the thread that serves the app, and posts the outcome.
+ * The worker of import tasks (main/services/imports.ts): parses, checks and analyses or voxelises a
+ * file the user brought, off the thread that serves the app, and posts the outcome. It serves one
+ * task per message, so the pool can keep it for the next one.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { runImportTask, type ImportResult, type ImportTask } from '../services/imports';
 
 function buffersOf(r: ImportResult): ArrayBuffer[] {
@@ -11,9 +12,11 @@ function buffersOf(r: ImportResult): ArrayBuffer[] {
   return [...new Set(arrays.map((a) => a.buffer).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer))];
 }
 
-try {
-  const value = runImportTask(workerData as ImportTask);
-  parentPort!.postMessage({ ok: true, value }, buffersOf(value));
-} catch (err) {
-  parentPort!.postMessage({ ok: false, message: err instanceof Error ? err.message : String(err) });
-}
+parentPort!.on('message', (task: ImportTask) => {
+  try {
+    const value = runImportTask(task);
+    parentPort!.postMessage({ ok: true, value }, buffersOf(value));
+  } catch (err) {
+    parentPort!.postMessage({ ok: false, message: err instanceof Error ? err.message : String(err) });
+  }
+});
