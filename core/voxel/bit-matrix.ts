@@ -15,13 +15,19 @@
  *
  * The list operations of the contract (matrix.ts), firstHitBesides (a move tested before the
  * particle is removed, with its self mask), and the self mask itself. The rotate-and-test loops
- * that use them are in fused.ts. A BitMatrix of one slab up to WASM_MATRIX_LIMIT_BYTES keeps it in
- * a WebAssembly memory, where the packer's SIMD kernels (wasm-kernels.ts) move particles in it;
- * the loops here move the rest.
+ * that use them are in fused.ts.
+ *
+ * With kernels, the matrix lives in the WebAssembly memory of the packer's SIMD kernels
+ * (wasm-kernels.ts), which move particles in it; the loops here move the rest. WebAssembly (32-bit,
+ * Node 20 has no memory64 without a flag) reaches at most WASM_WINDOW_BYTES of matrix there, so a
+ * larger matrix keeps all its planes in its slabs and a *window* of them (whole units: planes of
+ * rows, layers of bricks) in the kernels' memory: the window's copy is the one in use (slabOf and
+ * zWord point at it, for these loops too), and moveWindow hands planes back to the slabs and takes
+ * others, as the packing rises.
  */
 import { checkDims, corner, type MatrixOptions, type PackingMatrix } from './matrix';
 import { planSlabs } from './slab-plan';
-import { WASM_MATRIX_LIMIT_BYTES, WasmKernels, type KernelLayout } from './wasm-kernels';
+import { WASM_WINDOW_BYTES, WasmKernels, type KernelLayout } from './wasm-kernels';
 
 export type BitLayout = 'rows' | 'bricks';
 
@@ -54,8 +60,20 @@ export class BitMatrix implements PackingMatrix {
   /** Bricks: the solid padding planes above nz in the top layer, as bits (not voxels of the box). */
   private readonly paddingBits: number;
   cheapModulus = true;
-  /** The WebAssembly kernels and their memory (slab 0 lives in it), or null. */
+  /** The WebAssembly kernels and their memory (the last slab lives in it), or null. */
   readonly wasm: WasmKernels | null = null;
+  /**
+   * With kernels: units [windowUnit, windowUnit + windowUnits) are in the kernels' memory (the
+   * last entry of slabs). When the window holds the whole matrix there are no other slabs.
+   */
+  windowUnit = 0;
+  readonly windowUnits: number = 0;
+  /** Words of one unit (a plane of rows, a layer of bricks) and of one row (of words or of bricks). */
+  private readonly unitWords: number;
+  private readonly rowWords: number;
+  /** Per unit: its slab and first word there, outside the window. */
+  private readonly homeSlab: Int32Array;
+  private readonly homeWord: Int32Array;
 
   constructor(readonly nx: number, readonly ny: number, readonly nz: number, options: MatrixOptions = {}) {
     checkDims(nx, ny, nz);
@@ -81,34 +99,106 @@ export class BitMatrix implements PackingMatrix {
       this.yWord[y] = bricks ? (y >> 3) * rowWords + ((y >> 2) & 1) : y * rowWords;
       this.yBit[y] = bricks ? (y & 3) << 3 : 0;
     }
+    this.unitWords = unitWords;
+    this.rowWords = rowWords;
+    this.homeSlab = plan.slabOf;
+    this.homeWord = plan.planeBase.map((b) => b * unitWords);
     this.zWord = new Int32Array(nz);
     this.slabOf = new Int32Array(nz);
-    for (let z = 0; z < nz; z++) {
-      const u = Math.floor(z / unit);
-      this.slabOf[z] = plan.slabOf[u];
-      this.zWord[z] = plan.planeBase[u] * unitWords + (bricks ? (z & 7) * 2 : 0);
-    }
     this.paddingBits = bricks ? (units * BRICK - nz) * Math.ceil(nx / BRICK) * Math.ceil(ny / BRICK) * 64 : 0;
     this.slabs = [];
-    if ((options.kernels ?? 'wasm') === 'wasm' && plan.slabCount === 1 && plan.total <= WASM_MATRIX_LIMIT_BYTES) {
-      const kernelLayout: KernelLayout = bricks
-        ? { zShift: 3, zBytes: unitWords * 4, yShift: 3, yBytes: rowWords * 4, xShift: 3, xUp: 6, zLow: 7, yLow: 4, yBitShift: 3, xLow: 7 }
-        : { zShift: 0, zBytes: unitWords * 4, yShift: 0, yBytes: rowWords * 4, xShift: 5, xUp: 2, zLow: 0, yLow: 0, yBitShift: 5, xLow: 31 };
-      this.wasm = new WasmKernels(nx, ny, plan.total, kernelLayout);
-      this.slabs.push(this.wasm.matrix);
-    } else {
+    const windowLimit = Math.min(options.windowBytes ?? WASM_WINDOW_BYTES, WASM_WINDOW_BYTES);
+    const whole = plan.slabCount === 1 && plan.total <= windowLimit;
+    if (!whole || (options.kernels ?? 'wasm') === 'js') {
       for (let s = 0; s < plan.slabCount; s++) {
         const slabUnits = Math.min(plan.planesPerSlab, units - s * plan.planesPerSlab);
         this.slabs.push(new Int32Array(new SharedArrayBuffer(slabUnits * unitWords * 4)));
       }
     }
+    if ((options.kernels ?? 'wasm') === 'wasm') {
+      const kernelLayout: KernelLayout = bricks
+        ? { zShift: 3, zBytes: unitWords * 4, yShift: 3, yBytes: rowWords * 4, xShift: 3, xUp: 6, zLow: 7, yLow: 4, yBitShift: 3, xLow: 7 }
+        : { zShift: 0, zBytes: unitWords * 4, yShift: 0, yBytes: rowWords * 4, xShift: 5, xUp: 2, zLow: 0, yLow: 0, yBitShift: 5, xLow: 31 };
+      this.windowUnits = whole ? units : Math.floor(windowLimit / (unitWords * 4));
+      if (this.windowUnits < 1) throw new RangeError(`bit matrix ${nx}x${ny}x${nz}: one unit of planes needs ${unitWords * 4} bytes, more than the kernels' window (${windowLimit})`);
+      this.wasm = new WasmKernels(nx, ny, this.windowUnits * unitWords * 4, kernelLayout);
+      this.slabs.push(this.wasm.matrix);
+    }
+    for (let z = 0; z < nz; z++) this.mapPlane(z);
     this.fillPadding();
+  }
+
+  /** Points plane z at its words: in the window when its unit is there, else in its slab. */
+  private mapPlane(z: number): void {
+    const unit = this.planesPerUnit, u = Math.floor(z / unit), within = unit === BRICK ? (z & 7) * 2 : 0;
+    if (this.wasm !== null && u >= this.windowUnit && u < this.windowUnit + this.windowUnits) {
+      this.slabOf[z] = this.slabs.length - 1;
+      this.zWord[z] = (u - this.windowUnit) * this.unitWords + within;
+    } else {
+      this.slabOf[z] = this.homeSlab[u];
+      this.zWord[z] = this.homeWord[u] + within;
+    }
+  }
+
+  /**
+   * The voxel (x, y, z) of bit `bit` (mod 32) of word `word` of the kernels' memory (the window):
+   * the inverse of the kernels' addressing, written to out[0..2].
+   */
+  voxelOfWindowWord(word: number, bit: number, out: Int32Array): void {
+    const u = Math.floor(word / this.unitWords), r = word - u * this.unitWords, row = Math.floor(r / this.rowWords), inRow = r - row * this.rowWords;
+    bit &= 31;
+    if (this.layout === 'rows') {
+      out[0] = inRow * 32 + bit;
+      out[1] = row;
+      out[2] = u + this.windowUnit;
+      return;
+    }
+    const brick = inRow >> 4, w = inRow & 15;
+    out[0] = brick * BRICK + (bit & 7);
+    out[1] = row * BRICK + (w & 1) * 4 + (bit >> 3);
+    out[2] = (u + this.windowUnit) * BRICK + (w >> 1);
+  }
+
+  /** True when the matrix has planes outside the kernels' window (it is larger than the window). */
+  get windowed(): boolean {
+    return this.wasm !== null && this.slabs.length > 1;
+  }
+
+  /** The planes [z0, z1) in the kernels' memory (z1 may pass nz: the padding of the top layer). */
+  windowPlanes(): [number, number] {
+    return [this.windowUnit * this.planesPerUnit, (this.windowUnit + this.windowUnits) * this.planesPerUnit];
+  }
+
+  /**
+   * Moves the window to start at unit `first` (clamped to the matrix): units leaving it are
+   * copied back to their slabs, units staying move inside it, units entering come from their
+   * slabs. Returns the bytes every matrix address the kernels hold must be shifted by
+   * (wasm-kernels.ts rebaseVoxels).
+   */
+  moveWindow(first: number): number {
+    if (!this.windowed) return 0;
+    const units = Math.ceil(this.nz / this.planesPerUnit), w = this.windowUnits, uw = this.unitWords;
+    const to = Math.max(0, Math.min(units - w, first)), from = this.windowUnit;
+    if (to === from) return 0;
+    const win = this.slabs[this.slabs.length - 1];
+    const copyOut = (u: number) => this.slabs[this.homeSlab[u]].set(win.subarray((u - from) * uw, (u - from + 1) * uw), this.homeWord[u]);
+    const copyIn = (u: number) => win.set(this.slabs[this.homeSlab[u]].subarray(this.homeWord[u], this.homeWord[u] + uw), (u - to) * uw);
+    for (let u = from; u < from + w; u++) if (u < to || u >= to + w) copyOut(u);
+    // Units in both ranges keep their words, shifted by (from - to) units.
+    const lo = Math.max(from, to), hi = Math.min(from + w, to + w);
+    if (lo < hi) win.copyWithin((lo - to) * uw, (lo - from) * uw, (hi - from) * uw);
+    for (let u = to; u < to + w; u++) if (u < from || u >= from + w) copyIn(u);
+    this.windowUnit = to;
+    this.wasm!.zOrigin = to * this.planesPerUnit;
+    const z0 = Math.min(from, to) * this.planesPerUnit, z1 = Math.min(this.nz, (Math.max(from, to) + w) * this.planesPerUnit);
+    for (let z = z0; z < z1; z++) this.mapPlane(z);
+    return (from - to) * uw * 4;
   }
 
   /** Bricks: sets the padding planes above nz (solid, like everything outside the box in z). */
   private fillPadding(): void {
     if (this.paddingBits === 0) return;
-    const top = this.slabs[this.slabs.length - 1], base = this.zWord[this.nz - 1] - ((this.nz - 1) & 7) * 2;
+    const top = this.slabs[this.slabOf[this.nz - 1]], base = this.zWord[this.nz - 1] - ((this.nz - 1) & 7) * 2;
     const bricks = Math.ceil(this.nx / BRICK) * Math.ceil(this.ny / BRICK);
     for (let b = 0; b < bricks; b++) {
       for (let z = this.nz & 7; z < BRICK; z++) {
@@ -314,8 +404,13 @@ export class BitMatrix implements PackingMatrix {
   /** Occupied voxels of the box (the padding planes of a brick matrix are not voxels of the box). */
   countOccupied(): number {
     let n = 0;
-    for (const s of this.slabs) {
-      for (let i = 0; i < s.length; i++) {
+    const units = Math.ceil(this.nz / this.planesPerUnit), uw = this.unitWords;
+    for (let u = 0; u < units; u++) {
+      // Each unit where it is in use: in the window or in its slab.
+      const inWindow = this.wasm !== null && u >= this.windowUnit && u < this.windowUnit + this.windowUnits;
+      const s = inWindow ? this.slabs[this.slabs.length - 1] : this.slabs[this.homeSlab[u]];
+      const from = inWindow ? (u - this.windowUnit) * uw : this.homeWord[u];
+      for (let i = from, end = from + uw; i < end; i++) {
         let v = s[i];
         if (v === 0) continue;
         v = v - ((v >>> 1) & 0x55555555);

@@ -58,10 +58,16 @@ export interface MatrixOptions {
   /** Largest slab in bytes (default and maximum 1 GiB); tests use a small value to get many slabs. */
   maxSlabBytes?: number;
   /**
-   * BitMatrix: 'wasm' (default) keeps a matrix of one slab of at most WASM_MATRIX_LIMIT_BYTES in
-   * the memory of the WebAssembly SIMD kernels (`wasm`), so the packer can use them; 'js': never.
+   * BitMatrix: 'wasm' (default) keeps the matrix, or a window of its planes, in the memory of the
+   * WebAssembly SIMD kernels (`wasm`), so the packer can use them; 'js': never.
    */
   kernels?: 'wasm' | 'js';
+  /**
+   * BitMatrix with kernels: the largest matrix kept whole in the kernels' memory, and the size of
+   * the window of planes there for a larger one (default and maximum WASM_WINDOW_BYTES; tests use
+   * a small value to move a window through a small box).
+   */
+  windowBytes?: number;
   /** BitMatrix: 'rows' (default, the seed's) or 'bricks' of 8³ voxels (bit-matrix.ts). */
   layout?: 'rows' | 'bricks';
 }

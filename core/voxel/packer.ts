@@ -12,11 +12,11 @@
  * Sequential and deterministic: one Random from the seed drives everything.
  */
 import { Random } from '../common/random';
-import type { PackingMatrix } from './matrix';
+import type { MatrixOptions, PackingMatrix } from './matrix';
 import { BitMatrix, selfMaskLength } from './bit-matrix';
 import { IdMatrix } from './id-matrix';
 import { rotateFirstHit, rotateFirstHitBesides } from './fused';
-import { voxelWords, type KernelShape, type WasmKernels } from './wasm-kernels';
+import { rebaseVoxels, voxelWords, type KernelShape, type WasmKernels } from './wasm-kernels';
 import { rotateRange, wrapDegrees } from './rotation';
 import { quantiseSize, voxeliseShapeVoxels, type VoxelisedShape } from './shapes';
 import { boxVoxels, maxSize, minSize, type SizeLaw, type VoxelParams } from './params';
@@ -128,6 +128,8 @@ export class Packer {
   activeCount = 0;
   /** Particles inserted (and then moved) by the SIMD kernels. */
   kernelParticles = 0;
+  /** Kernel particles that left the kernels' window of a large matrix and moved on in JavaScript. */
+  movedToJavaScript = 0;
 
   /** Solid voxels of all particles (their voxelised volume). */
   solidVoxels = 0;
@@ -165,10 +167,16 @@ export class Packer {
    * need those switches on (the ablation's rows before H run without them).
    */
   private readonly kernels: WasmKernels | null;
+  /** Largest extent any particle of the run can have (voxels): the window keeps room for it. */
+  private readonly maxExtent: number;
   private readonly rng: Random;
   private readonly o: VoxelParams['optimisations'];
 
-  constructor(readonly params: VoxelParams, seed: number) {
+  /**
+   * `matrix`: options for the packing matrix beyond the parameters (tests: small slabs, a small
+   * kernel window).
+   */
+  constructor(readonly params: VoxelParams, seed: number, matrix: Pick<MatrixOptions, 'maxSlabBytes' | 'windowBytes'> = {}) {
     this.rng = new Random(seed);
     this.o = params.optimisations;
     const { nx, ny, nz, nzMatrix } = boxVoxels(params);
@@ -176,12 +184,16 @@ export class Packer {
     this.ny = ny;
     this.nz = nz;
     this.matrix = params.matrix === 'bit'
-      ? new BitMatrix(nx, ny, nzMatrix, { kernels: this.o.simdKernels ? 'wasm' : 'js', layout: this.o.bricks ? 'bricks' : 'rows' })
-      : new IdMatrix(nx, ny, nzMatrix);
+      ? new BitMatrix(nx, ny, nzMatrix, { ...matrix, kernels: this.o.simdKernels ? 'wasm' : 'js', layout: this.o.bricks ? 'bricks' : 'rows' })
+      : new IdMatrix(nx, ny, nzMatrix, matrix);
     this.matrix.cheapModulus = this.o.cheapModulus;
     this.bits = this.matrix instanceof BitMatrix ? this.matrix : null;
     const o = this.o;
-    this.kernels = o.simdKernels && o.trigTables && o.fastRounding && o.savedRotations && o.cheapModulus ? (this.bits?.wasm ?? null) : null;
+    const { maxExtent } = boxVoxels(params);
+    this.maxExtent = Math.ceil(maxExtent / 2) + 1;
+    // A window of the matrix must hold a move of the largest particle and an insertion above it.
+    const roomy = this.bits === null || !this.bits.windowed || this.bits.windowUnits * this.bits.planesPerUnit >= 4 * this.maxExtent + 8;
+    this.kernels = o.simdKernels && o.trigTables && o.fastRounding && o.savedRotations && o.cheapModulus && roomy ? (this.bits?.wasm ?? null) : null;
     this.hcx = Math.ceil(nx / HEIGHT_CELL);
     this.hcy = Math.ceil(ny / HEIGHT_CELL);
     this.heights = new Int32Array(this.hcx * this.hcy).fill(-1);
@@ -558,6 +570,74 @@ export class Packer {
     return this.old;
   }
 
+  /**
+   * For a matrix larger than the kernels' window (bit-matrix.ts): keeps in the window every plane
+   * a kernel particle's next move or the next insertion may touch. The window moves up with the
+   * roof, its bottom at the lowest kernel particle; a kernel particle that sinks below it (or
+   * would be left below it, when the active particles span more than the window) continues in
+   * the JavaScript loops (toJavaScript).
+   */
+  private keepWindow(): void {
+    const bits = this.bits!, nz = this.matrix.nz;
+    let [z0, z1] = bits.windowPlanes();
+    // An insertion reaches from the roof to the roof + 2e + 2 (without a rising roof: the top of the box).
+    const needTop = this.o.risingRoof ? Math.min(nz, this.roof + 2 * this.maxExtent + 3) : nz;
+    let lo = needTop - 2 * this.maxExtent - 4, hi = 0;
+    for (let j = 0; j < this.activeCount; j++) {
+      const i = this.active[j];
+      if (this.kernelVoxels[i] === null) continue;
+      const e = this.extent[this.shape[i]] + 1;
+      lo = Math.min(lo, this.pz[i] - e);
+      hi = Math.max(hi, this.pz[i] + e + 1);
+    }
+    if (needTop > z1 || hi > z1) {
+      // The bottom at the lowest particle (the most room above), unless the top must be higher.
+      const unit = bits.planesPerUnit, height = z1 - z0, top = Math.max(needTop, hi);
+      let first = Math.floor(Math.max(0, lo, top - height) / unit);
+      if (first * unit + height < top) first++;
+      const delta = bits.moveWindow(first);
+      if (delta !== 0) {
+        for (let j = 0; j < this.activeCount; j++) {
+          const i = this.active[j], voxels = this.kernelVoxels[i];
+          if (voxels !== null) rebaseVoxels(voxels, this.kernelShape[this.shape[i]]!.n, delta);
+        }
+        [z0, z1] = bits.windowPlanes();
+      }
+    }
+    if (lo >= Math.max(z0, 0) || z0 === 0) return;
+    for (let j = 0; j < this.activeCount; j++) {
+      const i = this.active[j];
+      if (this.kernelVoxels[i] !== null && this.pz[i] - this.extent[this.shape[i]] - 1 < z0) this.toJavaScript(i);
+    }
+  }
+
+  /**
+   * Particle i leaves the kernels: its voxels, read back from the matrix addresses the kernels
+   * hold (not rotated again: the kernels' single-precision rotation may round otherwise), become
+   * its saved rotation, its self mask an ordinary array (the same layout).
+   */
+  private toJavaScript(i: number): void {
+    const s = this.shape[i], ks = this.kernelShape[s]!, n = ks.n, k = this.kernels!;
+    const voxels = this.kernelVoxels[i]!, mask = this.masks[i]!, block = voxelWords(n) / 3;
+    const saved = new Int32Array(3 * n), v = new Int32Array(3), nx = this.nx, ny = this.ny;
+    for (let j = 0; j < n; j++) {
+      this.bits!.voxelOfWindowWord(voxels[j] >> 2, voxels[block + j], v);
+      // Relative to the centre, unwrapped across the periodic x/y edges.
+      let rx = v[0] - this.px[i], ry = v[1] - this.py[i];
+      if (rx > nx / 2) rx -= nx; else if (rx < -nx / 2) rx += nx;
+      if (ry > ny / 2) ry -= ny; else if (ry < -ny / 2) ry += ny;
+      saved[3 * j] = rx;
+      saved[3 * j + 1] = ry;
+      saved[3 * j + 2] = v[2] - this.pz[i];
+    }
+    this.saved[i] = saved;
+    this.masks[i] = mask.slice();
+    k.release(voxels);
+    k.release(mask);
+    this.kernelVoxels[i] = null;
+    this.movedToJavaScript++;
+  }
+
   /** Seed §3.5: freeze the particles that have not moved since the last check. */
   private freeze(): void {
     let k = 0;
@@ -599,6 +679,7 @@ export class Packer {
   step(): boolean {
     if (this.stopReason !== null && !this.inserting && this.activeCount === 0) return false;
     const c = this.counters;
+    if (this.kernels !== null && this.bits!.windowed) this.keepWindow();
     if (this.inserting) {
       const reason = this.shouldStopInserting();
       if (reason !== null) {

@@ -7,6 +7,7 @@ import type { ParamsIssue } from '../common/engine';
 import { shapeSchema, type Shape } from './shapes';
 import { solidBounds, surfaceIssues } from '../surface/solid';
 import { bitMatrixBytes } from './bit-matrix';
+import { WASM_WINDOW_BYTES } from './wasm-kernels';
 import { idMatrixBytes } from './id-matrix';
 import { voxelAnalysisOptionsSchema } from '../analysis/index';
 
@@ -70,7 +71,7 @@ export const optimisationsSchema = z.object({
   cheapModulus: z.boolean().default(true).meta({ description: 'seed §3.3: wrap x/y only near the edge, by one subtraction (F)' }),
   shellReduction: z.boolean().default(true).meta({ description: 'seed §3.2: pack with the reduced shell, about half of the shell voxels (G)' }),
   simdKernels: z.boolean().default(true).meta({
-    description: 'not in the seed: particles rotated, tested and written in WebAssembly SIMD, four voxels a step (bit matrices up to 512 MiB, with B, C, D and F on; H)',
+    description: 'not in the seed: particles rotated, tested and written in WebAssembly SIMD, four voxels a step (bit matrices of any size: above 512 MiB through a window of planes; with B, C, D and F on; H)',
   }),
   bricks: z.boolean().default(true).meta({
     description: "not in the seed: the bit matrix in bricks of 8 × 8 × 8 voxels, one cache line each, instead of the seed's rows of words (fewer cache lines per particle: faster in large boxes; I)",
@@ -240,7 +241,9 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
 export function estimateMemoryBytes(p: VoxelParams): number {
   const { nx, ny, nz, nzMatrix } = boxVoxels(p);
   const r = p.box.resolution;
-  const matrix = p.matrix === 'bit' ? bitMatrixBytes(nx, ny, nzMatrix, p.optimisations.bricks ? 'bricks' : 'rows') : idMatrixBytes(nx, ny, nzMatrix);
+  const bits = bitMatrixBytes(nx, ny, nzMatrix, p.optimisations.bricks ? 'bricks' : 'rows');
+  // A bit matrix larger than the SIMD kernels' memory keeps a window of its planes there as well.
+  const matrix = p.matrix === 'bit' ? bits + (p.optimisations.simdKernels && bits > WASM_WINDOW_BYTES ? WASM_WINDOW_BYTES : 0) : idMatrixBytes(nx, ny, nzMatrix);
   const labels = labelsEnabled(p) ? 4 * nx * ny * nz : 0;
   // Particles: at most the box volume over the smallest particle's volume (a sphere of the smallest
   // size bounds it from below for the shapes here); ~120 bytes of state and table per particle.

@@ -1,7 +1,8 @@
 /**
  * The packer's inner loops in WebAssembly SIMD (kernels.wat): rotate and test a particle's voxels
  * with early exit, four a step, and write an accepted move. WebAssembly reaches only its own
- * memory, so a BitMatrix that uses these kernels keeps its one slab at the start of a shared
+ * memory, so a BitMatrix that uses these kernels keeps its matrix, or for a matrix larger than
+ * WASM_WINDOW_BYTES a window of its z-planes (bit-matrix.ts), at the start of a shared
  * WebAssembly.Memory (its buffer is a SharedArrayBuffer like any other slab), and the packer keeps
  * the state of the particles the kernels move in the heap behind it: per shape its coordinates
  * as f32 blocks and a trial buffer, per particle its voxels as the kernels wrote them (matrix
@@ -15,8 +16,11 @@ import { COS32, SIN32 } from './rotation';
 /** The memory may grow to this many 64 KiB pages: 1 GiB, the largest buffer PackBench allocates. */
 const MAX_PAGES = 16384;
 const PAGE = 65536;
-/** A matrix up to this size uses the kernels, leaving at least half of the memory to the heap. */
-export const WASM_MATRIX_LIMIT_BYTES = (MAX_PAGES * PAGE) / 2;
+/**
+ * The matrix, or the window of its planes the kernels reach, is at most this large, leaving at
+ * least half of the memory to the heap.
+ */
+export const WASM_WINDOW_BYTES = (MAX_PAGES * PAGE) / 2;
 /** Heap alignment (bytes): a cache line, so that no two buffers share one. */
 const ALIGN = 64;
 /** The kernels' own scratch space (their loop constants), after the matrix and its all-ones word. */
@@ -83,8 +87,10 @@ export function voxelWords(n: number): number {
 
 export class WasmKernels {
   readonly memory: WebAssembly.Memory;
-  /** The matrix words (byte 0 of the memory). */
+  /** The matrix words, or those of the window of its planes (byte 0 of the memory). */
   readonly matrix: Int32Array;
+  /** The first z-plane in the matrix words (0 unless they are a window of a larger matrix). */
+  zOrigin = 0;
   private readonly k: KernelExports;
   /** Buffers of the memory views were made on (a grown shared memory hands out a new one). */
   private readonly buffers: ArrayBufferLike[] = [];
@@ -92,7 +98,7 @@ export class WasmKernels {
   private readonly freeLists = new Map<number, number[]>();
 
   constructor(private readonly nx: number, private readonly ny: number, matrixBytes: number, layout: KernelLayout) {
-    if (matrixBytes > WASM_MATRIX_LIMIT_BYTES) throw new RangeError(`WasmKernels: a matrix of ${matrixBytes} bytes is over ${WASM_MATRIX_LIMIT_BYTES}`);
+    if (matrixBytes > WASM_WINDOW_BYTES) throw new RangeError(`WasmKernels: a matrix window of ${matrixBytes} bytes is over ${WASM_WINDOW_BYTES}`);
     // The matrix plus 1 MiB of heap to begin with; the heap grows by doubling.
     const pages = Math.ceil(matrixBytes / PAGE) + 16;
     this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
@@ -174,7 +180,8 @@ export class WasmKernels {
 
   /**
    * First hit (or -1) of shape s rotated to (ax, ay, az) degrees at centre (x, y, z); its voxels
-   * go to s.trial. mask: the particle's self mask (selfMaskLength(s.b) words), made at its current centre
+   * go to s.trial. Every plane of z ± (e + 1) in the box must lie in the matrix words (a window's
+   * planes; the packer sees to it): the kernels take planes beyond them for the floor or ceiling. mask: the particle's self mask (selfMaskLength(s.b) words), made at its current centre
    * (x - dx, y - dy, z - dz); for a particle not yet in the matrix, the all-zero mask it will
    * have, with d = 0.
    */
@@ -182,7 +189,7 @@ export class WasmKernels {
     const e = s.e, b = s.b;
     return this.k.test(
       s.n, s.blocks.byteOffset, s.trial.byteOffset, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
-      x - e < 0 ? x + this.nx : x, y - e < 0 ? y + this.ny : y, z,
+      x - e < 0 ? x + this.nx : x, y - e < 0 ? y + this.ny : y, z - this.zOrigin,
       mask.byteOffset, s.ms, dx + b, dy + b, dz + b,
     );
   }
@@ -197,4 +204,12 @@ export class WasmKernels {
   write(s: KernelShape, old: Int32Array | null, mask: Int32Array, dx: number, dy: number, dz: number): void {
     this.k.move(s.n, old !== null ? old.byteOffset : 0, s.trial.byteOffset, mask.byteOffset, mask.byteLength, (dz * s.ms + dy) * s.ms + dx);
   }
+}
+
+/**
+ * Shifts the matrix addresses of a particle's voxels (the first n words of `voxels`, as `test`
+ * left them) by `bytes`: its window of the matrix moved by -bytes.
+ */
+export function rebaseVoxels(voxels: Int32Array, n: number, bytes: number): void {
+  for (let i = 0; i < n; i++) voxels[i] += bytes;
 }

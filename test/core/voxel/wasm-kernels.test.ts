@@ -3,7 +3,7 @@ import { BitMatrix, markSelf, selfMaskLength } from '../../../core/voxel/bit-mat
 import { COS, SIN, rotateRange } from '../../../core/voxel/rotation';
 import { voxeliseShapeVoxels } from '../../../core/voxel/shapes';
 import { KERNELS_WASM_BASE64 } from '../../../core/voxel/kernels-wasm';
-import { voxelWords, WASM_MATRIX_LIMIT_BYTES, WasmKernels } from '../../../core/voxel/wasm-kernels';
+import { voxelWords, WASM_WINDOW_BYTES, WasmKernels } from '../../../core/voxel/wasm-kernels';
 import { Random } from '../../../core/common/random';
 import { compileKernels } from '../../../scripts/build-wasm.mjs';
 
@@ -170,6 +170,6 @@ describe('WebAssembly SIMD kernels', () => {
     expect(again[5]).toBe(0); // zeroed on reuse
     expect(k.alloc(2 ** 29)).toBeNull(); // 2 GiB of words: past the 1 GiB maximum
     const layout = { zShift: 0, zBytes: 0, yShift: 0, yBytes: 0, xShift: 0, xUp: 0, zLow: 0, yLow: 0, yBitShift: 0, xLow: 0 };
-    expect(() => new WasmKernels(64, 64, WASM_MATRIX_LIMIT_BYTES + 4, layout)).toThrow(/over/);
+    expect(() => new WasmKernels(64, 64, WASM_WINDOW_BYTES + 4, layout)).toThrow(/over/);
   });
 });
