@@ -125,13 +125,13 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     const rows = page.locator('[data-testid^="history-row-"]');
     expect(await rows.count()).toBe(2);
     await rows.nth(0).click();
-    await page.locator(testid('details-metrics')).filter({ hasText: 'solidFraction' }).waitFor();
+    await page.locator(testid('details-metrics')).filter({ hasText: 'bedSolidFraction' }).waitFor();
     await shot('history');
     await rows.nth(1).click({ modifiers: ['Control'] });
     await page.click(testid('history-compare'));
     await page.locator(testid('compare-params')).filter({ hasText: 'reboundProbability' }).waitFor();
     await page.waitForSelector(`${testid('compare')} canvas`);
-    expect(await page.textContent(testid('compare-metrics'))).toMatch(/solidFraction/);
+    expect(await page.textContent(testid('compare-metrics'))).toMatch(/bedSolidFraction/);
     await shot('compare');
   });
 
