@@ -7,10 +7,10 @@ import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type
 import { implicitFunction } from './implicit';
 import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, type SurfaceParams } from './params';
 import { SurfaceSampler } from './sampler';
-import { voxeliseSolid } from './solid';
+import { sampleFrame, voxeliseSolid } from './solid';
 
 export { implicitSurfaceSchema, surfaceKindSchemas, blobSchema, implicitFunction, type ImplicitSurface, type ImplicitFunction, type Blob } from './implicit';
-export { solidBounds, surfaceIssues, estimateArea, projectToSurface, voxeliseSolid, longestSide } from './solid';
+export { solidBounds, surfaceIssues, estimateArea, projectToSurface, sampleFrame, voxeliseSolid, longestSide } from './solid';
 export { surfaceParamsSchema, checkParams, estimateMemoryBytes, surfaceGeometry, type SurfaceParams } from './params';
 export { SurfaceSampler, sigmaForSpacing, type SamplerOptions } from './sampler';
 
@@ -46,7 +46,11 @@ export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
     if (inARow >= st.window) { stopReason = 'uniform'; break; }
   }
   const samplingMs = performance.now() - t1;
-  const result = finish(sampler, p, area);
+  const frame = sampleFrame(bounds);
+  const volume = p.voxelsAcross > 0 ? voxeliseSolid(fn, frame, p.voxelsAcross, 'solid') : null;
+  // With a volume the frame is its box (whole voxels), so that table and volume line up.
+  if (volume) for (let a = 0; a < 3; a++) frame.size[a] = volume.dims[a] * volume.voxelSize;
+  const result = finish(sampler, p, area, frame);
   const x = Float64Array.from(its);
   return {
     cancelled,
@@ -62,13 +66,15 @@ export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
       { name: 'particles', xLabel: 'iteration', yLabel: 'particles', x, y: Float64Array.from(counts), kind: 'line' },
       { name: 'mean spacing', xLabel: 'iteration', yLabel: 'mean nearest-neighbour distance / spacing', x, y: Float64Array.from(means), kind: 'line' },
     ],
-    artifacts: [result.table, ...(p.voxelsAcross > 0 ? [voxeliseSolid(fn, bounds, p.voxelsAcross, 'solid')] : [])],
+    artifacts: volume ? [result.table, volume] : [result.table],
   };
 }
 
-/** The particle table (positions, unit normals at the final positions, radius = half the
- *  nearest-neighbour distance, σ, energy) and the metrics measured on the final positions. */
-function finish(s: SurfaceSampler, p: SurfaceParams, area: number): { table: ColumnTable; metrics: Record<string, number> } {
+/**
+ * The particle table (positions in the frame, unit normals at the final positions, radius = half
+ * the nearest-neighbour distance, σ, energy) and the metrics measured on the final positions.
+ */
+function finish(s: SurfaceSampler, p: SurfaceParams, area: number, frame: ReturnType<typeof sampleFrame>): { table: ColumnTable; metrics: Record<string, number> } {
   const n = s.n, fn = implicitFunction(p.surface), g = new Float64Array(3);
   const nearest = new Float64Array(n);
   s.nearestNeighbours(nearest);
@@ -82,7 +88,7 @@ function finish(s: SurfaceSampler, p: SurfaceParams, area: number): { table: Col
     const gl = Math.hypot(g[0], g[1], g[2]);
     const residual = Math.abs(F) / gl;
     if (!(residual <= worst)) worst = residual;
-    c.x[i] = x; c.y[i] = y; c.z[i] = z;
+    c.x[i] = x - frame.offset[0]; c.y[i] = y - frame.offset[1]; c.z[i] = z - frame.offset[2];
     c.nx[i] = g[0] / gl; c.ny[i] = g[1] / gl; c.nz[i] = g[2] / gl;
     const d = nearest[i];
     c.r[i] = Number.isFinite(d) ? d / 2 : s.sigma[i];
@@ -94,7 +100,10 @@ function finish(s: SurfaceSampler, p: SurfaceParams, area: number): { table: Col
   const mean = finite > 0 ? sum / finite : NaN;
   const cv = finite > 0 ? Math.sqrt(Math.max(0, sum2 / finite - mean * mean)) / mean : NaN;
   return {
-    table: { kind: 'table', name: 'particles', columns: c, meta: { radius: 'half the nearest-neighbour distance', normal: '∇F/|∇F| (outwards)' } },
+    table: {
+      kind: 'table', name: 'particles', columns: c,
+      meta: { box: frame.size, offset: frame.offset, positions: 'surface coordinates minus offset', radius: 'half the nearest-neighbour distance', normal: '∇F/|∇F| (outwards)' },
+    },
     metrics: {
       particles: n,
       nearestNeighbourCV: cv,

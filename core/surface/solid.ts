@@ -135,22 +135,31 @@ export function projectToSurface(fn: ImplicitFunction, x: number, y: number, z: 
 }
 
 /**
- * The solid (F < 0) sampled at voxel centres, `across` voxels along the box's longest side,
- * as a label volume (1 inside, 0 outside) with one empty voxel of margin on every side.
+ * The frame a sampling's results are given in (as a packing's box): the solid's box widened by a
+ * margin of 2.5 % of its longest side on every side. Results are in surface coordinates minus
+ * `offset`, so that the frame spans [0, size] on each axis.
  */
-export function voxeliseSolid(fn: ImplicitFunction, bounds: Float64Array, across: number, name = 'solid'): LabelVolume {
+export function sampleFrame(bounds: Float64Array): { offset: [number, number, number]; size: [number, number, number] } {
+  const m = 0.025 * longestSide(bounds);
+  return {
+    offset: [bounds[0] - m, bounds[1] - m, bounds[2] - m],
+    size: [bounds[3] - bounds[0] + 2 * m, bounds[4] - bounds[1] + 2 * m, bounds[5] - bounds[2] + 2 * m],
+  };
+}
+
+/**
+ * The solid (F < 0) sampled at voxel centres over a frame (sampleFrame), `across` voxels along its
+ * longest side: a label volume (1 inside, 0 outside) whose voxel (0, 0, 0) has its corner at the
+ * frame's offset (the other sides rounded up to whole voxels).
+ */
+export function voxeliseSolid(fn: ImplicitFunction, frame: { offset: readonly number[]; size: readonly number[] }, across: number, name = 'solid'): LabelVolume {
   if (!Number.isInteger(across) || across < 1 || across > 1024) throw new RangeError(`voxels across must be an integer in [1, 1024], got ${across}`);
-  const v = longestSide(bounds) / across;
-  const dims: [number, number, number] = [0, 0, 0];
-  const o = [0, 0, 0];
-  for (let a = 0; a < 3; a++) {
-    dims[a] = Math.ceil((bounds[a + 3] - bounds[a]) / v - 1e-9) + 2;
-    o[a] = (bounds[a] + bounds[a + 3]) / 2 - (dims[a] * v) / 2;
-  }
+  const o = frame.offset, v = Math.max(frame.size[0], frame.size[1], frame.size[2]) / across;
+  const dims: [number, number, number] = [0, 1, 2].map((a) => Math.max(1, Math.ceil(frame.size[a] / v - 1e-9))) as [number, number, number];
   const labels = new Uint32Array(dims[0] * dims[1] * dims[2]);
   let solid = 0;
   for (let k = 0, idx = 0; k < dims[2]; k++) for (let j = 0; j < dims[1]; j++) for (let i = 0; i < dims[0]; i++, idx++) {
     if (fn.value(o[0] + (i + 0.5) * v, o[1] + (j + 0.5) * v, o[2] + (k + 0.5) * v) < 0) { labels[idx] = 1; solid++; }
   }
-  return { kind: 'volume', name, dims, voxelSize: v, labels, meta: { origin: o, solidVoxels: solid, labels: '1 = inside the surface (F < 0), 0 = outside' } };
+  return { kind: 'volume', name, dims, voxelSize: v, labels, meta: { offset: [o[0], o[1], o[2]], solidVoxels: solid, labels: '1 = inside the surface (F < 0), 0 = outside' } };
 }

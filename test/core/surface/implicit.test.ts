@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Random } from '../../../core/common/random';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from '../../../core/surface/implicit';
-import { estimateArea, longestSide, projectToSurface, solidBounds, voxeliseSolid } from '../../../core/surface/solid';
+import { estimateArea, longestSide, projectToSurface, sampleFrame, solidBounds, voxeliseSolid } from '../../../core/surface/solid';
 
 const parse = (s: unknown): ImplicitSurface => implicitSurfaceSchema.parse(s);
 
@@ -79,8 +79,8 @@ describe('implicit functions', () => {
     // And the blobby box is tight: the voxelised solid (voxel centres at 1/200 of the side) reaches
     // within 1 % of the side of every face.
     if (s.kind === 'blobby') {
-      const v = voxeliseSolid(fn, b, 200);
-      const o = v.meta!.origin as number[];
+      const v = voxeliseSolid(fn, sampleFrame(b), 200);
+      const o = v.meta!.offset as number[];
       const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
       const [nx, ny] = v.dims;
       v.labels.forEach((l, idx) => {
@@ -120,13 +120,15 @@ describe('implicit functions', () => {
 
   it('voxelised ellipsoid: the analytic volume within 1 % at 40 voxels across', () => {
     const s = parse({ kind: 'ellipsoid', semiAxes: [1, 0.7, 0.5] }), fn = implicitFunction(s);
-    const v = voxeliseSolid(fn, solidBounds(s, fn), 40);
+    const frame = sampleFrame(solidBounds(s, fn));
+    expect(frame.offset).toEqual([-1.05, -0.75, -0.55]);
+    const v = voxeliseSolid(fn, frame, 42);
     let solid = 0;
     for (const l of v.labels) solid += l;
     const volume = solid * v.voxelSize ** 3;
-    expect(v.voxelSize).toBeCloseTo(2 / 40, 12);
+    expect(v.voxelSize).toBeCloseTo(2.1 / 42, 12);
+    expect(v.dims).toEqual([42, 30, 22]); // 40 voxels across the ellipsoid itself
     expect(Math.abs(volume / ((4 / 3) * Math.PI * 0.35) - 1)).toBeLessThan(0.01);
-    expect(v.dims).toEqual([42, 30, 22]);
   });
 });
 

@@ -47,7 +47,10 @@ describe('surface engine', () => {
     const m = r.metrics;
     expect(m.stopReason).toBe('uniform');
     const table = r.artifacts[0] as ColumnTable;
-    const { x, y, z, nx, ny, nz, r: radius } = table.columns as Record<string, Float64Array>;
+    const { nx, ny, nz, r: radius } = table.columns as Record<string, Float64Array>;
+    // Positions in the frame of the solid's box: surface coordinates minus the offset.
+    const offset = table.meta!.offset as number[];
+    const [x, y, z] = (['x', 'y', 'z'] as const).map((c, a) => (table.columns[c] as Float64Array).map((v) => v + offset[a]));
     const n = x.length;
     expect(m.particles).toBe(n);
     // Residual checked here, not by the engine's own number: |F|/|∇F| at every point.
@@ -95,7 +98,17 @@ describe('surface engine', () => {
     expect((a.artifacts[0] as ColumnTable).columns.x).toEqual((b.artifacts[0] as ColumnTable).columns.x);
     const vol = a.artifacts[1] as LabelVolume;
     expect(vol.kind).toBe('volume');
-    expect(vol.dims[0]).toBe(32);
+    expect(vol.dims[0]).toBe(30);
+    expect(vol.dims[2]).toBe(Math.ceil(30 * (0.8 + 0.15) / (2.8 + 0.15) - 1e-9));
+    // Table and volume share the frame: every particle lies in the volume's box.
+    const t = a.artifacts[0] as ColumnTable, box = t.meta!.box as number[];
+    for (let k = 0; k < 3; k++) expect(box[k]).toBeCloseTo(vol.dims[k] * vol.voxelSize, 9);
+    expect(t.meta!.offset).toEqual(vol.meta!.offset);
+    for (const c of ['x', 'y', 'z'] as const) {
+      const v = t.columns[c] as Float64Array, k = ['x', 'y', 'z'].indexOf(c);
+      expect(Math.min(...v)).toBeGreaterThan(0);
+      expect(Math.max(...v)).toBeLessThan(box[k]);
+    }
     let solid = 0;
     for (const l of vol.labels) solid += l;
     const exact = 2 * Math.PI * Math.PI * 1 * 0.16;
