@@ -6,6 +6,7 @@
  * Screenshots: test/e2e/artifacts/editor.png, inspector.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import type { Host } from '../../main/host/server';
 import { openServices, type Services } from '../../main/services/services';
@@ -33,6 +34,17 @@ afterAll(async () => {
   await services?.close();
   cleanup?.();
 });
+
+/** Waits until the camera has stopped gliding (its inertia runs on after a drag). */
+async function cameraStill(): Promise<string> {
+  let last = '';
+  for (;;) {
+    const now = (await page.locator('[data-testid="inspector-canvas"]').getAttribute('data-camera')) ?? '';
+    if (now === last) return now;
+    last = now;
+    await new Promise((r) => setTimeout(r, 400));
+  }
+}
 
 /** Waits until the 3D canvas has drawn a frame with every material ready. */
 function frameReady(testId: string): Promise<unknown> {
@@ -97,5 +109,81 @@ describe.skipIf(!CHROMIUM)('editor and inspector in Chromium', () => {
     expect(download.suggestedFilename()).toMatch(/^e2e_plates-.*\.png$/);
     const bytes = await download.createReadStream().then(async (s) => { const parts: Buffer[] = []; for await (const c of s) parts.push(c as Buffer); return Buffer.concat(parts); });
     expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('turns the camera on a plain drag; Shift moves the slice plane', async () => {
+    const camera = () => page.locator('[data-testid="inspector-canvas"]').getAttribute('data-camera');
+    const index = () => page.locator('[data-testid="slice-index"]').inputValue();
+    const box = (await page.locator('[data-testid="inspector-canvas"]').boundingBox())!;
+    const cx = box.x + box.width / 2;
+    const cy = box.y + box.height / 2;
+    const before = { camera: await camera(), index: await index() };
+    // a drag across the middle, where the plane lies behind the particles: the camera turns
+    await page.mouse.move(cx, cy);
+    await page.mouse.down();
+    for (let k = 1; k <= 8; k++) await page.mouse.move(cx + k * 15, cy + k * 4);
+    await page.mouse.up();
+    await page.waitForFunction((c) => document.querySelector<HTMLCanvasElement>('[data-testid="inspector-canvas"]')!.dataset.camera !== c, before.camera);
+    expect(await index()).toBe(before.index);
+    // the same with Shift held moves the plane (and so the slice), not the camera
+    const turned = await cameraStill();
+    await page.keyboard.down('Shift');
+    await page.mouse.move(cx, cy);
+    await page.mouse.down();
+    for (let k = 1; k <= 8; k++) await page.mouse.move(cx, cy - k * 12);
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    await page.waitForFunction((i) => document.querySelector<HTMLInputElement>('[data-testid="slice-index"]')!.value !== i, before.index, { timeout: 10_000 });
+    expect(await cameraStill()).toBe(turned);
+  });
+
+  it('saves a figure at a chosen size with colour bar, scale bar and axes', async () => {
+    await page.selectOption('[data-testid="colour-by"]', 'height');
+    await page.selectOption('[data-testid="colour-map"]', 'cividis');
+    await page.click('[data-testid="figure-toggle"]');
+    await page.fill('[data-testid="figure-width"]', '1200');
+    await page.fill('[data-testid="figure-height"]', '800');
+    await frameReady('inspector-canvas');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="figure-save"]')]);
+    expect(download.suggestedFilename()).toMatch(/^e2e_plates-.*-figure\.png$/);
+    const path = `${ARTIFACTS}inspector-figure.png`;
+    await download.saveAs(path);
+    const png = readFileSync(path);
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 800]); // IHDR width, height
+    await page.screenshot({ path: `${ARTIFACTS}inspector-figure-options.png` });
+  });
+
+  it('frames a newly opened run and keeps it open across workspaces', async () => {
+    const radius = async () => Number((await page.locator('[data-testid="inspector-canvas"]').getAttribute('data-camera'))!.split(',')[2]);
+    const id = await page.evaluate(async () => {
+      const api = (globalThis as unknown as { packbench: PackbenchApi }).packbench;
+      const r = await api.call('runs.enqueue', {
+        spec: { engine: 'voxel', name: 'e2e big box', seed: 3, params: { box: { size: [8, 8, 6], resolution: 4 }, mixture: { basis: 'number', types: [{ name: 'ball', shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, fraction: 1 }] } } },
+      });
+      return r.runIds[0];
+    });
+    await page.waitForFunction(
+      async (id) => ['done', 'failed'].includes((await (globalThis as unknown as { packbench: PackbenchApi }).packbench.call('runs.get', { id })).status),
+      id,
+      { timeout: 120_000, polling: 500 },
+    );
+    const small = await radius();
+    await page.goto(host.url + '#/inspector/' + id);
+    await page.locator('[data-testid="inspector-run-name"]').filter({ hasText: 'e2e big box' }).waitFor();
+    await frameReady('inspector-canvas');
+    // framed anew: the camera stands back in proportion to the box diagonal (8 x 8 x 6 against 3 x 3 x 2)
+    const ratio = Math.hypot(8, 8, 6) / Math.hypot(3, 3, 2);
+    await page.waitForFunction(
+      ([r, small]) => Math.abs(Number(document.querySelector<HTMLCanvasElement>('[data-testid="inspector-canvas"]')!.dataset.camera!.split(',')[2]) / small - r) < 0.05 * r,
+      [ratio, small],
+    );
+    const framed = await cameraStill();
+    await page.click('[data-testid="nav-history"]');
+    await page.waitForSelector('[data-testid="history-workspace"]');
+    await page.click('[data-testid="nav-inspector"]');
+    await page.locator('[data-testid="inspector-run-name"]').filter({ hasText: 'e2e big box' }).waitFor();
+    expect(page.url()).toContain(`#/inspector/${id}`);
+    expect(await page.locator('[data-testid="inspector-canvas"]').getAttribute('data-camera')).toBe(framed);
   });
 });

@@ -1,3 +1,4 @@
+import { mapColour } from '../../renderer/src/scene/colormap';
 import { describe, it, expect } from 'vitest';
 import { computeColours, resolveParticleColumns } from '../../renderer/src/workspaces/inspector/particleColumns';
 import type { ParticleTableSpec } from '../../core/common/engine';
@@ -22,11 +23,44 @@ describe('particle columns from the engine’s declaration', () => {
     expect(p.categoryNames).toEqual(['coarse', 'fine']);
     expect(p.colourings.map((c) => c.key)).toEqual(['class', 'height', 'speed', 'id']);
     const out = new Float32Array(8);
-    expect(computeColours(p, 'speed', out)).toEqual({ kind: 'range', min: 3, max: 5 });
+    expect(computeColours(p, 'speed', out)).toEqual({ kind: 'range', min: 3, max: 5, dataMin: 3, dataMax: 5, map: 'viridis' });
     expect(out[3]).toBe(1);
     expect(out[0]).not.toBe(out[4]); // slowest and fastest differ
-    expect(computeColours(p, 'height', out)).toEqual({ kind: 'range', min: 0, max: 4 });
+    expect(computeColours(p, 'height', out)).toEqual({ kind: 'range', min: 0, max: 4, dataMin: 0, dataMax: 4, map: 'viridis' });
     expect(computeColours(p, 'class', out)).toEqual({ kind: 'categories', values: [0, 1] });
+    expect(p.categoryColumn).toBe('class');
+  });
+
+  it('colours by a chosen map and range, clamping values outside it to the ends', () => {
+    const cols = { cx: Float64Array.of(0, 1, 2), cy: Float64Array.of(0, 1, 2), cz: Float64Array.of(0, 4, 8), rad: Float64Array.of(1, 1, 1), speed: Float64Array.of(0, 5, 10) };
+    const p = resolveParticleColumns(cols, 3, { particleTable: disks });
+    const out = new Float32Array(12);
+    expect(computeColours(p, 'speed', out, { map: 'cividis', range: [2, 8] })).toEqual({ kind: 'range', min: 2, max: 8, dataMin: 0, dataMax: 10, map: 'cividis' });
+    const low = new Float32Array(3);
+    const mid = new Float32Array(3);
+    const high = new Float32Array(3);
+    mapColour('cividis', 0, low, 0, 1);
+    mapColour('cividis', 0.5, mid, 0, 1);
+    mapColour('cividis', 1, high, 0, 1);
+    expect(Array.from(out.subarray(0, 3))).toEqual(Array.from(low)); // 0 is below the range: its low end
+    expect(Array.from(out.subarray(4, 7))).toEqual(Array.from(mid)); // 5 is the middle of [2, 8]
+    expect(Array.from(out.subarray(8, 11))).toEqual(Array.from(high));
+    // the three maps differ, and coolwarm is grey in the middle (a diverging map)
+    const v = new Float32Array(3);
+    mapColour('viridis', 0.5, v, 0, 1);
+    expect(Array.from(v)).not.toEqual(Array.from(mid));
+    const cw = new Float32Array(3);
+    mapColour('coolwarm', 0.5, cw, 0, 255);
+    for (const c of cw) expect(Math.abs(c - 221)).toBeLessThan(2); // (a 256-entry table: 0.5 falls between two)
+    // cividis runs from dark blue to yellow (Nuñez et al.: no red-green contrast)
+    const c0 = new Uint8ClampedArray(3);
+    const c1 = new Uint8ClampedArray(3);
+    mapColour('cividis', 0, c0, 0, 255);
+    mapColour('cividis', 1, c1, 0, 255);
+    expect(c0[2]).toBeGreaterThan(c0[0]);
+    expect(c1[0]).toBeGreaterThan(200);
+    expect(c1[1]).toBeGreaterThan(200);
+    expect(c1[2]).toBeLessThan(100);
   });
 
   it('takes the first size column the table has (the voxel engine: equivalent diameter, else its size)', () => {

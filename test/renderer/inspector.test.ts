@@ -2,6 +2,8 @@ import { describe, it, expect } from 'vitest';
 import { flushPromises, mount } from '@vue/test-utils';
 import { createRouter, createMemoryHistory } from 'vue-router';
 import InspectorWorkspace from '../../renderer/src/workspaces/inspector/InspectorWorkspace.vue';
+import SliceView from '../../renderer/src/workspaces/inspector/SliceView.vue';
+import { inspected, inspectorPath } from '../../renderer/src/stores/inspected';
 import { makeRun } from './fakeApi';
 import { voxelEngine } from '../../core/voxel/index';
 
@@ -80,6 +82,48 @@ describe('InspectorWorkspace', () => {
 
     await w.get('[data-testid="colour-by"]').setValue('height');
     expect(w.get('[data-testid="legend"]').text()).toContain('0.25');
+    w.unmount();
+  });
+
+  it('names the picked particle\'s type, not only its index', async () => {
+    installRunApi();
+    const { w } = await mountAt('/inspector/r1');
+    w.findComponent(SliceView).vm.$emit('pick', 1);
+    await flushPromises();
+    expect(w.get('[data-testid="record-type"]').text()).toBe('sphere (1)');
+    expect(w.get('[data-testid="record-x"]').text()).toBe('1');
+    w.unmount();
+  });
+
+  it('colours by a chosen map and range: the legend shows them, an inverted range is named', async () => {
+    installRunApi();
+    const { w } = await mountAt('/inspector/r1');
+    await w.get('[data-testid="colour-by"]').setValue('bodyTilt');
+    expect(w.get('[data-testid="legend"]').text()).toContain('° from z');
+    expect((w.get('[data-testid="colour-min"]').element as HTMLInputElement).placeholder).toBe('0');
+    expect((w.get('[data-testid="colour-max"]').element as HTMLInputElement).placeholder).toBe('90');
+    await w.get('[data-testid="colour-map"]').setValue('cividis');
+    await w.get('[data-testid="colour-min"]').setValue('10');
+    await w.get('[data-testid="colour-max"]').setValue('45');
+    await flushPromises();
+    const legend = w.get('[data-testid="legend"]');
+    expect(legend.find('.ends').text()).toMatch(/^10.*45$/);
+    // the bar is cividis: it starts dark blue (0 32 81)
+    expect(legend.get('[data-testid="legend-bar"]').attributes('style')).toContain('rgb(0 32 81)');
+    await w.get('[data-testid="colour-max"]').setValue('5');
+    expect(legend.text()).toContain('the range needs min below max');
+    // another quantity starts from its own range
+    await w.get('[data-testid="colour-by"]').setValue('height');
+    expect((w.get('[data-testid="colour-min"]').element as HTMLInputElement).value).toBe('');
+    w.unmount();
+  });
+
+  it('remembers the open run for the app\'s Inspector link', async () => {
+    inspected.runId = '';
+    installRunApi();
+    const { w } = await mountAt('/inspector/r1');
+    expect(inspected.runId).toBe('r1');
+    expect(inspectorPath()).toBe('/inspector/r1');
     w.unmount();
   });
 });

@@ -2,6 +2,9 @@
  * Colour maps for particles and slices. Colours are written into Float32Arrays (RGBA, 0..1) for
  * Babylon's thin-instance colour buffer and into Uint8ClampedArrays for 2D slice images, so one
  * map serves both views and a particle has the same colour in the 3D view and in the slice.
+ * Continuous maps: viridis and cividis (perceptually uniform; cividis also for red-green colour
+ * blindness) and coolwarm (Moreland's diverging map, for quantities with a meaningful middle).
+ * Each is a 256-entry table built once, so colouring a particle is a table read.
  */
 
 /** Viridis sampled at 9 stops (perceptually uniform, readable in print and by colour-blind users). */
@@ -19,18 +22,66 @@ const CATEGORICAL: readonly (readonly [number, number, number])[] = [
   [0.737, 0.741, 0.133], [0.090, 0.745, 0.812],
 ];
 
+/** Moreland's smooth cool-to-warm diverging map (2009), at 5 of its published stops. */
+const COOLWARM: readonly (readonly [number, number, number])[] = [
+  [59 / 255, 76 / 255, 192 / 255], [141 / 255, 176 / 255, 254 / 255], [221 / 255, 221 / 255, 221 / 255],
+  [244 / 255, 154 / 255, 123 / 255], [180 / 255, 4 / 255, 38 / 255],
+];
+
+export type ContinuousMap = 'viridis' | 'cividis' | 'coolwarm';
+export const CONTINUOUS_MAPS: { id: ContinuousMap; label: string; description: string }[] = [
+  { id: 'viridis', label: 'viridis', description: 'perceptually uniform, dark blue to yellow' },
+  { id: 'cividis', label: 'cividis', description: 'perceptually uniform and readable with red-green colour blindness' },
+  { id: 'coolwarm', label: 'coolwarm (diverging)', description: 'diverging, blue to grey to red: for quantities with a meaningful middle' },
+];
+
+const LUT_SIZE = 256;
+
+/** Linear interpolation between evenly spaced stops. */
+function fromStops(stops: readonly (readonly [number, number, number])[], t: number): [number, number, number] {
+  const f = t * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(f));
+  const w = f - i;
+  const a = stops[i];
+  const b = stops[i + 1];
+  return [a[0] + (b[0] - a[0]) * w, a[1] + (b[1] - a[1]) * w, a[2] + (b[2] - a[2]) * w];
+}
+
+/** Cividis (Nuñez, Anderton & Renslow 2018) as the degree-5 polynomial fit d3 uses, in 0..1. */
+function cividisAt(t: number): [number, number, number] {
+  const c = (v: number) => Math.max(0, Math.min(255, v)) / 255;
+  return [
+    c(-4.54 - t * (35.34 - t * (2381.73 - t * (6402.7 - t * (7024.72 - t * 2710.57))))),
+    c(32.49 + t * (170.73 + t * (52.82 - t * (131.46 - t * (176.58 - t * 67.37))))),
+    c(81.24 + t * (442.36 - t * (2482.43 - t * (6167.24 - t * (6614.94 - t * 2475.67))))),
+  ];
+}
+
+function table(at: (t: number) => [number, number, number]): Float32Array {
+  const lut = new Float32Array(LUT_SIZE * 3);
+  for (let k = 0; k < LUT_SIZE; k++) lut.set(at(k / (LUT_SIZE - 1)), k * 3);
+  return lut;
+}
+
+const LUTS: Record<ContinuousMap, Float32Array> = {
+  viridis: table((t) => fromStops([...VIRIDIS, VIRIDIS_END], t)),
+  cividis: table(cividisAt),
+  coolwarm: table((t) => fromStops(COOLWARM, t)),
+};
+
+/** Writes map(t) for t in [0, 1] (clamped; NaN as 0) into out at offset o as RGB times `scale`. */
+export function mapColour(map: ContinuousMap, t: number, out: Float32Array | Uint8ClampedArray, o: number, scale: number): void {
+  const u = t > 0 ? (t < 1 ? t : 1) : 0;
+  const k = Math.round(u * (LUT_SIZE - 1)) * 3;
+  const lut = LUTS[map];
+  out[o] = lut[k] * scale;
+  out[o + 1] = lut[k + 1] * scale;
+  out[o + 2] = lut[k + 2] * scale;
+}
+
 /** Writes viridis(t) for t in [0, 1] (clamped) into out at offset o as RGB. */
 export function viridis(t: number, out: Float32Array | Uint8ClampedArray, o: number, scale: number): void {
-  const u = t > 0 ? (t < 1 ? t : 1) : 0; // also maps NaN to 0
-  const stops = VIRIDIS.length; // the last segment runs to VIRIDIS_END
-  const f = u * stops;
-  const i = Math.min(stops - 1, Math.floor(f));
-  const w = f - i;
-  const a = VIRIDIS[i];
-  const b = i + 1 < stops ? VIRIDIS[i + 1] : VIRIDIS_END;
-  out[o] = (a[0] + (b[0] - a[0]) * w) * scale;
-  out[o + 1] = (a[1] + (b[1] - a[1]) * w) * scale;
-  out[o + 2] = (a[2] + (b[2] - a[2]) * w) * scale;
+  mapColour('viridis', t, out, o, scale);
 }
 
 /** Writes the colour of category k (0, 1, 2, ...) as RGB. */
@@ -70,12 +121,19 @@ export function idColour(id: number, out: Float32Array | Uint8ClampedArray, o: n
   out[o + 2] = b * scale;
 }
 
-/** CSS gradient of viridis for a legend bar. */
-export function viridisCss(): string {
-  const stops = [...VIRIDIS, VIRIDIS_END].map(
-    (c, i, all) => `rgb(${Math.round(c[0] * 255)} ${Math.round(c[1] * 255)} ${Math.round(c[2] * 255)}) ${((i / (all.length - 1)) * 100).toFixed(1)}%`,
-  );
-  return `linear-gradient(to right, ${stops.join(', ')})`;
+/** `n` evenly spaced CSS colours of a map, from t = 0 to 1 (legend bars, exported figures). */
+export function mapStopsCss(map: ContinuousMap, n = 16): string[] {
+  const c = new Uint8ClampedArray(3);
+  return Array.from({ length: n }, (_, i) => {
+    mapColour(map, i / (n - 1), c, 0, 255);
+    return `rgb(${c[0]} ${c[1]} ${c[2]})`;
+  });
+}
+
+/** CSS gradient of a map for a legend bar (left = low). */
+export function mapCss(map: ContinuousMap = 'viridis'): string {
+  const stops = mapStopsCss(map);
+  return `linear-gradient(to right, ${stops.map((c, i) => `${c} ${((i / (stops.length - 1)) * 100).toFixed(1)}%`).join(', ')})`;
 }
 
 /** CSS colour of category k, for legends. */

@@ -5,14 +5,15 @@
  */
 import type { Mesh } from '@babylonjs/core/Meshes/mesh';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
-import { createViewer, type Bounds, type CameraPreset } from './viewer';
+import { createViewer, type Bounds, type CameraPreset, type FigureView } from './viewer';
 import { createParticleCloud, type SphereSet } from './particleCloud';
 import { createSlicePlane, type Axis } from './slicePlane';
 import { createSurfaceMesh, highlightLabel } from './voxelMesh';
 import type { SurfaceMesh } from './voxelSurface';
 
 export interface InspectorScene {
-  setBounds(b: Bounds): void;
+  /** The simulation box; `frame` (and the first box) frames the camera on it from the iso view. */
+  setBounds(b: Bounds, frame?: boolean): void;
   setParticles(s: SphereSet, colours: Float32Array): void;
   setColours(colours: Float32Array): void;
   setSpheresVisible(v: boolean): void;
@@ -31,6 +32,8 @@ export interface InspectorScene {
   /** Highlights a sphere (its row, -1: none) and a voxel label (0: none). */
   highlight(sphere: number, label: number): void;
   screenshot(): Promise<Blob>;
+  /** One frame at a chosen size drawn into a 2D context, for figures (see Viewer.renderInto). */
+  renderInto(ctx: CanvasRenderingContext2D, width: number, height: number, background: string): FigureView;
   dispose(): void;
 }
 
@@ -49,11 +52,11 @@ export function createInspectorScene(
   let spheresVisible = true;
 
   return {
-    setBounds(b) {
+    setBounds(b, frame = false) {
       const first = bounds.max[0] === 1 && bounds.min[0] === 0 && bounds.max[2] === 1;
       bounds = b;
       viewer.setBoxOutline(b);
-      if (first) viewer.frame(b, 'iso');
+      if (first || frame) viewer.frame(b, 'iso');
     },
     setParticles(s, colours) {
       cloud.setSpheres(s, colours);
@@ -119,6 +122,14 @@ export function createInspectorScene(
       viewer.requestRender();
     },
     screenshot: () => viewer.screenshot(),
+    renderInto(ctx, width, height, background) {
+      plane.setHandleVisible(false);
+      try {
+        return viewer.renderInto(ctx, width, height, background);
+      } finally {
+        plane.setHandleVisible(true);
+      }
+    },
     dispose() {
       surface?.dispose();
       plane.dispose();

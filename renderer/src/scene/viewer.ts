@@ -5,8 +5,9 @@
  * is drawn when something changed (requestRender) and the render loop runs only while the user
  * drags, wheels or the camera is still gliding from inertia.
  *
- * Every drawn frame increments `canvas.dataset.frames` and sets `canvas.dataset.ready` to '1' once
- * every material was ready for it, so tests can wait for a complete picture.
+ * Every drawn frame increments `canvas.dataset.frames`, sets `canvas.dataset.ready` to '1' once
+ * every material was ready for it and `canvas.dataset.camera` to the camera's 'alpha,beta,radius', so
+ * tests can wait for a complete picture and see whether a drag turned the camera.
  * No Vue in here: components create a viewer in onMounted and dispose it in onBeforeUnmount.
  */
 import { Engine } from '@babylonjs/core/Engines/engine';
@@ -44,8 +45,22 @@ export interface Viewer {
   setBackground(css: string): void;
   /** Renders a fresh frame and returns it as a PNG. */
   screenshot(): Promise<Blob>;
+  /**
+   * Renders one frame at width x height pixels (the view's camera, the given background) and draws
+   * it into ctx at (0, 0); returns how many pixels one length unit spans at the camera's target and
+   * the screen directions (x right, y down) of the world's x, y and z axes. The view is restored.
+   */
+  renderInto(ctx: CanvasRenderingContext2D, width: number, height: number, background: string): FigureView;
   resize(): void;
   dispose(): void;
+}
+
+/** What a figure needs to know about the view it was rendered from. */
+export interface FigureView {
+  /** Pixels per length unit at the camera's target (the scale of a scale bar there). */
+  pxPerUnit: number;
+  /** Unit screen directions (x right, y down) of the world's x, y and z axes, and their length (0..1; short = along the view). */
+  axes: { x: [number, number, number]; y: [number, number, number]; z: [number, number, number] };
 }
 
 const PRESET_DIRECTIONS: Record<CameraPreset, [number, number, number]> = {
@@ -108,6 +123,7 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
     frames++;
     canvas.dataset.frames = String(frames);
     canvas.dataset.ready = scene.isReady() ? '1' : '0';
+    canvas.dataset.camera = `${camera.alpha.toFixed(3)},${camera.beta.toFixed(3)},${camera.radius.toPrecision(4)}`;
   };
 
   const requestRender = (): void => {
@@ -218,6 +234,28 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
     screenshot() {
       draw();
       return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas could not be encoded as PNG'))), 'image/png'));
+    },
+    renderInto(ctx, width, height, background) {
+      const clear = scene.clearColor;
+      try {
+        engine.setSize(width, height, true);
+        scene.clearColor = cssToColor4(background);
+        scene.render();
+        ctx.drawImage(canvas, 0, 0, width, height);
+        // Vertical field of view (Babylon's default): the target plane spans 2 r tan(fov / 2) units.
+        const pxPerUnit = height / (2 * camera.radius * Math.tan(camera.fov / 2));
+        const view = camera.getViewMatrix();
+        const dir = (v: Vector3): [number, number, number] => {
+          const d = Vector3.TransformNormal(v, view);
+          // View space: x right, y up, z into the screen (left-handed) or out of it (right-handed scene).
+          return [d.x, -d.y, Math.hypot(d.x, d.y)];
+        };
+        return { pxPerUnit, axes: { x: dir(new Vector3(1, 0, 0)), y: dir(new Vector3(0, 1, 0)), z: dir(new Vector3(0, 0, 1)) } };
+      } finally {
+        scene.clearColor = clear;
+        engine.resize();
+        requestRender();
+      }
     },
     resize() {
       engine.resize();

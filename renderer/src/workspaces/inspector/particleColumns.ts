@@ -4,7 +4,7 @@
  * the quantities to colour by. The result is what the 3D view needs and what it can colour by.
  */
 import type { ParticleTableSpec } from '../../../../core/common/engine';
-import { categorical, idColour, viridis } from '../../scene/colormap';
+import { categorical, idColour, mapColour, type ContinuousMap } from '../../scene/colormap';
 
 type Column = ArrayLike<number>;
 
@@ -31,6 +31,8 @@ export interface ParticleColumns {
   normal: [Column, Column, Column] | null;
   /** Each particle's id (its row in the full table). */
   id: Column | null;
+  /** The category column (type, class), when the table has one: the pick panel names its value. */
+  categoryColumn: string | null;
   /** Names of the categories of the category column, by index ([] when the table has none). */
   categoryNames: string[];
   /** The colourings this table supports, in menu order. */
@@ -66,11 +68,23 @@ export function resolveParticleColumns(columns: Record<string, Column>, count: n
   colourings.push({ key: 'id', label: 'Particle id', unit: '', kind: 'ids', values: id ?? Uint32Array.from({ length: count }, (_, i) => i) });
   const names = cat?.namesFrom ? meta[cat.namesFrom] : undefined;
   const categoryNames = Array.isArray(names) ? names.map(String) : [];
-  return { count, x, y, z, radius, sizeFrom, glyph: spec.glyph, normal, id, categoryNames, colourings };
+  return { count, x, y, z, radius, sizeFrom, glyph: spec.glyph, normal, id, categoryColumn: cat?.column ?? null, categoryNames, colourings };
 }
 
-/** What the legend shows: a continuous range or the list of categories present. */
-export type Legend = { kind: 'range'; min: number; max: number } | { kind: 'categories'; values: number[] } | { kind: 'ids' };
+/**
+ * What the legend shows: a continuous range (the one coloured, and the data's own) with its map, or
+ * the list of categories present.
+ */
+export type Legend =
+  | { kind: 'range'; min: number; max: number; dataMin: number; dataMax: number; map: ContinuousMap }
+  | { kind: 'categories'; values: number[] }
+  | { kind: 'ids' };
+
+/** How continuous quantities are coloured: the map, and a range (null: the data's own). */
+export interface ColourOptions {
+  map: ContinuousMap;
+  range: [number, number] | null;
+}
 
 function range(c: Column, n: number): [number, number] {
   let lo = Infinity;
@@ -85,9 +99,10 @@ function range(c: Column, n: number): [number, number] {
 
 /**
  * Fills `out` (RGBA per particle, 0..1) with the colour of each particle under the colouring
- * `key` (one of p.colourings; an unknown key colours by height).
+ * `key` (one of p.colourings; an unknown key colours by height). Continuous values outside the
+ * chosen range take the colour of its nearest end.
  */
-export function computeColours(p: ParticleColumns, key: string, out: Float32Array): Legend {
+export function computeColours(p: ParticleColumns, key: string, out: Float32Array, options: ColourOptions = { map: 'viridis', range: null }): Legend {
   const n = p.count;
   if (out.length < n * 4) throw new Error(`colour buffer holds ${out.length / 4} particles, need ${n}`);
   for (let i = 0; i < n; i++) out[i * 4 + 3] = 1;
@@ -105,10 +120,11 @@ export function computeColours(p: ParticleColumns, key: string, out: Float32Arra
     for (let i = 0; i < n; i++) idColour(c.values[i], out, i * 4, 1);
     return { kind: 'ids' };
   }
-  const [lo, hi] = range(c.values, n);
+  const [dataMin, dataMax] = range(c.values, n);
+  const [lo, hi] = options.range ?? [dataMin, dataMax];
   const span = hi > lo ? hi - lo : 1;
-  for (let i = 0; i < n; i++) viridis((c.values[i] - lo) / span, out, i * 4, 1);
-  return { kind: 'range', min: lo, max: hi };
+  for (let i = 0; i < n; i++) mapColour(options.map, (c.values[i] - lo) / span, out, i * 4, 1);
+  return { kind: 'range', min: lo, max: hi, dataMin, dataMax, map: options.map };
 }
 
 /** The record of particle i: every column's value, for the pick panel. */
