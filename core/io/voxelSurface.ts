@@ -6,11 +6,14 @@
  * solid (or the void) touches itself only along an edge or at a corner, the plain quads would meet
  * four at an edge or pinch at a vertex; there the surface is taken apart by tiny moves:
  * - an edge with four faces (inside and outside voxels alternating around it) is split at its
- *   middle: the two faces of each inside voxel meet at their own midpoint, moved EPSILON towards
- *   that voxel, and those quads are fanned from their centre;
+ *   middle: the two faces of each outside voxel meet at their own midpoint, moved EPSILON into
+ *   that voxel, and those quads are fanned from their centre. So two inside voxels that share only
+ *   an edge stay one body, joined by a thin neck (a particle whose voxels touch along an edge is one
+ *   piece), while two outside voxels that share only an edge are parted;
  * - a lattice vertex whose faces form several separate fans (cycles around the vertex, with the
- *   faces at a split edge paired by their inside voxel) gets one copy per fan, moved EPSILON towards
- *   the side of that fan where the other fans are not (into the corner the fan wraps).
+ *   faces at a split edge paired by their outside voxel) gets one copy per fan, moved EPSILON towards
+ *   the side of that fan where the other fans are not (into the corner the fan wraps): voxels that
+ *   share only a corner come apart there.
  * Vertices and midpoints are computed by one arithmetic for every face that uses them, so they
  * match bit for bit. The solid is given by a predicate in its own frame, so one particle of a
  * periodic packing can be meshed unwrapped (see stl.ts).
@@ -70,20 +73,17 @@ function buildVertexTable(): VertexTable {
     }
     if (faces.length === 0) continue;
     // Half-edges at the vertex: (edge axis e, side s). A face (axis, octant) touches the two
-    // half-edges along its in-plane axes, on its octant's side. Pair the faces at each half-edge
-    // by their inside octant (two faces of one inside voxel belong together).
+    // half-edges along its in-plane axes, on its octant's side. Two faces at a half-edge belong
+    // together; of four (a split edge), the two faces of each outside octant.
     const next = new Map<number, number[]>(); // face index -> linked face indices
     const link = (i: number, j: number) => { next.set(i, [...(next.get(i) ?? []), j]); next.set(j, [...(next.get(j) ?? []), i]); };
     for (let e = 0; e < 3; e++) {
       for (let s = 0; s < 2; s++) {
         const around = faces.map((f, i) => ({ f, i })).filter(({ f }) => f.axis !== e && ((f.inner >> e) & 1) === s);
-        const byInner = new Map<number, number[]>();
-        for (const { f, i } of around) byInner.set(f.inner, [...(byInner.get(f.inner) ?? []), i]);
-        if (around.length === 2 && byInner.size === 2) {
-          link(around[0].i, around[1].i); // two inside voxels side by side: one flat sheet
-        } else {
-          for (const pair of byInner.values()) if (pair.length === 2) link(pair[0], pair[1]);
-        }
+        if (around.length === 2) { link(around[0].i, around[1].i); continue; }
+        const byOuter = new Map<number, number[]>();
+        for (const { f, i } of around) byOuter.set(f.outer, [...(byOuter.get(f.outer) ?? []), i]);
+        for (const pair of byOuter.values()) link(pair[0], pair[1]);
       }
     }
     // Fans: cycles of the linking.
@@ -194,7 +194,7 @@ function face(inside: Inside, v: number[], axis: number, sign: number, emit: Tri
     m[along] = v[along] + 0.5;
     m[across] = acrossAt;
     const d = [0, 0, 0];
-    d[axis] = -sign; // towards this voxel's centre, perpendicular to the edge
+    d[axis] = sign; // towards the centre of the outside voxel across the face, perpendicular to the edge
     d[across] = acrossAt > v[across] ? -1 : 1;
     m[axis] += (EPSILON * d[axis]) / Math.SQRT2;
     m[across] += (EPSILON * d[across]) / Math.SQRT2;

@@ -54,13 +54,24 @@ describe('STL of the whole solid phase', () => {
     const mesh = parseStl(solidStl(labels, dims, h));
     const r = checkSurface(mesh.positions);
     expect(r).toMatchObject({ badEdges: 0, misoriented: 0, pinched: 0 });
-    // The edge pair and the corner pair come apart (two spheres each); the block is a sphere with a
-    // cavity whose two voids stay one surface, joined where they meet: six spheres.
-    expect(r.components).toBe(2 + 2 + 2);
+    // The edge pair stays one body (joined by a thin neck), the corner pair comes apart, and the
+    // block's two voids, which share only an edge, are two cavities: six spheres.
+    expect(r.components).toBe(1 + 2 + 3);
     expect(r.euler).toBe(2 * 6);
     const solid = labels.reduce((s, l) => s + (l ? 1 : 0), 0);
     expect(r.volume / (solid * h ** 3)).toBeCloseTo(1, 2);
     expectWinding(mesh.positions, dims, h, (x, y, z) => x >= 0 && y >= 0 && z >= 0 && x < 7 && y < 4 && z < 4 && labels[x + 7 * (y + 4 * z)] !== 0);
+  });
+
+  it('is a closed manifold for each of the 256 configurations of the eight voxels around a vertex', () => {
+    const bad: number[] = [];
+    for (let c = 0; c < 256; c++) {
+      const labels = new Uint32Array(64);
+      for (let o = 0; o < 8; o++) if ((c >> o) & 1) labels[1 + (o & 1) + 4 * (1 + ((o >> 1) & 1) + 4 * (1 + (o >> 2)))] = 1;
+      const r = checkSurface(parseStl(solidStl(labels, [4, 4, 4], 1)).positions);
+      if (r.badEdges || r.misoriented || r.pinched || Math.abs(r.euler % 2) || r.euler > 2 * r.components) bad.push(c);
+    }
+    expect(bad).toEqual([]);
   });
 
   it('is a closed orientable manifold for random voxel sets (every kind of contact), enclosing exactly them', () => {
