@@ -16,7 +16,7 @@ import { bedRegions, porosityProfile, scanColumns } from './porosity';
 import { poreGridPlan, poreSizeDistribution } from './pores';
 import { sizeDistributions, voxelEquivalentDiameters } from './sizes';
 
-export { analyseSpheres, sphereAnalysisOptionsSchema, type SphereAnalysisOptions } from './spheres';
+export { analyseSpheres, coordinationSeries, sphereAnalysisOptionsSchema, sphereContacts, type SphereAnalysisOptions, type SphereContacts } from './spheres';
 
 const periodicSchema = z.tuple([z.boolean(), z.boolean(), z.boolean()]);
 

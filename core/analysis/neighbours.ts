@@ -7,7 +7,6 @@ export class SphereGrid {
   private readonly nc: [number, number, number];
   private readonly lo: [number, number, number];
   private readonly len: [number, number, number];
-  private readonly cell: Uint32Array;
   private readonly start: Uint32Array;
   private readonly sorted: Uint32Array;
   private readonly lists: [Int32Array, Int32Array, Int32Array];
@@ -36,15 +35,15 @@ export class SphereGrid {
     const [n0, n1, n2] = this.nc;
     const cells = n0 * n1 * n2;
     this.start = new Uint32Array(cells + 1);
-    this.cell = new Uint32Array(n);
+    const cell = new Uint32Array(n);
     this.sorted = new Uint32Array(n);
     for (let i = 0; i < n; i++) {
-      this.cell[i] = this.cellOf(x[i], 0) + n0 * (this.cellOf(y[i], 1) + n1 * this.cellOf(z[i], 2));
-      this.start[this.cell[i] + 1]++;
+      cell[i] = this.cellOf(x[i], 0) + n0 * (this.cellOf(y[i], 1) + n1 * this.cellOf(z[i], 2));
+      this.start[cell[i] + 1]++;
     }
     for (let c = 0; c < cells; c++) this.start[c + 1] += this.start[c];
     const fill = this.start.slice(0, cells);
-    for (let i = 0; i < n; i++) this.sorted[fill[this.cell[i]]++] = i;
+    for (let i = 0; i < n; i++) this.sorted[fill[cell[i]]++] = i;
     this.lists = [new Int32Array(n0), new Int32Array(n1), new Int32Array(n2)];
   }
 
@@ -71,22 +70,25 @@ export class SphereGrid {
 
   /** Calls fn(j, distance) for every j != i whose centre lies closer than reach to centre i. */
   forEachNear(i: number, reach: number, fn: (j: number, distance: number) => void): void {
+    this.forEachNearPoint(this.x[i], this.y[i], this.z[i], reach, fn, i);
+  }
+
+  /** Calls fn(j, distance) for every j (other than `skip`) whose centre lies closer than reach to (xi, yi, zi). */
+  forEachNearPoint(xi: number, yi: number, zi: number, reach: number, fn: (j: number, distance: number) => void, skip = -1): void {
     const { x, y, z, nc, start, sorted, lists } = this;
     const [lx, ly, lz] = this.box;
     const [px, py, pz] = this.periodic;
-    const c = this.cell[i];
-    const ci = c % nc[0], cj = Math.floor(c / nc[0]) % nc[1], ck = Math.floor(c / (nc[0] * nc[1]));
+    const ci = this.cellOf(xi, 0), cj = this.cellOf(yi, 1), ck = this.cellOf(zi, 2);
     const m0 = Math.ceil(reach / (this.len[0] / nc[0])), m1 = Math.ceil(reach / (this.len[1] / nc[1])), m2 = Math.ceil(reach / (this.len[2] / nc[2]));
     const k0 = this.axisCells(0, ci, m0), k1 = this.axisCells(1, cj, m1), k2 = this.axisCells(2, ck, m2);
     const reach2 = reach * reach;
-    const xi = x[i], yi = y[i], zi = z[i];
     for (let a = 0; a < k2; a++) for (let b = 0; b < k1; b++) {
       const rowBase = nc[0] * (lists[1][b] + nc[1] * lists[2][a]);
       for (let d = 0; d < k0; d++) {
         const q = rowBase + lists[0][d];
         for (let s = start[q], e = start[q + 1]; s < e; s++) {
           const j = sorted[s];
-          if (j === i) continue;
+          if (j === skip) continue;
           let dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
           if (px) dx -= lx * Math.round(dx / lx);
           if (py) dy -= ly * Math.round(dy / ly);

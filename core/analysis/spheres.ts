@@ -94,29 +94,15 @@ export function analyseSpheres(
   const rdfMax = Math.min(opts.rdfMaxDistance ?? 5 * meanD, halfSide);
   const bins = opts.rdfBins;
   const rdfCounts = new Float64Array(bins);
-  const degree = new Uint32Array(n);
-  let contacts = 0, overlaps = 0, maxOverlap = 0;
-  const contactReach = 2 * rmax + tol;
-  const grid = new SphereGrid(x, y, zc, box, periodic, contactReach);
-  for (let i = 0; i < n; i++) {
-    grid.forEachNear(i, contactReach, (j, dist) => {
-      if (j < i) return;
-      const gap = dist - r[i] - r[j];
-      if (gap <= tol) { degree[i]++; degree[j]++; contacts++; }
-      if (gap < -tol) overlaps++;
-      if (-gap > maxOverlap) maxOverlap = -gap;
-    });
-  }
+  const { degree, contacts, overlappingPairs: overlaps, maxOverlap } = sphereContacts(x, y, zc, r, box, periodic, tol);
+  const grid = new SphereGrid(x, y, zc, box, periodic, rdfMax);
   const refs = Math.min(n, opts.rdfReferences);
   for (let k = 0; k < refs; k++) {
     grid.forEachNear(Math.floor((k * n) / refs), rdfMax, (_j, dist) => {
       rdfCounts[Math.min(bins - 1, Math.floor((dist / rdfMax) * bins))]++;
     });
   }
-  let maxDeg = 0;
-  for (let i = 0; i < n; i++) if (degree[i] > maxDeg) maxDeg = degree[i];
-  const coord = histogram(degree, -0.5, maxDeg + 0.5, maxDeg + 1);
-  series.push(barSeries('coordination number', 'contacts per particle', 'fraction of particles', coord.centres, normalised(coord.counts)));
+  series.push(coordinationSeries(degree));
   metrics.contacts = contacts;
   metrics.coordinationMean = (2 * contacts) / n;
   metrics.gapTolerance = tol;
@@ -201,6 +187,84 @@ export function analyseSpheres(
   }
   series.push(lineSeries('radial distribution function', 'r (length)', 'g(r)', rdfX, rdfY));
   return { metrics, series, artifacts: [], particleColumns: { coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)) } };
+}
+
+export interface SphereContacts {
+  /** Contacts per sphere. */
+  degree: Uint32Array;
+  /** Pairs whose surfaces are at most the gap tolerance apart. */
+  contacts: number;
+  /** Pairs that interpenetrate by more than the tolerance. */
+  overlappingPairs: number;
+  /** Largest interpenetration r_i + r_j - distance over all pairs (0 if none). */
+  maxOverlap: number;
+}
+
+/** Size bands of sphereContacts: band b holds radii in (rmax / 2^(b+1), rmax / 2^b]; smaller ones share the last. */
+const MAX_BANDS = 12;
+
+/**
+ * Contacts and overlaps of a sphere set: two spheres touch when the gap between their surfaces is
+ * at most `tol`, exactly, over every pair within reach (an independent check for the engines:
+ * it shares no code with their own neighbour search). In 2D pass z = 0 for every disk.
+ *
+ * Wide size ranges stay cheap: the spheres are split into size bands (a factor two each), each band
+ * on its own grid of cells about its largest diameter, and every sphere looks for its partners
+ * among its own band and the bands of larger spheres.
+ */
+export function sphereContacts(
+  x: Float64Array, y: Float64Array, z: Float64Array, r: Float64Array,
+  box: readonly [number, number, number], periodic: readonly [boolean, boolean, boolean], tol: number,
+): SphereContacts {
+  const n = x.length;
+  const degree = new Uint32Array(n);
+  let contacts = 0, overlappingPairs = 0, maxOverlap = 0;
+  let rmax = 0;
+  for (let i = 0; i < n; i++) if (r[i] > rmax) rmax = r[i];
+  const band = new Uint8Array(n);
+  const counts = new Uint32Array(MAX_BANDS);
+  for (let i = 0; i < n; i++) {
+    band[i] = Math.min(MAX_BANDS - 1, Math.max(0, Math.floor(Math.log2(rmax / r[i]))));
+    counts[band[i]]++;
+  }
+  // Each band's spheres (their ids) and a grid over their centres.
+  const members: Uint32Array[] = [], grids: (SphereGrid | null)[] = [], top = new Float64Array(MAX_BANDS);
+  for (let b = 0; b < MAX_BANDS; b++) {
+    const ids = new Uint32Array(counts[b]);
+    let k = 0;
+    for (let i = 0; i < n; i++) if (band[i] === b) ids[k++] = i;
+    for (const i of ids) top[b] = Math.max(top[b], r[i]);
+    members.push(ids);
+    grids.push(k === 0 ? null : new SphereGrid(
+      Float64Array.from(ids, (i) => x[i]), Float64Array.from(ids, (i) => y[i]), Float64Array.from(ids, (i) => z[i]),
+      box, periodic, 2 * top[b] + tol,
+    ));
+  }
+  for (let i = 0; i < n; i++) {
+    for (let b = 0; b <= band[i]; b++) {
+      const grid = grids[b];
+      if (!grid) continue;
+      const ids = members[b];
+      grid.forEachNearPoint(x[i], y[i], z[i], r[i] + top[b] + tol, (k, dist) => {
+        const j = ids[k];
+        // A pair within one band once (j > i); across bands from the smaller sphere's side.
+        if (b === band[i] && j <= i) return;
+        const gap = dist - r[i] - r[j];
+        if (gap <= tol) { degree[i]++; degree[j]++; contacts++; }
+        if (gap < -tol) overlappingPairs++;
+        if (-gap > maxOverlap) maxOverlap = -gap;
+      });
+    }
+  }
+  return { degree, contacts, overlappingPairs, maxOverlap };
+}
+
+/** The coordination histogram (fraction of spheres with each number of contacts) as a bar series. */
+export function coordinationSeries(degree: Uint32Array): EngineSeries {
+  let maxDeg = 0;
+  for (let i = 0; i < degree.length; i++) if (degree[i] > maxDeg) maxDeg = degree[i];
+  const coord = histogram(degree, -0.5, maxDeg + 0.5, maxDeg + 1);
+  return barSeries('coordination number', 'contacts per particle', 'fraction of particles', coord.centres, normalised(coord.counts));
 }
 
 /**
