@@ -1,0 +1,262 @@
+/**
+ * Benchmark of the geometric stacking engine (seed 004, Meng & Zhang 2019):
+ *   table3     the seed's Table 3 cases at its particle counts, beside its numbers
+ *   densest    the highest density per gradation at which every class still gets its share
+ *              (bisection on the void ratio asked), in the same regions
+ *   scaling    10^4 ... 10^6 spheres of the 3D first group at density 0.667, fitted exponent
+ *   voidratio  five void ratios asked against achieved (3D first group, the Table 3 box)
+ *   grid       the overlap test of the hot loop on core/spatial's SpatialTree against the
+ *              stacker's own LevelGrid, on a finished packing
+ *
+ * The gradations: the seed's groups as five classes of evenly spaced radii (0.029 ... 0.2 and
+ * 0.1 ... 0.2, its a_f table has five rows) with equal volume fractions (an evenly graded curve);
+ * rang, gid, a_f and reshape as in its Tables 1 and 2. The region (box or square, with walls) is
+ * sized so that the seed's count at the seed's density fills it: the seed's 2D second group then
+ * comes out at its 50 x 50 region exactly. Times are wall and CPU seconds of this process
+ * (the machine is shared: the load average is printed with each table).
+ *
+ * `npm run bench -- stacking [--only table3,densest,...] [--quick]` (--quick: smaller counts, no 10^6).
+ */
+import { cpus, loadavg } from 'node:os';
+import { printTable, writeResults, type Row } from './_harness';
+import { stackingEngine, stackingParamsSchema, stack, resolveGradation, type StackingParams } from '../core/stacking/index';
+import { meanBallVolume } from '../core/stacking/params';
+import type { EngineContext, EngineResult } from '../core/common/engine';
+import { Random } from '../core/common/random';
+import { SpatialTree } from '../core/spatial/index';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyIndex = args.indexOf('--only');
+const only = onlyIndex >= 0 ? new Set(args[onlyIndex + 1].split(',')) : null;
+const wanted = (part: string) => only === null || only.has(part);
+const seed = 1;
+
+const ctx = (s = seed): EngineContext => ({ seed: s, threads: 1, progress() {}, cancelled: () => false, log() {} });
+
+interface Group {
+  name: string;
+  dim: 2 | 3;
+  radii: [number, number];
+  rang: number;
+  gid: number;
+  /** The seed's Table 3: particles, density, seconds. */
+  seed: { particles: number; density: number; seconds: number };
+}
+
+const groups: Group[] = [
+  { name: '3D first group (0.029-0.2)', dim: 3, radii: [0.029, 0.2], rang: 0.05, gid: 4, seed: { particles: 38034, density: 0.667, seconds: 262 } },
+  { name: '3D second group (0.1-0.2)', dim: 3, radii: [0.1, 0.2], rang: 0.05, gid: 4, seed: { particles: 29416, density: 0.553, seconds: 210 } },
+  { name: '2D first group (0.029-0.2)', dim: 2, radii: [0.029, 0.2], rang: 0.1, gid: 5, seed: { particles: 24901, density: 0.789, seconds: 290 } },
+  { name: '2D second group (0.1-0.2)', dim: 2, radii: [0.1, 0.2], rang: 0.1, gid: 5, seed: { particles: 35003, density: 0.826, seconds: 51.9 } },
+];
+
+/** The seed's gradation: five classes, evenly spaced radii, equal volume fractions, a_f of its tables. */
+function gradation(g: Group) {
+  const [lo, hi] = g.radii;
+  return {
+    kind: 'classes' as const,
+    rang: g.rang,
+    classes: [0, 1, 2, 3, 4].map((k) => ({
+      radius: hi - ((hi - lo) * k) / 4,
+      fraction: 1,
+      af: (k < 2 ? [0.5, 1] : [0, 0.3]) as [number, number],
+    })),
+  };
+}
+
+/** Edge of the box (square) that `particles` balls of the gradation fill at solid fraction `density`. */
+function edgeFor(g: Group, particles: number, density: number): number {
+  const classes = resolveGradation(gradation(g));
+  let perVolume = 0;
+  for (const c of classes) perVolume += c.fraction / meanBallVolume(c, g.dim);
+  return ((particles / perVolume) / density) ** (1 / g.dim);
+}
+
+function params(g: Group, edge: number, e: number, reshape = 4): StackingParams {
+  return stackingParamsSchema.parse({
+    dim: g.dim,
+    region: g.dim === 3 ? { shape: 'box', size: [edge, edge, edge] } : { shape: 'rectangle', size: [edge, edge] },
+    gradation: gradation(g),
+    target: { kind: 'voidRatio', e },
+    gid: g.gid,
+    reshape,
+  });
+}
+
+interface Timed { result: EngineResult; wall: number; cpu: number }
+function runTimed(p: StackingParams, s = seed): Timed {
+  const c0 = process.cpuUsage(), t0 = performance.now();
+  const result = stackingEngine.run(p, ctx(s)) as EngineResult;
+  const cu = process.cpuUsage(c0);
+  return { result, wall: (performance.now() - t0) / 1000, cpu: (cu.user + cu.system) / 1e6 };
+}
+
+const num = (v: unknown) => Number(v);
+const load = () => loadavg().map((v) => v.toFixed(1)).join(' ');
+const tables: Record<string, Row[]> = {};
+function table(title: string, rows: Row[]): void {
+  const t = `${title} [load ${load()} on ${cpus().length} cores]`;
+  tables[t] = rows;
+  printTable(t, rows);
+}
+
+function describe(t: Timed): Row {
+  const m = t.result.metrics;
+  return {
+    particles: num(m.particles),
+    density: num(m.solidFraction),
+    voidRatio: num(m.voidRatio),
+    gradationHeld: m.stopReason === 'target',
+    reshapePasses: num(m.reshapePasses),
+    stackingS: num(m.stackingSeconds),
+    checkS: num(m.checkSeconds),
+    wallS: t.wall,
+    cpuS: t.cpu,
+    maxOverlapRel: num(m.maxOverlapRelative),
+  };
+}
+
+// --- Table 3 ---------------------------------------------------------------------------------
+if (wanted('table3')) {
+  const rows: Row[] = [];
+  for (const g of groups) {
+    const edge = edgeFor(g, g.seed.particles, g.seed.density);
+    const e = 1 / g.seed.density - 1;
+    for (const reshape of g.name.startsWith('3D second') ? [4, 8] : [4]) {
+      const t = runTimed(params(g, edge, e, reshape));
+      const d = describe(t);
+      rows.push({
+        case: g.name, edge, reshape,
+        seedParticles: g.seed.particles, seedDensity: g.seed.density, seedS: g.seed.seconds,
+        ...d,
+        matched: (d.density as number) >= g.seed.density - 5e-4 && d.gradationHeld === true,
+      });
+    }
+  }
+  table("Table 3: the seed's cases at its counts (region sized for the seed's count at its density; matched = density >= the seed's, to its three digits, every class at its share)", rows);
+}
+
+// --- Highest density per gradation -------------------------------------------------------------
+if (wanted('densest')) {
+  const rows: Row[] = [];
+  for (const g of groups) {
+    const edge = edgeFor(g, g.seed.particles, g.seed.density);
+    // Bisection on e between a reachable void ratio (the seed's) and an unreachable one.
+    let held = runTimed(params(g, edge, 1 / g.seed.density - 1));
+    let hi = held.result.metrics.stopReason === 'target' ? num(held.result.metrics.voidRatioAsked) : 1 / g.seed.density - 1 + 0.2;
+    if (held.result.metrics.stopReason !== 'target') held = runTimed(params(g, edge, hi));
+    let lo = g.dim === 3 ? 0.3 : 0.1;
+    const steps = quick ? 4 : 6;
+    for (let k = 0; k < steps; k++) {
+      const mid = (lo + hi) / 2;
+      const t = runTimed(params(g, edge, mid));
+      if (t.result.metrics.stopReason === 'target') { held = t; hi = mid; } else lo = mid;
+    }
+    // The densest run of all: below the lowest e the classes end short.
+    const open = runTimed(params(g, edge, lo));
+    rows.push({
+      case: g.name, edge,
+      ...describe(held),
+      densestShortRun: num(open.result.metrics.solidFraction),
+      shortClasses: String(open.result.metrics.shortClasses),
+      seedRange: g.name.startsWith('3D first') ? '0.667-0.703' : g.name.startsWith('3D second') ? '0.553-0.597' : g.name.startsWith('2D first') ? '0.826-0.860' : '0.787-0.814',
+    });
+  }
+  table(`Highest density with every class at its share (bisection on e, ${quick ? 4 : 6} steps; densestShortRun: the run below it, where the smallest classes end short; seedRange: the seed's text and Figs. 4-11)`, rows);
+}
+
+// --- Scaling ---------------------------------------------------------------------------------
+if (wanted('scaling')) {
+  const g = groups[0];
+  const counts = quick ? [1e4, 3e4, 1e5] : [1e4, 3e4, 1e5, 3e5, 1e6];
+  const rows: Row[] = [];
+  const xs: number[] = [], ys: number[] = [], yc: number[] = [];
+  for (const n of counts) {
+    const edge = edgeFor(g, n, 0.667);
+    const t = runTimed(params(g, edge, 1 / 0.667 - 1));
+    const d = describe(t);
+    rows.push({ asked: n, edge, ...d, usPerBall: (1e6 * (d.stackingS as number)) / (d.particles as number) });
+    xs.push(Math.log(d.particles as number));
+    ys.push(Math.log(d.stackingS as number));
+    yc.push(Math.log(t.cpu));
+  }
+  const slope = (y: number[]) => {
+    const mx = xs.reduce((a, b) => a + b) / xs.length, my = y.reduce((a, b) => a + b) / y.length;
+    let sxy = 0, sxx = 0;
+    for (let k = 0; k < xs.length; k++) { sxy += (xs[k] - mx) * (y[k] - my); sxx += (xs[k] - mx) ** 2; }
+    return sxy / sxx;
+  };
+  rows.push({ asked: 'exponent', edge: '', stackingS: slope(ys), cpuS: slope(yc) });
+  table('Scaling: the 3D first group at density 0.667 (e = 0.4993), walls; exponent = least-squares slope of log time against log particles', rows);
+}
+
+// --- Void-ratio control ------------------------------------------------------------------------
+if (wanted('voidratio')) {
+  const g = groups[0];
+  const edge = edgeFor(g, g.seed.particles, g.seed.density);
+  const rows: Row[] = [];
+  for (const e of [0.45, 0.5, 0.6, 0.8, 1.0]) {
+    const t = runTimed(params(g, edge, e));
+    const d = describe(t);
+    rows.push({ asked: e, achieved: d.voidRatio, difference: (d.voidRatio as number) - e, particles: d.particles, gradationHeld: d.gradationHeld, wallS: d.wallS, cpuS: d.cpuS });
+  }
+  table(`Void-ratio control: the 3D first group in the Table 3 box (edge ${edge.toFixed(3)})`, rows);
+}
+
+// --- The overlap test: core/spatial's SpatialTree against the stacker's LevelGrid ----------------
+if (wanted('grid')) {
+  const g = groups[0];
+  const rows: Row[] = [];
+  for (const n of quick ? [38034] : [38034, 300000]) {
+    const p = params(g, edgeFor(g, n, 0.667), 1 / 0.667 - 1);
+    const { stacker: s } = stack(p, ctx());
+    const count = s.count, pos = s.pos, reg = s.region;
+    let rMin = Infinity, rMax = 0;
+    for (let i = 0; i < count; i++) { rMin = Math.min(rMin, pos[4 * i + 3]); rMax = Math.max(rMax, pos[4 * i + 3]); }
+    // The hot loop's queries: balls of the smallest class at random places (most of them hit).
+    const queries = 200000;
+    const q = new Float64Array(4 * queries);
+    const rng = new Random(9);
+    for (let k = 0; k < queries; k++) {
+      q[4 * k] = rng.uniform(0, reg.lx); q[4 * k + 1] = rng.uniform(0, reg.ly); q[4 * k + 2] = rng.uniform(0, reg.lz);
+      q[4 * k + 3] = rng.uniform(0.0276, 0.0305);
+    }
+    const tree = new SpatialTree({ dim: 3, capacity: count, cellSize: (2 * rMax) / 2 ** Math.floor(Math.log2(rMax / rMin)) });
+    // The tree's overlap is closed (touching counts): radii shrunk by the stacker's tolerance.
+    for (let i = 0; i < count; i++) tree.insertSphere(i, pos[4 * i], pos[4 * i + 1], pos[4 * i + 2], pos[4 * i + 3] - s.tol);
+    const time = (fn: () => number) => {
+      let best = Infinity, hits = 0;
+      for (let rep = 0; rep < 3; rep++) {
+        const c0 = process.cpuUsage();
+        hits = fn();
+        const cu = process.cpuUsage(c0);
+        best = Math.min(best, (cu.user + cu.system) / 1e3);
+      }
+      return { ms: best, hits };
+    };
+    const grid = time(() => {
+      let hits = 0;
+      for (let k = 0; k < queries; k++) if (s.grid.anyOverlap(q[4 * k], q[4 * k + 1], q[4 * k + 2], q[4 * k + 3], -1)) hits++;
+      return hits;
+    });
+    const spatial = time(() => {
+      let hits = 0, hit = false;
+      const visit = () => { hit = true; };
+      for (let k = 0; k < queries; k++) {
+        hit = false;
+        tree.querySphere(q[4 * k], q[4 * k + 1], q[4 * k + 2], q[4 * k + 3], visit);
+        if (hit) hits++;
+      }
+      return hits;
+    });
+    rows.push({
+      balls: count, queries, hitShare: grid.hits / queries, sameAnswers: grid.hits === spatial.hits,
+      levelGridNs: (1e6 * grid.ms) / queries, spatialTreeNs: (1e6 * spatial.ms) / queries, ratio: spatial.ms / grid.ms,
+    });
+  }
+  table('Overlap test of a new ball (the hot loop): LevelGrid.anyOverlap (first hit ends it) against SpatialTree.querySphere (visits every hit), CPU ns per query, best of three', rows);
+}
+
+const file = writeResults('stacking', tables, { quick, seed });
+console.log(`\nwrote ${file}`);

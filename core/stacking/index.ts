@@ -1,0 +1,179 @@
+/**
+ * The geometric stacking engine (id 'stacking'): Meng & Zhang (2019), "A fast algorithm for
+ * particle stacking" (seed 004). Disks (2D) or spheres (3D) of a gradation, placed largest class
+ * first at random, one-, two- and three-contact positions, to a void ratio or a count. See
+ * README.md in this folder for the algorithm, the parameters and the costs.
+ */
+import { defineEngine, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries } from '../common/engine';
+import { coordinationSeries, sphereContacts } from '../analysis/index';
+import { achievedPassing, askedPassing, resolveGradation, sieveSizes, type SizeClass } from './gradation';
+import { assertValid, estimateMemoryBytes, plan, stackingParamsSchema, type StackingParams } from './params';
+import { Region } from './region';
+import { Stacker } from './stacker';
+
+export { stackingParamsSchema, check, estimateMemoryBytes, type StackingParams } from './params';
+export { resolveGradation, askedPassing, achievedPassing, type SizeClass } from './gradation';
+export { Stacker } from './stacker';
+export { Region } from './region';
+
+/** Two balls count as touching when the gap between their surfaces is at most this share of the smallest radius. */
+export const CONTACT_GAP = 1e-6;
+
+/** Runs the stacker to its target (or until cancelled). */
+export function stack(params: StackingParams, ctx: EngineContext): { stacker: Stacker; classes: SizeClass[]; solidVolume: number; seconds: number } {
+  assertValid(params);
+  const t0 = performance.now();
+  const classes = resolveGradation(params.gradation);
+  const { solidVolume, quotas, maxParticles } = plan(params, classes);
+  const rMin = Math.min(...classes.map((c) => c.rMin));
+  const region = new Region(params.region, params.dim, 1e-10 * rMin);
+  const targetCount = params.target.kind === 'count' ? params.target.particles : Infinity;
+  const stacker = new Stacker({
+    dim: params.dim, region, classes, quotas, solidVolume, targetCount,
+    capacity: maxParticles, gid: params.gid, reshape: params.reshape, seed: ctx.seed,
+  });
+  stacker.fill(() => {
+    let solid = 0;
+    for (let j = 0; j < classes.length; j++) solid += stacker.classVolume[j];
+    const done = Number.isFinite(targetCount) ? stacker.count / targetCount : solid / solidVolume;
+    ctx.progress({
+      done: Math.min(1000, Math.round(done * 1000)),
+      total: 1000,
+      phase: 'stacking',
+      counters: { particles: stacker.count, solidFraction: solid / region.volume, reshapePasses: stacker.counters.reshapePasses },
+    });
+    return ctx.cancelled();
+  });
+  return { stacker, classes, solidVolume, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** The particle table: x, y, z, r and the class (its index in the params: class, or sieve segment from the smallest). */
+function particleTable(s: Stacker, classes: SizeClass[], params: StackingParams): ColumnTable {
+  const n = s.count, p = s.pos;
+  const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n), r = new Float64Array(n);
+  const cls = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    x[i] = p[4 * i]; y[i] = p[4 * i + 1]; z[i] = p[4 * i + 2]; r[i] = p[4 * i + 3];
+    cls[i] = classes[s.cls[i]].source;
+  }
+  const reg = s.region;
+  return {
+    kind: 'table',
+    name: 'particles',
+    columns: { x, y, z, r, class: cls },
+    meta: {
+      dim: params.dim,
+      region: params.region,
+      box: [reg.lx, reg.ly, reg.lz],
+      periodic: [reg.periodicX, reg.periodicY, false],
+      classColumn: params.gradation.kind === 'classes' ? 'index of the class in gradation.classes' : 'sieve segment, 0 = between the two smallest sizes',
+    },
+  };
+}
+
+/** Largest distance by which a ball reaches through a wall (0 when all are inside), checked directly. */
+function maxWallOverlap(t: ColumnTable, s: Stacker): number {
+  const { x, y, z, r } = t.columns as Record<string, Float64Array>;
+  const reg = s.region;
+  let worst = 0;
+  for (let i = 0; i < x.length; i++) {
+    if (reg.dim === 3) worst = Math.max(worst, r[i] - z[i], z[i] + r[i] - reg.lz);
+    if (reg.round) {
+      worst = Math.max(worst, Math.hypot(x[i] - reg.radius, y[i] - reg.radius) + r[i] - reg.radius);
+    } else {
+      if (!reg.periodicX) worst = Math.max(worst, r[i] - x[i], x[i] + r[i] - reg.lx);
+      if (!reg.periodicY) worst = Math.max(worst, r[i] - y[i], y[i] + r[i] - reg.ly);
+    }
+  }
+  return worst;
+}
+
+/** Per-class series: volume fraction asked and achieved, and balls, at each class's mean diameter. */
+function classSeries(s: Stacker, classes: SizeClass[]): EngineSeries[] {
+  const d = Float64Array.from(classes, (c) => c.rMin + c.rMax).reverse();
+  let solid = 0;
+  for (let j = 0; j < classes.length; j++) solid += s.classVolume[j];
+  const asked = Float64Array.from(classes, (c) => c.fraction).reverse();
+  const achieved = Float64Array.from(s.classVolume, (v) => (solid > 0 ? v / solid : 0)).reverse();
+  const count = Float64Array.from(s.classCount).reverse();
+  return [
+    { name: 'class volume fraction asked', xLabel: 'class mean diameter (length)', yLabel: 'share of the solid volume', x: d, y: asked, kind: 'bar' },
+    { name: 'class volume fraction achieved', xLabel: 'class mean diameter (length)', yLabel: 'share of the solid volume', x: d, y: achieved, kind: 'bar' },
+    { name: 'particles per class', xLabel: 'class mean diameter (length)', yLabel: 'particles', x: d, y: count, kind: 'bar' },
+  ];
+}
+
+export const stackingEngine = defineEngine({
+  id: 'stacking',
+  title: 'Geometric stacking',
+  description:
+    'Non-overlapping disks (2D) or spheres (3D) to a gradation and a void ratio or count, largest class first, each ball at the first free ' +
+    'random, one-, two- or three-contact position, with reshape passes when a class finds no room (Meng & Zhang 2019). ' +
+    'Metrics over the region: solidFraction = solid volume / region volume, voidRatio = void / solid; maxOverlap = the largest ' +
+    'interpenetration of two balls by an independent exact check.',
+  paramsSchema: stackingParamsSchema,
+  estimateMemoryBytes,
+  run(params, ctx): EngineResult {
+    const t0 = performance.now();
+    const { stacker: s, classes, solidVolume, seconds } = stack(params, ctx);
+    const cancelled = s.stopReason === 'cancelled';
+    const table = particleTable(s, classes, params);
+    const { x, y, z, r } = table.columns as Record<string, Float64Array>;
+    let solid = 0, rMin = Infinity;
+    for (let j = 0; j < classes.length; j++) solid += s.classVolume[j];
+    for (const c of classes) rMin = Math.min(rMin, c.rMin);
+
+    // Contacts and overlaps by core/analysis (its own grid, exact distances over all pairs in reach).
+    ctx.progress({ done: 1000, total: 1000, phase: 'checking contacts' });
+    const t1 = performance.now();
+    const reg = s.region;
+    const contacts = sphereContacts(x, y, z, r, [reg.lx, reg.ly, reg.dim === 3 ? reg.lz : 1], [reg.periodicX, reg.periodicY, false], CONTACT_GAP * rMin);
+    table.columns.coordination = Uint16Array.from(contacts.degree, (d) => Math.min(d, 65535));
+    const checkSeconds = (performance.now() - t1) / 1000;
+
+    const sizes = sieveSizes(classes);
+    const sieveX = sizes.slice();
+    const c = s.counters;
+    const timeX = s.sampleTime.slice(0, s.samples), timeY = s.sampleCount.slice(0, s.samples);
+    return {
+      cancelled,
+      metrics: {
+        particles: s.count,
+        solidFraction: solid / reg.volume,
+        voidRatio: solid > 0 ? (reg.volume - solid) / solid : Infinity,
+        ...(params.target.kind === 'voidRatio' ? { voidRatioAsked: params.target.e } : { particlesAsked: params.target.particles }),
+        solidFractionAsked: solidVolume / reg.volume,
+        regionVolume: reg.volume,
+        stopReason: s.stopReason ?? 'target',
+        shortClasses: s.shortClasses.map((j) => classes[j].source).join(' '),
+        maxOverlap: contacts.maxOverlap,
+        maxOverlapRelative: contacts.maxOverlap / rMin,
+        overlappingPairs: contacts.overlappingPairs,
+        maxWallOverlap: maxWallOverlap(table, s),
+        contacts: contacts.contacts,
+        coordinationMean: s.count > 0 ? (2 * contacts.contacts) / s.count : 0,
+        contactGap: CONTACT_GAP * rMin,
+        placedRandom: c.randomPlaced,
+        placedOneContact: c.oneContactPlaced,
+        placedTwoContacts: c.twoContactPlaced,
+        placedThreeContacts: c.threeContactPlaced,
+        candidateTests: c.randomTries + c.oneContactTries + c.twoContactTries + c.threeContactTries,
+        nucleiClosed: c.nucleiClosed,
+        reshapePasses: c.reshapePasses,
+        reshapeMoves: c.reshapeMoves,
+        stackingSeconds: seconds,
+        checkSeconds,
+        wallSeconds: (performance.now() - t0) / 1000,
+        particlesPerSecond: seconds > 0 ? s.count / seconds : 0,
+      },
+      series: [
+        { name: 'particles against time', xLabel: 'time (s)', yLabel: 'particles', x: timeX, y: timeY, kind: 'line' },
+        { name: 'sieve curve asked', xLabel: 'size (diameter)', yLabel: '% finer by volume', x: sieveX, y: askedPassing(classes, sizes, params.dim), kind: 'line' },
+        { name: 'sieve curve achieved', xLabel: 'size (diameter)', yLabel: '% finer by volume', x: sizes, y: achievedPassing(r, sizes, params.dim), kind: 'line' },
+        ...classSeries(s, classes),
+        coordinationSeries(contacts.degree),
+      ],
+      artifacts: [table],
+    };
+  },
+});

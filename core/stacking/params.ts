@@ -1,0 +1,290 @@
+/**
+ * Parameters of the geometric stacking engine (seed 004, Meng & Zhang 2019): the zod schema the
+ * batch form renders and `packbench run` validates, the cross-field checks (`check`), and the
+ * memory estimate. Names follow the seed's description (1): void ratio e, gradation, rang, gid,
+ * a_f, reshape.
+ */
+import { z } from 'zod';
+import { resolveGradation, type SizeClass } from './gradation';
+
+const length = (description: string) => z.number().gt(0).max(1e6).meta({ unit: 'length', description });
+
+/** The seed's search radius index a_f = [a1, a2] of one class (description (3)). */
+export const searchIndexSchema = z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)])
+  .refine((a) => a[0] < a[1], { message: 'a_f = [a1, a2] needs a1 < a2 (both in [0, 1])' })
+  .meta({
+    unit: 'new diameters',
+    description: 'a_f = [a1, a2]: a neighbour B of the nucleus ball A takes part in two- and three-contact positions when the gap between A and B is in [2 r_new a1, 2 r_new a2] (larger for large balls, so that they do not cluster)',
+  });
+
+export const sizeClassSchema = z.strictObject({
+  radius: length('nominal radius r of the class; radii are drawn by Eq. 1, r (1 + 2 (rand - 0.5) rang)'),
+  fraction: z.number().min(0).max(1e9).meta({ unit: 'share', description: 'volume (mass) share of the class, normalised over the classes' }),
+  af: searchIndexSchema.default([0, 0.3]),
+});
+
+export const gradationSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('classes'),
+    rang: z.number().min(0).max(0.9).default(0.05)
+      .meta({ unit: 'fraction', description: 'rang: fluctuation of the radius within a class, Eq. 1 (0 = every ball of a class has its nominal radius)' }),
+    classes: z.array(sizeClassSchema).min(1).max(64).meta({ description: 'size classes, any order (filled largest first)' }),
+  }).meta({ description: 'size classes with volume fractions' }),
+  z.strictObject({
+    kind: z.literal('sieve'),
+    sizes: z.array(z.number().gt(0).max(1e6)).min(2).max(65)
+      .meta({ unit: 'length', description: 'sieve sizes (particle diameters), increasing' }),
+    passing: z.array(z.number().min(0).max(100)).min(2).max(65)
+      .meta({ unit: '%', description: 'percent of the volume (mass) passing each sieve: non-decreasing, 0 at the first size and 100 at the last' }),
+    af: z.array(searchIndexSchema).min(1).max(64)
+      .meta({ description: 'a_f per segment between consecutive sieve sizes (smallest first), or one pair for all' }),
+  }).meta({ description: 'a sieve curve: each segment between two sieve sizes is a class with radii drawn uniformly between its bounds' }),
+]).meta({ widget: 'gradation', description: 'the gradation asked for: size classes or a sieve curve' });
+export type GradationParams = z.output<typeof gradationSchema>;
+
+const periodicXY = z.tuple([z.boolean(), z.boolean()]).default([false, false])
+  .meta({ description: 'periodic x and y: balls leaving one side come back at the other (no wall there)' });
+
+export const regionSchema = z.discriminatedUnion('shape', [
+  z.strictObject({
+    shape: z.literal('box'),
+    size: z.tuple([length('x edge'), length('y edge'), length('z edge')]).meta({ unit: 'length', description: 'edges [x, y, z]; the box is [0, x] × [0, y] × [0, z]' }),
+    periodic: periodicXY,
+  }).meta({ description: '3D: a box' }),
+  z.strictObject({
+    shape: z.literal('cylinder'),
+    radius: length('radius'),
+    height: length('height (along z)'),
+  }).meta({ description: '3D: an upright cylinder, axis at (radius, radius), z in [0, height]' }),
+  z.strictObject({
+    shape: z.literal('rectangle'),
+    size: z.tuple([length('x edge'), length('y edge')]).meta({ unit: 'length', description: 'edges [x, y]; the rectangle is [0, x] × [0, y]' }),
+    periodic: periodicXY,
+  }).meta({ description: '2D: a rectangle' }),
+  z.strictObject({
+    shape: z.literal('circle'),
+    radius: length('radius'),
+  }).meta({ description: '2D: a circle centred at (radius, radius)' }),
+]).meta({ description: 'the region the balls fill (box or cylinder in 3D, rectangle or circle in 2D)' });
+export type RegionParams = z.output<typeof regionSchema>;
+
+export const targetSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('voidRatio'),
+    e: z.number().gt(0).max(100).meta({ unit: 'ratio', description: 'void ratio e = void / solid volume over the region (solid fraction 1 / (1 + e))' }),
+  }).meta({ description: 'fill to a void ratio: each class gets its share of the solid volume' }),
+  z.strictObject({
+    kind: z.literal('count'),
+    particles: z.number().int().min(1).max(3e7).meta({ unit: 'particles', description: 'number of balls; the solid volume is the one this many balls of the gradation have on average' }),
+  }).meta({ description: 'fill to a number of balls' }),
+]).meta({ description: 'when to stop: a void ratio or a number of balls (a class that finds no more room ends short and the run says so)' });
+
+export const MAX_PARTICLES = 3e7;
+
+const defaultParams = {
+  dim: 3 as const,
+  region: { shape: 'box' as const, size: [1.5, 1.5, 1.5] as [number, number, number], periodic: [false, false] as [boolean, boolean] },
+  gradation: {
+    kind: 'classes' as const,
+    rang: 0.05,
+    classes: [
+      { radius: 0.2, fraction: 1, af: [0.5, 1] as [number, number] },
+      { radius: 0.15725, fraction: 1, af: [0.5, 1] as [number, number] },
+      { radius: 0.1145, fraction: 1, af: [0, 0.3] as [number, number] },
+      { radius: 0.07175, fraction: 1, af: [0, 0.3] as [number, number] },
+      { radius: 0.029, fraction: 1, af: [0, 0.3] as [number, number] },
+    ],
+  },
+  target: { kind: 'voidRatio' as const, e: 0.4993 },
+};
+
+export const stackingParamsSchema = z.strictObject({
+  dim: z.union([z.literal(2), z.literal(3)]).default(3).meta({ description: '2: disks in the x-y plane (z = 0); 3: spheres' }),
+  region: regionSchema.default(defaultParams.region),
+  gradation: gradationSchema.default(defaultParams.gradation),
+  target: targetSchema.default(defaultParams.target),
+  gid: z.number().min(2).max(16).default(4).meta({
+    unit: 'ratio',
+    description: 'gid: grid spacing / largest radius, per level of the overlap grid (a level holds radii within a factor two; at least 2 so that a ball reaches only the adjacent cells)',
+  }),
+  reshape: z.number().int().min(0).max(100).default(4).meta({
+    unit: 'passes',
+    description: 'reshape correction times: when a class finds no more room, up to this many passes move balls to three-contact positions (Fig. 3) before the class ends short',
+  }),
+}).meta({
+  description: 'Geometric stacking (Meng & Zhang 2019): balls placed largest class first at random, one-, two- and three-contact positions, to a gradation and a void ratio or count.',
+});
+export type StackingParams = z.output<typeof stackingParamsSchema>;
+
+/** A cross-field problem: the field's dotted path (below params) and what is allowed. */
+export interface ParamsIssue {
+  path: string;
+  message: string;
+}
+
+/** Volume of the region (area in 2D). */
+export function regionVolume(region: RegionParams): number {
+  switch (region.shape) {
+    case 'box': return region.size[0] * region.size[1] * region.size[2];
+    case 'cylinder': return Math.PI * region.radius * region.radius * region.height;
+    case 'rectangle': return region.size[0] * region.size[1];
+    case 'circle': return Math.PI * region.radius * region.radius;
+  }
+}
+
+/** Smallest extent of the region (its narrowest width). */
+function regionWidth(region: RegionParams): number {
+  switch (region.shape) {
+    case 'box': return Math.min(...region.size);
+    case 'cylinder': return Math.min(2 * region.radius, region.height);
+    case 'rectangle': return Math.min(...region.size);
+    case 'circle': return 2 * region.radius;
+  }
+}
+
+/** Mean volume (area in 2D) of a ball of a class whose radius is uniform in [rMin, rMax]. */
+export function meanBallVolume(c: SizeClass, dim: 2 | 3): number {
+  const a = c.rMin, b = c.rMax;
+  if (dim === 3) return b > a ? (Math.PI / 3) * (b ** 4 - a ** 4) / (b - a) : (4 / 3) * Math.PI * a ** 3;
+  return b > a ? (Math.PI / 3) * (b ** 3 - a ** 3) / (b - a) : Math.PI * a * a;
+}
+
+export function ballVolume(r: number, dim: 2 | 3): number {
+  return dim === 3 ? (4 / 3) * Math.PI * r * r * r : Math.PI * r * r;
+}
+
+/**
+ * Solid volume to place per class (largest class first), and a bound on the number of balls: a
+ * class stops at the first ball that brings it to its quota, so it holds at most
+ * ceil(quota / smallest ball) balls.
+ */
+export function plan(p: StackingParams, classes: SizeClass[]): { solidVolume: number; quotas: Float64Array; maxParticles: number } {
+  const V = regionVolume(p.region);
+  let solidVolume: number;
+  if (p.target.kind === 'voidRatio') {
+    solidVolume = V / (1 + p.target.e);
+  } else {
+    let perVolume = 0; // expected balls per unit solid volume
+    for (const c of classes) perVolume += c.fraction / meanBallVolume(c, p.dim);
+    solidVolume = p.target.particles / perVolume;
+  }
+  const quotas = new Float64Array(classes.length);
+  let maxParticles = 0;
+  classes.forEach((c, j) => {
+    quotas[j] = c.fraction * solidVolume;
+    maxParticles += c.fraction > 0 ? Math.ceil(quotas[j] / ballVolume(c.rMin, p.dim)) + 1 : 0;
+  });
+  if (p.target.kind === 'count') maxParticles = Math.max(maxParticles, p.target.particles);
+  return { solidVolume, quotas, maxParticles };
+}
+
+/**
+ * Checks that need several fields, run before anything is allocated: the region fits the dim and
+ * the largest ball, the gradation is a valid curve, and the target asks for at most
+ * MAX_PARTICLES balls and less solid than the region holds. Returns the problems found (none: []).
+ */
+export function check(p: StackingParams): ParamsIssue[] {
+  const issues: ParamsIssue[] = [];
+  const three = p.region.shape === 'box' || p.region.shape === 'cylinder';
+  if (three !== (p.dim === 3)) {
+    issues.push({
+      path: 'region.shape',
+      message: `'${p.region.shape}' is a ${three ? '3D' : '2D'} region; with dim ${p.dim} use ${p.dim === 3 ? "'box' or 'cylinder'" : "'rectangle' or 'circle'"}`,
+    });
+  }
+  const g = p.gradation;
+  if (g.kind === 'sieve') {
+    if (g.sizes.length !== g.passing.length) {
+      issues.push({ path: 'gradation.passing', message: `needs one value per sieve size: ${g.sizes.length} sizes, ${g.passing.length} values` });
+    }
+    for (let k = 1; k < g.sizes.length; k++) {
+      if (!(g.sizes[k] > g.sizes[k - 1])) {
+        issues.push({ path: `gradation.sizes.${k}`, message: `sieve sizes must increase: ${g.sizes[k]} follows ${g.sizes[k - 1]}` });
+      }
+    }
+    for (let k = 1; k < g.passing.length; k++) {
+      if (g.passing[k] < g.passing[k - 1]) {
+        issues.push({ path: `gradation.passing.${k}`, message: `percent passing must not decrease: ${g.passing[k]} follows ${g.passing[k - 1]}` });
+      }
+    }
+    if (g.passing[0] !== 0) {
+      issues.push({ path: 'gradation.passing.0', message: `must be 0 (the first size is the smallest ball; add a smaller size for the fines), got ${g.passing[0]}` });
+    }
+    if (g.passing[g.passing.length - 1] !== 100) {
+      issues.push({ path: `gradation.passing.${g.passing.length - 1}`, message: `must be 100 (the last size is the largest ball), got ${g.passing[g.passing.length - 1]}` });
+    }
+    const segments = g.sizes.length - 1;
+    if (g.af.length !== 1 && g.af.length !== segments) {
+      issues.push({ path: 'gradation.af', message: `needs one pair for all segments or one per segment (${segments}), got ${g.af.length}` });
+    }
+  } else if (!g.classes.some((c) => c.fraction > 0)) {
+    issues.push({ path: 'gradation.classes', message: 'at least one class needs a fraction > 0' });
+  }
+  if (issues.length > 0) return issues;
+
+  const classes = resolveGradation(g);
+  const rMax = Math.max(...classes.map((c) => c.rMax));
+  const width = regionWidth(p.region);
+  if (width < 4 * rMax) {
+    issues.push({
+      path: p.region.shape === 'box' || p.region.shape === 'rectangle' ? 'region.size' : 'region.radius',
+      message: `the region is ${width} wide at its narrowest; it must hold two of the largest balls (diameter ${2 * rMax}): at least ${4 * rMax}`,
+    });
+  }
+  if (p.region.shape === 'box' || p.region.shape === 'rectangle') {
+    const { size, periodic } = p.region;
+    periodic.forEach((on, a) => {
+      if (on && size[a] < 10 * rMax) {
+        issues.push({
+          path: `region.size.${a}`,
+          message: `a periodic side must be at least five of the largest diameters (${10 * rMax}) so that every neighbour has one nearest image; got ${size[a]}`,
+        });
+      }
+    });
+  }
+  const { solidVolume, maxParticles } = plan(p, classes);
+  const V = regionVolume(p.region);
+  if (p.target.kind === 'count' && solidVolume >= V) {
+    issues.push({
+      path: 'target.particles',
+      message: `${p.target.particles} balls of this gradation have ${solidVolume.toPrecision(4)} of solid, more than the region's ${V.toPrecision(4)}; at most ${Math.floor((p.target.particles * V) / solidVolume)}`,
+    });
+  }
+  if (maxParticles > MAX_PARTICLES) {
+    issues.push({
+      path: p.target.kind === 'count' ? 'target.particles' : 'target.e',
+      message: `this region, gradation and target may need up to ${maxParticles.toExponential(3)} balls; at most ${MAX_PARTICLES.toExponential(0)} (use a smaller region, larger balls or a larger void ratio)`,
+    });
+  }
+  return issues;
+}
+
+/** Throws a RangeError listing every issue of check(p). */
+export function assertValid(p: StackingParams): void {
+  const issues = check(p);
+  if (issues.length > 0) throw new RangeError(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+}
+
+/**
+ * Honest upper bound of the bytes a run allocates: per ball the stacker's state (position and
+ * radius twice for renumbering, class, grid links, open list, order: 86 bytes), the particle table
+ * (35 bytes) and the contact check (about 45 bytes); the grid's cell heads; the neighbour lists.
+ */
+export function estimateMemoryBytes(p: StackingParams): number {
+  const classes = resolveGradation(p.gradation);
+  const { maxParticles } = plan(p, classes);
+  const rMax = Math.max(...classes.map((c) => c.rMax)), rMin = Math.min(...classes.map((c) => c.rMin));
+  const levels = gridLevels(rMax, rMin);
+  let cells = 0;
+  for (let l = 0; l < levels; l++) cells += Math.min(MAX_CELLS_PER_LEVEL, regionVolume(p.region) / ((p.gid * rMax) / 2 ** l) ** p.dim + 1);
+  const neighbours = Math.min(maxParticles + 8, 2 ** 20, Math.ceil((6 * rMax / rMin) ** p.dim) + 8);
+  return maxParticles * (86 + 35 + 45) + 4 * cells + 40 * neighbours;
+}
+
+/** Cells of one level of the overlap grid at most (2^24: a 64 MiB head array); a larger level gets coarser cells. */
+export const MAX_CELLS_PER_LEVEL = 2 ** 24;
+
+/** Levels of the overlap grid: level l holds radii in (rMax / 2^(l+1), rMax / 2^l]. */
+export function gridLevels(rMax: number, rMin: number): number {
+  return Math.max(1, Math.floor(Math.log2(rMax / rMin)) + 1);
+}

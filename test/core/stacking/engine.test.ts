@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import type { ColumnTable, EngineContext, EngineResult } from '../../../core/common/engine';
+import { stackingEngine, stackingParamsSchema, check, estimateMemoryBytes, stack, type StackingParams } from '../../../core/stacking/index';
+
+const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
+  let calls = 0;
+  return { seed, threads: 1, progress() {}, cancelled: () => ++calls > cancelAfter, log() {} };
+};
+const run = (p: StackingParams, c = ctx()) => stackingEngine.run(p, c) as EngineResult;
+const tableOf = (r: EngineResult) => r.artifacts[0] as ColumnTable;
+
+/** The seed's first group, scaled: five classes of radii 0.029 ... 0.2, equal volume fractions. */
+const group1 = (rang = 0.05) => ({
+  kind: 'classes' as const,
+  rang,
+  classes: [0.2, 0.15725, 0.1145, 0.07175, 0.029].map((radius, i) => ({ radius, fraction: 1, af: (i < 2 ? [0.5, 1] : [0, 0.3]) as [number, number] })),
+});
+
+const params = (o: Record<string, unknown>) => stackingParamsSchema.parse({ gradation: group1(), ...o });
+
+/**
+ * The largest interpenetration of any two balls and the largest reach through a wall, by brute
+ * force over all pairs (nothing shared with the engine's grid or its check).
+ */
+function bruteForce(t: ColumnTable, p: StackingParams): { overlap: number; wall: number; rMin: number } {
+  const { x, y, z, r } = t.columns as Record<string, Float64Array>;
+  const n = x.length;
+  const reg = p.region;
+  const periodic = reg.shape === 'box' || reg.shape === 'rectangle' ? reg.periodic : [false, false];
+  const size = reg.shape === 'box' || reg.shape === 'rectangle' ? reg.size : [2 * reg.radius, 2 * reg.radius];
+  const wrap = (d: number, a: number) => (periodic[a] ? d - size[a] * Math.round(d / size[a]) : d);
+  let overlap = -Infinity, wall = -Infinity, rMin = Infinity;
+  for (let i = 0; i < n; i++) {
+    rMin = Math.min(rMin, r[i]);
+    for (let j = i + 1; j < n; j++) {
+      const dx = wrap(x[i] - x[j], 0), dy = wrap(y[i] - y[j], 1), dz = z[i] - z[j];
+      const s = r[i] + r[j];
+      const d2 = dx * dx + dy * dy + dz * dz;
+      if (d2 < s * s) overlap = Math.max(overlap, s - Math.sqrt(d2));
+    }
+    if (reg.shape === 'box') wall = Math.max(wall, r[i] - z[i], z[i] + r[i] - reg.size[2]);
+    if (reg.shape === 'cylinder') wall = Math.max(wall, r[i] - z[i], z[i] + r[i] - reg.height, Math.hypot(x[i] - reg.radius, y[i] - reg.radius) + r[i] - reg.radius);
+    if (reg.shape === 'circle') wall = Math.max(wall, Math.hypot(x[i] - reg.radius, y[i] - reg.radius) + r[i] - reg.radius);
+    if (reg.shape === 'box' || reg.shape === 'rectangle') {
+      if (!periodic[0]) wall = Math.max(wall, r[i] - x[i], x[i] + r[i] - size[0]);
+      if (!periodic[1]) wall = Math.max(wall, r[i] - y[i], y[i] + r[i] - size[1]);
+      if (periodic[0] && (x[i] < 0 || x[i] >= size[0])) wall = Infinity;
+      if (periodic[1] && (y[i] < 0 || y[i] >= size[1])) wall = Infinity;
+    }
+    if (p.dim === 2 && z[i] !== 0) wall = Infinity;
+  }
+  return { overlap, wall, rMin };
+}
+
+describe('stacking engine', () => {
+  it.each([
+    ['3D box', { dim: 3, region: { shape: 'box', size: [1.2, 1.2, 1.2] } }],
+    ['3D box, periodic x and y', { dim: 3, region: { shape: 'box', size: [2.2, 2.2, 0.9], periodic: [true, true] } }],
+    ['3D cylinder', { dim: 3, region: { shape: 'cylinder', radius: 0.7, height: 1.2 } }],
+    ['2D rectangle', { dim: 2, region: { shape: 'rectangle', size: [5, 4] }, gradation: group1(0.1) }],
+    ['2D rectangle, periodic x', { dim: 2, region: { shape: 'rectangle', size: [5, 4], periodic: [true, false] }, gradation: group1(0.1) }],
+    ['2D circle', { dim: 2, region: { shape: 'circle', radius: 2.5 }, gradation: group1(0.1) }],
+  ])('%s: no two balls overlap and none reaches through a wall (brute force), at the void ratio asked', (_, o) => {
+    const p = params({ ...o, target: { kind: 'voidRatio', e: o.dim === 3 ? 0.6 : 0.3 } });
+    const res = run(p);
+    const t = tableOf(res);
+    const n = t.columns.x.length;
+    expect(n).toBeGreaterThan(500);
+    const { overlap, wall, rMin } = bruteForce(t, p);
+    // Contacts are exact: the closest pairs touch (to round-off), none interpenetrates beyond 1e-9 r_min.
+    expect(overlap).toBeLessThanOrEqual(1e-9 * rMin);
+    expect(overlap).toBeGreaterThan(-1e-9 * rMin);
+    expect(wall).toBeLessThanOrEqual(1e-9 * rMin);
+    // The engine's own independent check agrees.
+    expect(res.metrics.maxOverlapRelative).toBeLessThanOrEqual(1e-9);
+    expect(res.metrics.overlappingPairs).toBe(0);
+    expect(res.metrics.stopReason).toBe('target');
+    expect(Math.abs((res.metrics.voidRatio as number) - (o.dim === 3 ? 0.6 : 0.3))).toBeLessThan(0.005);
+    expect(res.metrics.coordinationMean).toBeGreaterThan(2);
+  });
+
+  it('is deterministic for a seed, and another seed gives another packing', () => {
+    const p = params({ region: { shape: 'box', size: [1, 1, 1] }, target: { kind: 'voidRatio', e: 0.55 } });
+    const a = tableOf(run(p, ctx(3))), b = tableOf(run(p, ctx(3))), c = tableOf(run(p, ctx(4)));
+    for (const k of ['x', 'y', 'z', 'r', 'class']) expect(Array.from(b.columns[k])).toEqual(Array.from(a.columns[k]));
+    expect(Array.from(c.columns.x)).not.toEqual(Array.from(a.columns.x));
+  });
+
+  it('places each class within 1 % of its volume fraction at 10^4 spheres, and the sieve curve achieved follows the one asked', () => {
+    const p = params({
+      region: { shape: 'box', size: [2, 2, 2] },
+      gradation: { ...group1(), classes: group1().classes.map((c, i) => ({ ...c, fraction: [3, 1, 2, 1, 3][i] })) },
+      target: { kind: 'voidRatio', e: 0.55 },
+    });
+    const res = run(p);
+    expect(res.metrics.particles).toBeGreaterThan(10000);
+    const asked = res.series.find((s) => s.name === 'class volume fraction asked')!;
+    const got = res.series.find((s) => s.name === 'class volume fraction achieved')!;
+    for (let k = 0; k < asked.y.length; k++) expect(Math.abs(got.y[k] - asked.y[k])).toBeLessThan(0.01 * asked.y[k]);
+    const sieveAsked = res.series.find((s) => s.name === 'sieve curve asked')!;
+    const sieveGot = res.series.find((s) => s.name === 'sieve curve achieved')!;
+    expect(Array.from(sieveGot.x)).toEqual(Array.from(sieveAsked.x));
+    // Between classes the curves agree as the class fractions do; inside a class they differ by
+    // the sampling of the radii (few balls in the largest classes).
+    const bounds = new Set(group1().classes.flatMap((c) => [2 * c.radius * 0.95, 2 * c.radius * 1.05]).map((d) => d.toFixed(9)));
+    for (let k = 0; k < sieveAsked.y.length; k++) {
+      expect(Math.abs(sieveGot.y[k] - sieveAsked.y[k])).toBeLessThan(bounds.has(sieveAsked.x[k].toFixed(9)) ? 0.5 : 4);
+    }
+    expect(sieveAsked.y[sieveAsked.y.length - 1]).toBeCloseTo(100, 9);
+    // The count against time ends at the count.
+    const time = res.series.find((s) => s.name === 'particles against time')!;
+    expect(time.y[time.y.length - 1]).toBe(res.metrics.particles);
+  });
+
+  it('a sieve curve: classes between the sieve sizes, the achieved curve through the points asked', () => {
+    const p = params({
+      dim: 2,
+      region: { shape: 'rectangle', size: [6, 6] },
+      gradation: { kind: 'sieve', sizes: [0.06, 0.1, 0.2, 0.4], passing: [0, 20, 50, 100], af: [[0, 0.3]] },
+      target: { kind: 'voidRatio', e: 0.35 },
+    });
+    const res = run(p);
+    const asked = res.series.find((s) => s.name === 'sieve curve asked')!;
+    const got = res.series.find((s) => s.name === 'sieve curve achieved')!;
+    for (const [size, pct] of [[0.06, 0], [0.1, 20], [0.2, 50], [0.4, 100]]) {
+      const k = Array.from(asked.x).findIndex((v) => Math.abs(v - size) < 1e-12);
+      expect(asked.y[k]).toBeCloseTo(pct, 9);
+      expect(Math.abs(got.y[k] - pct)).toBeLessThan(1.5);
+    }
+    const cls = tableOf(res).columns.class, r = tableOf(res).columns.r;
+    for (let i = 0; i < r.length; i++) {
+      const k = cls[i];
+      expect(2 * r[i]).toBeGreaterThanOrEqual([0.06, 0.1, 0.2][k]);
+      expect(2 * r[i]).toBeLessThanOrEqual([0.1, 0.2, 0.4][k]);
+    }
+  });
+
+  it('a count target stops at exactly that many balls', () => {
+    const p = params({ region: { shape: 'box', size: [1.5, 1.5, 1.5] }, target: { kind: 'count', particles: 2500 } });
+    const res = run(p);
+    expect(res.metrics.particles).toBe(2500);
+    expect(res.metrics.stopReason).toBe('target');
+  });
+
+  it('an unreachable void ratio ends with the classes that found no more room named', () => {
+    const p = params({ region: { shape: 'box', size: [1, 1, 1] }, target: { kind: 'voidRatio', e: 0.2 }, reshape: 0 });
+    const res = run(p);
+    expect(res.metrics.stopReason).toBe('full');
+    expect(String(res.metrics.shortClasses)).not.toBe('');
+    expect(res.metrics.voidRatio).toBeGreaterThan(0.3);
+    expect(res.metrics.maxOverlapRelative).toBeLessThanOrEqual(1e-9);
+  });
+
+  it('reshape passes (Fig. 3) raise the density a class reaches', () => {
+    const p = (reshape: number) => params({ region: { shape: 'box', size: [1.5, 1.5, 1.5] }, target: { kind: 'voidRatio', e: 0.3 }, reshape });
+    const without = run(p(0)), withFour = run(p(4));
+    expect(withFour.metrics.reshapeMoves).toBeGreaterThan(0);
+    expect(withFour.metrics.solidFraction as number).toBeGreaterThan((without.metrics.solidFraction as number) + 0.02);
+  });
+
+  it('stops when cancelled and says so', () => {
+    const p = params({ region: { shape: 'box', size: [3, 3, 3] }, target: { kind: 'voidRatio', e: 0.5 } });
+    const { stacker } = stack(p, ctx(1, 3));
+    expect(stacker.stopReason).toBe('cancelled');
+    const res = run(p, ctx(1, 3));
+    expect(res.cancelled).toBe(true);
+  });
+
+  it('check() names the field and the allowed range; the schema refuses unknown keys', () => {
+    const issues = (o: Record<string, unknown>) => check(params(o));
+    expect(issues({ dim: 2, region: { shape: 'box', size: [2, 2, 2] } })[0].path).toBe('region.shape');
+    expect(issues({ region: { shape: 'box', size: [0.5, 2, 2] } })[0]).toMatchObject({ path: 'region.size', message: expect.stringContaining('at least 0.84') });
+    expect(issues({ region: { shape: 'box', size: [1.5, 4, 2], periodic: [true, false] } })[0]).toMatchObject({ path: 'region.size.0', message: expect.stringContaining('2.1') });
+    expect(issues({ target: { kind: 'count', particles: 1e6 }, region: { shape: 'box', size: [1, 1, 1] } })[0].path).toBe('target.particles');
+    expect(issues({ region: { shape: 'box', size: [1000, 1000, 1000] } })[0]).toMatchObject({ path: 'target.e', message: expect.stringContaining('at most') });
+    const sieve = (g: Record<string, unknown>) => issues({ gradation: { kind: 'sieve', af: [[0, 0.3]], ...g } });
+    expect(sieve({ sizes: [0.1, 0.05, 0.2], passing: [0, 50, 100] })[0].path).toBe('gradation.sizes.1');
+    expect(sieve({ sizes: [0.1, 0.2, 0.3], passing: [0, 60, 50] }).map((i) => i.path)).toContain('gradation.passing.2');
+    expect(sieve({ sizes: [0.1, 0.2, 0.3], passing: [5, 50, 100] })[0].path).toBe('gradation.passing.0');
+    expect(sieve({ sizes: [0.1, 0.2, 0.3], passing: [0, 50] })[0].path).toBe('gradation.passing');
+    expect(sieve({ sizes: [0.1, 0.2, 0.3], passing: [0, 50, 100], af: [[0, 0.3], [0, 0.3], [0, 0.3]] })[0].path).toBe('gradation.af');
+    expect(issues({})).toEqual([]);
+    expect(stackingParamsSchema.safeParse({ dim: 3, speed: 2 }).success).toBe(false);
+    expect(stackingParamsSchema.safeParse({ gradation: { ...group1(), classes: [{ radius: 0.1, fraction: 1, af: [0.5, 0.2] }] } }).success).toBe(false);
+    expect(() => run(params({ dim: 2 }))).toThrow(/region.shape/);
+  });
+
+  it('estimates its memory from the count the target allows, before allocating', () => {
+    const small = estimateMemoryBytes(params({ region: { shape: 'box', size: [1, 1, 1] } }));
+    const large = estimateMemoryBytes(params({ region: { shape: 'box', size: [10, 10, 10] } }));
+    expect(large / small).toBeGreaterThan(500);
+    expect(large).toBeGreaterThan(1e8); // about 1.6 million balls at up to ~150 bytes each
+  });
+});
