@@ -7,5 +7,6 @@
 import type { EngineDefinition } from './engine';
 import { voxelEngine } from '../voxel/index';
 import { surfaceEngine } from '../surface/index';
+import { stackingEngine } from '../stacking/index';
 
-export const ENGINES: readonly EngineDefinition[] = [voxelEngine, surfaceEngine];
+export const ENGINES: readonly EngineDefinition[] = [voxelEngine, surfaceEngine, stackingEngine];

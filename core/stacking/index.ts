@@ -4,10 +4,12 @@
  * first at random, one-, two- and three-contact positions, to a void ratio or a count. See
  * README.md in this folder for the algorithm, the parameters and the costs.
  */
-import { defineEngine, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries } from '../common/engine';
+import {
+  defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries, type MetricInfo, type ParticleTableSpec,
+} from '../common/engine';
 import { coordinationSeries, sphereContacts } from '../analysis/index';
 import { achievedPassing, askedPassing, resolveGradation, sieveSizes, type SizeClass } from './gradation';
-import { assertValid, estimateMemoryBytes, plan, stackingParamsSchema, type StackingParams } from './params';
+import { check, estimateMemoryBytes, plan, stackingParamsSchema, type StackingParams } from './params';
 import { Region } from './region';
 import { Stacker } from './stacker';
 
@@ -19,9 +21,57 @@ export { Region } from './region';
 /** Two balls count as touching when the gap between their surfaces is at most this share of the smallest radius. */
 export const CONTACT_GAP = 1e-6;
 
+/**
+ * The particle table: centres, radius, the class as a category, the coordination from the contact
+ * check. Spheres in 3D; a 2D run's table declares disks in the x-y plane (PARTICLE_TABLE_2D).
+ */
+export const PARTICLE_TABLE: ParticleTableSpec = {
+  name: 'particles',
+  centre: ['x', 'y', 'z'],
+  size: [{ column: 'r', is: 'radius' }],
+  glyph: { kind: 'sphere' },
+  category: { column: 'class', label: 'Size class', namesFrom: 'classNames' },
+  quantities: [
+    { column: 'r', label: 'Radius', unit: 'length units' },
+    { column: 'coordination', label: 'Coordination number' },
+  ],
+};
+export const PARTICLE_TABLE_2D: ParticleTableSpec = { ...PARTICLE_TABLE, glyph: { kind: 'disk-xy' } };
+
+const STACKING_METRICS: Record<string, MetricInfo> = {
+  particles: { description: 'balls placed' },
+  solidFraction: { unit: 'fraction', description: 'solid volume (area in 2D) / the volume of the whole region' },
+  voidRatio: { unit: 'ratio', description: 'void / solid volume over the whole region, e = 1 / solidFraction − 1' },
+  voidRatioAsked: { unit: 'ratio', description: 'the void ratio the target asked for' },
+  particlesAsked: { description: 'the count the target asked for' },
+  solidFractionAsked: { unit: 'fraction', description: 'the solid fraction of the region the target asked for' },
+  regionVolume: { unit: 'length³ (length² in 2D)', description: 'volume (area) of the region' },
+  stopReason: { description: "'target' (every class got its share), 'full' (a class found no more room: shortClasses) or 'cancelled'" },
+  shortClasses: { description: 'the classes (their index in the gradation) that found no more room before their share' },
+  maxOverlap: { unit: 'length', description: 'largest interpenetration of two balls, by an independent exact check over every pair in reach' },
+  maxOverlapRelative: { unit: 'smallest radius', description: 'maxOverlap / the smallest radius of the gradation (at most 1e-9 by design)' },
+  overlappingPairs: { description: 'pairs interpenetrating by more than the contact gap' },
+  maxWallOverlap: { unit: 'length', description: 'largest distance a ball reaches through a wall' },
+  contacts: { description: 'pairs whose surfaces are at most contactGap apart' },
+  coordinationMean: { description: 'mean contacts per ball (2 contacts / balls)' },
+  contactGap: { unit: 'length', description: 'largest surface gap that counts as a contact (1e-6 of the smallest radius)' },
+  placedRandom: { description: 'balls placed at a random position' },
+  placedOneContact: { description: 'balls placed by one contact (Eq. 2)' },
+  placedTwoContacts: { description: 'balls placed by two contacts (Eqs. 3-4)' },
+  placedThreeContacts: { description: 'balls placed by three contacts (Eq. 5)' },
+  candidateTests: { description: 'candidate positions tested' },
+  nucleiClosed: { description: 'times a nucleus was closed for a class (no room found around it)' },
+  reshapePasses: { description: 'reshape passes run (Fig. 3)' },
+  reshapeMoves: { description: 'balls moved by the reshape passes' },
+  stackingSeconds: { unit: 's', description: 'wall time of the stacking' },
+  checkSeconds: { unit: 's', description: 'wall time of the contact and overlap check' },
+  wallSeconds: { unit: 's', description: 'wall time of the whole run' },
+  particlesPerSecond: { unit: '1/s', description: 'balls placed per second of stacking' },
+};
+
 /** Runs the stacker to its target (or until cancelled). */
 export function stack(params: StackingParams, ctx: EngineContext): { stacker: Stacker; classes: SizeClass[]; solidVolume: number; seconds: number } {
-  assertValid(params);
+  throwIfIssues(check(params));
   const t0 = performance.now();
   const classes = resolveGradation(params.gradation);
   const { solidVolume, quotas, maxParticles } = plan(params, classes);
@@ -57,11 +107,17 @@ function particleTable(s: Stacker, classes: SizeClass[], params: StackingParams)
     cls[i] = classes[s.cls[i]].source;
   }
   const reg = s.region;
+  const g = params.gradation;
+  const classNames = g.kind === 'classes'
+    ? g.classes.map((c) => `r = ${c.radius}`)
+    : g.sizes.slice(1).map((d, k) => `${g.sizes[k]}-${d}`);
   return {
     kind: 'table',
-    name: 'particles',
+    name: PARTICLE_TABLE.name,
     columns: { x, y, z, r, class: cls },
     meta: {
+      ...(params.dim === 2 ? { particleTable: PARTICLE_TABLE_2D } : {}),
+      classNames,
       dim: params.dim,
       region: params.region,
       box: [reg.lx, reg.ly, reg.lz],
@@ -112,7 +168,10 @@ export const stackingEngine = defineEngine({
     'Metrics over the region: solidFraction = solid volume / region volume, voidRatio = void / solid; maxOverlap = the largest ' +
     'interpenetration of two balls by an independent exact check.',
   paramsSchema: stackingParamsSchema,
+  check,
   estimateMemoryBytes,
+  particleTable: PARTICLE_TABLE,
+  metrics: STACKING_METRICS,
   run(params, ctx): EngineResult {
     const t0 = performance.now();
     const { stacker: s, classes, solidVolume, seconds } = stack(params, ctx);
@@ -140,7 +199,7 @@ export const stackingEngine = defineEngine({
       metrics: {
         particles: s.count,
         solidFraction: solid / reg.volume,
-        voidRatio: solid > 0 ? (reg.volume - solid) / solid : Infinity,
+        ...(solid > 0 ? { voidRatio: (reg.volume - solid) / solid } : {}),
         ...(params.target.kind === 'voidRatio' ? { voidRatioAsked: params.target.e } : { particlesAsked: params.target.particles }),
         solidFractionAsked: solidVolume / reg.volume,
         regionVolume: reg.volume,

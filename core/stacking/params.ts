@@ -5,6 +5,7 @@
  * a_f, reshape.
  */
 import { z } from 'zod';
+import type { ParamsIssue } from '../common/engine';
 import { resolveGradation, type SizeClass } from './gradation';
 
 const length = (description: string) => z.number().gt(0).max(1e6).meta({ unit: 'length', description });
@@ -115,12 +116,6 @@ export const stackingParamsSchema = z.strictObject({
   description: 'Geometric stacking (Meng & Zhang 2019): balls placed largest class first at random, one-, two- and three-contact positions, to a gradation and a void ratio or count.',
 });
 export type StackingParams = z.output<typeof stackingParamsSchema>;
-
-/** A cross-field problem: the field's dotted path (below params) and what is allowed. */
-export interface ParamsIssue {
-  path: string;
-  message: string;
-}
 
 /** Volume of the region (area in 2D). */
 export function regionVolume(region: RegionParams): number {
@@ -257,12 +252,6 @@ export function check(p: StackingParams): ParamsIssue[] {
     });
   }
   return issues;
-}
-
-/** Throws a RangeError listing every issue of check(p). */
-export function assertValid(p: StackingParams): void {
-  const issues = check(p);
-  if (issues.length > 0) throw new RangeError(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
 }
 
 /**

@@ -63,9 +63,13 @@ function writeVolume(dir: string, volume: LabelVolume): WrittenArtifact {
   return { kind: 'volume', name: volume.name, path, bytes, checksum: hash.digest('hex'), meta: { dims: volume.dims, voxelSize: volume.voxelSize, ...volume.meta } };
 }
 
-/** The engine's particle table carries its declaration (meta.particleTable), for the inspector and exports. */
+/**
+ * The engine's particle table carries its declaration (meta.particleTable), for the inspector and
+ * exports; a run may declare its own variant there (a 2D run of a 3D-and-2D engine draws disks).
+ */
 function withDeclaration(table: ColumnTable, engine: EngineDefinition): ColumnTable {
-  return table.name === engine.particleTable.name ? { ...table, meta: { ...table.meta, particleTable: engine.particleTable } } : table;
+  if (table.name !== engine.particleTable.name) return table;
+  return { ...table, meta: { ...table.meta, particleTable: table.meta?.particleTable ?? engine.particleTable } };
 }
 
 /**
