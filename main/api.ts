@@ -305,7 +305,8 @@ export const paramsSchemas = {
   /** A sphere CSV (x, y, z, r[, type]) recorded as a finished, analysed run of the 'spheres' pseudo-engine. */
   'runs.importSpheres': z.object({
     name: z.string().min(1).max(200),
-    csv: z.string().min(1),
+    /** The CSV text (an empty one is refused by the parser, naming the file). */
+    csv: z.string(),
     /** Where the spheres came from (file name), kept in the run's params. */
     source: z.string().max(1000).default(''),
     /** Box [x, y, z]; default: the spheres' extent from the origin. */

@@ -115,7 +115,9 @@ function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number)
   } catch (err) {
     if (err instanceof ApiError && err.code === 'invalid') {
       const lines = err.issues?.map((i) => `  ${i.path}: ${i.message}`) ?? [`  ${err.message}`];
-      throw new CliError(`${file}: invalid spec:\n${lines.join('\n')}`, 2);
+      // For a sweep, which point: 'sweep point 2 of 3 (name [field=value])' (JobQueue.validate).
+      const point = err.message.startsWith('sweep point ') ? ` at ${err.message.split(': invalid request:')[0]}` : '';
+      throw new CliError(`${file}: invalid spec${point}:\n${lines.join('\n')}`, 2);
     }
     throw err;
   }
@@ -147,9 +149,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .version(appVersion())
     .option('--data <dir>', `data directory (default: ${defaultDataDir()})`)
     .option('--json', 'print machine-readable JSON on stdout')
-    .showHelpAfterError()
+    .showHelpAfterError('(packbench --help, or COMMAND --help, for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    // Argument errors read like every other error: 'packbench: option ... is invalid. ...'.
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (text, write) => write(`packbench: ${text.replace(/^error: /, '')}`) });
 
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();
   const dataDir = () => resolve(globals().data ?? defaultDataDir());

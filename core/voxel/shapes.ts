@@ -64,6 +64,12 @@ export const shapeKindSchemas = {
         description: 'solid map, x fastest (index x + nx*(y + ny*z)), packed 8 voxels a byte, least significant bit first; base64 or byte values',
       }),
     })
+    // The map must hold every voxel of its dims: checked here, before a run is queued, not in its worker.
+    .superRefine((s, ctx) => {
+      const have = bitsBytes(s.bits), need = Math.ceil((s.dims[0] * s.dims[1] * s.dims[2]) / 8);
+      if (have === null) ctx.addIssue({ code: 'custom', path: ['bits'], message: 'is not base64 (A-Z, a-z, 0-9, +, /, padded with = to a multiple of 4)' });
+      else if (have < need) ctx.addIssue({ code: 'custom', path: ['bits'], message: `holds ${have} bytes; dims ${s.dims.join(' x ')} need ${need}` });
+    })
     // form: forms show it by its size and a thumbnail, not as its raw fields (renderer batch/schema.ts).
     .meta({ description: 'An imported solid voxel map; size = its longest side.', form: 'voxelMap' }),
   implicit: z
@@ -103,6 +109,13 @@ export interface VoxelisedShape {
   maxRadius: number;
   /** The shape's geometric centre in its voxel coordinates (0 or -0.5 per axis). */
   centre: [number, number, number];
+}
+
+/** Bytes a voxel map's bits hold (base64 or byte values), without decoding; null when not base64. */
+function bitsBytes(bits: string | number[]): number | null {
+  if (typeof bits !== 'string') return bits.length;
+  if (bits.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(bits)) return null;
+  return (bits.length / 4) * 3 - (bits.endsWith('==') ? 2 : bits.endsWith('=') ? 1 : 0);
 }
 
 /** The solid map of a voxels shape, one byte per voxel (1 = solid), x fastest; throws when too short. */

@@ -96,11 +96,11 @@ export async function importRawVoxelShape(rawPath: string, headerPath = `${rawPa
 }
 
 function checkRawHeader(headerJson: string, dataBytes?: number): RawHeader {
-  const header = parseRawHeader(headerJson, dataBytes);
-  header.dims.forEach((n, a) => {
+  // The shape's size limit first: it is the problem to name when the data is short for huge dims too.
+  parseRawHeader(headerJson).dims.forEach((n, a) => {
     if (n > MAX_SHAPE_VOXELS_PER_AXIS) throw new RangeError(`raw header dims[${a}] is ${n}; a voxel shape has at most ${MAX_SHAPE_VOXELS_PER_AXIS} voxels per axis`);
   });
-  return header;
+  return parseRawHeader(headerJson, dataBytes);
 }
 
 /** Uploaded raw bytes and the text of their JSON header as a voxel shape; `fileName` names it in errors. */
