@@ -180,13 +180,17 @@ describe('sphere imports that would not fit', () => {
       await small.close();
       t2.cleanup();
     }
-    // While a sphere set is analysed, other calls are answered (the analysis is not on this thread).
+    // While a sphere set (20,000 spheres: a second or so of analysis) is analysed, this thread goes
+    // on: timers fire and other calls are answered (the analysis runs in the worker).
+    const rows = ['x,y,z,r'];
+    for (let i = 0; i < 20_000; i++) rows.push(`${(i % 25) + 0.5},${(Math.floor(i / 25) % 25) + 0.5},${Math.floor(i / 625) + 0.5},0.5`);
     const order: string[] = [];
-    const importing = s.dispatch('runs.importSpheres', { name: 'while', csv: cubicSpheresCsv() }).then(() => order.push('import'));
-    await new Promise((r) => setTimeout(r, 30));
+    const importing = s.dispatch('runs.importSpheres', { name: 'while', csv: rows.join('\n') }).then(() => order.push('import'));
+    await new Promise((r) => setTimeout(r, 5));
     order.push('timer');
+    order.push(`listed ${(await s.dispatch('runs.list', { limit: 1 })).rows.length}`);
     await importing;
-    expect(order).toEqual(['timer', 'import']);
+    expect(order).toEqual(['timer', 'listed 1', 'import']);
   });
 });
 
