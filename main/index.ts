@@ -132,6 +132,7 @@ app.whenReady().then(() => {
   serveRenderer();
   // Services boot before the window and shut down after it.
   services = openServices({ dataDir: dataDirFromArgs(), autoStart: true, electron: true, nativeBinding: nativeBinding() });
+  if (services.readOnlyBecause) console.warn(`PackBench: the data folder cannot be written (${services.readOnlyBecause}): runs can be browsed, not added`);
   registerIpc(services);
   window = createWindow();
   app.on('activate', () => {

@@ -43,12 +43,47 @@ export interface Services extends HandlerContext {
   dispatch: Dispatch;
   /** Ids of runs re-queued at start-up because the process running them had died. */
   recovered: string[];
+  /**
+   * Why the data folder was opened read-only although writing was asked for (it is read-only or
+   * its disk is full): runs can be listed and shown, not added. Null when it opened as asked.
+   */
+  readOnlyBecause: string | null;
   close(): Promise<void>;
 }
 
+/** Errors of opening a data folder for writing that opening it for reading may get round. */
+const UNWRITABLE = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT', 'SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_FULL', 'SQLITE_IOERR']);
+
+/**
+ * The services of a data folder. When it cannot be opened for writing (read-only, full), it is
+ * opened read-only instead (readOnlyBecause says why), so the app, the host and the CLI still list
+ * and show its runs; calls that write then fail with 'unavailable'.
+ */
 export function openServices(o: ServicesOptions): Services {
+  if (o.readOnly) return open(o);
+  try {
+    return open(o);
+  } catch (err) {
+    const code = String((err as { code?: unknown }).code ?? '');
+    if (!UNWRITABLE.has(code) && !code.startsWith('SQLITE_IOERR')) throw err;
+    const s = open({ ...o, readOnly: true });
+    s.readOnlyBecause = `${(err as Error).message} (${code})`;
+    return s;
+  }
+}
+
+function open(o: ServicesOptions): Services {
   if (!o.readOnly) mkdirSync(join(o.dataDir, 'runs'), { recursive: true });
   const store = new RunStore(join(o.dataDir, 'packbench.db'), { nativeBinding: o.nativeBinding, readOnly: o.readOnly });
+  try {
+    return withStore(o, store);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+}
+
+function withStore(o: ServicesOptions, store: RunStore): Services {
   const registry = o.registry ?? defaultRegistry();
   const events = new EventBus();
   const pool = new WorkerPool({ memoryBudgetBytes: o.memoryBudgetBytes, progressIntervalMs: o.progressIntervalMs, bundleDirs: bundleDirs(o.dataDir) });
@@ -76,6 +111,7 @@ export function openServices(o: ServicesOptions): Services {
     ...ctx,
     dispatch,
     recovered,
+    readOnlyBecause: null,
     close() {
       closed ??= (async () => {
         await queue.close();

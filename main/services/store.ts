@@ -325,11 +325,16 @@ export class RunStore {
       return;
     }
     this.db = new Database(file, binding);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 5000');
-    this.migrate();
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.db.pragma('foreign_keys = ON');
+      this.db.pragma('busy_timeout = 5000');
+      this.migrate();
+    } catch (err) {
+      this.db.close(); // a read-only or full folder: the caller may open it again read-only
+      throw err;
+    }
   }
 
   private readonly statements = new Map<string, Database.Statement>();

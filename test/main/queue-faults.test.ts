@@ -4,11 +4,12 @@
  * can act on, and nothing throws out of a timer.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runnableEntry, WorkerPool } from '../../main/services/pool';
 import type { Services } from '../../main/services/services';
 import { COUNTER_WORKER } from './fixtures/registry';
+import { makeReadOnly, smallDisk } from './faults';
 import { fixtureServices, tempDir } from './helpers';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -63,5 +64,56 @@ describe('queue faults', () => {
     const ok = await s.dispatch('runs.enqueue', { spec: spec('room again') });
     await s.queue.waitFor(ok.runIds);
     expect(s.store.getSummary(ok.runIds[0])!.status).toBe('done');
+  });
+});
+
+describe('data folder faults', () => {
+  /** A data folder with one finished run in it. */
+  async function folderWithARun(dir: string): Promise<string> {
+    const s = fixtureServices(dir, { autoStart: true });
+    const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('kept') });
+    await s.queue.waitFor(runIds);
+    await s.close();
+    return runIds[0];
+  }
+
+  async function browsable(dir: string, runId: string): Promise<void> {
+    const s = fixtureServices(dir, { autoStart: true });
+    try {
+      expect(s.readOnlyBecause).toMatch(/\((EROFS|EACCES|ENOSPC|SQLITE_\w+)\)$/);
+      expect((await s.dispatch('runs.list', {})).rows.map((r) => r.id)).toEqual([runId]);
+      expect((await s.dispatch('runs.get', { id: runId })).status).toBe('done');
+      expect((await s.dispatch('runs.series', { id: runId })).length).toBeGreaterThan(0);
+      const refused = await s.dispatch('runs.enqueue', { spec: spec('new') }).then(() => null, (e) => e);
+      expect(refused).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/read-only/) });
+    } finally {
+      await s.close();
+    }
+  }
+
+  it('opens a read-only data folder read-only: runs are listed and shown, adding one says why not', async (ctx) => {
+    const t = tempDir();
+    cleanups.push(t.cleanup);
+    const runId = await folderWithARun(t.dir);
+    const restore = makeReadOnly(t.dir);
+    if (!restore) return ctx.skip();
+    try {
+      await browsable(t.dir, runId);
+    } finally {
+      restore();
+    }
+  });
+
+  it('opens a data folder on a full disk read-only: runs are listed and shown', async (ctx) => {
+    const disk = smallDisk(4096);
+    if (!disk) return ctx.skip();
+    cleanups.push(disk.cleanup);
+    const runId = await folderWithARun(disk.dir);
+    try {
+      writeFileSync(join(disk.dir, 'filler'), Buffer.alloc(8 << 20));
+    } catch {
+      // the disk is full now: what this test wants
+    }
+    await browsable(disk.dir, runId);
   });
 });
