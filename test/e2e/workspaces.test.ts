@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Host } from '../../main/host/server';
@@ -86,7 +86,7 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await shot('editor');
   });
 
-  it('queues a small voxel sweep and watches both runs finish', async () => {
+  it('queues a small voxel sweep and watches its runs finish', async () => {
     await page.click(testid('nav-batch'));
     await page.waitForSelector(testid('field-box.resolution'));
     await page.selectOption(testid('engine-select'), 'voxel');
@@ -100,11 +100,14 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await page.fill(testid('field-box.resolution'), '8');
     await page.click(testid('field-reboundProbability-sweep-toggle'));
     await page.fill(testid('field-reboundProbability-sweep-list'), '0.1, 0.5');
-    expect(await page.textContent(testid('run-count'))).toBe('This sweep makes 2 runs');
+    await page.click(testid('field-freezingInterval-sweep-toggle'));
+    await page.fill(testid('field-freezingInterval-sweep-list'), '20, 100');
+    expect(await page.textContent(testid('run-count'))).toBe('This sweep makes 4 runs');
     await page.click(testid('enqueue'));
-    await waitForRuns('walk spheres', 2, 150_000);
-    // The queue table shows it live (run.updated events).
-    await page.locator('[data-testid^="queue-row-"][data-status="done"]').nth(1).waitFor();
+    await waitForRuns('walk spheres', 4, 200_000);
+    // The queue table shows it live (run.updated events), with the swept parameters as columns.
+    await page.locator('[data-testid^="queue-row-"][data-status="done"]').nth(3).waitFor();
+    await page.waitForSelector(testid('queue-sweep-col-reboundProbability'));
     await shot('batch');
   });
 
@@ -121,9 +124,10 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
   it('finds the runs in the history and compares them', async () => {
     await page.click(testid('nav-history'));
     await page.fill(testid('history-search'), 'walk spheres');
-    await page.locator(testid('history-total')).filter({ hasText: /^2 runs/ }).waitFor();
+    await page.locator(testid('history-total')).filter({ hasText: /^4 runs/ }).waitFor();
     const rows = page.locator('[data-testid^="history-row-"]');
-    expect(await rows.count()).toBe(2);
+    expect(await rows.count()).toBe(4);
+    await page.waitForSelector(testid('history-sweep-col-freezingInterval'));
     await rows.nth(0).click();
     await page.locator(testid('details-metrics')).filter({ hasText: 'bedSolidFraction' }).waitFor();
     await shot('history');
@@ -133,6 +137,45 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await page.waitForSelector(`${testid('compare')} canvas`);
     expect(await page.textContent(testid('compare-metrics'))).toMatch(/bedSolidFraction/);
     await shot('compare');
+  });
+
+  it('plots the sweep: a metric against a swept parameter, one line per other value, saved as CSV and PNG', async () => {
+    await page.click(testid('compare-close'));
+    await page.locator('[data-testid^="history-batch-"]').first().click();
+    await page.waitForSelector(testid('history-batch-filter'));
+    await page.click(testid('history-sweep-plot'));
+    await page.waitForSelector(`${testid('sweep-plot')} canvas`);
+    await page.selectOption(testid('sweep-metric'), 'bedSolidFraction');
+    await page.selectOption(testid('sweep-x'), 'freezingInterval');
+    await page.locator(`${testid('sweep-plot')} .u-legend`).filter({ hasText: 'reboundProbability=0.5' }).waitFor();
+    await shot('sweep-plot');
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.click(`${testid('sweep-plot')} ${testid('plot-export-csv')}`)]);
+    expect(csv.suggestedFilename()).toBe('walk_spheres-bedSolidFraction-vs-freezingInterval.csv');
+    const lines = readFileSync(await csv.path()).toString().trim().split('\n');
+    expect(lines[0]).toBe('freezingInterval,reboundProbability=0.1,reboundProbability=0.5');
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['20', '100']);
+    expect(lines.slice(1).every((l) => l.split(',').slice(1).every((v) => Number(v) > 0 && Number(v) < 1))).toBe(true);
+    const [png] = await Promise.all([page.waitForEvent('download'), page.click(`${testid('sweep-plot')} ${testid('plot-export-png')}`)]);
+    await png.saveAs(join(ARTIFACTS, 'workspace-sweep-plot-export.png'));
+    expect(readFileSync(join(ARTIFACTS, 'workspace-sweep-plot-export.png')).subarray(1, 4).toString()).toBe('PNG');
+    await page.click(testid('sweep-plot-close'));
+    await page.locator(`${testid('history-batch-filter')} button`).click();
+  });
+
+  it('saves a figure of a run: colour bar, scale bar and axes at a chosen size', async () => {
+    await page.locator('[data-testid^="history-row-"]').first().dblclick();
+    await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
+    await page.selectOption(testid('colour-by'), 'height');
+    await page.click(testid('figure-toggle'));
+    await page.fill(testid('figure-width'), '1000');
+    await page.fill(testid('figure-height'), '700');
+    const [figure] = await Promise.all([page.waitForEvent('download'), page.click(testid('figure-save'))]);
+    await figure.saveAs(join(ARTIFACTS, 'workspace-figure.png'));
+    const bytes = readFileSync(join(ARTIFACTS, 'workspace-figure.png'));
+    expect([bytes.readUInt32BE(16), bytes.readUInt32BE(20)]).toEqual([1000, 700]);
+    await shot('inspector-figure');
+    await page.click(testid('figure-toggle'));
+    await page.click(testid('nav-history'));
   });
 
   it('keeps the history smooth with 100,000 runs in the store', async () => {
@@ -148,9 +191,8 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
         services.store.finishRun(ids[i], { status: 'done', metrics: { solidFraction: (i % 1000) / 1000 }, series: [], artifacts: [], wallSeconds: 1 });
       }
     });
-    await page.click(testid('compare-close'));
     await page.fill(testid('history-search'), '');
-    await page.locator(testid('history-total')).filter({ hasText: /^100,002 runs/ }).waitFor();
+    await page.locator(testid('history-total')).filter({ hasText: /^100,004 runs/ }).waitFor();
     // Only the rows in view exist in the page, however many runs there are.
     expect(await page.locator('[data-testid^="history-row-"]').count()).toBeLessThan(80);
     const timings: number[] = [];
@@ -176,7 +218,7 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await expect.poll(firstMetric).toBe('0.99');
     await metricHead.click();
     await expect.poll(firstMetric).toBe('0.9');
-    writeFileSync(join(ARTIFACTS, 'history-scroll.json'), JSON.stringify({ runs: N + 2, msFromScrollToRowsDrawn: timings }, null, 1));
+    writeFileSync(join(ARTIFACTS, 'history-scroll.json'), JSON.stringify({ runs: N + 4, msFromScrollToRowsDrawn: timings }, null, 1));
     await shot('history-100k');
     await page.click(testid('history-sort-created'));
     await page.fill(testid('history-metric'), '');

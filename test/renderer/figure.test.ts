@@ -21,9 +21,27 @@ describe('figure export', () => {
     expect(svg).toContain('Porosity &lt;bed&gt;');
     const lines = [...svg.matchAll(/<polyline[^>]*points="([^"]+)"/g)].map((m) => m[1].split(' ').map((p) => p.split(',').map(Number)));
     expect(lines).toHaveLength(2);
-    // plot area: left 64, right 400 - 16, top 30, bottom 300 - 46; y range [0, 2]
-    expect(lines[0]).toEqual([[64, 254], [224, 142], [384, 30]]);
-    expect(lines[1]).toEqual([[64, 30], [384, 254]]);
+    const [a, b] = lines;
+    // linear in both axes, y up, shared x and y values at the same places
+    expect(a[1][0]).toBeCloseTo((a[0][0] + a[2][0]) / 2, 1);
+    expect(a[1][1]).toBeCloseTo((a[0][1] + a[2][1]) / 2, 1);
+    expect(a[0][1]).toBeGreaterThan(a[2][1]);
+    expect([b[0][0], b[1][0]]).toEqual([a[0][0], a[2][0]]);
+    expect([b[0][1], b[1][1]]).toEqual([a[2][1], a[0][1]]);
+    // inside the plot frame (left 64, right 400 - 16, top 30), not on it: the ends have room
+    const frame = /<rect x="64" y="30" width="(\d+)" height="(\d+)" fill="none"/.exec(svg)!;
+    const [fw, fh] = [Number(frame[1]), Number(frame[2])];
+    expect(fw).toBe(320);
+    for (const [x, y] of [...a, ...b]) {
+      expect(x).toBeGreaterThan(64);
+      expect(x).toBeLessThan(64 + fw);
+      expect(y).toBeGreaterThan(30);
+      expect(y).toBeLessThan(30 + fh);
+    }
+    // the legend sits under the plot, not over the data
+    const legendY = [...svg.matchAll(/<text x="[\d.]+" y="([\d.]+)" fill="#1f2328">[AB]<\/text>/g)].map((m) => Number(m[1]));
+    expect(legendY).toHaveLength(2);
+    for (const y of legendY) expect(y).toBeGreaterThan(30 + fh);
     expect(svg).toMatch(/<text[^>]*>A<\/text>/);
     expect(svg).toMatch(/<text[^>]*>B<\/text>/);
   });

@@ -62,7 +62,10 @@ export function plotSvg(f: Figure): string {
   const [xs, ...ys] = alignSeries(f.series);
   const W = f.width;
   const H = f.height;
-  const m = { left: 64, right: 16, top: f.title ? 30 : 14, bottom: 46 };
+  // The legend (several series) is a band under the x label, entries flowing in rows, so that it
+  // never covers data.
+  const legend = legendLayout(f.series.length > 1 ? f.series.map((s) => s.name) : [], W - 80);
+  const m = { left: 64, right: 16, top: f.title ? 30 : 14, bottom: 46 + legend.height };
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
   let [x0, x1] = range(xs);
@@ -70,9 +73,15 @@ export function plotSvg(f: Figure): string {
     const half = xs.length > 1 ? (xs[1] - xs[0]) / 2 : 0.5;
     x0 -= half;
     x1 += half;
+  } else {
+    // a little room at the ends, so that the first and last points do not sit on the frame
+    const pad = (x1 - x0) * 0.02;
+    x0 -= pad;
+    x1 += pad;
   }
   const yr = range(ys.flatMap((y) => Array.from(y)));
-  const [y0, y1] = f.bars ? [Math.min(0, yr[0]), Math.max(0, yr[1])] : yr;
+  const ypad = (yr[1] - yr[0]) * 0.05;
+  const [y0, y1] = f.bars ? [Math.min(0, yr[0]), Math.max(0, yr[1]) + ypad] : [yr[0] - ypad, yr[1] + ypad];
   const X = (v: number) => m.left + ((v - x0) / (x1 - x0)) * pw;
   const Y = (v: number) => m.top + ph - ((v - y0) / (y1 - y0)) * ph;
   const n = (v: number) => v.toFixed(2);
@@ -90,7 +99,7 @@ export function plotSvg(f: Figure): string {
     out.push(`<text x="${m.left - 6}" y="${n(Y(t) + 4)}" text-anchor="end" fill="#3d4650">${tickText(t)}</text>`);
   }
   out.push(`<rect x="${m.left}" y="${m.top}" width="${pw}" height="${ph}" fill="none" stroke="#5f6b78"/>`);
-  out.push(`<text x="${m.left + pw / 2}" y="${H - 8}" text-anchor="middle" fill="#1f2328">${esc(f.xLabel)}</text>`);
+  out.push(`<text x="${m.left + pw / 2}" y="${m.top + ph + 34}" text-anchor="middle" fill="#1f2328">${esc(f.xLabel)}</text>`);
   out.push(`<text transform="translate(14 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle" fill="#1f2328">${esc(f.yLabel)}</text>`);
   // data
   ys.forEach((y, k) => {
@@ -115,19 +124,35 @@ export function plotSvg(f: Figure): string {
     // Few points (a sweep): mark each, so that a reader sees where the samples are.
     if (points.length <= 30) for (const [px, py] of points) out.push(`<circle cx="${n(px)}" cy="${n(py)}" r="2.2" fill="${colour}"/>`);
   });
-  // legend (several series), top right inside the plot
-  if (f.series.length > 1) {
-    const lw = Math.min(260, 24 + 6.2 * Math.max(...f.series.map((s) => s.name.length)));
-    const lx = m.left + pw - lw - 6;
-    out.push(`<rect x="${lx}" y="${m.top + 6}" width="${lw}" height="${f.series.length * 15 + 6}" fill="#ffffff" fill-opacity="0.85" stroke="#e3e6ea"/>`);
-    f.series.forEach((s, k) => {
-      const yy = m.top + 6 + 14 + k * 15;
-      out.push(`<line x1="${lx + 6}" y1="${yy - 4}" x2="${lx + 20}" y2="${yy - 4}" stroke="${FIGURE_COLOURS[k % FIGURE_COLOURS.length]}" stroke-width="2"/>`);
-      out.push(`<text x="${lx + 24}" y="${yy}" fill="#1f2328">${esc(s.name)}</text>`);
-    });
-  }
+  // legend band under the x label
+  const top = m.top + ph + 44;
+  legend.entries.forEach((e, k) => {
+    const x = m.left + e.x;
+    const y = top + e.row * LEGEND_ROW + 10;
+    out.push(`<line x1="${x}" y1="${y - 4}" x2="${x + 14}" y2="${y - 4}" stroke="${FIGURE_COLOURS[k % FIGURE_COLOURS.length]}" stroke-width="2"/>`);
+    out.push(`<text x="${x + 18}" y="${y}" fill="#1f2328">${esc(f.series[k].name)}</text>`);
+  });
   out.push('</svg>');
   return out.join('\n');
+}
+
+const LEGEND_ROW = 16;
+
+/** Where each legend entry goes (x offset, row) in rows `width` wide, and the band's height. */
+function legendLayout(names: string[], width: number): { entries: { x: number; row: number }[]; height: number } {
+  const entries: { x: number; row: number }[] = [];
+  let x = 0;
+  let row = 0;
+  for (const n of names) {
+    const w = 18 + n.length * 6.2 + 16; // marker, text at about 6.2 px a character (11 px sans), gap
+    if (x > 0 && x + w > width) {
+      row++;
+      x = 0;
+    }
+    entries.push({ x, row });
+    x += w;
+  }
+  return { entries, height: names.length ? (row + 1) * LEGEND_ROW + 6 : 0 };
 }
 
 function csvField(v: string): string {
