@@ -37,8 +37,7 @@ export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
     sampler.step();
     const it = sampler.iterations, cv = sampler.nearestCV, mean = sampler.meanNearest / p.spacing;
     if (it % stride === 0) { its.push(it); cvs.push(cv); counts.push(sampler.n); means.push(mean); }
-    const uniform = sampler.isolated === 0 && cv <= st.targetCV && Math.abs(mean - 1) <= st.spacingTolerance;
-    inARow = uniform ? inARow + 1 : 0;
+    inARow = sampler.isUniform(st.targetCV, st.spacingTolerance) ? inARow + 1 : 0;
     ctx.progress({
       done: it, total: st.maxIterations, phase: 'sampling',
       counters: { particles: sampler.n, nearestNeighbourCV: cv, meanSpacing: mean * p.spacing, uniformFor: inARow },

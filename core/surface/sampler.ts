@@ -167,6 +167,16 @@ export class SurfaceSampler {
     for (let i = 0; i < count; i++) this.add(x[i], y[i], z[i], sigma[i]);
   }
 
+  /**
+   * Uniform by the last repulsion pass: every particle has a neighbour within 3σ, the nearest-
+   * neighbour distances vary by at most `targetCV` (standard deviation / mean) and their mean is
+   * within `spacingTolerance` (a share) of the spacing. The engine stops once this holds for a
+   * window of iterations.
+   */
+  isUniform(targetCV: number, spacingTolerance: number): boolean {
+    return this.isolated === 0 && this.nearestCV <= targetCV && Math.abs(this.meanNearest / this.spacing - 1) <= spacingTolerance;
+  }
+
   /** Changes the desired spacing (births and deaths then move the count to it). */
   setSpacing(h: number): void {
     this.spacing = h;

@@ -71,6 +71,19 @@ export function longestSide(b: Float64Array): number {
   return Math.max(b[3] - b[0], b[4] - b[1], b[5] - b[2]);
 }
 
+/** Some point is inside a blobby object: a blob's ends or middle (at once, usually), else a node of
+ *  the grid solidBounds samples. */
+function anyInside(surface: ImplicitSurface & { kind: 'blobby' }): boolean {
+  const fn = implicitFunction(surface);
+  for (const b of surface.blobs) {
+    for (const t of [0, 0.5, 1]) {
+      if (fn.value(b.from[0] + t * (b.to[0] - b.from[0]), b.from[1] + t * (b.to[1] - b.from[1]), b.from[2] + t * (b.to[2] - b.from[2])) < 0) return true;
+    }
+  }
+  const box = solidBounds(surface, fn);
+  return box[3] > box[0];
+}
+
 /**
  * Cross-field checks of a surface, each naming its field (under `path`) and the allowed range:
  * a torus tube thinner than its ring, a blobby object whose field reaches the threshold somewhere.
@@ -79,14 +92,11 @@ export function surfaceIssues(surface: ImplicitSurface, path: string): ParamsIss
   if (surface.kind === 'torus' && !(surface.minorRadius < surface.majorRadius)) {
     return [{ path: `${path}.minorRadius`, message: `must be less than majorRadius = ${surface.majorRadius} (a ring torus), got ${surface.minorRadius}` }];
   }
-  if (surface.kind === 'blobby') {
-    const b = solidBounds(surface);
-    if (!(b[3] > b[0])) {
-      return [{
-        path: `${path}.threshold`,
-        message: `the blobs' summed field never reaches the threshold ${surface.threshold} (no point inside); lower the threshold or raise the strengths`,
-      }];
-    }
+  if (surface.kind === 'blobby' && !anyInside(surface)) {
+    return [{
+      path: `${path}.threshold`,
+      message: `the blobs' summed field never reaches the threshold ${surface.threshold} (no point inside); lower the threshold or raise the strengths`,
+    }];
   }
   return [];
 }

@@ -13,7 +13,7 @@ import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, labelsEna
 export { BitMatrix } from './bit-matrix';
 export { IdMatrix } from './id-matrix';
 export type { PackingMatrix } from './matrix';
-export { shapeKindSchemas, shapeSchema, voxeliseShape, voxeliseShapeVoxels, quantiseSize, type Shape, type VoxelisedShape } from './shapes';
+export { shapeKindSchemas, shapeSchema, shapeIssues, voxeliseShape, voxeliseShapeVoxels, quantiseSize, type Shape, type VoxelisedShape } from './shapes';
 export { VOXEL_ENGINE_ID, voxelParamsSchema, sizeLawSchema, particleTypeSchema, optimisationsSchema, analysisSchema, checkParams, type VoxelParams } from './params';
 export { Packer } from './packer';
 export { finalise } from './finalise';

@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import type { ParamsIssue } from '../common/engine';
-import { shapeSchema, type Shape } from './shapes';
-import { solidBounds, surfaceIssues } from '../surface/solid';
+import { shapeIssues, shapeSchema, type Shape } from './shapes';
+import { solidBounds } from '../surface/solid';
 import { bitMatrixBytes } from './bit-matrix';
 import { WASM_WINDOW_BYTES } from './wasm-kernels';
 import { idMatrixBytes } from './id-matrix';
@@ -212,10 +212,8 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
     issues.push({ path: 'box.size', message: `box.size × box.resolution must be at most 65536 voxels per axis, got ${nx} x ${ny} x ${nzMatrix}` });
   }
   p.mixture.types.forEach((t, i) => {
-    if (t.shape.kind === 'implicit') {
-      const own = surfaceIssues(t.shape.surface, `mixture.types.${i}.shape.surface`);
-      if (own.length > 0) { issues.push(...own); return; }
-    }
+    const own = shapeIssues(t.shape, `mixture.types.${i}.shape`);
+    if (own.length > 0) { issues.push(...own); return; }
     const d = boundingDiameter(t.shape) * maxSize(t.size) * r;
     const limit = Math.min(nx, ny, nz) - 2;
     if (d > limit) {

@@ -13,7 +13,8 @@
  */
 import { z } from 'zod';
 import { implicitFunction, implicitSurfaceSchema } from '../surface/implicit';
-import { solidBounds } from '../surface/solid';
+import { solidBounds, surfaceIssues } from '../surface/solid';
+import type { ParamsIssue } from '../common/engine';
 
 const ratio = (description: string) =>
   z.number().gt(0).max(1).default(1).meta({ unit: 'ratio', description });
@@ -91,6 +92,12 @@ export const shapeSchema = z.discriminatedUnion('kind', [
   shapeKindSchemas.implicit,
 ]);
 export type Shape = z.output<typeof shapeSchema>;
+
+/** Checks of a parsed shape that need several of its fields (an implicit surface's own), each
+ *  naming its field under `path`. The voxel engine's check, the shape library and the editor ask it. */
+export function shapeIssues(shape: Shape, path: string): ParamsIssue[] {
+  return shape.kind === 'implicit' ? surfaceIssues(shape.surface, path ? `${path}.surface` : 'surface') : [];
+}
 
 /** Default shell-reduction threshold: about half of a sphere's shell remains (see the tests). */
 export const DEFAULT_REDUCTION_THRESHOLD = 0;

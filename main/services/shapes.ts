@@ -2,7 +2,7 @@
  * The shape library: built-in shapes (written at start-up with fixed ids, cannot be deleted or
  * renamed) and the user's shapes, validated by core/voxel's shapeSchema.
  */
-import { shapeSchema, voxeliseShape, type Shape as VoxelShape } from '../../core/voxel/shapes';
+import { shapeIssues, shapeSchema, voxeliseShape, type Shape as VoxelShape } from '../../core/voxel/shapes';
 import { ApiError, issuesFrom, invalidMessage, type Shape, type ShapeVoxelisation } from '../api';
 import type { RunStore } from './store';
 
@@ -15,12 +15,11 @@ export const BUILTIN_SHAPES: { id: string; name: string; params: VoxelShape }[] 
   { id: 'builtin-superellipsoid', name: 'Superellipsoid (rounded box)', params: { kind: 'superellipsoid', b: 1, c: 1, e1: 0.3, e2: 0.3 } },
 ];
 
+/** A shape checked by its schema and its cross-field checks (shapeIssues), or ApiError('invalid'). */
 export function parseShape(shape: unknown, path = 'shape'): VoxelShape {
   const r = shapeSchema.safeParse(shape);
-  if (!r.success) {
-    const issues = issuesFrom(r.error, path);
-    throw new ApiError('invalid', invalidMessage(issues), issues);
-  }
+  const issues = r.success ? shapeIssues(r.data, path) : issuesFrom(r.error, path);
+  if (!r.success || issues.length > 0) throw new ApiError('invalid', invalidMessage(issues), issues);
   return r.data;
 }
 

@@ -267,4 +267,38 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     expect(await page.locator(testid('shortcuts-overlay')).count()).toBe(0);
     expect(pageErrors).toEqual([]);
   });
+
+  it('defines an implicit shape, sees it sampled by particles and as voxels, and packs it with the voxel engine', async () => {
+    await page.keyboard.press('Alt+1');
+    await page.waitForSelector(testid('editor-workspace'));
+    await page.selectOption(testid('new-shape-kind'), 'implicit');
+    await page.click(testid('new-shape'));
+    await page.locator('.shape-editor h2').filter({ hasText: 'My implicit surface' }).waitFor();
+    // The surface from the schema-driven form: a torus, sampled live until uniform.
+    await page.selectOption(testid('field-surface-variant'), { label: 'torus' });
+    await page.fill(testid('field-surface.minorRadius'), '0.35');
+    await page.locator(testid('surface-preview-status')).filter({ hasText: /· uniform/ }).waitFor({ timeout: 60_000 });
+    await shot('editor-implicit');
+    // Its voxels, then saved as a voxel shape of the library.
+    await page.click(testid('preview-mode-solid'));
+    await page.waitForSelector(`${testid('voxel-preview-canvas')}[data-ready="1"]`);
+    await page.locator(testid('count-solid')).filter({ hasText: /[1-9]/ }).waitFor();
+    await shot('editor-implicit-voxels');
+    await page.click(testid('shape-save'));
+    await page.waitForSelector(`${testid('shape-save')}:disabled`);
+    // The mixture's type becomes the torus, and the batch manager packs it.
+    await page.locator(`${testid('mixture-type-0')} select.shape-select`).selectOption({ label: 'My implicit surface' });
+    await page.click(testid('mixture-send'));
+    await page.waitForSelector(testid('field-box.resolution'));
+    await page.fill(testid('run-name'), 'walk tori');
+    for (const i of [0, 1, 2]) await page.fill(testid(`field-box.size.${i}`), '3');
+    await page.fill(testid('field-box.resolution'), '10');
+    await page.fill(testid('field-stop.particles'), '6');
+    await page.click(testid('enqueue'));
+    await waitForRuns('walk tori', 1, 150_000);
+    const run = services.store.listRuns({ offset: 0, limit: 10, filter: { text: 'walk tori' } }).rows[0];
+    expect(services.store.getRun(run.id)!.spec.params).toMatchObject({ mixture: { types: [{ shape: { kind: 'implicit', surface: { kind: 'torus', minorRadius: 0.35 } } }] } });
+    expect(run.metrics.particles).toBe(6);
+    expect(pageErrors).toEqual([]);
+  });
 });

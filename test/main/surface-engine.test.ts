@@ -32,6 +32,20 @@ describe('surface engine in the services', () => {
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 
+  it('the shape library keeps implicit shapes and refuses one its checks fail, at the field', async () => {
+    const ok = await s.dispatch('shapes.create', { name: 'tube', shape: { kind: 'implicit', surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.3 } } });
+    expect(ok.params).toEqual({ kind: 'implicit', surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.3 } });
+    let err: { code?: string; issues?: unknown } = {};
+    try {
+      await s.dispatch('shapes.update', { id: ok.id, shape: { kind: 'implicit', surface: { kind: 'blobby', threshold: 5, blobs: [{}] } } });
+    } catch (e) {
+      err = e as never;
+    }
+    expect(err).toMatchObject({ code: 'invalid', issues: [{ path: 'shape.surface.threshold', message: expect.stringContaining('never reaches the threshold 5') }] });
+    const preview = await s.dispatch('shapes.preview', { shape: ok.params, size: 1, resolution: 20 });
+    expect(preview.dims).toEqual([20, 20, 5]);
+  });
+
   it('runs in the generic worker; the particle table is declared as tangent disks', async () => {
     const { runIds } = await s.dispatch('runs.enqueue', {
       spec: { engine: 'surface', name: 'small torus', seed: 3, params: { surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.4 }, spacing: 0.15, voxelsAcross: 16 } },

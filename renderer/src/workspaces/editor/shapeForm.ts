@@ -1,10 +1,12 @@
 /**
  * The shape parameter form is built from core/voxel's own shape schemas (one source of truth for
  * kinds, ranges, defaults, units and descriptions) and validated by them, so the editor accepts
- * exactly what the voxel engine accepts.
+ * exactly what the voxel engine accepts. Plain numbers become number fields; an implicit shape's
+ * surface (primitives, blobs) is drawn by the schema-driven form of the batch manager (SchemaField).
  */
 import { z } from 'zod';
-import { shapeKindSchemas } from '../../../../core/voxel/shapes';
+import { shapeIssues, shapeKindSchemas } from '../../../../core/voxel/shapes';
+import type { JsonSchema } from '../batch/schema';
 import { voxelParamsSchema } from '../../../../core/voxel/params';
 
 export type ShapeKind = keyof typeof shapeKindSchemas;
@@ -21,7 +23,7 @@ export const SHAPE_KIND_LABELS: Record<ShapeKind, string> = {
 };
 
 /** Kinds the user can create from scratch (imported voxel maps come from a file). */
-export const CREATABLE_KINDS: ShapeKind[] = ['sphere', 'ellipsoid', 'cuboid', 'cylinder', 'hexagonalPlate', 'superellipsoid'];
+export const CREATABLE_KINDS: ShapeKind[] = ['sphere', 'ellipsoid', 'cuboid', 'cylinder', 'hexagonalPlate', 'superellipsoid', 'implicit'];
 
 export interface NumberField {
   key: string;
@@ -71,6 +73,16 @@ export function shapeFields(kind: ShapeKind): NumberField[] {
 }
 
 /**
+ * JSON Schema of a kind's implicit surface (its primitive, or its blobs with their parameters), for
+ * the schema-driven form; null for the kinds without one.
+ */
+export function surfaceSchema(kind: ShapeKind): JsonSchema | null {
+  const s = shapeKindSchemas[kind] as z.ZodObject;
+  const field = s.shape.surface as z.ZodType | undefined;
+  return field ? (z.toJSONSchema(field, { io: 'input' }) as JsonSchema) : null;
+}
+
+/**
  * The voxel engine's reductionThreshold parameter (default, range, unit, description), so that the
  * preview voxelises exactly as a run with default params would and accepts what a run accepts.
  */
@@ -100,14 +112,18 @@ export function defaultShape(kind: ShapeKind): Record<string, unknown> {
 /** zod parse options under which an empty or unreadable number entry (NaN) reads 'enter a number'. */
 export const readableNaN = { error: (iss: { code: string; input?: unknown }) => (iss.code === 'invalid_type' && Number.isNaN(iss.input) ? 'enter a number' : undefined) };
 
-/** Field messages of a shape, keyed by parameter ({} when valid). */
+/** Field messages of a shape, keyed by the field's dotted path ('e1', 'surface.blobs.0.radius'; {} when
+ *  valid): the kind's schema first, then the checks that need several fields (shapeIssues). */
 export function validateShape(shape: Record<string, unknown>): Record<string, string> {
   const kind = String(shape.kind);
   if (!isShapeKind(kind)) return { kind: `unknown shape kind '${kind}'` };
   const r = shapeKindSchemas[kind].safeParse(shape, readableNaN);
-  if (r.success) return {};
   const out: Record<string, string> = {};
-  for (const issue of r.error.issues) out[String(issue.path[0] ?? 'kind')] ??= issue.message;
+  if (r.success) {
+    for (const issue of shapeIssues(r.data, '')) out[issue.path] ??= issue.message;
+    return out;
+  }
+  for (const issue of r.error.issues) out[issue.path.length ? issue.path.join('.') : 'kind'] ??= issue.message;
   return out;
 }
 
