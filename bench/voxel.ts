@@ -31,7 +31,6 @@ import type { EngineResult } from '../core/common/engine';
 import { BitMatrix, markSelf, selfMaskLength } from '../core/voxel/bit-matrix';
 import { rotateFirstHitBesides } from '../core/voxel/fused';
 import { rotateRange } from '../core/voxel/rotation';
-import { voxelWords } from '../core/voxel/wasm-kernels';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -115,20 +114,20 @@ function fusedCheckJsNs(): number {
  * old voxels, setting the new ones and rebuilding the mask), per voxel.
  */
 function simdKernelNs(): { check: number; move: number } {
-  const k = new BitMatrix(400, 400, 400, { layout: 'bricks' }).wasm!, ks = k.shape(kernelShell, kernelN, kernelE)!, mask = k.alloc(selfMaskLength(ks.b))!;
-  k.test(ks, 0, 0, 0, 100, 200, 200, mask, 0, 0, 0);
-  k.write(ks, null, mask, 0, 0, 0);
-  let voxels = ks.trial;
-  ks.trial = k.alloc(voxelWords(kernelN))!;
+  const k = new BitMatrix(400, 400, 400, { layout: 'bricks' }).wasm!, ks = k.shape(kernelShell, kernelN, kernelE)!, mask = k.allocBytes(ks.maskBytes);
+  let trial = k.allocVoxels(kernelN), voxels = k.allocVoxels(kernelN);
+  k.test(ks, trial, 0, 0, 0, 100, 200, 200, mask, 0, 0, 0);
+  k.write(ks, 0, trial, mask, 0, 0, 0);
+  [voxels, trial] = [trial, voxels];
   sinkExpected -= kernelReps + 200;
-  const check = perVoxel((r) => { sink += k.test(ks, r % 360, (7 * r) % 360, (13 * r) % 360, 100 + (r & 63), 200, 300, mask, 0, 0, 0); });
+  const check = perVoxel((r) => { sink += k.test(ks, trial, r % 360, (7 * r) % 360, (13 * r) % 360, 100 + (r & 63), 200, 300, mask, 0, 0, 0); });
   // To and fro along x by one voxel, rotating by a degree each way.
   let x = 100;
   const move = perVoxel((r) => {
     const dx = (r & 1) === 0 ? 1 : -1, a = r & 1;
-    if (k.test(ks, a, a, a, x + dx, 200, 200, mask, dx, 0, 0) >= 0) throw new Error('the moving particle hit something');
-    k.write(ks, voxels, mask, dx, 0, 0);
-    [voxels, ks.trial] = [ks.trial, voxels];
+    if (k.test(ks, trial, a, a, a, x + dx, 200, 200, mask, dx, 0, 0) >= 0) throw new Error('the moving particle hit something');
+    k.write(ks, voxels, trial, mask, dx, 0, 0);
+    [voxels, trial] = [trial, voxels];
     x += dx;
   });
   return { check, move };

@@ -29,6 +29,20 @@ export interface EngineContext {
   cancelled(): boolean;
   /** A line for the run's log (stored with the run, shown on failure). */
   log(message: string): void;
+  /**
+   * Starts helper threads for this run, one per entry of `data`: each runs the engine's `helper`
+   * with its entry, structured-cloned (SharedArrayBuffers and shared WebAssembly.Memory objects are
+   * shared, not copied). The run and its helpers talk only through that shared memory (Atomics);
+   * `stop` ends the helpers that are still running. Absent where no threads can be started (the
+   * engine then runs on its own thread). core/ cannot start threads itself (no node:*): the worker
+   * runtime (main/workers/runtime.ts) provides this.
+   */
+  startHelpers?(data: unknown[]): HelperThreads;
+}
+
+/** Helper threads started for a run (EngineContext.startHelpers). */
+export interface HelperThreads {
+  stop(): void;
 }
 
 /** A named x/y series: progress curves, profiles, histograms. */
@@ -147,6 +161,8 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
   /** The particle table the engine writes (an artifact of kind 'table' with this name). */
   particleTable: ParticleTableSpec;
   run(params: z.output<S>, ctx: EngineContext): EngineResult | Promise<EngineResult>;
+  /** The body of a helper thread of a run (EngineContext.startHelpers): returns when the run tells it to. */
+  helper?(data: unknown): void;
   /** The metrics it reports (and names its older runs carry) with what each measures. */
   metrics?: Record<string, MetricInfo>;
 }

@@ -109,6 +109,19 @@ function rotl(x: number, k: number): number {
   return (x << k) | (x >>> (32 - k));
 }
 
+/**
+ * Stateless draws for work done in parallel, whose results must not depend on which thread draws
+ * first: streamKey(seed, a, b) names a stream (the voxel packer: a particle and a time step),
+ * streamDraw(key, k) is its k-th uniform 32-bit draw.
+ */
+export function streamKey(seed: number, a: number, b: number): number {
+  return splitmix32(splitmix32(seed ^ Math.imul(a + 1, 0x9e3779b1)) ^ Math.imul(b + 1, 0x85ebca77));
+}
+
+export function streamDraw(key: number, k: number): number {
+  return splitmix32(key + Math.imul(k, 0x632be5ab));
+}
+
 /** A seed for point i of a sweep (or run i of a batch) derived from a base seed. */
 export function deriveSeed(baseSeed: number, index: number): number {
   return splitmix32(splitmix32(baseSeed >>> 0) ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0;

@@ -8,6 +8,7 @@ import { bedRegions } from '../analysis/porosity';
 import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { Packer } from './packer';
 import { finalise, type Finalised } from './finalise';
+import { voxelHelper, type HelperData } from './mover';
 import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
 
 export { BitMatrix } from './bit-matrix';
@@ -25,7 +26,19 @@ const PROGRESS_EVERY = 64;
 export function pack(params: VoxelParams, ctx: EngineContext): { packer: Packer; series: EngineSeries[]; seconds: number } {
   throwIfIssues(checkParams(params));
   const t0 = performance.now();
-  const packer = new Packer(params, ctx.seed);
+  // Threads move the kernel particles colour by colour (mover.ts); without helper threads, one.
+  const packer = new Packer(params, ctx.seed, {}, ctx.startHelpers ? Math.max(1, ctx.threads) : 1);
+  const helperData = packer.helperData();
+  const helpers = helperData.length > 0 ? ctx.startHelpers!(helperData) : null;
+  try {
+    return packLoop(packer, params, ctx, t0);
+  } finally {
+    packer.stopHelpers();
+    helpers?.stop();
+  }
+}
+
+function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: number): { packer: Packer; series: EngineSeries[]; seconds: number } {
   const boxVolume = packer.nx * packer.ny * packer.nz;
   const steps: number[] = [], particles: number[] = [], fraction: number[] = [];
   const record = () => {
@@ -117,6 +130,7 @@ export const VOXEL_METRICS: Record<string, MetricInfo> = {
   boxVoxels: { description: 'box size in voxels' },
   matrixBytes: { unit: 'bytes', description: 'memory of the packing matrix' },
   matrixSlabs: { description: 'z-slabs the packing matrix is split into' },
+  threads: { description: 'threads that moved the kernel particles (the packing is the same for every thread count)' },
   kernel: { description: "which loops moved the particles: 'simd' (the WebAssembly SIMD kernels moved some or all) or 'js' (JavaScript only)" },
   kernelParticles: { unit: 'particles', description: 'particles inserted and moved by the SIMD kernels' },
   movedToJavaScript: { unit: 'particles', description: 'kernel particles that left the kernels\' window of a matrix over 512 MiB and moved on in JavaScript' },
@@ -138,6 +152,7 @@ export const voxelEngine = defineEngine({
   check: checkParams,
   metrics: VOXEL_METRICS,
   estimateMemoryBytes,
+  helper: (data) => voxelHelper(data as HelperData),
   particleTable: {
     name: 'particles',
     centre: ['x', 'y', 'z'],
@@ -199,6 +214,7 @@ export const voxelEngine = defineEngine({
         movedToJavaScript: packer.movedToJavaScript,
         distinctVoxelisations: packer.shapes.length,
         matrixHeight: nzMatrix,
+        threads: packer.threads,
       },
       series: analysis ? [...series, ...analysis.series] : series,
       artifacts: [f.table, ...(f.labels ? [f.labels] : []), ...(analysis?.artifacts ?? [])],

@@ -9,7 +9,9 @@
  * WebAssembly SIMD kernels (wasm-kernels.ts), which keep their own state for each particle;
  * the JavaScript loops of bit-matrix.ts and fused.ts move the others.
  *
- * Sequential and deterministic: one Random from the seed drives everything.
+ * Deterministic for a seed, whatever the thread count: insertion draws from one Random of the
+ * seed, every move from (seed, particle, time step) (mover.ts drawMove); each time step moves the
+ * kernel particles colour by colour (on every thread, mover.ts), then the others in active order.
  */
 import { Random } from '../common/random';
 import type { MatrixOptions, PackingMatrix } from './matrix';
@@ -17,7 +19,8 @@ import { BitMatrix, selfMaskLength } from './bit-matrix';
 import { IdMatrix } from './id-matrix';
 import { rotateFirstHit, rotateFirstHitBesides } from './fused';
 import { rebaseVoxels, voxelWords, type KernelShape, type WasmKernels } from './wasm-kernels';
-import { rotateRange, wrapDegrees } from './rotation';
+import { cellGrid, cellWidths, drawMove, MoveBoard, SLOT_FIELDS as F, type HelperData, type Move } from './mover';
+import { rotateRange } from './rotation';
 import { quantiseSize, voxeliseShapeVoxels, type VoxelisedShape } from './shapes';
 import { boxVoxels, maxSize, minSize, type SizeLaw, type VoxelParams } from './params';
 
@@ -114,13 +117,15 @@ export class Packer {
   /** Saved rotated voxels of active particles (seed §3.2); null once frozen and for kernel particles. */
   private saved: (Int32Array | null)[] = [];
   /**
-   * Active particles the SIMD kernels move: their voxels as the kernels wrote them (matrix word,
-   * bit, mask bit; they play the saved rotation's part); null for all others.
+   * Active particles the SIMD kernels move: byte offsets in the kernels' memory of their voxels as
+   * the kernels wrote them (matrix word, bit, mask bit; they play the saved rotation's part) and
+   * of their self masks; 0 for all others.
    */
-  private kernelVoxels: (Int32Array | null)[] = [];
+  private kVoxels = new Int32Array(256);
+  private kMask = new Int32Array(256);
   /**
-   * Bit mode: each active particle's current voxels as a self mask (bit-matrix.ts selfMaskWords; for
-   * kernel particles in the kernels' memory), so that a move is tested before the particle is removed;
+   * Bit mode, particles of the JavaScript loops: each active particle's current voxels as a self
+   * mask (bit-matrix.ts selfMaskWords), so that a move is tested before the particle is removed;
    * null once frozen, in id mode, or for a particle too wide for the box (see selfBias).
    */
   private masks: (Int32Array | null)[] = [];
@@ -154,8 +159,9 @@ export class Packer {
   private candAx = 0;
   private candAy = 0;
   private candAz = 0;
-  /** The candidate's kernel state, allocated up front (null: the JavaScript loops insert it). */
-  private candKernel: { voxels: Int32Array; mask: Int32Array } | null = null;
+  /** The candidate's kernel state (byte offsets), allocated up front (0: the JavaScript loops insert it). */
+  private candVoxels = 0;
+  private candMask = 0;
 
   private trial: Int32Array = new Int32Array(0);
   private old: Int32Array = new Int32Array(0);
@@ -167,17 +173,30 @@ export class Packer {
    * need those switches on (the ablation's rows before H run without them).
    */
   private readonly kernels: WasmKernels | null;
+  /** The kernel particles' moves, colour by colour, on `threads` threads (mover.ts), or null. */
+  private readonly board: MoveBoard | null;
+  /** Board rows of the kernel shapes. */
+  private readonly kernelRow: number[] = [];
   /** Largest extent any particle of the run can have (voxels): the window keeps room for it. */
   private readonly maxExtent: number;
   private readonly rng: Random;
+  /** The run's seed: every move draws from (seed, particle, time step) (mover.ts drawMove). */
+  private readonly seed: number;
+  /** The rebound probability · 2^32. */
+  private readonly rebound: number;
+  private readonly draw: Move = { dx: 0, dy: 0, dz: 0, ax: 0, ay: 0, az: 0 };
+  /** This step's kernel particles (active order). */
+  private kernelList = new Int32Array(256);
   private readonly o: VoxelParams['optimisations'];
 
   /**
    * `matrix`: options for the packing matrix beyond the parameters (tests: small slabs, a small
    * kernel window).
    */
-  constructor(readonly params: VoxelParams, seed: number, matrix: Pick<MatrixOptions, 'maxSlabBytes' | 'windowBytes'> = {}) {
+  constructor(readonly params: VoxelParams, seed: number, matrix: Pick<MatrixOptions, 'maxSlabBytes' | 'windowBytes'> = {}, threads = 1) {
     this.rng = new Random(seed);
+    this.seed = seed;
+    this.rebound = Math.min(4294967295, Math.floor(params.reboundProbability * 4294967296));
     this.o = params.optimisations;
     const { nx, ny, nz, nzMatrix } = boxVoxels(params);
     this.nx = nx;
@@ -194,6 +213,12 @@ export class Packer {
     // A window of the matrix must hold a move of the largest particle and an insertion above it.
     const roomy = this.bits === null || !this.bits.windowed || this.bits.windowUnits * this.bits.planesPerUnit >= 4 * this.maxExtent + 8;
     this.kernels = o.simdKernels && o.trigTables && o.fastRounding && o.savedRotations && o.cheapModulus && roomy ? (this.bits?.wasm ?? null) : null;
+    if (this.kernels !== null) {
+      const [wx, wy] = cellWidths(this.maxExtent, this.bits!.layout);
+      this.board = new MoveBoard(this.kernels, cellGrid(nx, ny, wx, wy), threads, seed, params.reboundProbability);
+    } else {
+      this.board = null;
+    }
     this.hcx = Math.ceil(nx / HEIGHT_CELL);
     this.hcy = Math.ceil(ny / HEIGHT_CELL);
     this.heights = new Int32Array(this.hcx * this.hcy).fill(-1);
@@ -221,16 +246,61 @@ export class Packer {
     // A self mask tells the particle's own voxels from others' only when its periodic images
     // cannot meet it: the box must be wider than every offset difference (2e + 1).
     this.selfBias.push(this.bits !== null && 2 * e + 1 < this.nx && 2 * e + 1 < this.ny ? e + 1 : 0);
-    this.kernelShape.push(this.kernels?.shape(coords, coords.length / 3, e) ?? null);
     // Automatic step: the outermost voxel moves by about one voxel (r · step · π/180 ≈ 1).
     const step = this.params.mixture.types[type].rotationStep;
-    this.rotationStep.push(step > 0 ? step : Math.max(1, Math.floor(180 / Math.PI / Math.max(1, v.maxRadius))));
+    const rotationStep = step > 0 ? step : Math.max(1, Math.floor(180 / Math.PI / Math.max(1, v.maxRadius)));
+    this.rotationStep.push(rotationStep);
+    this.kernelShape.push(this.kernelShapeOf(coords, e, rotationStep));
     if (coords.length > this.trial.length) {
       this.trial = new Int32Array(coords.length);
       this.old = new Int32Array(coords.length);
     }
     this.shapeKey.set(key, s);
     return s;
+  }
+
+  /**
+   * The kernels' form of a shape with a trial buffer per thread and its row on the board, or null
+   * (too wide for the box, or no room in the kernels' heap: the JavaScript loops move it).
+   */
+  private kernelShapeOf(coords: Int32Array, e: number, rotationStep: number): KernelShape | null {
+    const k = this.kernels, board = this.board;
+    if (k === null || board === null) return null;
+    const n = coords.length / 3, ks = k.shape(coords, n, e);
+    if (ks === null) return null;
+    const trials: number[] = [];
+    for (let t = 0; t < board.threads; t++) trials.push(k.allocVoxels(n));
+    if (trials.includes(0)) {
+      for (const at of trials) if (at !== 0) k.releaseVoxels(at, n);
+      return null;
+    }
+    this.kernelRow.push(board.addShape(n, e, ks.b, ks.ms, ks.blocks, rotationStep, ks.maskBytes, trials));
+    return ks;
+  }
+
+  /** The data a helper thread needs to move kernel particles (voxelHelper), for each helper. */
+  helperData(): HelperData[] {
+    const board = this.board;
+    if (board === null) return [];
+    const k = this.kernels!;
+    return board.scratch.map((scratch, t) => ({
+      memory: k.memory, board: board.boardOffset, thread: t + 1, nx: k.nx, ny: k.ny, windowBytes: k.matrixBytes, layout: k.layout, scratch,
+    }));
+  }
+
+  /** Threads that move the kernel particles (1 without kernels). */
+  get threads(): number {
+    return this.board?.threads ?? 1;
+  }
+
+  /** Colour phases the helper threads joined. */
+  get parallelPhases(): number {
+    return this.board?.parallelPhases ?? 0;
+  }
+
+  /** Lets the helper threads return (the run is over). */
+  stopHelpers(): void {
+    this.board?.quit();
   }
 
   /** The active particles (those still moved every time step), a view valid until the next step. */
@@ -266,9 +336,13 @@ export class Packer {
     const ks = this.kernelShape[this.candShape], k = this.kernels;
     if (ks !== null && k !== null) {
       // The kernels insert it only with room for its state; else the JavaScript loops do.
-      const voxels = k.alloc(voxelWords(ks.n)), mask = voxels !== null ? k.alloc(selfMaskLength(ks.b)) : null;
-      if (voxels !== null && mask !== null) this.candKernel = { voxels, mask };
-      else if (voxels !== null) k.release(voxels);
+      const voxels = k.allocVoxels(ks.n), mask = voxels !== 0 ? k.allocBytes(ks.maskBytes) : 0;
+      if (voxels !== 0 && mask !== 0) {
+        this.candVoxels = voxels;
+        this.candMask = mask;
+      } else if (voxels !== 0) {
+        k.releaseVoxels(voxels, ks.n);
+      }
     }
     if (type.orientation === 'random') {
       this.candAx = this.rng.int(360);
@@ -292,9 +366,9 @@ export class Packer {
     // hollow shell: it must lie above every frozen particle and clear of every active one. Near
     // an active particle it waits (that is no sign of a full box).
     if (!this.clearOfActive(x, y, z, e)) return;
-    const cand = this.candKernel;
-    const free = z - e > this.frozenHeight(x, y, e) && (cand !== null
-      ? this.kernelFree(s, x, y, z, this.candAx, this.candAy, this.candAz, cand.mask, 0, 0, 0)
+    const kernel = this.candVoxels !== 0;
+    const free = z - e > this.frozenHeight(x, y, e) && (kernel
+      ? this.kernelFree(s, x, y, z, this.candAx, this.candAy, this.candAz)
       : this.collisionFree(s, x, y, z, this.candAx, this.candAy, this.candAz, id));
     if (!free) {
       if (z === top) this.failures++;
@@ -312,14 +386,17 @@ export class Packer {
     this.az[i] = this.a0z[i] = this.candAz;
     this.type[i] = this.candType;
     this.shape[i] = s;
-    if (cand !== null) {
-      const ks = this.kernelShape[s]!;
-      this.kernels!.write(ks, null, cand.mask, 0, 0, 0);
-      this.kernelVoxels[i] = ks.trial;
-      ks.trial = cand.voxels;
-      this.masks[i] = cand.mask;
+    if (kernel) {
+      // The run's thread's trial buffer holds the tested voxels: it becomes the particle's, the
+      // candidate's buffer the next trial buffer.
+      const ks = this.kernelShape[s]!, board = this.board!, row = this.kernelRow[s], trial = board.trial(0, row);
+      this.kernels!.write(ks, 0, trial, this.candMask, 0, 0, 0);
+      this.kVoxels[i] = trial;
+      board.setTrial(0, row, this.candVoxels);
+      this.kMask[i] = this.candMask;
+      this.masks[i] = null;
       this.saved[i] = null;
-      this.candKernel = null;
+      this.candVoxels = this.candMask = 0;
       this.kernelParticles++;
     } else {
       const trial = this.trial;
@@ -339,7 +416,7 @@ export class Packer {
       } else {
         this.saved[i] = null;
       }
-      this.kernelVoxels[i] = null;
+      this.kVoxels[i] = this.kMask[i] = 0;
       this.masks[i] = mask;
     }
     if (this.activeCount >= this.active.length) this.active = grow(this.active, 2 * this.active.length);
@@ -394,14 +471,14 @@ export class Packer {
     return this.collisionFreeBesides(s, x, y, z, ax, ay, az, id, null, null, 0, 0, 0);
   }
 
-  /** collisionFree in the SIMD kernels (WasmKernels.test; the voxels go to the shape's trial buffer). */
-  private kernelFree(
-    s: number, x: number, y: number, z: number, ax: number, ay: number, az: number,
-    mask: Int32Array, dx: number, dy: number, dz: number,
-  ): boolean {
+  /**
+   * collisionFree of the insertion candidate in the SIMD kernels (its all-zero self mask; the
+   * voxels go to the run's thread's trial buffer of the shape).
+   */
+  private kernelFree(s: number, x: number, y: number, z: number, ax: number, ay: number, az: number): boolean {
     const ks = this.kernelShape[s]!, c = this.counters;
     c.collisionTests++;
-    const hit = this.kernels!.test(ks, ax, ay, az, x, y, z, mask, dx, dy, dz);
+    const hit = this.kernels!.test(ks, this.board!.trial(0, this.kernelRow[s]), ax, ay, az, x, y, z, this.candMask, 0, 0, 0);
     c.voxelChecks += hit >= 0 ? hit + 1 : ks.n;
     return hit < 0;
   }
@@ -449,6 +526,7 @@ export class Packer {
   }
 
   private growParticles(n: number): void {
+    this.kVoxels = grow(this.kVoxels, n); this.kMask = grow(this.kMask, n);
     this.px = grow(this.px, n); this.py = grow(this.py, n); this.pz = grow(this.pz, n);
     this.ax = grow(this.ax, n); this.ay = grow(this.ay, n); this.az = grow(this.az, n);
     this.a0x = grow(this.a0x, n); this.a0y = grow(this.a0y, n); this.a0z = grow(this.a0z, n);
@@ -456,54 +534,20 @@ export class Packer {
     this.type = grow(this.type, n); this.shape = grow(this.shape, n);
   }
 
-  /**
-   * A random rotation step of at most ±step degrees from the current angle a, kept within ±max of
-   * the initial angle a0 (max 180 = unrestricted).
-   */
-  private drawAngle(a: number, a0: number, max: number, step: number): number {
-    if (max === 0) return a0;
-    let next = a + this.rng.int(2 * step + 1) - step;
-    if (max < 180) {
-      let d = wrapDegrees(next - a0);
-      if (d >= 180) d -= 360;
-      if (d > max) next = a0 + max;
-      else if (d < -max) next = a0 - max;
-    }
-    return wrapDegrees(next);
-  }
-
-  /** One move attempt of particle i (seed Fig. 2). */
+  /** One move attempt of particle i in the JavaScript loops (seed Fig. 2; the kernels' are in mover.ts). */
   private move(i: number): void {
     const m = this.matrix, c = this.counters;
     const s = this.shape[i], n = this.packCoords[s].length / 3, e = this.extent[s];
-    const bits = this.rng.nextU32();
-    const dx = (bits & 1) !== 0 ? 1 : -1, dy = (bits & 2) !== 0 ? 1 : -1;
+    const [mx, my, mz] = this.params.mixture.types[this.type[i]].maxRotation, d = this.draw;
+    drawMove(this.seed, i, c.steps, this.rebound, this.ax[i], this.ay[i], this.az[i], this.a0x[i], this.a0y[i], this.a0z[i], mx, my, mz, this.rotationStep[s], d);
+    const dx = d.dx, dy = d.dy, bx = d.ax, by = d.ay, bz = d.az;
     let nx = this.px[i] + dx;
     let ny = this.py[i] + dy;
     if (nx < 0) nx += this.nx; else if (nx >= this.nx) nx -= this.nx;
     if (ny < 0) ny += this.ny; else if (ny >= this.ny) ny -= this.ny;
-    const up = (bits & 4) !== 0;
-    const nz = this.pz[i] + (up ? (this.rng.next() < this.params.reboundProbability ? 1 : 0) : -1);
-    const [mx, my, mz] = this.params.mixture.types[this.type[i]].maxRotation;
-    const step = this.rotationStep[s];
-    const bx = this.drawAngle(this.ax[i], this.a0x[i], mx, step);
-    const by = this.drawAngle(this.ay[i], this.a0y[i], my, step);
-    const bz = this.drawAngle(this.az[i], this.a0z[i], mz, step);
+    const nz = this.pz[i] + d.dz;
     const ox = this.px[i], oy = this.py[i], oz = this.pz[i], id = i + 1;
     c.moveAttempts++;
-
-    const voxels = this.kernelVoxels[i];
-    if (voxels !== null) {
-      // The kernels: tested before removal with the self mask (as below), then written in one pass.
-      const mask = this.masks[i]!, dz = nz - oz;
-      if (!this.kernelFree(s, nx, ny, nz, bx, by, bz, mask, dx, dy, dz)) return;
-      const ks = this.kernelShape[s]!;
-      this.kernels!.write(ks, voxels, mask, dx, dy, dz);
-      this.kernelVoxels[i] = ks.trial;
-      ks.trial = voxels;
-      this.accept(i, nx, ny, nz, bx, by, bz);
-      return;
-    }
 
     const bitMode = m.kind === 'bit';
     const mask = this.masks[i], saved = this.saved[i];
@@ -585,7 +629,7 @@ export class Packer {
     let lo = needTop - 2 * this.maxExtent - 4, hi = 0;
     for (let j = 0; j < this.activeCount; j++) {
       const i = this.active[j];
-      if (this.kernelVoxels[i] === null) continue;
+      if (this.kVoxels[i] === 0) continue;
       const e = this.extent[this.shape[i]] + 1;
       lo = Math.min(lo, this.pz[i] - e);
       hi = Math.max(hi, this.pz[i] + e + 1);
@@ -598,8 +642,8 @@ export class Packer {
       const delta = bits.moveWindow(first);
       if (delta !== 0) {
         for (let j = 0; j < this.activeCount; j++) {
-          const i = this.active[j], voxels = this.kernelVoxels[i];
-          if (voxels !== null) rebaseVoxels(voxels, this.kernelShape[this.shape[i]]!.n, delta);
+          const i = this.active[j], n = this.kernelShape[this.shape[i]]?.n ?? 0;
+          if (this.kVoxels[i] !== 0) rebaseVoxels(this.kernels!.view(this.kVoxels[i], n), n, delta);
         }
         [z0, z1] = bits.windowPlanes();
       }
@@ -607,7 +651,7 @@ export class Packer {
     if (lo >= Math.max(z0, 0) || z0 === 0) return;
     for (let j = 0; j < this.activeCount; j++) {
       const i = this.active[j];
-      if (this.kernelVoxels[i] !== null && this.pz[i] - this.extent[this.shape[i]] - 1 < z0) this.toJavaScript(i);
+      if (this.kVoxels[i] !== 0 && this.pz[i] - this.extent[this.shape[i]] - 1 < z0) this.toJavaScript(i);
     }
   }
 
@@ -618,7 +662,7 @@ export class Packer {
    */
   private toJavaScript(i: number): void {
     const s = this.shape[i], ks = this.kernelShape[s]!, n = ks.n, k = this.kernels!;
-    const voxels = this.kernelVoxels[i]!, mask = this.masks[i]!, block = voxelWords(n) / 3;
+    const voxels = k.view(this.kVoxels[i], voxelWords(n)), mask = k.view(this.kMask[i], ks.maskBytes / 4), block = voxelWords(n) / 3;
     const saved = new Int32Array(3 * n), v = new Int32Array(3), nx = this.nx, ny = this.ny;
     for (let j = 0; j < n; j++) {
       this.bits!.voxelOfWindowWord(voxels[j] >> 2, voxels[block + j], v);
@@ -632,10 +676,16 @@ export class Packer {
     }
     this.saved[i] = saved;
     this.masks[i] = mask.slice();
-    k.release(voxels);
-    k.release(mask);
-    this.kernelVoxels[i] = null;
+    this.releaseKernelState(i);
     this.movedToJavaScript++;
+  }
+
+  /** Returns particle i's voxel buffer and self mask to the kernels' heap. */
+  private releaseKernelState(i: number): void {
+    const ks = this.kernelShape[this.shape[i]]!, k = this.kernels!;
+    k.releaseVoxels(this.kVoxels[i], ks.n);
+    k.releaseBytes(this.kMask[i], ks.maskBytes);
+    this.kVoxels[i] = this.kMask[i] = 0;
   }
 
   /** Seed §3.5: freeze the particles that have not moved since the last check. */
@@ -644,12 +694,7 @@ export class Packer {
     for (let j = 0; j < this.activeCount; j++) {
       const i = this.active[j];
       if (this.px[i] === this.hx[i] && this.py[i] === this.hy[i] && this.pz[i] === this.hz[i]) {
-        const voxels = this.kernelVoxels[i];
-        if (voxels !== null) {
-          this.kernels!.release(voxels);
-          this.kernels!.release(this.masks[i]!);
-          this.kernelVoxels[i] = null;
-        }
+        if (this.kVoxels[i] !== 0) this.releaseKernelState(i);
         this.saved[i] = null;
         this.masks[i] = null;
         const e = this.extent[this.shape[i]], top = this.pz[i] + e;
@@ -691,7 +736,12 @@ export class Packer {
       }
     }
     if (!this.inserting && this.activeCount === 0) return false;
-    for (let j = 0; j < this.activeCount; j++) this.move(this.active[j]);
+    // The kernel particles colour by colour, on every thread (mover.ts); then the others, here.
+    if (this.board !== null) this.moveKernelParticles();
+    for (let j = 0; j < this.activeCount; j++) {
+      const i = this.active[j];
+      if (this.kVoxels[i] === 0) this.move(i);
+    }
     c.steps++;
     if (c.steps % this.params.freezingInterval === 0) this.freeze();
     if (c.steps >= this.params.stop.maxSteps) {
@@ -699,6 +749,57 @@ export class Packer {
       return false;
     }
     return true;
+  }
+
+  /** This time step's moves of the kernel particles, on the board (mover.ts). */
+  private moveKernelParticles(): void {
+    let count = 0;
+    if (this.kernelList.length < this.activeCount) this.kernelList = new Int32Array(this.active.length);
+    const list = this.kernelList;
+    for (let j = 0; j < this.activeCount; j++) {
+      const i = this.active[j];
+      if (this.kVoxels[i] !== 0) list[count++] = i;
+    }
+    if (count === 0) return;
+    const grid = this.board!.grid, types = this.params.mixture.types;
+    const r = this.board!.run(
+      this.counters.steps, this.kernels!.zOrigin, count,
+      (k) => grid.cellX[this.px[list[k]]] + grid.cx * grid.cellY[this.py[list[k]]],
+      (slots, o, k) => {
+        const i = list[k], rot = types[this.type[i]].maxRotation;
+        slots[o + F.particle] = i;
+        slots[o + F.x] = this.px[i];
+        slots[o + F.y] = this.py[i];
+        slots[o + F.z] = this.pz[i];
+        slots[o + F.ax] = this.ax[i];
+        slots[o + F.ay] = this.ay[i];
+        slots[o + F.az] = this.az[i];
+        slots[o + F.a0x] = this.a0x[i];
+        slots[o + F.a0y] = this.a0y[i];
+        slots[o + F.a0z] = this.a0z[i];
+        slots[o + F.shape] = this.kernelRow[this.shape[i]];
+        slots[o + F.voxels] = this.kVoxels[i];
+        slots[o + F.mask] = this.kMask[i];
+        slots[o + F.mx] = rot[0];
+        slots[o + F.my] = rot[1];
+        slots[o + F.mz] = rot[2];
+      },
+      (slots, o, k) => {
+        const i = list[k];
+        this.px[i] = slots[o + F.x];
+        this.py[i] = slots[o + F.y];
+        this.pz[i] = slots[o + F.z];
+        this.ax[i] = slots[o + F.ax];
+        this.ay[i] = slots[o + F.ay];
+        this.az[i] = slots[o + F.az];
+        this.kVoxels[i] = slots[o + F.voxels];
+      },
+    );
+    const c = this.counters;
+    c.moveAttempts += count;
+    c.collisionTests += r.tests;
+    c.acceptedMoves += r.accepted;
+    c.voxelChecks += r.checks;
   }
 
   /** Stops as cancelled (the caller saw ctx.cancelled()). */

@@ -136,7 +136,7 @@ export const voxelParamsSchema = z.object({
   }),
   analysis: analysisSchema.default(analysisSchema.parse({})),
 }).meta({
-  description: 'Voxel-based Monte Carlo packing (Byholm, Toivakka & Westerholm 2009). The packer is sequential: the thread count does not change the packing.',
+  description: 'Voxel-based Monte Carlo packing (Byholm, Toivakka & Westerholm 2009). With threads, particles of one colour of the x–y cells move at once; the thread count does not change the packing.',
 });
 export type VoxelParams = z.output<typeof voxelParamsSchema>;
 

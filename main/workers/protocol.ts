@@ -31,6 +31,13 @@ export interface WorkerInput {
   progressIntervalMs: number;
 }
 
+/** workerData of a helper thread of a run (EngineContext.startHelpers): the engine and its helper's data. */
+export interface HelperInput {
+  helper: true;
+  engineId: string;
+  data: unknown;
+}
+
 /** An artifact file the worker wrote, before the store gives it an id. */
 export type WrittenArtifact = Omit<RunArtifact, 'id'>;
 

@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
-import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type LabelVolume } from '../../core/common/engine';
+import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type HelperThreads, type LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
-import { CONTROL, CONTROL_INTS, PROGRESS, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
+import { CONTROL, CONTROL_INTS, PROGRESS, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
 /** Volumes are written in slabs of this many bytes, so a 2048^3 volume needs no second copy. */
 const SLAB_BYTES = 16 << 20;
@@ -96,8 +96,26 @@ export function checkResult(result: EngineResult, log: (line: string) => void): 
   return { ...result, metrics, series };
 }
 
-/** Runs the engine of `engines` named by the run's input, in this worker thread. */
+/**
+ * EngineContext.startHelpers: helper threads run this same worker entry (the module this code is
+ * bundled into), which sees `helper` in its workerData and calls the engine's helper.
+ */
+function startHelpers(engineId: string, data: unknown[]): HelperThreads {
+  const workers = data.map((d) => new Worker(new URL(import.meta.url), { workerData: { helper: true, engineId, data: d } satisfies HelperInput }));
+  return {
+    stop() {
+      for (const w of workers) void w.terminate();
+    },
+  };
+}
+
+/** Runs the engine of `engines` named by the run's input, in this worker thread (or, for a helper thread, its helper). */
 export async function runEngineWorker(engines: readonly EngineDefinition[]): Promise<void> {
+  if ((workerData as HelperInput).helper === true) {
+    const h = workerData as HelperInput;
+    engines.find((e) => e.id === h.engineId)?.helper?.(h.data);
+    return;
+  }
   const input = workerData as WorkerInput;
   const engine = engines.find((e) => e.id === input.engineId);
   if (!engine) {
@@ -136,6 +154,7 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     log(message: string) {
       post({ type: 'log', lines: [message] });
     },
+    startHelpers: (data: unknown[]) => startHelpers(engine.id, data),
   };
 
   try {

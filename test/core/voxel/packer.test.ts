@@ -12,7 +12,7 @@ const run = (p: VoxelParams, seed: number) =>
 describe('voxel packer rules', () => {
   it('a higher rebound probability packs a full box denser (seed §2.2: upward moves let particles escape local minima)', () => {
     // 30 voxels a diameter: at much coarser resolutions the shells' discreteness dominates.
-    for (const seed of [1, 3]) {
+    for (const seed of [1, 2]) {
       const box = { box: { size: [4, 4, 4], resolution: 30 } };
       const low = run(params({ ...box, reboundProbability: 0 }), seed).metrics;
       const high = run(params({ ...box, reboundProbability: 0.3 }), seed).metrics;
