@@ -2,7 +2,9 @@
  * JobQueue: the persistent queue of runs. The queue *is* the runs table (status 'queued',
  * priority, seq), so nothing queued is lost when the app dies; this class decides what to start,
  * starts it on the WorkerPool, stores progress and outcomes, and emits events. Concurrency
- * defaults to cores - 1 (at least 1). Start-up recovery re-queues runs left 'running' by a crash.
+ * defaults to cores - 1 (at least 1); with several threads per run, at most cores / threads runs
+ * run at once (runs at a time × threads ≤ cores, at least one run). Start-up recovery re-queues
+ * runs left 'running' by a crash.
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
@@ -359,7 +361,9 @@ export class JobQueue {
     if (!this.started || this.closing || this.pumping) return;
     this.pumping = true;
     try {
-      while (!this.paused && this.state().running < this.concurrency) {
+      // Runs at a time × threads per run ≤ cores (at least one run).
+      const atOnce = Math.max(1, Math.min(this.concurrency, Math.floor(availableParallelism() / this.threadsPerRun)));
+      while (!this.paused && this.state().running < atOnce) {
         const r = this.nextStartable();
         if (!r) break;
         if (!this.startRun(r)) break;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import { decodeTable, decodeVolume } from '../../core/io/container';
 import type { RunSummary } from '../../main/api';
@@ -195,6 +195,17 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect(rp.status).toBe('done');
     expect(rq.status).toBe('done');
     expect(rq.startedAt! >= rp.finishedAt!).toBe(true);
+  });
+
+  it('runs at a time × threads per run stay within the cores: with as many threads as cores, one run at a time', async () => {
+    const { s } = setup({ autoStart: true, concurrency: 3, threadsPerRun: availableParallelism() });
+    const ids = [];
+    for (const name of ['a', 'b', 'c']) ids.push((await s.dispatch('runs.enqueue', { spec: spec(name, { steps: 10, stepMs: 3 }) })).runIds[0]);
+    await s.queue.waitFor(ids);
+    const runs = await Promise.all(ids.map((id) => s.dispatch('runs.get', { id })));
+    expect(runs.map((r) => [r.status, r.threads])).toEqual(ids.map(() => ['done', availableParallelism()]));
+    // None overlapped: each started after the one before had finished.
+    expect(runs[1].startedAt! >= runs[0].finishedAt! && runs[2].startedAt! >= runs[1].finishedAt!).toBe(true);
   });
 
   it('expands a sweep into a batch and announces batch.finished with its counts', async () => {
