@@ -40,7 +40,7 @@ export const gradationSchema = z.discriminatedUnion('kind', [
     af: z.array(searchIndexSchema).min(1).max(64)
       .meta({ description: 'a_f per segment between consecutive sieve sizes (smallest first), or one pair for all' }),
   }).meta({ description: 'a sieve curve: each segment between two sieve sizes is a class with radii drawn uniformly between its bounds' }),
-]).meta({ widget: 'gradation', description: 'the gradation asked for: size classes or a sieve curve' });
+]).meta({ form: 'gradation', description: 'the gradation asked for: size classes or a sieve curve' });
 export type GradationParams = z.output<typeof gradationSchema>;
 
 const periodicXY = z.tuple([z.boolean(), z.boolean()]).default([false, false])

@@ -161,8 +161,9 @@ export function fillDefaults(schema: JsonSchema, value: unknown, root: JsonSchem
  * What a form shows instead of a value's fields (JSON Schema `form`, declared by the engine's schema
  * meta): 'voxelMap' is an imported voxel map ({ dims, bits }), shown by its size and a thumbnail.
  */
-export function formWidget(schema: JsonSchema): 'voxelMap' | null {
-  return schema.form === 'voxelMap' ? 'voxelMap' : null;
+/** A field drawn by its own editor instead of the generic one (the schema's meta `form`). */
+export function formWidget(schema: JsonSchema): 'voxelMap' | 'gradation' | null {
+  return schema.form === 'voxelMap' || schema.form === 'gradation' ? schema.form : null;
 }
 
 export function isSweep(v: unknown): v is Sweep {
