@@ -45,7 +45,10 @@ export interface HelperThreads {
   stop(): void;
 }
 
-/** A named x/y series: progress curves, profiles, histograms. */
+/**
+ * A named x/y series: progress curves, profiles, histograms. A pair named '<name> asked' and
+ * '<name> achieved' with the same axes and kind is drawn in one plot (a target against what the run reached).
+ */
 export interface EngineSeries {
   name: string;
   xLabel: string;
