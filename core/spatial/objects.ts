@@ -191,6 +191,14 @@ export abstract class SpatialObjects implements SpatialIndex {
     this.scanQuery(visit);
   }
 
+  queryObject(of: number, visit: IdVisitor): void {
+    this.checkPresent(of);
+    this.qx = this.x[of]; this.qy = this.y[of]; this.qz = this.z[of];
+    this.qhx = this.hx[of]; this.qhy = this.hy[of]; this.qhz = this.hz[of];
+    this.qSphere = this.sphere[of] === 1;
+    this.scanQuery(visit);
+  }
+
   resetCounters(): void {
     const c = this.counters;
     c.cellsVisited = 0; c.candidatesTested = 0; c.pairsReported = 0; c.remaps = 0;
@@ -268,7 +276,10 @@ export abstract class SpatialObjects implements SpatialIndex {
   }
 
   protected checkPresent(id: number): void {
+    // The common case first: the message strings are built only for an error (this runs per move
+    // and per query).
+    if (Number.isInteger(id) && id >= 0 && id < this.capacity && this.live[id] === 1) return;
     checkInteger('id', id, 0, this.capacity, `capacity = ${this.capacity}`);
-    if (this.live[id] !== 1) throw new RangeError(`id ${id} is not present`);
+    throw new RangeError(`id ${id} is not present`);
   }
 }

@@ -97,6 +97,8 @@ export class SweepAndPrune extends SpatialObjects {
   private readonly cloud = new Float64Array(4);
   /** Output of columnSpan. */
   private readonly span = new Int32Array(4);
+  /** An object was added, removed or changed since the order was last restored. */
+  private stale = true;
 
   constructor(o: SweepAndPruneOptions) {
     const axis = o.axis ?? 'auto';
@@ -130,13 +132,17 @@ export class SweepAndPrune extends SpatialObjects {
 
   protected added(id: number): void {
     this.markPending(id);
+    this.stale = true;
   }
 
   protected removed(id: number): void {
     this.markDropped(id);
+    this.stale = true;
   }
 
-  protected changed(): void {}
+  protected changed(): void {
+    this.stale = true;
+  }
 
   pairs(visit: PairVisitor): void {
     this.restoreOrder();
@@ -267,6 +273,9 @@ export class SweepAndPrune extends SpatialObjects {
    * restores the order by insertion sort (counting swaps), merging the appended entries.
    */
   private restoreOrder(): void {
+    // Nothing moved since the last pass or query: the order holds (queries between moves are cheap).
+    if (!this.stale) return;
+    this.stale = false;
     if (this.autoAxis) this.chooseAxis();
     if (this.useColumns) this.updateColumns();
     else if (this.builtAxis !== this.axis) this.rebuild();

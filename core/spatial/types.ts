@@ -54,6 +54,9 @@ export interface SpatialIndex {
   remove(id: number): void;
   /** Calls visit(id) once for every object overlapping the sphere. */
   querySphere(x: number, y: number, z: number, r: number, visit: IdVisitor): void;
+  /** Calls visit(id) once for every object overlapping object `of` (itself included): a query by
+   *  the object's own shape, with no coordinates crossing the call. */
+  queryObject(of: number, visit: IdVisitor): void;
   /** Calls visit(id) once for every object overlapping the box [min, max]. */
   queryBox(minX: number, minY: number, minZ: number, maxX: number, maxY: number, maxZ: number, visit: IdVisitor): void;
   /** Calls visit(a, b) once for every unordered pair of overlapping objects. */

@@ -115,6 +115,17 @@ export function checkEquivalence(index: SpatialIndex, sc: Scenario): Equivalence
       throw new Error(`${index.name}: ${q.sphere ? 'sphere' : 'box'} query differs ${when}: got ${got.length} ids, want ${want.length}`);
     }
     report.queryChecks++;
+    // The query by an object's own shape (queryObject), for a live object.
+    if (shapes.size === 0) return;
+    const ids = [...shapes.keys()];
+    const of = ids[rnd.int(ids.length)], shape = shapes.get(of)!;
+    const gotOwn: number[] = [];
+    index.queryObject(of, (id) => gotOwn.push(id));
+    gotOwn.sort((a, b) => a - b);
+    const wantOwn = [...shapes.entries()].filter(([, s]) => overlap(s, shape, period, sc.dim)).map(([id]) => id).sort((a, b) => a - b);
+    if (gotOwn.length !== wantOwn.length || gotOwn.some((v, k) => v !== wantOwn[k])) {
+      throw new Error(`${index.name}: queryObject(${of}) differs ${when}: got ${gotOwn.length} ids, want ${wantOwn.length}`);
+    }
   };
 
   for (let k = 0; k < sc.n; k++) put(free(), newShape(), true);
