@@ -1,0 +1,169 @@
+/**
+ * The shaker ball mill engine (id 'ballmill'): seed 003, Gavrilova, Rokne, Gavrilov & Vinogradov.
+ * See README.md in this folder for the model, the events, the CDOs and the costs.
+ */
+import { defineEngine, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries } from '../common/engine';
+import { ballmillParamsSchema, checkParams, estimateMemoryBytes, frameInterval, type BallmillParams } from './params';
+import { BallMill, BINS_PER_DECADE, ENERGY_BIN_MIN, ENERGY_BINS } from './simulation';
+
+export { ballmillParamsSchema, checkParams, estimateMemoryBytes, CDO_NAMES, type BallmillParams, type CdoName } from './params';
+export { BallMill, type StopReason } from './simulation';
+
+/** Throws a RangeError listing the cross-field issues (the host and `queue add` report them earlier). */
+function assertValid(p: BallmillParams): void {
+  const issues = checkParams(p);
+  if (issues.length > 0) throw new RangeError(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+}
+
+/** Runs a ball mill to its end; returns the simulation and the wall seconds of its event loop. */
+export function simulate(params: BallmillParams, ctx: EngineContext): { sim: BallMill; setupSeconds: number; loopSeconds: number } {
+  assertValid(params);
+  const t0 = performance.now();
+  const sim = new BallMill(params, ctx.seed);
+  const t1 = performance.now();
+  let shown = -1;
+  sim.run((done) => {
+    const permille = Math.floor(done * 1000);
+    if (permille === shown) return;
+    shown = permille;
+    ctx.progress({
+      done: permille, total: 1000, phase: 'simulating',
+      counters: { simulatedSeconds: sim.now, collisions: sim.ballCollisions + sim.wallCollisions, events: sim.events },
+    });
+  }, () => ctx.cancelled());
+  return { sim, setupSeconds: (t1 - t0) / 1000, loopSeconds: (performance.now() - t1) / 1000 };
+}
+
+/** Metrics of a finished simulation (see the engine description for their meaning). */
+export function ballmillMetrics(sim: BallMill, loopSeconds: number): Record<string, number | string> {
+  const e0 = sim.energyValue.length > 0 ? sim.energyValue[0] : sim.energyAt(0);
+  const e1 = sim.energyAt(sim.now);
+  let solid = 0;
+  for (let i = 0; i < sim.n; i++) solid += sim.dim === 2 ? Math.PI * sim.r[i] ** 2 : (4 / 3) * Math.PI * sim.r[i] ** 3;
+  const v = sim.params.vial;
+  const vial = sim.dim === 2 ? v.width * v.height : Math.PI * (v.width / 2) ** 2 * v.height;
+  const s = sim.structure;
+  return {
+    balls: sim.n,
+    solidFraction: solid / vial,
+    collisions: sim.ballCollisions + sim.wallCollisions,
+    ballCollisions: sim.ballCollisions,
+    wallCollisions: sim.wallCollisions,
+    topologicalEvents: sim.topologicalEvents,
+    boxExits: sim.boxExits,
+    trajectoryUpdates: sim.trajectoryUpdates,
+    collisionChecks: sim.collisionChecks,
+    boxTests: s ? s.counters.candidatesTested : 0,
+    events: sim.events,
+    eventsPerSecond: loopSeconds > 0 ? sim.events / loopSeconds : 0,
+    staleEvents: sim.staleEvents,
+    queuePeak: sim.queue.peak,
+    dissipatedEnergy: sim.dissipated,
+    guardEnergy: sim.restitution.elasticBelow > 0 ? sim.guardEnergy : 0,
+    guardedImpacts: sim.restitution.guarded,
+    wallWork: sim.wallWork,
+    initialEnergy: e0,
+    finalEnergy: e1,
+    relativeEnergyDrift: e0 !== 0 ? Math.abs(e1 - e0) / Math.abs(e0) : 0,
+    simulatedSeconds: sim.now,
+    loopSeconds,
+    stopReason: sim.stopReason ?? 'duration',
+  };
+}
+
+function seriesOf(sim: BallMill): EngineSeries[] {
+  const h = sim.energyHistogram;
+  let first = -1, last = -1;
+  for (let k = 1; k <= ENERGY_BINS; k++) if (h[k] > 0) { if (first < 0) first = k; last = k; }
+  const bins = first < 0 ? 0 : last - first + 1;
+  const ex = new Float64Array(bins), ey = new Float64Array(bins);
+  for (let k = 0; k < bins; k++) {
+    // Bin k covers [E_min 10^((k-1)/B), E_min 10^(k/B)); its geometric centre.
+    ex[k] = ENERGY_BIN_MIN * 10 ** ((first + k - 0.5) / BINS_PER_DECADE);
+    ey[k] = h[first + k];
+  }
+  const T = sim.now > 0 ? sim.now : 1;
+  const ids = new Float64Array(sim.n), freq = new Float64Array(sim.n);
+  for (let i = 0; i < sim.n; i++) { ids[i] = i; freq[i] = sim.impacts[i] / T; }
+  return [
+    { name: 'impact energy', xLabel: `impact energy (J), ${BINS_PER_DECADE} log bins per decade`, yLabel: 'impacts', x: ex, y: ey, kind: 'bar' },
+    { name: 'collision frequency per ball', xLabel: 'ball', yLabel: 'impacts per simulated second', x: ids, y: freq, kind: 'bar' },
+    { name: 'energy', xLabel: 'time (s)', yLabel: 'kinetic + potential energy of the balls (J)', x: Float64Array.from(sim.energyTime), y: Float64Array.from(sim.energyValue), kind: 'line' },
+  ];
+}
+
+function vialMeta(p: BallmillParams): Record<string, unknown> {
+  return {
+    dim: p.dim, units: 'mm',
+    vial: { shape: p.dim === 2 ? 'rectangle' : 'cylinder', width: p.vial.width, height: p.vial.height, amplitude: p.vial.amplitude, frequency: p.vial.frequency },
+    axes: p.dim === 2 ? 'x horizontal, y vertical (z = 0)' : 'x, y horizontal (cylinder axis at x = y = width / 2), z vertical',
+  };
+}
+
+/** The final particle table: centre (x, y, z), radius, speed and impacts per ball. */
+function particleTable(sim: BallMill): ColumnTable {
+  const n = sim.n, pos = new Float64Array(3 * n);
+  const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n), speed = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    sim.positionAt(i, sim.now, pos, i);
+    x[i] = pos[3 * i]; y[i] = pos[3 * i + 1]; z[i] = pos[3 * i + 2];
+    speed[i] = sim.speedAt(i, sim.now);
+  }
+  return {
+    kind: 'table', name: 'particles',
+    columns: { id: Uint32Array.from({ length: n }, (_, i) => i), x, y, z, r: Float64Array.from(sim.r), speed, impacts: Uint32Array.from(sim.impacts) },
+    meta: { ...vialMeta(sim.params), time: sim.now, floor: sim.vial.floorAt(sim.now), columns: { speed: 'mm/s', impacts: 'ball–ball and ball–wall impacts' } },
+  };
+}
+
+/**
+ * The trajectories: one table, frame after frame, `balls` rows per frame in ball order, so frame k
+ * is rows [k·balls, (k+1)·balls) of every column: a reader pages through a run by reading one
+ * contiguous byte range per column, and the run's files stay one artifact however many frames it has.
+ */
+function trajectoryTable(sim: BallMill): ColumnTable | null {
+  const F = sim.frames, n = sim.n, k = F.count;
+  if (k === 0) return null;
+  const rows = k * n;
+  const time = new Float64Array(rows), id = new Uint32Array(rows);
+  for (let f = 0; f < k; f++) {
+    time.fill(F.time[f], f * n, (f + 1) * n);
+    for (let i = 0; i < n; i++) id[f * n + i] = i;
+  }
+  return {
+    kind: 'table', name: 'trajectories',
+    columns: { time, id, x: F.x.subarray(0, rows), y: F.y.subarray(0, rows), z: F.z.subarray(0, rows), speed: F.speed.subarray(0, rows), impacts: F.impacts.subarray(0, rows) },
+    meta: {
+      ...vialMeta(sim.params), frames: k, balls: n, frameInterval: frameInterval(sim.params) * sim.params.timeStep,
+      frameTimes: Array.from(F.time.subarray(0, k)), layout: 'frame-major: frame f is rows [f·balls, (f+1)·balls)',
+    },
+  };
+}
+
+export const ballmillEngine = defineEngine({
+  id: 'ballmill',
+  title: 'Shaker ball mill',
+  description:
+    'Event-driven simulation of a shaker ball mill (Gavrilova, Rokne, Gavrilov & Vinogradov): balls in a vertically oscillating vial under gravity, ' +
+    'exact collision times, restitution constant or Hertz, collision detection by the chosen core/spatial structure. ' +
+    'Metrics: collisions = ball–ball + ball–wall impacts; topologicalEvents = the structure\'s own topological events (cell changes, remaps, endpoint swaps; the seed\'s TE); ' +
+    'boxExits = times a ball left its CDO box; collisionChecks = pair collision-time computations (the seed\'s CC; Eq. 2); boxTests = box overlap tests inside the structure; ' +
+    'events = impacts + box exits + per-ball trajectory updates; eventsPerSecond = events / wall seconds of the event loop; ' +
+    'dissipatedEnergy = energy lost in impacts (J); guardEnergy = energy added by the restitution floor (J); wallWork = work of the moving vial on the balls (J); ' +
+    'relativeEnergyDrift = |E_end − E_0| / E_0 of kinetic + potential energy (meaningful with restitution 1 and a still vial).',
+  paramsSchema: ballmillParamsSchema,
+  estimateMemoryBytes,
+  run(params, ctx): EngineResult {
+    const t0 = performance.now();
+    const { sim, setupSeconds, loopSeconds } = simulate(params, ctx);
+    const artifacts: ColumnTable[] = [particleTable(sim)];
+    const traj = trajectoryTable(sim);
+    if (traj) artifacts.push(traj);
+    return {
+      cancelled: sim.stopReason === 'cancelled',
+      metrics: { ...ballmillMetrics(sim, loopSeconds), cdo: params.cdo, setupSeconds, wallSeconds: (performance.now() - t0) / 1000 },
+      series: seriesOf(sim),
+      artifacts,
+    };
+  },
+});

@@ -1,0 +1,211 @@
+/**
+ * Parameters of the shaker ball mill (seed 003, Gavrilova et al.): the strict zod schema the batch
+ * form renders and `packbench run` validates, the cross-field checks, and the memory estimate.
+ *
+ * Units: lengths in mm, times in s, speeds in mm/s, gravity in m/s², ball density in kg/m³,
+ * energies in J. In 2D the balls are spheres whose centres move in the vertical x–y plane (the
+ * seed's disks): masses are sphere masses, the solid fraction is the disks' area over the vial's.
+ */
+import { z } from 'zod';
+
+/** The collision-detection optimisations (seed §4) over core/spatial's structures. */
+export const CDO_NAMES = ['direct', 'regularSubdivision', 'hashedGrid', 'cellSpace', 'sweepAndPrune', 'spatialTree'] as const;
+export type CdoName = (typeof CDO_NAMES)[number];
+
+const mm = (description: string, dflt: number, max = 1e6) =>
+  z.number().gt(0).max(max).default(dflt).meta({ unit: 'mm', description });
+
+export const radiusLawSchema = z.discriminatedUnion('law', [
+  z.strictObject({ law: z.literal('fixed'), value: mm('the radius of every ball', 5) })
+    .meta({ description: 'every ball the same radius (the seed\'s monosized sets)' }),
+  z.strictObject({ law: z.literal('uniform'), min: mm('smallest radius', 1), max: mm('largest radius', 10) })
+    .meta({ description: 'radii uniform in [min, max] (the seed\'s polysized sets: max ≈ 10 min)' }),
+]);
+export type RadiusLaw = z.output<typeof radiusLawSchema>;
+
+export const restitutionSchema = z.discriminatedUnion('model', [
+  z.strictObject({
+    model: z.literal('constant'),
+    value: z.number().min(0).max(1).default(0.8).meta({ unit: 'ratio', description: 'coefficient of normal restitution ε of every impact (1 = elastic)' }),
+  }).meta({ description: 'one restitution coefficient for every ball–ball and ball–wall impact' }),
+  z.strictObject({
+    model: z.literal('hertz'),
+    dissipation: z.number().min(0).max(1e3).default(1).meta({
+      unit: 'µs',
+      description: 'dissipative constant A of viscoelastic Hertz contact (Brilliantov et al. 1996): ε = 1 − C1·A·α^(2/5)·v^(1/5) + C2·A²·α^(4/5)·v^(2/5)',
+    }),
+    youngModulus: z.number().gt(0).max(1e4).default(200).meta({ unit: 'GPa', description: "Young's modulus of the balls" }),
+    poissonRatio: z.number().min(0).lt(0.5).default(0.3).meta({ unit: 'ratio', description: "Poisson's ratio of the balls" }),
+    wallYoungModulus: z.number().gt(0).max(1e4).default(200).meta({ unit: 'GPa', description: "Young's modulus of the vial" }),
+    wallPoissonRatio: z.number().min(0).lt(0.5).default(0.3).meta({ unit: 'ratio', description: "Poisson's ratio of the vial" }),
+  }).meta({ description: 'restitution from Hertz contact of viscoelastic spheres: falls with impact speed and is lower for smaller balls (seed §2, ref. 4)' }),
+]);
+export type Restitution = z.output<typeof restitutionSchema>;
+
+export const ballmillParamsSchema = z.strictObject({
+  dim: z.literal([2, 3]).default(2).meta({ description: '2: disks in a rectangular vial (the seed); 3: spheres in a vertical cylinder' }),
+  cdo: z.enum(CDO_NAMES).default('spatialTree').meta({
+    description: "collision-detection optimisation (seed §4): 'direct' checks every pair; the others keep a box around each ball in a core/spatial structure " +
+      '(regular subdivision = cell space without refinement, hashed grid, cell space with refinement, sweep and prune, spatial tree) and check only balls whose boxes overlap',
+  }),
+  skin: z.number().gt(0).max(100).default(0.25).meta({
+    unit: 'mean radii',
+    description: 'how far a ball may move from the centre of its CDO box before the box is moved (a topological event); larger skins mean fewer box moves and more collision checks',
+  }),
+  balls: z.strictObject({
+    count: z.number().int().min(1).max(1_000_000).default(100).meta({ unit: 'balls', description: 'number of balls' }),
+    radius: radiusLawSchema.default({ law: 'uniform', min: 1, max: 10 }),
+    solidFraction: z.number().gt(0).max(0.75).nullable().default(null).meta({
+      unit: 'fraction',
+      description: "the seed's packing density: when set, every drawn radius is scaled by one factor so that the balls fill this fraction of the vial (area in 2D, volume in 3D), and the radius law gives only the spread; null keeps the radii as drawn",
+    }),
+    density: z.number().gt(0).max(1e5).default(7800).meta({ unit: 'kg/m³', description: 'density of the ball material (steel 7800); sets masses and energies' }),
+    initialSpeed: z.number().min(0).max(1e6).default(300).meta({ unit: 'mm/s', description: 'every ball starts with this speed in a random direction' }),
+  }).default({ count: 100, radius: { law: 'uniform', min: 1, max: 10 }, solidFraction: null, density: 7800, initialSpeed: 300 }),
+  vial: z.strictObject({
+    width: mm('inner width of the rectangle (2D) or inner diameter of the cylinder (3D)', 200),
+    height: mm('inner height', 200),
+    amplitude: z.number().min(0).max(1e4).default(10).meta({ unit: 'mm', description: 'amplitude A of the vertical oscillation: the floor is at A·sin(2πft)' }),
+    frequency: z.number().min(0).max(1e4).default(15).meta({ unit: 'Hz', description: 'frequency f of the vertical oscillation (0 = still vial)' }),
+  }).default({ width: 200, height: 200, amplitude: 10, frequency: 15 }),
+  gravity: z.number().min(0).max(1e4).default(9.81).meta({ unit: 'm/s²', description: 'gravitational acceleration, downwards' }),
+  duration: z.number().gt(0).max(1e6).default(10).meta({ unit: 's', description: 'simulated time' }),
+  timeStep: z.number().gt(0).max(10).default(0.005).meta({
+    unit: 's',
+    description: "Δt of the seed's predict-trajectory events: every Δt each ball's state is updated by Eq. 1 and its wall contacts in the next Δt are searched",
+  }),
+  restitution: restitutionSchema.default({ model: 'constant', value: 0.8 }),
+  minimumRebound: z.number().min(0).max(1e6).default(10).meta({
+    unit: 'mm/s',
+    description: 'guard against inelastic collapse (a restitution floor): an inelastic impact never leaves its balls separating slower than this, so a ball at rest keeps hopping instead of colliding infinitely often; the energy this adds is reported as guardEnergy (0 = off)',
+  }),
+  maxEvents: z.number().int().min(1).max(1e12).default(1e10).meta({
+    unit: 'events',
+    description: "the run stops (stopReason 'maxEvents') after this many events, so that a run that can only crawl never stalls silently",
+  }),
+  output: z.strictObject({
+    frameRate: z.number().min(0).max(1e4).default(50).meta({
+      unit: 'frames/s',
+      description: 'trajectory frames per simulated second, taken every round(1 / (frameRate · timeStep)) predict-trajectory steps (0 = no trajectories)',
+    }),
+  }).default({ frameRate: 50 }),
+}).meta({
+  description: 'Event-driven shaker ball mill (Gavrilova, Rokne, Gavrilov & Vinogradov): balls in a vertically oscillating vial under gravity, ' +
+    'exact collision times, restitution constant or Hertz; collision detection by the chosen core/spatial structure.',
+});
+export type BallmillParams = z.output<typeof ballmillParamsSchema>;
+
+export interface ParamsIssue { path: string; message: string }
+
+/** Largest number of trajectory rows (frames × balls) a run may write: 32 bytes each, 1.6 GB. */
+export const MAX_TRAJECTORY_ROWS = 5e7;
+
+/** Highest solid fraction the initial placement is asked to reach (2D disks, 3D spheres in a cylinder). */
+export const MAX_SOLID_FRACTION = { 2: 0.75, 3: 0.5 } as const;
+
+export function maxRadius(law: RadiusLaw): number {
+  return law.law === 'fixed' ? law.value : law.max;
+}
+
+/** Mean of r^k over the law (k = 2 areas, 3 volumes). */
+export function radiusMoment(law: RadiusLaw, k: number): number {
+  if (law.law === 'fixed') return law.value ** k;
+  const { min, max } = law;
+  return max > min ? (max ** (k + 1) - min ** (k + 1)) / ((k + 1) * (max - min)) : min ** k;
+}
+
+/** Area (2D) or volume (3D) of the vial in mm² / mm³. */
+export function vialMeasure(p: BallmillParams): number {
+  return p.dim === 2 ? p.vial.width * p.vial.height : Math.PI * (p.vial.width / 2) ** 2 * p.vial.height;
+}
+
+/** Expected solid fraction of the radius law as given (before any scaling). */
+export function expectedSolidFraction(p: BallmillParams): number {
+  const per = p.dim === 2 ? Math.PI * radiusMoment(p.balls.radius, 2) : (4 / 3) * Math.PI * radiusMoment(p.balls.radius, 3);
+  return (p.balls.count * per) / vialMeasure(p);
+}
+
+/** Factor the drawn radii will be multiplied by, in expectation (1 without a solid fraction). */
+export function expectedRadiusScale(p: BallmillParams): number {
+  if (p.balls.solidFraction === null) return 1;
+  return (p.balls.solidFraction / expectedSolidFraction(p)) ** (1 / p.dim);
+}
+
+/** Predict-trajectory steps of the run (the step at t = 0 included: steps + 1 updates). */
+export function stepCount(p: BallmillParams): number {
+  return Math.floor(p.duration / p.timeStep + 1e-9);
+}
+
+/** Steps between trajectory frames (0: no frames). */
+export function frameInterval(p: BallmillParams): number {
+  return p.output.frameRate === 0 ? 0 : Math.max(1, Math.round(1 / (p.output.frameRate * p.timeStep)));
+}
+
+/** Number of trajectory frames the run writes (the first at t = 0). */
+export function frameCount(p: BallmillParams): number {
+  const every = frameInterval(p);
+  return every === 0 ? 0 : Math.floor(stepCount(p) / every) + 1;
+}
+
+/**
+ * Checks that need several fields, run before anything is allocated. Each issue names the field and
+ * the allowed range.
+ */
+export function checkParams(p: BallmillParams): ParamsIssue[] {
+  const issues: ParamsIssue[] = [];
+  const law = p.balls.radius;
+  if (law.law === 'uniform' && law.max < law.min) {
+    issues.push({ path: 'balls.radius.max', message: `must be >= balls.radius.min = ${law.min} mm, got ${law.max}` });
+    return issues;
+  }
+  const fraction = p.balls.solidFraction ?? expectedSolidFraction(p);
+  const limit = MAX_SOLID_FRACTION[p.dim];
+  if (fraction > limit) {
+    issues.push(p.balls.solidFraction !== null
+      ? { path: 'balls.solidFraction', message: `must be at most ${limit} in ${p.dim}D (the initial placement cannot reach more), got ${p.balls.solidFraction}` }
+      : { path: 'balls.count', message: `${p.balls.count} balls of these radii fill ${fraction.toFixed(3)} of the vial in expectation; at most ${limit} is allowed in ${p.dim}D: use fewer or smaller balls or a larger vial` });
+  }
+  // The largest ball must fit the vial with room to move (a diameter at most half the inner width
+  // and height). With a solid fraction the radius is known only in expectation, so the bound uses
+  // the expected scale with 10 % headroom for the draw.
+  const rMax = maxRadius(law) * expectedRadiusScale(p) * (p.balls.solidFraction === null ? 1 : 1.1);
+  const room = Math.min(p.vial.width, p.vial.height) / 4;
+  if (rMax > room) {
+    issues.push({
+      path: p.balls.solidFraction === null ? `balls.radius.${law.law === 'fixed' ? 'value' : 'max'}` : 'balls.solidFraction',
+      message: `the largest ball (radius ${rMax.toPrecision(4)} mm) must have a radius of at most a quarter of the vial's smaller inner side (${room} mm)`,
+    });
+  }
+  if (p.timeStep > p.duration) {
+    issues.push({ path: 'timeStep', message: `must be at most duration = ${p.duration} s, got ${p.timeStep}` });
+  }
+  const steps = p.duration / p.timeStep;
+  if (steps > 1e9) {
+    issues.push({ path: 'timeStep', message: `duration / timeStep must be at most 1e9 predict-trajectory steps, got ${steps.toExponential(2)}` });
+  }
+  const rows = frameCount(p) * p.balls.count;
+  if (rows > MAX_TRAJECTORY_ROWS) {
+    issues.push({
+      path: 'output.frameRate',
+      message: `frames × balls must be at most ${MAX_TRAJECTORY_ROWS.toExponential(0)} trajectory rows, got ${rows.toExponential(2)}; allowed frameRate ≤ ${((MAX_TRAJECTORY_ROWS / p.balls.count - 1) / p.duration).toPrecision(3)}`,
+    });
+  }
+  if (p.output.frameRate > 1 / p.timeStep + 1e-9) {
+    issues.push({ path: 'output.frameRate', message: `frames are taken at predict-trajectory events, so at most 1 / timeStep = ${1 / p.timeStep} frames/s, got ${p.output.frameRate}` });
+  }
+  if (p.cdo === 'direct' && p.balls.count > 20_000) {
+    issues.push({ path: 'cdo', message: `'direct' checks every pair at every trajectory change and is allowed up to 20,000 balls, got ${p.balls.count}; choose a structure` });
+  }
+  return issues;
+}
+
+/** Honest upper bound of the bytes a run allocates. */
+export function estimateMemoryBytes(p: BallmillParams): number {
+  const n = p.balls.count;
+  // Ball state and statistics (~30 float64 / int32 arrays), the structure (~300 bytes a ball with
+  // its sorted lists and cells), the event queue (grown to at most ~48 entries a ball, 40 bytes
+  // each, before stale entries are compacted away), the placement's scratch.
+  const perBall = 30 * 8 + 300 + 48 * 40 + 200;
+  const trajectories = frameCount(p) * n * 32;
+  return 16 * 1024 * 1024 + n * perBall + trajectories;
+}

@@ -1,0 +1,153 @@
+/**
+ * The ball mill's physics against hand-worked results and invariants, checked by code that does
+ * not share the engine's shortcuts: head-on and glancing two-ball impacts, a ball on the moving
+ * floor (its contact found here by dense sampling and bisection), energy conservation at
+ * restitution 1 over 10^5 impacts, no overlap at any event (brute force over all pairs and walls),
+ * and an inelastic collapse that ends.
+ */
+import { describe, expect, it } from 'vitest';
+import { BallMill, ballmillParamsSchema, type BallmillParams } from '../../../core/ballmill/index';
+import type { InitialBalls } from '../../../core/ballmill/simulation';
+
+const params = (p: Record<string, unknown>): BallmillParams => ballmillParamsSchema.parse({
+  restitution: { model: 'constant', value: 1 }, gravity: 0, vial: { width: 100, height: 100, amplitude: 0, frequency: 0 },
+  output: { frameRate: 0 }, minimumRebound: 0, ...p,
+});
+
+const balls = (b: Partial<Record<keyof InitialBalls, number[]>>, n: number): InitialBalls => {
+  const z = () => new Array<number>(n).fill(0);
+  return { r: b.r ?? z(), x: b.x ?? z(), y: b.y ?? z(), z: b.z ?? z(), vx: b.vx ?? z(), vy: b.vy ?? z(), vz: b.vz ?? z() };
+};
+
+/** Runs until the first impact; returns its time and the parties. */
+function firstImpact(sim: BallMill): { t: number; a: number; b: number } {
+  let hit: { t: number; a: number; b: number } | null = null;
+  sim.onImpact = (t, a, b) => { if (!hit) hit = { t, a, b }; };
+  const stop = { now: false };
+  sim.onImpact = (t, a, b) => { if (!hit) { hit = { t, a, b }; stop.now = true; } };
+  sim.run(() => {}, () => stop.now);
+  if (!hit) throw new Error('no impact');
+  return hit;
+}
+
+describe('ball mill physics', () => {
+  it.each(['direct', 'spatialTree'] as const)('head-on impact of unequal balls (%s): time and Eq. 3 velocities as worked by hand', (cdo) => {
+    // Ball 0 (r = 4, mass 8m) at x = 20 moving +x at 300 mm/s; ball 1 (r = 2, mass m) at x = 50
+    // moving -x at 100 mm/s, both at z = 50. Contact when the gap 30 - 6 = 24 mm closes at
+    // 400 mm/s: t = 0.06 s. With ε = 0.5, Eq. 3: A = 1.5·8/9 = 4/3;
+    // v0' = (A - ε)·300 + (1 - A + ε)·(-100) = (5/6)·300 + (1/6)·(-100) = 233.33…;
+    // v1' = A·300 + (1 - A)·(-100) = 400 + 33.33… = 433.33….
+    const p = params({ cdo, balls: { count: 2, radius: { law: 'fixed', value: 4 } }, restitution: { model: 'constant', value: 0.5 }, duration: 0.07 });
+    const sim = new BallMill(p, 1, balls({ r: [4, 2], x: [20, 50], z: [50, 50], vx: [300, -100] }, 2));
+    const hit = firstImpact(sim);
+    expect(hit.a).toBe(0);
+    expect(hit.b).toBe(1);
+    expect(hit.t).toBeCloseTo(0.06, 14);
+    expect(sim.vx[0]).toBeCloseTo(700 / 3, 10);
+    expect(sim.vx[1]).toBeCloseTo(1300 / 3, 10);
+    expect(sim.vz[0]).toBe(0);
+    // Momentum kept: 8·300 - 100 = 2300 = 8·233.33 + 433.33.
+    expect(8 * sim.vx[0] + sim.vx[1]).toBeCloseTo(2300, 9);
+  });
+
+  it.each(['direct', 'hashedGrid'] as const)('glancing impact of equal balls (%s): the struck ball leaves along the line of centres', (cdo) => {
+    // Ball 0 (r = 5) at (20, 50) moving +x at 200 mm/s; ball 1 (r = 5) at rest at (60, 56). Contact
+    // when the centres are 10 apart: x-gap sqrt(100 - 36) = 8, so at t = (40 - 8)/200 = 0.16 s,
+    // normal n = (8, 6)/10. Elastic, equal masses: ball 1 takes the normal part (200·0.8 along n),
+    // ball 0 keeps the tangential part.
+    const p = params({ cdo, balls: { count: 2, radius: { law: 'fixed', value: 5 } }, duration: 0.2 });
+    const sim = new BallMill(p, 1, balls({ r: [5, 5], x: [20, 60], z: [50, 56], vx: [200, 0] }, 2));
+    const hit = firstImpact(sim);
+    expect(hit.t).toBeCloseTo(0.16, 14);
+    expect(sim.vx[1]).toBeCloseTo(160 * 0.8, 10);
+    expect(sim.vz[1]).toBeCloseTo(160 * 0.6, 10);
+    expect(sim.vx[0]).toBeCloseTo(200 - 128, 10);
+    expect(sim.vz[0]).toBeCloseTo(-96, 10);
+    // At right angles, energy kept.
+    expect(sim.vx[0] * sim.vx[1] + sim.vz[0] * sim.vz[1]).toBeCloseTo(0, 9);
+  });
+
+  it('a ball on the oscillating floor: contact time by an independent search, rebound with the wall velocity', () => {
+    // Floor at f(t) = A sin(ωt), A = 4 mm, f = 20 Hz; ball r = 3 falling from z = 20 at 150 mm/s
+    // under gravity. Gap h(t) = z(t) - r - f(t).
+    const A = 4, w = 2 * Math.PI * 20, g = 9810, e = 0.7;
+    const p = params({
+      balls: { count: 1, radius: { law: 'fixed', value: 3 } }, gravity: 9.81, restitution: { model: 'constant', value: e },
+      vial: { width: 100, height: 100, amplitude: A, frequency: 20 }, duration: 0.5,
+    });
+    const sim = new BallMill(p, 1, balls({ r: [3], x: [50], z: [20], vz: [-150] }, 1));
+    const hit = firstImpact(sim);
+    expect(hit.b).toBe(-1); // wall 0, the floor
+    const h = (t: number) => 20 - 150 * t - 0.5 * g * t * t - 3 - A * Math.sin(w * t);
+    // First sign change on a 1 µs grid, then bisection.
+    let lo = 0, hi = 0;
+    for (let t = 0; t < 0.5; t += 1e-6) if (h(t + 1e-6) <= 0) { lo = t; hi = t + 1e-6; break; }
+    for (let k = 0; k < 100; k++) { const m = (lo + hi) / 2; if (h(m) > 0) lo = m; else hi = m; }
+    expect(Math.abs(hit.t - lo)).toBeLessThan(1e-12);
+    // Rebound: v' = u + ε (u - v) with u = f'(t), v = the ball's velocity at t.
+    const u = A * w * Math.cos(w * lo), v = -150 - g * lo;
+    expect(sim.vz[0]).toBeCloseTo(u + e * (u - v), 6);
+  });
+
+  it('restitution 1 in a still vial with gravity keeps the energy to round-off over 10^5 impacts', () => {
+    const p = ballmillParamsSchema.parse({
+      dim: 2, cdo: 'hashedGrid', balls: { count: 60, radius: { law: 'uniform', min: 2, max: 6 }, initialSpeed: 800 },
+      vial: { width: 200, height: 200, amplitude: 0, frequency: 0 }, restitution: { model: 'constant', value: 1 },
+      duration: 100, output: { frameRate: 0 },
+    });
+    const sim = new BallMill(p, 3);
+    const e0 = sim.energyAt(0);
+    let impacts = 0;
+    const stop = { now: false };
+    sim.onImpact = () => { if (++impacts >= 1e5) stop.now = true; };
+    sim.run(() => {}, () => stop.now);
+    expect(impacts).toBeGreaterThanOrEqual(1e5);
+    expect(sim.ballCollisions).toBeGreaterThan(2e4);
+    expect(Math.abs(sim.energyAt(sim.now) - e0) / e0).toBeLessThan(1e-11);
+    expect(sim.dissipated).toBe(0);
+  });
+
+  it.each([
+    ['2D shaken, polysized, spatial tree', { dim: 2, cdo: 'spatialTree', balls: { count: 80, radius: { law: 'uniform', min: 2, max: 12 }, solidFraction: 0.45 } }],
+    ['3D shaken, sweep and prune', { dim: 3, cdo: 'sweepAndPrune', balls: { count: 60, radius: { law: 'uniform', min: 3, max: 6 } }, vial: { width: 80, height: 80, amplitude: 4, frequency: 25 }, duration: 0.5 }],
+    ['2D dense, direct', { dim: 2, cdo: 'direct', balls: { count: 60, radius: { law: 'fixed', value: 5 }, solidFraction: 0.65 }, restitution: { model: 'hertz' } }],
+  ])('no overlap beyond round-off at any event (%s): brute force over every pair and wall', (_, extra) => {
+    const p = ballmillParamsSchema.parse({ duration: 0.15, output: { frameRate: 0 }, ...extra });
+    const sim = new BallMill(p, 7);
+    const n = sim.n, pos = new Float64Array(3 * n), V = sim.vial, v = p.vial;
+    let worst = 0, checked = 0;
+    sim.onImpact = (t) => {
+      for (let i = 0; i < n; i++) sim.positionAt(i, t, pos, i);
+      const vert = p.dim === 2 ? 1 : 2, f = V.floorAt(t);
+      for (let i = 0; i < n; i++) {
+        const r = sim.r[i], x = pos[3 * i], y = pos[3 * i + 1], z = pos[3 * i + vert];
+        worst = Math.max(worst, f + r - z, z + r - (f + v.height));
+        if (p.dim === 2) worst = Math.max(worst, r - x, x + r - v.width);
+        else worst = Math.max(worst, Math.hypot(x - v.width / 2, y - v.width / 2) + r - v.width / 2);
+        for (let j = i + 1; j < n; j++) {
+          const d = Math.hypot(x - pos[3 * j], pos[3 * i + 1] - pos[3 * j + 1], pos[3 * i + 2] - pos[3 * j + 2]);
+          worst = Math.max(worst, r + sim.r[j] - d);
+        }
+      }
+      checked++;
+    };
+    sim.run(() => {}, () => false);
+    expect(checked).toBeGreaterThan(1000);
+    expect(worst).toBeLessThan(1e-9);
+  });
+
+  it('an inelastic collapse ends: with the restitution floor the run finishes; without it, it stops as stalled or at its event budget', () => {
+    const base = {
+      dim: 2, cdo: 'hashedGrid', balls: { count: 80, radius: { law: 'fixed', value: 6 }, solidFraction: 0.5, initialSpeed: 500 },
+      vial: { width: 150, height: 150, amplitude: 0, frequency: 0 }, restitution: { model: 'constant', value: 0.2 }, output: { frameRate: 0 },
+    };
+    const guarded = new BallMill(ballmillParamsSchema.parse({ ...base, duration: 0.5, minimumRebound: 10 }), 2);
+    expect(guarded.run(() => {}, () => false)).toBe('duration');
+    expect(guarded.restitution.guarded).toBeGreaterThan(0);
+    expect(guarded.guardEnergy).toBeGreaterThan(0);
+    // Without the floor, touching balls collapse at once (infinitely many impacts before t = 1e-10 s).
+    const unguarded = new BallMill(ballmillParamsSchema.parse({ ...base, duration: 0.5, minimumRebound: 0 }), 2);
+    expect(unguarded.run(() => {}, () => false)).toBe('stalled');
+    expect(unguarded.now).toBeLessThan(1e-6);
+  });
+});
