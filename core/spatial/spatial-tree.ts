@@ -55,6 +55,12 @@ export class SpatialTree extends SpatialObjects {
   private readonly cz: Int32Array;
   /** Scratch cell ranges (x0, x1, y0, y1, z0, z1) so the hot loops allocate nothing. */
   private readonly rng = new Float64Array(6);
+  /** The live ids grouped by level: level l's are byLevel[levelStart[l] .. levelStart[l + 1]), and
+   *  levelPos[id] is where id sits. A query that covers more cells of a level than the level has
+   *  objects tests that level's objects directly, without scanning every object. */
+  private readonly byLevel: Int32Array;
+  private readonly levelPos: Int32Array;
+  private readonly levelStart: Int32Array;
 
   constructor(o: SpatialTreeOptions) {
     checkPositive('cellSize', o.cellSize);
@@ -100,12 +106,16 @@ export class SpatialTree extends SpatialObjects {
     this.cx = new Int32Array(o.capacity);
     this.cy = new Int32Array(o.capacity);
     this.cz = new Int32Array(o.capacity);
+    this.byLevel = new Int32Array(o.capacity);
+    this.levelPos = new Int32Array(o.capacity);
+    this.levelStart = new Int32Array(levels + 1);
   }
 
   protected added(id: number): void {
     const l = this.levelFor(id);
     this.level[id] = l;
     this.levelCount[l]++;
+    this.enterLevel(id, l);
     this.cx[id] = this.coord(this.x[id], l, 0);
     this.cy[id] = this.coord(this.y[id], l, 1);
     this.cz[id] = this.coord(this.z[id], l, 2);
@@ -123,6 +133,39 @@ export class SpatialTree extends SpatialObjects {
     if (p >= 0) this.next[p] = nx; else this.head[this.bucket[id]] = nx;
     if (nx >= 0) this.prev[nx] = p;
     this.levelCount[this.level[id]]--;
+    this.leaveLevel(id, this.level[id]);
+  }
+
+  /** Puts id at the end of level l's block, shifting each later block right by one slot (its
+   *  first id moves to its end): O(levels). */
+  private enterLevel(id: number, l: number): void {
+    const start = this.levelStart, by = this.byLevel, pos = this.levelPos;
+    let free = start[this.levels];
+    for (let L = this.levels - 1; L > l; L--) {
+      const s = start[L];
+      if (free > s) { const moved = by[s]; by[free] = moved; pos[moved] = free; }
+      free = s;
+      start[L]++;
+    }
+    start[this.levels]++;
+    by[free] = id;
+    pos[id] = free;
+  }
+
+  /** Takes id out of level l's block (the block's last id takes its place), shifting each later
+   *  block left by one slot (its last id moves to the slot before its first). */
+  private leaveLevel(id: number, l: number): void {
+    const start = this.levelStart, by = this.byLevel, pos = this.levelPos;
+    let hole = start[l + 1] - 1;
+    const last = by[hole], at = pos[id];
+    by[at] = last; pos[last] = at;
+    for (let L = l + 1; L < this.levels; L++) {
+      const e = start[L + 1];
+      if (e > start[L]) { const moved = by[e - 1]; by[hole] = moved; pos[moved] = hole; }
+      start[L]--;
+      hole = e - 1;
+    }
+    start[this.levels]--;
   }
 
   protected changed(id: number): void {
@@ -201,9 +244,9 @@ export class SpatialTree extends SpatialObjects {
       const x0 = r[0], x1 = r[1], y0 = r[2], y1 = r[3], z0 = r[4], z1 = r[5];
       if ((x1 - x0 + 1) * (y1 - y0 + 1) * (z1 - z0 + 1) > this.levelCount[m]) {
         // More cells than objects on this level: test the level's objects directly.
-        for (let k = 0; k < this.n; k++) {
-          const j = this.ids[k];
-          if (this.level[j] === m && this.overlapsQuery(j)) visit(j);
+        for (let k = this.levelStart[m], e = this.levelStart[m + 1]; k < e; k++) {
+          const j = this.byLevel[k];
+          if (this.overlapsQuery(j)) visit(j);
         }
         continue;
       }

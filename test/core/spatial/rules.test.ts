@@ -206,3 +206,31 @@ describe('storage', () => {
     expect(pairs).toEqual([[0, 1]]);
   });
 });
+
+describe('spatial tree levels', () => {
+  it('a query covering more cells of a level than the level holds tests that level\'s objects, right through inserts, removals and size changes', () => {
+    // Sizes over five levels with a handful of objects each, and queries large enough that most
+    // levels are tested object by object (the per-level lists), compared with brute force.
+    const rnd = new Random(12);
+    const tree = new SpatialTree({ dim: 2, capacity: 60, cellSize: 1 });
+    const ref = new BruteForce({ dim: 2, capacity: 60 });
+    const size = () => 0.4 * 2 ** rnd.int(5) * rnd.uniform(0.6, 1);
+    for (let op = 0; op < 3000; op++) {
+      const id = rnd.int(60), u = rnd.next();
+      if (!ref.has(id)) {
+        const x = rnd.uniform(0, 40), y = rnd.uniform(0, 40), r = size();
+        tree.insertSphere(id, x, y, 0, r); ref.insertSphere(id, x, y, 0, r);
+      } else if (u < 0.3) {
+        tree.remove(id); ref.remove(id);
+      } else {
+        const x = rnd.uniform(0, 40), y = rnd.uniform(0, 40), r = size();
+        tree.updateSphere(id, x, y, 0, r); ref.updateSphere(id, x, y, 0, r);
+      }
+      const x = rnd.uniform(0, 40), y = rnd.uniform(0, 40), h = rnd.uniform(2, 15);
+      const got: number[] = [], want: number[] = [];
+      tree.queryBox(x - h, y - h, 0, x + h, y + h, 0, (j) => got.push(j));
+      ref.queryBox(x - h, y - h, 0, x + h, y + h, 0, (j) => want.push(j));
+      expect(got.sort((a, b) => a - b)).toEqual(want.sort((a, b) => a - b));
+    }
+  });
+});
