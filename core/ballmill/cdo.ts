@@ -6,7 +6,7 @@
  *
  *   regularSubdivision  the seed's regular subdivision: the PFC cell space without refinement, cells
  *                       as large as 2.2 times the largest box half edge
- *   hashedGrid          Heckbert's hashed grid, cubes of the mean box edge, enough cells to cover the vial
+ *   hashedGrid          Heckbert's hashed grid, cubes of the largest box edge, enough cells to cover the vial
  *   cellSpace           the PFC cell space with refinement (core/spatial defaults)
  *   sweepAndPrune       the seed's set of segment trees: sweep and prune with columns (core/spatial default)
  *   spatialTree         the seed's regular spatial tree: finest cells so that the largest box fills a
@@ -39,7 +39,9 @@ export function createStructure(name: CdoName, d: CdoDomain): SpatialIndex | nul
       return new CellSpace({ ...o, domainMin: min, domainSize: size, parentCells, refine: false });
     }
     case 'hashedGrid': {
-      const cell = 2 * d.hMean;
+      // A box query scans its half edge plus the largest half edge around its centre: cells of the
+      // largest box edge make that 2-3 cells per axis.
+      const cell = 2 * d.hMax;
       const maxCells = 2 ** 24;
       const maxBits = Math.floor(Math.log2(maxCells) / d.dim);
       const bits = Math.min(maxBits, Math.max(0, Math.ceil(Math.log2(Math.max(...size) / cell))));

@@ -98,9 +98,10 @@ export class HashedGrid extends SpatialObjects {
   protected scanQuery(visit: IdVisitor): void {
     this.queryVisit = visit;
     this.scanPairI = -1;
-    const ext = this.maxRadius;
-    if (this.qSphere) this.scan(this.qx, this.qy, this.qz, this.qhx + ext, this.qhx + ext, this.qhx + ext, true);
-    else this.scan(this.qx, this.qy, this.qz, this.qhx + ext, this.qhy + ext, this.qhz + ext, false);
+    // A sphere query reaches the centres within its radius plus the largest bounding radius; a box
+    // query, per axis, those within its half extent plus the largest half extent.
+    if (this.qSphere) { const ext = this.maxRadius; this.scan(this.qx, this.qy, this.qz, this.qhx + ext, this.qhx + ext, this.qhx + ext, true); }
+    else { const ext = this.maxHalf; this.scan(this.qx, this.qy, this.qz, this.qhx + ext, this.qhy + ext, this.qhz + ext, false); }
     this.queryVisit = null;
   }
 
