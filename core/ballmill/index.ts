@@ -2,22 +2,64 @@
  * The shaker ball mill engine (id 'ballmill'): seed 003, Gavrilova, Rokne, Gavrilov & Vinogradov.
  * See README.md in this folder for the model, the events, the CDOs and the costs.
  */
-import { defineEngine, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries } from '../common/engine';
+import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries, type MetricInfo, type ParticleTableSpec } from '../common/engine';
 import { ballmillParamsSchema, checkParams, estimateMemoryBytes, frameInterval, type BallmillParams } from './params';
 import { BallMill, BINS_PER_DECADE, ENERGY_BIN_MIN, ENERGY_BINS } from './simulation';
 
 export { ballmillParamsSchema, checkParams, estimateMemoryBytes, CDO_NAMES, type BallmillParams, type CdoName } from './params';
 export { BallMill, type StopReason } from './simulation';
 
-/** Throws a RangeError listing the cross-field issues (the host and `queue add` report them earlier). */
-function assertValid(p: BallmillParams): void {
-  const issues = checkParams(p);
-  if (issues.length > 0) throw new RangeError(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
-}
+/**
+ * The particle table: centre, radius, speed and impacts per ball. Spheres in 3D; a 2D run's table
+ * declares disks in the x-y plane (PARTICLE_TABLE_2D, in its meta).
+ */
+export const PARTICLE_TABLE: ParticleTableSpec = {
+  name: 'particles',
+  centre: ['x', 'y', 'z'],
+  size: [{ column: 'r', is: 'radius' }],
+  glyph: { kind: 'sphere' },
+  id: 'id',
+  quantities: [
+    { column: 'speed', label: 'Speed', unit: 'mm/s' },
+    { column: 'impacts', label: 'Impacts' },
+    { column: 'r', label: 'Radius', unit: 'mm' },
+  ],
+};
+export const PARTICLE_TABLE_2D: ParticleTableSpec = { ...PARTICLE_TABLE, glyph: { kind: 'disk-xy' } };
+
+const METRICS: Record<string, MetricInfo> = {
+  balls: { description: 'balls in the vial' },
+  solidFraction: { unit: 'fraction', description: 'ball volume (disk area in 2D) / the vial\'s' },
+  collisions: { description: 'impacts: ball–ball + ball–wall' },
+  ballCollisions: { description: 'ball–ball impacts' },
+  wallCollisions: { description: 'ball–wall impacts' },
+  topologicalEvents: { description: "the CDO structure's own topological events (cell changes, remaps, endpoint swaps): the seed's TE" },
+  boxExits: { description: 'times a ball left its CDO box (the box was moved to it)' },
+  trajectoryUpdates: { description: "the seed's predict-trajectory events: one per ball per time step" },
+  collisionChecks: { description: "pair collision times computed (Eq. 2): the seed's CC" },
+  boxTests: { description: "box overlap tests inside the CDO structure" },
+  events: { description: 'impacts + box exits + trajectory updates' },
+  eventsPerSecond: { unit: '1/s', description: 'events per wall second of the event loop' },
+  staleEvents: { description: 'queued events dropped because a trajectory had changed since they were predicted' },
+  queuePeak: { description: 'largest size of the event queue' },
+  dissipatedEnergy: { unit: 'J', description: 'kinetic energy lost in impacts' },
+  guardEnergy: { unit: 'J', description: 'energy added by the restitution floor (minimumRebound) to slow inelastic impacts' },
+  guardedImpacts: { description: 'impacts whose rebound the restitution floor raised' },
+  wallWork: { unit: 'J', description: 'work done by the moving vial on the balls at impacts' },
+  initialEnergy: { unit: 'J', description: 'kinetic + potential energy of the balls at the start (potential from the vial floor at rest)' },
+  finalEnergy: { unit: 'J', description: 'kinetic + potential energy at the end' },
+  relativeEnergyDrift: { unit: 'ratio', description: '|finalEnergy − initialEnergy| / initialEnergy: round-off with restitution 1 and a still vial' },
+  simulatedSeconds: { unit: 's', description: 'simulated time reached' },
+  loopSeconds: { unit: 's', description: 'wall time of the event loop' },
+  setupSeconds: { unit: 's', description: 'wall time of drawing, placing and the first predictions' },
+  wallSeconds: { unit: 's', description: 'wall time of the whole run' },
+  stopReason: { description: "'duration', 'cancelled', 'maxEvents' (the event budget) or 'stalled' (simulated time stopped advancing)" },
+  cdo: { description: 'the collision-detection optimisation used' },
+};
 
 /** Runs a ball mill to its end; returns the simulation and the wall seconds of its event loop. */
 export function simulate(params: BallmillParams, ctx: EngineContext): { sim: BallMill; setupSeconds: number; loopSeconds: number } {
-  assertValid(params);
+  throwIfIssues(checkParams(params));
   const t0 = performance.now();
   const sim = new BallMill(params, ctx.seed);
   const t1 = performance.now();
@@ -110,9 +152,12 @@ function particleTable(sim: BallMill): ColumnTable {
     speed[i] = sim.speedAt(i, sim.now);
   }
   return {
-    kind: 'table', name: 'particles',
+    kind: 'table', name: PARTICLE_TABLE.name,
     columns: { id: Uint32Array.from({ length: n }, (_, i) => i), x, y, z, r: Float64Array.from(sim.r), speed, impacts: Uint32Array.from(sim.impacts) },
-    meta: { ...vialMeta(sim.params), time: sim.now, floor: sim.vial.floorAt(sim.now), columns: { speed: 'mm/s', impacts: 'ball–ball and ball–wall impacts' } },
+    meta: {
+      ...(sim.dim === 2 ? { particleTable: PARTICLE_TABLE_2D } : {}),
+      ...vialMeta(sim.params), time: sim.now, floor: sim.vial.floorAt(sim.now), columns: { speed: 'mm/s', impacts: 'ball–ball and ball–wall impacts' },
+    },
   };
 }
 
@@ -145,14 +190,12 @@ export const ballmillEngine = defineEngine({
   title: 'Shaker ball mill',
   description:
     'Event-driven simulation of a shaker ball mill (Gavrilova, Rokne, Gavrilov & Vinogradov): balls in a vertically oscillating vial under gravity, ' +
-    'exact collision times, restitution constant or Hertz, collision detection by the chosen core/spatial structure. ' +
-    'Metrics: collisions = ball–ball + ball–wall impacts; topologicalEvents = the structure\'s own topological events (cell changes, remaps, endpoint swaps; the seed\'s TE); ' +
-    'boxExits = times a ball left its CDO box; collisionChecks = pair collision-time computations (the seed\'s CC; Eq. 2); boxTests = box overlap tests inside the structure; ' +
-    'events = impacts + box exits + per-ball trajectory updates; eventsPerSecond = events / wall seconds of the event loop; ' +
-    'dissipatedEnergy = energy lost in impacts (J); guardEnergy = energy added by the restitution floor (J); wallWork = work of the moving vial on the balls (J); ' +
-    'relativeEnergyDrift = |E_end − E_0| / E_0 of kinetic + potential energy (meaningful with restitution 1 and a still vial).',
+    'exact collision times, restitution constant or Hertz, collision detection by the chosen core/spatial structure; impact statistics, energy and trajectories.',
   paramsSchema: ballmillParamsSchema,
+  check: checkParams,
   estimateMemoryBytes,
+  particleTable: PARTICLE_TABLE,
+  metrics: METRICS,
   run(params, ctx): EngineResult {
     const t0 = performance.now();
     const { sim, setupSeconds, loopSeconds } = simulate(params, ctx);

@@ -8,5 +8,6 @@ import type { EngineDefinition } from './engine';
 import { voxelEngine } from '../voxel/index';
 import { surfaceEngine } from '../surface/index';
 import { stackingEngine } from '../stacking/index';
+import { ballmillEngine } from '../ballmill/index';
 
-export const ENGINES: readonly EngineDefinition[] = [voxelEngine, surfaceEngine, stackingEngine];
+export const ENGINES: readonly EngineDefinition[] = [voxelEngine, surfaceEngine, stackingEngine, ballmillEngine];
