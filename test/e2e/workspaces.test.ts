@@ -86,6 +86,44 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await shot('editor');
   });
 
+  it('names bad entries at their field and shows an imported shape by its name, size and thumbnail', async () => {
+    // a raw 8 x 8 x 8 volume holding a ball, with its JSON header
+    const raw = join(dataDir, 'grain.raw');
+    const bytes = new Uint8Array(512);
+    for (let z = 0; z < 8; z++) for (let y = 0; y < 8; y++) for (let x = 0; x < 8; x++) bytes[x + 8 * (y + 8 * z)] = (x - 3.5) ** 2 + (y - 3.5) ** 2 + (z - 3.5) ** 2 < 14 ? 1 : 0;
+    writeFileSync(raw, bytes);
+    writeFileSync(join(dataDir, 'grain.json'), JSON.stringify({ dims: [8, 8, 8], dtype: 'uint8' }));
+    await page.click(testid('import-shape'));
+    await page.setInputFiles(testid('import-file'), [raw, join(dataDir, 'grain.json')]);
+    await page.locator('.shape-editor h2').filter({ hasText: 'grain' }).waitFor();
+    // the mixture's size left empty is an error at the field, and the mixture cannot be sent
+    await page.locator('[data-testid="mixture-type-0"] select[aria-label="Shape"]').selectOption({ label: 'grain' });
+    await page.fill(testid('mixture-size-0'), '');
+    await page.locator(testid('mixture-type-0')).filter({ hasText: 'size: enter a number' }).waitFor();
+    expect(await page.isDisabled(testid('mixture-send'))).toBe(true);
+    await shot('editor-invalid');
+    await page.fill(testid('mixture-size-0'), '1');
+    await page.click(testid('mixture-send'));
+    // the batch form shows the imported shape by its name, size and thumbnail, not its bits
+    await page.waitForSelector(testid('field-mixture.types.0.shape-voxel-map'));
+    expect((await page.textContent(testid('voxel-map-dims')))!.trim()).toMatch(/^8 × 8 × 8 voxels · \d+ solid$/);
+    expect(await page.textContent(testid('field-mixture.types'))).toContain('type 1: grain');
+    // a negative box height is named at its field, with the reason beside Enqueue
+    await page.fill(testid('field-box.size.2'), '-3');
+    await page.locator(testid('field-box.size-error')).filter({ hasText: 'z: must be in (0, 1000000]' }).waitFor();
+    expect(await page.isDisabled(testid('enqueue'))).toBe(true);
+    expect(await page.textContent(testid('enqueue-reason'))).toContain('box.size.2');
+    await page.locator(testid('field-mixture.types.0.shape-voxel-map')).scrollIntoViewIfNeeded();
+    await shot('batch-invalid');
+    // a particle larger than the box: the engine's own check answers before Enqueue
+    await page.fill(testid('field-box.size.2'), '3');
+    await page.fill(testid('field-mixture.types.0.size.value'), '5');
+    await page.locator(testid('enqueue-reason')).filter({ hasText: 'the largest particle spans' }).waitFor();
+    expect(await page.isDisabled(testid('enqueue'))).toBe(true);
+    await shot('batch-check');
+    await page.fill(testid('field-mixture.types.0.size.value'), '1');
+  });
+
   it('queues a small voxel sweep and watches its runs finish', async () => {
     await page.click(testid('nav-batch'));
     await page.waitForSelector(testid('field-box.resolution'));

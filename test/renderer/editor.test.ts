@@ -209,7 +209,7 @@ describe('particle editor state that stays (issue 18)', () => {
     const { w } = await mountEditor();
     await flushPromises();
     await w.get('[data-testid="mixture-size-0"]').setValue('');
-    expect(w.get('[data-testid="mixture-type-0"]').text()).toContain('value: enter a number');
+    expect(w.get('[data-testid="mixture-type-0"]').text()).toContain('size: enter a number');
     expect(w.get('[data-testid="mixture-by-number-0"]').text()).toBe('–');
     expect(w.get('[data-testid="mixture-send"]').attributes('disabled')).toBeDefined();
     await w.get('[data-testid="mixture-size-0"]').setValue('1.5');
