@@ -431,7 +431,11 @@ export interface PackbenchApi {
 // Errors
 // ---------------------------------------------------------------------------------------------
 
-export type ApiErrorCode = 'invalid' | 'not_found' | 'conflict' | 'unavailable' | 'unauthorized' | 'internal';
+/**
+ * 'too_large': the answer is too big for one API message, not a failure: the same thing comes another
+ * way (runs.export: the web host's download route, or the CLI's `runs export`).
+ */
+export type ApiErrorCode = 'invalid' | 'not_found' | 'conflict' | 'too_large' | 'unavailable' | 'unauthorized' | 'internal';
 
 export interface ApiIssue {
   /**

@@ -250,5 +250,5 @@ function decodeComponent(text: string): string {
 }
 
 function httpStatus(e: ApiError): number {
-  return { invalid: 400, unauthorized: 401, not_found: 404, conflict: 409, unavailable: 503, internal: 500 }[e.code];
+  return { invalid: 400, unauthorized: 401, not_found: 404, conflict: 409, too_large: 413, unavailable: 503, internal: 500 }[e.code];
 }

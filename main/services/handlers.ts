@@ -3,7 +3,7 @@
  * the CLI all call `dispatch(method, params)`, which validates params against main/api.ts and runs
  * the handler. Errors leave as ApiError (code, message, issues with field paths).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -32,6 +32,8 @@ export interface HandlerContext {
   heavy: Limiter;
   /** Runs imports in worker threads under the runs' memory budget. */
   pool: WorkerPool;
+  /** The largest export runs.export sends as bytes (default MAX_API_EXPORT_BYTES). */
+  maxApiExportBytes?: number;
 }
 
 type Parsed<M extends MethodName> = z.output<(typeof paramsSchemas)[M]>;
@@ -187,10 +189,13 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'runs.setPriority': (p) => queue.setPriority(p.id, p.priority),
     'runs.export': (p) =>
       withExport(ctx, p.id, p.format, async (path, fileName, mime) => {
-        const bytes = readFileSync(path);
-        if (bytes.length > MAX_API_EXPORT_BYTES) {
-          throw new ApiError('conflict', `the export is ${bytes.length} bytes; use the CLI (packbench runs export) or the download link for files over ${MAX_API_EXPORT_BYTES} bytes`);
+        // By the size on disk, so that a multi-gigabyte export is never read into the host's memory.
+        const size = statSync(path).size;
+        const limit = ctx.maxApiExportBytes ?? MAX_API_EXPORT_BYTES;
+        if (size > limit) {
+          throw new ApiError('too_large', `the export is ${size} bytes; use the CLI (packbench runs export) or the download link for files over ${limit} bytes`);
         }
+        const bytes = readFileSync(path);
         return { fileName, mime, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
       }),
 

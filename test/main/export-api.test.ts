@@ -1,0 +1,68 @@
+/**
+ * runs.export through the handler table: an export too big for one API message is 'too_large'
+ * (the browser then fetches it from the host's download route), decided by the file's size on disk
+ * without reading it into the host's memory; a format the run lacks the data for is 'conflict'
+ * (a real failure, shown to the user).
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import * as fs from 'node:fs';
+import { createDispatch, createHandlers } from '../../main/services/handlers';
+import type { Services } from '../../main/services/services';
+import { fixtureServices, tempDir } from './helpers';
+
+// Records which files are read whole, so that the test sees whether the export itself was.
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  return { ...real, readFileSync: vi.fn(real.readFileSync) };
+});
+
+const t = tempDir('packbench-export-api-');
+let s: Services;
+let runId: string;
+beforeAll(async () => {
+  s = fixtureServices(t.dir, { autoStart: true });
+  [runId] = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'to export', seed: 1, params: { steps: 2, stepMs: 0 } } })).runIds;
+  for (const t0 = Date.now(); s.store.getSummary(runId)?.status !== 'done'; ) {
+    if (Date.now() - t0 > 15_000) throw new Error('the run did not finish');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+});
+afterAll(async () => {
+  await s.close();
+  t.cleanup();
+});
+
+async function rejection(p: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as never;
+  }
+  throw new Error('the call was accepted');
+}
+
+/** Paths of the exports' own files read whole since `from` calls of readFileSync. */
+const exportReads = (from: number) =>
+  vi.mocked(fs.readFileSync).mock.calls.slice(from).map(([p]) => String(p)).filter((p) => p.includes('tmp-export-'));
+
+describe('runs.export', () => {
+  it('sends an export that fits as bytes', async () => {
+    const res = await s.dispatch('runs.export', { id: runId, format: 'json' });
+    expect(res.fileName).toMatch(/\.json$/);
+    expect(JSON.parse(new TextDecoder().decode(res.bytes))).toMatchObject({ id: runId });
+  });
+
+  it("refuses an export over the API's limit as 'too_large' by its size on disk, without reading it", async () => {
+    const small = createDispatch(createHandlers({ ...s, maxApiExportBytes: 64 }));
+    const before = vi.mocked(fs.readFileSync).mock.calls.length;
+    const err = await rejection(small('runs.export', { id: runId, format: 'json' }));
+    expect(err).toMatchObject({ code: 'too_large', message: expect.stringMatching(/the export is \d+ bytes.*download link/) });
+    expect(exportReads(before)).toEqual([]);
+  });
+
+  it("gives 'conflict' for a format the run lacks the data for, however small the limit", async () => {
+    const small = createDispatch(createHandlers({ ...s, maxApiExportBytes: 64 }));
+    const err = await rejection(small('runs.export', { id: runId, format: 'vti' }));
+    expect(err).toMatchObject({ code: 'conflict', message: expect.stringMatching(/no label volume/) });
+  });
+});
