@@ -161,6 +161,35 @@ describe('HistoryWorkspace', () => {
     expect(api.calls.find((c) => c.method === 'runs.export')!.params).toEqual({ id: 'r29', format: 'heightmap-tiff' });
   });
 
+  it('shows a failed export at the export control, and fetches only a too-large one from the download route', async () => {
+    const { api, w } = await mountHistory();
+    // The page a web host served (an earlier test's download may have left jsdom at about:blank).
+    vi.stubGlobal('location', new URL('http://127.0.0.1:5000/?token=tok'));
+    const clicked: string[] = [];
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push(this.getAttribute('href') ?? '');
+    });
+    try {
+      await w.find('[data-testid="history-row-r29"]').trigger('click');
+      await w.find('[data-testid="history-export-format"]').setValue('heightmap-tiff');
+      const message = 'cannot export run r29 as heightmap-tiff: run r29 has no height map artifact';
+      api.failNext('runs.export', { code: 'conflict', message });
+      await w.find('[data-testid="history-export"]').trigger('click');
+      await settle();
+      expect(clicked).toEqual([]);
+      expect(w.find('[data-testid="history-export-error"]').text()).toContain(`“run 29”: ${message}`);
+
+      api.failNext('runs.export', { code: 'too_large', message: 'the export is 300000000 bytes; use the CLI' });
+      await w.find('[data-testid="history-export"]').trigger('click');
+      await settle();
+      expect(clicked).toEqual(['/api/runs/r29/export?format=heightmap-tiff&token=tok']);
+      expect(w.find('[data-testid="history-export-error"]').exists()).toBe(false);
+    } finally {
+      click.mockRestore();
+      vi.unstubAllGlobals();
+    }
+  });
+
   it('does not send a run of an engine that does not run (an imported sphere set) to the batch manager', async () => {
     const { w, router } = await mountHistory();
     await router.push('/history');
