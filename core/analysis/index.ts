@@ -56,7 +56,7 @@ export const VOXEL_ANALYSIS_METRICS: Record<string, MetricInfo> = {
   meanHeight: { unit: 'length', description: 'mean height of the top surface over the (x, y) columns' },
   maxHeight: { unit: 'length', description: 'highest point of the top surface' },
   rmsRoughness: { unit: 'length', description: 'RMS deviation of the top surface from its mean height' },
-  particleCount: { description: 'particles in the size distributions' },
+  particles: { description: 'particles analysed (the rows of the particle table)' },
   meanDiameter: { unit: 'length', description: 'mean equivalent diameter by number (diameter of the sphere of equal volume: the voxels a particle holds)' },
   d10: { unit: 'length', description: 'equivalent diameter that 10 % of the solid volume is finer than' },
   d50: { unit: 'length', description: 'equivalent diameter that 50 % of the solid volume is finer than (volume median)' },

@@ -30,7 +30,7 @@ export function voxelEquivalentDiameters(voxels: ArrayLike<number>, voxelSize: n
 
 /** Distributions of diameters d (with volumes v) in `bins` bins; d10/d50/d90 by volume. */
 export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number, unit: string): SizeStats {
-  if (d.length === 0) return { series: [], metrics: { particleCount: 0 } };
+  if (d.length === 0) return { series: [], metrics: { particles: 0 } };
   let lo = Infinity, hi = -Infinity, totalV = 0, sumD = 0;
   for (let i = 0; i < d.length; i++) {
     if (d[i] < lo) lo = d[i];
@@ -61,7 +61,7 @@ export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number
       lineSeries('gradation (cumulative volume passing)', xLabel, 'percent finer by volume', gx, gy),
     ],
     metrics: {
-      particleCount: d.length,
+      particles: d.length,
       meanDiameter: sumD / d.length,
       d10: passing(10),
       d50: passing(50),

@@ -80,7 +80,7 @@ export function analyseSpheres(
   const meanD = n ? sumD / n : 0;
   const metrics: AnalysisResult['metrics'] = {};
   const series: EngineSeries[] = [];
-  if (n === 0) return { metrics: { particleCount: 0 }, series, artifacts: [], particleColumns: {} };
+  if (n === 0) return { metrics: { particles: 0 }, series, artifacts: [], particleColumns: {} };
 
   // Sizes.
   const d = r.map((v) => 2 * v), v = r.map((v) => (4 / 3) * Math.PI * v ** 3);

@@ -39,6 +39,21 @@ function renameMetricSql(engines: string[], from: string, to: string): string {
 }
 
 /**
+ * SQL that retires metric `from`, a second name the runs of `engines` gave quantity `to`: a run with
+ * both keeps `to` (its value and its index row), a run with only `from` gets it under `to`.
+ */
+function retireMetricSql(engines: string[], from: string, to: string): string {
+  const runs = `SELECT seq FROM runs WHERE engine IN (${engines.map((e) => `'${e}'`).join(', ')})`;
+  return `
+  UPDATE runs SET metrics = json_remove(
+      CASE WHEN json_type(metrics, '$.${to}') IS NULL THEN json_set(metrics, '$.${to}', json_extract(metrics, '$.${from}')) ELSE metrics END,
+      '$.${from}')
+    WHERE seq IN (${runs}) AND json_type(metrics, '$.${from}') IS NOT NULL;
+  DELETE FROM run_metrics WHERE name = '${from}' AND run_seq IN (${runs}) AND run_seq IN (SELECT run_seq FROM run_metrics WHERE name = '${to}');
+  UPDATE run_metrics SET name = '${to}' WHERE name = '${from}' AND run_seq IN (${runs});`;
+}
+
+/**
  * Numbered migrations: index i brings the schema from version i to i + 1 (SQL, or a function for what
  * SQL cannot compute). Never edit a shipped one.
  */
@@ -172,6 +187,9 @@ const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
     renameMetricSql(['voxel'], 'solidFraction', 'legacySolidFraction'),
     renameMetricSql(['voxel'], 'bulkSolidFraction', 'legacyBulkSolidFraction'),
   ].join('\n'),
+  // One name for one quantity: core/analysis counted the particles as particleCount beside the
+  // engine's particles (voxel runs carried both, equal); sphere imports too.
+  retireMetricSql(['voxel', 'spheres'], 'particleCount', 'particles'),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -93,6 +93,7 @@ describe('runs.importSpheres', () => {
     expect(run).toMatchObject({ name: 'Cubic stack', engine: 'spheres', status: 'done' });
     expect(updates).toEqual([run.id]);
     expect(run.metrics.particles).toBe(27);
+    expect(run.metrics).not.toHaveProperty('particleCount');
     expect(run.metrics.coordinationMean).toBeGreaterThan(3);
     const direct = analyseSpheres(sphereCsvToTable(cubicSpheresCsv()), [3, 3, 3], { gapTolerance: 1e-9, poreGridVoxels: 4096 });
     expect(run.metrics).toMatchObject(direct.metrics);

@@ -119,6 +119,26 @@ describe('RunStore', () => {
     again.close();
   });
 
+  it('migrates a version-5 file: particleCount of voxel and sphere runs becomes particles, one name for one quantity', () => {
+    const { store, file } = open();
+    const [both, only, other] = store.insertRuns([run(1), run(2, { engine: 'spheres' }), run(4)]);
+    store.finishRun(both, { status: 'done', metrics: { particles: 183, particleCount: 183, bedPorosity: 0.4 }, series: [], artifacts: [], wallSeconds: 1 });
+    store.finishRun(only, { status: 'done', metrics: { particleCount: 27, bedPorosity: 0.36 }, series: [], artifacts: [], wallSeconds: 1 });
+    store.finishRun(other, { status: 'done', metrics: { particleCount: 5 }, series: [], artifacts: [], wallSeconds: 1 });
+    store.db.pragma('user_version = 5');
+    store.close();
+    const again = new RunStore(file);
+    expect(again.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(again.getRun(both)!.metrics).toEqual({ particles: 183, bedPorosity: 0.4 });
+    expect(again.getRun(only)!.metrics).toEqual({ bedPorosity: 0.36, particles: 27 });
+    expect(again.getRun(other)!.metrics).toEqual({ particleCount: 5 }); // another engine's metric is its own
+    // The metric index follows: filtering by particles finds both, particleCount only the other engine's run.
+    const indexed = (name: string) => again.listRuns({ offset: 0, limit: 10, filter: { metric: { name, min: 0 } } }).rows.map((r) => r.id).sort();
+    expect(indexed('particles')).toEqual([both, only].sort());
+    expect(indexed('particleCount')).toEqual([other]);
+    again.close();
+  });
+
   it('refuses a database written by a newer PackBench', () => {
     const { store, file } = open();
     store.close();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { voxelEngine, pack, finalise, voxeliseShapeVoxels, voxelParamsSchema, checkParams, type VoxelParams } from '../../../core/voxel/index';
+import { voxelEngine, pack, finalise, voxeliseShapeVoxels, voxelParamsSchema, checkParams, VOXEL_METRICS, type VoxelParams } from '../../../core/voxel/index';
 import type { ColumnTable, EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
 import { analyseVoxelPacking } from '../../../core/analysis/index';
 
@@ -209,6 +209,10 @@ describe('voxel engine', () => {
     expect(names.slice(0, 2)).toEqual(['particles', 'solid fraction']);
     expect(names).toEqual(expect.arrayContaining(['porosity profile', 'tilt of principal axis', 'tilt of body axis', 'coordination number', 'pore-size distribution']));
     const n = table.columns.id.length;
+    // One name for one quantity, and every metric declared for the tooltips.
+    expect(r.metrics.particles).toBe(n);
+    expect(r.metrics).not.toHaveProperty('particleCount');
+    expect(Object.keys(r.metrics).filter((m) => !(m in VOXEL_METRICS))).toEqual([]);
     for (const c of ['coordination', 'principalTilt', 'equivalentDiameter', 'bodyTilt']) expect(table.columns[c]?.length, c).toBe(n);
     const height = r.artifacts[2] as LabelVolume;
     expect(height.kind).toBe('volume');
