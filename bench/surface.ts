@@ -1,8 +1,8 @@
 /**
  * Benchmark of the surface sampling engine, after the seed's sections 1 and 5 (Heckbert 1997):
- *   scaling  time per repulsion iteration for 10^3 … 10^6 particles on a sphere, through the grid
- *            (spherical range queries in the periodic 2^k grid) and through the O(n²) loop up to
- *            where that is practical, and the fitted exponent of each
+ *   scaling  time per repulsion iteration for 10^3 … 10^6 particles on a sphere, through the periodic
+ *            2^k grid by linked cells (the default) and by the seed's spherical range queries, and
+ *            through the O(n²) loop up to where that is practical; the fitted exponent of each
  *   seed     the seed's Figure 1: three blobby cylinders sampled from scratch to uniform at about
  *            10,000 particles: iterations, time per iteration, and the O(n²) pass on the final state
  *            (the seed: ~0.5 s an iteration on a 100 MHz SGI Crimson, 160x faster than O(n²))
@@ -22,7 +22,7 @@ import { loadavg } from 'node:os';
 import { printTable, writeResults, type Row } from './_harness';
 import { implicitFunction, implicitSurfaceSchema } from '../core/surface/implicit';
 import { solidBounds } from '../core/surface/solid';
-import { SurfaceSampler, sigmaForSpacing } from '../core/surface/sampler';
+import { SurfaceSampler, sigmaForSpacing, type NeighbourSearch } from '../core/surface/sampler';
 import { surfaceEngine, surfaceParamsSchema } from '../core/surface/index';
 import type { EngineResult } from '../core/common/engine';
 
@@ -71,7 +71,7 @@ function exponent(xs: number[], ys: number[]): number {
 const sphere = implicitSurfaceSchema.parse({ kind: 'sphere', radius: 1 });
 
 /** n particles on a Fibonacci spiral of the unit sphere, in a sampler using `search`. */
-function fibonacciSampler(n: number, search: 'grid' | 'direct'): SurfaceSampler {
+function fibonacciSampler(n: number, search: NeighbourSearch): SurfaceSampler {
   const fn = implicitFunction(sphere);
   // Spacing of a hexagonal sampling with n particles on area 4π.
   const spacing = Math.sqrt((4 * Math.PI) / n / (Math.sqrt(3) / 2));
@@ -89,59 +89,58 @@ function fibonacciSampler(n: number, search: 'grid' | 'direct'): SurfaceSampler 
 if (wanted('scaling')) {
   const sizes = quick ? [1e3, 3e3, 1e4, 3e4, 1e5] : [1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6];
   const rows: Row[] = [];
-  const fitN: number[] = [], fitGrid: number[] = [], fitDirectN: number[] = [], fitDirect: number[] = [];
+  const fit: Record<NeighbourSearch, { n: number[]; ms: number[] }> = { cells: { n: [], ms: [] }, queries: { n: [], ms: [] }, direct: { n: [], ms: [] } };
   for (const n of sizes) {
-    const g = fibonacciSampler(n, 'grid');
-    for (let k = 0; k < 5; k++) g.step(false);
-    g.sortByCell();
+    const c = fibonacciSampler(n, 'cells');
+    for (let k = 0; k < 5; k++) c.step(false);
     const passes = n <= 1e4 ? 11 : n <= 1e5 ? 5 : 3;
-    g.grid!.resetCounters();
-    const repel = time(passes, () => g.repel());
-    const cellsPerQuery = g.grid!.counters.cellsVisited / passes / n;
-    let inRange = 0;
-    for (let i = 0; i < n; i++) inRange += g.shareCount[i] - 1;
-    const step = time(passes, () => { g.repel(); g.advance(); });
-    let direct: { wall: number; cpu: number } | null = null;
-    if (n <= DIRECT_MAX) {
-      const d = fibonacciSampler(n, 'direct');
-      d.place(g.x, g.y, g.z, g.sigma, n);
-      direct = time(n <= 3e3 ? 5 : 1, () => d.repel());
+    /** The same particles in a sampler of another search, its grid advised and its particles in cell order. */
+    const copy = (search: NeighbourSearch): SurfaceSampler => {
+      const o = fibonacciSampler(n, search);
+      o.place(c.x, c.y, c.z, c.sigma, n);
+      if (search !== 'direct') {
+        o.repel();
+        o.sortByCell();
+      }
+      return o;
+    };
+    c.repel();
+    c.sortByCell();
+    const cells = time(passes, () => c.repel());
+    let neighbours = 0;
+    for (let i = 0; i < n; i++) neighbours += c.shareCount[i] - 1;
+    const step = time(passes, () => { c.repel(); c.advance(); });
+    const q = copy('queries');
+    q.grid!.resetCounters();
+    const queries = time(passes, () => q.repel());
+    const cellsPerQuery = q.grid!.counters.cellsVisited / passes / n;
+    const d = n <= DIRECT_MAX ? copy('direct') : null;
+    const direct = d ? time(n <= 3e3 ? 5 : 1, () => d.repel()) : null;
+    for (const [k, t] of [['cells', cells], ['queries', queries], ['direct', direct]] as const) {
+      if (t) { fit[k].n.push(n); fit[k].ms.push(t.cpu); }
     }
-    fitN.push(n); fitGrid.push(repel.cpu);
-    if (direct) { fitDirectN.push(n); fitDirect.push(direct.cpu); }
     rows.push({
       particles: n,
-      gridRepelMs: repel.wall,
-      gridRepelCpuMs: repel.cpu,
-      gridStepCpuMs: step.cpu,
-      nsPerParticle: (repel.cpu * 1e6) / n,
+      cellsCpuMs: cells.cpu,
+      cellsWallMs: cells.wall,
+      cellsStepCpuMs: step.cpu,
+      cellsNsPerParticle: (cells.cpu * 1e6) / n,
+      queriesCpuMs: queries.cpu,
+      queriesWallMs: queries.wall,
       cellsPerQuery,
-      regrids: g.grid!.regrids,
-      gridBits: g.grid!.bits[0],
-      directRepelMs: direct ? direct.wall : null,
-      directRepelCpuMs: direct ? direct.cpu : null,
-      speedup: direct ? direct.cpu / repel.cpu : null,
-      neighboursPerParticle: inRange / n,
+      directCpuMs: direct ? direct.cpu : null,
+      directWallMs: direct ? direct.wall : null,
+      speedupOverDirect: direct ? direct.cpu / cells.cpu : null,
+      neighbours: neighbours / n,
+      gridBits: c.grid!.bits[0],
     });
-    process.stdout.write(`  ${n}: grid ${repel.cpu.toFixed(1)} ms cpu${direct ? `, O(n²) ${direct.cpu.toFixed(0)} ms cpu` : ''}\n`);
+    process.stdout.write(`  ${n}: cells ${cells.cpu.toFixed(1)} ms, queries ${queries.cpu.toFixed(1)} ms${direct ? `, O(n²) ${direct.cpu.toFixed(0)} ms` : ''} (CPU)\n`);
   }
-  rows.push({
-    particles: 'exponent',
-    gridRepelMs: null,
-    gridRepelCpuMs: exponent(fitN, fitGrid),
-    gridStepCpuMs: null,
-    nsPerParticle: null,
-    cellsPerQuery: null,
-    regrids: null,
-    gridBits: null,
-    directRepelMs: null,
-    directRepelCpuMs: exponent(fitDirectN, fitDirect),
-    speedup: null,
-    neighboursPerParticle: null,
-  });
-  table(`scaling: ms per repulsion iteration, particles on a sphere (median; CPU time of this process; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`, rows);
+  const empty = Object.fromEntries(Object.keys(rows[0]).map((k) => [k, null])) as Row;
+  rows.push({ ...empty, particles: 'exponent', cellsCpuMs: exponent(fit.cells.n, fit.cells.ms), queriesCpuMs: exponent(fit.queries.n, fit.queries.ms), directCpuMs: exponent(fit.direct.n, fit.direct.ms) });
+  table(`scaling: ms per repulsion iteration, particles on a sphere (median; CPU time of this process and wall time; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`, rows);
   const at = rows.find((r) => r.particles === 1e5);
-  if (at) process.stdout.write(`target: 100,000 particles < 50 ms an iteration, exponent ≤ 1.1: ${Number(at.gridRepelCpuMs).toFixed(1)} ms CPU (${Number(at.gridRepelMs).toFixed(1)} ms wall), exponent ${exponent(fitN, fitGrid).toFixed(3)}\n`);
+  if (at) process.stdout.write(`target: 100,000 particles < 50 ms an iteration, exponent ≤ 1.1: linked cells ${Number(at.cellsCpuMs).toFixed(1)} ms CPU (${Number(at.cellsWallMs).toFixed(1)} ms wall), exponent ${exponent(fit.cells.n, fit.cells.ms).toFixed(3)}\n`);
 }
 
 if (wanted('seed')) {
@@ -163,12 +162,12 @@ if (wanted('seed')) {
   const s = implicitSurfaceSchema.parse(surface), fn = implicitFunction(s);
   const cols = (r.artifacts[0] as { columns: Record<string, Float64Array> }).columns;
   const n = cols.x.length;
-  const mk = (search: 'grid' | 'direct') => {
+  const mk = (search: NeighbourSearch) => {
     const sm = new SurfaceSampler({ fn, bounds: solidBounds(s, fn), spacing, capacity: n, neighbourSearch: search, seed: 1, timeStep: 0.25, feedback: 2 });
     sm.place(cols.x, cols.y, cols.z, cols.sigma, n);
     return sm;
   };
-  const g = mk('grid');
+  const g = mk('cells');
   g.repel();
   g.sortByCell();
   const grid = time(11, () => g.repel());
@@ -184,7 +183,7 @@ if (wanted('seed')) {
     nearestNeighbourCV: Number(m.nearestNeighbourCV),
     spacingError: Number(m.spacingError),
     maxSurfaceResidual: Number(m.maxSurfaceResidual),
-    gridRepelCpuMs: grid.cpu,
+    cellsRepelCpuMs: grid.cpu,
     directRepelCpuMs: direct ? direct.cpu : null,
     speedup: direct ? direct.cpu / grid.cpu : null,
   };

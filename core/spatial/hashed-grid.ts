@@ -32,6 +32,18 @@ export interface HashedGridOptions extends SpatialOptions {
 /** Search ranges are widened by this factor so that rounding at cell borders never drops a candidate. */
 const SLACK = 1 + 1e-9;
 
+/** Offsets (dx, dy, dz) of the half shell of a cell's neighbourhood: the ones after it in z, y, x order. */
+function halfShell(dim: 2 | 3): Int32Array {
+  const out: number[] = [];
+  const zs = dim === 3 ? [-1, 0, 1] : [0];
+  for (const dz of zs) for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) {
+    if (dz > 0 || (dz === 0 && (dy > 0 || (dy === 0 && dx > 0)))) out.push(dx, dy, dz);
+  }
+  return Int32Array.from(out);
+}
+const HALF_SHELL_3D = halfShell(3);
+const HALF_SHELL_2D = halfShell(2);
+
 export class HashedGrid extends SpatialObjects {
   readonly name = 'hashed grid';
   /** Bits per axis and cell size per axis (equal in open domains: cubes). */
@@ -242,6 +254,38 @@ export class HashedGrid extends SpatialObjects {
     const head = this.head, next = this.next;
     let m = 0;
     for (let c = 0; c < head.length; c++) for (let j = head[c]; j >= 0; j = next[j]) out[m++] = j;
+    return m;
+  }
+
+  /** The cell (index into the grid's lists) holding object id. */
+  cellOfObject(id: number): number {
+    return this.cellOf[id];
+  }
+
+  /** Most bits per axis this grid may use (maxCells). */
+  get maxBits(): number { return this.maxBitsAxis; }
+
+  /**
+   * The linked-cell method (the seed's "3 × 3 × 3 grid neighborhood" of fixed-radius simulations,
+   * Allen & Tildesley): heads of the cells after cell `c` in its neighbourhood's half shell (offsets
+   * with dz > 0, or dz = 0 and dy > 0, or dz = dy = 0 and dx > 0; 13 in 3D, 4 in 2D; periodic),
+   * into out[0 ..). With cells at least as large as the largest range of interest, every pair of
+   * objects in range is met exactly once by visiting, for each object, the objects after it in its
+   * own cell's list (nextInCell) and those of these cells. Needs at least 4 cells on every axis in
+   * use, so that the neighbourhood's offsets are different cells; returns the count.
+   */
+  halfShellHeads(c: number, out: Int32Array): number {
+    const b0 = this.bits[0], b1 = this.bits[1], b2 = this.bits[2];
+    if (b0 < 2 || b1 < 2 || (this.dim === 3 && b2 < 2)) {
+      throw new RangeError(`halfShellHeads needs at least 4 cells per axis (bits >= 2), the grid has bits ${b0}, ${b1}${this.dim === 3 ? `, ${b2}` : ''}`);
+    }
+    const mx = (1 << b0) - 1, my = (1 << b1) - 1, mz = (1 << b2) - 1;
+    const cx = c & mx, cy = (c >> b0) & my, cz = c >> (b0 + b1);
+    const head = this.head, offsets = this.dim === 3 ? HALF_SHELL_3D : HALF_SHELL_2D;
+    let m = 0;
+    for (let k = 0; k < offsets.length; k += 3) {
+      out[m++] = head[((((cz + offsets[k + 2]) & mz) << b1 | ((cy + offsets[k + 1]) & my)) << b0) | ((cx + offsets[k]) & mx)];
+    }
     return m;
   }
 

@@ -124,7 +124,7 @@ export const surfaceEngine = defineEngine({
   title: 'Particles on an implicit surface',
   description:
     'Spreads particles uniformly over an implicit surface F = 0 (sphere, ellipsoid, torus, superquadric, blobby sums) by constrained Gaussian repulsion with adaptive radii, fission and death ' +
-    '(Heckbert 1997, after Witkin & Heckbert 1994); neighbours by spherical range queries in a periodic 2^k grid. ' +
+    '(Heckbert 1997, after Witkin & Heckbert 1994); neighbours through a periodic 2^k grid (linked cells, or the seed\'s spherical range queries). ' +
     'Metrics: nearestNeighbourCV = standard deviation / mean of each particle\'s nearest-neighbour distance; maxSurfaceResidual = max |F|/|∇F| (distance from the surface, length units); ' +
     'energy = Σ_i Σ_j exp(−|r_ij|²/(2σ_i²)) over neighbours within 3σ_i.',
   paramsSchema: surfaceParamsSchema,

@@ -39,8 +39,8 @@ export const surfaceParamsSchema = z.strictObject({
       description: "φ: the constraint's pull back to F = 0 (timeStep · feedback ≤ 1, else it overshoots)",
     }),
   }).default({ timeStep: 0.25, feedback: 2 }),
-  neighbourSearch: z.enum(['grid', 'direct']).default('grid').meta({
-    description: "'grid': spherical range queries in Heckbert's periodic 2^k grid, O(n) an iteration; 'direct': every pair, O(n²) (the seed's naive loop, for comparison)",
+  neighbourSearch: z.enum(['cells', 'queries', 'direct']).default('cells').meta({
+    description: "through Heckbert's periodic 2^k grid, O(n) an iteration: 'cells' each pair once from a cell's neighbour cells (cells as large as the largest range 3σ), or 'queries' one spherical range query per particle (the seed's method and regrid rules); 'direct' every pair, O(n²) (the seed's naive loop, for comparison). All give the same sampling",
   }),
   voxelsAcross: z.number().int().min(0).max(512).default(64).meta({
     unit: 'voxels',
@@ -95,7 +95,7 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
     });
   }
   if (p.neighbourSearch === 'direct' && expected > DIRECT_MAX_PARTICLES) {
-    issues.push({ path: 'neighbourSearch', message: `'direct' is O(n²): allowed up to ${DIRECT_MAX_PARTICLES} expected particles, this surface needs about ${Math.round(expected)}; use 'grid'` });
+    issues.push({ path: 'neighbourSearch', message: `'direct' is O(n²): allowed up to ${DIRECT_MAX_PARTICLES} expected particles, this surface needs about ${Math.round(expected)}; use 'cells' or 'queries'` });
   }
   return issues;
 }

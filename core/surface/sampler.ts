@@ -2,10 +2,11 @@
  * Particles on an implicit surface (seed 002 §2, after Witkin & Heckbert 1994): "floaters" held on
  * F = 0 by a first-order constraint with feedback, spread by Gaussian repulsion with a radius σ_i of
  * their own that adapts to the repulsion felt, and made more or fewer by fission and death until
- * their spacing is the one asked for. Each iteration is O(n): the neighbours of a particle are found
- * by a spherical range query of radius r_max = 3σ_i in core/spatial's HashedGrid (the seed's
- * periodic 2^k grid with its regrid rules), or, for comparison, among all particles (the seed's
- * naive O(n²) loop).
+ * their spacing is the one asked for. Each iteration is O(n) through core/spatial's HashedGrid (the
+ * seed's periodic 2^k grid): either by the linked-cell method on cells at least as large as the
+ * largest range 3σ (each pair once, from a cell's half shell of neighbour cells), or by the seed's
+ * spherical range query of radius r_max = 3σ_i per particle (with its regrid rules); or, for
+ * comparison, among all particles (the seed's naive O(n²) loop). All three give the same sums.
  *
  * Units: the repulsion amplitude α is 1, so energies are multiples of one coincident neighbour.
  * State is structure-of-arrays in Float64Arrays of `capacity`; particle i is grid id i (dense: a
@@ -43,6 +44,10 @@ const SEED_CELLS = 64;
 const SPACING_GAIN = 0.05;
 /** σ̂ stays within this factor of its lattice value, either way. */
 const SPACING_RANGE = 1.25;
+/** Linked cells: after a regrid the largest range 3σ is this share of the cell size; a regrid is
+ *  due when it exceeds the cell (then pairs would be missed) or falls below CELLS_COARSE of it. */
+const CELLS_FILL = 0.85;
+const CELLS_COARSE = 0.7;
 /** Iterations between renumberings of the particles in the grid's cell order. */
 const SORT_INTERVAL = 16;
 
@@ -55,6 +60,8 @@ export function sigmaForSpacing(h: number): number {
   return h / Math.sqrt(2 * Math.log(6 / TARGET_ENERGY));
 }
 
+export type NeighbourSearch = 'cells' | 'queries' | 'direct';
+
 export interface SamplerOptions {
   fn: ImplicitFunction;
   /** Box holding the solid (solidBounds), where the first particles are seeded. */
@@ -63,7 +70,8 @@ export interface SamplerOptions {
   spacing: number;
   /** Most particles at once. */
   capacity: number;
-  neighbourSearch: 'grid' | 'direct';
+  /** 'cells' (linked cells), 'queries' (the seed's range queries) or 'direct' (O(n²)). */
+  neighbourSearch: NeighbourSearch;
   seed: number;
   /** Δt of the explicit Euler steps. */
   timeStep: number;
@@ -98,7 +106,8 @@ export class SurfaceSampler {
   readonly nx: Float64Array;
   readonly ny: Float64Array;
   readonly nz: Float64Array;
-  /** The neighbour search ('grid'), or null for the O(n²) loop ('direct'). */
+  readonly neighbourSearch: NeighbourSearch;
+  /** The grid of 'cells' and 'queries'; null for the O(n²) loop ('direct'). */
   readonly grid: HashedGrid | null;
   /** The desired mean nearest-neighbour distance. */
   spacing: number;
@@ -130,6 +139,8 @@ export class SurfaceSampler {
   /** Every particle as one linked list (all[j] = j + 1), headed by allHead[0] = 0. */
   private readonly all: Int32Array;
   private readonly allHead = Int32Array.of(0);
+  /** Scratch of the linked-cell pass: heads of a cell's half shell. */
+  private readonly shell = new Int32Array(13);
   private readonly scratch = new Float64Array(3);
 
   constructor(o: SamplerOptions) {
@@ -142,14 +153,16 @@ export class SurfaceSampler {
     this.sigmaHat = sigmaForSpacing(o.spacing);
     this.random = new Random(o.seed);
     this.all = new Int32Array(cap);
-    this.order = new Int32Array(o.neighbourSearch === 'grid' ? cap : 0);
-    this.permuted = new Float64Array(o.neighbourSearch === 'grid' ? cap : 0);
+    this.neighbourSearch = o.neighbourSearch;
+    const grid = o.neighbourSearch !== 'direct';
+    this.order = new Int32Array(grid ? cap : 0);
+    this.permuted = new Float64Array(grid ? cap : 0);
     const f = () => new Float64Array(cap);
     this.x = f(); this.y = f(); this.z = f(); this.sigma = f();
     this.energy = f(); this.dEnergy = f(); this.dx = f(); this.dy = f(); this.dz = f();
     this.speed = f(); this.nearest2 = f(); this.shareSum = f(); this.shareCount = f(); this.nx = f(); this.ny = f(); this.nz = f();
-    if (o.neighbourSearch === 'grid') {
-      // Cells start at the seed's optimum for the expected query radius; the grid regrids itself.
+    if (grid) {
+      // Cells start at the seed's optimum for the expected query radius; advised every iteration.
       this.grid = new HashedGrid({ dim: 3, capacity: cap, cellSize: (RANGE_SIGMAS * this.sigmaHat) / Math.sqrt(0.7), bits: 4, autoRegrid: false });
     } else {
       this.grid = null;
@@ -281,6 +294,11 @@ export class SurfaceSampler {
       this.nearestStatistics();
       return;
     }
+    if (this.neighbourSearch === 'cells') {
+      this.repelCells(grid);
+      this.nearestStatistics();
+      return;
+    }
     this.adviseGrid(grid);
     const x = this.x, y = this.y, z = this.z, sigma = this.sigma, next = grid.nextInCell;
     for (let i = 0; i < n; i++) {
@@ -335,6 +353,87 @@ export class SurfaceSampler {
     this.nearest2[i] = near;
     this.shareSum[i] = shareSum;
     this.shareCount[i] = shareCount;
+  }
+
+  /**
+   * The linked-cell pass: every pair within range of either particle once, from the first of the
+   * two in its own cell's list or from the cell whose half shell holds the other (cells at least
+   * 3σ_max wide: adviseCells). Both particles' terms of the pair at once: E^i_ij when |r_ij| ≤ 3σ_i,
+   * E^j_ji when |r_ij| ≤ 3σ_j, and their shares of D_i and D_j (the same sums as repelFrom's).
+   */
+  private repelCells(grid: HashedGrid): void {
+    const n = this.n;
+    this.energy.fill(0, 0, n); this.dEnergy.fill(0, 0, n);
+    this.nearest2.fill(Infinity, 0, n);
+    this.shareCount.fill(1, 0, n);
+    const x = this.x, y = this.y, z = this.z, sigma = this.sigma, dx = this.dx, dy = this.dy, dz = this.dz;
+    const energy = this.energy, dEnergy = this.dEnergy, nearest2 = this.nearest2, shareSum = this.shareSum, shareCount = this.shareCount;
+    for (let i = 0; i < n; i++) shareSum[i] = sigma[i] * sigma[i];
+    this.adviseCells(grid);
+    const next = grid.nextInCell, shell = this.shell;
+    const reach = RANGE_SIGMAS * RANGE_SIGMAS;
+    let last = -1, m = 0;
+    for (let i = 0; i < n; i++) {
+      const c = grid.cellOfObject(i);
+      if (c !== last) { last = c; m = grid.halfShellHeads(c, shell); }
+      const xi = x[i], yi = y[i], zi = z[i], si = sigma[i], si2 = si * si;
+      const ri2 = reach * si2, ki = -1 / (2 * si2), ci = 1 / (si2 * si);
+      let E = 0, dE = 0, Dx = 0, Dy = 0, Dz = 0, near = nearest2[i], share = 0, count = 0;
+      for (let k = -1; k < m; k++) {
+        for (let j = k < 0 ? next[i] : shell[k]; j >= 0; j = next[j]) {
+          const rx = xi - x[j], ry = yi - y[j], rz = zi - z[j];
+          const d2 = rx * rx + ry * ry + rz * rz;
+          const sj = sigma[j], sj2 = sj * sj;
+          const inI = d2 <= ri2, inJ = d2 <= reach * sj2;
+          if (!inI && !inJ) continue;
+          let w = 0;
+          if (inI) {
+            const e = Math.exp(d2 * ki);
+            E += e; dE += d2 * e * ci; w += e / si2;
+            if (d2 < near) near = d2;
+            share += sj2; count++;
+          }
+          if (inJ) {
+            const e = Math.exp(-d2 / (2 * sj2));
+            energy[j] += e; dEnergy[j] += (d2 * e) / (sj2 * sj); w += e / sj2;
+            if (d2 < nearest2[j]) nearest2[j] = d2;
+            shareSum[j] += si2; shareCount[j]++;
+          }
+          Dx += si2 * w * rx; Dy += si2 * w * ry; Dz += si2 * w * rz;
+          const wj = sj2 * w;
+          dx[j] -= wj * rx; dy[j] -= wj * ry; dz[j] -= wj * rz;
+        }
+      }
+      energy[i] += E; dEnergy[i] += dE;
+      dx[i] += Dx; dy[i] += Dy; dz[i] += Dz;
+      nearest2[i] = near; shareSum[i] += share; shareCount[i] += count;
+    }
+  }
+
+  /**
+   * Keeps the linked cells valid and efficient: the cell at least the largest range 3σ_max (else a
+   * regrid, to 3σ_max / 0.85), not more than 1 / 0.7 of it, and the number of cells per axis by the
+   * seed's rule on the cloud's diameter (grid size within [0.5, 1.2] of it), at least 4 (the half
+   * shell's cells must differ).
+   */
+  private adviseCells(grid: HashedGrid): void {
+    const n = this.n;
+    if (n === 0) return;
+    let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity, smax = 0;
+    for (let i = 0; i < n; i++) {
+      const x = this.x[i], y = this.y[i], z = this.z[i];
+      if (x < x0) x0 = x; if (x > x1) x1 = x;
+      if (y < y0) y0 = y; if (y > y1) y1 = y;
+      if (z < z0) z0 = z; if (z > z1) z1 = z;
+      if (this.sigma[i] > smax) smax = this.sigma[i];
+    }
+    const range = RANGE_SIGMAS * smax, diam = Math.hypot(x1 - x0, y1 - y0, z1 - z0);
+    let cube = grid.cellSize[0];
+    if (range > cube || range < CELLS_COARSE * cube) cube = range / CELLS_FILL;
+    let bits = Math.max(2, grid.bits[0]);
+    while (diam < 0.5 * cube * 2 ** bits && bits > 2) bits--;
+    while (diam > 1.2 * cube * 2 ** bits && bits < grid.maxBits) bits++;
+    if (cube !== grid.cellSize[0] || bits !== grid.bits[0]) grid.regrid([bits, bits, bits], cube);
   }
 
   /** The seed's query_advisory: cloud diameter and mean query radius; the grid regrids when they

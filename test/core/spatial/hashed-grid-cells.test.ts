@@ -52,6 +52,46 @@ describe('hashed grid: cells of a sphere for callers that test candidates themse
     if (_name === 'wrapping queries') expect(wrapped).toBeGreaterThan(0);
   });
 
+  it.each([
+    ['3D, grid larger than the cloud', 3, 5, 10],
+    ['3D, grid wrapping (4 cells a side over a cloud 2.5 grids wide)', 3, 2, 10],
+    ['2D', 2, 4, 10],
+  ] as const)('halfShellHeads: %s: every pair within a cell size met exactly once', (_name, dim, bits, extent) => {
+    const rnd = new Random(21), n = 700, cube = 1;
+    const g = new HashedGrid({ dim, capacity: n, bits, cellSize: cube, autoRegrid: false });
+    const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      x[i] = rnd.uniform(-extent / 2, extent / 2); y[i] = rnd.uniform(-extent / 2, extent / 2); z[i] = dim === 3 ? rnd.uniform(-extent / 2, extent / 2) : 0;
+      g.insertSphere(i, x[i], y[i], z[i], 0);
+    }
+    const seen = new Map<string, number>();
+    const shell = new Int32Array(13);
+    for (let i = 0; i < n; i++) {
+      const m = g.halfShellHeads(g.cellOfObject(i), shell);
+      expect(m).toBe(dim === 3 ? 13 : 4);
+      for (let k = -1; k < m; k++) {
+        for (let j = k < 0 ? g.nextInCell[i] : shell[k]; j >= 0; j = g.nextInCell[j]) {
+          if (Math.hypot(x[i] - x[j], y[i] - y[j], z[i] - z[j]) > cube) continue;
+          const key = `${Math.min(i, j)},${Math.max(i, j)}`;
+          seen.set(key, (seen.get(key) ?? 0) + 1);
+        }
+      }
+    }
+    let pairs = 0;
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
+      if (Math.hypot(x[i] - x[j], y[i] - y[j], z[i] - z[j]) > cube) continue;
+      pairs++;
+      expect(seen.get(`${i},${j}`), `pair ${i},${j}`).toBe(1);
+    }
+    expect(seen.size).toBe(pairs);
+    expect(pairs).toBeGreaterThan(100);
+  });
+
+  it('halfShellHeads refuses a grid with fewer than 4 cells on an axis', () => {
+    const g = new HashedGrid({ dim: 3, capacity: 2, bits: 1, cellSize: 1, autoRegrid: false });
+    expect(() => g.halfShellHeads(0, new Int32Array(13))).toThrow('halfShellHeads needs at least 4 cells per axis (bits >= 2), the grid has bits 1, 1, 1');
+  });
+
   it('idsInCellOrder lists every id once, cell by cell', () => {
     const rnd = new Random(4), n = 500;
     const g = new HashedGrid({ dim: 3, capacity: n, bits: 3, cellSize: 1, autoRegrid: false });

@@ -3,7 +3,7 @@ import { Random } from '../../../core/common/random';
 import type { ColumnTable, EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from '../../../core/surface/implicit';
 import { solidBounds, longestSide } from '../../../core/surface/solid';
-import { SurfaceSampler, variation } from '../../../core/surface/sampler';
+import { SurfaceSampler, variation, type NeighbourSearch } from '../../../core/surface/sampler';
 import { surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
 
 const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
@@ -12,7 +12,7 @@ const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
 };
 const run = (params: unknown, c = ctx()) => surfaceEngine.run(surfaceParamsSchema.parse(params), c) as EngineResult;
 
-function sampler(s: ImplicitSurface, spacing: number, search: 'grid' | 'direct' = 'grid', seed = 1): SurfaceSampler {
+function sampler(s: ImplicitSurface, spacing: number, search: NeighbourSearch = 'cells', seed = 1): SurfaceSampler {
   const fn = implicitFunction(s);
   return new SurfaceSampler({ fn, bounds: solidBounds(s, fn), spacing, capacity: 100_000, neighbourSearch: search, seed, timeStep: 0.25, feedback: 2 });
 }
@@ -121,21 +121,29 @@ describe('surface engine', () => {
 });
 
 describe('surface sampler', () => {
-  it('the grid step equals the O(n²) step', () => {
+  it('the grid steps (linked cells, range queries) equal the O(n²) step', () => {
     const s = implicitSurfaceSchema.parse(blobby);
-    const g = sampler(s, 0.12, 'grid'), d = sampler(s, 0.12, 'direct');
-    // A state mid-way (births done, not yet settled), copied into the O(n²) sampler.
-    for (let it = 0; it < 25; it++) g.step();
-    expect(g.births).toBeGreaterThan(0);
-    d.place(g.x, g.y, g.z, g.sigma, g.n);
-    d.sigmaHat = g.sigmaHat;
-    // Repulsion and constrained moves (the grid renumbers its particles on the way): match by position.
-    for (let it = 0; it < 10; it++) { g.step(false); d.step(false); }
-    const key = (sm: SurfaceSampler) => Array.from({ length: sm.n }, (_, i) => [sm.x[i], sm.y[i], sm.z[i], sm.sigma[i], sm.energy[i], sm.dx[i]]).sort((p, q) => p[0] - q[0]);
-    const kg = key(g), kd = key(d);
-    expect(kg.length).toBe(kd.length);
-    for (let i = 0; i < kg.length; i++) for (let a = 0; a < 6; a++) expect(kg[i][a]).toBeCloseTo(kd[i][a], 10);
-    expect(g.grid!.counters.cellsVisited).toBeGreaterThan(0);
+    const c = sampler(s, 0.12, 'cells');
+    // A state mid-way (births done, σ still varied: the cells are sized by the largest), copied
+    // into a range-query sampler and an O(n²) one.
+    for (let it = 0; it < 25; it++) c.step();
+    expect(c.births).toBeGreaterThan(0);
+    const others = (['queries', 'direct'] as const).map((search) => {
+      const o = sampler(s, 0.12, search);
+      o.place(c.x, c.y, c.z, c.sigma, c.n);
+      o.sigmaHat = c.sigmaHat;
+      return o;
+    });
+    // Repulsion and constrained moves (the grids renumber their particles on the way): match by position.
+    for (let it = 0; it < 10; it++) for (const sm of [c, ...others]) sm.step(false);
+    const key = (sm: SurfaceSampler) => Array.from({ length: sm.n }, (_, i) => [sm.x[i], sm.y[i], sm.z[i], sm.sigma[i], sm.energy[i], sm.dx[i], sm.nearest2[i], sm.shareSum[i]]).sort((p, q) => p[0] - q[0]);
+    const kd = key(others[1]);
+    for (const sm of [c, others[0]]) {
+      const k = key(sm);
+      expect(k.length).toBe(kd.length);
+      for (let i = 0; i < k.length; i++) for (let a = 0; a < 8; a++) expect(k[i][a]).toBeCloseTo(kd[i][a], 10);
+      expect(sm.grid!.counters.cellsVisited + sm.grid!.regrids).toBeGreaterThan(0);
+    }
   });
 
   it('birth and death reach a new spacing within 5 %', () => {
