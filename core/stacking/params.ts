@@ -100,7 +100,7 @@ const defaultParams = {
 };
 
 export const stackingParamsSchema = z.strictObject({
-  dim: z.union([z.literal(2), z.literal(3)]).default(3).meta({ description: '2: disks in the x-y plane (z = 0); 3: spheres' }),
+  dim: z.literal([2, 3]).default(3).meta({ description: '2: disks in the x-y plane (z = 0); 3: spheres' }),
   region: regionSchema.default(defaultParams.region),
   gradation: gradationSchema.default(defaultParams.gradation),
   target: targetSchema.default(defaultParams.target),

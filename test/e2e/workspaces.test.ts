@@ -339,4 +339,96 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     expect(run.metrics.particles).toBe(6);
     expect(pageErrors).toEqual([]);
   });
+  it('composes a stacking run with the gradation editor, inspects its spheres and sieve curve, and exports it in every format that applies', async () => {
+    await page.click(testid('nav-batch'));
+    await page.waitForSelector(testid('engine-select'));
+    await page.selectOption(testid('engine-select'), 'stacking');
+    await page.waitForSelector(testid('field-gradation'));
+    await page.fill(testid('run-name'), 'walk stacking');
+    for (const i of [0, 1, 2]) await page.fill(testid(`field-region.size.${i}`), '1.6');
+    // A sieve analysis pasted from a spreadsheet, largest sieve first: the curve is drawn from it.
+    await page.selectOption(testid('field-gradation-kind'), 'sieve');
+    await page.click(testid('field-gradation-paste-open'));
+    await page.fill(testid('field-gradation-paste'), 'size (mm)\t% passing\n0.4\t100\n0.25\t60\n0.16\t25\n0.08\t0\n');
+    await page.click(testid('field-gradation-paste-apply'));
+    expect(await page.inputValue(testid('field-gradation.sizes.0'))).toBe('0.08');
+    await page.waitForSelector(testid('field-gradation-curve-line'));
+    // An impossible curve is named at its cell and blocks Enqueue.
+    await page.fill(testid('field-gradation.passing.2'), '20');
+    await page.locator(testid('field-gradation-error')).filter({ hasText: /passing/ }).first().waitFor();
+    expect(await page.isDisabled(testid('enqueue'))).toBe(true);
+    await page.fill(testid('field-gradation.passing.2'), '60');
+    await page.locator(testid('field-gradation-error')).first().waitFor({ state: 'detached' });
+    await page.click(testid('field-gradation-preset-save'));
+    await page.fill(testid('field-gradation-preset-name'), 'walk sand');
+    await page.click(testid('field-gradation-preset-save-confirm'));
+    await page.waitForSelector(testid('field-gradation-preset'));
+    await page.fill(testid('field-target.e'), '0.9');
+    await page.locator(testid('field-gradation')).scrollIntoViewIfNeeded();
+    await shot('batch-gradation');
+    await page.click(testid('enqueue'));
+    await waitForRuns('walk stacking', 1, 120_000);
+    const run = services.store.listRuns({ offset: 0, limit: 10, filter: { text: 'walk stacking' } }).rows[0];
+    expect(run.metrics.stopReason).toBe('target');
+    expect(Math.abs((run.metrics.voidRatio as number) - 0.9)).toBeLessThan(0.005);
+    expect(run.metrics.maxOverlapRelative as number).toBeLessThanOrEqual(1e-9);
+
+    // The inspector: spheres coloured by their class, then by radius; the sieve curve asked against achieved.
+    await page.goto(`${host.url}#/inspector/${run.id}`);
+    await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
+    expect(await page.inputValue(testid('colour-by'))).toBe('class');
+    const sieve = page.locator(testid('plot-panel')).filter({ has: page.locator('.plot-title', { hasText: /^sieve curve$/ }) });
+    await sieve.locator('.u-legend').filter({ hasText: 'achieved' }).waitFor();
+    expect(await sieve.locator('.u-legend').textContent()).toContain('asked');
+    await shot('inspector-stacking');
+    await page.selectOption(testid('colour-by'), 'r');
+    await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`);
+    await shot('inspector-stacking-radius');
+
+    // A 2D run is drawn as disks in the x-y plane.
+    const disks = await page.evaluate(async () => {
+      const api = (globalThis as unknown as { packbench: { call(m: string, p: unknown): Promise<{ runIds: string[] }> } }).packbench;
+      return (await api.call('runs.enqueue', { spec: { engine: 'stacking', name: 'walk disks', seed: 2, params: { dim: 2, region: { shape: 'circle', radius: 3 }, gradation: { kind: 'classes', rang: 0.1, classes: [{ radius: 0.2, fraction: 1, af: [0.5, 1] }, { radius: 0.1, fraction: 1, af: [0, 0.3] }, { radius: 0.05, fraction: 1, af: [0, 0.3] }] }, target: { kind: 'voidRatio', e: 0.35 } } } })).runIds[0];
+    });
+    await waitForRuns('walk disks', 1, 120_000);
+    await page.goto(`${host.url}#/inspector/${disks}`);
+    await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
+    await page.locator(testid('inspector-run-name')).filter({ hasText: 'walk disks' }).waitFor();
+    expect(await page.locator('label', { has: page.locator(testid('show-spheres')) }).textContent()).toContain('Disks');
+    await page.selectOption(testid('colour-by'), 'class');
+    await page.click('button[title="Top (3)"]');
+    await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`);
+    await shot('inspector-stacking-2d');
+
+    // Every export the run's artifacts allow, from History.
+    await page.click(testid('nav-history'));
+    await page.fill(testid('history-search'), 'walk stacking');
+    await page.locator(testid('history-total')).filter({ hasText: /^1 run/ }).waitFor();
+    await page.locator('[data-testid^="history-row-"]').first().click();
+    await page.locator(testid('details-metrics')).filter({ hasText: 'voidRatio' }).waitFor();
+    await shot('history-stacking');
+    const formats = (await services.dispatch('exports.formats', {})).filter((f) => ['results', 'table', 'volume-or-table'].includes(f.needs));
+    expect(formats.map((f) => f.id)).toEqual(expect.arrayContaining(['json', 'metrics-csv', 'series-csv', 'csv', 'lammps', 'stl-particles']));
+    const particles = run.metrics.particles as number;
+    for (const f of formats) {
+      await page.selectOption(testid('history-export-format'), f.id);
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click(testid('history-export'))]);
+      expect(download.suggestedFilename(), f.id).toMatch(new RegExp(`^walk.stacking.*\\.${f.extension}$`));
+      const text = readFileSync(await download.path()).toString();
+      const lines = text.trim().split('\n');
+      if (f.id === 'json') expect(JSON.parse(text).metrics.particles).toBe(particles);
+      if (f.id === 'metrics-csv') expect(text).toMatch(/^voidRatio,0\.(9|8999)/m);
+      if (f.id === 'series-csv') expect(text).toContain('sieve curve achieved');
+      if (f.id === 'csv') {
+        // The sphere CSV (the importer's format) of the exports: x, y, z, r (and type when a table has one).
+        expect(lines[0].split(',').slice(0, 4)).toEqual(['x', 'y', 'z', 'r']);
+        expect(lines.length).toBe(particles + 1);
+      }
+      if (f.id === 'lammps') expect(text).toContain(`ITEM: NUMBER OF ATOMS\n${particles}\n`);
+      if (f.id === 'stl-particles') expect(text.match(/^solid /gm)?.length).toBe(particles);
+    }
+    await page.fill(testid('history-search'), '');
+    expect(pageErrors).toEqual([]);
+  });
 });
+

@@ -96,6 +96,11 @@ describe('gradation editor in the schema form', () => {
     await w.setProps({ errors });
     expect(w.find('[data-testid="field-gradation.classes.0.radius"]').attributes('aria-invalid')).toBe('true');
     expect(w.find('[data-testid="field-gradation-error"]').text()).toMatch(/^classes\.0\.radius: /);
+    // The other fields of the form: dim a select of 2 and 3, periodic x/y two checkboxes.
+    expect(w.find('[data-testid="field-dim"]').findAll('option').map((o) => o.text())).toEqual(['2', '3']);
+    await w.find('[data-testid="field-region.periodic.1"]').setValue(true);
+    expect((holder.params.region as { periodic: boolean[] }).periodic).toEqual([false, true]);
+    expect(w.find('[data-testid="field-region.periodic-sweep-toggle"]').exists()).toBe(false);
   });
 
   it('switches to a sieve curve, takes a pasted sieve analysis, and saves and loads gradation presets', async () => {
