@@ -100,9 +100,9 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   return issues;
 }
 
-/** Bytes per particle: 17 float64 arrays of the sampler and its scratch, the grid's 6 float64 and
- *  5 int32 arrays and 2 bytes, the output table's 9 float64 columns and a nearest-distance array. */
-const BYTES_PER_PARTICLE = 17 * 8 + (6 * 8 + 5 * 4 + 2) + 10 * 8;
+/** Bytes per particle: 17 float64 and 2 int32 arrays of the sampler and its scratch, the grid's 6
+ *  float64 and 5 int32 arrays and 2 bytes, the output table's 9 float64 columns and a nearest-distance array. */
+const BYTES_PER_PARTICLE = 17 * 8 + 2 * 4 + (6 * 8 + 5 * 4 + 2) + 10 * 8;
 /** The grid never has more cells than this (HashedGrid's default maxCells, 4 bytes a cell). */
 const MAX_GRID_CELLS = 2 ** 24;
 
