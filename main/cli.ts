@@ -71,16 +71,18 @@ function boxArg(v: string): [number, number, number] {
 export interface RunOptions {
   threads: number;
   concurrency?: number;
+  checkpointSeconds?: number;
 }
 
 function addRunOptions(cmd: Command, concurrencyHelp: string): Command {
   return cmd
     .option('--threads <n>', 'threads per run', intArg('--threads', 1, 256), 1)
-    .option('--concurrency <n>', concurrencyHelp, intArg('--concurrency', 1, 256));
+    .option('--concurrency <n>', concurrencyHelp, intArg('--concurrency', 1, 256))
+    .option('--checkpoint-seconds <n>', 'seconds between checkpoints of a run (an interrupted run resumes from its last; 0: none; default 60)', intArg('--checkpoint-seconds', 0, 86400));
 }
 
 function runServiceOptions(o: RunOptions): Partial<ServicesOptions> {
-  return { threadsPerRun: o.threads, concurrency: o.concurrency };
+  return { threadsPerRun: o.threads, concurrency: o.concurrency, checkpointSeconds: o.checkpointSeconds };
 }
 
 /** A spec file's text as JSON: a UTF-8 byte order mark (Windows editors write one) is allowed. */

@@ -38,6 +38,28 @@ export interface EngineContext {
    * runtime (main/workers/runtime.ts) provides this.
    */
   startHelpers?(data: unknown[]): HelperThreads;
+  /**
+   * Checkpoints, for engines that can resume: the engine saves its state every
+   * `intervalSeconds` and, when a run starts with a checkpoint of an interrupted attempt, resumes
+   * from it (to the same result as a run never interrupted). Absent where runs are not kept (tests).
+   */
+  checkpoints?: CheckpointStore;
+}
+
+/** A checkpoint of a running engine: small state as JSON, large state as named typed arrays. */
+export interface Checkpoint {
+  meta: Record<string, unknown>;
+  arrays: Record<string, Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array>;
+}
+
+/** Where a run keeps its checkpoint (EngineContext.checkpoints): in the run's folder, one at a time. */
+export interface CheckpointStore {
+  /** Seconds between checkpoints (the run's setting). */
+  intervalSeconds: number;
+  /** The last checkpoint saved for this run (by this attempt or an interrupted earlier one), or null. */
+  load(): Checkpoint | null;
+  /** Replaces the checkpoint atomically: a crash during save leaves the previous one usable. */
+  save(checkpoint: Checkpoint): void;
 }
 
 /** Helper threads started for a run (EngineContext.startHelpers). */

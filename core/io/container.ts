@@ -15,7 +15,7 @@ import type { ColumnTable, LabelVolume } from '../common/engine';
 export const TABLE_MAGIC = 'PBTABLE1';
 export const VOLUME_MAGIC = 'PBVOLUM1';
 
-const DTYPES = {
+export const DTYPES = {
   float64: Float64Array,
   float32: Float32Array,
   int32: Int32Array,

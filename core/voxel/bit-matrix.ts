@@ -401,6 +401,27 @@ export class BitMatrix implements PackingMatrix {
     this.fillPadding();
   }
 
+  /** The slabs holding every plane: all of them, or (windowed) those behind the window, brought up to date. */
+  saveSlabs(): Int32Array[] {
+    if (!this.windowed) return this.slabs;
+    const win = this.slabs[this.slabs.length - 1], uw = this.unitWords;
+    for (let u = this.windowUnit; u < this.windowUnit + this.windowUnits; u++) {
+      this.slabs[this.homeSlab[u]].set(win.subarray((u - this.windowUnit) * uw, (u - this.windowUnit + 1) * uw), this.homeWord[u]);
+    }
+    return this.slabs.slice(0, -1);
+  }
+
+  loadSlabs(slabs: ArrayBufferView[]): void {
+    const own = this.windowed ? this.slabs.slice(0, -1) : this.slabs;
+    if (slabs.length !== own.length) throw new RangeError(`bit matrix: ${slabs.length} slabs to load, it has ${own.length}`);
+    own.forEach((s, i) => s.set(new Int32Array(slabs[i].buffer, slabs[i].byteOffset, s.length)));
+    if (!this.windowed) return;
+    const win = this.slabs[this.slabs.length - 1], uw = this.unitWords;
+    for (let u = this.windowUnit; u < this.windowUnit + this.windowUnits; u++) {
+      win.set(this.slabs[this.homeSlab[u]].subarray(this.homeWord[u], this.homeWord[u] + uw), (u - this.windowUnit) * uw);
+    }
+  }
+
   /** Occupied voxels of the box (the padding planes of a brick matrix are not voxels of the box). */
   countOccupied(): number {
     let n = 0;

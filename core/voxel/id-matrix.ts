@@ -134,6 +134,15 @@ export class IdMatrix implements PackingMatrix {
     }
   }
 
+  saveSlabs(): Uint32Array[] {
+    return this.slabs;
+  }
+
+  loadSlabs(slabs: ArrayBufferView[]): void {
+    if (slabs.length !== this.slabs.length) throw new RangeError(`id matrix: ${slabs.length} slabs to load, it has ${this.slabs.length}`);
+    this.slabs.forEach((s, i) => s.set(new Uint32Array(slabs[i].buffer, slabs[i].byteOffset, s.length)));
+  }
+
   clearEverything(): void {
     for (const s of this.slabs) s.fill(0);
   }

@@ -22,8 +22,20 @@ export { finalise } from './finalise';
 /** Time steps between progress reports and between points of the progress series. */
 const PROGRESS_EVERY = 64;
 
-/** Runs the packer to its end (or cancellation), recording the progress series. */
-export function pack(params: VoxelParams, ctx: EngineContext): { packer: Packer; series: EngineSeries[]; seconds: number } {
+/** What pack() gives: the finished packer, its progress series, the packing time and where it resumed. */
+export interface Packed {
+  packer: Packer;
+  series: EngineSeries[];
+  seconds: number;
+  /** The time step of the checkpoint the run resumed from (0: it started from the beginning). */
+  resumedFromStep: number;
+}
+
+/**
+ * Runs the packer to its end (or cancellation), recording the progress series; with
+ * ctx.checkpoints, resumes from the run's last checkpoint and saves one every intervalSeconds.
+ */
+export function pack(params: VoxelParams, ctx: EngineContext): Packed {
   throwIfIssues(checkParams(params));
   const t0 = performance.now();
   // Threads move the kernel particles colour by colour (mover.ts); without helper threads, one.
@@ -38,9 +50,24 @@ export function pack(params: VoxelParams, ctx: EngineContext): { packer: Packer;
   }
 }
 
-function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: number): { packer: Packer; series: EngineSeries[]; seconds: number } {
+function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: number): Packed {
   const boxVolume = packer.nx * packer.ny * packer.nz;
-  const steps: number[] = [], particles: number[] = [], fraction: number[] = [];
+  let steps: number[] = [], particles: number[] = [], fraction: number[] = [];
+  const store = ctx.checkpoints, fingerprint = JSON.stringify({ params, seed: ctx.seed, threads: packer.threads });
+  let resumedFromStep = 0;
+  const saved = store?.load() ?? null;
+  if (saved !== null && saved.meta.fingerprint === fingerprint) {
+    packer.restore(saved);
+    steps = Array.from(saved.arrays.seriesSteps);
+    particles = Array.from(saved.arrays.seriesParticles);
+    fraction = Array.from(saved.arrays.seriesFraction);
+    resumedFromStep = packer.counters.steps;
+    ctx.log(`resumed from the checkpoint at time step ${resumedFromStep}`);
+  } else if (saved !== null) {
+    ctx.log('a checkpoint of other parameters, seed or thread count was found and not used: starting from the beginning');
+  }
+  const interval = store !== undefined && store.intervalSeconds > 0 ? store.intervalSeconds * 1000 : Infinity;
+  let nextCheckpoint = performance.now() + interval;
   const record = () => {
     steps.push(packer.counters.steps);
     particles.push(packer.count);
@@ -53,6 +80,15 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
       break;
     }
     if (!packer.step()) break;
+    if (performance.now() >= nextCheckpoint) {
+      const c = packer.checkpoint();
+      c.meta.fingerprint = fingerprint;
+      c.arrays.seriesSteps = Float64Array.from(steps);
+      c.arrays.seriesParticles = Float64Array.from(particles);
+      c.arrays.seriesFraction = Float64Array.from(fraction);
+      store!.save(c);
+      nextCheckpoint = performance.now() + interval;
+    }
     if (packer.counters.steps % PROGRESS_EVERY === 0) {
       record();
       // Progress: the furthest of the stop targets (or the roof height when filling until full).
@@ -71,6 +107,7 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
   const x = Float64Array.from(steps);
   return {
     packer,
+    resumedFromStep,
     seconds: (performance.now() - t0) / 1000,
     series: [
       { name: 'particles', xLabel: 'time step', yLabel: 'particles', x, y: Float64Array.from(particles), kind: 'line' },
@@ -130,6 +167,7 @@ export const VOXEL_METRICS: Record<string, MetricInfo> = {
   boxVoxels: { description: 'box size in voxels' },
   matrixBytes: { unit: 'bytes', description: 'memory of the packing matrix' },
   matrixSlabs: { description: 'z-slabs the packing matrix is split into' },
+  resumedFromStep: { unit: 'steps', description: 'the time step of the checkpoint the run resumed from after an interruption (0: it ran from the beginning)' },
   threads: { description: 'threads that moved the kernel particles (the packing is the same for every thread count)' },
   kernel: { description: "which loops moved the particles: 'simd' (the WebAssembly SIMD kernels moved some or all) or 'js' (JavaScript only)" },
   kernelParticles: { unit: 'particles', description: 'particles inserted and moved by the SIMD kernels' },
@@ -175,7 +213,7 @@ export const voxelEngine = defineEngine({
   },
   run(params, ctx): EngineResult {
     const t0 = performance.now();
-    const { packer, series, seconds } = pack(params, ctx);
+    const { packer, series, seconds, resumedFromStep } = pack(params, ctx);
     const cancelled = packer.stopReason === 'cancelled';
     ctx.progress({ done: 1000, total: 1000, phase: 'finalising' });
     const t1 = performance.now();
@@ -215,6 +253,7 @@ export const voxelEngine = defineEngine({
         distinctVoxelisations: packer.shapes.length,
         matrixHeight: nzMatrix,
         threads: packer.threads,
+        resumedFromStep,
       },
       series: analysis ? [...series, ...analysis.series] : series,
       artifacts: [f.table, ...(f.labels ? [f.labels] : []), ...(analysis?.artifacts ?? [])],

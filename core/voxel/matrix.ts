@@ -50,6 +50,10 @@ export interface PackingMatrix {
   clearEverything(): void;
   /** Number of occupied voxels (a scan; for tests and statistics, not for hot loops). */
   countOccupied(): number;
+  /** The matrix's words for a checkpoint: views of its slabs (a window's planes written back first). */
+  saveSlabs(): ArrayBufferView[];
+  /** Restores the words saveSlabs gave (same sizes, in the same order). */
+  loadSlabs(slabs: ArrayBufferView[]): void;
 }
 
 export interface MatrixOptions {

@@ -14,6 +14,7 @@
  * kernel particles colour by colour (on every thread, mover.ts), then the others in active order.
  */
 import { Random } from '../common/random';
+import type { Checkpoint } from '../common/engine';
 import type { MatrixOptions, PackingMatrix } from './matrix';
 import { BitMatrix, selfMaskLength } from './bit-matrix';
 import { IdMatrix } from './id-matrix';
@@ -800,6 +801,122 @@ export class Packer {
     c.collisionTests += r.tests;
     c.acceptedMoves += r.accepted;
     c.voxelChecks += r.checks;
+  }
+
+  /**
+   * The packer's whole state between two time steps, for a checkpoint (EngineContext.checkpoints):
+   * the matrix, the particles, the active particles' voxels and self masks (the kernels' or the
+   * JavaScript loops'), the insertion candidate, the roof and height map, the counters and the
+   * generator's state. restore() continues from it exactly as this packer would.
+   */
+  checkpoint(): Checkpoint {
+    const n = this.count, act = this.activeCount, k = this.kernels;
+    const arrays: Checkpoint['arrays'] = {};
+    this.matrix.saveSlabs().forEach((slab, i) => { arrays[`slab${i}`] = new Uint8Array(slab.buffer, slab.byteOffset, slab.byteLength); });
+    for (const [name, a] of Object.entries({ px: this.px, py: this.py, pz: this.pz, ax: this.ax, ay: this.ay, az: this.az, a0x: this.a0x, a0y: this.a0y, a0z: this.a0z, type: this.type, shape: this.shape, hx: this.hx, hy: this.hy, hz: this.hz })) {
+      arrays[name] = a.slice(0, n);
+    }
+    arrays.active = this.active.slice(0, act);
+    arrays.heights = this.heights;
+    arrays.typeAmount = this.typeAmount;
+    arrays.rng = this.rng.getState();
+    // Per active particle, in active order: its kernel voxels and mask, or its saved voxels and mask.
+    const kernel = new Uint8Array(act), parts: Int32Array[] = [];
+    for (let j = 0; j < act; j++) {
+      const i = this.active[j], s = this.shape[i];
+      if (this.kVoxels[i] !== 0) {
+        const ks = this.kernelShape[s]!;
+        kernel[j] = 1;
+        parts.push(k!.view(this.kVoxels[i], voxelWords(ks.n)), k!.view(this.kMask[i], ks.maskBytes / 4));
+      } else {
+        parts.push(this.saved[i] ?? new Int32Array(0), this.masks[i] ?? new Int32Array(0));
+      }
+    }
+    arrays.kernel = kernel;
+    arrays.lengths = Int32Array.from(parts, (p) => p.length);
+    const all = new Int32Array(parts.reduce((t, p) => t + p.length, 0));
+    let at = 0;
+    for (const p of parts) { all.set(p, at); at += p.length; }
+    arrays.voxels = all;
+    return {
+      meta: {
+        counters: { ...this.counters }, count: n, kernelParticles: this.kernelParticles, movedToJavaScript: this.movedToJavaScript,
+        solidVoxels: this.solidVoxels, roof: this.roof, frozenTop: this.frozenTop, failures: this.failures, inserting: this.inserting,
+        stopReason: this.stopReason, shapes: this.shapeType.map((t, s) => [t, this.shapeSizeVoxels[s]]),
+        candidate: [this.candType, this.candShape, this.candAx, this.candAy, this.candAz],
+        windowUnit: this.bits?.windowed ? this.bits.windowUnit : 0,
+      },
+      arrays,
+    };
+  }
+
+  /** Continues from a checkpoint() of a packer of the same parameters, seed and thread count. */
+  restore(c: Checkpoint): void {
+    const m = c.meta as ReturnType<Packer['checkpoint']>['meta'] & { shapes: [number, number][]; candidate: number[]; counters: PackerCounters; stopReason: StopReason | null };
+    const a = c.arrays;
+    if (this.count !== 0 || this.shapes.length !== 0) throw new Error('restore: the packer has already packed');
+    // The shapes in their first order (their kernel rows and heap blocks follow from it).
+    for (const [type, size] of m.shapes) this.shapeFor(type, size);
+    const n = m.count as number;
+    if (n > this.px.length) this.growParticles(Math.max(n, 256));
+    for (const name of ['px', 'py', 'pz', 'ax', 'ay', 'az', 'a0x', 'a0y', 'a0z', 'type', 'shape', 'hx', 'hy', 'hz'] as const) {
+      (this[name as 'px'] as Int32Array).set(a[name] as Int32Array);
+    }
+    this.count = n;
+    // The window where it was: the kernel particles' matrix addresses are relative to it.
+    if (this.bits?.windowed) this.bits.moveWindow(m.windowUnit as number);
+    const slabs: ArrayBufferView[] = [];
+    for (let i = 0; `slab${i}` in a; i++) slabs.push(a[`slab${i}`]);
+    this.matrix.loadSlabs(slabs);
+    const active = a.active as Int32Array, kernel = a.kernel as Uint8Array, lengths = a.lengths as Int32Array, voxels = a.voxels as Int32Array;
+    if (active.length > this.active.length) this.active = new Int32Array(2 * active.length);
+    this.active.set(active);
+    this.activeCount = active.length;
+    let at = 0;
+    for (let j = 0; j < active.length; j++) {
+      const i = active[j], s = this.shape[i], v = voxels.subarray(at, at + lengths[2 * j]), mask = voxels.subarray(at + lengths[2 * j], at + lengths[2 * j] + lengths[2 * j + 1]);
+      at += lengths[2 * j] + lengths[2 * j + 1];
+      if (kernel[j] === 1) {
+        const k = this.kernels!, ks = this.kernelShape[s]!;
+        this.kVoxels[i] = k.allocVoxels(ks.n);
+        this.kMask[i] = k.allocBytes(ks.maskBytes);
+        if (this.kVoxels[i] === 0 || this.kMask[i] === 0) throw new Error('restore: no room in the kernels\' heap');
+        k.view(this.kVoxels[i], v.length).set(v);
+        k.view(this.kMask[i], mask.length).set(mask);
+      } else {
+        this.saved[i] = v.length > 0 ? v.slice() : null;
+        this.masks[i] = mask.length > 0 ? mask.slice() : null;
+      }
+    }
+    this.heights.set(a.heights as Int32Array);
+    this.typeAmount.set(a.typeAmount as Float64Array);
+    this.rng.setState(a.rng as Uint32Array);
+    Object.assign(this.counters, m.counters);
+    this.kernelParticles = m.kernelParticles as number;
+    this.movedToJavaScript = m.movedToJavaScript as number;
+    this.solidVoxels = m.solidVoxels as number;
+    this.roof = m.roof as number;
+    this.frozenTop = m.frozenTop as number;
+    this.failures = m.failures as number;
+    this.inserting = m.inserting as boolean;
+    this.stopReason = m.stopReason;
+    const [candType, candShape, candAx, candAy, candAz] = m.candidate;
+    this.candType = candType;
+    this.candShape = candShape;
+    this.candAx = candAx;
+    this.candAy = candAy;
+    this.candAz = candAz;
+    const ks = candShape >= 0 ? this.kernelShape[candShape] : null;
+    if (ks !== null && this.kernels !== null) {
+      // As nextCandidate: the kernels insert it when there is room for its state.
+      const k = this.kernels, v = k.allocVoxels(ks.n), mask = v !== 0 ? k.allocBytes(ks.maskBytes) : 0;
+      if (v !== 0 && mask !== 0) {
+        this.candVoxels = v;
+        this.candMask = mask;
+      } else if (v !== 0) {
+        k.releaseVoxels(v, ks.n);
+      }
+    }
   }
 
   /** Stops as cancelled (the caller saw ctx.cancelled()). */

@@ -215,6 +215,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'queue.pause': () => queue.pause(),
     'queue.resume': () => queue.resume(),
     'queue.setConcurrency': (p) => queue.setConcurrency(p.concurrency),
+    'queue.setCheckpointSeconds': (p) => queue.setCheckpointSeconds(p.seconds),
   };
 }
 

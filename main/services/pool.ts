@@ -93,6 +93,8 @@ export interface PoolJob {
   runDir: string;
   /** The engine's estimate (EngineDefinition.estimateMemoryBytes) of what the run allocates. */
   memoryBytes: number;
+  /** Seconds between the run's checkpoints (0 or absent: none). */
+  checkpointSeconds?: number;
 }
 
 export interface JobCallbacks {
@@ -224,6 +226,7 @@ export class WorkerPool {
       runDir: job.runDir,
       control: controlBuffer,
       progressIntervalMs: this.progressIntervalMs,
+      checkpointSeconds: job.checkpointSeconds ?? 0,
     };
     const started = performance.now();
     const wall = () => (performance.now() - started) / 1000;

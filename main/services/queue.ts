@@ -6,13 +6,14 @@
  * run at once (runs at a time × threads ≤ cores, at least one run). Start-up recovery re-queues
  * runs left 'running' by a crash.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, FINAL_STATUSES, invalidMessage, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import { formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
+import { CHECKPOINT_FILE } from '../workers/checkpoint';
 import type { NewRun, RunOrigin, RunStore } from './store';
 import { expandSweeps } from './sweep';
 
@@ -27,12 +28,17 @@ export interface QueueOptions {
   concurrency?: number;
   /** Threads each run may use (EngineContext.threads). */
   threadsPerRun?: number;
+  /** Seconds between a run's checkpoints (engines that can resume; default 60, 0: none). */
+  checkpointSeconds?: number;
   /** Only start these runs (the CLI's `run` works through its own runs only); filled as they are queued. */
   only?: ReadonlySet<string>;
 }
 
 /** How often the queue looks for runs queued by other processes. */
 const POLL_MS = 2000;
+
+/** Seconds between checkpoints of a running run, unless set otherwise. */
+export const DEFAULT_CHECKPOINT_SECONDS = 60;
 
 export function defaultConcurrency(): number {
   return Math.max(1, availableParallelism() - 1);
@@ -55,6 +61,7 @@ export class JobQueue {
   private readonly dataDir: string;
   private readonly appVersion: string;
   private readonly threadsPerRun: number;
+  private checkpointSeconds: number;
   private readonly only?: ReadonlySet<string>;
   private readonly owner = `${hostname()}:${process.pid}`;
   private readonly active = new Map<string, RunningJob>();
@@ -76,6 +83,7 @@ export class JobQueue {
     this.appVersion = o.appVersion;
     this.concurrency = o.concurrency ?? defaultConcurrency();
     this.threadsPerRun = o.threadsPerRun ?? 1;
+    this.checkpointSeconds = o.checkpointSeconds ?? DEFAULT_CHECKPOINT_SECONDS;
     this.only = o.only;
   }
 
@@ -85,8 +93,8 @@ export class JobQueue {
 
   /**
    * Recovery: runs left 'running' (or paused inside a worker) by a process that is gone go back to
-   * the queue (paused ones stay paused). Engines have no checkpoints yet, so a recovered run starts
-   * again from its beginning; its log says so. At start-up (`startUp`) a run recorded under this
+   * the queue (paused ones stay paused). A recovered run resumes from its last checkpoint when its
+   * engine saved one (EngineContext.checkpoints), else starts again from its beginning; its log says so. At start-up (`startUp`) a run recorded under this
    * process's own owner name is a leftover of an earlier process with the same pid; later (the
    * poll) it is one of ours and stays. Runs of live processes on this machine, and of other
    * machines (which cannot be asked), are left alone. Returns the ids recovered.
@@ -100,7 +108,7 @@ export class JobQueue {
       if (ownerPid === pidText ? !startUp : pidAlive(Number(ownerPid))) continue;
       const status = this.store.getSummary(r.id)?.status;
       if (status !== 'running' && status !== 'paused') continue;
-      this.store.requeue(r.id, 'interrupted: the process running it ended; re-queued to start again from the beginning', status === 'paused' ? 'paused' : 'queued');
+      this.store.requeue(r.id, 'interrupted: the process running it ended; re-queued to resume from its last checkpoint (or the beginning, without one)', status === 'paused' ? 'paused' : 'queued');
       recovered.push(r.id);
       this.emitRun(r.id);
     }
@@ -140,7 +148,7 @@ export class JobQueue {
   state(): QueueState {
     let running = 0;
     for (const j of this.active.values()) if (!j.paused) running++;
-    return { paused: this.paused, running, queued: this.store.countByStatus().queued, concurrency: this.concurrency };
+    return { paused: this.paused, running, queued: this.store.countByStatus().queued, concurrency: this.concurrency, checkpointSeconds: this.checkpointSeconds };
   }
 
   pause(): QueueState {
@@ -151,6 +159,12 @@ export class JobQueue {
   resume(): QueueState {
     this.paused = false;
     this.pump();
+    return this.emitQueue();
+  }
+
+  /** Seconds between checkpoints of the runs started from now on (0: none). */
+  setCheckpointSeconds(seconds: number): QueueState {
+    this.checkpointSeconds = seconds;
     return this.emitQueue();
   }
 
@@ -403,10 +417,11 @@ export class JobQueue {
     if (!this.pool.fits(memoryBytes)) return false;
     if (!this.store.claim(r.id, this.origin(this.threadsPerRun))) return true;
     const dir = this.runDir(r.id);
-    rmSync(dir, { recursive: true, force: true }); // leftovers of an interrupted attempt
+    // Leftovers of an interrupted attempt go, but for its checkpoint: the run resumes from it.
     mkdirSync(dir, { recursive: true });
+    for (const name of readdirSync(dir)) if (name !== CHECKPOINT_FILE) rmSync(join(dir, name), { recursive: true, force: true });
     const job = this.pool.start(
-      { runId: r.id, engineId: r.engine, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads: this.threadsPerRun, runDir: dir, memoryBytes },
+      { runId: r.id, engineId: r.engine, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads: this.threadsPerRun, runDir: dir, memoryBytes, checkpointSeconds: this.checkpointSeconds },
       {
         // Progress and logs are best effort: a full or locked database must not stop the run.
         onProgress: (p) => this.bestEffort(() => {

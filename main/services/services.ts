@@ -21,6 +21,8 @@ export interface ServicesOptions {
   registry?: EngineRegistry;
   concurrency?: number;
   threadsPerRun?: number;
+  /** Seconds between a run's checkpoints (default 60, 0: none). */
+  checkpointSeconds?: number;
   memoryBudgetBytes?: number;
   /** Start working through the queue right away (the app and the web host); the CLI decides itself. */
   autoStart?: boolean;
@@ -97,6 +99,7 @@ function withStore(o: ServicesOptions, store: RunStore): Services {
     appVersion: version,
     concurrency: o.concurrency,
     threadsPerRun: o.threadsPerRun,
+    checkpointSeconds: o.checkpointSeconds,
     only: o.only,
   });
   const shapes = new ShapeLibrary(store);

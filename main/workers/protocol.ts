@@ -29,6 +29,8 @@ export interface WorkerInput {
   control: SharedArrayBuffer;
   /** Minimum milliseconds between progress messages. */
   progressIntervalMs: number;
+  /** Seconds between checkpoints of engines that can resume (0: none); see main/workers/checkpoint.ts. */
+  checkpointSeconds: number;
 }
 
 /** workerData of a helper thread of a run (EngineContext.startHelpers): the engine and its helper's data. */

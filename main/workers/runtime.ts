@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type HelperThreads, type LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
+import { checkpointStore, removeCheckpoint } from './checkpoint';
 import { CONTROL, CONTROL_INTS, PROGRESS, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
 /** Volumes are written in slabs of this many bytes, so a 2048^3 volume needs no second copy. */
@@ -155,6 +156,7 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
       post({ type: 'log', lines: [message] });
     },
     startHelpers: (data: unknown[]) => startHelpers(engine.id, data),
+    checkpoints: input.checkpointSeconds > 0 ? checkpointStore(input.runDir, input.checkpointSeconds) : undefined,
   };
 
   try {
@@ -166,9 +168,12 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     // A cancelled run keeps no artifacts: they would describe a half-finished packing.
     const artifacts = cancelled ? [] : result.artifacts.map((a) => (a.kind === 'table' ? writeTable(input.runDir, withDeclaration(a, engine)) : writeVolume(input.runDir, a)));
     const transfer = result.series.flatMap((s) => [s.x.buffer, s.y.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
+    // The run is over: its checkpoint would only resume a finished run.
+    removeCheckpoint(input.runDir);
     post({ type: 'result', metrics: result.metrics, series: result.series, artifacts, cancelled }, [...new Set(transfer)]);
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));
+    removeCheckpoint(input.runDir);
     post({ type: 'error', message: e.message, stack: e.stack });
   }
 }

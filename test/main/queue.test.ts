@@ -94,7 +94,7 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     const c = await s.dispatch('runs.enqueue', { spec: spec('c'), priority: 5 });
     const d = await s.dispatch('runs.enqueue', { spec: spec('d') });
     await s.dispatch('runs.setPriority', { id: d.runIds[0], priority: 3 });
-    expect(await s.dispatch('queue.state', {})).toEqual({ paused: true, running: 0, queued: 4, concurrency: 1 });
+    expect(await s.dispatch('queue.state', {})).toEqual({ paused: true, running: 0, queued: 4, concurrency: 1, checkpointSeconds: 60 });
     await s.dispatch('queue.resume', {});
     await s.queue.waitFor([a, b, c, d].flatMap((x) => x.runIds));
     expect(started).toEqual(['c', 'd', 'a', 'b']);

@@ -217,6 +217,14 @@ describe('QueueTable', () => {
     await w.find('[data-testid="queue-concurrency"]').setValue('3');
     await settle();
     expect(api.calls.find((c) => c.method === 'queue.setConcurrency')!.params).toEqual({ concurrency: 3 });
+    // The checkpoint interval of the runs the queue starts (an app setting beside concurrency).
+    expect((w.find('[data-testid="queue-checkpoint-seconds"]').element as HTMLInputElement).value).toBe('60');
+    await w.find('[data-testid="queue-checkpoint-seconds"]').setValue('300');
+    await settle();
+    expect(api.calls.find((c) => c.method === 'queue.setCheckpointSeconds')!.params).toEqual({ seconds: 300 });
+    await w.find('[data-testid="queue-checkpoint-seconds"]').setValue('-1');
+    await settle();
+    expect(api.calls.filter((c) => c.method === 'queue.setCheckpointSeconds')).toHaveLength(1);
   });
 });
 

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { CHECKPOINT_FILE, loadCheckpoint, removeCheckpoint, saveCheckpoint } from '../../main/workers/checkpoint';
+import { RunStore } from '../../main/services/store';
+import { cliIn, tempDir } from './helpers';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = join(root, 'bin', 'packbench.mjs');
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+function folder(): string {
+  const t = tempDir('packbench-checkpoint-');
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+describe('checkpoint files (main/workers/checkpoint.ts)', () => {
+  it('a checkpoint reads back as saved, every array type; a temporary file left over is ignored; remove clears both', () => {
+    const dir = folder();
+    expect(loadCheckpoint(dir)).toBeNull();
+    const arrays = {
+      f64: Float64Array.of(1.5, -2, Math.PI), i32: Int32Array.of(-7, 8), u32: Uint32Array.of(4e9), i16: Int16Array.of(-3), u16: Uint16Array.of(65535), u8: Uint8Array.of(1, 2, 3, 4, 5), f32: Float32Array.of(0.25), empty: new Int32Array(0),
+    };
+    saveCheckpoint(dir, { meta: { step: 12, nested: { a: [1, 'x'] } }, arrays });
+    // A kill during a later save leaves a torn temporary file: the real one still reads back.
+    writeFileSync(join(dir, `${CHECKPOINT_FILE}.tmp`), 'PBCHECK1 torn');
+    const back = loadCheckpoint(dir)!;
+    expect(back.meta).toEqual({ step: 12, nested: { a: [1, 'x'] } });
+    expect(Object.keys(back.arrays)).toEqual(Object.keys(arrays));
+    for (const [name, a] of Object.entries(arrays)) {
+      expect(back.arrays[name].constructor).toBe(a.constructor);
+      expect(Array.from(back.arrays[name])).toEqual(Array.from(a));
+    }
+    removeCheckpoint(dir);
+    expect(existsSync(join(dir, CHECKPOINT_FILE)) || existsSync(join(dir, `${CHECKPOINT_FILE}.tmp`))).toBe(false);
+  });
+
+  it('kill -9 during a save leaves the previous checkpoint, whole', async () => {
+    const dir = folder();
+    const writer = join(root, 'test', 'main', 'fixtures', 'checkpoint-writer.ts');
+    let seen = 0;
+    for (let round = 0; round < 4; round++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', writer, dir], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+      // Each save writes 32 MiB: kill at a moment after a few saves, most likely in the middle of one.
+      let saves = 0;
+      await new Promise<void>((resolve) => {
+        child.stdout.on('data', (d: Buffer) => {
+          saves += d.toString().split('\n').filter(Boolean).length;
+          if (saves >= 2 + round) setTimeout(() => { child.kill('SIGKILL'); resolve(); }, 7 * round);
+        });
+      });
+      await new Promise((r) => child.once('exit', r));
+      const c = loadCheckpoint(dir)!;
+      const k = c.meta.k as number;
+      expect(k).toBeGreaterThanOrEqual(1);
+      expect((c.arrays.big as Int32Array).every((v) => v === k)).toBe(true);
+      expect((c.arrays.small as Float64Array).every((v) => v === k / 2)).toBe(true);
+      expect(Array.from(c.arrays.tail)).toEqual([k & 255, 1, 2]);
+      seen = Math.max(seen, k);
+    }
+    expect(seen).toBeGreaterThan(1);
+  }, 120_000);
+});
+
+describe('an interrupted voxel run resumes from its checkpoint', () => {
+  it('kill -9 of `queue run`, then `queue run` again: the run resumes (resumedFromStep) to the packing of an uninterrupted run', async () => {
+    const spec = { engine: 'voxel', name: 'resume', seed: 3, params: { box: { size: [5, 5, 4], resolution: 20 }, analysis: { enabled: false } } };
+    const interrupted = folder(), plain = folder();
+    const file = join(interrupted, 'spec.json');
+    writeFileSync(file, JSON.stringify(spec));
+    const id = JSON.parse((await cliIn(interrupted, '--json', 'queue', 'add', file)).stdout).runIds[0];
+    const child = spawn(process.execPath, [bin, '--data', interrupted, 'queue', 'run', '--checkpoint-seconds', '1'], { cwd: root, stdio: 'ignore' });
+    const checkpoint = join(interrupted, 'runs', id, CHECKPOINT_FILE);
+    try {
+      // Kill it once a checkpoint is there and the run has gone on a little.
+      for (let i = 0; i < 2400 && !existsSync(checkpoint); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(checkpoint)).toBe(true);
+      await new Promise((r) => setTimeout(r, 500));
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    const store = new RunStore(join(interrupted, 'packbench.db'));
+    expect(store.getSummary(id)!.status).toBe('running');
+    store.close();
+    const again = await cliIn(interrupted, '--json', 'queue', 'run', '--checkpoint-seconds', '1');
+    expect(again.code).toBe(0);
+    const resumed = JSON.parse((await cliIn(interrupted, '--json', 'runs', 'show', id)).stdout);
+    expect(resumed.status).toBe('done');
+    expect(resumed.metrics.resumedFromStep, resumed.log.join('\n')).toBeGreaterThan(0);
+    expect(resumed.log.join('\n')).toMatch(/resumed from the checkpoint at time step/);
+    expect(existsSync(checkpoint)).toBe(false);
+
+    writeFileSync(join(plain, 'spec.json'), JSON.stringify(spec));
+    const whole = JSON.parse((await cliIn(plain, '--json', 'run', join(plain, 'spec.json'))).stdout);
+    expect(whole.metrics.resumedFromStep).toBe(0);
+    for (const m of ['particles', 'steps', 'moveAttempts', 'acceptedMoves', 'voxelChecks', 'bedSolidFraction', 'overlapVoxels']) {
+      expect(resumed.metrics[m], m).toBe(whole.metrics[m]);
+    }
+    // The particle tables are the same, byte for byte.
+    const table = (r: { artifacts: { name: string; path: string }[] }) => readFileSync(r.artifacts.find((a) => a.name === 'particles')!.path);
+    const wholeRun = JSON.parse((await cliIn(plain, '--json', 'runs', 'show', whole.runId)).stdout);
+    expect(table(resumed).equals(table(wholeRun))).toBe(true);
+  }, 300_000);
+});
