@@ -199,10 +199,6 @@ export function labelsEnabled(p: VoxelParams): boolean {
   return p.labelVolume === 'on' || (p.labelVolume === 'auto' && n <= LABEL_AUTO_LIMIT);
 }
 
-/**
- * Checks that need several fields (run before any allocation). Throws a RangeError naming the
- * field path and the allowed range.
- */
 /** The engine's cross-field checks (EngineDefinition.check): every issue, each naming its field and the allowed range. */
 export function checkParams(p: VoxelParams): ParamsIssue[] {
   const issues: ParamsIssue[] = [];

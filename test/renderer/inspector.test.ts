@@ -72,7 +72,7 @@ describe('InspectorWorkspace', () => {
     // the slice starts through the bed: at the mean particle centre, z = 0.75 (voxel 1 of size 0.5)
     expect(calls.find((c) => c.method === 'runs.slice')!.params).toEqual({ id: 'r1', axis: 'z', index: 1 });
     expect(w.find('[data-testid="slice-canvas"]').exists()).toBe(true);
-    expect(w.text()).toMatch(/porosity 3[0-9.]+ %/); // 6 of 16 labels are 0
+    expect(w.text()).toMatch(/void 3[0-9.]+ %/); // 6 of 16 labels are 0
     // porosity profile before the progress curve
     expect(w.findAll('.plot-stub').map((p) => p.text())).toEqual(['porosity profile', 'particles']);
 
