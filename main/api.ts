@@ -344,7 +344,16 @@ export interface ShapeImportResult {
 export interface Methods {
   'app.info': {
     params: P<'app.info'>;
-    result: { version: string; dataDir: string; cores: number; totalMemoryBytes: number; platform: string; electron: boolean };
+    result: {
+      version: string;
+      dataDir: string;
+      cores: number;
+      totalMemoryBytes: number;
+      platform: string;
+      electron: boolean;
+      /** Why the data folder is open read-only (runs are listed, shown and exported; calls that write fail); null when it can be written. */
+      readOnlyBecause: string | null;
+    };
   };
   'engines.list': { params: P<'engines.list'>; result: EngineInfo[] };
 

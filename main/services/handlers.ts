@@ -4,7 +4,7 @@
  * the handler. Errors leave as ApiError (code, message, issues with field paths).
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism, totalmem } from 'node:os';
+import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
@@ -32,6 +32,8 @@ export interface HandlerContext {
   heavy: Limiter;
   /** Runs imports in worker threads under the runs' memory budget. */
   pool: WorkerPool;
+  /** Why the data folder is open read-only (calls that write fail); null when it can be written. */
+  readOnlyBecause: string | null;
   /** The largest export runs.export sends as bytes (default MAX_API_EXPORT_BYTES). */
   maxApiExportBytes?: number;
 }
@@ -71,7 +73,9 @@ async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, us
       { path: 'format', message: `must be one of ${EXPORT_FORMATS.map((x) => x.id).join(', ')}` },
     ]);
   }
-  const dir = mkdtempSync(join(ctx.dataDir, 'tmp-export-'));
+  // Beside the runs (the same disk, so a big export's size is the data folder's business), or in the
+  // OS's temporary folder when the data folder cannot be written.
+  const dir = mkdtempSync(join(ctx.readOnlyBecause === null ? ctx.dataDir : tmpdir(), 'tmp-export-'));
   try {
     let file: { path: string; fileName: string; mime: string };
     try {
@@ -133,6 +137,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       totalMemoryBytes: totalmem(),
       platform: process.platform,
       electron: ctx.electron,
+      readOnlyBecause: ctx.readOnlyBecause,
     }),
     'engines.list': () => registry.info(),
 

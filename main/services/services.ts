@@ -45,11 +45,6 @@ export interface Services extends HandlerContext {
   dispatch: Dispatch;
   /** Ids of runs re-queued at start-up because the process running them had died. */
   recovered: string[];
-  /**
-   * Why the data folder was opened read-only although writing was asked for (it is read-only or
-   * its disk is full): runs can be listed and shown, not added. Null when it opened as asked.
-   */
-  readOnlyBecause: string | null;
   close(): Promise<void>;
 }
 
@@ -68,24 +63,23 @@ export function openServices(o: ServicesOptions): Services {
   } catch (err) {
     const code = String((err as { code?: unknown }).code ?? '');
     if (!UNWRITABLE.has(code) && !code.startsWith('SQLITE_IOERR')) throw err;
-    const s = open({ ...o, readOnly: true });
-    s.readOnlyBecause = `${(err as Error).message} (${code})`;
-    return s;
+    return open({ ...o, readOnly: true }, `${(err as Error).message} (${code})`);
   }
 }
 
-function open(o: ServicesOptions): Services {
+/** `because`: why a folder asked to be written is opened read-only (readOnlyBecause). */
+function open(o: ServicesOptions, because = 'it was opened for reading only'): Services {
   if (!o.readOnly) mkdirSync(join(o.dataDir, 'runs'), { recursive: true });
   const store = new RunStore(join(o.dataDir, 'packbench.db'), { nativeBinding: o.nativeBinding, readOnly: o.readOnly });
   try {
-    return withStore(o, store);
+    return withStore(o, store, o.readOnly ? because : null);
   } catch (err) {
     store.close();
     throw err;
   }
 }
 
-function withStore(o: ServicesOptions, store: RunStore): Services {
+function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string | null): Services {
   const registry = o.registry ?? defaultRegistry();
   const events = new EventBus();
   const pool = new WorkerPool({ memoryBudgetBytes: o.memoryBudgetBytes, progressIntervalMs: o.progressIntervalMs, bundleDirs: bundleDirs(o.dataDir) });
@@ -106,7 +100,7 @@ function withStore(o: ServicesOptions, store: RunStore): Services {
   if (!o.readOnly) shapes.installBuiltins();
   const recovered = o.readOnly ? [] : queue.recover();
   const heavy = new Limiter(Math.min(2, availableParallelism()));
-  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, heavy, pool };
+  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, heavy, pool, readOnlyBecause };
   const dispatch = createDispatch(createHandlers(ctx));
   if (o.autoStart && !o.readOnly) queue.start();
   let closed: Promise<void> | undefined;
@@ -114,7 +108,6 @@ function withStore(o: ServicesOptions, store: RunStore): Services {
     ...ctx,
     dispatch,
     recovered,
-    readOnlyBecause: null,
     close() {
       closed ??= (async () => {
         await queue.close();

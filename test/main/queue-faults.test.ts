@@ -71,6 +71,7 @@ describe('data folder faults', () => {
   /** A data folder with one finished run in it. */
   async function folderWithARun(dir: string): Promise<string> {
     const s = fixtureServices(dir, { autoStart: true });
+    expect((await s.dispatch('app.info', {})).readOnlyBecause).toBeNull();
     const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('kept') });
     await s.queue.waitFor(runIds);
     await s.close();
@@ -81,6 +82,10 @@ describe('data folder faults', () => {
     const s = fixtureServices(dir, { autoStart: true });
     try {
       expect(s.readOnlyBecause).toMatch(/\((EROFS|EACCES|ENOSPC|SQLITE_\w+)\)$/);
+      // The renderer learns it from app.info (a banner, and what writes disabled with the reason).
+      expect((await s.dispatch('app.info', {})).readOnlyBecause).toBe(s.readOnlyBecause);
+      // Exports still work: their temporary files go outside the folder.
+      expect(JSON.parse(new TextDecoder().decode((await s.dispatch('runs.export', { id: runId, format: 'json' })).bytes))).toMatchObject({ id: runId });
       expect((await s.dispatch('runs.list', {})).rows.map((r) => r.id)).toEqual([runId]);
       expect((await s.dispatch('runs.get', { id: runId })).status).toBe('done');
       expect((await s.dispatch('runs.series', { id: runId })).length).toBeGreaterThan(0);
