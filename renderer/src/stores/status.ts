@@ -2,7 +2,7 @@
  * App-wide state shown in the status bar and used by several workspaces: app.info, the queue state, the
  * connection. Also turns batch.finished into an in-app toast and, in Electron only, a desktop notification.
  */
-import { reactive } from 'vue';
+import { computed, reactive } from 'vue';
 import { api, errorMessage, onBatchFinished, type AppInfo, type QueueState } from '../api';
 import { toast } from './toasts';
 
@@ -11,6 +11,12 @@ export const status = reactive({
   queue: null as QueueState | null,
   error: null as string | null,
 });
+
+/**
+ * Why nothing can be written (the data folder is open read-only, app.info readOnlyBecause), as the
+ * title of the controls that would write, which are disabled; null when the folder can be written.
+ */
+export const readOnly = computed(() => (status.info?.readOnlyBecause ? `The data folder is read-only: ${status.info.readOnlyBecause}` : null));
 
 let started = false;
 
