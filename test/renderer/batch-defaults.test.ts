@@ -176,6 +176,17 @@ describe('fillDefaults', () => {
     const plain = { mixture: { types: [{ shape: { kind: 'cuboid', b: 0.5 } }] } };
     expect(fillDefaults(schema, plain)).toEqual(voxelParamsSchema.parse(plain));
   });
+
+  it('leaves an optional field without a default unset (the engine says what its absence means), never filled with its minimum', () => {
+    const schema = voxelEngine.paramsJsonSchema as JsonSchema;
+    const analysis = (fillDefaults(schema, { analysis: { enabled: true } }) as { analysis: Record<string, unknown> }).analysis;
+    expect(analysis).not.toHaveProperty('sliceThickness'); // absent: one voxel; its minimum would be 1 length unit
+    expect(analysis).not.toHaveProperty('floorLayer');
+    expect(analysis).toEqual(voxelParamsSchema.parse({ analysis: { enabled: true } }).analysis);
+    const optional = z.toJSONSchema(z.object({ steps: z.number().int().min(1).default(10), failAt: z.number().int().min(0).optional() }), { io: 'input' }) as JsonSchema;
+    expect(fillDefaults(optional, {})).toEqual({ steps: 10 });
+    expect(fillDefaults(optional, { failAt: 3 })).toEqual({ steps: 10, failAt: 3 });
+  });
 });
 
 describe('projectVoxelMap', () => {

@@ -104,6 +104,7 @@ export function defaultValue(schema: JsonSchema, root: JsonSchema = schema): unk
     case 'object': {
       const out: Record<string, unknown> = {};
       for (const [k, p] of Object.entries(s.properties ?? {})) {
+        if (leftUnset(s, k, root)) continue;
         const v = defaultValue(p, root);
         if (v !== undefined) out[k] = v;
       }
@@ -128,6 +129,14 @@ export function defaultValue(schema: JsonSchema, root: JsonSchema = schema): unk
 }
 
 /**
+ * An optional field without a default stays unset: the engine documents what its absence means
+ * (e.g. a slice thickness of one voxel), and any value made up here (its minimum) would change the run.
+ */
+function leftUnset(object: JsonSchema, key: string, root: JsonSchema): boolean {
+  return !(object.required ?? []).includes(key) && resolve(object.properties?.[key] ?? {}, root).default === undefined;
+}
+
+/**
  * The value with every field it lacks set to its default, recursively (objects, list items, tuples,
  * the chosen variant of a union): a form shows the value that runs, never a blank field whose default
  * the engine would apply unseen. Sweeps and values of the wrong type are left as they are.
@@ -143,6 +152,7 @@ export function fillDefaults(schema: JsonSchema, value: unknown, root: JsonSchem
       if (typeof value !== 'object' || Array.isArray(value)) return value;
       const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
       for (const [k, p] of Object.entries(s.properties ?? {})) {
+        if (out[k] === undefined && leftUnset(s, k, root)) continue;
         const v = fillDefaults(p, out[k], root);
         if (v !== undefined) out[k] = v;
       }
