@@ -293,6 +293,8 @@ export const paramsSchemas = {
   'runs.artifacts': idParams,
   'runs.particles': z.object({ id, limit: z.number().int().min(1).max(50_000_000).default(200_000) }),
   'runs.slice': z.object({ id, axis: z.enum(['x', 'y', 'z']), index: z.number().int().min(0) }),
+  /** One frame of a run's table of frames (table meta frames × frameRows): its rows of every column. */
+  'runs.frame': z.object({ id, table: z.string().min(1).max(200), index: z.number().int().min(0) }),
   'runs.pause': idParams,
   'runs.resume': idParams,
   'runs.cancel': idParams,
@@ -392,6 +394,10 @@ export interface Methods {
   'runs.particles': {
     params: P<'runs.particles'>;
     result: { total: number; count: number; columns: Record<string, TypedArray>; meta: Record<string, unknown> };
+  };
+  'runs.frame': {
+    params: P<'runs.frame'>;
+    result: { index: number; frames: number; time: number; offset: number; columns: Record<string, TypedArray>; meta: Record<string, unknown> };
   };
   'runs.slice': {
     params: P<'runs.slice'>;

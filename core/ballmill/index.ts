@@ -26,6 +26,10 @@ export const PARTICLE_TABLE: ParticleTableSpec = {
   ],
 };
 export const PARTICLE_TABLE_2D: ParticleTableSpec = { ...PARTICLE_TABLE, glyph: { kind: 'disk-xy' } };
+/** Wall milliseconds between two published live tables (EngineContext.publish). */
+const PUBLISH_MS = 1000;
+/** Name of the trajectories artifact. */
+export const TRAJECTORY_TABLE = 'trajectories';
 
 const METRICS: Record<string, MetricInfo> = {
   balls: { description: 'balls in the vial' },
@@ -63,8 +67,13 @@ export function simulate(params: BallmillParams, ctx: EngineContext): { sim: Bal
   const t0 = performance.now();
   const sim = new BallMill(params, ctx.seed);
   const t1 = performance.now();
-  let shown = -1;
+  let shown = -1, published = performance.now();
   sim.run((done) => {
+    // A live view: the state at this step as the particle table, about once a second.
+    if (ctx.publish && performance.now() - published >= PUBLISH_MS) {
+      ctx.publish(particleTable(sim));
+      published = performance.now();
+    }
     const permille = Math.floor(done * 1000);
     if (permille === shown) return;
     shown = permille;
@@ -120,24 +129,33 @@ function seriesOf(sim: BallMill): EngineSeries[] {
   const bins = first < 0 ? 0 : last - first + 1;
   const ex = new Float64Array(bins), ey = new Float64Array(bins);
   for (let k = 0; k < bins; k++) {
-    // Bin k covers [E_min 10^((k-1)/B), E_min 10^(k/B)); its geometric centre.
-    ex[k] = ENERGY_BIN_MIN * 10 ** ((first + k - 0.5) / BINS_PER_DECADE);
+    // Bin k covers [E_min 10^((k-1)/B), E_min 10^(k/B)): x is log10 of its geometric centre, so
+    // that the log bins are evenly spaced on the plot's linear axis.
+    ex[k] = Math.log10(ENERGY_BIN_MIN) + (first + k - 0.5) / BINS_PER_DECADE;
     ey[k] = h[first + k];
   }
   const T = sim.now > 0 ? sim.now : 1;
   const ids = new Float64Array(sim.n), freq = new Float64Array(sim.n);
   for (let i = 0; i < sim.n; i++) { ids[i] = i; freq[i] = sim.impacts[i] / T; }
   return [
-    { name: 'impact energy', xLabel: `impact energy (J), ${BINS_PER_DECADE} log bins per decade`, yLabel: 'impacts', x: ex, y: ey, kind: 'bar' },
+    { name: 'impact energy', xLabel: `log10 impact energy (J), ${BINS_PER_DECADE} bins per decade`, yLabel: 'impacts', x: ex, y: ey, kind: 'bar' },
     { name: 'collision frequency per ball', xLabel: 'ball', yLabel: 'impacts per simulated second', x: ids, y: freq, kind: 'bar' },
     { name: 'energy', xLabel: 'time (s)', yLabel: 'kinetic + potential energy of the balls (J)', x: Float64Array.from(sim.energyTime), y: Float64Array.from(sim.energyValue), kind: 'line' },
   ];
 }
 
+/**
+ * Table meta the inspector reads (core/common/engine.ts, "Table meta"): the vial as the container
+ * outline (a rectangle in the x-y plane in 2D, a vertical cylinder in 3D) and the axis it moves along.
+ */
 function vialMeta(p: BallmillParams): Record<string, unknown> {
+  const v = p.vial;
+  const container = p.dim === 2
+    ? { shape: 'box', min: [0, 0, 0], max: [v.width, v.height, 0], moves: 'y' }
+    : { shape: 'cylinder', axis: 'z', centre: [v.width / 2, v.width / 2], radius: v.width / 2, min: 0, max: v.height, moves: 'z' };
   return {
-    dim: p.dim, units: 'mm',
-    vial: { shape: p.dim === 2 ? 'rectangle' : 'cylinder', width: p.vial.width, height: p.vial.height, amplitude: p.vial.amplitude, frequency: p.vial.frequency },
+    dim: p.dim, units: 'mm', container,
+    vial: { shape: p.dim === 2 ? 'rectangle' : 'cylinder', width: v.width, height: v.height, amplitude: v.amplitude, frequency: v.frequency },
     axes: p.dim === 2 ? 'x horizontal, y vertical (z = 0)' : 'x, y horizontal (cylinder axis at x = y = width / 2), z vertical',
   };
 }
@@ -156,31 +174,37 @@ function particleTable(sim: BallMill): ColumnTable {
     columns: { id: Uint32Array.from({ length: n }, (_, i) => i), x, y, z, r: Float64Array.from(sim.r), speed, impacts: Uint32Array.from(sim.impacts) },
     meta: {
       ...(sim.dim === 2 ? { particleTable: PARTICLE_TABLE_2D } : {}),
-      ...vialMeta(sim.params), time: sim.now, floor: sim.vial.floorAt(sim.now), columns: { speed: 'mm/s', impacts: 'ball–ball and ball–wall impacts' },
+      ...vialMeta(sim.params), time: sim.now, containerOffset: sim.vial.floorAt(sim.now), columns: { speed: 'mm/s', impacts: 'ball–ball and ball–wall impacts' },
     },
   };
 }
 
 /**
- * The trajectories: one table, frame after frame, `balls` rows per frame in ball order, so frame k
- * is rows [k·balls, (k+1)·balls) of every column: a reader pages through a run by reading one
- * contiguous byte range per column, and the run's files stay one artifact however many frames it has.
+ * The trajectories: one table, frame after frame, `frameRows` (= balls) rows per frame in ball order,
+ * so frame k is rows [k·n, (k+1)·n) of every column: a reader pages through a run by reading one
+ * contiguous byte range per column (runs.frame), and the run's files stay one artifact however many
+ * frames it has. Each frame is a particle table of its own (same declaration, radius included), with
+ * the vial's displacement at each frame in frameOffsets.
  */
 function trajectoryTable(sim: BallMill): ColumnTable | null {
   const F = sim.frames, n = sim.n, k = F.count;
   if (k === 0) return null;
   const rows = k * n;
-  const time = new Float64Array(rows), id = new Uint32Array(rows);
+  const time = new Float64Array(rows), id = new Uint32Array(rows), r = new Float32Array(rows);
+  const offsets: number[] = [];
   for (let f = 0; f < k; f++) {
     time.fill(F.time[f], f * n, (f + 1) * n);
-    for (let i = 0; i < n; i++) id[f * n + i] = i;
+    for (let i = 0; i < n; i++) { id[f * n + i] = i; r[f * n + i] = sim.r[i]; }
+    offsets.push(sim.vial.floorAt(F.time[f]));
   }
   return {
-    kind: 'table', name: 'trajectories',
-    columns: { time, id, x: F.x.subarray(0, rows), y: F.y.subarray(0, rows), z: F.z.subarray(0, rows), speed: F.speed.subarray(0, rows), impacts: F.impacts.subarray(0, rows) },
+    kind: 'table', name: TRAJECTORY_TABLE,
+    columns: { time, id, x: F.x.subarray(0, rows), y: F.y.subarray(0, rows), z: F.z.subarray(0, rows), r, speed: F.speed.subarray(0, rows), impacts: F.impacts.subarray(0, rows) },
     meta: {
-      ...vialMeta(sim.params), frames: k, balls: n, frameInterval: frameInterval(sim.params) * sim.params.timeStep,
-      frameTimes: Array.from(F.time.subarray(0, k)), layout: 'frame-major: frame f is rows [f·balls, (f+1)·balls)',
+      particleTable: sim.dim === 2 ? PARTICLE_TABLE_2D : PARTICLE_TABLE,
+      ...vialMeta(sim.params), frames: k, frameRows: n, frameInterval: frameInterval(sim.params) * sim.params.timeStep,
+      frameTimes: Array.from(F.time.subarray(0, k)), frameOffsets: offsets,
+      layout: 'frame-major: frame f is rows [f·frameRows, (f+1)·frameRows)',
     },
   };
 }

@@ -97,7 +97,7 @@ export type BallmillParams = z.output<typeof ballmillParamsSchema>;
 
 export interface ParamsIssue { path: string; message: string }
 
-/** Largest number of trajectory rows (frames × balls) a run may write: 32 bytes each, 1.6 GB. */
+/** Largest number of trajectory rows (frames × balls) a run may write: 36 bytes each, 1.8 GB. */
 export const MAX_TRAJECTORY_ROWS = 5e7;
 
 /** Highest solid fraction the initial placement is asked to reach (2D disks, 3D spheres in a cylinder). */
@@ -206,6 +206,6 @@ export function estimateMemoryBytes(p: BallmillParams): number {
   // its sorted lists and cells), the event queue (grown to at most ~48 entries a ball, 40 bytes
   // each, before stale entries are compacted away), the placement's scratch.
   const perBall = 30 * 8 + 300 + 48 * 40 + 200;
-  const trajectories = frameCount(p) * n * 32;
+  const trajectories = frameCount(p) * n * 36;
   return 16 * 1024 * 1024 + n * perBall + trajectories;
 }

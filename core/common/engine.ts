@@ -39,6 +39,12 @@ export interface EngineContext {
    */
   startHelpers?(data: unknown[]): HelperThreads;
   /**
+   * Publishes the running run's current state as its particle table (replacing the previous one),
+   * for live views: the inspector shows a running run's latest published table. Engines call it at
+   * most about once a second of wall time (it writes a file). Absent where nobody watches (tests).
+   */
+  publish?(table: ColumnTable): void;
+  /**
    * Checkpoints, for engines that can resume: the engine saves its state every
    * `intervalSeconds` and, when a run starts with a checkpoint of an interrupted attempt, resumes
    * from it (to the same result as a run never interrupted). Absent where runs are not kept (tests).
@@ -136,6 +142,15 @@ export interface ParticleQuantity {
  * The particle table an engine writes, declared so that the inspector, the exports and the analysis
  * read it without guessing column names. The worker stores it with the table artifact
  * (meta.particleTable), so a run keeps the declaration it was written with.
+ *
+ * Table meta the inspector reads besides the declaration (all optional):
+ *  - `container`: the outline to draw, { shape: 'box', min, max } or { shape: 'cylinder', axis: 'z',
+ *    centre: [x, y], radius, min, max }, with `moves` ('x' | 'y' | 'z'), the axis along which a
+ *    moving container is displaced by `containerOffset` (a number).
+ *  - frames: a table of `frames` frames of `frameRows` rows each, frame after frame (frame f is rows
+ *    [f·frameRows, (f+1)·frameRows)), each frame a particle table of the declaration, with
+ *    `frameTimes` (one per frame) and `frameOffsets` (the container's displacement per frame): the
+ *    inspector plays it back, reading one frame at a time (runs.frame).
  */
 export interface ParticleTableSpec {
   /** Name of the table artifact. */

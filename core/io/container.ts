@@ -40,6 +40,13 @@ export interface VolumeHeader {
   meta: Record<string, unknown>;
 }
 
+/** The typed-array constructor of a column dtype (readers that read part of a table). */
+export function dtypeConstructor(dtype: DType): { new (n: number): Column; readonly BYTES_PER_ELEMENT: number } {
+  const ctor = DTYPES[dtype];
+  if (!ctor) throw new Error(`unknown column dtype '${dtype}'`);
+  return ctor as { new (n: number): Column; readonly BYTES_PER_ELEMENT: number };
+}
+
 export function dtypeOf(a: Column): DType {
   for (const [name, ctor] of Object.entries(DTYPES)) if (a instanceof ctor) return name as DType;
   throw new TypeError(`unsupported column type ${Object.prototype.toString.call(a)}`);

@@ -3,8 +3,10 @@
  * and one slice of a label volume read straight from the .pbv file (a z slice is one contiguous
  * read; x and y slices read one row per z plane), so that a 2048^3 volume is never loaded whole.
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
-import { decodeHeader, decodeTable, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeHeader, decodeTable, dtypeConstructor, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
+import { LIVE_TABLE_FILE } from '../workers/protocol';
 import type { ColumnTable } from '../../core/common/engine';
 import { ApiError, type RunArtifact } from '../api';
 
@@ -36,13 +38,52 @@ export function readParticles(artifacts: RunArtifact[], limit: number): { total:
   return { ...decimateTable(table, limit), meta: { ...table.meta, ...(particleTable ? { particleTable } : {}) } };
 }
 
-function readHeader(fd: number): { header: VolumeHeader; dataOffset: number } {
+/**
+ * The latest particle table a running run published (EngineContext.publish), decimated like
+ * readParticles, with meta.live = true; null when it has published none.
+ */
+export function readLiveParticles(runDir: string, limit: number): ReturnType<typeof readParticles> | null {
+  const path = join(runDir, LIVE_TABLE_FILE);
+  if (!existsSync(path)) return null;
+  const table = decodeTable(readFileSync(path));
+  return { ...decimateTable(table, limit), meta: { ...table.meta, live: true } };
+}
+
+function readHeader<H>(fd: number, magic: string): { header: H; dataOffset: number } {
   const pre = new Uint8Array(12);
   readSync(fd, pre, 0, 12, 0);
   const len = new DataView(pre.buffer).getUint32(8, true);
   const head = new Uint8Array(12 + len);
   readSync(fd, head, 0, head.length, 0);
-  return decodeHeader<VolumeHeader>(head, VOLUME_MAGIC);
+  return decodeHeader<H>(head, magic);
+}
+
+/**
+ * Frame `index` of a table of frames (meta: frames, frameRows; core/common/engine.ts, "Table meta"):
+ * reads only that frame's rows of each column from the file, so a run of a thousand frames is paged
+ * through without loading it whole. The frame's meta is the table's, without the per-frame arrays.
+ */
+export function readFrame(artifacts: RunArtifact[], name: string, index: number): { index: number; frames: number; time: number; offset: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
+  const a = artifacts.find((x) => x.kind === 'table' && x.name === name);
+  if (!a) throw new ApiError('not_found', `this run has no table '${name}'`);
+  const fd = openSync(a.path, 'r');
+  try {
+    const { header, dataOffset } = readHeader<TableHeader>(fd, TABLE_MAGIC);
+    const { frameTimes, frameOffsets, ...meta } = header.meta as { frameTimes?: number[]; frameOffsets?: number[]; frames?: number; frameRows?: number };
+    const frames = Number(meta.frames), rows = Number(meta.frameRows);
+    if (!(frames > 0 && rows > 0 && frames * rows === header.rows)) throw new ApiError('invalid', `table '${name}' holds no frames (meta.frames × meta.frameRows must be its ${header.rows} rows)`);
+    if (index >= frames) throw new ApiError('invalid', `index ${index} is outside the table: frames are 0..${frames - 1}`, [{ path: 'index', message: `must be in [0, ${frames - 1}]` }]);
+    const columns: Record<string, Column> = {};
+    for (const col of header.columns) {
+      const ctor = dtypeConstructor(col.dtype);
+      const out = new ctor(rows);
+      readSync(fd, new Uint8Array(out.buffer, out.byteOffset, out.byteLength), 0, out.byteLength, dataOffset + col.byteOffset + index * rows * ctor.BYTES_PER_ELEMENT);
+      columns[col.name] = out;
+    }
+    return { index, frames, time: frameTimes?.[index] ?? index, offset: frameOffsets?.[index] ?? 0, columns, meta };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function readSlice(artifacts: RunArtifact[], axis: 'x' | 'y' | 'z', index: number): { axis: 'x' | 'y' | 'z'; index: number; width: number; height: number; labels: Uint32Array } {
@@ -50,7 +91,7 @@ export function readSlice(artifacts: RunArtifact[], axis: 'x' | 'y' | 'z', index
   if (!a) throw new ApiError('not_found', 'this run has no label volume');
   const fd = openSync(a.path, 'r');
   try {
-    const { header, dataOffset } = readHeader(fd);
+    const { header, dataOffset } = readHeader<VolumeHeader>(fd, VOLUME_MAGIC);
     const [nx, ny, nz] = header.dims;
     const n = { x: nx, y: ny, z: nz }[axis];
     if (index >= n) {

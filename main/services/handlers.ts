@@ -11,7 +11,7 @@ import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, type 
 import { EXPORT_FORMATS, exportFormatList, exportForDownload, type ExportableRun } from './exports';
 import { IMPORT_WORKER, importTaskBytes, meshImportOptionsSchema, recordSphereRun, sphereImportAnalysis, SPHERE_IMPORT_ENGINE, type ImportResult, type ImportTask, type VoxelShapeImport } from './imports';
 import { BudgetError, type WorkerPool } from './pool';
-import { readParticles, readSlice } from './artifacts';
+import { readFrame, readLiveParticles, readParticles, readSlice } from './artifacts';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import type { Limiter } from './limiter';
@@ -179,7 +179,13 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'runs.get': (p) => mustRun(p.id),
     'runs.series': (p) => (mustRun(p.id), store.series(p.id)),
     'runs.artifacts': (p) => (mustRun(p.id), store.artifacts(p.id)),
-    'runs.particles': (p) => (mustRun(p.id), readParticles(store.artifacts(p.id), p.limit)),
+    'runs.particles': (p) => {
+      const run = mustRun(p.id), artifacts = store.artifacts(p.id);
+      // A running run shows the latest table its engine published (EngineContext.publish).
+      const live = run.status === 'running' && !artifacts.some((a) => a.kind === 'table') ? readLiveParticles(queue.runDir(p.id), p.limit) : null;
+      return live ?? readParticles(artifacts, p.limit);
+    },
+    'runs.frame': (p) => (mustRun(p.id), readFrame(store.artifacts(p.id), p.table, p.index)),
     'runs.slice': (p) => (mustRun(p.id), readSlice(store.artifacts(p.id), p.axis, p.index)),
     'runs.pause': (p) => queue.pauseRun(p.id),
     'runs.resume': (p) => queue.resumeRun(p.id),

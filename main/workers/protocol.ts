@@ -54,3 +54,6 @@ export type WorkerMessage =
       cancelled: boolean;
     }
   | { type: 'error'; message: string; stack?: string };
+
+/** File in the run folder holding a running run's latest published particle table (EngineContext.publish). */
+export const LIVE_TABLE_FILE = 'live-particles.pbt';

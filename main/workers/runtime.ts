@@ -4,13 +4,13 @@
  * the result. The worker entry (main/workers/engine.ts) is one line: runEngineWorker(core's list).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type HelperThreads, type LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
 import { checkpointStore, removeCheckpoint } from './checkpoint';
-import { CONTROL, CONTROL_INTS, PROGRESS, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
+import { CONTROL, CONTROL_INTS, LIVE_TABLE_FILE, PROGRESS, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
 /** Volumes are written in slabs of this many bytes, so a 2048^3 volume needs no second copy. */
 const SLAB_BYTES = 16 << 20;
@@ -34,6 +34,18 @@ function writeTable(dir: string, table: ColumnTable): WrittenArtifact {
   }
   const checksum = createHash('sha256').update(bytes).digest('hex');
   return { kind: 'table', name: table.name, path, bytes: bytes.length, checksum, meta: { rows: table.columns[Object.keys(table.columns)[0]]?.length ?? 0, columns: Object.keys(table.columns), ...table.meta } };
+}
+
+/** Replaces the run's live table: written beside it, then renamed, so a reader never sees half a file. */
+function publishTable(dir: string, table: ColumnTable): void {
+  const path = join(dir, LIVE_TABLE_FILE), part = `${path}.part`;
+  const fd = openSync(part, 'w');
+  try {
+    writeSync(fd, encodeTable(table));
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(part, path);
 }
 
 function writeVolume(dir: string, volume: LabelVolume): WrittenArtifact {
@@ -157,6 +169,7 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     },
     startHelpers: (data: unknown[]) => startHelpers(engine.id, data),
     checkpoints: input.checkpointSeconds > 0 ? checkpointStore(input.runDir, input.checkpointSeconds) : undefined,
+    publish: (table: ColumnTable) => publishTable(input.runDir, withDeclaration(table, engine)),
   };
 
   try {
@@ -170,6 +183,8 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     const transfer = result.series.flatMap((s) => [s.x.buffer, s.y.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
     // The run is over: its checkpoint would only resume a finished run.
     removeCheckpoint(input.runDir);
+    // The live table has served its purpose once the run's own artifacts exist.
+    rmSync(join(input.runDir, LIVE_TABLE_FILE), { force: true });
     post({ type: 'result', metrics: result.metrics, series: result.series, artifacts, cancelled }, [...new Set(transfer)]);
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));

@@ -294,6 +294,52 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await page.fill(testid('history-search'), '');
   });
 
+  it('runs a shaker ball mill from the batch form and plays it back; a 3D run draws its cylinder; a running run shows its latest state', async () => {
+    await page.click(testid('nav-batch'));
+    await page.selectOption(testid('engine-select'), 'ballmill');
+    await page.fill(testid('run-name'), 'walk mill');
+    await page.fill(testid('field-balls.count'), '60');
+    await page.fill(testid('field-duration'), '2');
+    await shot('batch-ballmill');
+    await page.click(testid('enqueue'));
+    await waitForRuns('walk mill', 1, 120_000);
+    const id = services.store.listRuns({ offset: 0, limit: 1, filter: { text: 'walk mill' } }).rows[0].id;
+    await page.goto(`${host.url}#/inspector/${id}`);
+    await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
+    // The run has frames: a time slider at the last frame (t = 2 s), play/pause and speed.
+    await page.locator(testid('time-label')).filter({ hasText: 't = 2.000 / 2.000 s' }).waitFor();
+    await page.selectOption(testid('colour-by'), 'speed');
+    await page.locator(testid('time-slider')).fill('40');
+    await page.locator(testid('time-label')).filter({ hasText: 't = 0.800 / 2.000 s' }).waitFor();
+    await shot('inspector-ballmill-frame');
+    await page.selectOption(testid('playback-speed'), '4');
+    await page.click(testid('play'));
+    await page.locator(testid('play')).and(page.locator('[aria-label="Play"]')).waitFor({ timeout: 20_000 });
+    expect(await page.textContent(testid('time-label'))).toContain('t = 2.000 / 2.000 s');
+    await page.selectOption(testid('colour-by'), 'impacts');
+    await shot('inspector-ballmill-played');
+
+    const { runIds } = await services.dispatch('runs.enqueue', {
+      spec: { engine: 'ballmill', name: 'walk mill 3D', seed: 2, params: { dim: 3, cdo: 'hashedGrid', duration: 1, balls: { count: 150, radius: { law: 'uniform', min: 3, max: 5 } }, vial: { width: 80, height: 100 } } },
+    });
+    await waitForRuns('walk mill 3D', 1, 120_000);
+    await page.goto(`${host.url}#/inspector/${runIds[0]}`);
+    await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
+    await page.locator(testid('time-label')).filter({ hasText: '/ 1.000 s' }).waitFor();
+    await page.click(testid('camera-front'));
+    await shot('inspector-ballmill-3d');
+
+    const { runIds: live } = await services.dispatch('runs.enqueue', {
+      spec: { engine: 'ballmill', name: 'walk mill live', seed: 3, params: { dim: 2, duration: 600, balls: { count: 100 }, output: { frameRate: 0 } } },
+    });
+    await page.goto(`${host.url}#/inspector/${live[0]}`);
+    await page.locator(testid('live-time')).filter({ hasText: /t = [1-9]/ }).waitFor({ timeout: 60_000 });
+    await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
+    expect(await page.locator(testid('playback')).count()).toBe(0);
+    await shot('inspector-ballmill-live');
+    await services.dispatch('runs.cancel', { id: live[0] });
+  });
+
   it('switches theme and lists the shortcuts', async () => {
     const before = await page.getAttribute('html', 'data-theme');
     await page.click(testid('theme-toggle'));

@@ -5,7 +5,8 @@
  * keeping its energy).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defaultRegistry } from '../../main/services/engines';
 import { openServices, type Services } from '../../main/services/services';
 import { PARTICLE_TABLE, PARTICLE_TABLE_2D } from '../../core/ballmill/index';
@@ -60,6 +61,47 @@ describe('ball mill engine in the services', () => {
     }
     const disks = await s.dispatch('runs.particles', { id: runIds[0] });
     expect(Array.from(disks.columns.z as ArrayLike<number>).every((v) => v === 0)).toBe(true);
+    expect(disks.meta.container).toEqual({ shape: 'box', min: [0, 0, 0], max: [100, 100, 0], moves: 'y' });
+
+    // Frames: 0.5 s at 20 frames/s is 11 frames of 40 rows; the last one is the final table.
+    const last = await s.dispatch('runs.frame', { id: runIds[0], table: 'trajectories', index: 10 });
+    expect([last.index, last.frames, last.time]).toEqual([10, 11, 0.5]);
+    expect(Object.keys(last.columns).sort()).toEqual(['id', 'impacts', 'r', 'speed', 'time', 'x', 'y', 'z']);
+    expect(last.meta.particleTable).toEqual(PARTICLE_TABLE_2D);
+    for (const c of ['x', 'y', 'r', 'speed', 'impacts']) {
+      const f = last.columns[c] as ArrayLike<number>, p = disks.columns[c] as ArrayLike<number>;
+      expect(f.length).toBe(40);
+      for (let i = 0; i < 40; i++) expect(Math.abs(f[i] - p[i])).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(p[i])));
+    }
+    const first = await s.dispatch('runs.frame', { id: runIds[0], table: 'trajectories', index: 0 });
+    expect(first.time).toBe(0);
+    expect(Array.from(first.columns.impacts as ArrayLike<number>).every((v) => v === 0)).toBe(true);
+    await expect(s.dispatch('runs.frame', { id: runIds[0], table: 'trajectories', index: 11 })).rejects.toMatchObject({ code: 'invalid' });
+    await expect(s.dispatch('runs.frame', { id: runIds[0], table: 'particles', index: 0 })).rejects.toMatchObject({ code: 'invalid' });
+  });
+
+  it('a running run shows its latest published state; the live table goes when the run ends', async () => {
+    const { runIds } = await s.dispatch('runs.enqueue', {
+      spec: { engine: 'ballmill', name: 'long', seed: 1, params: { dim: 2, duration: 600, balls: { count: 200, radius: { law: 'fixed', value: 3 } }, output: { frameRate: 0 } } },
+    });
+    s.queue.start();
+    let live: Awaited<ReturnType<typeof s.dispatch<'runs.particles'>>> | null = null;
+    for (let k = 0; k < 300 && !live; k++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const run = await s.dispatch('runs.get', { id: runIds[0] });
+      if (run.status !== 'running') continue;
+      try {
+        const p = await s.dispatch('runs.particles', { id: runIds[0] });
+        if (p.meta.live === true) live = p;
+      } catch { /* nothing published yet */ }
+    }
+    expect(live, 'no live table within 30 s').not.toBeNull();
+    expect(live!.count).toBe(200);
+    expect(live!.meta.particleTable).toEqual(PARTICLE_TABLE_2D);
+    expect(live!.meta.time as number).toBeGreaterThan(0);
+    await s.dispatch('runs.cancel', { id: runIds[0] });
+    await s.queue.waitFor(runIds);
+    expect(existsSync(join(t.dir, 'runs', runIds[0], 'live-particles.pbt'))).toBe(false);
   });
 });
 

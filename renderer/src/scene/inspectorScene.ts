@@ -5,15 +5,17 @@
  */
 import type { Mesh } from '@babylonjs/core/Meshes/mesh';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
-import { createViewer, type Bounds, type CameraPreset, type FigureView } from './viewer';
+import { createViewer, type Bounds, type CameraPreset, type Container, type FigureView } from './viewer';
 import { createParticleCloud, type SphereSet } from './particleCloud';
 import { createSlicePlane, type Axis } from './slicePlane';
 import { createSurfaceMesh, highlightLabel } from './voxelMesh';
 import type { SurfaceMesh } from './voxelSurface';
 
 export interface InspectorScene {
-  /** The simulation box; `frame` (and the first box) frames the camera on it from the iso view. */
-  setBounds(b: Bounds, frame?: boolean): void;
+  /** The simulation box; `frame` (and the first box) frames the camera on it from `preset` (iso by default). */
+  setBounds(b: Bounds, frame?: boolean, preset?: CameraPreset): void;
+  /** The container to outline instead of the box (null: the box), moved by `offset` along `moves`. */
+  setContainer(c: Container | null, moves: 0 | 1 | 2, offset: number): void;
   setParticles(s: SphereSet, colours: Float32Array): void;
   setColours(colours: Float32Array): void;
   setSpheresVisible(v: boolean): void;
@@ -50,13 +52,23 @@ export function createInspectorScene(
   let surfaceLabels: Uint32Array | null = null;
   let surfaceData: SurfaceMesh | null = null;
   let spheresVisible = true;
+  let container: Container | null = null;
 
   return {
-    setBounds(b, frame = false) {
+    setBounds(b, frame = false, preset: CameraPreset = 'iso') {
       const first = bounds.max[0] === 1 && bounds.min[0] === 0 && bounds.max[2] === 1;
+      const changed = JSON.stringify(b) !== JSON.stringify(bounds);
       bounds = b;
-      viewer.setBoxOutline(b);
-      if (first || frame) viewer.frame(b, 'iso');
+      // Playback pushes every frame with the same box: the outline is redrawn only when it changes.
+      if (changed || first) { if (container) viewer.setContainerOutline(container); else viewer.setBoxOutline(b); }
+      if (first || frame) viewer.frame(b, preset);
+    },
+    setContainer(c, moves, offset) {
+      if (JSON.stringify(c) !== JSON.stringify(container)) {
+        container = c;
+        if (c) viewer.setContainerOutline(c); else viewer.setBoxOutline(bounds);
+      }
+      viewer.setOutlineOffset(moves === 0 ? offset : 0, moves === 1 ? offset : 0, moves === 2 ? offset : 0);
     },
     setParticles(s, colours) {
       cloud.setSpheres(s, colours);

@@ -30,6 +30,11 @@ export interface Bounds {
   max: [number, number, number];
 }
 
+/** A container outline (core/common/engine.ts, "Table meta"): a box, or a cylinder around a vertical z axis. */
+export type Container =
+  | { shape: 'box'; min: [number, number, number]; max: [number, number, number] }
+  | { shape: 'cylinder'; centre: [number, number]; radius: number; min: number; max: number };
+
 export interface Viewer {
   readonly scene: Scene;
   readonly camera: ArcRotateCamera;
@@ -40,6 +45,10 @@ export interface Viewer {
   frame(bounds: Bounds, preset?: CameraPreset): void;
   /** Draws the outline of the simulation box (or hides it with null). */
   setBoxOutline(bounds: Bounds | null): void;
+  /** Draws a container's outline instead of the box (a cylinder as two rings and four sides). */
+  setContainerOutline(c: Container): void;
+  /** Moves the outline by (dx, dy, dz) from where it was drawn (a container that moves, e.g. a shaken vial). */
+  setOutlineOffset(dx: number, dy: number, dz: number): void;
   /** Clips everything outside the box (null: no clipping). */
   setClipBox(bounds: Bounds | null): void;
   setBackground(css: string): void;
@@ -184,24 +193,34 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
     requestRender();
   };
 
-  const setBoxOutline = (b: Bounds | null): void => {
+  const drawOutline = (lines: Vector3[][] | null): void => {
     outline?.dispose();
     outline = null;
-    if (b) {
-      const [x0, y0, z0] = b.min;
-      const [x1, y1, z1] = b.max;
-      const p = (x: number, y: number, z: number): Vector3 => new Vector3(x, y, z);
-      const lines = [
-        [p(x0, y0, z0), p(x1, y0, z0), p(x1, y1, z0), p(x0, y1, z0), p(x0, y0, z0)],
-        [p(x0, y0, z1), p(x1, y0, z1), p(x1, y1, z1), p(x0, y1, z1), p(x0, y0, z1)],
-        [p(x0, y0, z0), p(x0, y0, z1)], [p(x1, y0, z0), p(x1, y0, z1)],
-        [p(x1, y1, z0), p(x1, y1, z1)], [p(x0, y1, z0), p(x0, y1, z1)],
-      ];
+    if (lines) {
       outline = CreateLineSystem('box', { lines }, scene);
       outline.color = new Color3(0.55, 0.6, 0.68);
       outline.isPickable = false;
     }
     requestRender();
+  };
+  const p = (x: number, y: number, z: number): Vector3 => new Vector3(x, y, z);
+  const boxLines = (min: readonly number[], max: readonly number[]): Vector3[][] => {
+    const [x0, y0, z0] = min;
+    const [x1, y1, z1] = max;
+    return [
+      [p(x0, y0, z0), p(x1, y0, z0), p(x1, y1, z0), p(x0, y1, z0), p(x0, y0, z0)],
+      [p(x0, y0, z1), p(x1, y0, z1), p(x1, y1, z1), p(x0, y1, z1), p(x0, y0, z1)],
+      [p(x0, y0, z0), p(x0, y0, z1)], [p(x1, y0, z0), p(x1, y0, z1)],
+      [p(x1, y1, z0), p(x1, y1, z1)], [p(x0, y1, z0), p(x0, y1, z1)],
+    ];
+  };
+  const setBoxOutline = (b: Bounds | null): void => drawOutline(b ? boxLines(b.min, b.max) : null);
+  const setContainerOutline = (c: Container): void => {
+    if (c.shape === 'box') { drawOutline(boxLines(c.min, c.max)); return; }
+    const [cx, cy] = c.centre, R = c.radius;
+    const ring = (z: number) => Array.from({ length: 65 }, (_, k) => p(cx + R * Math.cos((k * Math.PI) / 32), cy + R * Math.sin((k * Math.PI) / 32), z));
+    const sides = [0, 1, 2, 3].map((k) => [p(cx + R * Math.cos((k * Math.PI) / 2), cy + R * Math.sin((k * Math.PI) / 2), c.min), p(cx + R * Math.cos((k * Math.PI) / 2), cy + R * Math.sin((k * Math.PI) / 2), c.max)]);
+    drawOutline([ring(c.min), ring(c.max), ...sides]);
   };
 
   const setClipBox = (b: Bounds | null): void => {
@@ -226,6 +245,11 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
     requestRender,
     frame,
     setBoxOutline,
+    setContainerOutline,
+    setOutlineOffset(dx, dy, dz) {
+      outline?.position.set(dx, dy, dz);
+      requestRender();
+    },
     setClipBox,
     setBackground(css: string) {
       scene.clearColor = cssToColor4(css);

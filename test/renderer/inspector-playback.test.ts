@@ -1,0 +1,123 @@
+/**
+ * Playback in the inspector: a run with a table of frames gets a time slider, play/pause and speed;
+ * frames are read one at a time (runs.frame) and coloured with the final table's ranges; a table's
+ * container (box or cylinder) sets the view's box; a running run shows its latest published state.
+ * Generic: nothing here names an engine, the fake run's artifacts only declare frames.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { flushPromises, mount } from '@vue/test-utils';
+import { createRouter, createMemoryHistory } from 'vue-router';
+import InspectorWorkspace from '../../renderer/src/workspaces/inspector/InspectorWorkspace.vue';
+import { containerBounds, containerOf, frameAt, frameTableOf } from '../../renderer/src/workspaces/inspector/playback';
+import type { ParticleTableSpec } from '../../core/common/engine';
+import { makeRun } from './fakeApi';
+
+const spec: ParticleTableSpec = {
+  name: 'particles', centre: ['x', 'y', 'z'], size: [{ column: 'r', is: 'radius' }], glyph: { kind: 'disk-xy' }, id: 'id',
+  quantities: [{ column: 'speed', label: 'Speed', unit: 'mm/s' }, { column: 'impacts', label: 'Impacts' }],
+};
+const container = { shape: 'box', min: [0, 0, 0], max: [100, 80, 0], moves: 'y' };
+
+/** Frame k of 3: two balls, the first one's speed k * 10, impacts k. */
+function frame(k: number) {
+  return {
+    x: Float32Array.of(10 + k, 50), y: Float32Array.of(20, 30 + k), z: Float32Array.of(0, 0), r: Float32Array.of(5, 5),
+    speed: Float32Array.of(k * 10, 5), impacts: Uint32Array.of(k, 0), id: Uint32Array.of(0, 1), time: Float64Array.of(k / 2, k / 2),
+  };
+}
+
+function installApi(status: 'done' | 'running' = 'done') {
+  const calls: { method: string; params: Record<string, unknown> }[] = [];
+  const summary = makeRun(1, { engine: 'mill', name: 'shaken', status });
+  window.packbench = {
+    async call(method: string, params: Record<string, unknown>) {
+      calls.push({ method, params });
+      switch (method) {
+        case 'runs.get': return { ...summary, spec: { engine: 'mill', name: 'shaken', seed: 1, params: {} }, params: {}, counters: {}, log: [], appVersion: '0.1.0', host: null, threads: 1, attempts: 1 };
+        case 'runs.series': return [];
+        case 'runs.artifacts': return status === 'running' ? [] : [
+          { id: 1, kind: 'table', name: 'particles', path: '/p', bytes: 1, checksum: '', meta: {} },
+          { id: 2, kind: 'table', name: 'frames', path: '/f', bytes: 1, checksum: '', meta: { frames: 3, frameRows: 2, frameTimes: [0, 0.5, 1], frameOffsets: [0, 4, 0] } },
+        ];
+        case 'runs.particles': return {
+          total: 2, count: 2, columns: frame(2),
+          meta: { particleTable: spec, container, containerOffset: 0, ...(status === 'running' ? { live: true, time: 0.75 } : {}) },
+        };
+        case 'runs.frame': return { index: params.index, frames: 3, time: Number(params.index) / 2, offset: [0, 4, 0][Number(params.index)], columns: frame(Number(params.index)), meta: { particleTable: spec, container, frames: 3, frameRows: 2 } };
+        default: throw new Error(`unexpected call ${method}`);
+      }
+    },
+    on: () => () => {},
+  } as never;
+  return { calls };
+}
+
+async function mountAt(path: string) {
+  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/inspector/:runId?', component: InspectorWorkspace, props: true }] });
+  await router.push(path);
+  const w = mount({ template: '<router-view />' }, { global: { plugins: [router], stubs: { PlotPanel: true } }, attachTo: document.body });
+  await flushPromises();
+  await flushPromises();
+  return w;
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('inspector playback', () => {
+  it('reads frames and containers from any table that declares them', () => {
+    const ft = frameTableOf([{ kind: 'table', name: 'particles', meta: {} }, { kind: 'table', name: 'frames', meta: { frames: 3, frameTimes: [0, 0.5, 1], frameOffsets: [0, 4, 0] } }]);
+    expect(ft).toEqual({ table: 'frames', count: 3, times: [0, 0.5, 1], offsets: [0, 4, 0] });
+    expect(frameTableOf([{ kind: 'table', name: 'particles', meta: {} }])).toBeNull();
+    expect([frameAt([0, 0.5, 1], -1), frameAt([0, 0.5, 1], 0.49), frameAt([0, 0.5, 1], 0.5), frameAt([0, 0.5, 1], 7)]).toEqual([0, 0, 1, 2]);
+    const cyl = containerOf({ container: { shape: 'cylinder', axis: 'z', centre: [5, 5], radius: 5, min: 0, max: 12, moves: 'z' } })!;
+    expect(cyl.moves).toBe(2);
+    expect(containerBounds(cyl.container)).toEqual({ min: [0, 0, 0], max: [10, 10, 12] });
+    expect(containerOf({ container: { shape: 'cylinder', centre: [5], radius: 5, min: 0, max: 1 } })).toBeNull();
+    expect(containerOf({})).toBeNull();
+  });
+
+  it('a run with frames gets a time slider; scrubbing shows that frame, coloured on the final table\'s range', async () => {
+    const { calls } = installApi();
+    const w = await mountAt('/inspector/r1');
+    expect(w.get('[data-testid="time-label"]').text()).toBe('t = 1.000 / 1.000 s');
+    expect((w.get('[data-testid="time-slider"]').element as HTMLInputElement).max).toBe('2');
+    await w.get('[data-testid="colour-by"]').setValue('speed');
+    await w.get('[data-testid="time-slider"]').setValue('0');
+    await flushPromises();
+    expect(calls.filter((c) => c.method === 'runs.frame').map((c) => c.params)).toEqual([{ id: 'r1', table: 'frames', index: 0 }]);
+    expect(w.get('[data-testid="time-label"]').text()).toBe('t = 0.000 / 1.000 s');
+    // Frame 0 has speeds 0 and 5; the legend keeps the final table's range (5 to 20).
+    expect(w.get('[data-testid="legend"]').find('.ends').text()).toMatch(/^5.*20$/);
+    w.unmount();
+  });
+
+  it('plays from the start at the chosen speed and stops at the last frame', async () => {
+    const { calls } = installApi();
+    const w = await mountAt('/inspector/r1');
+    await w.get('[data-testid="playback-speed"]').setValue('4');
+    vi.useFakeTimers({ toFake: ['requestAnimationFrame', 'cancelAnimationFrame', 'performance'] });
+    await w.get('[data-testid="play"]').trigger('click');
+    await flushPromises();
+    expect(w.get('[data-testid="play"]').attributes('aria-label')).toBe('Pause');
+    for (let k = 0; k < 30; k++) {
+      vi.advanceTimersByTime(20);
+      await flushPromises();
+    }
+    const asked = calls.filter((c) => c.method === 'runs.frame').map((c) => c.params.index);
+    expect(asked[0]).toBe(0);
+    expect(asked.at(-1)).toBe(2);
+    expect([...asked].sort()).toEqual(asked); // forwards only
+    expect(w.get('[data-testid="play"]').attributes('aria-label')).toBe('Play');
+    expect(w.get('[data-testid="time-label"]').text()).toBe('t = 1.000 / 1.000 s');
+    w.unmount();
+  });
+
+  it('a running run shows the latest state its engine published, without a slider', async () => {
+    installApi('running');
+    const w = await mountAt('/inspector/r1');
+    expect(w.find('[data-testid="playback"]').exists()).toBe(false);
+    expect(w.get('[data-testid="live-time"]').text()).toBe('latest state, t = 0.750');
+    expect(w.get('[data-testid="inspector-count"]').text()).toContain('2');
+    w.unmount();
+  });
+});
