@@ -69,21 +69,23 @@ describe('checkpoint files (main/workers/checkpoint.ts)', () => {
 
 describe('an interrupted voxel run resumes from its checkpoint', () => {
   it('kill -9 of `queue run`, then `queue run` again: the run resumes (resumedFromStep) to the packing of an uninterrupted run', async () => {
-    const spec = { engine: 'voxel', name: 'resume', seed: 3, params: { box: { size: [5, 5, 4], resolution: 20 }, analysis: { enabled: false } } };
+    const spec = { engine: 'voxel', name: 'resume', seed: 3, params: { box: { size: [10, 10, 4], resolution: 20 }, analysis: { enabled: false } } };
     const interrupted = folder(), plain = folder();
     const file = join(interrupted, 'spec.json');
     writeFileSync(file, JSON.stringify(spec));
     const id = JSON.parse((await cliIn(interrupted, '--json', 'queue', 'add', file)).stdout).runIds[0];
     const child = spawn(process.execPath, [bin, '--data', interrupted, 'queue', 'run', '--checkpoint-seconds', '1'], { cwd: root, stdio: 'ignore' });
+    const exited = new Promise((r) => child.once('exit', r));
     const checkpoint = join(interrupted, 'runs', id, CHECKPOINT_FILE);
     try {
-      // Kill it once a checkpoint is there and the run has gone on a little.
-      for (let i = 0; i < 2400 && !existsSync(checkpoint); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(existsSync(checkpoint)).toBe(true);
+      // Kill it once a checkpoint is there and the run has gone on a little. (The run takes several
+      // seconds: a run finished before its first checkpoint would fail here, not hang.)
+      for (let i = 0; i < 2400 && !existsSync(checkpoint) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(checkpoint), 'a checkpoint was written before the run ended').toBe(true);
       await new Promise((r) => setTimeout(r, 500));
     } finally {
       child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
+      await exited;
     }
     const store = new RunStore(join(interrupted, 'packbench.db'));
     expect(store.getSummary(id)!.status).toBe('running');
