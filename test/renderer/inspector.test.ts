@@ -6,6 +6,7 @@ import SliceView from '../../renderer/src/workspaces/inspector/SliceView.vue';
 import { inspected, inspectorPath } from '../../renderer/src/stores/inspected';
 import { makeRun } from './fakeApi';
 import { voxelEngine } from '../../core/voxel/index';
+import { stackingEngine } from '../../core/stacking/index';
 
 /** A finished voxel run of 3 particles in a 4 x 4 x 4 voxel volume (voxel size 0.5). */
 function installRunApi(): { calls: { method: string; params: Record<string, unknown> }[] } {
@@ -16,7 +17,9 @@ function installRunApi(): { calls: { method: string; params: Record<string, unkn
       calls.push({ method, params });
       switch (method) {
         case 'runs.list': return { total: 1, rows: [summary] };
-        case 'runs.get': return { ...summary, spec: { engine: 'voxel', name: 'plates', seed: 1, params: {} }, params: {}, counters: {}, log: [], appVersion: '0.1.0', host: null, threads: 1, attempts: 1 };
+        case 'runs.get': return params.id === 'r9'
+          ? { ...summary, id: 'r9', engine: 'stacking', spec: { engine: 'stacking', name: 'spheres', seed: 1, params: {} }, params: {}, counters: {}, log: [], appVersion: '0.1.0', host: null, threads: 1, attempts: 1 }
+          : { ...summary, id: params.id, spec: { engine: 'voxel', name: 'plates', seed: 1, params: {} }, params: {}, counters: {}, log: [], appVersion: '0.1.0', host: null, threads: 1, attempts: 1 };
         case 'runs.series': return [
           { name: 'particles', xLabel: 'time step', yLabel: 'particles', kind: 'line', x: Float64Array.of(0, 1), y: Float64Array.of(0, 3) },
           { name: 'porosity profile', xLabel: 'z', yLabel: 'porosity', kind: 'line', x: Float64Array.of(0, 1), y: Float64Array.of(0.4, 0.5) },
@@ -25,7 +28,10 @@ function installRunApi(): { calls: { method: string; params: Record<string, unkn
           { id: 1, kind: 'table', name: 'particles', path: '/x', bytes: 1, checksum: '', meta: {} },
           { id: 2, kind: 'volume', name: 'labels', path: '/y', bytes: 1, checksum: '', meta: { dims: [4, 4, 4], voxelSize: 0.5 } },
         ];
-        case 'runs.particles': return {
+        case 'runs.particles': return params.id === 'r9' ? {
+          total: 2, count: 2, meta: { classNames: ['coarse', 'fine'], particleTable: stackingEngine.particleTable },
+          columns: { x: Float64Array.of(0.5, 1), y: Float64Array.of(0.5, 1), z: Float64Array.of(0.5, 1), r: Float64Array.of(0.4, 0.2), class: Int32Array.of(0, 1), coordination: Int32Array.of(1, 1) },
+        } : {
           total: 3, count: 3, meta: { box: [2, 2, 2], types: ['plate', 'sphere'], particleTable: voxelEngine.particleTable },
           columns: { id: Int32Array.of(0, 1, 2), type: Int32Array.of(0, 1, 0), x: Float64Array.of(0.5, 1, 1.5), y: Float64Array.of(0.5, 1, 1.5), z: Float64Array.of(0.25, 0.75, 1.25), size: Float64Array.of(0.5, 0.5, 0.5), rx: Int16Array.of(0, 30, 90), ry: Int16Array.of(0, 0, 0), rz: Int16Array.of(0, 0, 0), bodyTilt: Float32Array.of(0, 30, 90) },
         };
@@ -82,6 +88,19 @@ describe('InspectorWorkspace', () => {
 
     await w.get('[data-testid="colour-by"]').setValue('height');
     expect(w.get('[data-testid="legend"]').text()).toContain('0.25');
+    w.unmount();
+  });
+
+  it('keeps the colouring from run to run of one engine, another engine\'s run starts with its own first quantity', async () => {
+    installRunApi();
+    const { w, router } = await mountAt('/inspector/r1');
+    await w.get('[data-testid="colour-by"]').setValue('height');
+    await router.push('/inspector/r2');
+    await flushPromises();
+    expect((w.get('[data-testid="colour-by"]').element as HTMLSelectElement).value).toBe('height');
+    await router.push('/inspector/r9');
+    await flushPromises();
+    expect((w.get('[data-testid="colour-by"]').element as HTMLSelectElement).value).toBe('class');
     w.unmount();
   });
 
