@@ -386,7 +386,8 @@ export interface Methods {
   'presets.delete': { params: P<'presets.delete'>; result: Record<string, never> };
 
   'runs.enqueue': { params: P<'runs.enqueue'>; result: { batchId: string | null; runIds: string[] } };
-  'runs.validate': { params: P<'runs.validate'>; result: { runs: number } };
+  /** The runs a spec makes and the memory the largest of them needs (refused, as by runs.enqueue, over the budget). */
+  'runs.validate': { params: P<'runs.validate'>; result: { runs: number; memoryBytes: number; memoryBudgetBytes: number } };
   'runs.list': { params: P<'runs.list'>; result: { total: number; rows: RunSummary[] } };
   'runs.get': { params: P<'runs.get'>; result: RunRecord };
   'runs.series': { params: P<'runs.series'>; result: RunSeries[] };

@@ -17,6 +17,7 @@ import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun } from './services/exports';
 import { exportableRun, storageFault } from './services/handlers';
 import { openServices, type Services, type ServicesOptions } from './services/services';
+import { formatBytes } from './services/pool';
 
 /** Where a command line writes, and whether stderr is a terminal (then progress bars are drawn). */
 export interface CliIo {
@@ -110,10 +111,14 @@ function readSpec(file: string): RunSpec {
   }
 }
 
-/** Queues a spec read from `file`; an invalid one is reported against the file's fields. */
+/**
+ * Queues a spec read from `file`, with the memory its largest run needs and the budget (a run over
+ * the budget is refused here); an invalid one is reported against the file's fields.
+ */
 function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number) {
   try {
-    return s.queue.enqueue(spec, priority, undefined, '');
+    const memoryBytes = s.queue.validate(spec, priority, '').reduce((m, r) => Math.max(m, s.queue.memoryBytes(r.engine, r.params)), 0);
+    return { ...s.queue.enqueue(spec, priority, undefined, ''), memoryBytes, memoryBudgetBytes: s.pool.memoryBudgetBytes };
   } catch (err) {
     if (err instanceof ApiError && err.code === 'invalid') {
       const lines = err.issues?.map((i) => `  ${i.path}: ${i.message}`) ?? [`  ${err.message}`];
@@ -123,6 +128,11 @@ function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number)
     }
     throw err;
   }
+}
+
+/** The memory a spec's runs need (the largest), against the budget (a run over it was refused already). */
+function memoryLine(q: { runIds: string[]; memoryBytes: number; memoryBudgetBytes: number }): string {
+  return `memory: about ${formatBytes(q.memoryBytes)}${q.runIds.length > 1 ? ' for the largest run' : ''} (budget ${formatBytes(q.memoryBudgetBytes)})`;
 }
 
 function formatMetrics(m: Record<string, unknown>): string {
@@ -197,8 +207,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     const spec = readSpec(file);
     const mine = new Set<string>();
     await withServices({ ...runServiceOptions(o), only: mine }, async (s) => {
-      const { runIds, batchId } = enqueueFile(s, file, spec, 0);
+      const queued = enqueueFile(s, file, spec, 0);
+      const { runIds, batchId } = queued;
       runIds.forEach((id) => mine.add(id));
+      if (!globals().json) info(memoryLine(queued));
       const stopBar = progressBar(s, mine);
       const onSigint = () => {
         info('\ncancelling...');
@@ -237,6 +249,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       const spec = readSpec(file);
       await withServices({}, async (s) => {
         const r = enqueueFile(s, file, spec, o.priority);
+        if (!globals().json) info(memoryLine(r));
         print(`queued ${r.runIds.length} run(s)${r.batchId ? ` in batch ${r.batchId}` : ''}: ${r.runIds.join(' ')}`, r);
       });
     });

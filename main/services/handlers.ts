@@ -172,7 +172,10 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     },
 
     'runs.enqueue': (p) => queue.enqueue(p.spec, p.priority, p.batchName),
-    'runs.validate': (p) => ({ runs: queue.validate(p.spec).length }),
+    'runs.validate': (p) => {
+      const rows = queue.validate(p.spec);
+      return { runs: rows.length, memoryBytes: rows.reduce((m, r) => Math.max(m, queue.memoryBytes(r.engine, r.params)), 0), memoryBudgetBytes: ctx.pool.memoryBudgetBytes };
+    },
     'runs.list': (p) => store.listRuns(p),
     'runs.metricNames': () => store.metricNames(),
     'batches.list': (p) => store.listBatches(p),

@@ -198,9 +198,14 @@ export class JobQueue {
     });
   }
 
+  /** Bytes a run of parsed params will allocate at most (its engine's estimate). */
+  memoryBytes(engine: string, params: Record<string, unknown>): number {
+    return this.registry.get(engine).definition.estimateMemoryBytes(params as never);
+  }
+
   /** A run that could never start for its memory is refused when it is queued, not when its turn comes. */
   private checkBudget(engine: string, params: Record<string, unknown>, issuePrefix: string): void {
-    const bytes = this.registry.get(engine).definition.estimateMemoryBytes(params as never);
+    const bytes = this.memoryBytes(engine, params);
     const budget = this.pool.memoryBudgetBytes;
     if (bytes > budget) {
       const message = `the run needs about ${formatBytes(bytes)}, more than the memory budget of ${formatBytes(budget)}; use a smaller box, a coarser resolution or fewer particles`;

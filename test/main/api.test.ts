@@ -92,7 +92,7 @@ describe('API contract', () => {
     const err = await rejection('runs.enqueue', { spec: { engine: 'counter', name: 'sw', params: { failAt: 1, steps: { $sweep: [3, 4] }, exitAt: 2 } } });
     expect(err.message).toMatch(/sweep point 1 of 2/);
     expect(err.issues).toEqual([{ path: 'spec.params.exitAt', message: 'give at most one of failAt and exitAt' }]);
-    expect(await s.dispatch('runs.validate', { spec: { engine: 'counter', name: 'ok', params: { steps: { $sweep: [3, 4, 5] } } } })).toEqual({ runs: 3 });
+    expect(await s.dispatch('runs.validate', { spec: { engine: 'counter', name: 'ok', params: { steps: { $sweep: [3, 4, 5] } } } })).toMatchObject({ runs: 3, memoryBytes: 1 << 20 });
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 

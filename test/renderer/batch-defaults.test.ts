@@ -166,6 +166,28 @@ describe('the batch form asks the engine\'s combined checks before Enqueue', () 
   });
 });
 
+describe('the batch form shows the memory a run needs before Enqueue', () => {
+  it('shows the estimate against the budget, and a run over the budget is refused at Enqueue with the reason', async () => {
+    const api = installFakeApi();
+    const message = 'the run needs about 40.0 GiB, more than the memory budget of 16.0 GiB; use a smaller box, a coarser resolution or fewer particles';
+    // The service's budget check, as JobQueue.validate words it, for a box over 100 long.
+    api.check = (spec) => ((spec.params as { box: { lx: number } }).box.lx > 100 ? [{ path: 'spec.params', message }] : []);
+    const w = await mountComposer();
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect(w.find('[data-testid="memory-estimate"]').text()).toBe('· about 3.0 GiB of memory (budget 16.0 GiB)');
+    await w.find('[data-testid="field-box.lx"]').setValue('200');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect(w.find('[data-testid="memory-estimate"]').exists()).toBe(false);
+    expect(enqueueDisabled(w)).toBe(true);
+    expect(w.find('[data-testid="enqueue-reason"]').text()).toBe(message);
+    await w.find('[data-testid="enqueue"]').trigger('click');
+    await settle();
+    expect(api.calls.some((c) => c.method === 'runs.enqueue')).toBe(false);
+  });
+});
+
 describe('fillDefaults', () => {
   it('fills what a value lacks, through lists and unions, and leaves sweeps and given values alone', () => {
     const schema = voxelEngine.paramsJsonSchema as JsonSchema;
