@@ -38,6 +38,9 @@ export class LevelGrid {
   private readonly ly: number;
   private readonly periodicX: boolean;
   private readonly periodicY: boolean;
+  /** anyOverlap's one-ball output (the first ball found). */
+  private readonly firstId = new Int32Array(1);
+  private readonly firstPos = new Float64Array(4);
   /** Cells visited and balls tested, for the bench. */
   cellsVisited = 0;
   ballsTested = 0;
@@ -160,67 +163,25 @@ export class LevelGrid {
    * `exclude`) by more than the tolerance. Touching is allowed.
    */
   anyOverlap(x: number, y: number, z: number, r: number, exclude: number): boolean {
-    const p = this.pos, head = this.head, next = this.next, tol = this.tol;
-    const lx = this.lx, ly = this.ly, hx = lx / 2, hy = ly / 2, px = this.periodicX, py = this.periodicY;
-    let cells = 0, tested = 0, hit = false;
-    search: for (let l = 0; l < this.levels; l++) {
-      if (this.population[l] === 0) continue;
-      const h = r + this.rTop[l];
-      const b = 3 * l, off = this.offset[l];
-      const nx = this.cells[b], ny = this.cells[b + 1], nz = this.cells[b + 2];
-      const sx = this.size[b], sy = this.size[b + 1], sz = this.size[b + 2];
-      const h2 = h * h;
-      let y0 = Math.floor((y - h) / sy), y1 = Math.floor((y + h) / sy);
-      let z0 = Math.floor((z - h) / sz), z1 = Math.floor((z + h) / sz);
-      // A periodic axis whose range covers every cell is scanned once, without culling.
-      let allY = false;
-      if (py) { if (y1 - y0 + 1 >= ny) { y0 = 0; y1 = ny - 1; allY = true; } } else { if (y0 < 0) y0 = 0; if (y1 >= ny) y1 = ny - 1; }
-      if (z0 < 0) z0 = 0;
-      if (z1 >= nz) z1 = nz - 1;
-      for (let cz = z0; cz <= z1; cz++) {
-        const gz = z < cz * sz ? cz * sz - z : z > (cz + 1) * sz ? z - (cz + 1) * sz : 0;
-        for (let cy = y0; cy <= y1; cy++) {
-          // Only the cells of this row that the reach sphere meets.
-          const gy = allY ? 0 : y < cy * sy ? cy * sy - y : y > (cy + 1) * sy ? y - (cy + 1) * sy : 0;
-          const w2 = h2 - gy * gy - gz * gz;
-          if (w2 < 0) continue;
-          const w = Math.sqrt(w2);
-          let x0 = Math.floor((x - w) / sx), x1 = Math.floor((x + w) / sx);
-          if (px) { if (x1 - x0 + 1 >= nx) { x0 = 0; x1 = nx - 1; } } else { if (x0 < 0) x0 = 0; if (x1 >= nx) x1 = nx - 1; }
-          const wy = cy < 0 ? cy + ny : cy >= ny ? cy - ny : cy;
-          const row = off + nx * (wy + ny * cz);
-          for (let cx = x0; cx <= x1; cx++) {
-            const wx = cx < 0 ? cx + nx : cx >= nx ? cx - nx : cx;
-            cells++;
-            for (let j = head[row + wx]; j >= 0; j = next[j]) {
-              if (j === exclude) continue;
-              tested++;
-              const o = 4 * j;
-              let dx = p[o] - x, dy = p[o + 1] - y;
-              if (px) { if (dx > hx) dx -= lx; else if (dx < -hx) dx += lx; }
-              if (py) { if (dy > hy) dy -= ly; else if (dy < -hy) dy += ly; }
-              const dz = p[o + 2] - z;
-              const s = r + p[o + 3] - tol;
-              if (dx * dx + dy * dy + dz * dz < s * s) { hit = true; break search; }
-            }
-          }
-        }
-      }
-    }
-    this.cellsVisited += cells;
-    this.ballsTested += tested;
-    return hit;
+    return this.near(x, y, z, r, this.tol, exclude, this.firstId, this.firstPos, 1) > 0;
   }
 
   /**
    * Every ball j (other than `exclude`) whose surface is nearer than `gap` to the surface of a ball
    * of radius r at (x, y, z): ids into outIds, positions relative to (x, y, z) (nearest image) and
-   * radii into outPos as [dx, dy, dz, r]. Stops at `max` balls; returns how many it wrote.
+   * radii into outPos as [dx, dy, dz, r]. Stops at `max` balls (max >= 1); returns how many it wrote.
    */
   gather(x: number, y: number, z: number, r: number, gap: number, exclude: number, outIds: Int32Array, outPos: Float64Array, max: number): number {
+    return this.near(x, y, z, r + gap, 0, exclude, outIds, outPos, max);
+  }
+
+  /**
+   * The one search behind anyOverlap and gather: the balls j (other than `exclude`) with centre
+   * distance below reach + r_j - shrink, written as gather describes, up to `max` (then it stops).
+   */
+  private near(x: number, y: number, z: number, reach: number, shrink: number, exclude: number, outIds: Int32Array, outPos: Float64Array, max: number): number {
     const p = this.pos, head = this.head, next = this.next;
     const lx = this.lx, ly = this.ly, hx = lx / 2, hy = ly / 2, px = this.periodicX, py = this.periodicY;
-    const reach = r + gap;
     let k = 0, cells = 0, tested = 0;
     search: for (let l = 0; l < this.levels; l++) {
       if (this.population[l] === 0) continue;
@@ -259,13 +220,12 @@ export class LevelGrid {
               if (px) { if (dx > hx) dx -= lx; else if (dx < -hx) dx += lx; }
               if (py) { if (dy > hy) dy -= ly; else if (dy < -hy) dy += ly; }
               const dz = p[o + 2] - z;
-              const s = reach + p[o + 3];
+              const s = reach + p[o + 3] - shrink;
               if (dx * dx + dy * dy + dz * dz < s * s) {
-                if (k === max) break search;
                 outIds[k] = j;
                 const q = 4 * k;
                 outPos[q] = dx; outPos[q + 1] = dy; outPos[q + 2] = dz; outPos[q + 3] = p[o + 3];
-                k++;
+                if (++k === max) break search;
               }
             }
           }
