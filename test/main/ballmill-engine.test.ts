@@ -4,35 +4,18 @@
  * declarations, series and trajectories, and its examples run with `packbench run` (the elastic one
  * keeping its energy).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultRegistry } from '../../main/services/engines';
-import { openServices, type Services } from '../../main/services/services';
 import { PARTICLE_TABLE, PARTICLE_TABLE_2D } from '../../core/ballmill/index';
-import { cliIn, tempDir } from './helpers';
+import { engineServicesForFile, runExample } from './helpers';
 
-let s: Services;
-const t = tempDir();
-beforeAll(() => {
-  s = openServices({ dataDir: t.dir, registry: defaultRegistry(), concurrency: 1 });
-});
-afterAll(async () => {
-  await s.close();
-  t.cleanup();
-});
+const { s, dir } = engineServicesForFile();
 
 describe('ball mill engine in the services', () => {
   it('refuses a spec its check fails, naming the field, before storing it', async () => {
-    let err: { code?: string; issues?: { path: string; message: string }[] } = {};
-    try {
-      await s.dispatch('runs.enqueue', { spec: { engine: 'ballmill', name: 'bad', params: { dim: 3, balls: { count: 100, solidFraction: 0.6 } } } });
-    } catch (e) {
-      err = e as never;
-    }
-    expect(err.code).toBe('invalid');
-    expect(err.issues?.[0].path).toBe('spec.params.balls.solidFraction');
-    expect(err.issues?.[0].message).toMatch(/at most 0\.5 in 3D/);
+    await expect(s.dispatch('runs.enqueue', { spec: { engine: 'ballmill', name: 'bad', params: { dim: 3, balls: { count: 100, solidFraction: 0.6 } } } }))
+      .rejects.toMatchObject({ code: 'invalid', issues: [{ path: 'spec.params.balls.solidFraction', message: expect.stringMatching(/at most 0\.5 in 3D/) }] });
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 
@@ -101,31 +84,20 @@ describe('ball mill engine in the services', () => {
     expect(live!.meta.time as number).toBeGreaterThan(0);
     await s.dispatch('runs.cancel', { id: runIds[0] });
     await s.queue.waitFor(runIds);
-    expect(existsSync(join(t.dir, 'runs', runIds[0], 'live-particles.pbt'))).toBe(false);
+    expect(existsSync(join(dir, 'runs', runIds[0], 'live-particles.pbt'))).toBe(false);
   });
 });
 
 describe('ball mill examples', () => {
   it.each(['ballmill-2d-seed', 'ballmill-3d', 'ballmill-elastic'])('%s runs with `packbench run`', async (name) => {
-    const file = new URL(`../../resources/examples/${name}.json`, import.meta.url).pathname;
-    const spec = JSON.parse(readFileSync(file, 'utf8'));
-    expect(spec.engine).toBe('ballmill');
-    const data = tempDir();
-    try {
-      const r = await cliIn(data.dir, 'run', file, '--json');
-      expect(r.code, r.stderr).toBe(0);
-      const out = JSON.parse(r.stdout);
-      expect(out.status).toBe('done');
-      expect(out.metrics.stopReason).toBe('duration');
-      expect(out.metrics.simulatedSeconds).toBe(spec.params.duration);
-      if (name === 'ballmill-elastic') {
-        expect(out.metrics.relativeEnergyDrift).toBeLessThan(1e-9);
-        expect(out.metrics.dissipatedEnergy).toBe(0);
-      } else {
-        expect(out.metrics.dissipatedEnergy).toBeGreaterThan(0);
-      }
-    } finally {
-      data.cleanup();
+    const { spec, out } = await runExample(name, 'ballmill');
+    expect(out.metrics.stopReason).toBe('duration');
+    expect(out.metrics.simulatedSeconds).toBe(spec.params.duration);
+    if (name === 'ballmill-elastic') {
+      expect(out.metrics.relativeEnergyDrift).toBeLessThan(1e-9);
+      expect(out.metrics.dissipatedEnergy).toBe(0);
+    } else {
+      expect(out.metrics.dissipatedEnergy).toBeGreaterThan(0);
     }
   });
 });

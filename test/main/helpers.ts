@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, expect } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../main/cli';
+import { defaultRegistry } from '../../main/services/engines';
 import { openServices, type Services, type ServicesOptions } from '../../main/services/services';
 import { fixtureRegistry } from './fixtures/registry';
 
@@ -16,6 +18,20 @@ export function fixtureServices(dataDir: string, o: Partial<ServicesOptions> = {
   return openServices({ dataDir, registry: fixtureRegistry(), concurrency: 1, progressIntervalMs: 20, ...o });
 }
 
+/**
+ * Services with the real engines (one run at a time) over a temp data folder, for the tests of one
+ * file: call at its top level; they are closed and the folder removed after its tests.
+ */
+export function engineServicesForFile(): { s: Services; dir: string } {
+  const t = tempDir();
+  const s = openServices({ dataDir: t.dir, registry: defaultRegistry(), concurrency: 1 });
+  afterAll(async () => {
+    await s.close();
+    t.cleanup();
+  });
+  return { s, dir: t.dir };
+}
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -27,4 +43,25 @@ export async function cliIn(data: string, ...args: string[]): Promise<CliResult>
   let stdout = '', stderr = '';
   const code = await main(['--data', data, ...args], { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), stderrIsTTY: false });
   return { code, stdout, stderr };
+}
+
+/**
+ * Runs resources/examples/<name>.json with `packbench run --json` in a temp data folder, as a user
+ * does; checks it is a spec of `engine` that exits 0 with status done. Its spec and the run's output
+ * (parsed JSON, read field by field by each test).
+ */
+export async function runExample(name: string, engine: string) {
+  const file = new URL(`../../resources/examples/${name}.json`, import.meta.url).pathname;
+  const spec = JSON.parse(readFileSync(file, 'utf8'));
+  expect(spec.engine).toBe(engine);
+  const data = tempDir();
+  try {
+    const r = await cliIn(data.dir, 'run', file, '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.status).toBe('done');
+    return { spec, out };
+  } finally {
+    data.cleanup();
+  }
 }

@@ -3,22 +3,11 @@
  * `packbench run`, its cross-field checks refuse a spec at enqueue time, its particle table carries
  * its declaration (spheres in 3D, disks in the x-y plane in 2D).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { defaultRegistry } from '../../main/services/engines';
-import { openServices, type Services } from '../../main/services/services';
+import { describe, expect, it } from 'vitest';
 import { PARTICLE_TABLE, PARTICLE_TABLE_2D } from '../../core/stacking/index';
-import { cliIn, tempDir } from './helpers';
+import { engineServicesForFile, runExample } from './helpers';
 
-let s: Services;
-const t = tempDir();
-beforeAll(() => {
-  s = openServices({ dataDir: t.dir, registry: defaultRegistry(), concurrency: 1 });
-});
-afterAll(async () => {
-  await s.close();
-  t.cleanup();
-});
+const { s } = engineServicesForFile();
 
 const gradation = {
   kind: 'classes', rang: 0.05,
@@ -27,13 +16,8 @@ const gradation = {
 
 describe('stacking engine in the services', () => {
   it('refuses a spec its check fails, naming the field, before storing it', async () => {
-    let err: { code?: string; issues?: unknown } = {};
-    try {
-      await s.dispatch('runs.enqueue', { spec: { engine: 'stacking', name: 'bad', params: { dim: 2, region: { shape: 'box', size: [2, 2, 2] } } } });
-    } catch (e) {
-      err = e as never;
-    }
-    expect(err).toMatchObject({ code: 'invalid', issues: [{ path: 'spec.params.region.shape', message: "'box' is a 3D region; with dim 2 use 'rectangle' or 'circle'" }] });
+    await expect(s.dispatch('runs.enqueue', { spec: { engine: 'stacking', name: 'bad', params: { dim: 2, region: { shape: 'box', size: [2, 2, 2] } } } }))
+      .rejects.toMatchObject({ code: 'invalid', issues: [{ path: 'spec.params.region.shape', message: "'box' is a 3D region; with dim 2 use 'rectangle' or 'circle'" }] });
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 
@@ -71,20 +55,9 @@ describe('stacking engine in the services', () => {
 
 describe('stacking examples', () => {
   it.each(['stacking-3d-group1', 'stacking-3d-group2', 'stacking-2d-group1'])('%s reaches the seed\'s density with `packbench run`', async (name) => {
-    const file = new URL(`../../resources/examples/${name}.json`, import.meta.url).pathname;
-    const spec = JSON.parse(readFileSync(file, 'utf8'));
-    expect(spec.engine).toBe('stacking');
-    const data = tempDir();
-    try {
-      const r = await cliIn(data.dir, 'run', file, '--json');
-      expect(r.code, r.stderr).toBe(0);
-      const out = JSON.parse(r.stdout);
-      expect(out.status).toBe('done');
-      expect(out.metrics.stopReason).toBe('target');
-      expect(Math.abs(out.metrics.voidRatio - spec.params.target.e)).toBeLessThan(0.005);
-      expect(out.metrics.maxOverlapRelative).toBeLessThanOrEqual(1e-9);
-    } finally {
-      data.cleanup();
-    }
+    const { spec, out } = await runExample(name, 'stacking');
+    expect(out.metrics.stopReason).toBe('target');
+    expect(Math.abs(out.metrics.voidRatio - spec.params.target.e)).toBeLessThan(0.005);
+    expect(out.metrics.maxOverlapRelative).toBeLessThanOrEqual(1e-9);
   });
 });

@@ -3,45 +3,24 @@
  * `packbench run`, its cross-field checks refuse a spec at enqueue time, its particle table carries
  * the tangent-disk declaration.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { defaultRegistry } from '../../main/services/engines';
-import { openServices, type Services } from '../../main/services/services';
+import { describe, expect, it } from 'vitest';
 import { surfaceEngine } from '../../core/surface/index';
-import { cliIn, tempDir } from './helpers';
+import { engineServicesForFile, runExample } from './helpers';
 
-let s: Services;
-const t = tempDir();
-beforeAll(() => {
-  s = openServices({ dataDir: t.dir, registry: defaultRegistry(), concurrency: 1 });
-});
-afterAll(async () => {
-  await s.close();
-  t.cleanup();
-});
+const { s } = engineServicesForFile();
 
 describe('surface engine in the services', () => {
   it('refuses a spec its check fails, naming the field, before storing it', async () => {
-    let err: { code?: string; issues?: unknown } = {};
-    try {
-      await s.dispatch('runs.enqueue', { spec: { engine: 'surface', name: 'bad', params: { surface: { kind: 'torus', majorRadius: 1, minorRadius: 2 } } } });
-    } catch (e) {
-      err = e as never;
-    }
-    expect(err).toMatchObject({ code: 'invalid', issues: [{ path: 'spec.params.surface.minorRadius', message: 'must be less than majorRadius = 1 (a ring torus), got 2' }] });
+    await expect(s.dispatch('runs.enqueue', { spec: { engine: 'surface', name: 'bad', params: { surface: { kind: 'torus', majorRadius: 1, minorRadius: 2 } } } }))
+      .rejects.toMatchObject({ code: 'invalid', issues: [{ path: 'spec.params.surface.minorRadius', message: 'must be less than majorRadius = 1 (a ring torus), got 2' }] });
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 
   it('the shape library keeps implicit shapes and refuses one its checks fail, at the field', async () => {
     const ok = await s.dispatch('shapes.create', { name: 'tube', shape: { kind: 'implicit', surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.3 } } });
     expect(ok.params).toEqual({ kind: 'implicit', surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.3 } });
-    let err: { code?: string; issues?: unknown } = {};
-    try {
-      await s.dispatch('shapes.update', { id: ok.id, shape: { kind: 'implicit', surface: { kind: 'blobby', threshold: 5, blobs: [{}] } } });
-    } catch (e) {
-      err = e as never;
-    }
-    expect(err).toMatchObject({ code: 'invalid', issues: [{ path: 'shape.surface.threshold', message: expect.stringContaining('never reaches the threshold 5') }] });
+    await expect(s.dispatch('shapes.update', { id: ok.id, shape: { kind: 'implicit', surface: { kind: 'blobby', threshold: 5, blobs: [{}] } } }))
+      .rejects.toMatchObject({ code: 'invalid', issues: [{ path: 'shape.surface.threshold', message: expect.stringContaining('never reaches the threshold 5') }] });
     const preview = await s.dispatch('shapes.preview', { shape: ok.params, size: 1, resolution: 20 });
     expect(preview.dims).toEqual([20, 20, 5]);
   });
@@ -65,18 +44,8 @@ describe('surface engine in the services', () => {
 
 describe('surface examples', () => {
   it.each(['surface-torus', 'surface-blobby'])('%s runs to uniform with `packbench run`', async (name) => {
-    const file = new URL(`../../resources/examples/${name}.json`, import.meta.url).pathname;
-    expect(JSON.parse(readFileSync(file, 'utf8')).engine).toBe('surface');
-    const data = tempDir();
-    try {
-      const r = await cliIn(data.dir, 'run', file, '--json');
-      expect(r.code, r.stderr).toBe(0);
-      const out = JSON.parse(r.stdout);
-      expect(out.status).toBe('done');
-      expect(out.metrics.stopReason).toBe('uniform');
-      expect(out.metrics.nearestNeighbourCV).toBeLessThanOrEqual(0.1);
-    } finally {
-      data.cleanup();
-    }
+    const { out } = await runExample(name, 'surface');
+    expect(out.metrics.stopReason).toBe('uniform');
+    expect(out.metrics.nearestNeighbourCV).toBeLessThanOrEqual(0.1);
   });
 });
