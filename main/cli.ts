@@ -135,6 +135,25 @@ function memoryLine(q: { runIds: string[]; memoryBytes: number; memoryBudgetByte
   return `memory: about ${formatBytes(q.memoryBytes)}${q.runIds.length > 1 ? ' for the largest run' : ''} (budget ${formatBytes(q.memoryBudgetBytes)})`;
 }
 
+/**
+ * A running (or paused) run's seconds since it started and the time left at its pace so far (null
+ * before any progress); null for a run not under way or that reports no progress total.
+ */
+function runPace(r: RunRecord): { elapsedSeconds: number; etaSeconds: number | null } | null {
+  if ((r.status !== 'running' && r.status !== 'paused') || !r.startedAt || r.progress.total <= 0) return null;
+  const elapsedSeconds = Math.max(0, (Date.now() - Date.parse(r.startedAt)) / 1000);
+  const { done, total } = r.progress;
+  return { elapsedSeconds, etaSeconds: done > 0 ? (elapsedSeconds * (total - done)) / done : null };
+}
+
+/** Seconds as '45 s', '12 min 5 s' or '3 h 20 min'. */
+function formatDuration(seconds: number): string {
+  const s = Math.round(seconds), m = Math.round(seconds / 60);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
 function formatMetrics(m: Record<string, unknown>): string {
   return Object.entries(m)
     .map(([k, v]) => `  ${k}: ${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : String(v)}`)
@@ -330,9 +349,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       await withServices({ readOnly: true }, async (s) => {
         const r = await s.dispatch('runs.get', { id });
         const artifacts = await s.dispatch('runs.artifacts', { id });
+        // A run still working: how far it is, in which phase, and the time left at its pace so far.
+        const pace = runPace(r);
+        const progressLine = pace
+          ? [`  progress ${((100 * r.progress.done) / r.progress.total).toFixed(1)} %, phase ${r.progress.phase || '-'}, ${formatDuration(pace.elapsedSeconds)} elapsed, ${pace.etaSeconds !== null ? `about ${formatDuration(pace.etaSeconds)} left` : 'time left unknown'}`,
+            ...(Object.keys(r.counters).length ? [`  ${Object.entries(r.counters).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toPrecision(4)}`).join(', ')}`] : [])]
+          : [];
         const human = [
           `${r.name} (${r.id})`,
           `  engine ${r.engine}, seed ${r.seed}, status ${r.status}${r.error ? `: ${r.error}` : ''}`,
+          ...progressLine,
           `  created ${r.createdAt}, started ${r.startedAt ?? '-'}, finished ${r.finishedAt ?? '-'}, ${r.wallSeconds?.toFixed(2) ?? '-'} s, attempts ${r.attempts}`,
           `  PackBench ${r.appVersion}, ${r.threads} thread(s)${r.host ? `, ${r.host.hostname} (${r.host.cpuModel}, ${r.host.cpus} cores)` : ''}`,
           'metrics:',
@@ -343,7 +369,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           JSON.stringify(r.params, null, 2).replace(/^/gm, '  '),
           ...(r.log.length ? ['log:', ...r.log.slice(-20).map((l) => '  ' + l)] : []),
         ].join('\n');
-        print(human, { ...r, artifacts });
+        print(human, { ...r, artifacts, ...pace });
       });
     });
 
