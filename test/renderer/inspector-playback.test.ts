@@ -5,12 +5,11 @@
  * Generic: nothing here names an engine, the fake run's artifacts only declare frames.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { flushPromises, mount } from '@vue/test-utils';
-import { createRouter, createMemoryHistory } from 'vue-router';
-import InspectorWorkspace from '../../renderer/src/workspaces/inspector/InspectorWorkspace.vue';
+import { flushPromises } from '@vue/test-utils';
 import { containerBounds, containerOf, frameAt, frameTableOf } from '../../renderer/src/workspaces/inspector/playback';
 import type { ParticleTableSpec } from '../../core/common/engine';
 import { makeRun } from './fakeApi';
+import { mountInspectorAt } from './mountInspector';
 
 const spec: ParticleTableSpec = {
   name: 'particles', centre: ['x', 'y', 'z'], size: [{ column: 'r', is: 'radius' }], glyph: { kind: 'disk-xy' }, id: 'id',
@@ -52,15 +51,6 @@ function installApi(status: 'done' | 'running' = 'done') {
   return { calls };
 }
 
-async function mountAt(path: string) {
-  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/inspector/:runId?', component: InspectorWorkspace, props: true }] });
-  await router.push(path);
-  const w = mount({ template: '<router-view />' }, { global: { plugins: [router], stubs: { PlotPanel: true } }, attachTo: document.body });
-  await flushPromises();
-  await flushPromises();
-  return w;
-}
-
 afterEach(() => vi.useRealTimers());
 
 describe('inspector playback', () => {
@@ -78,7 +68,7 @@ describe('inspector playback', () => {
 
   it('a run with frames gets a time slider; scrubbing shows that frame, coloured on the final table\'s range', async () => {
     const { calls } = installApi();
-    const w = await mountAt('/inspector/r1');
+    const { w } = await mountInspectorAt('/inspector/r1');
     expect(w.get('[data-testid="time-label"]').text()).toBe('t = 1.000 / 1.000 s');
     expect((w.get('[data-testid="time-slider"]').element as HTMLInputElement).max).toBe('2');
     await w.get('[data-testid="colour-by"]').setValue('speed');
@@ -93,7 +83,7 @@ describe('inspector playback', () => {
 
   it('plays from the start at the chosen speed and stops at the last frame', async () => {
     const { calls } = installApi();
-    const w = await mountAt('/inspector/r1');
+    const { w } = await mountInspectorAt('/inspector/r1');
     await w.get('[data-testid="playback-speed"]').setValue('4');
     vi.useFakeTimers({ toFake: ['requestAnimationFrame', 'cancelAnimationFrame', 'performance'] });
     await w.get('[data-testid="play"]').trigger('click');
@@ -114,7 +104,7 @@ describe('inspector playback', () => {
 
   it('a running run shows the latest state its engine published, without a slider', async () => {
     installApi('running');
-    const w = await mountAt('/inspector/r1');
+    const { w } = await mountInspectorAt('/inspector/r1');
     expect(w.find('[data-testid="playback"]').exists()).toBe(false);
     expect(w.get('[data-testid="live-time"]').text()).toBe('latest state, t = 0.750');
     expect(w.get('[data-testid="inspector-count"]').text()).toContain('2');

@@ -1,10 +1,9 @@
 import { describe, it, expect } from 'vitest';
-import { flushPromises, mount } from '@vue/test-utils';
-import { createRouter, createMemoryHistory } from 'vue-router';
-import InspectorWorkspace from '../../renderer/src/workspaces/inspector/InspectorWorkspace.vue';
+import { flushPromises } from '@vue/test-utils';
 import SliceView from '../../renderer/src/workspaces/inspector/SliceView.vue';
 import { inspected, inspectorPath } from '../../renderer/src/stores/inspected';
 import { makeRun } from './fakeApi';
+import { mountInspectorAt } from './mountInspector';
 import { voxelEngine } from '../../core/voxel/index';
 import { stackingEngine } from '../../core/stacking/index';
 
@@ -47,19 +46,10 @@ function installRunApi(): { calls: { method: string; params: Record<string, unkn
   return { calls };
 }
 
-async function mountAt(path: string) {
-  const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/inspector/:runId?', component: InspectorWorkspace, props: true }] });
-  await router.push(path);
-  const w = mount({ template: '<router-view />' }, { global: { plugins: [router], stubs: { PlotPanel: { props: ['title'], template: '<div class="plot-stub">{{ title }}</div>' } } }, attachTo: document.body });
-  await flushPromises();
-  await flushPromises();
-  return { w, router };
-}
-
 describe('InspectorWorkspace', () => {
   it('without a run id lists recent runs and opens one', async () => {
     installRunApi();
-    const { w, router } = await mountAt('/inspector');
+    const { w, router } = await mountInspectorAt('/inspector');
     expect(w.text()).toContain('No run open');
     await w.get('[data-testid="open-run-r1"]').trigger('click');
     await flushPromises();
@@ -69,7 +59,7 @@ describe('InspectorWorkspace', () => {
 
   it('loads a run: particle count, colourings the table supports, slice at mid-height, series ordered by kind', async () => {
     const { calls } = installRunApi();
-    const { w } = await mountAt('/inspector/r1');
+    const { w } = await mountInspectorAt('/inspector/r1');
     expect(w.get('[data-testid="inspector-run-name"]').text()).toBe('plates');
     expect(w.get('[data-testid="inspector-count"]').text()).toContain('3');
     const options = w.findAll('[data-testid="colour-by"] option').map((o) => o.attributes('value'));
@@ -93,7 +83,7 @@ describe('InspectorWorkspace', () => {
 
   it('keeps the colouring from run to run of one engine, another engine\'s run starts with its own first quantity', async () => {
     installRunApi();
-    const { w, router } = await mountAt('/inspector/r1');
+    const { w, router } = await mountInspectorAt('/inspector/r1');
     await w.get('[data-testid="colour-by"]').setValue('height');
     await router.push('/inspector/r2');
     await flushPromises();
@@ -106,7 +96,7 @@ describe('InspectorWorkspace', () => {
 
   it('names the picked particle\'s type, not only its index', async () => {
     installRunApi();
-    const { w } = await mountAt('/inspector/r1');
+    const { w } = await mountInspectorAt('/inspector/r1');
     w.findComponent(SliceView).vm.$emit('pick', 1);
     await flushPromises();
     expect(w.get('[data-testid="record-type"]').text()).toBe('sphere (1)');
@@ -116,7 +106,7 @@ describe('InspectorWorkspace', () => {
 
   it('colours by a chosen map and range: the legend shows them, an inverted range is named', async () => {
     installRunApi();
-    const { w } = await mountAt('/inspector/r1');
+    const { w } = await mountInspectorAt('/inspector/r1');
     await w.get('[data-testid="colour-by"]').setValue('bodyTilt');
     expect(w.get('[data-testid="legend"]').text()).toContain('° from z');
     expect((w.get('[data-testid="colour-min"]').element as HTMLInputElement).placeholder).toBe('0');
@@ -140,7 +130,7 @@ describe('InspectorWorkspace', () => {
   it('remembers the open run for the app\'s Inspector link', async () => {
     inspected.runId = '';
     installRunApi();
-    const { w } = await mountAt('/inspector/r1');
+    const { w } = await mountInspectorAt('/inspector/r1');
     expect(inspected.runId).toBe('r1');
     expect(inspectorPath()).toBe('/inspector/r1');
     w.unmount();
