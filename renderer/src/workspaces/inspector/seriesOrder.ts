@@ -5,6 +5,8 @@
  * '<name> asked' and '<name> achieved' (the same axes and kind) shares one plot (plotGroups), so
  * that a target and what a run reached are read against each other.
  */
+import type { RunSeries } from '../../api';
+
 const ORDER: RegExp[] = [/porosity|solid.*profile|profile/i, /orient|angle|tilt/i, /size|diameter|gradation|sieve|class/i, /coordination|contact/i, /particles|solid fraction|progress|time/i];
 
 export function seriesRank(name: string): number {
@@ -16,28 +18,19 @@ export function orderSeries<T extends { name: string }>(series: T[]): T[] {
   return series.map((s, i) => ({ s, i })).sort((a, b) => seriesRank(a.s.name) - seriesRank(b.s.name) || a.i - b.i).map((x) => x.s);
 }
 
-interface SeriesLike {
-  name: string;
-  xLabel: string;
-  yLabel: string;
-  kind: 'line' | 'bar';
-  x: Float64Array;
-  y: Float64Array;
-}
-
 /** One plot: its title, axes, kind and the series drawn in it. */
 export interface PlotGroup {
   title: string;
   xLabel: string;
   yLabel: string;
-  kind: 'line' | 'bar';
+  kind: RunSeries['kind'];
   series: { name: string; x: Float64Array; y: Float64Array }[];
 }
 
 const PAIRED = / (asked|achieved)$/;
 
 /** The series in plot order, each in its own plot except '<name> asked' with '<name> achieved'. */
-export function plotGroups(series: SeriesLike[]): PlotGroup[] {
+export function plotGroups(series: RunSeries[]): PlotGroup[] {
   const groups: PlotGroup[] = [];
   const open = new Map<string, PlotGroup>();
   for (const s of orderSeries(series)) {
