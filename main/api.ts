@@ -390,6 +390,7 @@ export interface Methods {
   'runs.validate': { params: P<'runs.validate'>; result: { runs: number; memoryBytes: number; memoryBudgetBytes: number } };
   'runs.list': { params: P<'runs.list'>; result: { total: number; rows: RunSummary[] } };
   'runs.get': { params: P<'runs.get'>; result: RunRecord };
+  /** A run's series; a running run's so far, from its latest published table (meta.series), when it has one. */
   'runs.series': { params: P<'runs.series'>; result: RunSeries[] };
   'runs.artifacts': { params: P<'runs.artifacts'>; result: RunArtifact[] };
   'runs.particles': {

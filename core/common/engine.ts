@@ -40,8 +40,9 @@ export interface EngineContext {
   startHelpers?(data: unknown[]): HelperThreads;
   /**
    * Publishes the running run's current state as its particle table (replacing the previous one),
-   * for live views: the inspector shows a running run's latest published table. Engines call it at
-   * most about once a second of wall time (it writes a file). Absent where nobody watches (tests).
+   * for live views: the inspector shows a running run's latest published table, and its meta.series
+   * (see "Table meta" at ParticleTableSpec) as the run's series so far. Engines call it at most about
+   * once a second of wall time (it writes a file). Absent where nobody watches (tests).
    */
   publish?(table: ColumnTable): void;
   /**
@@ -151,6 +152,9 @@ export interface ParticleQuantity {
  *    [f·frameRows, (f+1)·frameRows)), each frame a particle table of the declaration, with
  *    `frameTimes` (one per frame) and `frameOffsets` (the container's displacement per frame): the
  *    inspector plays it back, reading one frame at a time (runs.frame).
+ *  - `series`, on a published table (EngineContext.publish) only: the running run's series so far,
+ *    [{ name, xLabel, yLabel, kind, x: number[], y: number[] }] (EngineSeries with plain arrays),
+ *    which runs.series returns while the run is under way (its stored series come when it ends).
  */
 export interface ParticleTableSpec {
   /** Name of the table artifact. */

@@ -55,7 +55,7 @@ function clearShells(packer: Packer): void {
 }
 
 /** Forward rotation of one point (for the bounding box corners). */
-function rotatePoint(x: number, y: number, z: number, ax: number, ay: number, az: number): [number, number, number] {
+export function rotatePoint(x: number, y: number, z: number, ax: number, ay: number, az: number): [number, number, number] {
   const y1 = COS[ax] * y - SIN[ax] * z, z1 = SIN[ax] * y + COS[ax] * z;
   const z2 = COS[ay] * z1 - SIN[ay] * x, x2 = SIN[ay] * z1 + COS[ay] * x;
   return [COS[az] * x2 - SIN[az] * y1, SIN[az] * x2 + COS[az] * y1, z2];

@@ -8,6 +8,7 @@ import { bedRegions } from '../analysis/porosity';
 import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { Packer } from './packer';
 import { finalise, type Finalised } from './finalise';
+import { LiveSeries, liveTable } from './live';
 import { voxelHelper, type HelperData } from './mover';
 import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
 
@@ -21,6 +22,13 @@ export { finalise } from './finalise';
 
 /** Time steps between progress reports and between points of the progress series. */
 const PROGRESS_EVERY = 64;
+/** Seconds between points of the live series (live.ts). */
+const LIVE_SAMPLE_SECONDS = 1;
+/**
+ * Least seconds between published tables of a running packing (EngineContext.publish); more when
+ * publishing is slow (a million particles), so that it never takes over a tenth of the time.
+ */
+const PUBLISH_SECONDS = 3;
 
 /** What pack() gives: the finished packer, its progress series, the packing time and where it resumed. */
 export interface Packed {
@@ -68,6 +76,9 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
   }
   const interval = store !== undefined && store.intervalSeconds > 0 ? store.intervalSeconds * 1000 : Infinity;
   let nextCheckpoint = performance.now() + interval;
+  // The live view (only when someone may watch): bed height and solid fraction against time, and the particles so far.
+  const live = new LiveSeries(), res = params.box.resolution;
+  let nextSample = ctx.publish ? performance.now() + LIVE_SAMPLE_SECONDS * 1000 : Infinity, nextPublish = nextSample;
   const record = () => {
     steps.push(packer.counters.steps);
     particles.push(packer.count);
@@ -89,6 +100,16 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
       store!.save(c);
       nextCheckpoint = performance.now() + interval;
     }
+    if (performance.now() >= nextSample) {
+      const now = performance.now();
+      live.add((now - t0) / 1000, packer.frozenBedHeight() / res, packer.solidVoxels / boxVolume);
+      nextSample = now + LIVE_SAMPLE_SECONDS * 1000;
+      if (now >= nextPublish) {
+        ctx.publish!(liveTable(packer, live));
+        const end = performance.now();
+        nextPublish = end + Math.max(PUBLISH_SECONDS * 1000, 10 * (end - now));
+      }
+    }
     if (packer.counters.steps % PROGRESS_EVERY === 0) {
       record();
       // Progress: the furthest of the stop targets (or the roof height when filling until full).
@@ -99,7 +120,7 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
         done: Math.min(1000, Math.round(done * 1000)),
         total: 1000,
         phase: 'packing',
-        counters: { particles: packer.count, active: packer.activeCount, steps: packer.counters.steps, solidFraction: packer.solidVoxels / boxVolume },
+        counters: { particles: packer.count, active: packer.activeCount, steps: packer.counters.steps, solidFraction: packer.solidVoxels / boxVolume, bedHeight: packer.frozenBedHeight() / res },
       });
     }
   }

@@ -289,6 +289,16 @@ export class Packer {
     }));
   }
 
+  /**
+   * Mean height (voxels) of the frozen bed: the highest frozen particle top over each cell of the
+   * height map, averaged (0 where nothing froze yet). For the live view.
+   */
+  frozenBedHeight(): number {
+    let sum = 0;
+    for (let c = 0; c < this.heights.length; c++) sum += this.heights[c] + 1;
+    return sum / this.heights.length;
+  }
+
   /** Threads that move the kernel particles (1 without kernels). */
   get threads(): number {
     return this.board?.threads ?? 1;

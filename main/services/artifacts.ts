@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { decodeHeader, decodeTable, dtypeConstructor, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
 import { LIVE_TABLE_FILE } from '../workers/protocol';
 import type { ColumnTable } from '../../core/common/engine';
-import { ApiError, type RunArtifact } from '../api';
+import { ApiError, type RunArtifact, type RunSeries } from '../api';
 
 type Column = ColumnTable['columns'][string];
 
@@ -46,7 +46,33 @@ export function readLiveParticles(runDir: string, limit: number): ReturnType<typ
   const path = join(runDir, LIVE_TABLE_FILE);
   if (!existsSync(path)) return null;
   const table = decodeTable(readFileSync(path));
-  return { ...decimateTable(table, limit), meta: { ...table.meta, live: true } };
+  // Its series go through runs.series (readLiveSeries), not with every refresh of the particles.
+  const meta: Record<string, unknown> = { ...table.meta, live: true };
+  delete meta.series;
+  return { ...decimateTable(table, limit), meta };
+}
+
+/**
+ * The series so far of a running run: those its latest published table carries (meta.series, see
+ * core/common/engine.ts "Table meta"), read from the file's header alone; null when it has published
+ * none (or none with series). A series whose x and y differ in length is left out.
+ */
+export function readLiveSeries(runDir: string): RunSeries[] | null {
+  let fd: number;
+  try {
+    fd = openSync(join(runDir, LIVE_TABLE_FILE), 'r');
+  } catch {
+    return null; // none published yet, or the run has just ended and its table is gone
+  }
+  try {
+    const list = readHeader<TableHeader>(fd, TABLE_MAGIC).header.meta.series;
+    if (!Array.isArray(list)) return null;
+    return list
+      .filter((s) => Array.isArray(s?.x) && Array.isArray(s?.y) && s.x.length === s.y.length)
+      .map((s) => ({ name: String(s.name), xLabel: String(s.xLabel ?? ''), yLabel: String(s.yLabel ?? ''), kind: s.kind === 'bar' ? 'bar' : 'line', x: Float64Array.from(s.x), y: Float64Array.from(s.y) }));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function readHeader<H>(fd: number, magic: string): { header: H; dataOffset: number } {

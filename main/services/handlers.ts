@@ -11,7 +11,7 @@ import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, type 
 import { EXPORT_FORMATS, exportFormatList, exportForDownload, type ExportableRun } from './exports';
 import { IMPORT_WORKER, importTaskBytes, meshImportOptionsSchema, recordSphereRun, sphereImportAnalysis, SPHERE_IMPORT_ENGINE, type ImportResult, type ImportTask, type VoxelShapeImport } from './imports';
 import { BudgetError, type WorkerPool } from './pool';
-import { readFrame, readLiveParticles, readParticles, readSlice } from './artifacts';
+import { readFrame, readLiveParticles, readLiveSeries, readParticles, readSlice } from './artifacts';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import type { Limiter } from './limiter';
@@ -180,7 +180,11 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'runs.metricNames': () => store.metricNames(),
     'batches.list': (p) => store.listBatches(p),
     'runs.get': (p) => mustRun(p.id),
-    'runs.series': (p) => (mustRun(p.id), store.series(p.id)),
+    'runs.series': (p) => {
+      const run = mustRun(p.id);
+      // A running run's series so far: those its latest published table carries (EngineContext.publish).
+      return (run.status === 'running' ? readLiveSeries(queue.runDir(p.id)) : null) ?? store.series(p.id);
+    },
     'runs.artifacts': (p) => (mustRun(p.id), store.artifacts(p.id)),
     'runs.particles': (p) => {
       const run = mustRun(p.id), artifacts = store.artifacts(p.id);

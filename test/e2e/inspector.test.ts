@@ -186,4 +186,25 @@ describe.skipIf(!CHROMIUM)('editor and inspector in Chromium', () => {
     expect(page.url()).toContain(`#/inspector/${id}`);
     expect(await page.locator('[data-testid="inspector-canvas"]').getAttribute('data-camera')).toBe(framed);
   });
+
+  it('shows a running voxel packing live: the particles so far, the bed height and solid fraction against seconds', async () => {
+    const id = await page.evaluate(async () => {
+      const api = (globalThis as unknown as { packbench: PackbenchApi }).packbench;
+      // A box that takes minutes to fill: it is cancelled once seen.
+      const r = await api.call('runs.enqueue', {
+        spec: { engine: 'voxel', name: 'e2e live', seed: 4, params: { box: { size: [20, 20, 16], resolution: 16 }, labelVolume: 'off', analysis: { enabled: false }, mixture: { basis: 'number', types: [{ name: 'ball', shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, fraction: 1 }] } } },
+      });
+      return r.runIds[0];
+    });
+    await page.goto(host.url + '#/inspector/' + id);
+    await page.locator('[data-testid="live-time"]').filter({ hasText: 'latest state' }).waitFor({ timeout: 60_000 });
+    // The curves grow a point a second; wait for a few.
+    await page.waitForTimeout(8000);
+    await page.locator('.plot-panel').filter({ hasText: 'bed height (live)' }).waitFor({ timeout: 30_000 });
+    await page.locator('.plot-panel').filter({ hasText: 'solid fraction (live)' }).waitFor();
+    await frameReady('inspector-canvas');
+    expect(Number((await page.locator('[data-testid="inspector-count"]').textContent())!.replace(/\D/g, ''))).toBeGreaterThan(0);
+    await page.screenshot({ path: `${ARTIFACTS}inspector-live.png` });
+    await page.evaluate(async (id) => (globalThis as unknown as { packbench: PackbenchApi }).packbench.call('runs.cancel', { id }), id);
+  });
 });

@@ -1,6 +1,14 @@
-/** A running run seen while it runs: `runs show` prints progress, phase, elapsed time and the time left. */
+/**
+ * A running run seen while it runs: the voxel engine publishes the particles so far and its live
+ * series (EngineContext.publish, table meta.series), runs.particles and runs.series return them, and
+ * `runs show` prints progress, phase, elapsed time and the time left.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Services } from '../../main/services/services';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { openServices, type Services } from '../../main/services/services';
+import { defaultRegistry } from '../../main/services/engines';
+import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
 import { cliIn, fixtureServices, tempDir } from './helpers';
 
 let s: Services | null = null;
@@ -19,6 +27,49 @@ async function until<T>(get: () => Promise<T>, done: (v: T) => boolean, what: st
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+describe('a running voxel packing seen live', () => {
+  it('publishes the particles so far and the bed height and solid fraction against seconds; both go when it ends', async () => {
+    const t = tempDir('packbench-live-');
+    cleanups.push(t.cleanup);
+    s = openServices({ dataDir: t.dir, registry: defaultRegistry(), autoStart: true, concurrency: 1 });
+    const services = s;
+    // A box that takes minutes to fill: it is cancelled once seen.
+    const spec = { engine: 'voxel', name: 'live', seed: 2, params: { box: { size: [16, 16, 16], resolution: 16 }, analysis: { enabled: false }, labelVolume: 'off' } };
+    const id = (await s.dispatch('runs.enqueue', { spec })).runIds[0];
+    // Points every second, published every few seconds: wait for a curve of at least two points.
+    const series = await until(() => services.dispatch('runs.series', { id }), (v) => (v[0]?.x.length ?? 0) >= 2, 'two points of the live series');
+    expect(series.map((x) => x.name)).toEqual(['bed height (live)', 'solid fraction (live)']);
+    const [height, fraction] = series;
+    expect(height.xLabel).toBe('seconds since the packing started');
+    expect(fraction.x).toEqual(height.x);
+    expect(fraction.x[1]).toBeGreaterThan(fraction.x[0]);
+    expect(fraction.y[fraction.y.length - 1]).toBeGreaterThan(0);
+    expect(fraction.y[fraction.y.length - 1]).toBeLessThan(1);
+    expect(height.y[height.y.length - 1]).toBeGreaterThanOrEqual(0);
+
+    const live = await s.dispatch('runs.particles', { id, limit: 100_000 });
+    expect(live.meta.live).toBe(true);
+    expect(live.meta.series).toBeUndefined();
+    expect(live.meta.particleTable).toMatchObject({ centre: ['x', 'y', 'z'] });
+    expect(live.count).toBeGreaterThan(0);
+    expect(live.columns.x.length).toBe(live.count);
+    // Centres in the box (x and y periodic: a centre may lie within a voxel or so past an edge).
+    for (const c of ['x', 'y'] as const) for (const v of live.columns[c]) expect(v > -0.5 && v < 16.5).toBe(true);
+    for (const v of live.columns.z) expect(v > 0 && v < 16).toBe(true);
+
+    // The command line: progress, phase, elapsed and the time left at the pace so far.
+    const shown = await cliIn(t.dir, 'runs', 'show', id);
+    expect(shown.stdout).toMatch(/^ {2}progress \d+\.\d %, phase packing, \d+ s elapsed, (about \d+ (s|min \d+ s|h \d+ min) left|time left unknown)$/m);
+    expect(shown.stdout).toMatch(/^ {2}particles \d+, active \d+, steps \d+, solidFraction [\d.e-]+, bedHeight [\d.e-]+$/m);
+
+    // When the run ends its live table goes, and its stored series replace the live ones.
+    await s.dispatch('runs.cancel', { id });
+    await s.queue.waitFor([id]);
+    expect(existsSync(join(s.queue.runDir(id), LIVE_TABLE_FILE))).toBe(false);
+    expect((await s.dispatch('runs.series', { id })).map((x) => x.name)).not.toContain('bed height (live)');
+  }, 180_000);
+});
 
 describe('`runs show` of a running run', () => {
   it('prints how far it is, its phase, the time since it started and about how long is left', async () => {

@@ -46,7 +46,58 @@ function installRunApi(): { calls: { method: string; params: Record<string, unkn
   return { calls };
 }
 
+/**
+ * A running voxel run: no artifacts yet, a published table of `count` particles (runs.particles,
+ * meta.live) and its live series of `points` points (runs.series, from the table's meta.series).
+ */
+function installLiveApi(): { calls: string[]; state: { count: number; points: number } } {
+  const calls: string[] = [];
+  const state = { count: 2, points: 2 };
+  const summary = makeRun(2, { engine: 'voxel', name: 'growing', status: 'running', finishedAt: null, wallSeconds: null, progress: { done: 300, total: 1000, phase: 'packing' } });
+  const line = (name: string, yLabel: string) => ({ name, xLabel: 'seconds since the packing started', yLabel, kind: 'line', x: Float64Array.from({ length: state.points }, (_, i) => i), y: Float64Array.from({ length: state.points }, (_, i) => i / 10) });
+  window.packbench = {
+    async call(method: string) {
+      calls.push(method);
+      switch (method) {
+        case 'runs.list': return { total: 1, rows: [summary] };
+        case 'runs.get': return { ...summary, spec: { engine: 'voxel', name: 'growing', seed: 1, params: {} }, params: {}, counters: {}, log: [], appVersion: '0.1.0', host: null, threads: 1, attempts: 1 };
+        case 'runs.artifacts': return [];
+        case 'runs.series': return [line('bed height (live)', 'length units'), line('solid fraction (live)', 'solid volume / box volume')];
+        case 'runs.particles': {
+          const n = state.count;
+          return {
+            total: n, count: n, meta: { box: [2, 2, 2], types: ['sphere'], particleTable: voxelEngine.particleTable, live: true },
+            columns: { id: Uint32Array.from({ length: n }, (_, i) => i), type: new Uint16Array(n), x: new Float64Array(n).fill(1), y: new Float64Array(n).fill(1), z: Float64Array.from({ length: n }, (_, i) => 0.5 + i / n), size: new Float64Array(n).fill(0.5), rx: new Int16Array(n), ry: new Int16Array(n), rz: new Int16Array(n) },
+          };
+        }
+        default: throw new Error(`unexpected call ${method}`);
+      }
+    },
+    on: () => () => {},
+  } as never;
+  return { calls, state };
+}
+
 describe('InspectorWorkspace', () => {
+  it('a running voxel run shows the particles so far and its live bed height and solid fraction, both refreshed while it runs', async () => {
+    const api = installLiveApi();
+    const { w } = await mountInspectorAt('/inspector/r2');
+    expect(w.get('[data-testid="inspector-count"]').text()).toBe('2 particles');
+    // A published table without a time (the voxel engine's) says only that it is the latest state.
+    expect(w.get('[data-testid="live-time"]').text()).toBe('latest state');
+    expect(w.findAll('.plot-stub').map((p) => `${p.text()}: ${p.attributes('data-points')}`)).toEqual(['solid fraction (live): 2', 'bed height (live): 2']);
+    expect(w.text()).toContain('A label volume to slice, when the run writes one, comes when it finishes.');
+    // The run goes on: more particles published, longer curves.
+    api.state.count = 5;
+    api.state.points = 4;
+    await new Promise((r) => setTimeout(r, 4300));
+    await flushPromises();
+    expect(w.get('[data-testid="inspector-count"]').text()).toBe('5 particles');
+    expect(w.findAll('.plot-stub').map((p) => `${p.text()}: ${p.attributes('data-points')}`)).toEqual(['solid fraction (live): 4', 'bed height (live): 4']);
+    expect(api.calls.filter((c) => c === 'runs.series').length).toBeGreaterThanOrEqual(2);
+    w.unmount();
+  }, 15_000);
+
   it('without a run id lists recent runs and opens one', async () => {
     installRunApi();
     const { w, router } = await mountInspectorAt('/inspector');
