@@ -54,6 +54,8 @@ const C = {
   /** The seed's key (core/common/random streamKey) and the rebound probability · 2^32. */
   seed: 15,
   rebound: 16,
+  /** 1: reboundRule 'move' (drawMove's stayUnlessRebound). */
+  stay: 17,
 } as const;
 const CONTROL_WORDS = 32;
 
@@ -93,20 +95,24 @@ export interface Move {
  * The random part of one move attempt of particle i at a time step (seed §2.2): ±1 voxel on x and
  * on y, on z down or (kept with the rebound probability) up, and each angle changed by at most
  * ±step degrees within ±max of its initial angle (max 180 = free, 0 = fixed). `rebound` is the
- * probability · 2^32.
+ * probability · 2^32. An upward component that is not kept is dropped (the particle moves in x
+ * and y only), or with `stayUnlessRebound` (reboundRule 'move') the whole move is: false is
+ * returned and the particle stays where it is this time step, untested.
  */
 export function drawMove(
-  seed: number, i: number, step: number, rebound: number,
+  seed: number, i: number, step: number, rebound: number, stayUnlessRebound: boolean,
   ax: number, ay: number, az: number, a0x: number, a0y: number, a0z: number,
   mx: number, my: number, mz: number, rotationStep: number, out: Move,
-): void {
+): boolean {
   const key = streamKey(seed, i, step), bits = streamDraw(key, 0);
   out.dx = (bits & 1) !== 0 ? 1 : -1;
   out.dy = (bits & 2) !== 0 ? 1 : -1;
   out.dz = (bits & 4) !== 0 ? (streamDraw(key, 1) < rebound ? 1 : 0) : -1;
+  if (out.dz === 0 && stayUnlessRebound) return false;
   out.ax = drawAngle(ax, a0x, mx, rotationStep, streamDraw(key, 2));
   out.ay = drawAngle(ay, a0y, my, rotationStep, streamDraw(key, 3));
   out.az = drawAngle(az, a0z, mz, rotationStep, streamDraw(key, 4));
+  return true;
 }
 
 /** A rotation step of at most ±step degrees from a, kept within ±max of a0, from a uniform 32-bit draw. */
@@ -213,19 +219,21 @@ class Mover {
     const ctl = this.ctl, cells = this.cells, end = Atomics.load(ctl, C.end);
     this.kernels.zOrigin = Atomics.load(ctl, C.zOrigin);
     const step = Atomics.load(ctl, C.step), seed = Atomics.load(ctl, C.seed), rebound = Atomics.load(ctl, C.rebound) >>> 0;
+    const stay = Atomics.load(ctl, C.stay) === 1;
     for (let cell = Atomics.add(ctl, C.claim, 1); cell < end; cell = Atomics.add(ctl, C.claim, 1)) {
-      for (let q = cells[cell], last = cells[cell + 1]; q < last; q++) this.moveSlot(q, step, seed, rebound);
+      for (let q = cells[cell], last = cells[cell + 1]; q < last; q++) this.moveSlot(q, step, seed, rebound, stay);
     }
   }
 
   /** One move attempt of the particle in slot q (seed Fig. 2), tested before removal with its self mask. */
-  private moveSlot(q: number, step: number, seed: number, rebound: number): void {
+  private moveSlot(q: number, step: number, seed: number, rebound: number, stay: boolean): void {
     const s = this.slots, o = q * SLOT, shape = s[o + S.shape], t = this.shapes, k = shape * SHAPE;
     const n = t[k + K.n], m = this.move;
-    drawMove(
-      seed, s[o + S.particle], step, rebound, s[o + S.ax], s[o + S.ay], s[o + S.az], s[o + S.a0x], s[o + S.a0y], s[o + S.a0z],
+    const moves = drawMove(
+      seed, s[o + S.particle], step, rebound, stay, s[o + S.ax], s[o + S.ay], s[o + S.az], s[o + S.a0x], s[o + S.a0y], s[o + S.a0z],
       s[o + S.mx], s[o + S.my], s[o + S.mz], t[k + K.step], m,
     );
+    if (!moves) return;
     const nx = this.kernels.nx, ny = this.kernels.ny;
     let x = s[o + S.x] + m.dx, y = s[o + S.y] + m.dy;
     if (x < 0) x += nx; else if (x >= nx) x -= nx;
@@ -309,7 +317,7 @@ export class MoveBoard {
   private readonly cellCounts: Int32Array;
 
   constructor(
-    private readonly kernels: WasmKernels, readonly grid: CellGrid, threads: number, seed: number, reboundProbability: number,
+    private readonly kernels: WasmKernels, readonly grid: CellGrid, threads: number, seed: number, reboundProbability: number, stayUnlessRebound: boolean,
   ) {
     this.threads = threads;
     const ctlOffset = kernels.allocBytes(4 * CONTROL_WORDS);
@@ -317,6 +325,7 @@ export class MoveBoard {
     this.ctl[C.threads] = threads;
     this.ctl[C.seed] = seed;
     this.ctl[C.rebound] = Math.min(4294967295, Math.floor(reboundProbability * 4294967296)) | 0;
+    this.ctl[C.stay] = stayUnlessRebound ? 1 : 0;
     const cells = grid.cx * grid.cy;
     this.cellCount = cells;
     // Cells listed colour by colour; within a colour row by row.

@@ -216,7 +216,7 @@ export class Packer {
     this.kernels = o.simdKernels && o.trigTables && o.fastRounding && o.savedRotations && o.cheapModulus && roomy ? (this.bits?.wasm ?? null) : null;
     if (this.kernels !== null) {
       const [wx, wy] = cellWidths(this.maxExtent, this.bits!.layout);
-      this.board = new MoveBoard(this.kernels, cellGrid(nx, ny, wx, wy), threads, seed, params.reboundProbability);
+      this.board = new MoveBoard(this.kernels, cellGrid(nx, ny, wx, wy), threads, seed, params.reboundProbability, params.reboundRule === 'move');
     } else {
       this.board = null;
     }
@@ -550,7 +550,14 @@ export class Packer {
     const m = this.matrix, c = this.counters;
     const s = this.shape[i], n = this.packCoords[s].length / 3, e = this.extent[s];
     const [mx, my, mz] = this.params.mixture.types[this.type[i]].maxRotation, d = this.draw;
-    drawMove(this.seed, i, c.steps, this.rebound, this.ax[i], this.ay[i], this.az[i], this.a0x[i], this.a0y[i], this.a0z[i], mx, my, mz, this.rotationStep[s], d);
+    const moves = drawMove(
+      this.seed, i, c.steps, this.rebound, this.params.reboundRule === 'move', this.ax[i], this.ay[i], this.az[i], this.a0x[i], this.a0y[i], this.a0z[i],
+      mx, my, mz, this.rotationStep[s], d,
+    );
+    if (!moves) {
+      c.moveAttempts++;
+      return;
+    }
     const dx = d.dx, dy = d.dy, bx = d.ax, by = d.ay, bz = d.az;
     let nx = this.px[i] + dx;
     let ny = this.py[i] + dy;

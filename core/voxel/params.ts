@@ -110,6 +110,11 @@ export const voxelParamsSchema = z.object({
     unit: 'probability',
     description: 'probability that the upward z component of a move is kept (seed §2.2)',
   }),
+  reboundRule: z.enum(['component', 'move']).default('component').meta({
+    description:
+      "what happens to a move whose upward component is not kept (seed §2.2 reads both ways): 'component' = the component is dropped and the particle still moves in x and y; " +
+      "'move' = the whole move is dropped and the particle stays where it is that time step (fewer moves, looser packings: at 256^3 with 20-voxel spheres 0.60x the moves, bulk solid fraction 0.540 against 0.567)",
+  }),
   freezingInterval: z.number().int().min(1).max(1e6).default(100).meta({
     unit: 'steps',
     description: 'every t_f steps, particles that have not moved since the last check are frozen (seed §3.5)',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Packer, voxelEngine, voxelParamsSchema, type VoxelParams } from '../../../core/voxel/index';
 import type { EngineResult } from '../../../core/common/engine';
+import { drawMove, type Move } from '../../../core/voxel/mover';
 
 /** The seed's packing rules seen from outside the packer: rebound probability, freezing, rising roof. */
 const params = (extra: Record<string, unknown> = {}): VoxelParams =>
@@ -56,6 +57,29 @@ describe('voxel packer rules', () => {
       expect(packer.activeCount).toBe(0);
       expect(frozen).toBe(25);
     }
+  });
+
+  it("reboundRule 'move' drops the whole move whose upward component is not kept, where 'component' drops only that component", () => {
+    const a: Move = { dx: 0, dy: 0, dz: 0, ax: 0, ay: 0, az: 0 }, b: Move = { ...a };
+    const rebound = Math.floor(0.25 * 2 ** 32);
+    const seen = { down: 0, up: 0, stays: 0 };
+    for (let step = 0; step < 2000; step++) {
+      drawMove(9, 3, step, rebound, false, 10, 20, 30, 0, 0, 0, 180, 180, 180, 10, a);
+      const moves = drawMove(9, 3, step, rebound, true, 10, 20, 30, 0, 0, 0, 180, 180, 180, 10, b);
+      // The same draw: the rules differ only where the upward component was dropped.
+      expect(moves).toBe(a.dz !== 0);
+      if (moves) expect(b).toEqual(a);
+      seen[a.dz < 0 ? 'down' : a.dz > 0 ? 'up' : 'stays']++;
+    }
+    // Down half the time; up kept a quarter of the other half.
+    expect(seen.down / 2000).toBeCloseTo(0.5, 1);
+    expect(seen.up / (seen.up + seen.stays)).toBeCloseTo(0.25, 1);
+    // In a packing: the particles that would slide sideways stay, so they come to rest sooner, looser.
+    const box = { box: { size: [5, 5, 4], resolution: 20 }, freezingInterval: 50 };
+    const component = run(params(box), 3).metrics;
+    const move = run(params({ ...box, reboundRule: 'move' }), 3).metrics;
+    expect(move.moveAttempts as number).toBeLessThan(0.8 * (component.moveAttempts as number));
+    expect(move.bedSolidFraction as number).toBeLessThan(component.bedSolidFraction as number);
   });
 
   it('a longer freezing interval keeps particles moving longer', () => {

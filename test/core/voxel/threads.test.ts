@@ -47,4 +47,15 @@ describe('voxel packer on several threads', () => {
     const f = finalise(two, true);
     expect(f.overlapVoxels / f.writtenVoxels).toBeLessThan(0.01);
   });
+
+  it("with reboundRule 'move' too (the helpers read the rule from the board)", () => {
+    const params = voxelParamsSchema.parse({ box: { size: [8, 8, 4], resolution: 16 }, reboundRule: 'move', stop: { particles: 100 }, analysis: { enabled: false }, labelVolume: 'off' });
+    const one = pack(params, ctx(1)).packer;
+    const two = pack(params, ctx(2)).packer;
+    expect(two.parallelPhases).toBeGreaterThan(50);
+    expect(state(two)).toEqual(state(one));
+    // Not the packing of the default rule.
+    const component = pack({ ...params, reboundRule: 'component' }, ctx(1)).packer;
+    expect(state(component).counters.moveAttempts).not.toBe(state(one).counters.moveAttempts);
+  });
 });
