@@ -12,15 +12,22 @@
  *             of the issue are printed beside (target: > 100,000 particles in under 15 minutes)
  *   big       a 2048^3 box (a 1 GiB matrix in slabs, the SIMD kernels through their 512 MiB window):
  *             allocation (a run of 50 particles) and a bed about 256 voxels deep of 20-voxel spheres
+ *   moves     where the moves and voxel checks of the fill go (counts, not times, so they can be
+ *             studied on a loaded machine and a smaller box: 256^3, the fill's settings), the packer
+ *             stepped directly on one thread: each particle's moves from its insertion to its first
+ *             blocked move (falling from the roof), from there to its last change of position
+ *             (settling on the bed), and from there until it is frozen; checks per accepted and per
+ *             rejected move; the reduced shell of the 20-voxel sphere (515 voxels in the C program)
  *
  * Every row has the run's wall and packing time, the process's CPU time over the run (all
  * threads: the run's worker and its helpers), its peak resident memory (sampled every 100 ms;
  * the worker threads live in this process) and the packing matrix's bytes.
  *
- * `npm run bench -- voxel-scale [--quick] [--only standard|fill|big] [--threads N]`. --quick
+ * `npm run bench -- voxel-scale [--quick] [--only standard|fill|big|moves] [--threads N] [--rebound-rule component|move]`. --quick
  * shrinks every part (200^3 standard set, a 256 x 256 x 128 fill, a 1024^3 allocation and a
- * 512^3 bed: no window there) so that it all runs in about a minute; --threads sets the fill's and
- * the big parts' thread count (default 2).
+ * 512^3 bed: no window there, a 128^3 moves study) so that it runs in a few minutes; --threads
+ * sets the fill's and the big parts' thread count (default 2), --rebound-rule their reboundRule
+ * (default 'component'; 'move' is the reading of seed §2.2 whose counts match the C program's).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +35,8 @@ import { join } from 'node:path';
 import { openServices } from '../main/services/services';
 import type { RunRecord } from '../main/api';
 import { printTable, writeResults, type Row } from './_harness';
+import { bedMetrics, finalise, Packer, voxelParamsSchema, voxeliseShapeVoxels } from '../core/voxel/index';
+import { drawMove, type Move } from '../core/voxel/mover';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -36,11 +45,13 @@ const option = (name: string): string | null => {
   return i >= 0 ? args[i + 1] ?? null : null;
 };
 const only = option('--only');
-const parts = ['standard', 'fill', 'big'];
+const parts = ['standard', 'fill', 'big', 'moves'];
 if (only !== null && !parts.includes(only)) throw new RangeError(`--only must be one of ${parts.join(', ')}, got ${only}`);
 const wanted = (part: string) => only === null || only === part;
 const threads = Number(option('--threads') ?? 2);
 if (!Number.isInteger(threads) || threads < 1 || threads > 64) throw new RangeError(`--threads must be an integer in [1, 64], got ${option('--threads')}`);
+const reboundRule = option('--rebound-rule') ?? 'component';
+if (reboundRule !== 'component' && reboundRule !== 'move') throw new RangeError(`--rebound-rule must be component or move, got ${reboundRule}`);
 const seed = 1;
 const MiB = 2 ** 20;
 
@@ -133,6 +144,7 @@ if (wanted('fill')) {
     box: { size: n.map((v) => v / res), resolution: res },
     mixture: { types: [{ ...sphere(1), rotationStep: 10 }] },
     reboundProbability: 0.25,
+    reboundRule,
     freezingInterval: 50,
     insertionInterval: 20,
   };
@@ -140,7 +152,7 @@ if (wanted('fill')) {
   const r = m.run.metrics;
   const moves = num(r.moveAttempts), checks = num(r.voxelChecks);
   const rows: Row[] = [{
-    run: `PackBench, ${threads} thread(s)`,
+    run: `PackBench, ${threads} thread(s), reboundRule ${reboundRule}`,
     particles: num(r.particles),
     bulkPhi: optional(r.bulkSolidFraction),
     movesM: moves / 1e6,
@@ -174,6 +186,7 @@ if (wanted('big')) {
     box: { size: bedBox.map((v) => v / res), resolution: res },
     mixture: { types: [{ ...sphere(1), rotationStep: 10 }] },
     reboundProbability: 0.25,
+    reboundRule,
     freezingInterval: 50,
     insertionInterval: 20,
     stop: { solidFraction: (0.58 * bedDepth) / bedBox[2] },
@@ -197,6 +210,81 @@ if (wanted('big')) {
   process.stdout.write('kernel = simd: the WebAssembly SIMD kernels moved the particles (above 512 MiB through their window of planes); movedToJavaScript: particles that left the window.\n');
 }
 
-const name = ['voxel-scale', ...(quick ? ['quick'] : []), ...(only ? [only] : [])].join('-');
-const file = writeResults(name, tables, { quick, only: only ?? 'all', threads, seed });
+if (wanted('moves')) {
+  const n = quick ? 128 : 256, res = 20, rows: Row[] = [];
+  for (const rule of ['component', 'move']) {
+    const params = voxelParamsSchema.parse({
+      box: { size: [n / res, n / res, n / res], resolution: res },
+      mixture: { types: [{ ...sphere(1), rotationStep: 10 }] },
+      reboundProbability: 0.25,
+      freezingInterval: 50,
+      insertionInterval: 20,
+      reboundRule: rule,
+      analysis: { enabled: false },
+      labelVolume: 'off',
+    });
+    const p = new Packer(params, seed), rebound = Math.floor(params.reboundProbability * 2 ** 32), draw: Move = { dx: 0, dy: 0, dz: 0, ax: 0, ay: 0, az: 0 };
+    // Per particle: the steps of its insertion, first blocked move, last change of position, freezing.
+    const inserted: number[] = [], blocked: number[] = [], settled: number[] = [], frozen: number[] = [];
+    const lx: number[] = [], ly: number[] = [], lz: number[] = [];
+    let active = new Int32Array(0), untested = 0;
+    for (let more = true; more;) {
+      const before = p.count, step = p.counters.steps;
+      more = p.step();
+      for (const i of active) {
+        // The draw of the packer's move: false for a move the rule left out (not tested).
+        const tested = drawMove(seed, i, step, rebound, rule === 'move', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, draw);
+        if (!tested) untested++;
+        if (p.px[i] !== lx[i] || p.py[i] !== ly[i] || p.pz[i] !== lz[i]) {
+          settled[i] = step + 1;
+          lx[i] = p.px[i]; ly[i] = p.py[i]; lz[i] = p.pz[i];
+        } else if (blocked[i] < 0 && tested) {
+          blocked[i] = step;
+        }
+      }
+      for (let i = before; i < p.count; i++) {
+        inserted.push(step); blocked.push(-1); settled.push(step); frozen.push(-1);
+        lx.push(p.px[i]); ly.push(p.py[i]); lz.push(p.pz[i]);
+      }
+      const now = p.activeParticles(), still = new Set(now);
+      for (const i of active) if (!still.has(i)) frozen[i] = p.counters.steps;
+      active = Int32Array.from(now);
+    }
+    // Each particle moves once a step from the step of its insertion until it is frozen.
+    let fall = 0, settle = 0, dead = 0;
+    for (let i = 0; i < p.count; i++) {
+      const end = frozen[i] >= 0 ? frozen[i] : p.counters.steps, contact = blocked[i] >= 0 ? blocked[i] : end;
+      fall += contact - inserted[i];
+      settle += Math.max(0, settled[i] - contact);
+      dead += end - Math.max(settled[i], contact);
+    }
+    const c = p.counters, shell = voxeliseShapeVoxels({ kind: 'sphere' }, 20).reducedShell.length / 3;
+    const rejected = c.moveAttempts - c.acceptedMoves - untested, count = p.count;
+    const m = bedMetrics(p, finalise(p, false));
+    rows.push({
+      reboundRule: rule,
+      particles: count,
+      bulkPhi: optional(m.bulkSolidFraction),
+      steps: c.steps,
+      insertionAttempts: c.insertionAttempts,
+      movesPerParticle: c.moveAttempts / count,
+      fallingPerParticle: fall / count,
+      settlingPerParticle: settle / count,
+      untilFrozenPerParticle: dead / count,
+      activeMean: c.moveAttempts / c.steps,
+      acceptedPct: (100 * c.acceptedMoves) / c.moveAttempts,
+      untestedPct: (100 * untested) / c.moveAttempts,
+      checksPerMove: c.voxelChecks / c.moveAttempts,
+      // An accepted move tests the whole reduced shell; insertions' checks (a few per mille) count as rejected moves'.
+      checksPerRejectedTest: (c.voxelChecks - c.acceptedMoves * shell) / rejected,
+      reducedShell: shell,
+    });
+  }
+  table(`Moves: where they go, ${n}^3 voxels, spheres of 20 voxels filled to the top at the fill's settings, one thread (moves per particle: falling from the roof to the first blocked move, settling to the last change of position, then until frozen; reboundRule 'move': a move whose upward component is not kept is not made, and counts as a move without checks)`, rows);
+  process.stdout.write('The C program of issue 19 moves a reduced shell of 515 voxels for the 20-voxel sphere, at 333 checks and 1275 moves per particle (1024^3).\n');
+}
+
+// Runs of other options write their own file, so they never overwrite the default run's results.
+const name = ['voxel-scale', ...(quick ? ['quick'] : []), ...(only ? [only] : []), ...(threads !== 2 ? [`${threads}threads`] : []), ...(reboundRule !== 'component' ? ['rule-move'] : [])].join('-');
+const file = writeResults(name, tables, { quick, only: only ?? 'all', threads, reboundRule, seed });
 process.stdout.write(`\nwrote ${file}\n`);
