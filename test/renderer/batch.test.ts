@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { createMemoryHistory, createRouter } from 'vue-router';
 import { installFakeApi, makeRun, settle } from './fakeApi';
@@ -126,6 +126,28 @@ describe('RunComposer', () => {
     expect((w.find('[data-testid="run-seed"]').element as HTMLInputElement).value).toBe('9');
     expect((w.find('[data-testid="field-resolution"]').element as HTMLInputElement).value).toBe('16');
     expect(w.find('[data-testid="composer-origin"]').text()).toBe('Prefilled from spec.json.');
+  });
+
+  it('saves the form as a spec file named after the run', async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    await w.find('[data-testid="run-name"]').setValue('my run / 2');
+    await w.find('[data-testid="field-resolution"]').setValue('16');
+    const saved: { blob?: Blob; name?: string } = {};
+    const urls = URL as unknown as Record<string, unknown>;
+    urls.createObjectURL = (b: Blob) => { saved.blob = b; return 'blob:spec'; };
+    urls.revokeObjectURL = () => {};
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) { saved.name = this.download; });
+    try {
+      await w.find('[data-testid="spec-save"]').trigger('click');
+    } finally {
+      click.mockRestore();
+      delete urls.createObjectURL;
+      delete urls.revokeObjectURL;
+    }
+    expect(saved.name).toBe('my-run-2.json');
+    expect(saved.blob!.type).toBe('application/json');
+    expect(JSON.parse(await saved.blob!.text())).toMatchObject({ engine: 'toy', name: 'my run / 2', seed: 1, params: { resolution: 16 } });
   });
 
   it('takes a draft from another workspace, merged over the defaults', async () => {
