@@ -6,7 +6,7 @@
  * the price of packing with hollow, holed, table-rotated shells (the seed reports < 0.1 %).
  */
 import type { ColumnTable, LabelVolume } from '../common/engine';
-import { COS, SIN, ROUND_OFFSET, inverseRotate } from './rotation';
+import { ExactVoxels, rotatePoint } from './exact';
 import type { Packer } from './packer';
 
 export interface Finalised {
@@ -43,22 +43,23 @@ function clearShells(packer: Packer): void {
     m.clearEverything();
     return;
   }
-  for (let i = 0; i < packer.count; i++) {
-    const e = packer.extentOf(i), px = packer.px[i], py = packer.py[i], pz = packer.pz[i];
-    for (let z = Math.max(0, pz - e); z <= Math.min(nz - 1, pz + e); z++) {
-      for (let dy = -e; dy <= e; dy++) {
-        const y = (((py + dy) % ny) + ny) % ny;
-        for (let dx = -e; dx <= e; dx++) m.clear((((px + dx) % nx) + nx) % nx, y, z);
-      }
-    }
-  }
+  for (let i = 0; i < packer.count; i++) clearShellCube(packer, i);
 }
 
-/** Forward rotation of one point (for the bounding box corners). */
-export function rotatePoint(x: number, y: number, z: number, ax: number, ay: number, az: number): [number, number, number] {
-  const y1 = COS[ax] * y - SIN[ax] * z, z1 = SIN[ax] * y + COS[ax] * z;
-  const z2 = COS[ay] * z1 - SIN[ay] * x, x2 = SIN[ay] * z1 + COS[ay] * x;
-  return [COS[az] * x2 - SIN[az] * y1, SIN[az] * x2 + COS[az] * y1, z2];
+/**
+ * Clears the cube of particle i's extent around its reference voxel in the packing matrix (its
+ * packing shell and whatever of its neighbours' lies there). The settling pass calls it before it
+ * first moves a particle, so that the shell it was packed with goes too.
+ */
+export function clearShellCube(packer: Packer, i: number): void {
+  const m = packer.matrix, { nx, ny } = m, nz = m.nz;
+  const e = packer.extentOf(i), px = packer.px[i], py = packer.py[i], pz = packer.pz[i];
+  for (let z = Math.max(0, pz - e); z <= Math.min(nz - 1, pz + e); z++) {
+    for (let dy = -e; dy <= e; dy++) {
+      const y = (((py + dy) % ny) + ny) % ny;
+      for (let dx = -e; dx <= e; dx++) m.clear((((px + dx) % nx) + nx) % nx, y, z);
+    }
+  }
 }
 
 export function finalise(packer: Packer, withLabels: boolean): Finalised {
@@ -83,63 +84,31 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
   // box, not to the particles): solid voxels per plane and the highest solid voxel of each column.
   const solidPerPlane = new Float64Array(nz);
   const columnHeights = new Uint32Array(nx * ny);
-  const q = new Float64Array(3);
-  const OFFSET = ROUND_OFFSET;
+  const exact = new ExactVoxels();
   for (let r = 0; r < rows; r++) {
     const i = keep[r];
     const s = packer.shape[i], v = packer.shapes[s];
     const ax = packer.ax[i], ay = packer.ay[i], az = packer.az[i];
     const px = packer.px[i], py = packer.py[i], pz = packer.pz[i];
-    // The rotated bounding box (a parallelepiped) and its axis-aligned hull.
-    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-    for (let c = 0; c < 8; c++) {
-      const p = rotatePoint(
-        c & 1 ? v.min[0] + v.dims[0] - 0.5 : v.min[0] - 0.5,
-        c & 2 ? v.min[1] + v.dims[1] - 0.5 : v.min[1] - 0.5,
-        c & 4 ? v.min[2] + v.dims[2] - 0.5 : v.min[2] - 0.5,
-        ax, ay, az,
-      );
-      for (let a = 0; a < 3; a++) { lo[a] = Math.min(lo[a], p[a]); hi[a] = Math.max(hi[a], p[a]); }
-    }
-    const [dx, dy, dz] = v.dims, [mx, my, mz] = v.min, occ = v.occupancy;
-    // The inverse rotation is linear: its images of the unit vectors step it along each axis.
-    inverseRotate(1, 0, 0, ax, ay, az, q);
-    const xx = q[0], xy = q[1], xz = q[2];
-    inverseRotate(0, 1, 0, ax, ay, az, q);
-    const yx = q[0], yy = q[1], yz = q[2];
-    inverseRotate(0, 0, 1, ax, ay, az, q);
-    const zx = q[0], zy = q[1], zz = q[2];
-    const x0 = Math.floor(lo[0]), x1 = Math.ceil(hi[0]);
+    const n = exact.of(v, ax, ay, az), xyz = exact.xyz;
     let count = 0;
-    for (let z = Math.floor(lo[2]); z <= Math.ceil(hi[2]); z++) {
-      const gz = pz + z;
-      const inBox = gz >= 0 && gz < nz;
-      for (let y = Math.floor(lo[1]); y <= Math.ceil(hi[1]); y++) {
-        // Source position of (x0, y, z), shifted so that the occupancy box starts at 0, plus 0.5
-        // and a large offset so that truncation rounds (coordinates stay far below the offset).
-        const bx = x0 * xx + y * yx + z * zx - mx + 0.5 + OFFSET;
-        const by = x0 * xy + y * yy + z * zy - my + 0.5 + OFFSET;
-        const bz = x0 * xz + y * yz + z * zz - mz + 0.5 + OFFSET;
-        let gy = (py + y) % ny;
-        if (gy < 0) gy += ny;
-        let gx = (px + x0) % nx;
-        if (gx < 0) gx += nx;
-        for (let x = x0, t = 0; x <= x1; x++, t++, gx = gx + 1 === nx ? 0 : gx + 1) {
-          const sx = ((bx + t * xx) | 0) - OFFSET, sy = ((by + t * xy) | 0) - OFFSET, sz = ((bz + t * xz) | 0) - OFFSET;
-          if (sx < 0 || sy < 0 || sz < 0 || sx >= dx || sy >= dy || sz >= dz || occ[sx + dx * (sy + dy * sz)] === 0) continue;
-          if (!inBox) { clipped++; continue; }
-          written++;
-          if (labels) {
-            const k = gx + nx * (gy + ny * gz);
-            if (labels[k] !== 0) { overlap++; continue; }
-            labels[k] = r + 1;
-          } else if (m.test(gx, gy, gz)) { overlap++; continue; }
-          else m.set(gx, gy, gz, r + 1);
-          count++;
-          solidPerPlane[gz]++;
-          if (columnHeights[gx + nx * gy] <= gz) columnHeights[gx + nx * gy] = gz + 1;
-        }
-      }
+    for (let k = 0; k < 3 * n; k += 3) {
+      const gz = pz + xyz[k + 2];
+      if (gz < 0 || gz >= nz) { clipped++; continue; }
+      // Offsets stay within the particle's extent, below the box width (checkParams).
+      let gx = px + xyz[k], gy = py + xyz[k + 1];
+      if (gx < 0) gx += nx; else if (gx >= nx) gx -= nx;
+      if (gy < 0) gy += ny; else if (gy >= ny) gy -= ny;
+      written++;
+      if (labels) {
+        const key = gx + nx * (gy + ny * gz);
+        if (labels[key] !== 0) { overlap++; continue; }
+        labels[key] = r + 1;
+      } else if (m.test(gx, gy, gz)) { overlap++; continue; }
+      else m.set(gx, gy, gz, r + 1);
+      count++;
+      solidPerPlane[gz]++;
+      if (columnHeights[gx + nx * gy] <= gz) columnHeights[gx + nx * gy] = gz + 1;
     }
     // Geometric centre: the reference voxel's centre plus the rotated centre offset of the shape.
     const c = rotatePoint(v.centre[0], v.centre[1], v.centre[2], ax, ay, az);

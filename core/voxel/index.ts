@@ -9,6 +9,7 @@ import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { Packer } from './packer';
 import { finalise, type Finalised } from './finalise';
 import { LiveSeries, liveTable } from './live';
+import { interpenetration, settle, type Interpenetration } from './settle';
 import { voxelHelper, type HelperData } from './mover';
 import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
 
@@ -19,6 +20,7 @@ export { shapeKindSchemas, shapeSchema, shapeIssues, voxeliseShape, voxeliseShap
 export { VOXEL_ENGINE_ID, voxelParamsSchema, sizeLawSchema, particleTypeSchema, optimisationsSchema, analysisSchema, checkParams, type VoxelParams } from './params';
 export { Packer } from './packer';
 export { finalise } from './finalise';
+export { interpenetration, settle } from './settle';
 
 /** Time steps between progress reports and between points of the progress series. */
 const PROGRESS_EVERY = 64;
@@ -173,6 +175,14 @@ export const VOXEL_METRICS: Record<string, MetricInfo> = {
   overlapFraction: { unit: 'fraction', description: 'voxels claimed twice at exact finalisation / voxels written (the price of packing with shells)' },
   overlapVoxels: { unit: 'voxels', description: 'voxels a particle claimed that an earlier particle held' },
   clippedVoxels: { unit: 'voxels', description: 'exact solid voxels below the floor or above the box top, not written' },
+  interpenetrationVoxels: { unit: 'voxels', description: 'deepest interpenetration of two particles in the result, from all their solid voxels at their exact rotation: the extent, along the line joining the two geometric centres, of the centres of the voxels both claim (largest − smallest projection); 0 when they share no voxel or only one layer across that line. For voxelised spheres it follows the ideal overlap r1 + r2 − distance. After the settling pass when finalSettling is on' },
+  interpenetrationFraction: { unit: 'fraction', description: 'largest interpenetration depth of a pair / volume-equivalent diameter of its smaller particle (from its solid voxels)' },
+  interpenetratingPairs: { unit: 'pairs', description: 'pairs of particles that share at least one solid voxel in the result' },
+  deepPairs: { unit: 'pairs', description: 'pairs of particles interpenetrating by more than one voxel in the result' },
+  packedInterpenetrationVoxels: { unit: 'voxels', description: 'interpenetrationVoxels of the packing as packed (with the reduced shell), before the settling pass' },
+  packedInterpenetrationFraction: { unit: 'fraction', description: 'interpenetrationFraction of the packing as packed, before the settling pass' },
+  settlingMoves: { unit: 'moves', description: 'moves of the settling pass (finalSettling), each by one or two voxels per axis' },
+  settlingSeconds: { unit: 's', description: 'wall time of the settling pass with its interpenetration measures before and after' },
   steps: { description: 'time steps' },
   moveAttempts: { description: 'particle moves tried' },
   acceptedMoves: { description: 'particle moves accepted' },
@@ -236,6 +246,17 @@ export const voxelEngine = defineEngine({
     const t0 = performance.now();
     const { packer, series, seconds, resumedFromStep } = pack(params, ctx);
     const cancelled = packer.stopReason === 'cancelled';
+    // The deepest interpenetration, and the settling pass that brings it to one voxel (settle.ts);
+    // neither for a cancelled run, which stops as soon as it can.
+    const ts = performance.now();
+    let depth: Record<string, number> = {};
+    if (!cancelled && params.finalSettling) {
+      ctx.progress({ done: 1000, total: 1000, phase: 'settling' });
+      const s = settle(packer);
+      depth = { ...depthMetrics(s.after), packedInterpenetrationVoxels: s.before.voxels, packedInterpenetrationFraction: s.before.fraction, settlingMoves: s.moves, settlingSeconds: (performance.now() - ts) / 1000 };
+    } else if (!cancelled) {
+      depth = depthMetrics(interpenetration(packer));
+    }
     ctx.progress({ done: 1000, total: 1000, phase: 'finalising' });
     const t1 = performance.now();
     const f = finalise(packer, labelsEnabled(params));
@@ -252,6 +273,7 @@ export const voxelEngine = defineEngine({
         // Metrics both compute (bulkFrom, bulkTo, meanHeight) are equal; the engine's are written last.
         ...analysis?.metrics,
         ...bedMetrics(packer, f),
+        ...depth,
         steps: c.steps,
         moveAttempts: c.moveAttempts,
         acceptedMoves: c.acceptedMoves,
@@ -281,6 +303,11 @@ export const voxelEngine = defineEngine({
     };
   },
 });
+
+/** The deepest interpenetration as metrics. */
+function depthMetrics(d: Interpenetration): Record<string, number> {
+  return { interpenetrationVoxels: d.voxels, interpenetrationFraction: d.fraction, interpenetratingPairs: d.pairs, deepPairs: d.deepPairs };
+}
 
 /**
  * core/analysis over the finished packing: the full voxel analysis when there is a label volume,

@@ -3,7 +3,7 @@
  * height and solid fraction against seconds, carried in the published table's meta.series.
  */
 import type { ColumnTable } from '../common/engine';
-import { rotatePoint } from './finalise';
+import { rotatePoint } from './exact';
 import type { Packer } from './packer';
 
 /** Most points a live series keeps: past it, every second point is dropped (the curve stays whole). */

@@ -136,6 +136,9 @@ export const voxelParamsSchema = z.object({
     unit: 'neighbours',
     description: 'shell area reduction drops a shell voxel when more of its face-neighbours than this were already kept (0: a chess board on flat faces, about half of a sphere shell)',
   }),
+  finalSettling: z.boolean().default(true).meta({
+    description: 'after packing, move particles that interpenetrate by more than one voxel (all their solid voxels, not the reduced shell they were packed with) apart by one-voxel steps until no pair is deeper than one voxel (metric interpenetrationVoxels; packedInterpenetrationVoxels before the pass)',
+  }),
   labelVolume: z.enum(['auto', 'on', 'off']).default('auto').meta({
     description: "write the labelled voxel volume artifact: 'auto' = when the box is at most 512^3 voxels",
   }),
@@ -260,5 +263,7 @@ export function estimateMemoryBytes(p: VoxelParams): number {
   // The analysis after packing: with labels, the pore grid (a solid byte, two float32 and a float64
   // per cell) and the height map; per particle its moments, tilts, sizes and contact-hash share.
   const analysis = p.analysis.enabled ? (labels ? 17 * Math.min(p.analysis.poreGridVoxels, nx * ny * nz) + 4 * nx * ny : 0) + particles * 300 : 0;
-  return matrix + labels + particles * 120 + active * maxShell * 12 + 4 * maxShell * 12 + analysis;
+  // The interpenetration measure's cache of solid voxel lists (settle.ts CACHE_INTS): 12 bytes a voxel.
+  const solidLists = Math.min(2 ** 27, 12 * nx * ny * nz);
+  return matrix + labels + particles * 120 + active * maxShell * 12 + 4 * maxShell * 12 + analysis + solidLists;
 }
