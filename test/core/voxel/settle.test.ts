@@ -154,7 +154,7 @@ describe('final settling pass', () => {
     expect(Array.from(t(off).ix)).toEqual(Array.from(packer.px.subarray(0, packer.count)));
     expect(Array.from(t(on).ix)).not.toEqual(Array.from(packer.px.subarray(0, packer.count)));
     // Fewer voxels claimed twice; deterministic.
-    expect(on.metrics.overlapVoxels).toBeLessThan(off.metrics.overlapVoxels);
+    expect(on.metrics.overlapVoxels).toBeLessThan(Number(off.metrics.overlapVoxels));
     const again = run(params, 2);
     expect(Buffer.from((again.artifacts[1] as LabelVolume).labels.buffer).equals(Buffer.from((on.artifacts[1] as LabelVolume).labels.buffer))).toBe(true);
   });
