@@ -163,6 +163,9 @@ if (wanted('fill')) {
     ...costs(m),
     bedPhi: num(r.bedSolidFraction),
     overlapPct: 100 * num(r.overlapFraction),
+    // The final settling pass (finalSettling, part of wallS) and the deepest interpenetration after it.
+    settlingS: optional(r.settlingSeconds),
+    deepestVoxels: optional(r.interpenetrationVoxels),
     kernel: String(r.kernel),
     target: quick ? 'n/a (quick)' : num(r.particles) > 100_000 && num(r.wallSeconds) < 900 ? 'met' : 'not met',
   }];
