@@ -10,6 +10,9 @@
  *             (both in JavaScript: the layouts compared)
  *   fig12     Fig. 12: monodisperse vs bidisperse (50/50 volume of 1 and 0.4) at 20, 40, 80 voxels/unit
  *   plates    hexagonal plates (diameter 1, thickness 0.4) and their overlap fraction
+ *   settle    the deepest interpenetration (all solid voxels) before and after the final settling
+ *             pass (finalSettling), and what the pass costs against the packing, at 16 voxels a
+ *             diameter (the spheres example, a box four times as large, rotated ellipsoids, plates)
  *   kernels   the inner loops alone on the standard sphere's reduced shell in a 400^3 bit matrix:
  *             rotation, voxel check (free space, no early exit), set and clear, per voxel, in
  *             JavaScript; the check and a whole accepted move in the WebAssembly SIMD kernels
@@ -233,6 +236,40 @@ if (wanted('plates')) {
 
 // Partial runs write their own file, so they never overwrite a full run's results.
 const name = ['voxel', ...(quick ? ['quick'] : []), ...(only ? [...only] : [])].join('-');
+if (wanted('settle')) {
+  const side = quick ? 4 : 6;
+  const cases: [string, unknown][] = [
+    [`spheres, ${side}^2 x ${side} units (the example), until full`, { box: { size: [side, side, side], resolution: 16 }, mixture: { types: [spheres(1)] } }],
+    [`spheres, ${2 * side}^2 x ${side} units, until full`, { box: { size: [2 * side, 2 * side, side], resolution: 16 }, mixture: { types: [spheres(1)] } }],
+    [`ellipsoids 1 x 0.6 x 0.6, ${side}^3 units, until full`, { box: { size: [side, side, side], resolution: 16 }, mixture: { types: [{ shape: { kind: 'ellipsoid', b: 0.6, c: 0.6 } }] } }],
+    [`hexagonal plates (thickness 0.4, tilt <= 20 deg), ${side}^3 units, until full`, { box: { size: [side, side, side], resolution: 16 }, mixture: { types: [{ shape: { kind: 'hexagonalPlate', thickness: 0.4 }, maxRotation: [20, 20, 180] }] } }],
+  ];
+  const rows: Row[] = [];
+  for (const [name, params] of cases) {
+    const cpu0 = process.cpuUsage();
+    const r = run({ ...(params as object), analysis: { enabled: false } });
+    const cpu = process.cpuUsage(cpu0), m = r.metrics;
+    rows.push({
+      case: name,
+      particles: num(m.particles),
+      packingS: num(m.packingSeconds),
+      settlingS: num(m.settlingSeconds),
+      finaliseS: num(m.finaliseSeconds),
+      runCpuS: (cpu.user + cpu.system) / 1e6,
+      settlePctOfPacking: (100 * num(m.settlingSeconds)) / num(m.packingSeconds),
+      packedDepthVoxels: num(m.packedInterpenetrationVoxels),
+      depthVoxels: num(m.interpenetrationVoxels),
+      packedDepthFraction: num(m.packedInterpenetrationFraction),
+      depthFraction: num(m.interpenetrationFraction),
+      deepPairsAfter: num(m.deepPairs),
+      moves: num(m.settlingMoves),
+      overlapPct: 100 * num(m.overlapFraction),
+      bedSolidFraction: num(m.bedSolidFraction),
+    });
+  }
+  table('Final settling pass: deepest interpenetration before and after, and its cost (16 voxels a diameter)', rows);
+}
+
 if (wanted('kernels')) {
   const m = new BitMatrix(400, 400, 400, { kernels: 'js' }), shell = kernelShell, rotated = kernelRotated, n = kernelN, e = kernelE;
   // A yardstick for the machine's state: summing a plain Int32Array (about 0.3-1 ns an element on

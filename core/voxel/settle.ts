@@ -17,19 +17,20 @@
  * voxel count), as a fraction.
  *
  * Cost: each particle's exact voxels, and its neighbours' (those whose reach it overlaps), once:
- * in proportion to the particles' voxels (about 7 times the finalisation's work in a dense bed of
+ * in proportion to the particles' voxels times their neighbours (about 6 in a dense bed of
  * spheres), never to the box.
  *
- * The settling pass (`finalSettling`): particles in a pair deeper than one voxel are moved by one
- * voxel on each axis (the packer's 26 moves), their rotation kept, each to the move that most
- * reduces the total excess depth (Σ max(0, depth − 1) over its neighbours), then the voxels they
- * share, preferring a move down; a move is taken only when it reduces them, never puts more of the
- * particle below the floor or above a ceiling, and is tested with every solid voxel (not the
- * reduced shell). Round after round (the upper particle of each deep pair first) until no pair is
- * deeper than one voxel, no move helps, or MAX_ROUNDS. Each accepted move lowers the sum of
- * excess depths (or, equal, of shared voxels) over all pairs, so the pass cannot cycle. Serial,
- * after the packing: the same for every thread count, and checkpoints (taken while packing) are
- * untouched.
+ * The settling pass (`finalSettling`): particles in a pair deeper than one voxel are moved, their
+ * rotation kept, by one voxel on each axis (the packer's 26 moves; the 98 of two voxels when none
+ * of those helps) to where their largest excess depth (depth − 1) over their neighbours, then
+ * its sum, then the voxels they share is least, preferring a move down; a move is taken only when
+ * it lowers them, never puts more of the particle below the floor or above a ceiling, and is
+ * tested with every solid voxel (not the reduced shell). The upper particle of a pair first, then
+ * the lower; when neither can move without deepening another pair (caged in a dense bed), the
+ * upper one is pushed up off the lower, counting only the particles below it, and those it then
+ * presses into are pushed in their turn in later rounds (the bed dilates a little). Rounds until
+ * no pair is deeper than one voxel, no move helps, or MAX_ROUNDS. Serial, after the packing: the
+ * same for every thread count, and checkpoints (taken while packing) are untouched.
  */
 import type { Packer } from './packer';
 import { ExactVoxels, rotatePoint } from './exact';
@@ -343,11 +344,13 @@ class Settler {
       for (const key of keys) {
         const i = Math.floor(key / total), j = key - i * total;
         if (movedAt[i] === rounds || movedAt[j] === rounds) continue;
-        // The upper particle of the pair first (the lower one carries it), then the lower.
+        // The upper particle of the pair first (the lower one carries it), then the lower; when
+        // neither can move without deepening another pair, the upper one is pushed up off the
+        // lower (only the particles below it count), and those above it follow in later rounds.
         const [first, second] = p.pz[j] > p.pz[i] || (p.pz[j] === p.pz[i] && j > i) ? [j, i] : [i, j];
-        for (const m of [first, second]) {
-          if (stale[m] === 0) continue;
-          if (!this.improve(m)) {
+        for (const [m, upward] of [[first, false], [second, false], [first, true]] as const) {
+          if (upward ? stale[first] !== 0 : stale[m] === 0) continue;
+          if (!this.improve(m, upward)) {
             stale[m] = 0;
             continue;
           }
@@ -379,21 +382,29 @@ class Settler {
   }
 
   /**
-   * Moves particle m by one voxel on each axis (of the 26 moves, or none) to where its largest
-   * excess depth over its neighbours (depth − 1 voxel), then their sum, then the voxels it shares
-   * with them, is least; true when it moved.
+   * Moves particle m by one voxel on each axis (of the 26 moves, or none; else two) to where its
+   * largest excess depth over its neighbours (depth − 1 voxel), then their sum, then the voxels it
+   * shares with them, is least (`upward`: over the neighbours below it only); true when it moved.
    */
-  private improve(m: number): boolean {
+  private improve(m: number, upward: boolean): boolean {
     const p = this.p, hood = this.hood, cube = this.cube, nz = p.nz, ceiling = p.params.box.top === 'ceiling';
     const near: number[] = [];
     hood.near(m, STEP, this.list);
     near.push(...this.list);
+    if (upward) {
+      // Only the particles below m (it rests on them) count: those above are pushed up in turn.
+      const pz = p.pz[m];
+      const below = near.filter((k) => p.pz[k] < pz || (p.pz[k] === pz && k < m));
+      near.length = 0;
+      near.push(...below);
+    }
     const layers = near.length;
     if (layers === 0) return false;
     // Each neighbour's solid voxels near m, one bit layer each, in a cube reaching one voxel past m's.
     const h = hood.reach[p.shape[m]] + STEP;
-    cube.reset(h, layers);
-    const bits = cube.bits, words = cube.words;
+    // A last layer holds them all: most of m's voxels meet none.
+    cube.reset(h, layers + 1);
+    const bits = cube.bits, words = cube.words, any = layers * words;
     const ox = new Float64Array(layers), oy = new Float64Array(layers), oz = new Float64Array(layers);
     for (let l = 0; l < layers; l++) {
       const j = near[l], dx = hood.dx(m, j), dy = hood.dy(m, j), dz = p.pz[j] - p.pz[m];
@@ -405,7 +416,9 @@ class Settler {
         const gz = p.pz[j] + v[k + 2];
         if (gz < 0 || gz >= nz) continue;
         const b = cube.index(dx + v[k], dy + v[k + 1], dz + v[k + 2]);
-        if (b >= 0) bits[l * words + (b >>> 5)] |= 1 << (b & 31);
+        if (b < 0) continue;
+        bits[l * words + (b >>> 5)] |= 1 << (b & 31);
+        bits[any + (b >>> 5)] |= 1 << (b & 31);
       }
     }
     const xyz = this.voxelsOf(m), n = xyz.length / 3;
@@ -419,7 +432,7 @@ class Settler {
         if (gz < 0 || (ceiling && gz >= nz)) { outside++; continue; }
         if (gz >= nz) continue;
         const b = cube.index(x, y, z);
-        if (b < 0) continue;
+        if (b < 0 || ((bits[any + (b >>> 5)] >>> (b & 31)) & 1) === 0) continue;
         for (let l = 0; l < layers; l++) if ((bits[l * words + (b >>> 5)] >>> (b & 31)) & 1) claim(pairs[l], x, y, z);
       }
       let most = 0, excess = 0, shared = 0;
