@@ -336,8 +336,8 @@ class Settler {
     const p = this.p, total = p.count, deep = new Map<number, number>();
     const before = this.measure(deep);
     const movedAt = new Int32Array(total).fill(-1);
-    // Whether a particle's neighbourhood changed since a move of it last failed to help.
-    const stale = new Uint8Array(total).fill(1), around: number[] = [];
+    // Whether a particle's neighbourhood changed since a move of it (a push: `push`) last failed to help.
+    const stale = new Uint8Array(total).fill(1), push = new Uint8Array(total).fill(1), around: number[] = [];
     let moves = 0, rounds = 0;
     while (deep.size > 0 && rounds < MAX_ROUNDS) {
       const keys = [...deep.keys()].sort((a, b) => a - b), moved: number[] = [];
@@ -349,16 +349,16 @@ class Settler {
         // lower (only the particles below it count), and those above it follow in later rounds.
         const [first, second] = p.pz[j] > p.pz[i] || (p.pz[j] === p.pz[i] && j > i) ? [j, i] : [i, j];
         for (const [m, upward] of [[first, false], [second, false], [first, true]] as const) {
-          if (upward ? stale[first] !== 0 : stale[m] === 0) continue;
+          if (upward ? stale[first] !== 0 || push[first] === 0 : stale[m] === 0) continue;
           if (!this.improve(m, upward)) {
-            stale[m] = 0;
+            (upward ? push : stale)[m] = 0;
             continue;
           }
           movedAt[m] = rounds;
           moved.push(m);
           moves++;
           this.hood.near(m, STEP, around);
-          for (const j of around) stale[j] = 1;
+          for (const k of around) stale[k] = push[k] = 1;
           break;
         }
       }
@@ -404,7 +404,7 @@ class Settler {
     const h = hood.reach[p.shape[m]] + STEP;
     // A last layer holds them all: most of m's voxels meet none.
     cube.reset(h, layers + 1);
-    const bits = cube.bits, words = cube.words, any = layers * words;
+    const bits = cube.bits, words = cube.words, any = layers * words, side = cube.side, pz = p.pz[m];
     const ox = new Float64Array(layers), oy = new Float64Array(layers), oz = new Float64Array(layers);
     for (let l = 0; l < layers; l++) {
       const j = near[l], dx = hood.dx(m, j), dy = hood.dy(m, j), dz = p.pz[j] - p.pz[m];
@@ -427,13 +427,17 @@ class Settler {
     const score = (sx: number, sy: number, sz: number): [number, number, number, number] => {
       for (let l = 0; l < layers; l++) startPair(pairs[l], ox[l] - sx, oy[l] - sy, oz[l] - sz);
       let outside = 0;
+      // m's voxels moved by at most STEP stay inside the cube (h = reach + STEP): no bounds test.
       for (let k = 0; k < 3 * n; k += 3) {
-        const x = xyz[k] + sx, y = xyz[k + 1] + sy, z = xyz[k + 2] + sz, gz = p.pz[m] + z;
-        if (gz < 0 || (ceiling && gz >= nz)) { outside++; continue; }
-        if (gz >= nz) continue;
-        const b = cube.index(x, y, z);
-        if (b < 0 || ((bits[any + (b >>> 5)] >>> (b & 31)) & 1) === 0) continue;
-        for (let l = 0; l < layers; l++) if ((bits[l * words + (b >>> 5)] >>> (b & 31)) & 1) claim(pairs[l], x, y, z);
+        const z = xyz[k + 2] + sz, gz = pz + z;
+        if (gz < 0 || gz >= nz) {
+          if (gz < 0 || ceiling) outside++;
+          continue;
+        }
+        const b = xyz[k] + sx + h + side * (xyz[k + 1] + sy + h + side * (z + h)), w = b >>> 5, bit = b & 31;
+        if (((bits[any + w] >>> bit) & 1) === 0) continue;
+        const x = xyz[k] + sx, y = xyz[k + 1] + sy;
+        for (let l = 0; l < layers; l++) if ((bits[l * words + w] >>> bit) & 1) claim(pairs[l], x, y, z);
       }
       let most = 0, excess = 0, shared = 0;
       for (const d of pairs) {
