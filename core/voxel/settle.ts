@@ -238,6 +238,17 @@ function better(most: number, excess: number, shared: number, best: number[]): b
   return shared < best[2];
 }
 
+/** The deepest interpenetration of the pairs' depths and smaller diameters. */
+function deepest(depths: Map<number, number>, diameters: Map<number, number>): Interpenetration {
+  let voxels = 0, fraction = 0, deepPairs = 0;
+  for (const [key, depth] of depths) {
+    voxels = Math.max(voxels, depth);
+    fraction = Math.max(fraction, depth / diameters.get(key)!);
+    if (depth > 1 + EPS) deepPairs++;
+  }
+  return { voxels, fraction, pairs: depths.size, deepPairs };
+}
+
 /** The measure and the settling pass over one finished packer. */
 class Settler {
   private readonly exact = new ExactVoxels();
@@ -313,28 +324,35 @@ class Settler {
     }
   }
 
-  /** The deepest interpenetration over all pairs; deep pairs (depth > 1) go to `deep` when given. */
-  measure(deep?: Map<number, number>): Interpenetration {
-    const p = this.p, hood = this.hood, total = p.count;
-    let voxels = 0, fraction = 0, pairs = 0, deepPairs = 0;
-    for (const i of hood.ids) {
+  /**
+   * Every pair that shares a voxel (key i · count + j, i < j): its depth in `depths`, the smaller
+   * volume-equivalent diameter of the two in `diameters`.
+   */
+  allPairs(depths: Map<number, number>, diameters: Map<number, number>): void {
+    const total = this.p.count;
+    for (const i of this.hood.ids) {
       this.contacts(i, true, (j, depth) => {
-        pairs++;
-        voxels = Math.max(voxels, depth);
-        fraction = Math.max(fraction, depth / Math.min(this.diameterOf(i), this.diameterOf(j)));
-        if (depth > 1 + EPS) {
-          deepPairs++;
-          deep?.set(i * total + j, depth);
-        }
+        depths.set(i * total + j, depth);
+        diameters.set(i * total + j, Math.min(this.diameterOf(i), this.diameterOf(j)));
       });
     }
-    return { voxels, fraction, pairs, deepPairs };
+  }
+
+  /** The deepest interpenetration over all pairs. */
+  measure(): Interpenetration {
+    const depths = new Map<number, number>(), diameters = new Map<number, number>();
+    this.allPairs(depths, diameters);
+    return deepest(depths, diameters);
   }
 
   /** The settling pass (see the module comment). */
   settle(): Settled {
     const p = this.p, total = p.count, deep = new Map<number, number>();
-    const before = this.measure(deep);
+    // Every sharing pair's depth, kept up to date: pairs change only with a moved particle.
+    const depths = new Map<number, number>(), diameters = new Map<number, number>();
+    this.allPairs(depths, diameters);
+    const before = deepest(depths, diameters);
+    for (const [key, depth] of depths) if (depth > 1 + EPS) deep.set(key, depth);
     const movedAt = new Int32Array(total).fill(-1);
     // Whether a particle's neighbourhood changed since a move of it (a push: `push`) last failed to help.
     const stale = new Uint8Array(total).fill(1), push = new Uint8Array(total).fill(1), around: number[] = [];
@@ -367,17 +385,23 @@ class Settler {
       // Only pairs with a moved particle changed.
       this.hood.rebuild();
       const isMoved = new Set(moved);
-      for (const key of [...deep.keys()]) {
+      for (const key of [...depths.keys()]) {
         const i = Math.floor(key / total);
-        if (isMoved.has(i) || isMoved.has(key - i * total)) deep.delete(key);
+        if (!isMoved.has(i) && !isMoved.has(key - i * total)) continue;
+        depths.delete(key);
+        diameters.delete(key);
+        deep.delete(key);
       }
       for (const m of moved) {
         this.contacts(m, false, (j, depth) => {
-          if (depth > 1 + EPS) deep.set(Math.min(m, j) * total + Math.max(m, j), depth);
+          const key = Math.min(m, j) * total + Math.max(m, j);
+          depths.set(key, depth);
+          diameters.set(key, Math.min(this.diameterOf(m), this.diameterOf(j)));
+          if (depth > 1 + EPS) deep.set(key, depth);
         });
       }
     }
-    const after = moves > 0 ? this.measure() : before;
+    const after = deepest(depths, diameters);
     return { before, after, moves, rounds };
   }
 
