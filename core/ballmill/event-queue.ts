@@ -23,15 +23,12 @@ export const enum EventKind {
   Step = 3,
 }
 
+/** Slot layout: keys[2k] = time, keys[2k + 1] = tie; ints[4k ..] = a, b, ca, cb. Interleaved so
+ *  that a sift step touches two cache lines, not seven arrays. */
 export class EventQueue {
-  private time: Float64Array;
-  /** kind · 2^48 + a · 2^24 + (b + 16): the tie-break, exact in a double for a, b + 16 < 2^24. */
-  private tie: Float64Array;
-  private a: Int32Array;
-  private b: Int32Array;
-  private ca: Uint32Array;
-  private cb: Uint32Array;
-  private kind: Uint8Array;
+  private keys: Float64Array;
+  /** a, b and the two counters (stored as int32, read back unsigned). */
+  private ints: Int32Array;
   private n = 0;
   /** Largest size reached, and the number of compactions. */
   peak = 0;
@@ -39,40 +36,35 @@ export class EventQueue {
 
   constructor(capacity: number) {
     const c = Math.max(16, capacity);
-    this.time = new Float64Array(c);
-    this.tie = new Float64Array(c);
-    this.a = new Int32Array(c);
-    this.b = new Int32Array(c);
-    this.ca = new Uint32Array(c);
-    this.cb = new Uint32Array(c);
-    this.kind = new Uint8Array(c);
+    this.keys = new Float64Array(2 * c);
+    this.ints = new Int32Array(4 * c);
   }
 
   get size(): number { return this.n; }
 
   // The top event, valid after a check of size > 0.
-  get topTime(): number { return this.time[0]; }
-  get topKind(): EventKind { return this.kind[0]; }
-  get topA(): number { return this.a[0]; }
-  get topB(): number { return this.b[0]; }
-  get topCountA(): number { return this.ca[0]; }
-  get topCountB(): number { return this.cb[0]; }
+  get topTime(): number { return this.keys[0]; }
+  get topKind(): EventKind { return Math.floor(this.keys[1] / TIE_KIND); }
+  get topA(): number { return this.ints[0]; }
+  get topB(): number { return this.ints[1]; }
+  get topCountA(): number { return this.ints[2] >>> 0; }
+  get topCountB(): number { return this.ints[3] >>> 0; }
 
   push(time: number, kind: EventKind, a: number, b: number, ca: number, cb: number): void {
-    if (this.n === this.time.length) this.grow();
-    const tie = kind * 281474976710656 + a * 16777216 + (b + 16);
+    if (this.n === this.keys.length >> 1) this.grow();
+    const tie = kind * TIE_KIND + a * TIE_A + (b + 16);
     // Sift up: move parents down until the slot fits.
     let k = this.n++;
     if (this.n > this.peak) this.peak = this.n;
-    const T = this.time, X = this.tie;
+    const K = this.keys;
     while (k > 0) {
       const p = (k - 1) >> 1;
-      if (T[p] < time || (T[p] === time && X[p] <= tie)) break;
+      const tp = K[2 * p];
+      if (tp < time || (tp === time && K[2 * p + 1] <= tie)) break;
       this.move(p, k);
       k = p;
     }
-    T[k] = time; X[k] = tie;
-    this.a[k] = a; this.b[k] = b; this.ca[k] = ca; this.cb[k] = cb; this.kind[k] = kind;
+    this.put(k, time, tie, a, b, ca, cb);
   }
 
   /** Removes the top event (read it through the top* getters first). */
@@ -86,9 +78,10 @@ export class EventQueue {
    * The callback is called once per event.
    */
   compact(live: (kind: EventKind, a: number, b: number, ca: number, cb: number) => boolean): void {
+    const K = this.keys, I = this.ints;
     let m = 0;
     for (let k = 0; k < this.n; k++) {
-      if (!live(this.kind[k], this.a[k], this.b[k], this.ca[k], this.cb[k])) continue;
+      if (!live(Math.floor(K[2 * k + 1] / TIE_KIND), I[4 * k], I[4 * k + 1], I[4 * k + 2] >>> 0, I[4 * k + 3] >>> 0)) continue;
       if (m !== k) this.move(k, m);
       m++;
     }
@@ -102,38 +95,45 @@ export class EventQueue {
   /** Moves the entry at index `from` into the hole at 0..n-1 position `hole`, sifting down.
    *  (`from` = hole re-sifts an entry in place.) */
   private siftDown(hole: number, from: number): void {
-    const T = this.time, X = this.tie, n = this.n;
-    const time = T[from], tie = X[from];
-    const a = this.a[from], b = this.b[from], ca = this.ca[from], cb = this.cb[from], kind = this.kind[from];
+    const K = this.keys, I = this.ints, n = this.n;
+    const time = K[2 * from], tie = K[2 * from + 1];
+    const a = I[4 * from], b = I[4 * from + 1], ca = I[4 * from + 2], cb = I[4 * from + 3];
     let k = hole;
     for (;;) {
       let c = 2 * k + 1;
       if (c >= n) break;
       const d = c + 1;
-      if (d < n && (T[d] < T[c] || (T[d] === T[c] && X[d] < X[c]))) c = d;
-      if (time < T[c] || (time === T[c] && tie <= X[c])) break;
+      let tc = K[2 * c];
+      if (d < n) {
+        const td = K[2 * d];
+        if (td < tc || (td === tc && K[2 * d + 1] < K[2 * c + 1])) { c = d; tc = td; }
+      }
+      if (time < tc || (time === tc && tie <= K[2 * c + 1])) break;
       this.move(c, k);
       k = c;
     }
-    T[k] = time; X[k] = tie;
-    this.a[k] = a; this.b[k] = b; this.ca[k] = ca; this.cb[k] = cb; this.kind[k] = kind;
+    this.put(k, time, tie, a, b, ca, cb);
+  }
+
+  private put(k: number, time: number, tie: number, a: number, b: number, ca: number, cb: number): void {
+    const K = this.keys, I = this.ints;
+    K[2 * k] = time; K[2 * k + 1] = tie;
+    I[4 * k] = a; I[4 * k + 1] = b; I[4 * k + 2] = ca; I[4 * k + 3] = cb;
   }
 
   private move(from: number, to: number): void {
-    this.time[to] = this.time[from]; this.tie[to] = this.tie[from];
-    this.a[to] = this.a[from]; this.b[to] = this.b[from];
-    this.ca[to] = this.ca[from]; this.cb[to] = this.cb[from];
-    this.kind[to] = this.kind[from];
+    const K = this.keys, I = this.ints;
+    K[2 * to] = K[2 * from]; K[2 * to + 1] = K[2 * from + 1];
+    const f = 4 * from, t = 4 * to;
+    I[t] = I[f]; I[t + 1] = I[f + 1]; I[t + 2] = I[f + 2]; I[t + 3] = I[f + 3];
   }
 
   private grow(): void {
-    const c = this.time.length * 2;
-    const f = (x: Float64Array) => { const y = new Float64Array(c); y.set(x); return y; };
-    const i = (x: Int32Array) => { const y = new Int32Array(c); y.set(x); return y; };
-    const u = (x: Uint32Array) => { const y = new Uint32Array(c); y.set(x); return y; };
-    this.time = f(this.time); this.tie = f(this.tie);
-    this.a = i(this.a); this.b = i(this.b);
-    this.ca = u(this.ca); this.cb = u(this.cb);
-    const k = new Uint8Array(c); k.set(this.kind); this.kind = k;
+    const keys = new Float64Array(2 * this.keys.length); keys.set(this.keys); this.keys = keys;
+    const ints = new Int32Array(2 * this.ints.length); ints.set(this.ints); this.ints = ints;
   }
 }
+
+/** The tie-break key: kind · 2^48 + a · 2^24 + (b + 16), exact in a double for a, b + 16 < 2^24. */
+const TIE_KIND = 281474976710656;
+const TIE_A = 16777216;

@@ -53,6 +53,9 @@ export const ENERGY_BINS = 15 * BINS_PER_DECADE;
 /** Impacts and box moves between two checks that simulated time still advances: at least this
  *  many, and 64 a ball. */
 const STALL_EVENTS = 1 << 18;
+/** The queue is compacted (its stale events dropped) when it holds more than this many events a ball
+ *  (and twice what the last compaction kept). */
+const COMPACT_PER_BALL = 4;
 
 export type StopReason = 'duration' | 'cancelled' | 'maxEvents' | 'stalled';
 
@@ -207,7 +210,7 @@ export class BallMill {
       hMin, hMean: hSum / n, hMax,
     });
     this.queue = new EventQueue(16 * n + 64);
-    this.compactAt = 32 * n + 1024;
+    this.compactAt = COMPACT_PER_BALL * n + 1024;
     const fc = frameCount(params);
     this.frames = {
       time: new Float64Array(fc), x: new Float32Array(fc * n), y: new Float32Array(fc * n), z: new Float32Array(fc * n),
@@ -603,7 +606,7 @@ export class BallMill {
       if (this.count[a] !== ca) return false;
       return kind !== EventKind.Collision || this.count[b] === cb;
     });
-    this.compactAt = Math.max(32 * this.n + 1024, 2 * this.queue.size);
+    this.compactAt = Math.max(COMPACT_PER_BALL * this.n + 1024, 2 * this.queue.size);
   }
 
   private recordFrame(): void {

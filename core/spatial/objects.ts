@@ -217,6 +217,11 @@ export abstract class SpatialObjects implements SpatialIndex {
   /** Exact test of object i against the current query shape (counted as a candidate test). */
   protected overlapsQuery(i: number): boolean {
     this.counters.candidatesTested++;
+    // The common case of event-driven runs (boxes in an open domain), without the general call.
+    if (!this.periodic && !this.qSphere && this.sphere[i] === 0) {
+      return Math.abs(this.x[i] - this.qx) <= this.hx[i] + this.qhx && Math.abs(this.y[i] - this.qy) <= this.hy[i] + this.qhy &&
+        Math.abs(this.z[i] - this.qz) <= this.hz[i] + this.qhz;
+    }
     return shapesOverlap(
       wrap(this.x[i] - this.qx, this.px), wrap(this.y[i] - this.qy, this.py), wrap(this.z[i] - this.qz, this.pz),
       this.sphere[i] === 1, this.hx[i], this.hy[i], this.hz[i],
