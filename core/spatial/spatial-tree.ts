@@ -250,6 +250,7 @@ export class SpatialTree extends SpatialObjects {
         }
         continue;
       }
+      if (!this.periodic) { this.scanOpenLevel(m, x0, x1, y0, y1, z0, z1, visit); continue; }
       for (let X = x0; X <= x1; X++) {
         const ax = this.wrapCoord(X, w);
         for (let Y = y0; Y <= y1; Y++) {
@@ -265,6 +266,25 @@ export class SpatialTree extends SpatialObjects {
         }
       }
     }
+  }
+
+  /** The cells [x0, x1] × [y0, y1] × [z0, z1] of level m in an open domain: no wrapping, and the
+   *  hash (the same as hash()) summed row by row. The hot loop of event-driven runs. */
+  private scanOpenLevel(m: number, x0: number, x1: number, y0: number, y1: number, z0: number, z1: number, visit: IdVisitor): void {
+    const head = this.head, next = this.next, level = this.level, cx = this.cx, cy = this.cy, cz = this.cz, mask = this.hashMask;
+    const hl = Math.imul(m, 0xc2b2ae3d);
+    for (let X = x0; X <= x1; X++) {
+      for (let Y = y0; Y <= y1; Y++) {
+        const hxy = X + Math.imul(Y, 0x9e3779b1) + hl;
+        for (let Z = z0; Z <= z1; Z++) {
+          for (let j = head[(hxy + Math.imul(Z, 0x85ebca77)) & mask]; j >= 0; j = next[j]) {
+            if (level[j] !== m || cx[j] !== X || cy[j] !== Y || cz[j] !== Z) continue;
+            if (this.overlapsQuery(j)) visit(j);
+          }
+        }
+      }
+    }
+    this.counters.cellsVisited += (x1 - x0 + 1) * (y1 - y0 + 1) * (z1 - z0 + 1);
   }
 
   /** Finest level whose cells hold the object's box on every axis. */
