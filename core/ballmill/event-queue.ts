@@ -1,5 +1,5 @@
 /**
- * The one event queue of the simulation: a binary min-heap over typed arrays. An event is a time,
+ * The one event queue of the simulation: a 4-ary min-heap over typed arrays (a node's four children share a cache line, and the heap is half as deep as a binary one). An event is a time,
  * a kind, two integers a and b (balls, or a ball and a wall) and the two balls' event counters at
  * the moment it was predicted; an event whose counters no longer match is stale and is dropped when
  * it comes up (invalidation costs nothing: a ball's counter is incremented when its trajectory
@@ -58,7 +58,7 @@ export class EventQueue {
     if (this.n > this.peak) this.peak = this.n;
     const K = this.keys;
     while (k > 0) {
-      const p = (k - 1) >> 1;
+      const p = (k - 1) >> 2;
       const tp = K[2 * p];
       if (tp < time || (tp === time && K[2 * p + 1] <= tie)) break;
       this.move(p, k);
@@ -86,7 +86,7 @@ export class EventQueue {
       m++;
     }
     this.n = m;
-    for (let k = (m >> 1) - 1; k >= 0; k--) this.siftDown(k, k);
+    for (let k = (m - 2) >> 2; k >= 0; k--) this.siftDown(k, k);
     this.compactions++;
   }
 
@@ -100,15 +100,16 @@ export class EventQueue {
     const a = I[4 * from], b = I[4 * from + 1], ca = I[4 * from + 2], cb = I[4 * from + 3];
     let k = hole;
     for (;;) {
-      let c = 2 * k + 1;
-      if (c >= n) break;
-      const d = c + 1;
-      let tc = K[2 * c];
-      if (d < n) {
+      const first = 4 * k + 1;
+      if (first >= n) break;
+      // The least of the (up to) four children: their keys share one cache line.
+      let c = first, tc = K[2 * first], xc = K[2 * first + 1];
+      const last = first + 3 < n ? first + 3 : n - 1;
+      for (let d = first + 1; d <= last; d++) {
         const td = K[2 * d];
-        if (td < tc || (td === tc && K[2 * d + 1] < K[2 * c + 1])) { c = d; tc = td; }
+        if (td < tc || (td === tc && K[2 * d + 1] < xc)) { c = d; tc = td; xc = K[2 * d + 1]; }
       }
-      if (time < tc || (time === tc && tie <= K[2 * c + 1])) break;
+      if (time < tc || (time === tc && tie <= xc)) break;
       this.move(c, k);
       k = c;
     }
