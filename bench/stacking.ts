@@ -52,7 +52,7 @@ const groups: Group[] = [
 ];
 
 /** The seed's gradation: five classes, evenly spaced radii, equal volume fractions, a_f of its tables. */
-function gradation(g: Group) {
+function gradation(g: Group, af?: [number, number]) {
   const [lo, hi] = g.radii;
   return {
     kind: 'classes' as const,
@@ -60,7 +60,7 @@ function gradation(g: Group) {
     classes: [0, 1, 2, 3, 4].map((k) => ({
       radius: hi - ((hi - lo) * k) / 4,
       fraction: 1,
-      af: (k < 2 ? [0.5, 1] : [0, 0.3]) as [number, number],
+      af: af ?? ((k < 2 ? [0.5, 1] : [0, 0.3]) as [number, number]),
     })),
   };
 }
@@ -73,16 +73,22 @@ function edgeFor(g: Group, particles: number, density: number): number {
   return ((particles / perVolume) / density) ** (1 / g.dim);
 }
 
-function params(g: Group, edge: number, e: number, reshape = 4): StackingParams {
+/** Candidate order and, when given, one a_f for every class instead of the seed's. */
+interface Variant { order: 'seed' | 'contactsFirst'; af?: [number, number] }
+const seedOrder: Variant = { order: 'seed' };
+
+function params(g: Group, edge: number, e: number, reshape = 4, v: Variant = seedOrder): StackingParams {
   return stackingParamsSchema.parse({
     dim: g.dim,
     region: g.dim === 3 ? { shape: 'box', size: [edge, edge, edge] } : { shape: 'rectangle', size: [edge, edge] },
-    gradation: gradation(g),
+    gradation: gradation(g, v.af),
     target: { kind: 'voidRatio', e },
     gid: g.gid,
+    order: v.order,
     reshape,
   });
 }
+const afLabel = (v: Variant) => (v.af ? `[${v.af.join(', ')}] all` : 'seed');
 
 interface Timed { result: EngineResult; wall: number; cpu: number }
 function runTimed(p: StackingParams, s = seed): Timed {
@@ -123,11 +129,14 @@ if (wanted('table3')) {
   for (const g of groups) {
     const edge = edgeFor(g, g.seed.particles, g.seed.density);
     const e = 1 / g.seed.density - 1;
-    for (const reshape of g.name.startsWith('3D second') ? [4, 8] : [4]) {
-      const t = runTimed(params(g, edge, e, reshape));
+    const runs: [number, Variant][] = g.name.startsWith('3D second') ? [[4, seedOrder], [8, seedOrder]] : [[4, seedOrder]];
+    runs.push([4, { order: 'contactsFirst' }]);
+    if (g.name.startsWith('2D second')) runs.push([4, { order: 'contactsFirst', af: [0, 1] }]);
+    for (const [reshape, v] of runs) {
+      const t = runTimed(params(g, edge, e, reshape, v));
       const d = describe(t);
       rows.push({
-        case: g.name, edge, reshape,
+        case: g.name, edge, order: v.order, af: afLabel(v), reshape,
         seedParticles: g.seed.particles, seedDensity: g.seed.density, seedS: g.seed.seconds,
         ...d,
         matched: (d.density as number) >= g.seed.density - 5e-4 && d.gradationHeld === true,
@@ -140,23 +149,23 @@ if (wanted('table3')) {
 // --- Highest density per gradation -------------------------------------------------------------
 if (wanted('densest')) {
   const rows: Row[] = [];
-  for (const g of groups) {
+  for (const g of groups) for (const v of [seedOrder, { order: 'contactsFirst' } as Variant]) {
     const edge = edgeFor(g, g.seed.particles, g.seed.density);
     // Bisection on e between a reachable void ratio (the seed's) and an unreachable one.
-    let held = runTimed(params(g, edge, 1 / g.seed.density - 1));
+    let held = runTimed(params(g, edge, 1 / g.seed.density - 1, 4, v));
     let hi = held.result.metrics.stopReason === 'target' ? num(held.result.metrics.voidRatioAsked) : 1 / g.seed.density - 1 + 0.2;
-    if (held.result.metrics.stopReason !== 'target') held = runTimed(params(g, edge, hi));
+    if (held.result.metrics.stopReason !== 'target') held = runTimed(params(g, edge, hi, 4, v));
     let lo = g.dim === 3 ? 0.3 : 0.1;
     const steps = quick ? 4 : 6;
     for (let k = 0; k < steps; k++) {
       const mid = (lo + hi) / 2;
-      const t = runTimed(params(g, edge, mid));
+      const t = runTimed(params(g, edge, mid, 4, v));
       if (t.result.metrics.stopReason === 'target') { held = t; hi = mid; } else lo = mid;
     }
     // The densest run of all: below the lowest e the classes end short.
-    const open = runTimed(params(g, edge, lo));
+    const open = runTimed(params(g, edge, lo, 4, v));
     rows.push({
-      case: g.name, edge,
+      case: g.name, edge, order: v.order,
       ...describe(held),
       densestShortRun: num(open.result.metrics.solidFraction),
       shortClasses: String(open.result.metrics.shortClasses),

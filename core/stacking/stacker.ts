@@ -78,6 +78,8 @@ export interface StackerOptions {
   capacity: number;
   gid: number;
   reshape: number;
+  /** Only two- and three-contact positions while a nucleus is open (params `order: 'contactsFirst'`). */
+  contactsFirst: boolean;
   seed: number;
 }
 
@@ -113,6 +115,7 @@ export class Stacker {
   private readonly targetCount: number;
   private readonly solidVolume: number;
   private readonly maxReshapes: number;
+  private readonly contactsFirst: boolean;
   private readonly rng: Random;
   private readonly open: Int32Array;
   private openCount = 0;
@@ -150,6 +153,7 @@ export class Stacker {
     this.solidVolume = o.solidVolume;
     this.capacity = o.capacity;
     this.maxReshapes = o.reshape;
+    this.contactsFirst = o.contactsFirst;
     this.rng = new Random(o.seed);
     let rMax = 0, rMin = Infinity;
     for (const c of o.classes) { rMax = Math.max(rMax, c.rMax); rMin = Math.min(rMin, c.rMin); }
@@ -294,13 +298,12 @@ export class Stacker {
 
   /** Places one ball of radius r of class j; false when there is no room (or when stopped). */
   private place(j: number, r: number): boolean {
-    const pt = this.point, ct = this.counters;
-    ct.randomTries++;
-    if (this.region.randomCentre(this.rng, r, pt) && !this.grid.anyOverlap(pt[0], pt[1], pt[2], r, -1)) {
-      this.add(pt[0], pt[1], pt[2], r, j);
+    const ct = this.counters;
+    // contactsFirst: a random position only when no nucleus is open (below), so that every ball
+    // touches two or three others: a ball dropped at random leaves gaps narrower than the balls to come.
+    if (!this.contactsFirst && this.tryRandom(j, r)) {
       // The ball may be near the current nucleus, whose neighbour list does not have it.
       this.gathered = false;
-      ct.randomPlaced++;
       return true;
     }
     while (this.openCount > 0) {
@@ -320,15 +323,18 @@ export class Stacker {
       ct.nucleiClosed++;
       if (this.tick()) return false;
     }
-    for (let t = 0; t < STALL_RANDOM_TRIES; t++) {
-      ct.randomTries++;
-      if (this.region.randomCentre(this.rng, r, pt) && !this.grid.anyOverlap(pt[0], pt[1], pt[2], r, -1)) {
-        this.add(pt[0], pt[1], pt[2], r, j);
-        ct.randomPlaced++;
-        return true;
-      }
-    }
+    for (let t = 0; t < STALL_RANDOM_TRIES; t++) if (this.tryRandom(j, r)) return true;
     return false;
+  }
+
+  /** Places a ball of radius r of class j at a random position if that is free (description (5)). */
+  private tryRandom(j: number, r: number): boolean {
+    const pt = this.point, ct = this.counters;
+    ct.randomTries++;
+    if (!this.region.randomCentre(this.rng, r, pt) || this.grid.anyOverlap(pt[0], pt[1], pt[2], r, -1)) return false;
+    this.add(pt[0], pt[1], pt[2], r, j);
+    ct.randomPlaced++;
+    return true;
   }
 
   private add(x: number, y: number, z: number, r: number, j: number): void {
@@ -432,19 +438,9 @@ export class Stacker {
     return false;
   }
 
-  /**
-   * Tries the contact positions around nucleus a for a ball of radius r of class j. The balls
-   * within a gap of one largest diameter of the class from a (every ball that a two- or
-   * three-contact candidate, at r_a + r from a, could hit) are gathered at the first try and kept
-   * while a stays the nucleus; balls placed around it join the list.
-   */
-  private tryAround(a: number, j: number, r: number): boolean {
-    const ct = this.counters, rng = this.rng, p = this.pos, o = 4 * a, c = this.cand;
-    const ax = p[o], ay = p[o + 1], az = p[o + 2], ra = p[o + 3];
-    const cl = this.classes[j];
-
-    // Eq. 2: one contact in a random direction, up to a gap r (tested through the grid: its
-    // blockers may be up to 3 r from a).
+  /** Eq. 2: one contact with nucleus a (at ax, ay, az, radius ra) in a random direction. */
+  private tryOneContact(j: number, r: number, ax: number, ay: number, az: number, ra: number): boolean {
+    const ct = this.counters, rng = this.rng, c = this.cand;
     ct.oneContactTries++;
     if (this.dim === 3) {
       const uz = 2 * rng.next() - 1, phi = 2 * Math.PI * rng.next(), s = Math.sqrt(1 - uz * uz);
@@ -459,6 +455,23 @@ export class Stacker {
       ct.oneContactPlaced++;
       return true;
     }
+    return false;
+  }
+
+  /**
+   * Tries the contact positions around nucleus a for a ball of radius r of class j. The balls
+   * within a gap of one largest diameter of the class from a (every ball that a two- or
+   * three-contact candidate, at r_a + r from a, could hit) are gathered at the first try and kept
+   * while a stays the nucleus; balls placed around it join the list.
+   */
+  private tryAround(a: number, j: number, r: number): boolean {
+    const ct = this.counters, rng = this.rng, p = this.pos, o = 4 * a;
+    const ax = p[o], ay = p[o + 1], az = p[o + 2], ra = p[o + 3];
+    const cl = this.classes[j];
+
+    // Eq. 2: one contact in a random direction, up to a gap r (tested through the grid: its
+    // blockers may be up to 3 r from a). Not with contactsFirst: such a ball leaves gaps too.
+    if (!this.contactsFirst && this.tryOneContact(j, r, ax, ay, az, ra)) return true;
 
     if (!this.gathered) {
       this.gatherAround(ax, ay, az, ra, 2 * cl.rMax * (1 + 1e-9) + this.tol, a);
