@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { voxelEngine, pack, finalise, voxeliseShapeVoxels, voxelParamsSchema, checkParams, VOXEL_METRICS, type VoxelParams } from '../../../core/voxel/index';
 import type { ColumnTable, EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
 import { analyseVoxelPacking } from '../../../core/analysis/index';
+import { rotation } from './rotation-reference';
 
 const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
   let calls = 0;
@@ -22,17 +23,6 @@ const mixture = (): VoxelParams =>
     },
     stop: { particles: 30 },
   });
-
-/** Rotation matrix Rz(c) Ry(b) Rx(a), written here independently of the engine's tables. */
-function rotation(a: number, b: number, c: number): number[] {
-  const r = Math.PI / 180;
-  const [ca, sa, cb, sb, cc, sc] = [Math.cos(a * r), Math.sin(a * r), Math.cos(b * r), Math.sin(b * r), Math.cos(c * r), Math.sin(c * r)];
-  return [
-    cc * cb, cc * sb * sa - sc * ca, cc * sb * ca + sc * sa,
-    sc * cb, sc * sb * sa + cc * ca, sc * sb * ca - cc * sa,
-    -sb, cb * sa, cb * ca,
-  ];
-}
 
 /** The voxel engine runs synchronously. */
 const run = (p: VoxelParams, c: EngineContext) => voxelEngine.run(p, c) as EngineResult;

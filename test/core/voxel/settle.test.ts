@@ -2,20 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { voxelEngine, pack, interpenetration, settle, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../../../core/voxel/index';
 import type { ColumnTable, EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
 import type { Packer } from '../../../core/voxel/packer';
+import { rotation } from './rotation-reference';
 
 const ctx = (seed = 1): EngineContext => ({ seed, threads: 1, progress() {}, cancelled: () => false, log() {} });
 const run = (p: VoxelParams, seed: number) => voxelEngine.run(p, ctx(seed)) as EngineResult;
-
-/** Rotation matrix Rz(c) Ry(b) Rx(a), written here independently of the engine's tables. */
-function rotation(a: number, b: number, c: number): number[] {
-  const r = Math.PI / 180;
-  const [ca, sa, cb, sb, cc, sc] = [Math.cos(a * r), Math.sin(a * r), Math.cos(b * r), Math.sin(b * r), Math.cos(c * r), Math.sin(c * r)];
-  return [
-    cc * cb, cc * sb * sa - sc * ca, cc * sb * ca + sc * sa,
-    sc * cb, sc * sb * sa + cc * ca, sc * sb * ca - cc * sa,
-    -sb, cb * sa, cb * ca,
-  ];
-}
 
 /**
  * The deepest interpenetration by brute force: every particle's solid voxels by inverse rotation

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BitMatrix } from '../../../core/voxel/bit-matrix';
 import { Packer, voxelParamsSchema } from '../../../core/voxel/index';
 import { Random } from '../../../core/common/random';
+import { rotation } from './rotation-reference';
 
 /**
  * A matrix larger than the SIMD kernels' memory keeps a window of its planes there (bit-matrix.ts);
@@ -106,13 +107,3 @@ describe.each(['rows', 'bricks'] as const)('the kernels\' window of a large bit 
   });
 });
 
-/** Rotation matrix Rz(c) Ry(b) Rx(a), written here independently of the engine's tables. */
-function rotation(a: number, b: number, c: number): number[] {
-  const r = Math.PI / 180;
-  const [ca, sa, cb, sb, cc, sc] = [Math.cos(a * r), Math.sin(a * r), Math.cos(b * r), Math.sin(b * r), Math.cos(c * r), Math.sin(c * r)];
-  return [
-    cc * cb, cc * sb * sa - sc * ca, cc * sb * ca + sc * sa,
-    sc * cb, sc * sb * sa + cc * ca, sc * sb * ca - cc * sa,
-    -sb, cb * sa, cb * ca,
-  ];
-}
