@@ -114,8 +114,10 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
     }
     if (packer.counters.steps % PROGRESS_EVERY === 0) {
       record();
-      // Progress: the furthest of the stop targets (or the roof height when filling until full).
-      let done = Math.min(1, packer.roof / packer.nz);
+      // Progress: the furthest of the stop targets, or, filling until full, the frozen bed's mean
+      // height (the roof follows the highest frozen top: on a wide bed it neared the top with half
+      // the box still empty, and the ETA said 0 s).
+      let done = Math.min(1, packer.frozenBedHeight() / packer.nz);
       if (st.particles > 0) done = Math.max(done, packer.count / st.particles);
       if (st.solidFraction > 0) done = Math.max(done, packer.solidVoxels / boxVolume / st.solidFraction);
       ctx.progress({

@@ -161,6 +161,15 @@ describe('voxel engine', () => {
     expect(cancelled.artifacts.map((a) => a.name)).toEqual(['particles', 'labels']);
   });
 
+  it('filling until full, progress is the frozen bed\'s share of the box height, not the roof\'s (which follows the highest frozen top)', () => {
+    const params = voxelParamsSchema.parse({ box: { size: [6, 6, 2], resolution: 10 }, mixture: { types: [{ shape: { kind: 'sphere' }, size: { law: 'fixed', value: 0.5 } }] } });
+    const seen: { done: number; bed: number }[] = [];
+    run(params, { ...ctx(3), progress: (p) => { if (p.phase === 'packing' && p.counters?.bedHeight !== undefined) seen.push({ done: p.done / p.total, bed: p.counters.bedHeight / 2 }); } });
+    expect(seen.length).toBeGreaterThan(10);
+    for (const s of seen) expect(s.done).toBeCloseTo(Math.min(1, s.bed), 2);
+    expect(seen.some((s) => s.done > 0.3 && s.done < 0.9)).toBe(true);
+  });
+
   it('analyses the finished packing (core/analysis): metrics, series after the engine\'s, per-particle columns, height map', () => {
     const phases = new Set<string>();
     const r = run(mixture(), { ...ctx(2), progress: (p) => phases.add(p.phase ?? '') });
