@@ -117,14 +117,15 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
       // Progress: the furthest of the stop targets, or, filling until full, the frozen bed's mean
       // height (the roof follows the highest frozen top: on a wide bed it neared the top with half
       // the box still empty, and the ETA said 0 s).
-      let done = Math.min(1, packer.frozenBedHeight() / packer.nz);
+      const bed = packer.frozenBedHeight();
+      let done = Math.min(1, bed / packer.nz);
       if (st.particles > 0) done = Math.max(done, packer.count / st.particles);
       if (st.solidFraction > 0) done = Math.max(done, packer.solidVoxels / boxVolume / st.solidFraction);
       ctx.progress({
         done: Math.min(1000, Math.round(done * 1000)),
         total: 1000,
         phase: 'packing',
-        counters: { particles: packer.count, active: packer.activeCount, steps: packer.counters.steps, solidFraction: packer.solidVoxels / boxVolume, bedHeight: packer.frozenBedHeight() / res },
+        counters: { particles: packer.count, active: packer.activeCount, steps: packer.counters.steps, solidFraction: packer.solidVoxels / boxVolume, bedHeight: bed / res },
       });
     }
   }
