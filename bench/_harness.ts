@@ -28,6 +28,16 @@ export function printTable(title: string, rows: Row[]): void {
   process.stdout.write('\n' + formatTable(title, rows));
 }
 
+/** The tables a benchmark prints, kept under their titles for writeResults. */
+export function tableRecorder(): { tables: Record<string, Row[]>; table: (title: string, rows: Row[]) => void } {
+  const tables: Record<string, Row[]> = {};
+  const table = (title: string, rows: Row[]): void => {
+    tables[title] = rows;
+    printTable(title, rows);
+  };
+  return { tables, table };
+}
+
 /** Writes bench/results/<name>.json: { name, date, machine, tables: { title: rows } }. */
 export function writeResults(name: string, tables: Record<string, Row[]>, extra: Record<string, unknown> = {}): string {
   const dir = join(dirname(fileURLToPath(import.meta.url)), 'results');

@@ -18,7 +18,7 @@
  * `npm run bench -- stacking [--only table3,densest,...] [--quick]` (--quick: smaller counts, no 10^6).
  */
 import { cpus, loadavg } from 'node:os';
-import { printTable, writeResults, type Row } from './_harness';
+import { tableRecorder, writeResults, type Row } from './_harness';
 import { stackingEngine, stackingParamsSchema, stack, resolveGradation, type StackingParams } from '../core/stacking/index';
 import { meanBallVolume } from '../core/stacking/params';
 import type { EngineContext, EngineResult } from '../core/common/engine';
@@ -100,12 +100,10 @@ function runTimed(p: StackingParams, s = seed): Timed {
 
 const num = (v: unknown) => Number(v);
 const load = () => loadavg().map((v) => v.toFixed(1)).join(' ');
-const tables: Record<string, Row[]> = {};
-function table(title: string, rows: Row[]): void {
-  const t = `${title} [load ${load()} on ${cpus().length} cores]`;
-  tables[t] = rows;
-  printTable(t, rows);
-}
+const recorder = tableRecorder();
+const tables = recorder.tables;
+/** Every title says the load it was measured under (the machine is shared). */
+const table = (title: string, rows: Row[]): void => recorder.table(`${title} [load ${load()} on ${cpus().length} cores]`, rows);
 
 function describe(t: Timed): Row {
   const m = t.result.metrics;

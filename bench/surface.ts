@@ -19,7 +19,7 @@
  * `npm run bench -- surface [--only scaling,seed] [--quick]`. --quick stops at 10^5 particles.
  */
 import { loadavg } from 'node:os';
-import { printTable, writeResults, type Row } from './_harness';
+import { tableRecorder, writeResults, type Row } from './_harness';
 import { implicitFunction, implicitSurfaceSchema } from '../core/surface/implicit';
 import { solidBounds } from '../core/surface/solid';
 import { SurfaceSampler, sigmaForSpacing, type NeighbourSearch } from '../core/surface/sampler';
@@ -35,11 +35,7 @@ const wanted = (part: string) => only === null || only.has(part);
 /** O(n²) passes are run up to this many particles (3·10^4: about 10^9 pair tests, seconds a pass). */
 const DIRECT_MAX = 30_000;
 
-const tables: Record<string, Row[]> = {};
-function table(title: string, rows: Row[]): void {
-  tables[title] = rows;
-  printTable(title, rows);
-}
+const { tables, table } = tableRecorder();
 
 function cpuMs(): number {
   const u = process.cpuUsage();

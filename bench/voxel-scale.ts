@@ -34,7 +34,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openServices } from '../main/services/services';
 import type { RunRecord } from '../main/api';
-import { printTable, writeResults, type Row } from './_harness';
+import { tableRecorder, writeResults, type Row } from './_harness';
 import { bedMetrics, finalise, Packer, voxelParamsSchema, voxeliseShapeVoxels } from '../core/voxel/index';
 import { drawMove, type Move } from '../core/voxel/mover';
 
@@ -101,11 +101,7 @@ function costs(m: Measured): Row {
   };
 }
 
-const tables: Record<string, Row[]> = {};
-function table(title: string, rows: Row[]): void {
-  tables[title] = rows;
-  printTable(title, rows);
-}
+const { tables, table } = tableRecorder();
 
 const sphere = (d: number) => ({ shape: { kind: 'sphere' }, size: { law: 'fixed', value: d } });
 

@@ -28,7 +28,7 @@
  * `npm run bench -- voxel [--only standard,ablation,...] [--quick]`. --quick shrinks the box and
  * the particle counts so that everything runs in a minute or two.
  */
-import { printTable, writeResults, type Row } from './_harness';
+import { tableRecorder, writeResults, type Row } from './_harness';
 import { voxelEngine, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../core/voxel/index';
 import type { EngineResult } from '../core/common/engine';
 import { BitMatrix, markSelf, selfMaskLength } from '../core/voxel/bit-matrix';
@@ -78,11 +78,7 @@ function describe(r: EngineResult): Row {
   };
 }
 
-const tables: Record<string, Row[]> = {};
-function table(title: string, rows: Row[]): void {
-  tables[title] = rows;
-  printTable(title, rows);
-}
+const { tables, table } = tableRecorder();
 
 /** The standard sphere (d = 1 at 40 voxels/unit): its reduced shell and extent, in a 400^3 bit matrix. */
 const kernelShell = voxeliseShapeVoxels({ kind: 'sphere' }, 40).reducedShell;
