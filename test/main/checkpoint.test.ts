@@ -1,23 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { CHECKPOINT_FILE, loadCheckpoint, removeCheckpoint, saveCheckpoint } from '../../main/workers/checkpoint';
 import { RunStore } from '../../main/services/store';
-import { cliIn, tempDir } from './helpers';
+import { afterEachTest, cliIn } from './helpers';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'packbench.mjs');
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-function folder(): string {
-  const t = tempDir('packbench-checkpoint-');
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+const { dir } = afterEachTest();
+const folder = () => dir('packbench-checkpoint-');
 
 describe('checkpoint files (main/workers/checkpoint.ts)', () => {
   it('a checkpoint reads back as saved, every array type; a temporary file left over is ignored; remove clears both', () => {

@@ -1,4 +1,4 @@
-import { afterAll, expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,25 @@ import { fixtureRegistry } from './fixtures/registry';
 export function tempDir(prefix = 'packbench-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Undo after each test, for a test file's top level: `later(fn)` runs fn once the current test ends
+ * (newest first, so services close before their folder goes); `dir()` is a temp folder removed then.
+ */
+export function afterEachTest(): { later: (undo: () => void | Promise<void>) => void; dir: (prefix?: string) => string } {
+  const undos: (() => void | Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const undo of undos.splice(0).reverse()) await undo();
+  });
+  return {
+    later: (undo) => void undos.push(undo),
+    dir: (prefix) => {
+      const t = tempDir(prefix);
+      undos.push(t.cleanup);
+      return t.dir;
+    },
+  };
 }
 
 /** Services over a temp data dir with the fixture engine. */

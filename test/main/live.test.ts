@@ -3,21 +3,15 @@
  * series (EngineContext.publish, table meta.series), runs.particles and runs.series return them, and
  * `runs show` prints progress, phase, elapsed time and the time left.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { openServices, type Services } from '../../main/services/services';
+import { openServices } from '../../main/services/services';
 import { defaultRegistry } from '../../main/services/engines';
 import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
-import { cliIn, fixtureServices, tempDir } from './helpers';
+import { afterEachTest, cliIn, fixtureServices } from './helpers';
 
-let s: Services | null = null;
-const cleanups: (() => void)[] = [];
-afterEach(async () => {
-  await s?.close();
-  s = null;
-  for (const c of cleanups.splice(0)) c();
-});
+const { later, dir } = afterEachTest();
 
 async function until<T>(get: () => Promise<T>, done: (v: T) => boolean, what: string): Promise<T> {
   for (let i = 0; i < 1200; i++) {
@@ -30,15 +24,14 @@ async function until<T>(get: () => Promise<T>, done: (v: T) => boolean, what: st
 
 describe('a running voxel packing seen live', () => {
   it('publishes the particles so far and the bed height and solid fraction against seconds; both go when it ends', async () => {
-    const t = tempDir('packbench-live-');
-    cleanups.push(t.cleanup);
-    s = openServices({ dataDir: t.dir, registry: defaultRegistry(), autoStart: true, concurrency: 1 });
-    const services = s;
+    const data = dir('packbench-live-');
+    const s = openServices({ dataDir: data, registry: defaultRegistry(), autoStart: true, concurrency: 1 });
+    later(() => s.close());
     // A box that takes minutes to fill: it is cancelled once seen.
     const spec = { engine: 'voxel', name: 'live', seed: 2, params: { box: { size: [16, 16, 16], resolution: 16 }, analysis: { enabled: false }, labelVolume: 'off' } };
     const id = (await s.dispatch('runs.enqueue', { spec })).runIds[0];
     // Points every second, published every few seconds: wait for a curve of at least two points.
-    const series = await until(() => services.dispatch('runs.series', { id }), (v) => (v[0]?.x.length ?? 0) >= 2, 'two points of the live series');
+    const series = await until(() => s.dispatch('runs.series', { id }), (v) => (v[0]?.x.length ?? 0) >= 2, 'two points of the live series');
     expect(series.map((x) => x.name)).toEqual(['bed height (live)', 'solid fraction (live)']);
     const [height, fraction] = series;
     expect(height.xLabel).toBe('seconds since the packing started');
@@ -59,7 +52,7 @@ describe('a running voxel packing seen live', () => {
     for (const v of live.columns.z) expect(v > 0 && v < 16).toBe(true);
 
     // The command line: progress, phase, elapsed and the time left at the pace so far.
-    const shown = await cliIn(t.dir, 'runs', 'show', id);
+    const shown = await cliIn(data, 'runs', 'show', id);
     expect(shown.stdout).toMatch(/^ {2}progress \d+\.\d %, phase packing, \d+ s elapsed, (about \d+ (s|min \d+ s|h \d+ min) left|time left unknown)$/m);
     expect(shown.stdout).toMatch(/^ {2}particles \d+, active \d+, steps \d+, solidFraction [\d.e-]+, bedHeight [\d.e-]+$/m);
 
@@ -73,22 +66,21 @@ describe('a running voxel packing seen live', () => {
 
 describe('`runs show` of a running run', () => {
   it('prints how far it is, its phase, the time since it started and about how long is left', async () => {
-    const t = tempDir('packbench-eta-');
-    cleanups.push(t.cleanup);
-    s = fixtureServices(t.dir, { autoStart: true });
-    const services = s;
+    const data = dir('packbench-eta-');
+    const s = fixtureServices(data, { autoStart: true });
+    later(() => s.close());
     const id = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'slow', seed: 1, params: { steps: 2000, stepMs: 10 } } })).runIds[0];
-    await until(() => services.dispatch('runs.get', { id }), (r) => r.progress.done >= 100, 'a tenth of the steps');
-    const shown = await cliIn(t.dir, 'runs', 'show', id);
+    await until(() => s.dispatch('runs.get', { id }), (r) => r.progress.done >= 100, 'a tenth of the steps');
+    const shown = await cliIn(data, 'runs', 'show', id);
     expect(shown.stdout).toMatch(/^ {2}progress \d+\.\d %, phase counting, \d+ s elapsed, about \d+ s left$/m);
-    const json = JSON.parse((await cliIn(t.dir, '--json', 'runs', 'show', id)).stdout);
+    const json = JSON.parse((await cliIn(data, '--json', 'runs', 'show', id)).stdout);
     const { done, total } = json.progress;
     expect(json.elapsedSeconds).toBeGreaterThan(0);
     // The time left at the pace so far: elapsed × (total − done) / done.
     expect(json.etaSeconds).toBeCloseTo((json.elapsedSeconds * (total - done)) / done, 6);
     await s.dispatch('runs.cancel', { id });
     await s.queue.waitFor([id]);
-    const ended = await cliIn(t.dir, 'runs', 'show', id);
+    const ended = await cliIn(data, 'runs', 'show', id);
     expect(ended.stdout).not.toMatch(/^ {2}progress /m);
   }, 60_000);
 });

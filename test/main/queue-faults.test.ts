@@ -3,38 +3,33 @@
  * they normally go, a database that is full. Runs fail with the reason, calls get an error the user
  * can act on, and nothing throws out of a timer.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runnableEntry, WorkerPool } from '../../main/services/pool';
 import type { Services } from '../../main/services/services';
 import { COUNTER_WORKER } from './fixtures/registry';
 import { makeReadOnly, smallDisk } from './faults';
-import { fixtureServices, tempDir } from './helpers';
+import { afterEachTest, fixtureServices } from './helpers';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const { later, dir } = afterEachTest();
 
 function setup(o: Parameters<typeof fixtureServices>[1] = {}): { s: Services; dir: string } {
-  const t = tempDir();
-  cleanups.push(t.cleanup);
-  const s = fixtureServices(t.dir, o);
-  cleanups.push(() => s.close());
-  return { s, dir: t.dir };
+  const data = dir();
+  const s = fixtureServices(data, o);
+  later(() => s.close());
+  return { s, dir: data };
 }
 
 const spec = (name: string, params: Record<string, unknown> = {}) => ({ engine: 'counter', name, seed: 1, params: { stepMs: 0, ...params } });
 
 describe('queue faults', () => {
   it('writes the worker bundle to the next folder when node_modules/.cache is not writable, with its packages inside', async () => {
-    const t = tempDir();
-    cleanups.push(t.cleanup);
-    const fallback = join(t.dir, 'cache');
+    const data = dir();
+    const fallback = join(data, 'cache');
     // A path below a regular file cannot be created, even by root.
     const pool = new WorkerPool({ bundleDirs: ['/dev/null/cache', fallback] });
-    const job = pool.start({ runId: 'r1', engineId: 'counter', workerEntry: COUNTER_WORKER, params: { steps: 3, stepMs: 0, memoryBytes: 1, volume: false, badResult: false }, seed: 1, threads: 1, runDir: t.dir, memoryBytes: 1 });
+    const job = pool.start({ runId: 'r1', engineId: 'counter', workerEntry: COUNTER_WORKER, params: { steps: 3, stepMs: 0, memoryBytes: 1, volume: false, badResult: false }, seed: 1, threads: 1, runDir: data, memoryBytes: 1 });
     expect((await job.done).status).toBe('done');
     expect(existsSync(fallback)).toBe(true);
     expect(() => runnableEntry(COUNTER_WORKER, ['/dev/null/a', '/dev/null/b'])).toThrow(/cannot write the worker bundle of counter-worker.ts to any of: \/dev\/null\/a: .*; \/dev\/null\/b: /);
@@ -97,13 +92,12 @@ describe('data folder faults', () => {
   }
 
   it('opens a read-only data folder read-only: runs are listed and shown, adding one says why not', async (ctx) => {
-    const t = tempDir();
-    cleanups.push(t.cleanup);
-    const runId = await folderWithARun(t.dir);
-    const restore = makeReadOnly(t.dir);
+    const data = dir();
+    const runId = await folderWithARun(data);
+    const restore = makeReadOnly(data);
     if (!restore) return ctx.skip();
     try {
-      await browsable(t.dir, runId);
+      await browsable(data, runId);
     } finally {
       restore();
     }
@@ -112,7 +106,7 @@ describe('data folder faults', () => {
   it('opens a data folder on a full disk read-only: runs are listed and shown', async (ctx) => {
     const disk = smallDisk(4096);
     if (!disk) return ctx.skip();
-    cleanups.push(disk.cleanup);
+    later(disk.cleanup);
     const runId = await folderWithARun(disk.dir);
     try {
       writeFileSync(join(disk.dir, 'filler'), Buffer.alloc(8 << 20));
