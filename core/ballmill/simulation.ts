@@ -28,7 +28,9 @@
  * boxes at t, so their boxes overlap, so their collision was predicted: no collision is missed. It is
  * kept by checking a ball against every ball whose box overlaps its own when its trajectory changes,
  * and, when its box moves, against the balls whose boxes overlap the new box but did not overlap the
- * old one (the others were checked already). 'direct' checks a ball against every other ball when
+ * old one (the others were checked already). The balls whose boxes overlap a ball's box are its
+ * neighbour set (the seed's, neighbours.ts), updated at box moves: an impact reads it instead of
+ * querying the structure, so the structure answers one query per box move. 'direct' checks a ball against every other ball when
  * its trajectory changes. Predictions use the later of the two trajectories' start times as origin,
  * so a pair's predicted time does not depend on when it was checked, and every CDO replays the same
  * collision sequence.
@@ -41,6 +43,7 @@ import { Random } from '../common/random';
 import type { SpatialIndex } from '../spatial/types';
 import { createStructure } from './cdo';
 import { EventKind, EventQueue } from './event-queue';
+import { NeighbourLists } from './neighbours';
 import { frameCount, frameInterval, stepCount, type BallmillParams } from './params';
 import { placeBalls } from './placement';
 import { RestitutionModel } from './restitution';
@@ -106,6 +109,8 @@ export class BallMill {
   private readonly bz: Float64Array;
   private readonly bh: Float64Array;
   readonly structure: SpatialIndex | null;
+  /** The seed's neighbour sets: the balls whose boxes overlap each ball's box (null for direct). */
+  readonly neighbours: NeighbourLists | null;
   readonly queue: EventQueue;
   /** Current simulated time. */
   now = 0;
@@ -138,9 +143,8 @@ export class BallMill {
   private compactAt: number;
   // Scratch state of one ball at a time (position and velocity now).
   private px = 0; private py = 0; private pz = 0; private qx = 0; private qy = 0; private qz = 0;
-  // The current structure query: the ball, its partner to skip, the mode, the old box.
+  // The current structure query: the ball, the mode, the old box.
   private qBall = 0;
-  private qPartner = -1;
   private qMode = 0;
   private ox = 0; private oy = 0; private oz = 0;
   private readonly visit: (j: number) => void;
@@ -209,6 +213,7 @@ export class BallMill {
       size: dim === 2 ? [side, hi - lo] : [side, side, hi - lo],
       hMin, hMean: hSum / n, hMax,
     });
+    this.neighbours = this.structure ? new NeighbourLists(n) : null;
     this.queue = new EventQueue(16 * n + 64);
     this.compactAt = COMPACT_PER_BALL * n + 1024;
     const fc = frameCount(params);
@@ -273,7 +278,7 @@ export class BallMill {
     }
     for (let i = 0; i < this.n; i++) {
       if (s) this.scheduleExit(i);
-      this.qBall = i; this.qPartner = -1; this.qMode = MODE_START;
+      this.qBall = i; this.qMode = MODE_START;
       if (s) this.query(s, i);
       else for (let j = i + 1; j < this.n; j++) this.examine(i, j);
     }
@@ -474,7 +479,15 @@ export class BallMill {
     if (this.dim === 2) s.move(i, this.px, this.pz, 0);
     else s.move(i, this.px, this.py, this.pz);
     this.boxExits++;
-    this.qBall = i; this.qPartner = -1; this.qMode = MODE_MOVED;
+    // Neighbours whose boxes the new box no longer overlaps leave i's list (the same closed test
+    // as the structure's, so the lists stay what a query would report).
+    const nb = this.neighbours!, ids = nb.ids, base = nb.stride * i;
+    const x = this.bx[i], y = this.by[i], z = this.bz[i], h = this.bh[i];
+    for (let k = nb.count[i] - 1; k >= 0; k--) {
+      const j = ids[base + k], w = h + this.bh[j];
+      if (!(Math.abs(x - this.bx[j]) <= w && Math.abs(z - this.bz[j]) <= w && Math.abs(y - this.by[j]) <= w)) nb.removeAt(i, k);
+    }
+    this.qBall = i; this.qMode = MODE_MOVED;
     this.query(s, i);
     this.scheduleExit(i);
   }
@@ -496,11 +509,15 @@ export class BallMill {
   /** After ball i's trajectory changed (partner: the other ball of the impact, or -1). */
   private afterChange(i: number, partner: number): void {
     this.searchWalls(i);
-    const s = this.structure;
-    if (s) {
+    const nb = this.neighbours;
+    if (nb) {
       this.scheduleExit(i);
-      this.qBall = i; this.qPartner = partner; this.qMode = MODE_CHANGED;
-      this.query(s, i);
+      // Every ball whose box overlaps i's: its neighbour list (no structure query).
+      const ids = nb.ids, base = nb.stride * i, end = base + nb.count[i];
+      for (let k = base; k < end; k++) {
+        const j = ids[k];
+        if (j !== partner) this.examine(i, j);
+      }
     } else {
       for (let j = 0; j < this.n; j++) if (j !== i && j !== partner) this.examine(i, j);
     }
@@ -557,19 +574,17 @@ export class BallMill {
   /** A ball whose box overlaps the box of the ball being queried. */
   private candidate(j: number): void {
     const i = this.qBall;
-    if (j === i || j === this.qPartner) return;
+    if (j === i) return;
     switch (this.qMode) {
       case MODE_START:
-        if (j > i) this.examine(i, j);
-        return;
-      case MODE_CHANGED:
-        this.examine(i, j);
+        if (j > i) { this.examine(i, j); this.neighbours!.add(i, j); }
         return;
       case MODE_MOVED: {
-        // Checked already if j's box overlapped the old box of i.
+        // A neighbour already (and checked) if j's box overlapped the old box of i.
         const w = this.bh[i] + this.bh[j];
         if (Math.abs(this.ox - this.bx[j]) <= w && Math.abs(this.oz - this.bz[j]) <= w && Math.abs(this.oy - this.by[j]) <= w) return;
         this.examine(i, j);
+        this.neighbours!.add(i, j);
       }
     }
   }
@@ -625,4 +640,4 @@ export class BallMill {
   }
 }
 
-const MODE_START = 0, MODE_CHANGED = 1, MODE_MOVED = 2;
+const MODE_START = 0, MODE_MOVED = 1;

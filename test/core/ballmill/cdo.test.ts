@@ -38,6 +38,17 @@ describe('ball mill CDOs', () => {
         expect(got.sim.boxExits).toBeGreaterThan(0);
         // The point of a structure: fewer pair checks than direct's (far fewer with a thin skin).
         expect(got.sim.collisionChecks).toBeLessThan(reference.sim.collisionChecks / (skin < 0.5 ? 2 : 1));
+        // The neighbour sets at the end are exactly what the structure's own queries report.
+        const s = got.sim.structure!, nb = got.sim.neighbours!;
+        let pairs = 0;
+        for (let i = 0; i < got.sim.n; i++) {
+          const queried: number[] = [];
+          s.queryObject(i, (j) => { if (j !== i) queried.push(j); });
+          const listed = Array.from(nb.ids.subarray(nb.stride * i, nb.stride * i + nb.count[i]));
+          expect(listed.sort((u, v) => u - v)).toEqual(queried.sort((u, v) => u - v));
+          pairs += listed.length;
+        }
+        expect(pairs).toBeGreaterThan(0);
       }
     }
   });
