@@ -7,8 +7,9 @@
  * of their particles touch no common voxel and no common matrix word, and may run at once without
  * atomics. Each time step the run's thread lists the active kernel particles by colour and cell
  * (the *slots*, in the order of the active list within a cell), then for each colour all threads
- * take that colour's cells one by one (an atomic counter) and move their particles, and wait for
- * each other (a barrier) before the next colour. Insertion, freezing and the particles the
+ * take that colour's cells that hold particles one by one (an atomic counter) and move their
+ * particles, and wait for each other (a barrier) before the next colour; a colour the run's
+ * thread moves alone it moves without atomics. Insertion, freezing and the particles the
  * JavaScript loops move stay on the run's thread, between the colours' phases.
  *
  * Every move draws its randomness from (seed, particle, time step) (core/common/random streamKey),
@@ -18,7 +19,7 @@
  * The threads share everything through the kernels' WebAssembly.Memory (a SharedArrayBuffer): the
  * matrix or its window, every particle's voxels and self mask, and the *board* allocated in its
  * heap by the run's thread: a control block (phase counter, cell counter, barrier, the step, where
- * the other parts are), the slots, the cells' first slots, a table of shapes, each thread's trial
+ * the other parts are), the slots, the busy cells (those holding particles: first and end slot), a table of shapes, each thread's trial
  * buffer per shape and each thread's counters. Helper threads get the memory, the board's address
  * and their index (voxelHelper, run through EngineContext.startHelpers).
  */
@@ -30,7 +31,7 @@ import { WasmKernels, type KernelLayout } from './wasm-kernels';
 const C = {
   /** Incremented to start a phase (helpers wait on it). */
   phase: 0,
-  /** Next cell to take, and the end of the phase's cells. */
+  /** Next busy cell to take, and the end of the phase's busy cells. */
   claim: 1,
   end: 2,
   /** Helpers done with the phase. */
@@ -45,7 +46,7 @@ const C = {
   zOrigin: 7,
   /** Byte offsets of the board's parts. */
   slots: 8,
-  cells: 9,
+  busy: 9,
   shapes: 10,
   trials: 11,
   counters: 12,
@@ -184,7 +185,7 @@ export interface HelperData {
 class Mover {
   private ctl!: Int32Array;
   private slots!: Int32Array;
-  private cells!: Int32Array;
+  private busy!: Int32Array;
   private shapes!: Int32Array;
   private trials!: Int32Array;
   private counters!: Int32Array;
@@ -208,20 +209,29 @@ class Mover {
     const c = this.ctl;
     const view = (at: number) => new Int32Array(buffer, c[at]);
     this.slots = view(C.slots);
-    this.cells = view(C.cells);
+    this.busy = view(C.busy);
     this.shapes = view(C.shapes);
     this.trials = view(C.trials);
     this.counters = view(C.counters);
   }
 
-  /** Takes cells of the phase until none is left and moves their particles. */
-  work(): void {
-    const ctl = this.ctl, cells = this.cells, end = Atomics.load(ctl, C.end);
+  /**
+   * Takes busy cells of the phase until none is left and moves their particles; `alone` (the
+   * run's thread, the helpers asleep): all of them in order, without atomics.
+   */
+  work(alone = false): void {
+    const ctl = this.ctl, busy = this.busy, end = Atomics.load(ctl, C.end);
     this.kernels.zOrigin = Atomics.load(ctl, C.zOrigin);
     const step = Atomics.load(ctl, C.step), seed = Atomics.load(ctl, C.seed), rebound = Atomics.load(ctl, C.rebound) >>> 0;
     const stay = Atomics.load(ctl, C.stay) === 1;
+    if (alone) {
+      for (let cell = Atomics.load(ctl, C.claim); cell < end; cell++) {
+        for (let q = busy[2 * cell], last = busy[2 * cell + 1]; q < last; q++) this.moveSlot(q, step, seed, rebound, stay);
+      }
+      return;
+    }
     for (let cell = Atomics.add(ctl, C.claim, 1); cell < end; cell = Atomics.add(ctl, C.claim, 1)) {
-      for (let q = cells[cell], last = cells[cell + 1]; q < last; q++) this.moveSlot(q, step, seed, rebound, stay);
+      for (let q = busy[2 * cell], last = busy[2 * cell + 1]; q < last; q++) this.moveSlot(q, step, seed, rebound, stay);
     }
   }
 
@@ -313,7 +323,9 @@ export class MoveBoard {
   private readonly colourStart: Int32Array;
   /** Schedule work arrays (run's thread only). */
   private order = new Int32Array(0);
-  private readonly cellOfColourRank: Int32Array;
+  private place = new Int32Array(0);
+  /** Per colour: its first busy cell this time step. */
+  private readonly colourBusy: Int32Array;
   private readonly cellCounts: Int32Array;
 
   constructor(
@@ -330,19 +342,19 @@ export class MoveBoard {
     this.cellCount = cells;
     // Cells listed colour by colour; within a colour row by row.
     this.colourStart = new Int32Array(grid.colours + 1);
-    this.cellOfColourRank = new Int32Array(cells);
     const rankOf = new Int32Array(cells);
     let r = 0;
     for (let colour = 0; colour < grid.colours; colour++) {
       this.colourStart[colour] = r;
       for (let j = 0; j < grid.cy; j++) for (let i = 0; i < grid.cx; i++) {
-        if (this.colourOf(i, j) === colour) { rankOf[i + grid.cx * j] = r; this.cellOfColourRank[r++] = i + grid.cx * j; }
+        if (this.colourOf(i, j) === colour) rankOf[i + grid.cx * j] = r++;
       }
     }
     this.colourStart[grid.colours] = r;
     this.cellRank = rankOf;
     this.cellCounts = new Int32Array(cells);
-    this.ctl[C.cells] = kernels.allocBytes(4 * (cells + 1));
+    this.colourBusy = new Int32Array(grid.colours + 1);
+    this.ctl[C.busy] = kernels.allocBytes(4 * 2 * cells);
     this.ctl[C.counters] = kernels.allocBytes(4 * COUNTERS * threads);
     for (let t = 1; t < threads; t++) this.scratch.push(kernels.allocScratch());
     this.growSlots(256);
@@ -415,15 +427,23 @@ export class MoveBoard {
     for (let k = 0; k < count; k++) counts[(rank[k] = this.cellRank[cellOf(k)])]++;
     this.main.refresh();
     const buffer = this.kernels.memory.buffer;
-    const cells = new Int32Array(buffer, ctl[C.cells], this.cellCount + 1), slots = new Int32Array(buffer, ctl[C.slots], SLOT * this.slotCapacity);
-    let at = 0;
-    for (let r = 0; r < this.cellCount; r++) {
-      cells[r] = at;
-      at += counts[r];
-      counts[r] = cells[r];
+    const busy = new Int32Array(buffer, ctl[C.busy], 2 * this.cellCount), slots = new Int32Array(buffer, ctl[C.slots], SLOT * this.slotCapacity);
+    // The busy cells (first and end slot), colour by colour; counts[r] becomes cell r's next slot.
+    let at = 0, b = 0;
+    for (let colour = 0; colour < this.grid.colours; colour++) {
+      this.colourBusy[colour] = b;
+      for (let r = this.colourStart[colour]; r < this.colourStart[colour + 1]; r++) {
+        const n = counts[r];
+        if (n === 0) continue;
+        counts[r] = at;
+        busy[2 * b] = at;
+        at += n;
+        busy[2 * b++ + 1] = at;
+      }
     }
-    cells[this.cellCount] = at;
-    const place = new Int32Array(count);
+    this.colourBusy[this.grid.colours] = b;
+    if (this.place.length < count) this.place = new Int32Array(this.order.length);
+    const place = this.place;
     for (let k = 0; k < count; k++) {
       const q = counts[rank[k]]++;
       place[k] = q;
@@ -434,10 +454,11 @@ export class MoveBoard {
     const counters = new Int32Array(buffer, ctl[C.counters], COUNTERS * this.threads);
     counters.fill(0);
     for (let colour = 0; colour < this.grid.colours; colour++) {
-      const slots = cells[this.colourStart[colour + 1]] - cells[this.colourStart[colour]];
-      if (slots === 0) continue;
-      Atomics.store(ctl, C.claim, this.colourStart[colour]);
-      Atomics.store(ctl, C.end, this.colourStart[colour + 1]);
+      const first = this.colourBusy[colour], end = this.colourBusy[colour + 1];
+      if (first === end) continue;
+      const slots = busy[2 * end - 1] - busy[2 * first];
+      Atomics.store(ctl, C.claim, first);
+      Atomics.store(ctl, C.end, end);
       Atomics.store(ctl, C.done, 0);
       const parallel = this.threads > 1 && slots >= MIN_PARALLEL_SLOTS;
       if (parallel) {
@@ -445,7 +466,7 @@ export class MoveBoard {
         Atomics.add(ctl, C.phase, 1);
         Atomics.notify(ctl, C.phase);
       }
-      this.main.work();
+      this.main.work(!parallel);
       if (!parallel) continue;
       // The barrier: every helper has finished this colour.
       const deadline = Date.now() + HELPER_TIMEOUT_MS;
