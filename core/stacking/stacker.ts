@@ -40,7 +40,7 @@ const THREE_TRIES = 16;
 const PER_NUCLEUS = 4;
 /** Random positions tried when every nucleus is closed, before the class counts as stalled. */
 const STALL_RANDOM_TRIES = 1000;
-/** Partner triples (pairs in 2D) tried per ball in a reshape pass; the nearest free position wins. */
+/** Partner triples (pairs in 2D) tried per ball in a reshape pass; the snuggest free position wins. */
 const RESHAPE_TRIES = 8;
 /** Candidate positions between two calls of the stop hook. */
 const TICK = 1 << 14;
@@ -587,8 +587,11 @@ export class Stacker {
   /**
    * The reshape subroutine (Fig. 3), a micro-adjustment of every ball in random order: among a few
    * three-contact positions (two-contact in 2D) with neighbours within one of its diameters, the
-   * free one nearest to where it is; the ball moves there. Compacts the packing locally and opens
-   * room for the balls still to come. False when stopped.
+   * free one whose gap to a further neighbour or wall is smallest (the snuggest: nearest to one
+   * more contact); the ball moves there. Balls pressed into the hollows of their neighbours merge
+   * the void between them into holes that the balls still to come fit (taking the position nearest
+   * to where the ball is, as before, moved balls about at random: 2D second group at the seed's
+   * count after 30 passes 0.780 against 0.788 now). False when stopped.
    */
   private reshapePass(): boolean {
     const ct = this.counters, rng = this.rng, n = this.count, order = this.order, p = this.pos, c = this.cand;
@@ -608,7 +611,7 @@ export class Stacker {
       // Partners: the balls and walls within one diameter of b (all of the gathered list).
       const m = this.gatherAround(bx, by, bz, rb, 2 * rb, b);
       if (m < need) continue;
-      let bestD = Infinity;
+      let bestGap = Infinity;
       for (let t = 0; t < RESHAPE_TRIES; t++) {
         if (this.tick()) return false;
         // Partner 0 plays the nucleus (a ball): the solvers work in its frame. The others are the
@@ -617,11 +620,11 @@ export class Stacker {
         if (ids[q0] < 0) continue;
         const q1 = this.partnerNear(m, q0, -1, rb);
         if (q1 < 0) continue;
-        let solved: number;
+        let solved: number, q2 = -1;
         if (need === 2) {
           solved = this.reshapeTwo(q0, q1, rb);
         } else {
-          const q2 = this.partnerNear(m, q0, q1, rb);
+          q2 = this.partnerNear(m, q0, q1, rb);
           if (q2 < 0) continue;
           solved = this.reshapeThree(q0, q1, q2, rb);
         }
@@ -630,14 +633,14 @@ export class Stacker {
         for (let w = 0; w < 6; w += 3) {
           // Displacement of b: partner 0's centre in b's frame plus the solver's centre.
           const dx = nb[o0] + c[w], dy = nb[o0 + 1] + c[w + 1], dz = nb[o0 + 2] + c[w + 2];
-          const d2 = dx * dx + dy * dy + dz * dz;
-          if (d2 >= bestD || !reg.contains(bx + dx, by + dy, bz + dz, rb)) continue;
-          if (this.grid.anyOverlap(reg.wrapX(bx + dx), reg.wrapY(by + dy), bz + dz, rb, b)) continue;
+          if (!reg.contains(bx + dx, by + dy, bz + dz, rb)) continue;
+          const g = this.gapToOthers(dx, dy, dz, rb, m, q0, q1, q2);
+          if (g >= bestGap || this.grid.anyOverlap(reg.wrapX(bx + dx), reg.wrapY(by + dy), bz + dz, rb, b)) continue;
           best[0] = dx; best[1] = dy; best[2] = dz;
-          bestD = d2;
+          bestGap = g;
         }
       }
-      if (bestD < Infinity) {
+      if (bestGap < Infinity) {
         this.grid.remove(b);
         p[o] = reg.wrapX(bx + best[0]); p[o + 1] = reg.wrapY(by + best[1]); p[o + 2] = bz + best[2];
         this.grid.insert(b);
@@ -645,6 +648,32 @@ export class Stacker {
       }
     }
     return true;
+  }
+
+  /**
+   * Smallest surface gap between a ball of radius r at (cx, cy, cz) (in the frame of the gathered
+   * list) and the first m entries, balls and walls, other than q0, q1, q2 (the ones it touches).
+   * Negative when it cuts one; entries farther than the list's reach count as far.
+   */
+  private gapToOthers(cx: number, cy: number, cz: number, r: number, m: number, q0: number, q1: number, q2: number): number {
+    const nb = this.nbPos, ids = this.nbIds;
+    let gap = Infinity;
+    for (let q = 0; q < m; q++) {
+      if (q === q0 || q === q1 || q === q2) continue;
+      const o = 4 * q, id = ids[q];
+      let g: number;
+      if (id >= 0) {
+        const dx = nb[o] - cx, dy = nb[o + 1] - cy, dz = nb[o + 2] - cz;
+        g = Math.sqrt(dx * dx + dy * dy + dz * dz) - r - nb[o + 3];
+      } else if (id === SIDE) {
+        g = nb[o + 2] - Math.sqrt((nb[o] - cx) ** 2 + (nb[o + 1] - cy) ** 2) - r;
+      } else {
+        const axis = nb[o];
+        g = ((axis === 0 ? cx : axis === 1 ? cy : cz) - nb[o + 1]) * nb[o + 2] - r;
+      }
+      if (g < gap) gap = g;
+    }
+    return gap;
   }
 
   /**
