@@ -11,6 +11,8 @@
  *   the cells' lists to a caller that tests the candidates itself (no visitor call per candidate)
  *   pairs: one query per object of radius (its bounding radius + the largest one), O(n) when sizes are even
  *   regrid: O(n + cells)
+ *   sortRows: O(n + rows + steps along x), a sorted (compressed) copy of the cells for a caller's
+ *   own pair pass over contiguous ranges instead of the lists
  */
 import { SpatialObjects, checkInteger, checkPositive } from './objects';
 import type { IdVisitor, PairVisitor, SpatialOptions } from './types';
@@ -32,18 +34,6 @@ export interface HashedGridOptions extends SpatialOptions {
 /** Search ranges are widened by this factor so that rounding at cell borders never drops a candidate. */
 const SLACK = 1 + 1e-9;
 
-/** Offsets (dx, dy, dz) of the half shell of a cell's neighbourhood: the ones after it in z, y, x order. */
-function halfShell(dim: 2 | 3): Int32Array {
-  const out: number[] = [];
-  const zs = dim === 3 ? [-1, 0, 1] : [0];
-  for (const dz of zs) for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) {
-    if (dz > 0 || (dz === 0 && (dy > 0 || (dy === 0 && dx > 0)))) out.push(dx, dy, dz);
-  }
-  return Int32Array.from(out);
-}
-const HALF_SHELL_3D = halfShell(3);
-const HALF_SHELL_2D = halfShell(2);
-
 export class HashedGrid extends SpatialObjects {
   readonly name = 'hashed grid';
   /** Bits per axis and cell size per axis (equal in open domains: cubes). */
@@ -60,6 +50,13 @@ export class HashedGrid extends SpatialObjects {
   private readonly regridInterval: number;
   private advisories = 0;
   private lastRegrid = -Infinity;
+  /** Scratch of sortRows (allocated at its first call): each object's row and step along x, the
+   *  objects ordered by step, the count of each step, and the rows' starts. */
+  private sortRow = new Int32Array(0);
+  private sortFine = new Int32Array(0);
+  private byFine = new Int32Array(0);
+  private fineCount = new Int32Array(0);
+  private rowStart = new Int32Array(1);
   /** Number of regrids so far. */
   regrids = 0;
   // Scan state: a pair pass (scanPairI >= 0) or a query.
@@ -244,49 +241,58 @@ export class HashedGrid extends SpatialObjects {
   /** Next object in the same cell, −1 at the end of a cell's list (see cellsInSphere). */
   get nextInCell(): Int32Array { return this.next; }
 
-  /**
-   * Every object id, cell by cell in the order of the cells' index (x fastest), into out[0 .. count).
-   * O(cells + n). A caller that renumbers its objects in this order walks the grid's cells in
-   * memory order when it queries them one after another.
-   */
-  idsInCellOrder(out: Int32Array): number {
-    if (out.length < this.n) throw new RangeError(`out must hold count = ${this.n} ids, got length ${out.length}`);
-    const head = this.head, next = this.next;
-    let m = 0;
-    for (let c = 0; c < head.length; c++) for (let j = head[c]; j >= 0; j = next[j]) out[m++] = j;
-    return m;
-  }
-
-  /** The cell (index into the grid's lists) holding object id. */
-  cellOfObject(id: number): number {
-    return this.cellOf[id];
-  }
-
   /** Most bits per axis this grid may use (maxCells). */
   get maxBits(): number { return this.maxBitsAxis; }
 
   /**
-   * The linked-cell method (the seed's "3 × 3 × 3 grid neighborhood" of fixed-radius simulations,
-   * Allen & Tildesley): heads of the cells after cell `c` in its neighbourhood's half shell (offsets
-   * with dz > 0, or dz = 0 and dy > 0, or dz = dy = 0 and dx > 0; 13 in 3D, 4 in 2D; periodic),
-   * into out[0 ..). With cells at least as large as the largest range of interest, every pair of
-   * objects in range is met exactly once by visiting, for each object, the objects after it in its
-   * own cell's list (nextInCell) and those of these cells. Needs at least 4 cells on every axis in
-   * use, so that the neighbourhood's offsets are different cells; returns the count.
+   * A sorted build of the cells, for a caller's own pair pass over contiguous ranges (instead of
+   * following the lists): the objects ordered by row (the 2^bits_x cells sharing a y and a z index:
+   * a row of cells along x, index = cell index >> bits_x) and within a row by their step along x,
+   * the cell size over 2^subBits (step index floor(x / step) modulo 2^(bits_x + subBits), the grid's
+   * period in steps). Two passes of a stable counting sort, O(n + rows + steps). Writes the ids into order[0 .. count) and their step indices into
+   * fine[0 .. count); row r holds order[rowStarts[r] .. rowStarts[r + 1]). Ties keep the order of the
+   * live ids. Returns the count. A caller that renumbers its objects in this order finds each row's
+   * objects in consecutive memory, sorted along x (see core/surface's repulsion pass).
    */
-  halfShellHeads(c: number, out: Int32Array): number {
-    const b0 = this.bits[0], b1 = this.bits[1], b2 = this.bits[2];
-    if (b0 < 2 || b1 < 2 || (this.dim === 3 && b2 < 2)) {
-      throw new RangeError(`halfShellHeads needs at least 4 cells per axis (bits >= 2), the grid has bits ${b0}, ${b1}${this.dim === 3 ? `, ${b2}` : ''}`);
+  sortRows(subBits: number, order: Int32Array, fine: Int32Array): number {
+    checkInteger('subBits', subBits, 0, 9);
+    const n = this.n;
+    if (order.length < n || fine.length < n) throw new RangeError(`order and fine must hold count = ${n} entries, got lengths ${order.length} and ${fine.length}`);
+    if (this.sortRow.length < n) {
+      this.sortRow = new Int32Array(this.capacity); this.sortFine = new Int32Array(this.capacity); this.byFine = new Int32Array(this.capacity);
     }
-    const mx = (1 << b0) - 1, my = (1 << b1) - 1, mz = (1 << b2) - 1;
-    const cx = c & mx, cy = (c >> b0) & my, cz = c >> (b0 + b1);
-    const head = this.head, offsets = this.dim === 3 ? HALF_SHELL_3D : HALF_SHELL_2D;
-    let m = 0;
-    for (let k = 0; k < offsets.length; k += 3) {
-      out[m++] = head[((((cz + offsets[k + 2]) & mz) << b1 | ((cy + offsets[k + 1]) & my)) << b0) | ((cx + offsets[k]) & mx)];
+    const b0 = this.bits[0], steps = 1 << (b0 + subBits), rows = 1 << (this.bits[1] + this.bits[2]);
+    // fineCount counts the steps, then serves as the rows' cursors.
+    if (this.fineCount.length < Math.max(steps, rows)) this.fineCount = new Int32Array(Math.max(steps, rows));
+    if (this.rowStart.length < rows + 1) this.rowStart = new Int32Array(rows + 1);
+    const ids = this.ids, x = this.x, cellOf = this.cellOf, row = this.sortRow, step = this.sortFine, byFine = this.byFine;
+    const count = this.fineCount.fill(0, 0, steps), start = this.rowStart.fill(0, 0, rows + 1);
+    const perStep = (1 << subBits) / this.cellSize[0], mask = steps - 1;
+    for (let k = 0; k < n; k++) {
+      const id = ids[k], f = Math.floor(x[id] * perStep) & mask, r = cellOf[id] >> b0;
+      step[k] = f; row[k] = r; count[f]++; start[r + 1]++;
     }
-    return m;
+    // Pass 1 by step, pass 2 (stable) by row: the row counts become the rows' starts.
+    let sum = 0;
+    for (let f = 0; f < steps; f++) { const c = count[f]; count[f] = sum; sum += c; }
+    for (let k = 0; k < n; k++) byFine[count[step[k]]++] = k;
+    for (let r = 0; r < rows; r++) start[r + 1] += start[r];
+    for (let r = 0; r < rows; r++) count[r] = start[r];
+    for (let t = 0; t < n; t++) {
+      const k = byFine[t], p = count[row[k]]++;
+      order[p] = ids[k]; fine[p] = step[k];
+    }
+    return n;
+  }
+
+  /** Starts of the rows found by the last sortRows (2^(bits_y + bits_z) + 1 entries). */
+  get rowStarts(): Int32Array { return this.rowStart; }
+
+  /** The row dy cells along y and dz along z from row `row` (periodic; dz ignored in 2D). */
+  rowAt(row: number, dy: number, dz: number): number {
+    const b1 = this.bits[1], b2 = this.bits[2];
+    const iy = row & ((1 << b1) - 1), iz = row >> b1;
+    return (((iz + dz) & ((1 << b2) - 1)) << b1) | ((iy + dy) & ((1 << b1) - 1));
   }
 
   /** Heads of the cells found by the last cellsInSphere. */

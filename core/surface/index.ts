@@ -75,9 +75,9 @@ export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
  */
 function finish(s: SurfaceSampler, p: SurfaceParams, area: number, frame: ReturnType<typeof sampleFrame>): { table: ColumnTable; metrics: Record<string, number> } {
   const n = s.n, fn = implicitFunction(p.surface), g = new Float64Array(3);
+  s.repel(); // energies at the final positions (this renumbers the particles: before the distances)
   const nearest = new Float64Array(n);
   s.nearestNeighbours(nearest);
-  s.repel(); // energies at the final positions
   const col = () => new Float64Array(n);
   const c = { x: col(), y: col(), z: col(), nx: col(), ny: col(), nz: col(), r: col(), sigma: col(), energy: col() };
   let sum = 0, sum2 = 0, worst = 0, energy = 0, finite = 0;

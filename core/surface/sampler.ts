@@ -4,13 +4,14 @@
  * their own that adapts to the repulsion felt, and made more or fewer by fission and death until
  * their spacing is the one asked for. Each iteration is O(n) through core/spatial's HashedGrid (the
  * seed's periodic 2^k grid): either by the linked-cell method on cells at least as large as the
- * largest range 3σ (each pair once, from a cell's half shell of neighbour cells), or by the seed's
+ * largest range 3σ, over the grid's rows of cells sorted along x (each pair once, from a row's half
+ * shell of neighbour rows, within a window along x), or by the seed's
  * spherical range query of radius r_max = 3σ_i per particle (with its regrid rules); or, for
  * comparison, among all particles (the seed's naive O(n²) loop). All three give the same sums.
  *
  * Units: the repulsion amplitude α is 1, so energies are multiples of one coincident neighbour.
  * State is structure-of-arrays in Float64Arrays of `capacity`; particle i is grid id i (dense: a
- * dead particle's slot is filled by the last one).
+ * dead particle's slot is filled by the last one; sortByCell renumbers them in the grid's order).
  */
 import { Random } from '../common/random';
 import { HashedGrid } from '../spatial/index';
@@ -48,8 +49,17 @@ const SPACING_RANGE = 1.25;
  *  due when it exceeds the cell (then pairs would be missed) or falls below CELLS_COARSE of it. */
 const CELLS_FILL = 0.85;
 const CELLS_COARSE = 0.7;
-/** Iterations between renumberings of the particles in the grid's cell order. */
+/** Range queries: iterations between renumberings of the particles in the grid's cell order. */
 const SORT_INTERVAL = 16;
+/** Sorted rows: steps of the cell size / 2^STEP_BITS along x, by which a row's particles are sorted
+ *  and a pair's x distance is bounded (finer steps test fewer candidates, at more steps per row). */
+const STEP_BITS = 3;
+/** Widens the windows so that rounding never drops a pair at the edge of the range. */
+const SLACK = 1 + 1e-9;
+/** The half shell of a row's neighbourhood in rows (dy, dz): with the row itself (pairs ahead along
+ *  x), every pair of neighbouring rows once. */
+const HALF_ROWS_DY = Int32Array.of(1, -1, 0, 1);
+const HALF_ROWS_DZ = Int32Array.of(0, 1, 1, 1);
 
 /**
  * σ̂ for a nearest-neighbour spacing h: in a hexagonal lattice of spacing h the six nearest
@@ -133,14 +143,23 @@ export class SurfaceSampler {
   private readonly dt: number;
   private readonly phi: number;
   private readonly g = new Float64Array(3);
-  /** Scratch of sortByCell. */
+  /** Scratch of sortByCell: the grid's row order, and each particle's step along x in it. */
   private readonly order: Int32Array;
+  private readonly fine: Int32Array;
   private readonly permuted: Float64Array;
+  /** The state a particle carries from one iteration to the next (renumbered by sortByCell). */
+  private readonly carried: Float64Array[];
   /** Every particle as one linked list (all[j] = j + 1), headed by allHead[0] = 0. */
   private readonly all: Int32Array;
   private readonly allHead = Int32Array.of(0);
-  /** Scratch of the linked-cell pass: heads of a cell's half shell. */
-  private readonly shell = new Int32Array(13);
+  /** Scratch of the sorted-row pass: a particle's candidate ranges [rangeFrom, rangeTo), and per
+   *  neighbour row its range and the window's current ends. */
+  private readonly rangeFrom = new Int32Array(16);
+  private readonly rangeTo = new Int32Array(16);
+  private readonly rowFrom = new Int32Array(4);
+  private readonly rowTo = new Int32Array(4);
+  private readonly windowLo = new Int32Array(4);
+  private readonly windowHi = new Int32Array(4);
   private readonly scratch = new Float64Array(3);
 
   constructor(o: SamplerOptions) {
@@ -156,11 +175,13 @@ export class SurfaceSampler {
     this.neighbourSearch = o.neighbourSearch;
     const grid = o.neighbourSearch !== 'direct';
     this.order = new Int32Array(grid ? cap : 0);
+    this.fine = new Int32Array(grid ? cap : 0);
     this.permuted = new Float64Array(grid ? cap : 0);
     const f = () => new Float64Array(cap);
     this.x = f(); this.y = f(); this.z = f(); this.sigma = f();
     this.energy = f(); this.dEnergy = f(); this.dx = f(); this.dy = f(); this.dz = f();
     this.speed = f(); this.nearest2 = f(); this.shareSum = f(); this.shareCount = f(); this.nx = f(); this.ny = f(); this.nz = f();
+    this.carried = [this.x, this.y, this.z, this.sigma, this.nx, this.ny, this.nz];
     if (grid) {
       // Cells start at the seed's optimum for the expected query radius; advised every iteration.
       this.grid = new HashedGrid({ dim: 3, capacity: cap, cellSize: (RANGE_SIGMAS * this.sigmaHat) / Math.sqrt(0.7), bits: 4, autoRegrid: false });
@@ -248,7 +269,8 @@ export class SurfaceSampler {
 
   /** One iteration: repulsion, constrained move with adaptive σ, then birth and death. */
   step(birthAndDeath = true): void {
-    if (this.iterations % SORT_INTERVAL === 0) this.sortByCell();
+    // The sorted-row pass renumbers every time (repel); range queries only now and then.
+    if (this.neighbourSearch === 'queries' && this.iterations % SORT_INTERVAL === 0) this.sortByCell();
     this.repel();
     this.advance();
     if (birthAndDeath) {
@@ -259,20 +281,26 @@ export class SurfaceSampler {
   }
 
   /**
-   * Renumbers the particles in the grid's cell order, so that one particle's neighbours are mostly
-   * the previous particle's: the queries then walk the grid's cells, and the neighbours' state, in
-   * memory order instead of at random (births append, moves scatter). O(n + cells).
+   * Renumbers the particles in the grid's row order (HashedGrid.sortRows: by row of cells, then
+   * along x in steps of an eighth of a cell), so that a row's particles are consecutive ids sorted
+   * along x: the sorted-row pass reads its candidates as contiguous ranges, and range queries walk
+   * nearby cells and particles one after another. Carries positions, σ and normals; the other
+   * per-particle arrays are outputs of the next pass. O(n + rows); nothing moves when the order holds.
    */
   sortByCell(): void {
     const grid = this.grid;
     if (grid === null) return;
     const n = this.n, order = this.order, tmp = this.permuted;
-    grid.idsInCellOrder(order);
-    for (const a of [this.x, this.y, this.z, this.sigma, this.nx, this.ny, this.nz]) {
-      for (let i = 0; i < n; i++) tmp[i] = a[order[i]];
-      a.set(tmp.subarray(0, n));
+    grid.sortRows(STEP_BITS, order, this.fine);
+    let first = 0;
+    while (first < n && order[first] === first) first++;
+    if (first === n) return;
+    for (const a of this.carried) {
+      for (let k = first; k < n; k++) tmp[k] = a[order[k]];
+      for (let k = first; k < n; k++) a[k] = tmp[k];
     }
-    for (let i = 0; i < n; i++) grid.move(i, this.x[i], this.y[i], this.z[i]);
+    const x = this.x, y = this.y, z = this.z;
+    for (let k = first; k < n; k++) if (order[k] !== k) grid.move(k, x[k], y[k], z[k]);
   }
 
   /**
@@ -280,6 +308,7 @@ export class SurfaceSampler {
    * within 3σ_i adds E^i_ij = exp(−|r_ij|²/(2σ_i²)) to E_i, |r_ij|²/σ_i³ · E^i_ij to ∂E_i/∂σ_i, and to
    * the desired velocities D_i = σ_i² Σ_j (r_ij/σ_i² E^i_ij + r_ij/σ_j² E^j_ji) (Witkin & Heckbert:
    * the energy gradient scaled by σ_i²) its share: r_ij E^i_ij to D_i and −(σ_j²/σ_i²) r_ij E^i_ij to D_j.
+   * With 'cells' it first renumbers the particles in the grid's row order (sortByCell).
    */
   repel(): void {
     const n = this.n, grid = this.grid;
@@ -295,7 +324,9 @@ export class SurfaceSampler {
       return;
     }
     if (this.neighbourSearch === 'cells') {
-      this.repelCells(grid);
+      const range = this.adviseCells(grid);
+      this.sortByCell();
+      this.repelRows(grid, range);
       this.nearestStatistics();
       return;
     }
@@ -356,12 +387,18 @@ export class SurfaceSampler {
   }
 
   /**
-   * The linked-cell pass: every pair within range of either particle once, from the first of the
-   * two in its own cell's list or from the cell whose half shell holds the other (cells at least
-   * 3σ_max wide: adviseCells). Both particles' terms of the pair at once: E^i_ij when |r_ij| ≤ 3σ_i,
-   * E^j_ji when |r_ij| ≤ 3σ_j, and their shares of D_i and D_j (the same sums as repelFrom's).
+   * The linked-cell pass over the grid's sorted rows (sortByCell has just renumbered the particles
+   * so that each row of cells holds consecutive ids sorted along x): every pair within range of
+   * either particle once, from the first of the two along x in a row or from the row whose half
+   * shell (HALF_ROWS_DY/DZ) holds the other. With cells at least `range` = 3σ_max wide (adviseCells)
+   * a pair in range lies in the same or a neighbouring row and at most `w` steps apart along x
+   * (modulo the grid's period), so each particle tests the particles of a window of ±w steps in
+   * each row, found by ends that only move forward along the row; a neighbouring row farther than
+   * the range from the particle's own position across y and z is skipped. Both particles' terms of
+   * the pair at once: E^i_ij when |r_ij| ≤ 3σ_i, E^j_ji when |r_ij| ≤ 3σ_j, and their shares of D_i
+   * and D_j (the same sums as repelFrom's).
    */
-  private repelCells(grid: HashedGrid): void {
+  private repelRows(grid: HashedGrid, range: number): void {
     const n = this.n;
     this.energy.fill(0, 0, n); this.dEnergy.fill(0, 0, n);
     this.nearest2.fill(Infinity, 0, n);
@@ -369,44 +406,86 @@ export class SurfaceSampler {
     const x = this.x, y = this.y, z = this.z, sigma = this.sigma, dx = this.dx, dy = this.dy, dz = this.dz;
     const energy = this.energy, dEnergy = this.dEnergy, nearest2 = this.nearest2, shareSum = this.shareSum, shareCount = this.shareCount;
     for (let i = 0; i < n; i++) shareSum[i] = sigma[i] * sigma[i];
-    this.adviseCells(grid);
-    const next = grid.nextInCell, shell = this.shell;
+    const fine = this.fine, starts = grid.rowStarts, rows = 1 << (grid.bits[1] + grid.bits[2]);
+    const cell = grid.cellSize[0], steps = 1 << (grid.bits[0] + STEP_BITS);
+    const w = Math.floor(((range * (1 << STEP_BITS)) / cell) * SLACK) + 1, range2 = range * range * SLACK;
+    const from = this.rangeFrom, to = this.rangeTo, rowFrom = this.rowFrom, rowTo = this.rowTo, lo = this.windowLo, hi = this.windowHi;
     const reach = RANGE_SIGMAS * RANGE_SIGMAS;
-    let last = -1, m = 0;
-    for (let i = 0; i < n; i++) {
-      const c = grid.cellOfObject(i);
-      if (c !== last) { last = c; m = grid.halfShellHeads(c, shell); }
-      const xi = x[i], yi = y[i], zi = z[i], si = sigma[i], si2 = si * si;
-      const ri2 = reach * si2, ki = -1 / (2 * si2), ci = 1 / (si2 * si);
-      let E = 0, dE = 0, Dx = 0, Dy = 0, Dz = 0, near = nearest2[i], share = 0, count = 0;
-      for (let k = -1; k < m; k++) {
-        for (let j = k < 0 ? next[i] : shell[k]; j >= 0; j = next[j]) {
-          const rx = xi - x[j], ry = yi - y[j], rz = zi - z[j];
-          const d2 = rx * rx + ry * ry + rz * rz;
-          const sj = sigma[j], sj2 = sj * sj;
-          const inI = d2 <= ri2, inJ = d2 <= reach * sj2;
-          if (!inI && !inJ) continue;
-          let w = 0;
-          if (inI) {
-            const e = Math.exp(d2 * ki);
-            E += e; dE += d2 * e * ci; w += e / si2;
-            if (d2 < near) near = d2;
-            share += sj2; count++;
-          }
-          if (inJ) {
-            const e = Math.exp(-d2 / (2 * sj2));
-            energy[j] += e; dEnergy[j] += (d2 * e) / (sj2 * sj); w += e / sj2;
-            if (d2 < nearest2[j]) nearest2[j] = d2;
-            shareSum[j] += si2; shareCount[j]++;
-          }
-          Dx += si2 * w * rx; Dy += si2 * w * ry; Dz += si2 * w * rz;
-          const wj = sj2 * w;
-          dx[j] -= wj * rx; dy[j] -= wj * ry; dz[j] -= wj * rz;
-        }
+    for (let r = 0; r < rows; r++) {
+      const k0 = starts[r], k1 = starts[r + 1];
+      if (k0 === k1) continue;
+      for (let p = 0; p < 4; p++) {
+        const q = grid.rowAt(r, HALF_ROWS_DY[p], HALF_ROWS_DZ[p]);
+        rowFrom[p] = lo[p] = hi[p] = starts[q]; rowTo[p] = starts[q + 1];
       }
-      energy[i] += E; dEnergy[i] += dE;
-      dx[i] += Dx; dy[i] += Dy; dz[i] += Dz;
-      nearest2[i] = near; shareSum[i] += share; shareCount[i] += count;
+      let ahead = k0;
+      for (let i = k0; i < k1; i++) {
+        const fi = fine[i], xi = x[i], yi = y[i], zi = z[i];
+        // Candidate ranges: this row ahead of i (and past the period's end), then each neighbouring row's window.
+        let m = 0;
+        if (ahead <= i) ahead = i + 1;
+        while (ahead < k1 && fine[ahead] <= fi + w) ahead++;
+        from[m] = i + 1; to[m++] = ahead;
+        if (fi + w >= steps) {
+          let e = k0;
+          while (e < k1 && fine[e] <= fi + w - steps) e++;
+          from[m] = k0; to[m++] = e;
+        }
+        const yc = Math.floor(yi / cell), zc = Math.floor(zi / cell);
+        const up = (yc + 1) * cell - yi, down = yi - yc * cell, back = (zc + 1) * cell - zi;
+        for (let p = 0; p < 4; p++) {
+          const gy = HALF_ROWS_DY[p] > 0 ? up : HALF_ROWS_DY[p] < 0 ? down : 0, gz = HALF_ROWS_DZ[p] > 0 ? back : 0;
+          if (gy * gy + gz * gz > range2) continue;
+          const e = rowTo[p];
+          let a = lo[p], b = hi[p];
+          while (a < e && fine[a] < fi - w) a++;
+          if (b < a) b = a;
+          while (b < e && fine[b] <= fi + w) b++;
+          lo[p] = a; hi[p] = b;
+          if (b > a) { from[m] = a; to[m++] = b; }
+          if (fi - w < 0) {
+            let s = e;
+            while (s > rowFrom[p] && fine[s - 1] >= fi - w + steps) s--;
+            if (s < e) { from[m] = s; to[m++] = e; }
+          } else if (fi + w >= steps) {
+            let s = rowFrom[p];
+            while (s < e && fine[s] <= fi + w - steps) s++;
+            if (s > rowFrom[p]) { from[m] = rowFrom[p]; to[m++] = s; }
+          }
+        }
+        const si = sigma[i], si2 = si * si;
+        const ri2 = reach * si2, ki = -1 / (2 * si2), ci = 1 / (si2 * si);
+        let E = 0, dE = 0, Dx = 0, Dy = 0, Dz = 0, near = nearest2[i], share = 0, count = 0;
+        for (let t = 0; t < m; t++) {
+          const end = to[t];
+          for (let j = from[t]; j < end; j++) {
+            const rx = xi - x[j], ry = yi - y[j], rz = zi - z[j];
+            const d2 = rx * rx + ry * ry + rz * rz;
+            const sj = sigma[j], sj2 = sj * sj;
+            const inI = d2 <= ri2, inJ = d2 <= reach * sj2;
+            if (!inI && !inJ) continue;
+            let wt = 0;
+            if (inI) {
+              const e = Math.exp(d2 * ki);
+              E += e; dE += d2 * e * ci; wt += e / si2;
+              if (d2 < near) near = d2;
+              share += sj2; count++;
+            }
+            if (inJ) {
+              const e = Math.exp(-d2 / (2 * sj2));
+              energy[j] += e; dEnergy[j] += (d2 * e) / (sj2 * sj); wt += e / sj2;
+              if (d2 < nearest2[j]) nearest2[j] = d2;
+              shareSum[j] += si2; shareCount[j]++;
+            }
+            Dx += si2 * wt * rx; Dy += si2 * wt * ry; Dz += si2 * wt * rz;
+            const wj = sj2 * wt;
+            dx[j] -= wj * rx; dy[j] -= wj * ry; dz[j] -= wj * rz;
+          }
+        }
+        energy[i] += E; dEnergy[i] += dE;
+        dx[i] += Dx; dy[i] += Dy; dz[i] += Dz;
+        nearest2[i] = near; shareSum[i] += share; shareCount[i] += count;
+      }
     }
   }
 
@@ -414,11 +493,11 @@ export class SurfaceSampler {
    * Keeps the linked cells valid and efficient: the cell at least the largest range 3σ_max (else a
    * regrid, to 3σ_max / 0.85), not more than 1 / 0.7 of it, and the number of cells per axis by the
    * seed's rule on the cloud's diameter (grid size within [0.5, 1.2] of it), at least 4 (the half
-   * shell's cells must differ).
+   * shell's rows must differ). Returns the largest range.
    */
-  private adviseCells(grid: HashedGrid): void {
+  private adviseCells(grid: HashedGrid): number {
     const n = this.n;
-    if (n === 0) return;
+    if (n === 0) return 0;
     let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity, smax = 0;
     for (let i = 0; i < n; i++) {
       const x = this.x[i], y = this.y[i], z = this.z[i];
@@ -434,6 +513,7 @@ export class SurfaceSampler {
     while (diam < 0.5 * cube * 2 ** bits && bits > 2) bits--;
     while (diam > 1.2 * cube * 2 ** bits && bits < grid.maxBits) bits++;
     if (cube !== grid.cellSize[0] || bits !== grid.bits[0]) grid.regrid([bits, bits, bits], cube);
+    return range;
   }
 
   /** The seed's query_advisory: cloud diameter and mean query radius; the grid regrids when they

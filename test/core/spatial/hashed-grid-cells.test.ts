@@ -53,62 +53,47 @@ describe('hashed grid: cells of a sphere for callers that test candidates themse
   });
 
   it.each([
-    ['3D, grid larger than the cloud', 3, 5, 10],
-    ['3D, grid wrapping (4 cells a side over a cloud 2.5 grids wide)', 3, 2, 10],
-    ['2D', 2, 4, 10],
-  ] as const)('halfShellHeads: %s: every pair within a cell size met exactly once', (_name, dim, bits, extent) => {
-    const rnd = new Random(21), n = 700, cube = 1;
-    const g = new HashedGrid({ dim, capacity: n, bits, cellSize: cube, autoRegrid: false });
-    const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      x[i] = rnd.uniform(-extent / 2, extent / 2); y[i] = rnd.uniform(-extent / 2, extent / 2); z[i] = dim === 3 ? rnd.uniform(-extent / 2, extent / 2) : 0;
-      g.insertSphere(i, x[i], y[i], z[i], 0);
-    }
-    const seen = new Map<string, number>();
-    const shell = new Int32Array(13);
-    for (let i = 0; i < n; i++) {
-      const m = g.halfShellHeads(g.cellOfObject(i), shell);
-      expect(m).toBe(dim === 3 ? 13 : 4);
-      for (let k = -1; k < m; k++) {
-        for (let j = k < 0 ? g.nextInCell[i] : shell[k]; j >= 0; j = g.nextInCell[j]) {
-          if (Math.hypot(x[i] - x[j], y[i] - y[j], z[i] - z[j]) > cube) continue;
-          const key = `${Math.min(i, j)},${Math.max(i, j)}`;
-          seen.set(key, (seen.get(key) ?? 0) + 1);
-        }
+    ['3D, grid larger than the cloud', { dim: 3, bits: 5, cellSize: 1 }, 10],
+    ['3D, grid wrapping (4 cells a side over a cloud 2.5 grids wide)', { dim: 3, bits: 2, cellSize: 1 }, 10],
+    ['2D', { dim: 2, bits: 4, cellSize: 1 }, 10],
+    ['periodic, cells not cubes', { dim: 3, period: [9, 7, 5] }, 9],
+  ] as const)('sortRows: %s: every live id once, by row, then by step along x', (_name, o, extent) => {
+    const rnd = new Random(21), n = 700, sub = 3;
+    const g = new HashedGrid({ capacity: n, autoRegrid: false, ...o });
+    for (let i = 0; i < n; i++) g.insertSphere(i, rnd.uniform(-extent / 2, extent / 2), rnd.uniform(-extent / 2, extent / 2), o.dim === 3 ? rnd.uniform(-extent / 2, extent / 2) : 0, 0);
+    for (let i = 0; i < n; i += 5) g.remove(i);
+    const order = new Int32Array(n), fine = new Int32Array(n);
+    expect(g.sortRows(sub, order, fine)).toBe(g.count);
+    const m = g.count, ids = Array.from(order.subarray(0, m));
+    expect(new Set(ids).size).toBe(m);
+    expect(ids.every((i) => i % 5 !== 0)).toBe(true);
+    // Independently: row = (z cell, y cell), step = floor(x / (cell / 8)) modulo the period in steps.
+    const b = g.bits, s = g.cellSize, rows = 1 << (b[1] + b[2]), steps = 1 << (b[0] + sub);
+    const cellOn = (v: number, a: number) => Math.floor(v / s[a]) & ((1 << b[a]) - 1);
+    const rowOf = (i: number) => (cellOn(g.z[i], 2) << b[1]) | cellOn(g.y[i], 1);
+    const starts = g.rowStarts;
+    expect(starts[0]).toBe(0);
+    expect(starts[rows]).toBe(m);
+    for (let r = 0; r < rows; r++) {
+      for (let k = starts[r]; k < starts[r + 1]; k++) {
+        const i = order[k];
+        expect(rowOf(i)).toBe(r);
+        expect(fine[k]).toBe(Math.floor(g.x[i] / (s[0] / 8)) & (steps - 1));
+        if (k > starts[r]) expect(fine[k]).toBeGreaterThanOrEqual(fine[k - 1]);
       }
     }
-    let pairs = 0;
-    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) {
-      if (Math.hypot(x[i] - x[j], y[i] - y[j], z[i] - z[j]) > cube) continue;
-      pairs++;
-      expect(seen.get(`${i},${j}`), `pair ${i},${j}`).toBe(1);
+    // rowAt: the row of a point moved by whole cells along y and z (periodic).
+    for (let t = 0; t < 50; t++) {
+      const i = ids[t], dy = (t % 3) - 1, dz = o.dim === 3 ? Math.floor(t / 3) % 3 - 1 : 0;
+      const moved = (cellOn(g.z[i] + dz * s[2], 2) << b[1]) | cellOn(g.y[i] + dy * s[1], 1);
+      expect(g.rowAt(rowOf(i), dy, dz)).toBe(moved);
     }
-    expect(seen.size).toBe(pairs);
-    expect(pairs).toBeGreaterThan(100);
   });
 
-  it('halfShellHeads refuses a grid with fewer than 4 cells on an axis', () => {
-    const g = new HashedGrid({ dim: 3, capacity: 2, bits: 1, cellSize: 1, autoRegrid: false });
-    expect(() => g.halfShellHeads(0, new Int32Array(13))).toThrow('halfShellHeads needs at least 4 cells per axis (bits >= 2), the grid has bits 1, 1, 1');
-  });
-
-  it('idsInCellOrder lists every id once, cell by cell', () => {
-    const rnd = new Random(4), n = 500;
-    const g = new HashedGrid({ dim: 3, capacity: n, bits: 3, cellSize: 1, autoRegrid: false });
-    for (let i = 0; i < n; i++) g.insertSphere(i, rnd.uniform(-4, 4), rnd.uniform(-4, 4), rnd.uniform(-4, 4), 0);
-    for (let i = 0; i < n; i += 3) g.remove(i);
-    const out = new Int32Array(n);
-    const m = g.idsInCellOrder(out);
-    expect(m).toBe(g.count);
-    const ids = Array.from(out.subarray(0, m));
-    expect(new Set(ids).size).toBe(m);
-    expect(ids.every((i) => i % 3 !== 0)).toBe(true);
-    // Cell index (x fastest, 8 cells a side, space tiled periodically) never decreases along the list.
-    const cell = (i: number) => {
-      const c = (v: number) => Math.floor(v) & 7;
-      return c(g.x[i]) + 8 * (c(g.y[i]) + 8 * c(g.z[i]));
-    };
-    for (let k = 1; k < m; k++) expect(cell(ids[k])).toBeGreaterThanOrEqual(cell(ids[k - 1]));
-    expect(() => g.idsInCellOrder(new Int32Array(3))).toThrow(`out must hold count = ${m} ids, got length 3`);
+  it('sortRows refuses a bad step count or short outputs', () => {
+    const g = new HashedGrid({ dim: 3, capacity: 4, bits: 2, cellSize: 1, autoRegrid: false });
+    for (let i = 0; i < 3; i++) g.insertSphere(i, i, 0, 0, 0);
+    expect(() => g.sortRows(9, new Int32Array(4), new Int32Array(4))).toThrow('subBits must be an integer in [0, 9), got 9');
+    expect(() => g.sortRows(3, new Int32Array(2), new Int32Array(4))).toThrow('order and fine must hold count = 3 entries, got lengths 2 and 4');
   });
 });
