@@ -202,10 +202,11 @@ export function checkParams(p: BallmillParams): ParamsIssue[] {
 /** Honest upper bound of the bytes a run allocates. */
 export function estimateMemoryBytes(p: BallmillParams): number {
   const n = p.balls.count;
-  // Ball state and statistics (~30 float64 / int32 arrays), the structure (~300 bytes a ball with
-  // its sorted lists and cells), the event queue (grown to at most ~48 entries a ball, 40 bytes
-  // each, before stale entries are compacted away), the placement's scratch.
-  const perBall = 30 * 8 + 300 + 48 * 40 + 200;
+  // Ball state and statistics (~30 float64 / int32 arrays with the interleaved copies), the
+  // structure (~300 bytes a ball with its sorted lists and cells), the event queue (~70 bytes a
+  // ball, and its pool of pair predictions: at most ~48 a ball, 20 bytes each), the neighbour
+  // lists (up to 64 ids a ball), the placement's scratch.
+  const perBall = 30 * 8 + 300 + 70 + 48 * 20 + 64 * 4 + 200;
   const trajectories = frameCount(p) * n * 36;
   return 16 * 1024 * 1024 + n * perBall + trajectories;
 }

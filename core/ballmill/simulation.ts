@@ -5,7 +5,8 @@
  * velocity at t0) and changes only at its impacts; each change increments the ball's event counter,
  * which makes every queued event that involves the ball stale.
  *
- * Events, in one queue (event-queue.ts):
+ * Events, in one queue kept per ball (ball-events.ts: each ball's box exit, wall contact and the
+ * pair collisions it predicted; a heap of the balls by their earliest event), the Step beside it:
  *  - Collision: two balls touch (Eq. 2). Both fall under the same gravity, so their relative motion
  *    is linear and |d + u·s| = r1 + r2 is a quadratic in s, solved exactly. Post-impact normal
  *    velocities by Eq. 3 (tangential ones are kept: frictionless).
@@ -14,8 +15,8 @@
  *  - Step: the seed's predict-trajectory events, every Δt: each ball's state is computed by Eq. 1
  *    and its wall contacts within the next Δt are searched (the moving floor's contact has no closed
  *    form, so it is looked for one step at a time; a collision re-searches the rest of the step).
- *    One queue entry updates every ball; it counts as one predict-trajectory event per ball, as in
- *    the seed's tables.
+ *    One Step updates every ball; it counts as one predict-trajectory event per ball, as in the
+ *    seed's tables.
  *  - BoxExit: the topological events of the CDO. Each ball has a box in the chosen core/spatial
  *    structure, a cube of half edge r + δ (δ = skin · mean radius) centred where the ball was when
  *    the box was placed; the ball's centre leaves it at an exactly computed time, and the box is then
@@ -42,7 +43,7 @@
 import { Random } from '../common/random';
 import type { SpatialIndex } from '../spatial/types';
 import { createStructure } from './cdo';
-import { EventKind, EventQueue } from './event-queue';
+import { BallEvents, EventKind } from './ball-events';
 import { NeighbourLists } from './neighbours';
 import { frameCount, frameInterval, stepCount, type BallmillParams } from './params';
 import { placeBalls } from './placement';
@@ -56,9 +57,6 @@ export const ENERGY_BINS = 15 * BINS_PER_DECADE;
 /** Impacts and box moves between two checks that simulated time still advances: at least this
  *  many, and 64 a ball. */
 const STALL_EVENTS = 1 << 18;
-/** The queue is compacted (its stale events dropped) when it holds more than this many events a ball
- *  (and twice what the last compaction kept). */
-const COMPACT_PER_BALL = 4;
 
 export type StopReason = 'duration' | 'cancelled' | 'maxEvents' | 'stalled';
 
@@ -103,15 +101,17 @@ export class BallMill {
   readonly count: Uint32Array;
   /** Impacts per ball (ball–ball and ball–wall). */
   readonly impacts: Uint32Array;
-  // CDO boxes: centre and half edge (the structure's copy is authoritative for queries).
-  private readonly bx: Float64Array;
-  private readonly by: Float64Array;
-  private readonly bz: Float64Array;
-  private readonly bh: Float64Array;
+  /** The same trajectories, one ball's next to each other (t0, x0, y0, z0, vx, vy, vz, r at
+   *  tr[8 i ..]: one cache line a ball) for the hot loops; written with the arrays above. */
+  private readonly tr: Float64Array;
+  /** CDO boxes: centre and half edge at box[4 i ..] (the structure's copy is authoritative for
+   *  queries). */
+  private readonly box: Float64Array;
   readonly structure: SpatialIndex | null;
   /** The seed's neighbour sets: the balls whose boxes overlap each ball's box (null for direct). */
   readonly neighbours: NeighbourLists | null;
-  readonly queue: EventQueue;
+  /** Every ball's pending events (the event queue, but the Step). */
+  readonly queue: BallEvents;
   /** Current simulated time. */
   now = 0;
   stopReason: StopReason | null = null;
@@ -140,7 +140,8 @@ export class BallMill {
   private readonly steps: number;
   private readonly frameEvery: number;
   private readonly energyEvery: number;
-  private compactAt: number;
+  /** Time of the next Step (Infinity after the last). */
+  private stepTime = 0;
   // Scratch state of one ball at a time (position and velocity now).
   private px = 0; private py = 0; private pz = 0; private qx = 0; private qy = 0; private qz = 0;
   // The current structure query: the ball, the mode, the old box.
@@ -167,7 +168,8 @@ export class BallMill {
     this.r = f64(); this.m = f64(); this.t0 = f64();
     this.x0 = f64(); this.y0 = f64(); this.z0 = f64();
     this.vx = f64(); this.vy = f64(); this.vz = f64();
-    this.bx = f64(); this.by = f64(); this.bz = f64(); this.bh = f64();
+    this.tr = new Float64Array(8 * n);
+    this.box = new Float64Array(4 * n);
     this.count = new Uint32Array(n);
     this.impacts = new Uint32Array(n);
 
@@ -201,7 +203,7 @@ export class BallMill {
     let hMin = Infinity, hMax = 0, hSum = 0;
     for (let i = 0; i < n; i++) {
       const h = this.r[i] + this.skin + margin;
-      this.bh[i] = h;
+      this.box[4 * i + 3] = h;
       hMin = Math.min(hMin, h); hMax = Math.max(hMax, h); hSum += h;
     }
     const A = v.amplitude;
@@ -214,8 +216,7 @@ export class BallMill {
       hMin, hMean: hSum / n, hMax,
     });
     this.neighbours = this.structure ? new NeighbourLists(n) : null;
-    this.queue = new EventQueue(16 * n + 64);
-    this.compactAt = COMPACT_PER_BALL * n + 1024;
+    this.queue = new BallEvents(n);
     const fc = frameCount(params);
     this.frames = {
       time: new Float64Array(fc), x: new Float32Array(fc * n), y: new Float32Array(fc * n), z: new Float32Array(fc * n),
@@ -269,10 +270,16 @@ export class BallMill {
 
   /** Boxes, the first predictions, the first step. */
   private start(): void {
-    const s = this.structure;
+    const s = this.structure, T = this.tr;
+    for (let i = 0; i < this.n; i++) {
+      const k = 8 * i;
+      T[k] = this.t0[i]; T[k + 1] = this.x0[i]; T[k + 2] = this.y0[i]; T[k + 3] = this.z0[i];
+      T[k + 4] = this.vx[i]; T[k + 5] = this.vy[i]; T[k + 6] = this.vz[i]; T[k + 7] = this.r[i];
+    }
     if (s) {
       for (let i = 0; i < this.n; i++) {
-        this.bx[i] = this.x0[i]; this.by[i] = this.y0[i]; this.bz[i] = this.z0[i];
+        const B = this.box, k = 4 * i;
+        B[k] = this.x0[i]; B[k + 1] = this.y0[i]; B[k + 2] = this.z0[i];
         this.insertBox(s, i);
       }
     }
@@ -282,7 +289,8 @@ export class BallMill {
       if (s) this.query(s, i);
       else for (let j = i + 1; j < this.n; j++) this.examine(i, j);
     }
-    this.queue.push(0, EventKind.Step, 0, 0, 0, 0);
+    for (let i = 0; i < this.n; i++) this.queue.update(i);
+    this.stepTime = 0;
   }
 
   /** Processes events up to the end of the run, a cancel, the event budget or a stall. */
@@ -291,33 +299,33 @@ export class BallMill {
     const stallWindow = Math.max(STALL_EVENTS, 64 * this.n);
     let lastCheckTime = this.now, nextCheck = stallWindow;
     while (this.stopReason === null) {
-      if (q.size === 0) { this.stopReason = 'duration'; break; }
-      const t = q.topTime;
-      if (t > this.duration) { this.stopReason = 'duration'; break; }
-      const kind = q.topKind, a = q.topA, b = q.topB, ca = q.topCountA, cb = q.topCountB;
-      q.pop();
-      switch (kind) {
-        case EventKind.Collision:
-          if (this.count[a] !== ca || this.count[b] !== cb) { this.staleEvents++; continue; }
-          this.now = t;
-          this.collide(a, b);
-          break;
-        case EventKind.Wall:
-          if (this.count[a] !== ca) { this.staleEvents++; continue; }
-          this.now = t;
-          this.hitWall(a, b);
-          break;
-        case EventKind.BoxExit:
-          if (this.count[a] !== ca) { this.staleEvents++; continue; }
-          this.now = t;
-          this.moveBox(a);
-          break;
-        case EventKind.Step:
-          this.now = t;
-          this.updateTrajectories();
-          progress(Math.min(1, t / this.duration));
-          if (cancelled()) this.stopReason = 'cancelled';
-          break;
+      const i = q.topBall, t = q.topTime;
+      // A Step (kind 3) comes after every other event of the same time.
+      if (this.stepTime < t) {
+        if (this.stepTime > this.duration) { this.stopReason = 'duration'; break; }
+        this.now = this.stepTime;
+        this.updateTrajectories();
+        progress(Math.min(1, this.now / this.duration));
+        if (cancelled()) this.stopReason = 'cancelled';
+      } else {
+        if (t > this.duration) { this.stopReason = 'duration'; break; }
+        switch (q.keyKind[i]) {
+          case EventKind.Collision: {
+            const j = q.partnerOfKey(i);
+            if (this.count[j] !== q.partnerCountOfKey(i)) { q.dropKeyPair(i); q.update(i); this.staleEvents++; continue; }
+            this.now = t;
+            if (i < j) this.collide(i, j); else this.collide(j, i);
+            break;
+          }
+          case EventKind.Wall:
+            this.now = t;
+            this.hitWall(i, q.wallId[i]);
+            break;
+          case EventKind.BoxExit:
+            this.now = t;
+            this.moveBox(i);
+            break;
+        }
       }
       if (this.events >= maxEvents) this.stopReason = 'maxEvents';
       const moves = this.ballCollisions + this.wallCollisions + this.boxExits;
@@ -327,7 +335,6 @@ export class BallMill {
         lastCheckTime = this.now;
         nextCheck = moves + stallWindow;
       }
-      if (q.size > this.compactAt) this.compact();
     }
     if (this.stopReason === 'duration') this.now = this.duration;
     return this.stopReason;
@@ -347,11 +354,12 @@ export class BallMill {
 
   /** Position (px, py, pz) and velocity (qx, qy, qz) of ball i at time t (Eq. 1). */
   private stateAt(i: number, t: number): void {
-    const tau = t - this.t0[i], g = this.g;
-    this.px = this.x0[i] + this.vx[i] * tau;
-    this.py = this.y0[i] + this.vy[i] * tau;
-    this.pz = this.z0[i] + this.vz[i] * tau - 0.5 * g * tau * tau;
-    this.qx = this.vx[i]; this.qy = this.vy[i]; this.qz = this.vz[i] - g * tau;
+    const T = this.tr, k = 8 * i;
+    const tau = t - T[k], g = this.g, vx = T[k + 4], vy = T[k + 5], vz = T[k + 6];
+    this.px = T[k + 1] + vx * tau;
+    this.py = T[k + 2] + vy * tau;
+    this.pz = T[k + 3] + vz * tau - 0.5 * g * tau * tau;
+    this.qx = vx; this.qy = vy; this.qz = vz - g * tau;
   }
 
   /** Writes ball i's position at t into out[3·k..] (x, y, z in the table's axes: 2D y = vertical). */
@@ -383,6 +391,9 @@ export class BallMill {
     this.t0[i] = this.now;
     this.x0[i] = this.px; this.y0[i] = this.py; this.z0[i] = this.pz;
     this.vx[i] = this.qx; this.vy[i] = this.qy; this.vz[i] = this.qz;
+    const T = this.tr, k = 8 * i;
+    T[k] = this.now; T[k + 1] = this.px; T[k + 2] = this.py; T[k + 3] = this.pz;
+    T[k + 4] = this.qx; T[k + 5] = this.qy; T[k + 6] = this.qz;
     this.count[i]++;
   }
 
@@ -474,22 +485,24 @@ export class BallMill {
   private moveBox(i: number): void {
     const s = this.structure!;
     this.stateAt(i, this.now);
-    this.ox = this.bx[i]; this.oy = this.by[i]; this.oz = this.bz[i];
-    this.bx[i] = this.px; this.by[i] = this.py; this.bz[i] = this.pz;
+    const B = this.box, bi = 4 * i;
+    this.ox = B[bi]; this.oy = B[bi + 1]; this.oz = B[bi + 2];
+    B[bi] = this.px; B[bi + 1] = this.py; B[bi + 2] = this.pz;
     if (this.dim === 2) s.move(i, this.px, this.pz, 0);
     else s.move(i, this.px, this.py, this.pz);
     this.boxExits++;
     // Neighbours whose boxes the new box no longer overlaps leave i's list (the same closed test
     // as the structure's, so the lists stay what a query would report).
     const nb = this.neighbours!, ids = nb.ids, base = nb.stride * i;
-    const x = this.bx[i], y = this.by[i], z = this.bz[i], h = this.bh[i];
+    const x = B[bi], y = B[bi + 1], z = B[bi + 2], h = B[bi + 3];
     for (let k = nb.count[i] - 1; k >= 0; k--) {
-      const j = ids[base + k], w = h + this.bh[j];
-      if (!(Math.abs(x - this.bx[j]) <= w && Math.abs(z - this.bz[j]) <= w && Math.abs(y - this.by[j]) <= w)) nb.removeAt(i, k);
+      const bj = 4 * ids[base + k], w = h + B[bj + 3];
+      if (!(Math.abs(x - B[bj]) <= w && Math.abs(z - B[bj + 2]) <= w && Math.abs(y - B[bj + 1]) <= w)) nb.removeAt(i, k);
     }
     this.qBall = i; this.qMode = MODE_MOVED;
     this.query(s, i);
     this.scheduleExit(i);
+    this.queue.update(i);
   }
 
   /** The predict-trajectory step: every ball's state by Eq. 1, its wall contacts in the next Δt. */
@@ -498,16 +511,20 @@ export class BallMill {
     if (this.frameEvery > 0 && k % this.frameEvery === 0) this.recordFrame();
     if (k % this.energyEvery === 0 || k === this.steps) { this.energyTime.push(this.now); this.energyValue.push(this.energyAt(this.now)); }
     this.stepEnd = (k + 1) * this.timeStep;
-    for (let i = 0; i < this.n; i++) this.searchWalls(i);
+    // Every ball's wall contact was processed by now (searches end at a step), so only the balls
+    // that find one in the next step need a new place in the queue.
+    for (let i = 0; i < this.n; i++) if (this.searchWalls(i)) this.queue.update(i);
     this.trajectoryUpdates += this.n;
     this.step = k + 1;
-    if (k < this.steps) this.queue.push(this.stepEnd, EventKind.Step, 0, 0, 0, 0);
+    this.stepTime = k < this.steps ? this.stepEnd : Infinity;
   }
 
   // ---- predictions -----------------------------------------------------------------------------
 
   /** After ball i's trajectory changed (partner: the other ball of the impact, or -1). */
   private afterChange(i: number, partner: number): void {
+    // Every prediction of i is stale: drop them and predict again.
+    this.queue.clear(i);
     this.searchWalls(i);
     const nb = this.neighbours;
     if (nb) {
@@ -521,34 +538,40 @@ export class BallMill {
     } else {
       for (let j = 0; j < this.n; j++) if (j !== i && j !== partner) this.examine(i, j);
     }
+    this.queue.update(i);
   }
 
-  /** Wall contact of ball i from now to the end of the current step. */
-  private searchWalls(i: number): void {
+  /** Wall contact of ball i from now to the end of the current step; true if there is one. */
+  private searchWalls(i: number): boolean {
     const V = this.vial;
     V.from = this.now;
     V.to = this.stepEnd;
     V.search(this, i);
-    if (V.hitWall >= 0) this.queue.push(V.hitTime, EventKind.Wall, i, V.hitWall, this.count[i], 0);
+    if (V.hitWall < 0) return false;
+    this.queue.setWall(i, V.hitTime, V.hitWall);
+    return true;
   }
 
-  /** Seed Eq. 2 for balls i and j on their current trajectories; queues their next collision. */
+  /** Seed Eq. 2 for balls p and q on their current trajectories; their next collision goes to p's
+   *  events (p: the ball whose trajectory or box just changed). */
   private examine(p: number, q: number): void {
     this.collisionChecks++;
     // The pair in a fixed order, so that rounding does not depend on which ball asked.
     const i = p < q ? p : q, j = p < q ? q : p;
-    const ti = this.t0[i], tj = this.t0[j], g = this.g;
+    const R = this.tr, ki = 8 * i, kj = 8 * j;
+    const ti = R[ki], tj = R[kj], g = this.g;
     // Origin: the later trajectory start, so the result does not depend on when it is computed.
     const T = ti > tj ? ti : tj;
     const si = T - ti, sj = T - tj;
-    const dx = this.x0[j] + this.vx[j] * sj - this.x0[i] - this.vx[i] * si;
-    const dy = this.y0[j] + this.vy[j] * sj - this.y0[i] - this.vy[i] * si;
-    const dz = this.z0[j] + this.vz[j] * sj - 0.5 * g * sj * sj - this.z0[i] - this.vz[i] * si + 0.5 * g * si * si;
-    const ux = this.vx[j] - this.vx[i], uy = this.vy[j] - this.vy[i];
-    const uz = this.vz[j] - g * sj - this.vz[i] + g * si;
+    const vxi = R[ki + 4], vyi = R[ki + 5], vzi = R[ki + 6], vxj = R[kj + 4], vyj = R[kj + 5], vzj = R[kj + 6];
+    const dx = R[kj + 1] + vxj * sj - R[ki + 1] - vxi * si;
+    const dy = R[kj + 2] + vyj * sj - R[ki + 2] - vyi * si;
+    const dz = R[kj + 3] + vzj * sj - 0.5 * g * sj * sj - R[ki + 3] - vzi * si + 0.5 * g * si * si;
+    const ux = vxj - vxi, uy = vyj - vyi;
+    const uz = vzj - g * sj - vzi + g * si;
     const b = dx * ux + dy * uy + dz * uz;
     if (b >= 0) return;
-    const sigma = this.r[i] + this.r[j];
+    const sigma = R[ki + 7] + R[kj + 7];
     const c = dx * dx + dy * dy + dz * dz - sigma * sigma;
     let t = T;
     if (c > 0) {
@@ -558,13 +581,13 @@ export class BallMill {
       t = T + c / (Math.sqrt(D) - b);
     }
     if (t < this.now) t = this.now;
-    this.queue.push(t, EventKind.Collision, i, j, this.count[i], this.count[j]);
+    this.queue.addPair(p, q, t, this.count[q]);
   }
 
   private insertBox(s: SpatialIndex, i: number): void {
-    const h = this.bh[i];
-    if (this.dim === 2) s.insertBox(i, this.bx[i], this.bz[i], 0, h, h, 0);
-    else s.insertBox(i, this.bx[i], this.by[i], this.bz[i], h, h, h);
+    const B = this.box, k = 4 * i, h = B[k + 3];
+    if (this.dim === 2) s.insertBox(i, B[k], B[k + 2], 0, h, h, 0);
+    else s.insertBox(i, B[k], B[k + 1], B[k + 2], h, h, h);
   }
 
   private query(s: SpatialIndex, i: number): void {
@@ -581,8 +604,8 @@ export class BallMill {
         return;
       case MODE_MOVED: {
         // A neighbour already (and checked) if j's box overlapped the old box of i.
-        const w = this.bh[i] + this.bh[j];
-        if (Math.abs(this.ox - this.bx[j]) <= w && Math.abs(this.oz - this.bz[j]) <= w && Math.abs(this.oy - this.by[j]) <= w) return;
+        const B = this.box, bj = 4 * j, w = B[4 * i + 3] + B[bj + 3];
+        if (Math.abs(this.ox - B[bj]) <= w && Math.abs(this.oz - B[bj + 2]) <= w && Math.abs(this.oy - B[bj + 1]) <= w) return;
         this.examine(i, j);
         this.neighbours!.add(i, j);
       }
@@ -596,12 +619,13 @@ export class BallMill {
     this.stateAt(i, this.now);
     let tau = Infinity;
     const vx = this.qx, vy = this.qy, vz = this.qz;
-    if (vx > 0) tau = (this.bx[i] + d - this.px) / vx; else if (vx < 0) tau = (this.bx[i] - d - this.px) / vx;
+    const B = this.box, bx = B[4 * i], by = B[4 * i + 1], bz = B[4 * i + 2];
+    if (vx > 0) tau = (bx + d - this.px) / vx; else if (vx < 0) tau = (bx - d - this.px) / vx;
     if (this.dim === 3) {
-      if (vy > 0) tau = Math.min(tau, (this.by[i] + d - this.py) / vy); else if (vy < 0) tau = Math.min(tau, (this.by[i] - d - this.py) / vy);
+      if (vy > 0) tau = Math.min(tau, (by + d - this.py) / vy); else if (vy < 0) tau = Math.min(tau, (by - d - this.py) / vy);
     }
     // Vertical: z(τ) = z + vz τ − g τ²/2 reaches the top plane (if it rises that far) or the bottom.
-    const up = Math.max(0, this.bz[i] + d - this.pz), down = Math.max(0, this.pz - (this.bz[i] - d));
+    const up = Math.max(0, bz + d - this.pz), down = Math.max(0, this.pz - (bz - d));
     if (vz > 0) {
       const D = vz * vz - 2 * g * up;
       if (D >= 0) tau = Math.min(tau, (2 * up) / (vz + Math.sqrt(D)));
@@ -610,18 +634,7 @@ export class BallMill {
       const s = Math.sqrt(vz * vz + 2 * g * down);
       tau = Math.min(tau, vz > 0 ? (vz + s) / g : s - vz > 0 ? (2 * down) / (s - vz) : 0);
     } else if (vz < 0) tau = Math.min(tau, down / -vz);
-    if (tau === Infinity) return;
-    this.queue.push(this.now + Math.max(0, tau), EventKind.BoxExit, i, 0, this.count[i], 0);
-  }
-
-  /** Drops stale events from the queue. */
-  private compact(): void {
-    this.queue.compact((kind, a, b, ca, cb) => {
-      if (kind === EventKind.Step) return true;
-      if (this.count[a] !== ca) return false;
-      return kind !== EventKind.Collision || this.count[b] === cb;
-    });
-    this.compactAt = Math.max(COMPACT_PER_BALL * this.n + 1024, 2 * this.queue.size);
+    this.queue.setExit(i, tau === Infinity ? Infinity : this.now + Math.max(0, tau));
   }
 
   private recordFrame(): void {

@@ -1,42 +1,77 @@
 /**
- * The ball mill's parts against independent references: the event queue against a sorted list,
+ * The ball mill's parts against independent references: the event queue against a list of all events,
  * the wall search against dense sampling of the gap, the placement against a brute-force overlap
  * check, and the parameter checks.
  */
 import { describe, expect, it } from 'vitest';
 import { Random } from '../../../core/common/random';
-import { EventKind, EventQueue } from '../../../core/ballmill/event-queue';
+import { BallEvents, EventKind } from '../../../core/ballmill/ball-events';
 import { Vial, type BallTrajectories } from '../../../core/ballmill/vial';
 import { placeBalls } from '../../../core/ballmill/placement';
 import { ballmillParamsSchema, checkParams, estimateMemoryBytes } from '../../../core/ballmill/index';
 
 describe('event queue', () => {
-  it('pops in (time, kind, a, b) order through pushes, pops and compaction, ties included', () => {
+  it('gives the earliest live event in (time, kind, a, b) order, ties included, as a list of all events does', () => {
     const rnd = new Random(4);
-    const q = new EventQueue(4);
-    type E = [number, number, number, number, number];
+    const n = 7;
+    const q = new BallEvents(n, 2);
+    const count = new Uint32Array(n);
+    // Reference: every event still held, with its owner (pairs: owner, partner, partner's counter).
+    type E = { time: number; kind: EventKind; owner: number; other: number; c: number };
     let ref: E[] = [];
-    const key = (e: E) => [e[0], e[1], e[2], e[3]];
-    const less = (x: E, y: E) => { const a = key(x), b = key(y); for (let k = 0; k < 4; k++) if (a[k] !== b[k]) return a[k] - b[k]; return 0; };
-    for (let op = 0; op < 8000; op++) {
-      if (rnd.next() < 0.6 || ref.length === 0) {
-        // Few distinct times, so that ties are common.
-        const e: E = [rnd.int(50) / 8, rnd.int(4), rnd.int(30), rnd.int(30) - 4, rnd.int(3)];
-        q.push(e[0], e[1] as EventKind, e[2], e[3], e[4], 0);
-        ref.push(e);
-      } else if (rnd.next() < 0.02) {
-        // Drop the events with counter 0, as stale ones are dropped.
-        q.compact((_k, _a, _b, ca) => ca !== 0);
-        ref = ref.filter((e) => e[4] !== 0);
+    const key = (e: E) => [e.time, e.kind, e.kind === EventKind.Collision ? Math.min(e.owner, e.other) : e.owner, e.kind === EventKind.Collision ? Math.max(e.owner, e.other) : e.kind === EventKind.Wall ? e.other : 0];
+    const cmp = (x: E, y: E) => { const a = key(x), b = key(y); for (let k = 0; k < 4; k++) if (a[k] !== b[k]) return a[k] - b[k]; return 0; };
+    const live = (e: E) => e.kind !== EventKind.Collision || count[e.other] === e.c;
+    // A ball's trajectory changes: its counter moves on, its own events go.
+    const change = (i: number) => { count[i]++; q.clear(i); ref = ref.filter((e) => e.owner !== i); };
+    let pops = 0, stale = 0;
+    for (let op = 0; op < 6000; op++) {
+      const i = rnd.int(n), r = rnd.next();
+      // Few distinct times, so that ties are common.
+      const t = rnd.int(40) / 8;
+      if (r < 0.45) {
+        const j = (i + 1 + rnd.int(n - 1)) % n;
+        q.addPair(i, j, t, count[j]);
+        ref.push({ time: t, kind: EventKind.Collision, owner: i, other: j, c: count[j] });
+      } else if (r < 0.55) {
+        q.setExit(i, t);
+        ref = ref.filter((e) => !(e.owner === i && e.kind === EventKind.BoxExit)).concat([{ time: t, kind: EventKind.BoxExit, owner: i, other: 0, c: 0 }]);
+      } else if (r < 0.65) {
+        const w = rnd.int(4);
+        q.setWall(i, t, w);
+        ref = ref.filter((e) => !(e.owner === i && e.kind === EventKind.Wall)).concat([{ time: t, kind: EventKind.Wall, owner: i, other: w, c: 0 }]);
+      } else if (r < 0.7) {
+        change(i);
       } else {
-        ref.sort(less);
-        const want = ref.shift()!;
-        expect([q.topTime, q.topKind, q.topA, q.topB, q.topCountA]).toEqual(want);
-        q.pop();
+        // Pop: stale predictions at the top are dropped, as the simulation does.
+        for (;;) {
+          const b = q.topBall;
+          if (q.topTime === Infinity) { expect(ref.filter(live)).toEqual([]); break; }
+          if (q.keyKind[b] === EventKind.Collision && count[q.partnerOfKey(b)] !== q.partnerCountOfKey(b)) {
+            const j = q.partnerOfKey(b), c = q.partnerCountOfKey(b), at = ref.findIndex((e) => e.owner === b && e.other === j && e.c === c && e.time === q.topTime);
+            expect(at).toBeGreaterThanOrEqual(0);
+            ref.splice(at, 1);
+            q.dropKeyPair(b); q.update(b); stale++;
+            continue;
+          }
+          const want = ref.filter(live).sort(cmp)[0];
+          const kind = q.keyKind[b];
+          const got = kind === EventKind.Collision ? [q.topTime, kind, Math.min(b, q.partnerOfKey(b)), Math.max(b, q.partnerOfKey(b))] : [q.topTime, kind, b, kind === EventKind.Wall ? q.wallId[b] : 0];
+          expect(got).toEqual(key(want));
+          pops++;
+          if (kind === EventKind.Collision) { const j = q.partnerOfKey(b); change(b); change(j); q.update(j); }
+          else if (kind === EventKind.Wall) { q.setWall(b, Infinity, 0); ref = ref.filter((e) => !(e.owner === b && e.kind === EventKind.Wall)); }
+          else { q.setExit(b, Infinity); ref = ref.filter((e) => !(e.owner === b && e.kind === EventKind.BoxExit)); }
+          q.update(b);
+          break;
+        }
+        continue;
       }
-      expect(q.size).toBe(ref.length);
+      q.update(i);
     }
-    expect(q.compactions).toBeGreaterThan(0);
+    expect(pops).toBeGreaterThan(500);
+    expect(stale).toBeGreaterThan(50);
+    expect(q.pending).toBe(ref.filter((e) => e.kind === EventKind.Collision).length);
   });
 });
 
