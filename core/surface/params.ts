@@ -100,11 +100,14 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   return issues;
 }
 
-/** Bytes per particle: 17 float64 and 2 int32 arrays of the sampler and its scratch, the grid's 6
- *  float64 and 5 int32 arrays and 2 bytes, the output table's 9 float64 columns and a nearest-distance array. */
-const BYTES_PER_PARTICLE = 17 * 8 + 2 * 4 + (6 * 8 + 5 * 4 + 2) + 10 * 8;
-/** The grid never has more cells than this (HashedGrid's default maxCells, 4 bytes a cell). */
+/** Bytes per particle: 18 float64 and 3 int32 arrays of the sampler and its scratch, the grid's 6
+ *  float64 and 8 int32 arrays (5 of its lists, 3 of sortRows) and 2 bytes, the output table's 9
+ *  float64 columns and a nearest-distance array. */
+const BYTES_PER_PARTICLE = 18 * 8 + 3 * 4 + (6 * 8 + 8 * 4 + 2) + 10 * 8;
+/** The grid never has more cells than this (HashedGrid's default maxCells, 4 bytes a cell), nor
+ *  more rows than its square root (two int32 arrays of sortRows). */
 const MAX_GRID_CELLS = 2 ** 24;
+const MAX_GRID_ROWS = 2 ** 16;
 
 /** Honest upper bound of what a run allocates: particles at maxParticles, the grid's cell array at
  *  its largest, the seeding grid, and the label volume. */
@@ -113,5 +116,5 @@ export function estimateMemoryBytes(p: SurfaceParams): number {
   // The label volume's longest side is `across` voxels plus a margin; the others are at most that.
   const volume = across > 0 ? 4 * (across + 3) ** 3 : 0;
   const seeding = 8 * 66 ** 3;
-  return p.maxParticles * BYTES_PER_PARTICLE + 4 * MAX_GRID_CELLS + seeding + volume;
+  return p.maxParticles * BYTES_PER_PARTICLE + 4 * MAX_GRID_CELLS + 8 * MAX_GRID_ROWS + seeding + volume;
 }

@@ -3,7 +3,7 @@ import { Random } from '../../../core/common/random';
 import type { ColumnTable, EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from '../../../core/surface/implicit';
 import { solidBounds, longestSide } from '../../../core/surface/solid';
-import { SurfaceSampler, variation, type NeighbourSearch } from '../../../core/surface/sampler';
+import { SurfaceSampler, expNegative, variation, type NeighbourSearch } from '../../../core/surface/sampler';
 import { surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
 
 const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
@@ -121,6 +121,16 @@ describe('surface engine', () => {
 });
 
 describe('surface sampler', () => {
+  it('expNegative is exp(−u) within 1e-14 over a neighbour\'s range [0, 4.5]', () => {
+    let worst = 0;
+    for (let k = 0; k <= 450_000; k++) {
+      const u = k * 1e-5 + (k % 7) * 1.3e-7;
+      worst = Math.max(worst, Math.abs(expNegative(u) / Math.exp(-u) - 1));
+    }
+    expect(expNegative(0)).toBe(1);
+    expect(worst).toBeLessThan(1e-14);
+  });
+
   it('the grid steps (linked cells, range queries) equal the O(n²) step', () => {
     const s = implicitSurfaceSchema.parse(blobby);
     const c = sampler(s, 0.12, 'cells');
