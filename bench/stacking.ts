@@ -1,6 +1,7 @@
 /**
  * Benchmark of the geometric stacking engine (seed 004, Meng & Zhang 2019):
  *   table3     the seed's Table 3 cases at its particle counts, beside its numbers
+ *   transposed its 2D cases with the two groups' densities swapped (what its Figs. 4 and 6 support)
  *   densest    the highest density per gradation at which every class still gets its share
  *              (bisection on the void ratio asked), in the same regions
  *   scaling    10^4 ... 10^6 spheres of the 3D first group at density 0.667, fitted exponent
@@ -15,7 +16,7 @@
  * comes out at its 50 x 50 region exactly. Times are wall and CPU seconds of this process
  * (the machine is shared: the load average is printed with each table).
  *
- * `npm run bench -- stacking [--only table3,densest,...] [--quick]` (--quick: smaller counts, no 10^6).
+ * `npm run bench -- stacking [--only table3,transposed,densest,...] [--quick]` (--quick: smaller counts, no 10^6).
  */
 import { cpus, loadavg } from 'node:os';
 import { tableRecorder, writeResults, type Row } from './_harness';
@@ -42,13 +43,15 @@ interface Group {
   gid: number;
   /** The seed's Table 3: particles, density, seconds. */
   seed: { particles: number; density: number; seconds: number };
+  /** The seed's own figures for the group (its text of Sections 3.1-3.2 and Figs. 4-11): density (particles). */
+  figures: string;
 }
 
 const groups: Group[] = [
-  { name: '3D first group (0.029-0.2)', dim: 3, radii: [0.029, 0.2], rang: 0.05, gid: 4, seed: { particles: 38034, density: 0.667, seconds: 262 } },
-  { name: '3D second group (0.1-0.2)', dim: 3, radii: [0.1, 0.2], rang: 0.05, gid: 4, seed: { particles: 29416, density: 0.553, seconds: 210 } },
-  { name: '2D first group (0.029-0.2)', dim: 2, radii: [0.029, 0.2], rang: 0.1, gid: 5, seed: { particles: 24901, density: 0.789, seconds: 290 } },
-  { name: '2D second group (0.1-0.2)', dim: 2, radii: [0.1, 0.2], rang: 0.1, gid: 5, seed: { particles: 35003, density: 0.826, seconds: 51.9 } },
+  { name: '3D first group (0.029-0.2)', dim: 3, radii: [0.029, 0.2], rang: 0.05, gid: 4, seed: { particles: 38034, density: 0.667, seconds: 262 }, figures: '0.667-0.703 (38,000-40,000)' },
+  { name: '3D second group (0.1-0.2)', dim: 3, radii: [0.1, 0.2], rang: 0.05, gid: 4, seed: { particles: 29416, density: 0.553, seconds: 210 }, figures: '0.553-0.597 (27,400-29,500)' },
+  { name: '2D first group (0.029-0.2)', dim: 2, radii: [0.029, 0.2], rang: 0.1, gid: 5, seed: { particles: 24901, density: 0.789, seconds: 290 }, figures: '0.826 (24,901)-0.860 (29,011)' },
+  { name: '2D second group (0.1-0.2)', dim: 2, radii: [0.1, 0.2], rang: 0.1, gid: 5, seed: { particles: 35003, density: 0.826, seconds: 51.9 }, figures: '0.787 (33,883)-0.814 (35,237)' },
 ];
 
 /** The seed's gradation: five classes, evenly spaced radii, equal volume fractions, a_f of its tables. */
@@ -105,6 +108,49 @@ const tables = recorder.tables;
 /** Every title says the load it was measured under (the machine is shared). */
 const table = (title: string, rows: Row[]): void => recorder.table(`${title} [load ${load()} on ${cpus().length} cores]`, rows);
 
+/**
+ * How mixed the classes are: the share of touching pairs (surface gap <= 0.05 of the smallest
+ * radius) whose two balls are of one class, over the share that partners drawn at random from the
+ * same pair ends would give (sum of squared class shares of the ends). 1: mixed; 1 / sum of squares
+ * (about 4.5 for five classes): each class by itself. Walls only (the Table 3 regions); a uniform
+ * grid over the particle table, nothing shared with the engine.
+ */
+function segregation(t: Timed): number {
+  const table = t.result.artifacts[0] as { columns: Record<string, Float64Array | Uint8Array> };
+  const { x, y, z, r, class: cls } = table.columns;
+  const n = x.length;
+  let rMax = 0, rMin = Infinity, lx = 0, ly = 0, lz = 0;
+  for (let i = 0; i < n; i++) {
+    rMax = Math.max(rMax, r[i]); rMin = Math.min(rMin, r[i]);
+    lx = Math.max(lx, x[i]); ly = Math.max(ly, y[i]); lz = Math.max(lz, z[i]);
+  }
+  const reach = 0.05 * rMin, h = 2 * rMax + reach;
+  const nx = Math.floor(lx / h) + 1, ny = Math.floor(ly / h) + 1, nz = Math.floor(lz / h) + 1;
+  const head = new Int32Array(nx * ny * nz).fill(-1), next = new Int32Array(n);
+  const cellOf = (i: number) => Math.floor(x[i] / h) + nx * (Math.floor(y[i] / h) + ny * Math.floor(z[i] / h));
+  for (let i = 0; i < n; i++) { const c = cellOf(i); next[i] = head[c]; head[c] = i; }
+  const ends = new Float64Array(256);
+  let pairs = 0, same = 0;
+  for (let i = 0; i < n; i++) {
+    const cx = Math.floor(x[i] / h), cy = Math.floor(y[i] / h), cz = Math.floor(z[i] / h);
+    for (let c = Math.max(0, cz - 1); c <= Math.min(nz - 1, cz + 1); c++) {
+      for (let b = Math.max(0, cy - 1); b <= Math.min(ny - 1, cy + 1); b++) {
+        for (let a = Math.max(0, cx - 1); a <= Math.min(nx - 1, cx + 1); a++) {
+          for (let j = head[a + nx * (b + ny * c)]; j >= 0; j = next[j]) {
+            if (j <= i || Math.hypot(x[i] - x[j], y[i] - y[j], z[i] - z[j]) - r[i] - r[j] > reach) continue;
+            pairs++;
+            if (cls[i] === cls[j]) same++;
+            ends[cls[i]]++; ends[cls[j]]++;
+          }
+        }
+      }
+    }
+  }
+  let random = 0;
+  for (const e of ends) random += (e / (2 * pairs)) ** 2;
+  return pairs > 0 ? same / pairs / random : NaN;
+}
+
 function describe(t: Timed): Row {
   const m = t.result.metrics;
   return {
@@ -112,6 +158,7 @@ function describe(t: Timed): Row {
     density: num(m.solidFraction),
     voidRatio: num(m.voidRatio),
     gradationHeld: m.stopReason === 'target',
+    segregation: segregation(t),
     reshapePasses: num(m.reshapePasses),
     stackingS: num(m.stackingSeconds),
     checkS: num(m.checkSeconds),
@@ -128,6 +175,8 @@ if (wanted('table3')) {
     const edge = edgeFor(g, g.seed.particles, g.seed.density);
     const e = 1 / g.seed.density - 1;
     const runs: [number, Variant][] = g.name.startsWith('3D second') ? [[4, seedOrder], [8, seedOrder]] : [[4, seedOrder]];
+    // The narrow 2D group: more reshape passes, within the seed's own time for it (51.9 s).
+    if (g.name.startsWith('2D second')) runs.push([30, seedOrder], [100, seedOrder]);
     runs.push([4, { order: 'contactsFirst' }]);
     if (g.name.startsWith('2D second')) runs.push([4, { order: 'contactsFirst', af: [0, 1] }]);
     for (const [reshape, v] of runs) {
@@ -135,13 +184,32 @@ if (wanted('table3')) {
       const d = describe(t);
       rows.push({
         case: g.name, edge, order: v.order, af: afLabel(v), reshape,
-        seedParticles: g.seed.particles, seedDensity: g.seed.density, seedS: g.seed.seconds,
+        seedParticles: g.seed.particles, seedDensity: g.seed.density, seedS: g.seed.seconds, seedFigures: g.figures,
         ...d,
         matched: (d.density as number) >= g.seed.density - 5e-4 && d.gradationHeld === true,
       });
     }
   }
-  table("Table 3: the seed's cases at its counts (region sized for the seed's count at its density; matched = density >= the seed's, to its three digits, every class at its share)", rows);
+  table("Table 3: the seed's cases at its counts (region sized for the seed's count at its density; matched = density >= the seed's, to its three digits, every class at its share; segregation: same-class share of touching pairs over random partners', 1 = mixed)", rows);
+}
+
+// Table 3's 2D densities read transposed: its first-group count 24,901 is the one of Fig. 4(a), at
+// e = 0.2111 (density 0.826), and its column of reference [23] lists 0.801 and 0.826 where the text
+// says [23] reached 0.82636 (first group) and 0.8005 (second). So: first group 0.826, second 0.789.
+if (wanted('transposed')) {
+  const rows: Row[] = [];
+  const transposed: [Group, number, number[]][] = [[groups[2], 0.826, [4]], [groups[3], 0.789, [4, 100]]];
+  for (const [g, density, reshapes] of transposed) {
+    const edge = edgeFor(g, g.seed.particles, density);
+    for (const reshape of reshapes) {
+      const d = describe(runTimed(params(g, edge, 1 / density - 1, reshape)));
+      rows.push({
+        case: g.name, edge, order: 'seed', reshape, seedParticles: g.seed.particles, density_asked: density, seedFigures: g.figures,
+        ...d, matched: (d.density as number) >= density - 5e-4 && d.gradationHeld === true,
+      });
+    }
+  }
+  table("Table 3's 2D densities transposed (first group 0.826, second 0.789: Fig. 4(a) has the first group's 24,901 disks at e = 0.2111), seed's order, the seed's counts", rows);
 }
 
 // --- Highest density per gradation -------------------------------------------------------------
@@ -167,10 +235,10 @@ if (wanted('densest')) {
       ...describe(held),
       densestShortRun: num(open.result.metrics.solidFraction),
       shortClasses: String(open.result.metrics.shortClasses),
-      seedRange: g.name.startsWith('3D first') ? '0.667-0.703' : g.name.startsWith('3D second') ? '0.553-0.597' : g.name.startsWith('2D first') ? '0.826-0.860' : '0.787-0.814',
+      seedFigures: g.figures,
     });
   }
-  table(`Highest density with every class at its share (bisection on e, ${quick ? 4 : 6} steps; densestShortRun: the run below it, where the smallest classes end short; seedRange: the seed's text and Figs. 4-11)`, rows);
+  table(`Highest density with every class at its share (bisection on e, ${quick ? 4 : 6} steps; densestShortRun: the run below it, where the smallest classes end short; seedFigures: the seed's text and Figs. 4-11)`, rows);
 }
 
 // --- Scaling ---------------------------------------------------------------------------------
