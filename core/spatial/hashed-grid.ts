@@ -11,8 +11,9 @@
  *   the cells' lists to a caller that tests the candidates itself (no visitor call per candidate)
  *   pairs: one query per object of radius (its bounding radius + the largest one), O(n) when sizes are even
  *   regrid: O(n + cells)
- *   sortRows: O(n + rows + steps along x), a sorted (compressed) copy of the cells for a caller's
- *   own pair pass over contiguous ranges instead of the lists
+ *   sortRows: O(n + rows) when the objects were nearly in its order (renumbered by the last call),
+ *   else O(n + rows + steps along x): a sorted (compressed) copy of the cells for a caller's own
+ *   pair pass over contiguous ranges instead of the lists
  */
 import { SpatialObjects, checkInteger, checkPositive } from './objects';
 import type { IdVisitor, PairVisitor, SpatialOptions } from './types';
@@ -262,10 +263,13 @@ export class HashedGrid extends SpatialObjects {
    * following the lists): the objects ordered by row (the 2^bits_x cells sharing a y and a z index:
    * a row of cells along x, index = cell index >> bits_x) and within a row by their step along x,
    * the cell size over 2^subBits (step index floor(x / step) modulo 2^(bits_x + subBits), the grid's
-   * period in steps). Two passes of a stable counting sort, O(n + rows + steps). Writes the ids into order[0 .. count) and their step indices into
-   * fine[0 .. count); row r holds order[rowStarts[r] .. rowStarts[r + 1]). Ties keep the order of the
-   * live ids. Returns the count. A caller that renumbers its objects in this order finds each row's
-   * objects in consecutive memory, sorted along x (see core/surface's repulsion pass).
+   * period in steps); ties keep the order of the live ids. Writes the ids into order[0 .. count)
+   * and their step indices into fine[0 .. count); row r holds order[rowStarts[r] .. rowStarts[r + 1]).
+   * Returns the count. A caller that renumbers its objects in this order finds each row's objects
+   * in consecutive memory, sorted along x (see core/surface's repulsion pass); the next call then
+   * finds them nearly sorted: a counting sort by row and an insertion sort within each row,
+   * O(n + rows + objects passed); past 4n + 1024 objects passed, a stable counting sort by step
+   * then by row instead, O(n + rows + steps): the same order.
    */
   sortRows(subBits: number, order: Int32Array, fine: Int32Array): number {
     checkInteger('subBits', subBits, 0, 9);
@@ -275,27 +279,53 @@ export class HashedGrid extends SpatialObjects {
       this.sortRow = new Int32Array(this.capacity); this.sortFine = new Int32Array(this.capacity); this.byFine = new Int32Array(this.capacity);
     }
     const b0 = this.bits[0], steps = 1 << (b0 + subBits), rows = 1 << (this.bits[1] + this.bits[2]);
-    // fineCount counts the steps, then serves as the rows' cursors.
+    // fineCount counts the steps (fallback) and serves as the rows' cursors.
     if (this.fineCount.length < Math.max(steps, rows)) this.fineCount = new Int32Array(Math.max(steps, rows));
     if (this.rowStart.length < rows + 1) this.rowStart = new Int32Array(rows + 1);
-    const ids = this.ids, x = this.x, cellOf = this.cellOf, row = this.sortRow, step = this.sortFine, byFine = this.byFine;
-    const count = this.fineCount.fill(0, 0, steps), start = this.rowStart.fill(0, 0, rows + 1);
+    const ids = this.ids, x = this.x, cellOf = this.cellOf, row = this.sortRow, step = this.sortFine;
+    const count = this.fineCount, start = this.rowStart.fill(0, 0, rows + 1);
     const perStep = (1 << subBits) / this.cellSize[0], mask = steps - 1;
     for (let k = 0; k < n; k++) {
-      const id = ids[k], f = Math.floor(x[id] * perStep) & mask, r = cellOf[id] >> b0;
-      step[k] = f; row[k] = r; count[f]++; start[r + 1]++;
+      const id = ids[k];
+      step[k] = Math.floor(x[id] * perStep) & mask;
+      const r = cellOf[id] >> b0;
+      row[k] = r; start[r + 1]++;
     }
-    // Pass 1 by step, pass 2 (stable) by row: the row counts become the rows' starts.
+    for (let r = 0; r < rows; r++) { start[r + 1] += start[r]; count[r] = start[r]; }
+    for (let k = 0; k < n; k++) {
+      const p = count[row[k]]++;
+      order[p] = ids[k]; fine[p] = step[k];
+    }
+    let budget = 4 * n + 1024;
+    for (let r = 0; r < rows && budget >= 0; r++) {
+      const a = start[r], b = start[r + 1];
+      for (let p = a + 1; p < b && budget >= 0; p++) {
+        const f = fine[p];
+        if (f >= fine[p - 1]) continue;
+        const id = order[p];
+        let q = p;
+        while (q > a && fine[q - 1] > f) { fine[q] = fine[q - 1]; order[q] = order[q - 1]; q--; }
+        fine[q] = f; order[q] = id;
+        budget -= p - q;
+      }
+    }
+    if (budget < 0) this.sortRowsByCounts(n, steps, rows, order, fine);
+    return n;
+  }
+
+  /** sortRows' fallback: a stable counting sort by step, then by row (the rows' cursors from their starts). */
+  private sortRowsByCounts(n: number, steps: number, rows: number, order: Int32Array, fine: Int32Array): void {
+    const ids = this.ids, row = this.sortRow, step = this.sortFine, byFine = this.byFine, count = this.fineCount, start = this.rowStart;
+    count.fill(0, 0, steps);
+    for (let k = 0; k < n; k++) count[step[k]]++;
     let sum = 0;
     for (let f = 0; f < steps; f++) { const c = count[f]; count[f] = sum; sum += c; }
     for (let k = 0; k < n; k++) byFine[count[step[k]]++] = k;
-    for (let r = 0; r < rows; r++) start[r + 1] += start[r];
     for (let r = 0; r < rows; r++) count[r] = start[r];
     for (let t = 0; t < n; t++) {
       const k = byFine[t], p = count[row[k]]++;
       order[p] = ids[k]; fine[p] = step[k];
     }
-    return n;
   }
 
   /** Starts of the rows found by the last sortRows (2^(bits_y + bits_z) + 1 entries). */

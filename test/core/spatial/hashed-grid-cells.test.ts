@@ -82,6 +82,15 @@ describe('hashed grid: cells of a sphere for callers that test candidates themse
         if (k > starts[r]) expect(fine[k]).toBeGreaterThanOrEqual(fine[k - 1]);
       }
     }
+    // The same points inserted in this order (ids renumbered, as core/surface does) are already
+    // sorted: the insertion path gives the same sequence (the random first order above took the
+    // counting-sort path where rows are long: 2D and the wrapping grid).
+    const h = new HashedGrid({ capacity: n, autoRegrid: false, ...o });
+    ids.forEach((i, k) => h.insertSphere(k, g.x[i], g.y[i], g.z[i], 0));
+    const order2 = new Int32Array(n), fine2 = new Int32Array(n);
+    h.sortRows(sub, order2, fine2);
+    expect(Array.from(order2.subarray(0, m))).toEqual(ids.map((_, k) => k));
+    expect(Array.from(fine2.subarray(0, m))).toEqual(Array.from(fine.subarray(0, m)));
     // rowAt: the row of a point moved by whole cells along y and z (periodic).
     for (let t = 0; t < 50; t++) {
       const i = ids[t], dy = (t % 3) - 1, dz = o.dim === 3 ? Math.floor(t / 3) % 3 - 1 : 0;
