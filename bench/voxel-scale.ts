@@ -223,6 +223,8 @@ if (wanted('moves')) {
       labelVolume: 'off',
     });
     const p = new Packer(params, seed), rebound = Math.floor(params.reboundProbability * 2 ** 32), draw: Move = { dx: 0, dy: 0, dz: 0, ax: 0, ay: 0, az: 0 };
+    // Time step by time step (a run moves particles in phases of several steps: the same moves in another order).
+    p.stepByStep = true;
     // Per particle: the steps of its insertion, first blocked move, last change of position, freezing.
     const inserted: number[] = [], blocked: number[] = [], settled: number[] = [], frozen: number[] = [];
     const lx: number[] = [], ly: number[] = [], lz: number[] = [];

@@ -92,6 +92,7 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
       packer.cancel();
       break;
     }
+    const before = packer.counters.steps;
     if (!packer.step()) break;
     if (performance.now() >= nextCheckpoint) {
       const c = packer.checkpoint();
@@ -112,7 +113,8 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
         nextPublish = end + Math.max(PUBLISH_SECONDS * 1000, 10 * (end - now));
       }
     }
-    if (packer.counters.steps % PROGRESS_EVERY === 0) {
+    // A step may be a phase of several (mover.ts): report when one of them is a multiple of PROGRESS_EVERY.
+    if (Math.floor(packer.counters.steps / PROGRESS_EVERY) !== Math.floor(before / PROGRESS_EVERY)) {
       record();
       // Progress: the furthest of the stop targets, or, filling until full, the frozen bed's mean
       // height (the roof follows the highest frozen top: on a wide bed it neared the top with half

@@ -2,10 +2,14 @@
  * Moving the SIMD kernels' particles on several threads (issue 19, "all cores in one run").
  *
  * The x–y plane is cut into cells (cellGrid) at least as wide as the largest particle's reach in a
- * move (2e + 2) plus a matrix word's width less one, and the cells are coloured like a chess board
- * in x and in y (up to four colours): two cells of one colour are a whole cell apart, so the moves
- * of their particles touch no common voxel and no common matrix word, and may run at once without
- * atomics. Each time step the run's thread lists the active kernel particles by colour and cell
+ * phase of k time steps (2e + 2k) plus a matrix word's width less one, and the cells are coloured
+ * like a chess board in x and in y (up to four colours): two cells of one colour are a whole cell
+ * apart, so the moves of their particles touch no common voxel and no common matrix word, and may
+ * run at once without atomics. A phase moves a colour's particles for up to k time steps
+ * (phaseSteps: as many as keep at least 4 cells along an axis), one step after the other within a
+ * cell, so that the threads meet at a barrier once per colour every k steps, not every step; the
+ * packer ends a phase early where an insertion, a freezing check or the end must come between two
+ * steps. At each phase the run's thread lists the active kernel particles by colour and cell
  * (the *slots*, in the order of the active list within a cell), then for each colour all threads
  * take that colour's cells that hold particles one by one (an atomic counter) and move their
  * particles, and wait for each other (a barrier) before the next colour; a colour the run's
@@ -19,8 +23,8 @@
  * The threads share everything through the kernels' WebAssembly.Memory (a SharedArrayBuffer): the
  * matrix or its window, every particle's voxels and self mask, and the *board* allocated in its
  * heap by the run's thread: a control block (phase counter, cell counter, barrier, the step, where
- * the other parts are), the slots, the busy cells (those holding particles: first and end slot), a table of shapes, each thread's trial
- * buffer per shape and each thread's counters. Helper threads get the memory, the board's address
+ * the other parts are), the slots, the busy cells (those holding particles: first and end slot), a
+ * table of shapes, each thread's trial buffer per shape and each thread's counters. Helper threads get the memory, the board's address
  * and their index (voxelHelper, run through EngineContext.startHelpers).
  */
 import { streamDraw, streamKey } from '../common/random';
@@ -57,6 +61,8 @@ const C = {
   rebound: 16,
   /** 1: reboundRule 'move' (drawMove's stayUnlessRebound). */
   stay: 17,
+  /** Time steps of the current phase (step .. step + steps - 1). */
+  steps: 18,
 } as const;
 const CONTROL_WORDS = 32;
 
@@ -157,13 +163,37 @@ export function cellGrid(nx: number, ny: number, widthX: number, widthY: number)
 }
 
 /**
- * The smallest cell width along x and y for particles of extent e: their moves' voxels (within
- * e + 1 of the centre) of two cells of one colour, a cell apart, then never meet, nor share a
- * matrix word (wordX × wordY voxels: 32 × 1 in rows, 8 × 4 in bricks).
+ * The smallest cell width along x and y for particles of extent e moved k time steps in a phase:
+ * their voxels (within e + k of the centre at the phase's start) of two cells of one colour, a
+ * cell apart, then never meet, nor share a matrix word (wordX × wordY voxels: 32 × 1 in rows,
+ * 8 × 4 in bricks).
  */
-export function cellWidths(e: number, layout: 'rows' | 'bricks'): [number, number] {
-  const reach = 2 * (e + 1) + 1;
+export function cellWidths(e: number, layout: 'rows' | 'bricks', k = 1): [number, number] {
+  const reach = 2 * (e + k) + 1;
   return layout === 'rows' ? [reach + 31, reach] : [reach + 7, reach + 3];
+}
+
+/** Longest phase (time steps) tried. */
+const MAX_PHASE_STEPS = 10;
+/** A longer phase may cost cells, down to this many along an axis (fewer cells: less for the threads to share). */
+const MIN_CELLS = 4;
+
+/**
+ * Time steps a phase may hold for particles of extent e in an nx × ny box: the most (up to
+ * MAX_PHASE_STEPS) whose wider cells leave at least MIN_CELLS cells along each axis, or as many as
+ * phases of one step would (when those are fewer).
+ */
+export function phaseSteps(nx: number, ny: number, e: number, layout: 'rows' | 'bricks'): number {
+  const cellsOf = (k: number) => {
+    const [wx, wy] = cellWidths(e, layout, k), g = cellGrid(nx, ny, wx, wy);
+    return [g.cx, g.cy];
+  };
+  const [bx, by] = cellsOf(1);
+  for (let k = MAX_PHASE_STEPS; k > 1; k--) {
+    const [cx, cy] = cellsOf(k);
+    if (cx >= Math.min(bx, MIN_CELLS) && cy >= Math.min(by, MIN_CELLS)) return k;
+  }
+  return 1;
 }
 
 /** What a helper thread needs to join the moves: the memory, the board and the kernels' layout. */
@@ -222,16 +252,21 @@ class Mover {
   work(alone = false): void {
     const ctl = this.ctl, busy = this.busy, end = Atomics.load(ctl, C.end);
     this.kernels.zOrigin = Atomics.load(ctl, C.zOrigin);
-    const step = Atomics.load(ctl, C.step), seed = Atomics.load(ctl, C.seed), rebound = Atomics.load(ctl, C.rebound) >>> 0;
+    const step = Atomics.load(ctl, C.step), steps = Atomics.load(ctl, C.steps), seed = Atomics.load(ctl, C.seed), rebound = Atomics.load(ctl, C.rebound) >>> 0;
     const stay = Atomics.load(ctl, C.stay) === 1;
     if (alone) {
-      for (let cell = Atomics.load(ctl, C.claim); cell < end; cell++) {
-        for (let q = busy[2 * cell], last = busy[2 * cell + 1]; q < last; q++) this.moveSlot(q, step, seed, rebound, stay);
-      }
+      for (let cell = Atomics.load(ctl, C.claim); cell < end; cell++) this.moveCell(busy[2 * cell], busy[2 * cell + 1], step, steps, seed, rebound, stay);
       return;
     }
     for (let cell = Atomics.add(ctl, C.claim, 1); cell < end; cell = Atomics.add(ctl, C.claim, 1)) {
-      for (let q = busy[2 * cell], last = busy[2 * cell + 1]; q < last; q++) this.moveSlot(q, step, seed, rebound, stay);
+      this.moveCell(busy[2 * cell], busy[2 * cell + 1], step, steps, seed, rebound, stay);
+    }
+  }
+
+  /** The phase's time steps of the particles in slots first .. last - 1 (one cell), step by step. */
+  private moveCell(first: number, last: number, step: number, steps: number, seed: number, rebound: number, stay: boolean): void {
+    for (let t = step, end = step + steps; t < end; t++) {
+      for (let q = first; q < last; q++) this.moveSlot(q, t, seed, rebound, stay);
     }
   }
 
@@ -328,8 +363,12 @@ export class MoveBoard {
   private readonly colourBusy: Int32Array;
   private readonly cellCounts: Int32Array;
 
+  /**
+   * `grid`: cells wide enough for phases of `phaseSteps` time steps (cellWidths); run() may
+   * be asked for fewer.
+   */
   constructor(
-    private readonly kernels: WasmKernels, readonly grid: CellGrid, threads: number, seed: number, reboundProbability: number, stayUnlessRebound: boolean,
+    private readonly kernels: WasmKernels, readonly grid: CellGrid, readonly phaseSteps: number, threads: number, seed: number, reboundProbability: number, stayUnlessRebound: boolean,
   ) {
     this.threads = threads;
     const ctlOffset = kernels.allocBytes(4 * CONTROL_WORDS);
@@ -412,11 +451,11 @@ export class MoveBoard {
   }
 
   /**
-   * One time step's moves of the kernel particles `particles` (listed in active order), by
-   * colour and cell; `fill(slot, k)` writes particle k's slot, `back(slot, k)` reads it back.
-   * Returns the summed counters.
+   * The moves of time steps step .. step + steps - 1 (at most phaseSteps) of the kernel particles
+   * `particles` (listed in active order), by colour and cell; `fill(slot, k)` writes particle k's
+   * slot, `back(slot, k)` reads it back. Returns the summed counters.
    */
-  run(step: number, zOrigin: number, count: number, cellOf: (k: number) => number, fill: (slots: Int32Array, o: number, k: number) => void, back: (slots: Int32Array, o: number, k: number) => void): { tests: number; accepted: number; checks: number } {
+  run(step: number, steps: number, zOrigin: number, count: number, cellOf: (k: number) => number, fill: (slots: Int32Array, o: number, k: number) => void, back: (slots: Int32Array, o: number, k: number) => void): { tests: number; accepted: number; checks: number } {
     const ctl = this.ctl;
     if (count > this.slotCapacity) this.growSlots(Math.max(count, 2 * this.slotCapacity));
     // Counting sort by schedule rank, stable (active order within a cell).
@@ -449,7 +488,9 @@ export class MoveBoard {
       place[k] = q;
       fill(slots, q * SLOT, k);
     }
+    if (steps < 1 || steps > this.phaseSteps) throw new RangeError(`MoveBoard.run: a phase of ${steps} time steps, cells are wide enough for 1 to ${this.phaseSteps}`);
     Atomics.store(ctl, C.step, step);
+    Atomics.store(ctl, C.steps, steps);
     Atomics.store(ctl, C.zOrigin, zOrigin);
     const counters = new Int32Array(buffer, ctl[C.counters], COUNTERS * this.threads);
     counters.fill(0);

@@ -20,7 +20,7 @@ import { BitMatrix, selfMaskLength } from './bit-matrix';
 import { IdMatrix } from './id-matrix';
 import { rotateFirstHit, rotateFirstHitBesides } from './fused';
 import { rebaseVoxels, voxelWords, type KernelShape, type WasmKernels } from './wasm-kernels';
-import { cellGrid, cellWidths, drawMove, MoveBoard, SLOT_FIELDS as F, type HelperData, type Move } from './mover';
+import { cellGrid, cellWidths, drawMove, MoveBoard, phaseSteps, SLOT_FIELDS as F, type HelperData, type Move } from './mover';
 import { rotateRange } from './rotation';
 import { quantiseSize, voxeliseShapeVoxels, type VoxelisedShape } from './shapes';
 import { boxVoxels, maxSize, minSize, type SizeLaw, type VoxelParams } from './params';
@@ -186,6 +186,11 @@ export class Packer {
   /** The rebound probability · 2^32. */
   private readonly rebound: number;
   private readonly draw: Move = { dx: 0, dy: 0, dz: 0, ax: 0, ay: 0, az: 0 };
+  /**
+   * One time step per step() call, never a phase of several (mover.ts): for studies that look at
+   * every step (bench/voxel-scale --only moves). The moves' order differs, so the packing does too.
+   */
+  stepByStep = false;
   /** This step's kernel particles (active order). */
   private kernelList = new Int32Array(256);
   private readonly o: VoxelParams['optimisations'];
@@ -215,8 +220,12 @@ export class Packer {
     const roomy = this.bits === null || !this.bits.windowed || this.bits.windowUnits * this.bits.planesPerUnit >= 4 * this.maxExtent + 8;
     this.kernels = o.simdKernels && o.trigTables && o.fastRounding && o.savedRotations && o.cheapModulus && roomy ? (this.bits?.wasm ?? null) : null;
     if (this.kernels !== null) {
-      const [wx, wy] = cellWidths(this.maxExtent, this.bits!.layout);
-      this.board = new MoveBoard(this.kernels, cellGrid(nx, ny, wx, wy), threads, seed, params.reboundProbability, params.reboundRule === 'move');
+      const bits = this.bits!, layout = bits.layout;
+      let k = phaseSteps(nx, ny, this.maxExtent, layout);
+      // A window must also hold the k moves of a phase above and below (keepWindow).
+      if (bits.windowed && bits.windowUnits * bits.planesPerUnit < 4 * (this.maxExtent + k) + 8) k = 1;
+      const [wx, wy] = cellWidths(this.maxExtent, layout, k);
+      this.board = new MoveBoard(this.kernels, cellGrid(nx, ny, wx, wy), k, threads, seed, params.reboundProbability, params.reboundRule === 'move');
     } else {
       this.board = null;
     }
@@ -302,6 +311,11 @@ export class Packer {
   /** Threads that move the kernel particles (1 without kernels). */
   get threads(): number {
     return this.board?.threads ?? 1;
+  }
+
+  /** Most time steps a colour phase of the kernel particles holds (mover.ts phaseSteps; 1 without kernels). */
+  get phaseSteps(): number {
+    return this.board?.phaseSteps ?? 1;
   }
 
   /** Colour phases the helper threads joined. */
@@ -634,21 +648,23 @@ export class Packer {
 
   /**
    * For a matrix larger than the kernels' window (bit-matrix.ts): keeps in the window every plane
-   * a kernel particle's next move or the next insertion may touch. The window moves up with the
+   * a kernel particle's next moves (a phase of at most k time steps: k voxels on each axis) or the
+   * next insertion may touch. The window moves up with the
    * roof, its bottom at the lowest kernel particle; a kernel particle that sinks below it (or
    * would be left below it, when the active particles span more than the window) continues in
    * the JavaScript loops (toJavaScript).
    */
-  private keepWindow(): void {
+  private keepWindow(k: number): void {
     const bits = this.bits!, nz = this.matrix.nz;
     let [z0, z1] = bits.windowPlanes();
-    // An insertion reaches from the roof to the roof + 2e + 2 (without a rising roof: the top of the box).
-    const needTop = this.o.risingRoof ? Math.min(nz, this.roof + 2 * this.maxExtent + 3) : nz;
-    let lo = needTop - 2 * this.maxExtent - 4, hi = 0;
+    // An insertion reaches from the roof to the roof + 2e + 2 (without a rising roof: the top of
+    // the box), and its particle then moves in the phase.
+    const needTop = this.o.risingRoof ? Math.min(nz, this.roof + 2 * this.maxExtent + 2 + k) : nz;
+    let lo = needTop - 2 * this.maxExtent - 2 - 2 * k, hi = 0;
     for (let j = 0; j < this.activeCount; j++) {
       const i = this.active[j];
       if (this.kVoxels[i] === 0) continue;
-      const e = this.extent[this.shape[i]] + 1;
+      const e = this.extent[this.shape[i]] + k;
       lo = Math.min(lo, this.pz[i] - e);
       hi = Math.max(hi, this.pz[i] + e + 1);
     }
@@ -669,7 +685,7 @@ export class Packer {
     if (lo >= Math.max(z0, 0) || z0 === 0) return;
     for (let j = 0; j < this.activeCount; j++) {
       const i = this.active[j];
-      if (this.kVoxels[i] !== 0 && this.pz[i] - this.extent[this.shape[i]] - 1 < z0) this.toJavaScript(i);
+      if (this.kVoxels[i] !== 0 && this.pz[i] - this.extent[this.shape[i]] - k < z0) this.toJavaScript(i);
     }
   }
 
@@ -738,11 +754,14 @@ export class Packer {
     return null;
   }
 
-  /** One time step; false once the packing is finished. */
+  /**
+   * One time step, or a phase of several (mover.ts) when only kernel particles move and no
+   * insertion, freezing check or end comes between them; false once the packing is finished.
+   */
   step(): boolean {
     if (this.stopReason !== null && !this.inserting && this.activeCount === 0) return false;
-    const c = this.counters;
-    if (this.kernels !== null && this.bits!.windowed) this.keepWindow();
+    const c = this.counters, bound = this.phaseBound();
+    if (this.kernels !== null && this.bits!.windowed) this.keepWindow(bound);
     if (this.inserting) {
       const reason = this.shouldStopInserting();
       if (reason !== null) {
@@ -754,13 +773,16 @@ export class Packer {
       }
     }
     if (!this.inserting && this.activeCount === 0) return false;
+    const steps = this.phaseLength(bound);
     // The kernel particles colour by colour, on every thread (mover.ts); then the others, here.
-    if (this.board !== null) this.moveKernelParticles();
-    for (let j = 0; j < this.activeCount; j++) {
-      const i = this.active[j];
-      if (this.kVoxels[i] === 0) this.move(i);
+    if (this.board !== null) this.moveKernelParticles(steps);
+    if (steps === 1) {
+      for (let j = 0; j < this.activeCount; j++) {
+        const i = this.active[j];
+        if (this.kVoxels[i] === 0) this.move(i);
+      }
     }
-    c.steps++;
+    c.steps += steps;
     if (c.steps % this.params.freezingInterval === 0) this.freeze();
     if (c.steps >= this.params.stop.maxSteps) {
       if (this.stopReason === null) this.stopReason = 'maxSteps';
@@ -769,8 +791,33 @@ export class Packer {
     return true;
   }
 
-  /** This time step's moves of the kernel particles, on the board (mover.ts). */
-  private moveKernelParticles(): void {
+  /**
+   * Time steps from this one the kernel particles may move in one phase (mover.ts), as far as the
+   * step count tells: up to the board's phaseSteps, stopping before the next insertion, after the
+   * next freezing check and at maxSteps.
+   */
+  private phaseBound(): number {
+    const board = this.board, c = this.counters;
+    if (board === null || board.phaseSteps === 1 || this.stepByStep) return 1;
+    const f = this.params.freezingInterval, n = this.params.insertionInterval;
+    let steps = Math.min(board.phaseSteps, this.params.stop.maxSteps - c.steps, f - (c.steps % f));
+    if (this.inserting) steps = Math.min(steps, n - (c.steps % n));
+    return Math.max(1, steps);
+  }
+
+  /**
+   * This phase's time steps, at most `bound` (phaseBound), after this step's insertion: one when
+   * particles of the JavaScript loops move too (they move step by step after the kernel particles)
+   * or when inserting stops at the next step.
+   */
+  private phaseLength(bound: number): number {
+    if (bound === 1) return 1;
+    for (let j = 0; j < this.activeCount; j++) if (this.kVoxels[this.active[j]] === 0) return 1;
+    return this.inserting && this.shouldStopInserting() !== null ? 1 : bound;
+  }
+
+  /** The moves of the kernel particles in time steps from this one, on the board (mover.ts). */
+  private moveKernelParticles(steps: number): void {
     let count = 0;
     if (this.kernelList.length < this.activeCount) this.kernelList = new Int32Array(this.active.length);
     const list = this.kernelList;
@@ -781,7 +828,7 @@ export class Packer {
     if (count === 0) return;
     const grid = this.board!.grid, types = this.params.mixture.types;
     const r = this.board!.run(
-      this.counters.steps, this.kernels!.zOrigin, count,
+      this.counters.steps, steps, this.kernels!.zOrigin, count,
       (k) => grid.cellX[this.px[list[k]]] + grid.cx * grid.cellY[this.py[list[k]]],
       (slots, o, k) => {
         const i = list[k], rot = types[this.type[i]].maxRotation;
@@ -814,7 +861,7 @@ export class Packer {
       },
     );
     const c = this.counters;
-    c.moveAttempts += count;
+    c.moveAttempts += count * steps;
     c.collisionTests += r.tests;
     c.acceptedMoves += r.accepted;
     c.voxelChecks += r.checks;

@@ -58,4 +58,16 @@ describe('voxel packer on several threads', () => {
     const component = pack({ ...params, reboundRule: 'component' }, ctx(1)).packer;
     expect(state(component).counters.moveAttempts).not.toBe(state(one).counters.moveAttempts);
   });
+
+  it('phases of several time steps between insertions (an insertion every 10 steps) give the packing of one thread', () => {
+    const params = voxelParamsSchema.parse({ box: { size: [9, 9, 4], resolution: 16 }, insertionInterval: 10, stop: { particles: 60 }, analysis: { enabled: false }, labelVolume: 'off' });
+    const one = pack(params, ctx(1)).packer;
+    const two = pack(params, ctx(2)).packer;
+    // 144 x 144 voxels keep 4 x 4 cells for phases of 3 steps (mover.ts phaseSteps).
+    expect(two.phaseSteps).toBe(3);
+    expect(two.parallelPhases).toBeGreaterThan(50);
+    expect(state(two)).toEqual(state(one));
+    const f = finalise(two, true);
+    expect(f.overlapVoxels / f.writtenVoxels).toBeLessThan(0.01);
+  });
 });
