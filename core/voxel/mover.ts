@@ -81,10 +81,11 @@ const N = { tests: 0, accepted: 1, checks: 2 } as const;
 /** Spins on a shared word this many times before sleeping on it (a phase lasts tens of µs). */
 const SPINS = 20000;
 /**
- * A colour with fewer particles than this is moved by the run's thread alone: waking the helpers
- * costs about as much as a few moves (which thread moves a cell does not change the packing).
+ * A colour phase of fewer moves than this (particles × time steps), or of one busy cell (one
+ * thread moves a cell), is moved by the run's thread alone: waking the helpers costs about as much
+ * as a few moves (which thread moves a cell does not change the packing).
  */
-const MIN_PARALLEL_SLOTS = 8;
+const MIN_PARALLEL_MOVES = 8;
 /** The run gives up on helper threads that have not finished a phase in this long. */
 const HELPER_TIMEOUT_MS = 120_000;
 
@@ -501,7 +502,7 @@ export class MoveBoard {
       Atomics.store(ctl, C.claim, first);
       Atomics.store(ctl, C.end, end);
       Atomics.store(ctl, C.done, 0);
-      const parallel = this.threads > 1 && slots >= MIN_PARALLEL_SLOTS;
+      const parallel = this.threads > 1 && end - first >= 2 && slots * steps >= MIN_PARALLEL_MOVES;
       if (parallel) {
         this.parallelPhases++;
         Atomics.add(ctl, C.phase, 1);
