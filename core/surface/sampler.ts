@@ -519,13 +519,14 @@ export class SurfaceSampler {
   private adviseCells(grid: HashedGrid): number {
     const n = this.n;
     if (n === 0) return 0;
+    const xs = this.x, ys = this.y, zs = this.z, sigma = this.sigma;
     let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity, smax = 0;
     for (let i = 0; i < n; i++) {
-      const x = this.x[i], y = this.y[i], z = this.z[i];
+      const x = xs[i], y = ys[i], z = zs[i], s = sigma[i];
       if (x < x0) x0 = x; if (x > x1) x1 = x;
       if (y < y0) y0 = y; if (y > y1) y1 = y;
       if (z < z0) z0 = z; if (z > z1) z1 = z;
-      if (this.sigma[i] > smax) smax = this.sigma[i];
+      if (s > smax) smax = s;
     }
     const range = RANGE_SIGMAS * smax, diam = Math.hypot(x1 - x0, y1 - y0, z1 - z0);
     let cube = grid.cellSize[0];
