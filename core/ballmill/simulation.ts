@@ -144,10 +144,13 @@ export class BallMill {
   private stepTime = 0;
   // Scratch state of one ball at a time (position and velocity now).
   private px = 0; private py = 0; private pz = 0; private qx = 0; private qy = 0; private qz = 0;
-  // The current structure query: the ball, the mode, the old box.
+  // The current structure query: the ball and the mode.
   private qBall = 0;
   private qMode = 0;
-  private ox = 0; private oy = 0; private oz = 0;
+  /** A box move's marks: 2 · moveStamp on the ball's neighbours before the move, + 1 once the
+   *  query has reported them again (older values are older moves'). */
+  private readonly mark: Int32Array;
+  private moveStamp = 0;
   private readonly visit: (j: number) => void;
 
   constructor(params: BallmillParams, seed: number, initial?: InitialBalls) {
@@ -170,6 +173,7 @@ export class BallMill {
     this.vx = f64(); this.vy = f64(); this.vz = f64();
     this.tr = new Float64Array(8 * n);
     this.box = new Float64Array(4 * n);
+    this.mark = new Int32Array(n);
     this.count = new Uint32Array(n);
     this.impacts = new Uint32Array(n);
 
@@ -486,21 +490,22 @@ export class BallMill {
     const s = this.structure!;
     this.stateAt(i, this.now);
     const B = this.box, bi = 4 * i;
-    this.ox = B[bi]; this.oy = B[bi + 1]; this.oz = B[bi + 2];
     B[bi] = this.px; B[bi + 1] = this.py; B[bi + 2] = this.pz;
     if (this.dim === 2) s.move(i, this.px, this.pz, 0);
     else s.move(i, this.px, this.py, this.pz);
     this.boxExits++;
-    // Neighbours whose boxes the new box no longer overlaps leave i's list (the same closed test
-    // as the structure's, so the lists stay what a query would report).
-    const nb = this.neighbours!, ids = nb.ids, base = nb.stride * i;
-    const x = B[bi], y = B[bi + 1], z = B[bi + 2], h = B[bi + 3];
-    for (let k = nb.count[i] - 1; k >= 0; k--) {
-      const bj = 4 * ids[base + k], w = h + B[bj + 3];
-      if (!(Math.abs(x - B[bj]) <= w && Math.abs(z - B[bj + 2]) <= w && Math.abs(y - B[bj + 1]) <= w)) nb.removeAt(i, k);
-    }
+    // The neighbours before the move (the boxes that overlapped the old box) are marked; the query
+    // reports every box that overlaps the new one, re-marking the old neighbours among them and
+    // checking the others (candidate); old neighbours it did not report leave the list. So the
+    // lists stay what a query would report, without reading the neighbours' boxes here.
+    const nb = this.neighbours!, M = this.mark;
+    if (++this.moveStamp >= 2 ** 29) { M.fill(0); this.moveStamp = 1; }
+    const old = 2 * this.moveStamp;
+    for (let k = nb.stride * i, end = k + nb.count[i]; k < end; k++) M[nb.ids[k]] = old;
     this.qBall = i; this.qMode = MODE_MOVED;
     this.query(s, i);
+    const ids = nb.ids, base = nb.stride * i;
+    for (let k = nb.count[i] - 1; k >= 0; k--) if (M[ids[base + k]] === old) nb.removeAt(i, k);
     this.scheduleExit(i);
     this.queue.update(i);
   }
@@ -604,8 +609,8 @@ export class BallMill {
         return;
       case MODE_MOVED: {
         // A neighbour already (and checked) if j's box overlapped the old box of i.
-        const B = this.box, bj = 4 * j, w = B[4 * i + 3] + B[bj + 3];
-        if (Math.abs(this.ox - B[bj]) <= w && Math.abs(this.oz - B[bj + 2]) <= w && Math.abs(this.oy - B[bj + 1]) <= w) return;
+        const old = 2 * this.moveStamp;
+        if (this.mark[j] === old) { this.mark[j] = old + 1; return; }
         this.examine(i, j);
         this.neighbours!.add(i, j);
       }
