@@ -332,6 +332,13 @@ export class SurfaceSampler {
   repel(): void {
     const n = this.n, grid = this.grid;
     this.dx.fill(0, 0, n); this.dy.fill(0, 0, n); this.dz.fill(0, 0, n);
+    if (grid !== null && this.neighbourSearch === 'cells') {
+      const range = this.adviseCells(grid);
+      this.sortByCell();
+      this.repelRows(grid, range);
+      this.nearestStatistics();
+      return;
+    }
     // Every particle as one list, for the naive loop and for queries that wrap around the grid.
     const all = this.all;
     for (let j = 0; j < n - 1; j++) all[j] = j + 1;
@@ -339,13 +346,6 @@ export class SurfaceSampler {
     if (grid === null) {
       // The seed's naive algorithm: every other particle, O(n²).
       for (let i = 0; i < n; i++) this.repelFrom(i, this.allHead, 1, all);
-      this.nearestStatistics();
-      return;
-    }
-    if (this.neighbourSearch === 'cells') {
-      const range = this.adviseCells(grid);
-      this.sortByCell();
-      this.repelRows(grid, range);
       this.nearestStatistics();
       return;
     }
