@@ -121,14 +121,14 @@ describe('surface engine', () => {
 });
 
 describe('surface sampler', () => {
-  it('expNegative is exp(−u) within 1e-14 over a neighbour\'s range [0, 4.5]', () => {
+  it('expNegative is exp(−u) within 3e-14 over a neighbour\'s range [0, 4.5]', () => {
     let worst = 0;
     for (let k = 0; k <= 450_000; k++) {
       const u = k * 1e-5 + (k % 7) * 1.3e-7;
       worst = Math.max(worst, Math.abs(expNegative(u) / Math.exp(-u) - 1));
     }
     expect(expNegative(0)).toBe(1);
-    expect(worst).toBeLessThan(1e-14);
+    expect(worst).toBeLessThan(3e-14);
   });
 
   it('the grid steps (linked cells, range queries) equal the O(n²) step', () => {
