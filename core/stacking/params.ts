@@ -109,7 +109,7 @@ export const stackingParamsSchema = z.strictObject({
     description: 'gid: grid spacing / largest radius, per level of the overlap grid (a level holds radii within a factor two; at least 2 so that a ball reaches only the adjacent cells)',
   }),
   order: z.enum(['seed', 'contactsFirst']).default('seed').meta({
-    description: "candidate positions: 'seed' (description (9)): a random position, then around a nucleus one contact (Eq. 2), two (Eqs. 3-4), three (Eq. 5); 'contactsFirst': only two and three contacts around a nucleus, random positions only while no nucleus is open (the first ball, and when every nucleus is closed): balls touch two or three others, denser packings (narrow gradations) and fewer reshape passes",
+    description: "candidate positions: 'seed' (description (9)): a random position, then around a nucleus one contact (Eq. 2), two (Eqs. 3-4), three (Eq. 5); 'contactsFirst': only two and three contacts around a nucleus, random positions only while no nucleus is open (the first ball, and when every nucleus is closed): balls touch two or three others, denser packings (narrow gradations) and fewer reshape passes, but each class clusters (on narrow gradations in patches of its own)",
   }),
   reshape: z.number().int().min(0).max(100).default(4).meta({
     unit: 'passes',
