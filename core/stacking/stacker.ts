@@ -634,6 +634,7 @@ export class Stacker {
           // Displacement of b: partner 0's centre in b's frame plus the solver's centre.
           const dx = nb[o0] + c[w], dy = nb[o0 + 1] + c[w + 1], dz = nb[o0 + 2] + c[w + 2];
           if (!reg.contains(bx + dx, by + dy, bz + dz, rb)) continue;
+          // The gathered list settles most candidates (a cut ball, or not snugger); the grid the rest.
           const g = this.gapToOthers(dx, dy, dz, rb, m, q0, q1, q2);
           if (g >= bestGap || this.grid.anyOverlap(reg.wrapX(bx + dx), reg.wrapY(by + dy), bz + dz, rb, b)) continue;
           best[0] = dx; best[1] = dy; best[2] = dz;
@@ -652,19 +653,24 @@ export class Stacker {
 
   /**
    * Smallest surface gap between a ball of radius r at (cx, cy, cz) (in the frame of the gathered
-   * list) and the first m entries, balls and walls, other than q0, q1, q2 (the ones it touches).
-   * Negative when it cuts one; entries farther than the list's reach count as far.
+   * list) and the first m entries, balls and walls, other than q0, q1, q2 (the ones it touches);
+   * Infinity as soon as it cuts a ball (it is not free). Entries farther than the list's reach
+   * count as far.
    */
   private gapToOthers(cx: number, cy: number, cz: number, r: number, m: number, q0: number, q1: number, q2: number): number {
-    const nb = this.nbPos, ids = this.nbIds;
+    const nb = this.nbPos, ids = this.nbIds, tol = this.tol;
     let gap = Infinity;
     for (let q = 0; q < m; q++) {
       if (q === q0 || q === q1 || q === q2) continue;
       const o = 4 * q, id = ids[q];
       let g: number;
       if (id >= 0) {
-        const dx = nb[o] - cx, dy = nb[o + 1] - cy, dz = nb[o + 2] - cz;
-        g = Math.sqrt(dx * dx + dy * dy + dz * dz) - r - nb[o + 3];
+        const dx = nb[o] - cx, dy = nb[o + 1] - cy, dz = nb[o + 2] - cz, s = r + nb[o + 3];
+        const d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 < (s - tol) * (s - tol)) return Infinity;
+        // The root only when this ball may be the nearest so far.
+        if (gap < Infinity && d2 >= (s + gap) * (s + gap)) continue;
+        g = Math.sqrt(d2) - s;
       } else if (id === SIDE) {
         g = nb[o + 2] - Math.sqrt((nb[o] - cx) ** 2 + (nb[o + 1] - cy) ** 2) - r;
       } else {
