@@ -98,3 +98,32 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
     `balls: could not place ${n} balls (solid fraction ${fraction.toFixed(3)}) in the vial without overlap; use a lower balls.solidFraction, fewer or smaller balls, or a larger vial`,
   );
 }
+
+/**
+ * Renumbers placed balls so that balls near each other get near ids: vertical columns of the given
+ * width (x, and y in 3D) in Morton order, bottom to top in each. The event loop reads the records
+ * of a ball's neighbours and of the structure's candidates at every impact and box exit; with near
+ * ids these share cache lines and stay in cache instead of being scattered over arrays of all the
+ * balls. Columns rather than cubes because a shaken bed mixes vertically faster than sideways.
+ * Permutes r, x, y, z in place.
+ */
+export function orderByColumns(dim: 2 | 3, column: number, r: Float64Array, x: Float64Array, y: Float64Array, z: Float64Array): void {
+  const n = r.length;
+  const key = new Float64Array(n), order = Array.from({ length: n }, (_, i) => i);
+  for (let i = 0; i < n; i++) {
+    const cx = Math.floor(x[i] / column), cy = dim === 3 ? Math.floor(y[i] / column) : 0;
+    key[i] = morton2(cx, cy);
+  }
+  order.sort((a, b) => key[a] - key[b] || z[a] - z[b] || a - b);
+  for (const a of [r, x, y, z]) {
+    const copy = a.slice();
+    for (let k = 0; k < n; k++) a[k] = copy[order[k]];
+  }
+}
+
+/** Interleaves the bits of two non-negative integers below 2^16. */
+function morton2(a: number, b: number): number {
+  let m = 0;
+  for (let bit = 0; bit < 16; bit++) m += ((a >> bit) & 1) * 4 ** bit + ((b >> bit) & 1) * 2 * 4 ** bit;
+  return m;
+}

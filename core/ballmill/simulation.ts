@@ -46,7 +46,7 @@ import { createStructure } from './cdo';
 import { BallEvents, EventKind } from './ball-events';
 import { NeighbourLists } from './neighbours';
 import { frameCount, frameInterval, stepCount, type BallmillParams } from './params';
-import { placeBalls } from './placement';
+import { orderByColumns, placeBalls } from './placement';
 import { RestitutionModel } from './restitution';
 import { CEILING, FLOOR, LEFT, Vial } from './vial';
 
@@ -182,6 +182,9 @@ export class BallMill {
     else {
       this.drawRadii(rnd);
       placeBalls({ dim, width: v.width, height: v.height }, this.r, rnd, this.x0, this.y0, this.z0);
+      // Near balls get near ids (cache locality of the event loop); columns of 8 largest radii
+      // measured best of 2, 4, 8 and 16.
+      orderByColumns(dim, 8 * this.r.reduce((a, b) => Math.max(a, b), 0), this.r, this.x0, this.y0, this.z0);
     }
     let rSum = 0;
     for (let i = 0; i < n; i++) {

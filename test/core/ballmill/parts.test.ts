@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Random } from '../../../core/common/random';
 import { BallEvents, EventKind } from '../../../core/ballmill/ball-events';
 import { Vial, type BallTrajectories } from '../../../core/ballmill/vial';
-import { placeBalls } from '../../../core/ballmill/placement';
+import { orderByColumns, placeBalls } from '../../../core/ballmill/placement';
 import { ballmillParamsSchema, checkParams, estimateMemoryBytes } from '../../../core/ballmill/index';
 
 describe('event queue', () => {
@@ -182,5 +182,26 @@ describe('ball mill parameters', () => {
     const m = (p: Record<string, unknown>) => estimateMemoryBytes(ballmillParamsSchema.parse(p));
     expect(m({ balls: { count: 10000, radius: { law: 'fixed', value: 1 } } })).toBeGreaterThan(m({}));
     expect(m({ output: { frameRate: 200 } })).toBeGreaterThan(m({ output: { frameRate: 0 } }) + 100 * 2001 * 30);
+  });
+});
+
+describe('ball numbering', () => {
+  it('orders balls column by column, bottom to top, and only permutes them', () => {
+    const rnd = new Random(9), n = 500, col = 10;
+    const r = Float64Array.from({ length: n }, () => rnd.uniform(1, 2));
+    const x = Float64Array.from({ length: n }, () => rnd.uniform(0, 80));
+    const y = Float64Array.from({ length: n }, () => rnd.uniform(0, 80));
+    const z = Float64Array.from({ length: n }, () => rnd.uniform(0, 50));
+    const before = Array.from({ length: n }, (_, i) => `${r[i]} ${x[i]} ${y[i]} ${z[i]}`).sort();
+    orderByColumns(3, col, r, x, y, z);
+    expect(Array.from({ length: n }, (_, i) => `${r[i]} ${x[i]} ${y[i]} ${z[i]}`).sort()).toEqual(before);
+    let columns = 1;
+    for (let i = 1; i < n; i++) {
+      const same = Math.floor(x[i] / col) === Math.floor(x[i - 1] / col) && Math.floor(y[i] / col) === Math.floor(y[i - 1] / col);
+      if (same) expect(z[i]).toBeGreaterThanOrEqual(z[i - 1]);
+      else columns++;
+    }
+    // Each column's balls are contiguous: as many runs as occupied columns (8 x 8 here).
+    expect(columns).toBe(new Set(Array.from({ length: n }, (_, i) => `${Math.floor(x[i] / col)} ${Math.floor(y[i] / col)}`)).size);
   });
 });
