@@ -90,7 +90,7 @@ if (wanted('scaling')) {
   for (const n of sizes) {
     const c = fibonacciSampler(n, 'cells');
     for (let k = 0; k < 5; k++) c.step(false);
-    const passes = n <= 1e4 ? 11 : n <= 1e5 ? 5 : 3;
+    const passes = n <= 1e5 ? 11 : 3;
     /** The same particles in a sampler of another search, its grid advised and its particles in cell order. */
     const copy = (search: NeighbourSearch): SurfaceSampler => {
       const o = fibonacciSampler(n, search);
