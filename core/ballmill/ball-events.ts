@@ -54,6 +54,7 @@ export class BallEvents {
   private used = 0;
   private readonly head: Int32Array;
   private readonly tail: Int32Array;
+  private readonly listLength: Int32Array;
   // The heap of balls: (time, tie) of each entry's earliest event, the ball, and each ball's slot.
   private readonly heapKey: Float64Array;
   private readonly heapBall: Int32Array;
@@ -72,6 +73,7 @@ export class BallEvents {
     this.keyPrev = new Int32Array(n);
     this.head = new Int32Array(n).fill(-1);
     this.tail = new Int32Array(n).fill(-1);
+    this.listLength = new Int32Array(n);
     this.poolTime = new Float64Array(poolCapacity);
     this.poolInt = new Int32Array(3 * poolCapacity);
     this.heapKey = new Float64Array(2 * n);
@@ -102,13 +104,12 @@ export class BallEvents {
     const h = this.head[i];
     if (h < 0) return;
     // Splice the whole list onto the free list.
-    let count = 1;
-    for (let k = this.poolInt[3 * h + 2]; k >= 0; k = this.poolInt[3 * k + 2]) count++;
     this.poolInt[3 * this.tail[i] + 2] = this.free;
     this.free = h;
     this.head[i] = -1;
     this.tail[i] = -1;
-    this.pending -= count;
+    this.pending -= this.listLength[i];
+    this.listLength[i] = 0;
   }
 
   setExit(i: number, t: number): void { this.exitTime[i] = t; }
@@ -127,6 +128,7 @@ export class BallEvents {
     I[3 * k] = j; I[3 * k + 1] = cj; I[3 * k + 2] = -1;
     if (this.tail[i] >= 0) I[3 * this.tail[i] + 2] = k; else this.head[i] = k;
     this.tail[i] = k;
+    this.listLength[i]++;
     if (++this.pending > this.peak) this.peak = this.pending;
   }
 
@@ -138,6 +140,7 @@ export class BallEvents {
     if (this.tail[i] === k) this.tail[i] = p;
     I[3 * k + 2] = this.free;
     this.free = k;
+    this.listLength[i]--;
     this.pending--;
   }
 
