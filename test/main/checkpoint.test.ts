@@ -62,7 +62,7 @@ describe('checkpoint files (main/workers/checkpoint.ts)', () => {
 
 describe('an interrupted voxel run resumes from its checkpoint', () => {
   it('kill -9 of `queue run`, then `queue run` again: the run resumes (resumedFromStep) to the packing of an uninterrupted run', async () => {
-    const spec = { engine: 'voxel', name: 'resume', seed: 3, params: { box: { size: [10, 10, 4], resolution: 20 }, analysis: { enabled: false } } };
+    const spec = { engine: 'voxel', name: 'resume', seed: 3, params: { box: { size: [16, 16, 4], resolution: 20 }, analysis: { enabled: false } } };
     const interrupted = folder(), plain = folder();
     const file = join(interrupted, 'spec.json');
     writeFileSync(file, JSON.stringify(spec));
@@ -71,11 +71,12 @@ describe('an interrupted voxel run resumes from its checkpoint', () => {
     const exited = new Promise((r) => child.once('exit', r));
     const checkpoint = join(interrupted, 'runs', id, CHECKPOINT_FILE);
     try {
-      // Kill it once a checkpoint is there and the run has gone on a little. (The run takes several
-      // seconds: a run finished before its first checkpoint would fail here, not hang.)
+      // Kill it once a checkpoint is there and the run has gone on a little. (The run packs for about
+      // 2.5 s on an idle machine, 1 s of it after the first checkpoint; a run finished before its
+      // first checkpoint would fail here, not hang. 10 x 10 x 4 got too quick for this with the phases.)
       for (let i = 0; i < 2400 && !existsSync(checkpoint) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
       expect(existsSync(checkpoint), 'a checkpoint was written before the run ended').toBe(true);
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 200));
     } finally {
       child.kill('SIGKILL');
       await exited;
