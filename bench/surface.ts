@@ -87,6 +87,12 @@ if (wanted('scaling')) {
   const sizes = quick ? [1e3, 3e3, 1e4, 3e4, 1e5] : [1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6];
   const rows: Row[] = [];
   const fit: Record<NeighbourSearch, { n: number[]; ms: number[] }> = { cells: { n: [], ms: [] }, queries: { n: [], ms: [] }, direct: { n: [], ms: [] } };
+  // Warm-up: without it the first size's passes include V8 compiling the loops on its background
+  // threads (process CPU twice the wall time at 10^3), which bends the fitted exponent down.
+  for (const search of ['cells', 'queries', 'direct'] as const) {
+    const w = fibonacciSampler(2000, search);
+    for (let k = 0; k < 30; k++) w.repel();
+  }
   for (const n of sizes) {
     const c = fibonacciSampler(n, 'cells');
     for (let k = 0; k < 5; k++) c.step(false);
