@@ -46,10 +46,6 @@ export class HashedGrid extends SpatialObjects {
   private readonly next: Int32Array;
   private readonly prev: Int32Array;
   private readonly cellOf: Int32Array;
-  /** Copies, one object's next to each other, for the open-domain box query loop (one cache line a
-   *  candidate instead of six arrays): shape[8 id ..] = x, y, z, hx, hy, hz, 1 for a sphere.
-   *  Written at every add and change. */
-  private readonly shape: Float64Array;
   private readonly maxBitsAxis: number;
   private readonly autoRegrid: boolean;
   private readonly regridInterval: number;
@@ -86,7 +82,6 @@ export class HashedGrid extends SpatialObjects {
     this.next = new Int32Array(o.capacity);
     this.prev = new Int32Array(o.capacity);
     this.cellOf = new Int32Array(o.capacity);
-    this.shape = new Float64Array(8 * o.capacity);
     this.head = new Int32Array(0);
     this.setResolution(this.periodic ? this.periodicBits(cellSize) : [bits, bits, o.dim === 3 ? bits : 0], cellSize);
   }
@@ -96,13 +91,6 @@ export class HashedGrid extends SpatialObjects {
 
   protected added(id: number): void {
     this.pushCell(id, this.cellIndex(this.x[id], this.y[id], this.z[id]));
-    this.copyShape(id);
-  }
-
-  private copyShape(id: number): void {
-    const S = this.shape, k = 8 * id;
-    S[k] = this.x[id]; S[k + 1] = this.y[id]; S[k + 2] = this.z[id];
-    S[k + 3] = this.hx[id]; S[k + 4] = this.hy[id]; S[k + 5] = this.hz[id]; S[k + 6] = this.sphere[id];
   }
 
   protected removed(id: number): void {
@@ -110,7 +98,6 @@ export class HashedGrid extends SpatialObjects {
   }
 
   protected changed(id: number): void {
-    this.copyShape(id);
     const c = this.cellIndex(this.x[id], this.y[id], this.z[id]);
     if (c === this.cellOf[id]) return;
     this.unlink(id);
@@ -355,8 +342,8 @@ export class HashedGrid extends SpatialObjects {
     const heads = this.heads, next = this.next;
     if (this.scanPairI < 0 && !sphere && !this.periodic) {
       // A box query in an open domain, the hot loop of event-driven runs: box candidates are
-      // tested inline from the copies (as overlapsQuery would), anything else goes through it.
-      const S = this.shape, visit = this.queryVisit!;
+      // tested inline from the records (as overlapsQuery would), anything else goes through it.
+      const S = this.record, visit = this.queryVisit!;
       const qx = this.qx, qy = this.qy, qz = this.qz, qhx = this.qhx, qhy = this.qhy, qhz = this.qhz;
       let inline = 0;
       for (let k = 0; k < m; k++) {

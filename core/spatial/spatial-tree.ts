@@ -61,11 +61,10 @@ export class SpatialTree extends SpatialObjects {
   private readonly byLevel: Int32Array;
   private readonly levelPos: Int32Array;
   private readonly levelStart: Int32Array;
-  /** Copies, one object's next to each other, for the open-domain query loop (one or two cache
-   *  lines a candidate instead of eleven arrays): cellOf[4 id ..] = level, cx, cy, cz;
-   *  shape[8 id ..] = x, y, z, hx, hy, hz, 1 for a sphere. Written at every add and change. */
+  /** Cells, one object's next to each other, for the open-domain query loop (with the objects'
+   *  records: two cache lines a candidate instead of eleven arrays): cellOf[4 id ..] = level, cx,
+   *  cy, cz. Written at every add. */
   private readonly cellOf: Int32Array;
-  private readonly shape: Float64Array;
 
   constructor(o: SpatialTreeOptions) {
     checkPositive('cellSize', o.cellSize);
@@ -115,13 +114,6 @@ export class SpatialTree extends SpatialObjects {
     this.levelPos = new Int32Array(o.capacity);
     this.levelStart = new Int32Array(levels + 1);
     this.cellOf = new Int32Array(4 * o.capacity);
-    this.shape = new Float64Array(8 * o.capacity);
-  }
-
-  private copyShape(id: number): void {
-    const S = this.shape, k = 8 * id;
-    S[k] = this.x[id]; S[k + 1] = this.y[id]; S[k + 2] = this.z[id];
-    S[k + 3] = this.hx[id]; S[k + 4] = this.hy[id]; S[k + 5] = this.hz[id]; S[k + 6] = this.sphere[id];
   }
 
   protected added(id: number): void {
@@ -141,7 +133,6 @@ export class SpatialTree extends SpatialObjects {
     this.bucket[id] = b;
     const C = this.cellOf, k = 4 * id;
     C[k] = l; C[k + 1] = this.cx[id]; C[k + 2] = this.cy[id]; C[k + 3] = this.cz[id];
-    this.copyShape(id);
   }
 
   protected removed(id: number): void {
@@ -188,7 +179,6 @@ export class SpatialTree extends SpatialObjects {
     const l = this.levelFor(id);
     if (l === this.level[id] && this.cx[id] === this.coord(this.x[id], l, 0) &&
         this.cy[id] === this.coord(this.y[id], l, 1) && this.cz[id] === this.coord(this.z[id], l, 2)) {
-      this.copyShape(id);
       return;
     }
     this.removed(id);
@@ -290,7 +280,7 @@ export class SpatialTree extends SpatialObjects {
   /** The cells [x0, x1] × [y0, y1] × [z0, z1] of level m in an open domain: no wrapping, and the
    *  hash (the same as hash()) summed row by row. The hot loop of event-driven runs. */
   private scanOpenLevel(m: number, x0: number, x1: number, y0: number, y1: number, z0: number, z1: number, visit: IdVisitor): void {
-    const head = this.head, next = this.next, C = this.cellOf, S = this.shape, mask = this.hashMask;
+    const head = this.head, next = this.next, C = this.cellOf, S = this.record, mask = this.hashMask;
     const hl = Math.imul(m, 0xc2b2ae3d);
     // Box queries test box candidates inline (as overlapsQuery would); anything else goes through it.
     const box = !this.qSphere, qx = this.qx, qy = this.qy, qz = this.qz, qhx = this.qhx, qhy = this.qhy, qhz = this.qhz;
