@@ -457,6 +457,7 @@ export class MoveBoard {
    * slot, `back(slot, k)` reads it back. Returns the summed counters.
    */
   run(step: number, steps: number, zOrigin: number, count: number, cellOf: (k: number) => number, fill: (slots: Int32Array, o: number, k: number) => void, back: (slots: Int32Array, o: number, k: number) => void): { tests: number; accepted: number; checks: number } {
+    if (steps < 1 || steps > this.phaseSteps) throw new RangeError(`MoveBoard.run: a phase of ${steps} time steps, cells are wide enough for 1 to ${this.phaseSteps}`);
     const ctl = this.ctl;
     if (count > this.slotCapacity) this.growSlots(Math.max(count, 2 * this.slotCapacity));
     // Counting sort by schedule rank, stable (active order within a cell).
@@ -489,7 +490,6 @@ export class MoveBoard {
       place[k] = q;
       fill(slots, q * SLOT, k);
     }
-    if (steps < 1 || steps > this.phaseSteps) throw new RangeError(`MoveBoard.run: a phase of ${steps} time steps, cells are wide enough for 1 to ${this.phaseSteps}`);
     Atomics.store(ctl, C.step, step);
     Atomics.store(ctl, C.steps, steps);
     Atomics.store(ctl, C.zOrigin, zOrigin);

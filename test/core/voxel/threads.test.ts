@@ -4,7 +4,8 @@ import { Worker } from 'node:worker_threads';
 import { runnableEntry } from '../../../main/services/pool';
 import { finalise, pack, voxelParamsSchema } from '../../../core/voxel/index';
 import type { EngineContext } from '../../../core/common/engine';
-import type { Packer } from '../../../core/voxel/packer';
+import { Packer } from '../../../core/voxel/packer';
+import type { MoveBoard } from '../../../core/voxel/mover';
 
 /** Helper threads as the worker runtime starts them: the real worker entry, told it is a helper. */
 const entry = runnableEntry(fileURLToPath(new URL('../../../main/workers/engine.ts', import.meta.url)));
@@ -69,5 +70,17 @@ describe('voxel packer on several threads', () => {
     expect(state(two)).toEqual(state(one));
     const f = finalise(two, true);
     expect(f.overlapVoxels / f.writtenVoxels).toBeLessThan(0.01);
+  });
+});
+
+describe('MoveBoard.run', () => {
+  it('refuses a phase longer than its cells allow before it touches a slot', () => {
+    const params = voxelParamsSchema.parse({ box: { size: [8, 8, 4], resolution: 16 }, analysis: { enabled: false }, labelVolume: 'off' });
+    const board = (new Packer(params, 1) as unknown as { board: MoveBoard }).board;
+    let filled = 0;
+    const run = (steps: number) => board.run(0, steps, 0, 1, () => 0, () => { filled++; }, () => {});
+    expect(() => run(board.phaseSteps + 1)).toThrow(/a phase of \d+ time steps, cells are wide enough for 1 to/);
+    expect(() => run(0)).toThrow(RangeError);
+    expect(filled).toBe(0);
   });
 });
