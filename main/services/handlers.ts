@@ -261,12 +261,21 @@ const STORAGE_FAULTS: Record<string, string> = {
   EROFS: 'the data folder is read-only',
   EACCES: 'no permission to write in the data folder',
   EPERM: 'no permission to write in the data folder',
+  EDQUOT: 'the disk quota of the data folder is used up',
+  SQLITE_CANTOPEN: 'the database of the data folder cannot be opened for writing',
   SQLITE_BUSY: 'the database is locked by another process; try again',
 };
+
+/** What a data-folder fault code means to the user ("the disk of the data folder is full"); undefined for other codes. */
+export function storageFaultMeaning(code: unknown): string | undefined {
+  if (typeof code !== 'string') return undefined;
+  // SQLite reports a full or failing disk as one of its I/O error variants (SQLITE_IOERR_WRITE, ...).
+  return STORAGE_FAULTS[code] ?? (code.startsWith('SQLITE_IOERR') ? 'the disk of the data folder is full or failing' : undefined);
+}
 
 /** Faults of the data folder (disk full, read-only, locked) as errors the user can act on; null for others. */
 export function storageFault(err: unknown): ApiError | null {
   const code = (err as { code?: unknown } | null)?.code;
-  const what = typeof code === 'string' ? STORAGE_FAULTS[code] : undefined;
+  const what = storageFaultMeaning(code);
   return what ? new ApiError('unavailable', `${what} (${code}): ${(err as Error).message}`) : null;
 }

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defaultRegistry, type EngineRegistry } from './engines';
 import { EventBus } from './events';
-import { createDispatch, createHandlers, type Dispatch, type HandlerContext } from './handlers';
+import { createDispatch, createHandlers, storageFaultMeaning, type Dispatch, type HandlerContext } from './handlers';
 import { bundleDirs, WorkerPool } from './pool';
 import { Limiter } from './limiter';
 import { JobQueue } from './queue';
@@ -63,7 +63,9 @@ export function openServices(o: ServicesOptions): Services {
   } catch (err) {
     const code = String((err as { code?: unknown }).code ?? '');
     if (!UNWRITABLE.has(code) && !code.startsWith('SQLITE_IOERR')) throw err;
-    return open({ ...o, readOnly: true }, `${(err as Error).message} (${code})`);
+    // The banner says it in words; the system's message (path, call) goes to the log.
+    console.warn(`PackBench: opening ${o.dataDir} for writing failed: ${(err as Error).message}`);
+    return open({ ...o, readOnly: true }, `${storageFaultMeaning(code) ?? (err as Error).message} (${code})`);
   }
 }
 

@@ -76,7 +76,8 @@ describe('data folder faults', () => {
   async function browsable(dir: string, runId: string): Promise<void> {
     const s = fixtureServices(dir, { autoStart: true });
     try {
-      expect(s.readOnlyBecause).toMatch(/\((EROFS|EACCES|ENOSPC|SQLITE_\w+)\)$/);
+      // In words, with the code; not the system message (that goes to the log).
+      expect(s.readOnlyBecause).toMatch(/^(the|no) [a-z -]+ \((EROFS|EACCES|EPERM|ENOSPC|SQLITE_\w+)\)$/);
       // The renderer learns it from app.info (a banner, and what writes disabled with the reason).
       expect((await s.dispatch('app.info', {})).readOnlyBecause).toBe(s.readOnlyBecause);
       // Exports still work: their temporary files go outside the folder.
