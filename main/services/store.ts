@@ -190,6 +190,11 @@ const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
   // One name for one quantity: core/analysis counted the particles as particleCount beside the
   // engine's particles (voxel runs carried both, equal); sphere imports too.
   retireMetricSql(['voxel', 'spheres'], 'particleCount', 'particles'),
+  // The voxel engine's final settling pass (finalSettling, on by default) came after these runs:
+  // finished voxel runs whose params lack it ran without it, and say so, so that their params are not
+  // read with the new default. Runs still to run (or to resume) get the pass, as new runs do.
+  `UPDATE runs SET params = json_set(params, '$.finalSettling', json('false'))
+    WHERE engine = 'voxel' AND status IN ('done', 'failed', 'cancelled') AND json_type(params, '$.finalSettling') IS NULL;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -119,6 +119,23 @@ describe('RunStore', () => {
     again.close();
   });
 
+  it('migrates a version-6 file: finished voxel runs from before the final settling pass say it was off', () => {
+    const { store, file } = open();
+    const [done, failed, queued, stacking, newer] = store.insertRuns([run(1), run(3), run(5), run(2), run(7, { params: { finalSettling: true } })]);
+    for (const id of [done, stacking, newer]) store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [], wallSeconds: 1 });
+    store.finishRun(failed, { status: 'failed', error: 'x' });
+    store.db.pragma('user_version = 6');
+    store.close();
+    const again = new RunStore(file);
+    expect(again.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(again.getRun(done)!.params).toEqual({ i: 1, finalSettling: false });
+    expect(again.getRun(failed)!.params).toEqual({ i: 3, finalSettling: false });
+    expect(again.getRun(queued)!.params).toEqual({ i: 5 }); // it will run with this version's default
+    expect(again.getRun(stacking)!.params).toEqual({ i: 2 }); // another engine
+    expect(again.getRun(newer)!.params).toEqual({ finalSettling: true }); // it had the pass: untouched
+    again.close();
+  });
+
   it('migrates a version-5 file: particleCount of voxel and sphere runs becomes particles, one name for one quantity', () => {
     const { store, file } = open();
     const [both, only, other] = store.insertRuns([run(1), run(2, { engine: 'spheres' }), run(4)]);
