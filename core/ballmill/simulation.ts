@@ -41,6 +41,7 @@
  * budget with 'maxEvents', never left spinning.
  */
 import { Random } from '../common/random';
+import { HashedGrid } from '../spatial/hashed-grid';
 import type { SpatialIndex } from '../spatial/types';
 import { createStructure } from './cdo';
 import { BallEvents, EventKind } from './ball-events';
@@ -108,6 +109,11 @@ export class BallMill {
    *  queries). */
   private readonly box: Float64Array;
   readonly structure: SpatialIndex | null;
+  /** The structure when it is a hashed grid: box moves then scan only the cells entered. */
+  private readonly grid: HashedGrid | null;
+  /** Smallest and largest box half edge. */
+  private readonly hMin: number;
+  private readonly hMax: number;
   /** The seed's neighbour sets: the balls whose boxes overlap each ball's box (null for direct). */
   readonly neighbours: NeighbourLists | null;
   /** Every ball's pending events (the event queue, but the Step). */
@@ -222,6 +228,9 @@ export class BallMill {
       size: dim === 2 ? [side, hi - lo] : [side, side, hi - lo],
       hMin, hMean: hSum / n, hMax,
     });
+    this.grid = this.structure instanceof HashedGrid ? this.structure : null;
+    this.hMin = hMin;
+    this.hMax = hMax;
     this.neighbours = this.structure ? new NeighbourLists(n) : null;
     this.queue = new BallEvents(n);
     const fc = frameCount(params);
@@ -304,7 +313,7 @@ export class BallMill {
   run(progress: (done: number) => void, cancelled: () => boolean): StopReason {
     const q = this.queue, maxEvents = this.params.maxEvents;
     const stallWindow = Math.max(STALL_EVENTS, 64 * this.n);
-    let lastCheckTime = this.now, nextCheck = stallWindow;
+    let lastCheckTime = this.now, nextCheck = this.ballCollisions + this.wallCollisions + this.boxExits + stallWindow;
     while (this.stopReason === null) {
       const i = q.topBall, t = q.topTime;
       // A Step (kind 3) comes after every other event of the same time.
@@ -493,24 +502,64 @@ export class BallMill {
     const s = this.structure!;
     this.stateAt(i, this.now);
     const B = this.box, bi = 4 * i;
+    const ox = B[bi], oy = B[bi + 1], oz = B[bi + 2];
     B[bi] = this.px; B[bi + 1] = this.py; B[bi + 2] = this.pz;
     if (this.dim === 2) s.move(i, this.px, this.pz, 0);
     else s.move(i, this.px, this.py, this.pz);
     this.boxExits++;
-    // The neighbours before the move (the boxes that overlapped the old box) are marked; the query
-    // reports every box that overlaps the new one, re-marking the old neighbours among them and
-    // checking the others (candidate); old neighbours it did not report leave the list. So the
-    // lists stay what a query would report, without reading the neighbours' boxes here.
     const nb = this.neighbours!, M = this.mark;
     if (++this.moveStamp >= 2 ** 29) { M.fill(0); this.moveStamp = 1; }
     const old = 2 * this.moveStamp;
-    for (let k = nb.stride * i, end = k + nb.count[i]; k < end; k++) M[nb.ids[k]] = old;
-    this.qBall = i; this.qMode = MODE_MOVED;
-    this.query(s, i);
-    const ids = nb.ids, base = nb.stride * i;
-    for (let k = nb.count[i] - 1; k >= 0; k--) if (M[ids[base + k]] === old) nb.removeAt(i, k);
+    if (this.grid) this.enterCells(this.grid, i, ox, oy, oz);
+    else {
+      // The neighbours before the move (the boxes that overlapped the old box) are marked; the
+      // query reports every box that overlaps the new one, re-marking the old neighbours among
+      // them and checking the others (candidate); old neighbours it did not report leave the
+      // list. So the lists stay what a query would report, without reading the neighbours' boxes.
+      for (let k = nb.stride * i, end = k + nb.count[i]; k < end; k++) M[nb.ids[k]] = old;
+      this.qBall = i; this.qMode = MODE_MOVED;
+      this.query(s, i);
+      const ids = nb.ids, base = nb.stride * i;
+      for (let k = nb.count[i] - 1; k >= 0; k--) if (M[ids[base + k]] === old) nb.removeAt(i, k);
+    }
     this.scheduleExit(i);
     this.queue.update(i);
+  }
+
+  /**
+   * A box move in the hashed grid (the box of i moved from (ox, oy, oz)): the old neighbours whose
+   * boxes still overlap stay, the others leave; then only the cells that can hold a box overlapping
+   * the new box but not the old one (HashedGrid.cellsEntered: a shell on the leading faces) are
+   * scanned, and the boxes found there that overlap and are not neighbours yet are checked. The
+   * boxes are tested here on `box` (four numbers a ball), by the same expression as the
+   * structure's test, so the lists stay what a full query would report.
+   */
+  private enterCells(grid: HashedGrid, i: number, ox: number, oy: number, oz: number): void {
+    const nb = this.neighbours!, M = this.mark, B = this.box, bi = 4 * i, old = 2 * this.moveStamp;
+    const qx = B[bi], qy = B[bi + 1], qz = B[bi + 2], qh = B[bi + 3];
+    const ids = nb.ids, base = nb.stride * i;
+    let tested = nb.count[i];
+    for (let k = nb.count[i] - 1; k >= 0; k--) {
+      const j = ids[base + k], o = 4 * j, e = B[o + 3] + qh;
+      if (Math.abs(B[o] - qx) <= e && Math.abs(B[o + 1] - qy) <= e && Math.abs(B[o + 2] - qz) <= e) M[j] = old;
+      else nb.removeAt(i, k);
+    }
+    M[i] = old;
+    const inner = qh + this.hMin, outer = qh + this.hMax;
+    const m = this.dim === 2 ? grid.cellsEntered(ox, oz, 0, qx, qz, 0, inner, outer) : grid.cellsEntered(ox, oy, oz, qx, qy, qz, inner, outer);
+    const heads = grid.cellHeads, next = grid.nextInCell, all = m < 0;
+    for (let c = 0, end = all ? this.n : m; c < end; c++) {
+      for (let j = all ? c : heads[c]; j >= 0; j = all ? -1 : next[j]) {
+        if (M[j] === old) continue;
+        tested++;
+        const o = 4 * j, e = B[o + 3] + qh;
+        if (Math.abs(B[o] - qx) <= e && Math.abs(B[o + 1] - qy) <= e && Math.abs(B[o + 2] - qz) <= e) {
+          this.examine(i, j);
+          nb.add(i, j);
+        }
+      }
+    }
+    grid.counters.candidatesTested += tested;
   }
 
   /** The predict-trajectory step: every ball's state by Eq. 1, its wall contacts in the next Δt. */

@@ -239,6 +239,60 @@ export class HashedGrid extends SpatialObjects {
     return this.collectCells(x, y, z, ext, ext, ext, true);
   }
 
+  /**
+   * The cells a box query must scan again after its box moved (event-driven codes: core/ballmill's
+   * box exits), without a visitor: the heads of the non-empty cells within `outer` of the new centre
+   * (x1, y1, z1) on every axis that also meet, on some axis a along which the centre moved, the slab
+   * from the old centre + `inner` to the new centre + `outer` (on the side it moved to), in
+   * `cellHeads[0 .. count)`; follow each list by `nextInCell`. For a box of half edge h among boxes
+   * of half edges in [hMin, hMax], outer = h + hMax and inner = h + hMin: the centre of every box
+   * that overlaps the new box but not the old one lies in these cells (on the axis a where it stops
+   * overlapping, it lies beyond old + h + its half edge), the cells of a thin shell on the leading
+   * faces instead of all cells of the query. Returns the count, or −1 when the range wraps around
+   * the grid (then every object is a candidate). Open domains only. Allocates only when cellHeads
+   * must grow.
+   */
+  cellsEntered(x0: number, y0: number, z0: number, x1: number, y1: number, z1: number, inner: number, outer: number): number {
+    const s0 = this.cellSize[0], s1 = this.cellSize[1], s2 = this.cellSize[2];
+    if (this.periodic) throw new Error('cellsEntered: open domains only (the grid is periodic)');
+    const b0 = this.bits[0], b1 = this.bits[1], b2 = this.bits[2], three = this.dim === 3;
+    const r = outer * SLACK, q = inner / SLACK;
+    const xa = Math.floor((x1 - r) / s0), xb = Math.floor((x1 + r) / s0);
+    const ya = Math.floor((y1 - r) / s1), yb = Math.floor((y1 + r) / s1);
+    const za = three ? Math.floor((z1 - r) / s2) : 0, zb = three ? Math.floor((z1 + r) / s2) : 0;
+    if (xb - xa >= 1 << b0 || yb - ya >= 1 << b1 || zb - za >= 1 << b2) {
+      this.counters.cellsVisited += this.head.length;
+      return -1;
+    }
+    // Per axis, the slab's cells [lo, hi] (empty when the centre did not move along it): on the
+    // side moved to, from the old centre + inner to the end of the range.
+    const sxa = x1 > x0 ? Math.floor((x0 + q) / s0) : xa, sxb = x1 > x0 ? xb : x1 < x0 ? Math.floor((x0 - q) / s0) : xa - 1;
+    const sya = y1 > y0 ? Math.floor((y0 + q) / s1) : ya, syb = y1 > y0 ? yb : y1 < y0 ? Math.floor((y0 - q) / s1) : ya - 1;
+    const sza = !three ? 1 : z1 > z0 ? Math.floor((z0 + q) / s2) : za, szb = !three ? 0 : z1 > z0 ? zb : z1 < z0 ? Math.floor((z0 - q) / s2) : za - 1;
+    const box = (xb - xa + 1) * (yb - ya + 1) * (zb - za + 1);
+    if (box > this.heads.length) this.heads = new Int32Array(Math.max(box, 2 * this.heads.length));
+    const heads = this.heads, head = this.head;
+    const mx = (1 << b0) - 1, my = (1 << b1) - 1, mz = (1 << b2) - 1;
+    const xIn = Math.max(xa, sxa), xOut = Math.min(xb, sxb);
+    let m = 0, visited = 0;
+    for (let z = za; z <= zb; z++) {
+      const zSlab = z >= sza && z <= szb;
+      for (let y = ya; y <= yb; y++) {
+        // A row in the slab of y or z: all of it; else its cells in the slab of x.
+        const whole = zSlab || (y >= sya && y <= syb);
+        const from = whole ? xa : xIn, to = whole ? xb : xOut;
+        const row = (((z & mz) << b1) | (y & my)) << b0;
+        if (to >= from) visited += to - from + 1;
+        for (let x = from; x <= to; x++) {
+          const h = head[row | (x & mx)];
+          if (h >= 0) heads[m++] = h;
+        }
+      }
+    }
+    this.counters.cellsVisited += visited;
+    return m;
+  }
+
   /** Next object in the same cell, −1 at the end of a cell's list (see cellsInSphere). */
   get nextInCell(): Int32Array { return this.next; }
 

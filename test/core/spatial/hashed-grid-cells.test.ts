@@ -106,3 +106,39 @@ describe('hashed grid: cells of a sphere for callers that test candidates themse
     expect(() => g.sortRows(3, new Int32Array(2), new Int32Array(4))).toThrow('order and fine must hold count = 3 entries, got lengths 2 and 4');
   });
 });
+
+describe('hashed grid: cells entered by a moved box', () => {
+  it.each([2, 3] as const)('%iD: every box overlapping the new box but not the old lies in them, in fewer cells than a full query', (dim) => {
+    const rnd = new Random(17), n = 1500, hMin = 0.2, hMax = 0.35;
+    const g = new HashedGrid({ dim, capacity: n, autoRegrid: false, bits: 5, cellSize: 2 * hMax });
+    const c = [new Float64Array(n), new Float64Array(n), new Float64Array(n)], h = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      for (let a = 0; a < dim; a++) c[a][i] = rnd.uniform(0, 12);
+      h[i] = rnd.uniform(hMin, hMax);
+      g.insertBox(i, c[0][i], c[1][i], c[2][i], h[i], h[i], dim === 3 ? h[i] : 0);
+    }
+    const overlaps = (j: number, p: number[], q: number) => p.every((v, a) => Math.abs(c[a][j] - v) <= h[j] + q);
+    let shell = 0, full = 0, found = 0;
+    for (let k = 0; k < 400; k++) {
+      const q = rnd.uniform(hMin, hMax), p0 = [0, 0, 0].slice(0, dim).map(() => rnd.uniform(1, 11));
+      // A move of at most 0.1 per axis, along one axis only every third time.
+      const p1 = p0.map((v, a) => (k % 3 === 0 && a > 0 ? v : v + rnd.uniform(-0.1, 0.1)));
+      const m = g.cellsEntered(p0[0], p0[1], p0[2] ?? 0, p1[0], p1[1], p1[2] ?? 0, q + hMin, q + hMax);
+      expect(m).toBeGreaterThanOrEqual(0);
+      const seen: number[] = [];
+      for (let s = 0; s < m; s++) for (let j = g.cellHeads[s]; j >= 0; j = g.nextInCell[j]) seen.push(j);
+      expect(new Set(seen).size).toBe(seen.length);
+      const cand = new Set(seen);
+      for (let j = 0; j < n; j++) {
+        if (overlaps(j, p1, q) && !overlaps(j, p0, q)) { found++; expect(cand.has(j)).toBe(true); }
+      }
+      shell += seen.length;
+      let all = 0;
+      g.queryBox(...[0, 1, 2].map((a) => (a < dim ? p1[a] - q : 0)) as [number, number, number], ...[0, 1, 2].map((a) => (a < dim ? p1[a] + q : 0)) as [number, number, number], () => all++);
+      full += g.counters.candidatesTested;
+      g.resetCounters();
+    }
+    expect(found).toBeGreaterThan(20);
+    expect(shell).toBeLessThan(0.8 * full);
+  });
+});
