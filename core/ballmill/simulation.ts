@@ -73,6 +73,12 @@ export interface InitialBalls {
   vz: ArrayLike<number>;
 }
 
+/** The balls' state at t = 0 while they are set up (start() writes it into the trajectories). */
+interface StartState {
+  x: Float64Array; y: Float64Array; z: Float64Array;
+  vx: Float64Array; vy: Float64Array; vz: Float64Array;
+}
+
 /** One recorded impact, for tests (see BallMill.onImpact). */
 export type ImpactListener = (time: number, a: number, b: number) => void;
 
@@ -88,23 +94,16 @@ export class BallMill {
   readonly timeStep: number;
   /** δ: how far a centre may move from its box centre, in mm. */
   readonly skin: number;
-  // Balls: radius (mm), mass (kg), trajectory origin t0 and state at t0.
+  // Balls: radius (mm), mass (kg).
   readonly r: Float64Array;
   readonly m: Float64Array;
-  readonly t0: Float64Array;
-  readonly x0: Float64Array;
-  readonly y0: Float64Array;
-  readonly z0: Float64Array;
-  readonly vx: Float64Array;
-  readonly vy: Float64Array;
-  readonly vz: Float64Array;
   /** Event counter per ball: incremented at each trajectory change. */
   readonly count: Uint32Array;
   /** Impacts per ball (ball–ball and ball–wall). */
   readonly impacts: Uint32Array;
-  /** The same trajectories, one ball's next to each other (t0, x0, y0, z0, vx, vy, vz, r at
-   *  tr[8 i ..]: one cache line a ball) for the hot loops; written with the arrays above. */
-  private readonly tr: Float64Array;
+  /** Trajectories: origin t0, state at t0 and radius, one ball's next to each other (t0, x0, y0,
+   *  z0, vx, vy, vz, r at [8 i ..]: one cache line a ball, all the hot loops read of a ball). */
+  readonly trajectories: Float64Array;
   /** CDO boxes: centre and half edge at box[4 i ..] (the structure's copy is authoritative for
    *  queries). */
   private readonly box: Float64Array;
@@ -174,23 +173,23 @@ export class BallMill {
     this.vial = new Vial({ dim, width: v.width, height: v.height, amplitude: v.amplitude, frequency: v.frequency, gravity: this.g });
     this.restitution = new RestitutionModel(params.restitution, params.minimumRebound);
     const f64 = () => new Float64Array(n);
-    this.r = f64(); this.m = f64(); this.t0 = f64();
-    this.x0 = f64(); this.y0 = f64(); this.z0 = f64();
-    this.vx = f64(); this.vy = f64(); this.vz = f64();
-    this.tr = new Float64Array(8 * n);
+    this.r = f64(); this.m = f64();
+    this.trajectories = new Float64Array(8 * n);
     this.box = new Float64Array(4 * n);
     this.mark = new Int32Array(n);
     this.count = new Uint32Array(n);
     this.impacts = new Uint32Array(n);
 
     const rnd = new Random(seed);
-    if (initial) this.setInitial(initial);
+    // The state at t = 0, until start() writes it into the trajectories.
+    const s0: StartState = { x: f64(), y: f64(), z: f64(), vx: f64(), vy: f64(), vz: f64() };
+    if (initial) this.setInitial(initial, s0);
     else {
       this.drawRadii(rnd);
-      placeBalls({ dim, width: v.width, height: v.height }, this.r, rnd, this.x0, this.y0, this.z0);
+      placeBalls({ dim, width: v.width, height: v.height }, this.r, rnd, s0.x, s0.y, s0.z);
       // Near balls get near ids (cache locality of the event loop); columns of 8 largest radii
       // measured best of 2, 4, 8 and 16.
-      orderByColumns(dim, 8 * this.r.reduce((a, b) => Math.max(a, b), 0), this.r, this.x0, this.y0, this.z0);
+      orderByColumns(dim, 8 * this.r.reduce((a, b) => Math.max(a, b), 0), this.r, s0.x, s0.y, s0.z);
     }
     let rSum = 0;
     for (let i = 0; i < n; i++) {
@@ -206,7 +205,7 @@ export class BallMill {
         ux *= s; uy *= s; uz *= s;
       }
       const speed = params.balls.initialSpeed;
-      this.vx[i] = ux * speed; this.vy[i] = uy * speed; this.vz[i] = uz * speed;
+      s0.vx[i] = ux * speed; s0.vy[i] = uy * speed; s0.vz[i] = uz * speed;
     }
     this.skin = params.skin * (rSum / n);
 
@@ -239,25 +238,25 @@ export class BallMill {
       speed: new Float32Array(fc * n), impacts: new Uint32Array(fc * n), count: 0,
     };
     this.visit = (j: number) => this.candidate(j);
-    this.start();
+    this.start(s0);
   }
 
   /** Takes given balls; they must lie in the vial at rest without overlapping. */
-  private setInitial(b: InitialBalls): void {
+  private setInitial(b: InitialBalls, s0: StartState): void {
     const n = this.n, v = this.params.vial;
     for (const [name, a] of Object.entries(b)) {
       if (a.length !== n) throw new RangeError(`initial.${name} must have balls.count = ${n} entries, got ${a.length}`);
     }
     for (let i = 0; i < n; i++) {
-      this.r[i] = b.r[i]; this.x0[i] = b.x[i]; this.y0[i] = this.dim === 2 ? 0 : b.y[i]; this.z0[i] = b.z[i];
-      this.vx[i] = b.vx[i]; this.vy[i] = this.dim === 2 ? 0 : b.vy[i]; this.vz[i] = b.vz[i];
+      this.r[i] = b.r[i]; s0.x[i] = b.x[i]; s0.y[i] = this.dim === 2 ? 0 : b.y[i]; s0.z[i] = b.z[i];
+      s0.vx[i] = b.vx[i]; s0.vy[i] = this.dim === 2 ? 0 : b.vy[i]; s0.vz[i] = b.vz[i];
       const r = this.r[i];
       const outside = this.dim === 2
-        ? this.x0[i] < r || this.x0[i] > v.width - r
-        : Math.hypot(this.x0[i] - v.width / 2, this.y0[i] - v.width / 2) > v.width / 2 - r;
-      if (!(r > 0) || outside || this.z0[i] < r || this.z0[i] > v.height - r) throw new RangeError(`initial ball ${i} is not inside the vial`);
+        ? s0.x[i] < r || s0.x[i] > v.width - r
+        : Math.hypot(s0.x[i] - v.width / 2, s0.y[i] - v.width / 2) > v.width / 2 - r;
+      if (!(r > 0) || outside || s0.z[i] < r || s0.z[i] > v.height - r) throw new RangeError(`initial ball ${i} is not inside the vial`);
       for (let j = 0; j < i; j++) {
-        if (Math.hypot(this.x0[i] - this.x0[j], this.y0[i] - this.y0[j], this.z0[i] - this.z0[j]) < r + this.r[j]) throw new RangeError(`initial balls ${j} and ${i} overlap`);
+        if (Math.hypot(s0.x[i] - s0.x[j], s0.y[i] - s0.y[j], s0.z[i] - s0.z[j]) < r + this.r[j]) throw new RangeError(`initial balls ${j} and ${i} overlap`);
       }
     }
   }
@@ -284,18 +283,18 @@ export class BallMill {
     }
   }
 
-  /** Boxes, the first predictions, the first step. */
-  private start(): void {
-    const s = this.structure, T = this.tr;
+  /** Trajectories from the state at t = 0, boxes, the first predictions, the first step. */
+  private start(s0: StartState): void {
+    const s = this.structure, T = this.trajectories;
     for (let i = 0; i < this.n; i++) {
       const k = 8 * i;
-      T[k] = this.t0[i]; T[k + 1] = this.x0[i]; T[k + 2] = this.y0[i]; T[k + 3] = this.z0[i];
-      T[k + 4] = this.vx[i]; T[k + 5] = this.vy[i]; T[k + 6] = this.vz[i]; T[k + 7] = this.r[i];
+      T[k] = 0; T[k + 1] = s0.x[i]; T[k + 2] = s0.y[i]; T[k + 3] = s0.z[i];
+      T[k + 4] = s0.vx[i]; T[k + 5] = s0.vy[i]; T[k + 6] = s0.vz[i]; T[k + 7] = this.r[i];
     }
     if (s) {
       for (let i = 0; i < this.n; i++) {
         const B = this.box, k = 4 * i;
-        B[k] = this.x0[i]; B[k + 1] = this.y0[i]; B[k + 2] = this.z0[i];
+        B[k] = s0.x[i]; B[k + 1] = s0.y[i]; B[k + 2] = s0.z[i];
         this.insertBox(s, i);
       }
     }
@@ -370,7 +369,7 @@ export class BallMill {
 
   /** Position (px, py, pz) and velocity (qx, qy, qz) of ball i at time t (Eq. 1). */
   private stateAt(i: number, t: number): void {
-    const T = this.tr, k = 8 * i;
+    const T = this.trajectories, k = 8 * i;
     const tau = t - T[k], g = this.g, vx = T[k + 4], vy = T[k + 5], vz = T[k + 6];
     this.px = T[k + 1] + vx * tau;
     this.py = T[k + 2] + vy * tau;
@@ -404,10 +403,7 @@ export class BallMill {
 
   /** Starts a new trajectory of ball i at the current time from (px..qz). */
   private setTrajectory(i: number): void {
-    this.t0[i] = this.now;
-    this.x0[i] = this.px; this.y0[i] = this.py; this.z0[i] = this.pz;
-    this.vx[i] = this.qx; this.vy[i] = this.qy; this.vz[i] = this.qz;
-    const T = this.tr, k = 8 * i;
+    const T = this.trajectories, k = 8 * i;
     T[k] = this.now; T[k + 1] = this.px; T[k + 2] = this.py; T[k + 3] = this.pz;
     T[k + 4] = this.qx; T[k + 5] = this.qy; T[k + 6] = this.qz;
     this.count[i]++;
@@ -603,7 +599,7 @@ export class BallMill {
     const V = this.vial;
     V.from = this.now;
     V.to = this.stepEnd;
-    V.search(this, i);
+    V.search(this.trajectories, i);
     if (V.hitWall < 0) return false;
     this.queue.setWall(i, V.hitTime, V.hitWall);
     return true;
@@ -615,7 +611,7 @@ export class BallMill {
     this.collisionChecks++;
     // The pair in a fixed order, so that rounding does not depend on which ball asked.
     const i = p < q ? p : q, j = p < q ? q : p;
-    const R = this.tr, ki = 8 * i, kj = 8 * j;
+    const R = this.trajectories, ki = 8 * i, kj = 8 * j;
     const ti = R[ki], tj = R[kj], g = this.g;
     // Origin: the later trajectory start, so the result does not depend on when it is computed.
     const T = ti > tj ? ti : tj;

@@ -34,16 +34,9 @@ export const FLOOR = 0, CEILING = 1, SIDE = 2, LEFT = 2, RIGHT = 3;
 export const GRAZE_TIME = 1e-10;
 
 /** The balls' radii and trajectories (see simulation.ts). */
-export interface BallTrajectories {
-  r: Float64Array;
-  t0: Float64Array;
-  x0: Float64Array;
-  y0: Float64Array;
-  z0: Float64Array;
-  vx: Float64Array;
-  vy: Float64Array;
-  vz: Float64Array;
-}
+/** Ball trajectories, one ball's next to each other: t0, x0, y0, z0, vx, vy, vz, r at [8 i ..]
+ *  (the state at t0 and the radius; BallMill.trajectories). */
+export const TRAJECTORY_STRIDE = 8;
 
 export interface VialSpec {
   dim: 2 | 3;
@@ -100,15 +93,15 @@ export class Vial {
   floorVelocity(t: number): number { return this.moving ? this.amplitude * this.omega * Math.cos(this.omega * t) : 0; }
 
   /**
-   * Earliest wall contact in [from, to] of ball i of `balls` (its radius and its trajectory: t0;
-   * x0, y0, z0; vx, vy, vz). Sets hitWall (-1 when none) and hitTime. A contact that round-off put
+   * Earliest wall contact in [from, to] of ball i of `balls` (its trajectory and radius at
+   * balls[8 i ..]: t0; x0, y0, z0; vx, vy, vz; r). Sets hitWall (-1 when none) and hitTime. A contact that round-off put
    * before `from` is reported at `from`. The window is passed in fields and the ball by index, so
    * that no double crosses a call (V8 boxes those).
    */
-  search(balls: BallTrajectories, i: number): void {
-    const a = this.from, b = this.to;
-    const r = balls.r[i], t0 = balls.t0[i], x0 = balls.x0[i], y0 = balls.y0[i], z0 = balls.z0[i];
-    const vx = balls.vx[i], vy = balls.vy[i], vz = balls.vz[i];
+  search(balls: Float64Array, i: number): void {
+    const a = this.from, b = this.to, k = TRAJECTORY_STRIDE * i;
+    const t0 = balls[k], x0 = balls[k + 1], y0 = balls[k + 2], z0 = balls[k + 3];
+    const vx = balls[k + 4], vy = balls[k + 5], vz = balls[k + 6], r = balls[k + 7];
     let best = Infinity, wall = -1;
     // Side walls.
     if (this.dim === 2) {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Random } from '../../../core/common/random';
 import { BallEvents, EventKind } from '../../../core/ballmill/ball-events';
-import { Vial, type BallTrajectories } from '../../../core/ballmill/vial';
+import { Vial } from '../../../core/ballmill/vial';
 import { orderByColumns, placeBalls } from '../../../core/ballmill/placement';
 import { ballmillParamsSchema, checkParams, estimateMemoryBytes } from '../../../core/ballmill/index';
 
@@ -94,8 +94,9 @@ describe('wall search', () => {
     const rnd = new Random(dim);
     const A = 6, f = 18, w = 2 * Math.PI * f, g = 9810, W = 120, H = 90;
     const vial = new Vial({ dim, width: W, height: H, amplitude: A, frequency: f, gravity: g });
-    const one = (): BallTrajectories => ({ r: new Float64Array(1), t0: new Float64Array(1), x0: new Float64Array(1), y0: new Float64Array(1), z0: new Float64Array(1), vx: new Float64Array(1), vy: new Float64Array(1), vz: new Float64Array(1) });
-    const b = one();
+    // One ball's trajectory record (t0, x0, y0, z0, vx, vy, vz, r), read through named views.
+    const rec = new Float64Array(8), field = (k: number) => rec.subarray(k, k + 1);
+    const b = { t0: field(0), x0: field(1), y0: field(2), z0: field(3), vx: field(4), vy: field(5), vz: field(6), r: field(7) };
     let hits = 0, floors = 0, ceilings = 0, sides = 0;
     for (let k = 0; k < 400; k++) {
       const r = rnd.uniform(1, 8), t0 = rnd.uniform(0, 1);
@@ -108,7 +109,7 @@ describe('wall search', () => {
       b.vx[0] = rnd.uniform(-800, 800); b.vy[0] = dim === 2 ? 0 : rnd.uniform(-800, 800); b.vz[0] = rnd.uniform(-1500, 1500);
       vial.from = t0 + rnd.uniform(0, 0.002);
       vial.to = vial.from + 0.02;
-      vial.search(b, 0);
+      vial.search(rec, 0);
       // The reference: the smallest of the walls' gaps, sampled every 2 µs.
       const gap = (t: number) => {
         const s = t - t0, z = b.z0[0] + b.vz[0] * s - 0.5 * g * s * s, fl = A * Math.sin(w * t);

@@ -43,11 +43,11 @@ describe('ball mill physics', () => {
     expect(hit.a).toBe(0);
     expect(hit.b).toBe(1);
     expect(hit.t).toBeCloseTo(0.06, 14);
-    expect(sim.vx[0]).toBeCloseTo(700 / 3, 10);
-    expect(sim.vx[1]).toBeCloseTo(1300 / 3, 10);
-    expect(sim.vz[0]).toBe(0);
+    expect(sim.trajectories[8 * 0 + 4]).toBeCloseTo(700 / 3, 10);
+    expect(sim.trajectories[8 * 1 + 4]).toBeCloseTo(1300 / 3, 10);
+    expect(sim.trajectories[8 * 0 + 6]).toBe(0);
     // Momentum kept: 8·300 - 100 = 2300 = 8·233.33 + 433.33.
-    expect(8 * sim.vx[0] + sim.vx[1]).toBeCloseTo(2300, 9);
+    expect(8 * sim.trajectories[8 * 0 + 4] + sim.trajectories[8 * 1 + 4]).toBeCloseTo(2300, 9);
   });
 
   it.each(['direct', 'hashedGrid'] as const)('glancing impact of equal balls (%s): the struck ball leaves along the line of centres', (cdo) => {
@@ -59,12 +59,12 @@ describe('ball mill physics', () => {
     const sim = new BallMill(p, 1, balls({ r: [5, 5], x: [20, 60], z: [50, 56], vx: [200, 0] }, 2));
     const hit = firstImpact(sim);
     expect(hit.t).toBeCloseTo(0.16, 14);
-    expect(sim.vx[1]).toBeCloseTo(160 * 0.8, 10);
-    expect(sim.vz[1]).toBeCloseTo(160 * 0.6, 10);
-    expect(sim.vx[0]).toBeCloseTo(200 - 128, 10);
-    expect(sim.vz[0]).toBeCloseTo(-96, 10);
+    expect(sim.trajectories[8 * 1 + 4]).toBeCloseTo(160 * 0.8, 10);
+    expect(sim.trajectories[8 * 1 + 6]).toBeCloseTo(160 * 0.6, 10);
+    expect(sim.trajectories[8 * 0 + 4]).toBeCloseTo(200 - 128, 10);
+    expect(sim.trajectories[8 * 0 + 6]).toBeCloseTo(-96, 10);
     // At right angles, energy kept.
-    expect(sim.vx[0] * sim.vx[1] + sim.vz[0] * sim.vz[1]).toBeCloseTo(0, 9);
+    expect(sim.trajectories[8 * 0 + 4] * sim.trajectories[8 * 1 + 4] + sim.trajectories[8 * 0 + 6] * sim.trajectories[8 * 1 + 6]).toBeCloseTo(0, 9);
   });
 
   it('a ball on the oscillating floor: contact time by an independent search, rebound with the wall velocity', () => {
@@ -86,7 +86,7 @@ describe('ball mill physics', () => {
     expect(Math.abs(hit.t - lo)).toBeLessThan(1e-12);
     // Rebound: v' = u + ε (u - v) with u = f'(t), v = the ball's velocity at t.
     const u = A * w * Math.cos(w * lo), v = -150 - g * lo;
-    expect(sim.vz[0]).toBeCloseTo(u + e * (u - v), 6);
+    expect(sim.trajectories[8 * 0 + 6]).toBeCloseTo(u + e * (u - v), 6);
   });
 
   it('restitution 1 in a still vial with gravity keeps the energy to round-off over 10^5 impacts', () => {
