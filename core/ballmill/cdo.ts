@@ -41,7 +41,7 @@ export function createStructure(name: CdoName, d: CdoDomain): SpatialIndex | nul
     case 'hashedGrid': {
       // A box query scans its half edge plus the largest half edge around its centre: cells of the
       // largest box edge make that 2-3 cells per axis.
-      const cell = (+(process.env.CELLF ?? 2)) * d.hMax;
+      const cell = 2 * d.hMax;
       const maxCells = 2 ** 24;
       const maxBits = Math.floor(Math.log2(maxCells) / d.dim);
       const bits = Math.min(maxBits, Math.max(0, Math.ceil(Math.log2(Math.max(...size) / cell))));
