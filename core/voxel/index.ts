@@ -9,7 +9,7 @@ import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { Packer } from './packer';
 import { finalise, type Finalised } from './finalise';
 import { LiveSeries, liveTable } from './live';
-import { interpenetration, settle, type Interpenetration } from './settle';
+import { interpenetration, settle, MAX_ROUNDS, type Interpenetration } from './settle';
 import { voxelHelper, type HelperData } from './mover';
 import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
 
@@ -183,10 +183,11 @@ export const VOXEL_METRICS: Record<string, MetricInfo> = {
   interpenetrationVoxels: { unit: 'voxels', description: 'deepest interpenetration of two particles in the result, from all their solid voxels at their exact rotation: the extent, along the line joining the two geometric centres, of the centres of the voxels both claim (largest − smallest projection); 0 when they share no voxel or only one layer across that line. For voxelised spheres it follows the ideal overlap r1 + r2 − distance. After the settling pass when finalSettling is on' },
   interpenetrationFraction: { unit: 'fraction', description: 'largest interpenetration depth of a pair / volume-equivalent diameter of its smaller particle (from its solid voxels)' },
   interpenetratingPairs: { unit: 'pairs', description: 'pairs of particles that share at least one solid voxel in the result' },
-  deepPairs: { unit: 'pairs', description: 'pairs of particles interpenetrating by more than one voxel in the result' },
+  deepPairs: { unit: 'pairs', description: 'pairs of particles interpenetrating by more than one voxel in the result (with finalSettling: those the pass could not bring to one voxel; the run log says why)' },
   packedInterpenetrationVoxels: { unit: 'voxels', description: 'interpenetrationVoxels of the packing as packed (with the reduced shell), before the settling pass' },
   packedInterpenetrationFraction: { unit: 'fraction', description: 'interpenetrationFraction of the packing as packed, before the settling pass' },
   settlingMoves: { unit: 'moves', description: 'moves of the settling pass (finalSettling), each by one or two voxels per axis' },
+  settlingRounds: { unit: 'rounds', description: 'rounds of the settling pass (each moves a particle at most once; at most 50)' },
   settlingSeconds: { unit: 's', description: 'wall time of the settling pass with its interpenetration measures before and after' },
   steps: { description: 'time steps' },
   moveAttempts: { description: 'particle moves tried' },
@@ -258,7 +259,12 @@ export const voxelEngine = defineEngine({
     if (!cancelled && params.finalSettling) {
       ctx.progress({ done: 1000, total: 1000, phase: 'settling' });
       const s = settle(packer);
-      depth = { ...depthMetrics(s.after), packedInterpenetrationVoxels: s.before.voxels, packedInterpenetrationFraction: s.before.fraction, settlingMoves: s.moves, settlingSeconds: (performance.now() - ts) / 1000 };
+      depth = { ...depthMetrics(s.after), packedInterpenetrationVoxels: s.before.voxels, packedInterpenetrationFraction: s.before.fraction, settlingMoves: s.moves, settlingRounds: s.rounds, settlingSeconds: (performance.now() - ts) / 1000 };
+      // Not reaching one voxel is said, not hidden (deepPairs in the metrics too).
+      if (s.after.deepPairs > 0) {
+        const why = s.stuck ? 'no move of one particle helps' : `the ${MAX_ROUNDS} rounds ran out`;
+        ctx.log(`final settling: ${s.after.deepPairs} pair(s) remain deeper than one voxel (deepest ${s.after.voxels.toFixed(2)} voxels): ${why}`);
+      }
     } else if (!cancelled) {
       depth = depthMetrics(interpenetration(packer));
     }

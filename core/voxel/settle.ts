@@ -67,6 +67,8 @@ export interface Settled {
   /** Moves the pass made. */
   moves: number;
   rounds: number;
+  /** Whether it ended with pairs deeper than one voxel that no move of one particle helps (else, with some left, the rounds ran out). */
+  stuck: boolean;
 }
 
 /** Where the particles are and who is near whom: a grid of cells over their reference voxels. */
@@ -311,10 +313,17 @@ class Settler {
   private readonly pair: PairDepth = { n: 0, lo: 0, hi: 0, ux: 0, uy: 0, uz: 1 };
   /** Particles whose packing shell the pass cleared from the matrix. */
   private readonly cleared: Uint8Array;
+  /**
+   * Particles the pass pushed up: they no longer move down. Without it a pushed particle slips
+   * back into the hole it was pushed out of a round later and is pushed again, for ever (plates
+   * and ellipsoids did, until the round cap).
+   */
+  private readonly raised: Uint8Array;
 
   constructor(private readonly p: Packer) {
     this.hood = new Neighbourhood(p);
     this.cleared = new Uint8Array(p.count);
+    this.raised = new Uint8Array(p.count);
     this.solid = new Int32Array(p.count);
   }
 
@@ -414,7 +423,7 @@ class Settler {
     const movedAt = new Int32Array(total).fill(-1);
     // Whether a particle's neighbourhood changed since a move of it (a push: `push`) last failed to help.
     const stale = new Uint8Array(total).fill(1), push = new Uint8Array(total).fill(1), around: number[] = [];
-    let moves = 0, rounds = 0;
+    let moves = 0, rounds = 0, stuck = false;
     while (deep.size > 0 && rounds < MAX_ROUNDS) {
       const keys = [...deep.keys()].sort((a, b) => a - b), moved: number[] = [];
       for (const key of keys) {
@@ -430,16 +439,35 @@ class Settler {
             (upward ? push : stale)[m] = 0;
             continue;
           }
-          movedAt[m] = rounds;
-          moved.push(m);
-          moves++;
-          this.hood.near(m, STEP, around);
-          for (const k of around) stale[k] = push[k] = 1;
+          const record = (k: number): void => {
+            movedAt[k] = rounds;
+            moved.push(k);
+            moves++;
+            this.hood.near(k, STEP, around);
+            for (const a of around) stale[a] = push[a] = 1;
+          };
+          record(m);
+          // Those above a pushed particle that it now presses into deeper than one voxel are pushed
+          // up in turn, at once: the dilation climbs the column in one round, not one a round.
+          for (const queue = upward ? [m] : []; queue.length > 0;) {
+            const q = queue.pop()!, above: number[] = [];
+            this.contacts(q, false, (k, depth) => {
+              if (depth > 1 + EPS && movedAt[k] !== rounds && (p.pz[k] > p.pz[q] || (p.pz[k] === p.pz[q] && k > q))) above.push(k);
+            });
+            for (const k of above) {
+              if (movedAt[k] === rounds || !this.improve(k, true)) continue;
+              record(k);
+              queue.push(k);
+            }
+          }
           break;
         }
       }
       rounds++;
-      if (moved.length === 0) break;
+      if (moved.length === 0) {
+        stuck = true;
+        break;
+      }
       // Only pairs with a moved particle changed.
       this.hood.rebuild();
       const isMoved = new Set(moved);
@@ -460,7 +488,7 @@ class Settler {
       }
     }
     const after = deepest(depths, diameters);
-    return { before, after, moves, rounds };
+    return { before, after, moves, rounds, stuck };
   }
 
   /**
@@ -547,6 +575,7 @@ class Settler {
         if (Math.max(Math.abs(sx), Math.abs(sy), Math.abs(sz)) !== ring) continue;
         // Its reference voxel stays in the box (the result keeps particles centred inside it).
         if (p.pz[m] + sz >= nz) continue;
+        if (sz < 0 && this.raised[m] !== 0) continue;
         const [most, excess, shared, outside] = score(sx, sy, sz);
         if (outside > outside0) continue;
         if (better(most, excess, shared, best)) {
@@ -565,6 +594,7 @@ class Settler {
     p.px[m] = (p.px[m] + bx + p.nx) % p.nx;
     p.py[m] = (p.py[m] + by + p.ny) % p.ny;
     p.pz[m] += bz;
+    if (upward) this.raised[m] = 1;
     return true;
   }
 }

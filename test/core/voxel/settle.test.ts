@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { voxelEngine, pack, interpenetration, settle, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../../../core/voxel/index';
 import type { ColumnTable, EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
 import type { Packer } from '../../../core/voxel/packer';
+import { MAX_ROUNDS } from '../../../core/voxel/settle';
 import { rotation } from './rotation-reference';
 
 const ctx = (seed = 1): EngineContext => ({ seed, threads: 1, progress() {}, cancelled: () => false, log() {} });
@@ -157,6 +158,34 @@ describe('final settling pass', () => {
     expect(s.before.voxels).toBeGreaterThan(2.5);
     expect(s.after.voxels).toBeLessThanOrEqual(1);
     expect(s.after.voxels).toBeCloseTo(interpenetration(packer).voxels, 12);
+  });
+
+  // Thin tilted plates filled to the ceiling of a 64³ box: before pushed particles were kept from
+  // sinking back and those above them pushed in the same round, seed 4 ended at 3.87 voxels (four
+  // pairs), the pass cycling until the round cap.
+  const plates = voxelParamsSchema.parse({
+    box: { size: [4, 4, 4], resolution: 16 },
+    mixture: { types: [{ shape: { kind: 'hexagonalPlate', thickness: 0.4 }, maxRotation: [20, 20, 180] }] },
+    analysis: { enabled: false },
+  });
+
+  it('brings thin tilted plates filled to the ceiling to at most one voxel, as a brute force measures it', () => {
+    const { packer } = pack(plates, ctx(4));
+    const s = settle(packer);
+    expect(s.before.voxels).toBeGreaterThan(3);
+    expect(bruteForce(packer).voxels).toBeLessThanOrEqual(1);
+    expect(s.after.deepPairs).toBe(0);
+    expect(s.rounds).toBeLessThan(MAX_ROUNDS);
+  });
+
+  it('says in the metrics and the log how many pairs stay deeper than one voxel when no move helps', () => {
+    // Seed 13 of the plates: one pair at 1.06 voxels that no move of one particle separates.
+    const lines: string[] = [];
+    const r = voxelEngine.run(plates, { ...ctx(13), log: (line) => lines.push(line) }) as EngineResult;
+    expect(r.metrics.deepPairs).toBe(1);
+    expect(Number(r.metrics.interpenetrationVoxels)).toBeGreaterThan(1);
+    expect(lines.filter((l) => l.startsWith('final settling: 1 pair(s) remain deeper than one voxel (deepest 1.06 voxels): no move of one particle helps'))).toHaveLength(1);
+    expect(lines.filter((l) => l.startsWith('final settling'))).toHaveLength(1);
   });
 
   it('without a label volume, the packing matrix keeps no shell of a moved particle', () => {
