@@ -30,9 +30,12 @@
  * it lowers them, never puts more of the particle below the floor or above a ceiling, and is
  * tested with every solid voxel (not the reduced shell). The upper particle of a pair first, then
  * the lower; when neither can move without deepening another pair (caged in a dense bed), the
- * upper one is pushed up off the lower, counting only the particles below it, and those it then
- * presses into are pushed in their turn in later rounds (the bed dilates a little). Rounds until
- * no pair is deeper than one voxel, no move helps, or MAX_ROUNDS. Serial, after the packing: the
+ * upper one is pushed up off the lower, counting only the particles below it, and those above it
+ * that it then presses into deeper than one voxel are pushed in their turn in the same round (the
+ * bed dilates a little); a pushed particle no longer moves down (else it slips back into the hole
+ * it was pushed out of and the pass cycles). Rounds until no pair is deeper than one voxel, no
+ * move helps, or MAX_ROUNDS; pairs left deeper are counted (deepPairs, and a line in the run's
+ * log). Serial, after the packing: the
  * same for every thread count, and checkpoints (taken while packing) are untouched.
  */
 import type { Packer } from './packer';
@@ -431,7 +434,7 @@ class Settler {
         if (movedAt[i] === rounds || movedAt[j] === rounds) continue;
         // The upper particle of the pair first (the lower one carries it), then the lower; when
         // neither can move without deepening another pair, the upper one is pushed up off the
-        // lower (only the particles below it count), and those above it follow in later rounds.
+        // lower (only the particles below it count), and those above it follow (pushed at once).
         const [first, second] = p.pz[j] > p.pz[i] || (p.pz[j] === p.pz[i] && j > i) ? [j, i] : [i, j];
         for (const [m, upward] of [[first, false], [second, false], [first, true]] as const) {
           if (upward ? stale[first] !== 0 || push[first] === 0 : stale[m] === 0) continue;
