@@ -80,7 +80,7 @@ export function stack(params: StackingParams, ctx: EngineContext): { stacker: St
   const targetCount = params.target.kind === 'count' ? params.target.particles : Infinity;
   const stacker = new Stacker({
     dim: params.dim, region, classes, quotas, solidVolume, targetCount,
-    capacity: maxParticles, gid: params.gid, reshape: params.reshape, contactsFirst: params.order === 'contactsFirst', seed: ctx.seed,
+    capacity: maxParticles, gid: params.gid, reshape: params.reshape, order: params.order, seed: ctx.seed,
   });
   stacker.fill(() => {
     let solid = 0;

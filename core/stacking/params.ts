@@ -108,8 +108,8 @@ export const stackingParamsSchema = z.strictObject({
     unit: 'ratio',
     description: 'gid: grid spacing / largest radius, per level of the overlap grid (a level holds radii within a factor two; at least 2 so that a ball reaches only the adjacent cells)',
   }),
-  order: z.enum(['seed', 'contactsFirst']).default('seed').meta({
-    description: "candidate positions: 'seed' (description (9)): a random position, then around a nucleus one contact (Eq. 2), two (Eqs. 3-4), three (Eq. 5); 'contactsFirst': only two and three contacts around a nucleus, random positions only while no nucleus is open (the first ball, and when every nucleus is closed): balls touch two or three others, denser packings (narrow gradations) and fewer reshape passes, but each class clusters (on narrow gradations in patches of its own)",
+  order: z.enum(['seed', 'contactsFirst', 'front']).default('seed').meta({
+    description: "candidate positions: 'seed' (description (9)): a random position, then around a nucleus one contact (Eq. 2), two (Eqs. 3-4), three (Eq. 5); 'contactsFirst': only two and three contacts around a nucleus, random positions only while no nucleus is open (the first ball, and when every nucleus is closed): balls touch two or three others, denser packings (narrow gradations) and fewer reshape passes, but each class clusters (on narrow gradations in patches of its own); 'front' (dim 2 only): an advancing front from the floor, every class at once (each ball's class drawn by the volume each class still lacks, so the classes stay mixed), each ball at the lowest and snuggest free two-contact position (Eqs. 3-4) among the lowest open balls: the densest mixed packings of narrow gradations; a void ratio above the front's own leaves the top of the region empty",
   }),
   reshape: z.number().int().min(0).max(100).default(4).meta({
     unit: 'passes',
@@ -189,6 +189,9 @@ export function check(p: StackingParams): ParamsIssue[] {
       path: 'region.shape',
       message: `'${p.region.shape}' is a ${three ? '3D' : '2D'} region; with dim ${p.dim} use ${p.dim === 3 ? "'box' or 'cylinder'" : "'rectangle' or 'circle'"}`,
     });
+  }
+  if (p.order === 'front' && p.dim !== 2) {
+    issues.push({ path: 'order', message: "'front' is for dim 2 (disks); with dim 3 use 'seed' or 'contactsFirst'" });
   }
   const g = p.gradation;
   if (g.kind === 'sieve') {

@@ -14,6 +14,8 @@
  * reshape step (Fig. 3) moves balls to three-contact positions among their neighbours, the nuclei
  * reopen, and the class goes on; after `reshape` such passes the class ends short.
  *
+ * Order 'front' (2D, fillFront) places every class at once from an advancing front instead.
+ *
  * Two- and three-contact positions around a nucleus are tested against the balls gathered once
  * from the grid within a gap of one largest diameter of the class from A (such a candidate is at
  * r_A + r from A, so every ball it could hit is among them), in A's frame, so periodic images need
@@ -42,6 +44,8 @@ const PER_NUCLEUS = 4;
 const STALL_RANDOM_TRIES = 1000;
 /** Partner triples (pairs in 2D) tried per ball in a reshape pass; the snuggest free position wins. */
 const RESHAPE_TRIES = 8;
+/** Order 'front': open balls above the lowest one that takes a ball whose positions are also scored. */
+const FRONT_LOOKAHEAD = 32;
 /** Candidate positions between two calls of the stop hook. */
 const TICK = 1 << 14;
 /** Samples kept of the count-against-time series (halved when full). */
@@ -78,8 +82,8 @@ export interface StackerOptions {
   capacity: number;
   gid: number;
   reshape: number;
-  /** Only two- and three-contact positions while a nucleus is open (params `order: 'contactsFirst'`). */
-  contactsFirst: boolean;
+  /** Candidate order (params `order`). */
+  order: 'seed' | 'contactsFirst' | 'front';
   seed: number;
 }
 
@@ -116,6 +120,9 @@ export class Stacker {
   private readonly solidVolume: number;
   private readonly maxReshapes: number;
   private readonly contactsFirst: boolean;
+  private readonly front: boolean;
+  /** Largest radius of the gradation. */
+  private readonly rTopAll: number;
   private readonly rng: Random;
   private readonly open: Int32Array;
   private openCount = 0;
@@ -137,6 +144,16 @@ export class Stacker {
   private readonly order: Int32Array;
   private readonly inverse: Int32Array;
   private readonly spare: Float64Array;
+  /** Front order: the open balls in a binary heap by key (distance of the centre to the front's
+   *  origin), with the smallest radius known not to fit around each (Infinity: none yet). */
+  private readonly heapId: Int32Array;
+  private readonly heapKey: Float64Array;
+  private readonly heapFail: Float64Array;
+  private heapSize = 0;
+  /** Balls set aside from the heap while one ball looks for room (they take only smaller balls). */
+  private readonly skipId: Int32Array;
+  private readonly skipKey: Float64Array;
+  private readonly skipFail: Float64Array;
   /** Balls at the last renumbering (see renumber). */
   private sortedCount = 0;
   private work = 0;
@@ -153,11 +170,13 @@ export class Stacker {
     this.solidVolume = o.solidVolume;
     this.capacity = o.capacity;
     this.maxReshapes = o.reshape;
-    this.contactsFirst = o.contactsFirst;
+    this.contactsFirst = o.order === 'contactsFirst';
+    this.front = o.order === 'front';
     this.rng = new Random(o.seed);
     let rMax = 0, rMin = Infinity;
     for (const c of o.classes) { rMax = Math.max(rMax, c.rMax); rMin = Math.min(rMin, c.rMin); }
     this.tol = 1e-10 * rMin;
+    this.rTopAll = rMax;
     this.pos = new Float64Array(4 * o.capacity);
     this.cls = new Uint8Array(o.capacity);
     this.classVolume = new Float64Array(o.classes.length);
@@ -173,13 +192,27 @@ export class Stacker {
     this.nbIds = new Int32Array(this.nbMax);
     this.nbPos = new Float64Array(4 * this.nbMax);
     this.partners = new Int32Array(this.nbMax);
+    const heap = this.front ? o.capacity : 0;
+    this.heapId = new Int32Array(heap);
+    this.heapKey = new Float64Array(heap);
+    this.heapFail = new Float64Array(heap);
+    this.skipId = new Int32Array(heap);
+    this.skipKey = new Float64Array(heap);
+    this.skipFail = new Float64Array(heap);
   }
 
   /** Runs to the target (or until every class has ended, or until stop() says so). */
   fill(stop: () => boolean): StopReason {
     this.stopHook = stop;
     this.sample();
-    for (let j = 0; j < this.classes.length && this.count < this.targetCount; j++) {
+    if (this.front) {
+      if (!this.fillFront()) {
+        this.stopReason = 'cancelled';
+        this.sample();
+        return this.stopReason;
+      }
+    }
+    for (let j = 0; !this.front && j < this.classes.length && this.count < this.targetCount; j++) {
       if (!this.fillClass(j)) {
         this.stopReason = 'cancelled';
         this.sample();
@@ -286,6 +319,7 @@ export class Stacker {
     for (let k = 0; k < n; k++) order[k] = cls[order[k]];
     for (let k = 0; k < n; k++) cls[k] = order[k];
     for (let k = 0; k < this.openCount; k++) this.open[k] = inv[this.open[k]];
+    for (let k = 0; k < this.heapSize; k++) this.heapId[k] = inv[this.heapId[k]];
     this.grid.rebuild(n);
     this.sortedCount = n;
     this.nucleus = -1;
@@ -345,7 +379,8 @@ export class Stacker {
     this.pos[o + 3] = r;
     this.cls[id] = j;
     this.grid.insert(id);
-    this.open[this.openCount++] = id;
+    if (this.front) this.heapPush(id, this.pos[o + 1], Infinity);
+    else this.open[this.openCount++] = id;
     this.classVolume[j] += ballVolume(r, this.dim);
     this.classCount[j]++;
     if (id % this.sampleStride === 0) this.sample();
@@ -582,6 +617,208 @@ export class Stacker {
       return sphereOnPlaneAndAxis(c, 0, 0, 0, ra + r, nb[o1 + 1] + nb[o1 + 2] * r, nb[o2], nb[o2 + 1], nb[o2 + 2] - r);
     }
     return sphereOnTwoPlanes(c, 0, 0, 0, ra + r, nb[o1] as 0 | 1 | 2, nb[o1 + 1] + nb[o1 + 2] * r, nb[o2] as 0 | 1 | 2, nb[o2 + 1] + nb[o2 + 2] * r);
+  }
+
+  // --- Front order ----------------------------------------------------------------------------
+
+  /**
+   * Order 'front' (2D): an advancing front (Feng, Han & Owen 2003; Löhner & Oñate 2004) instead of
+   * large-first filling. The classes are placed together: each ball's class is drawn by the volume
+   * each class still lacks, so the classes stay mixed everywhere. The ball goes to the free
+   * two-contact position (Eqs. 3-4, walls as partners) whose score is lowest among those around
+   * the lowest open balls (frontScore: its height plus its gap to a third neighbour), tested for
+   * overlap against the neighbours gathered from the grid. The packing grows from the floor (y = 0)
+   * up as a dense bed. An open ball around which the ball does not fit but a smaller one may stays
+   * open; one that takes not even the smallest size still lacking closes. When no open ball takes
+   * the sizes still lacking, a reshape pass (Fig. 3) and every ball reopens; after `reshape`
+   * passes the classes still short end so. False when stopped.
+   */
+  private fillFront(): boolean {
+    const nc = this.classes.length, byCount = Number.isFinite(this.targetCount);
+    const done = new Uint8Array(nc), stuck = new Uint8Array(nc);
+    let reshapes = this.maxReshapes;
+    this.reopenFront();
+    for (;;) {
+      if (this.count >= this.targetCount) return true;
+      if (this.count >= this.capacity) throw new Error(`stacking: ${this.count} balls reached the capacity bound (a bug: plan() bounds the count)`);
+      // The class: drawn by the volume each class still lacks (with a count target, past every
+      // quota: by the fractions).
+      let lacking = 0, open = 0;
+      for (let k = 0; k < nc; k++) {
+        const rest = this.quotas[k] - this.classVolume[k];
+        if (done[k] || rest <= 0) continue;
+        open++;
+        if (!stuck[k]) lacking += rest;
+      }
+      if (open === 0 && !byCount) return true;
+      let j = -1, r = 0;
+      if (lacking > 0) {
+        let u = this.rng.next() * lacking;
+        for (let k = 0; k < nc; k++) {
+          const rest = this.quotas[k] - this.classVolume[k];
+          if (done[k] || stuck[k] || rest <= 0) continue;
+          j = k;
+          if ((u -= rest) < 0) break;
+        }
+        r = this.radiusToward(j, this.quotas[j] - this.classVolume[j]);
+        if (r === 0) { done[j] = 1; continue; }
+      } else if (open === 0) {
+        let u = this.rng.next();
+        for (j = 0; j < nc - 1 && (u -= this.classes[j].fraction) >= 0; j++);
+        r = this.drawRadius(j);
+      }
+      if (j >= 0) {
+        if (this.placeFront(j, r, this.smallestLacking(done))) continue;
+        stuck[j] = 1;
+      }
+      if (this.stopHook()) return false;
+      // Another class may still find room; when none does (or no ball is open), reshape.
+      let other = false;
+      for (let k = 0; k < nc; k++) if (!done[k] && !stuck[k] && (byCount || this.quotas[k] > this.classVolume[k])) other = true;
+      if (other && this.heapSize > 0) continue;
+      if (reshapes > 0) {
+        reshapes--;
+        if (!this.reshapePass()) return false;
+        this.reopenFront();
+        stuck.fill(0);
+        continue;
+      }
+      for (let k = 0; k < nc; k++) if (!done[k] && this.quotas[k] > this.classVolume[k]) this.shortClasses.push(k);
+      return true;
+    }
+  }
+
+  /** The smallest radius of the classes not yet done (a ball around which it does not fit closes). */
+  private smallestLacking(done: Uint8Array): number {
+    let rMin = Infinity;
+    for (let k = 0; k < this.classes.length; k++) if (!done[k]) rMin = Math.min(rMin, this.classes[k].rMin);
+    return rMin;
+  }
+
+  /** Every ball is open again (the heap from scratch). */
+  private reopenFront(): void {
+    this.renumber();
+    this.heapSize = 0;
+    for (let i = 0; i < this.count; i++) this.heapPush(i, this.pos[4 * i + 1], Infinity);
+  }
+
+  private heapPush(id: number, key: number, fail: number): void {
+    const hi = this.heapId, hk = this.heapKey, hf = this.heapFail;
+    let k = this.heapSize++;
+    while (k > 0) {
+      const up = (k - 1) >> 1;
+      if (hk[up] <= key) break;
+      hi[k] = hi[up]; hk[k] = hk[up]; hf[k] = hf[up];
+      k = up;
+    }
+    hi[k] = id; hk[k] = key; hf[k] = fail;
+  }
+
+  /** Removes the heap's top. */
+  private heapPop(): void {
+    const hi = this.heapId, hk = this.heapKey, hf = this.heapFail;
+    const n = --this.heapSize;
+    if (n === 0) return;
+    const id = hi[n], key = hk[n], fail = hf[n];
+    let k = 0;
+    for (;;) {
+      let c = 2 * k + 1;
+      if (c >= n) break;
+      if (c + 1 < n && hk[c + 1] < hk[c]) c++;
+      if (hk[c] >= key) break;
+      hi[k] = hi[c]; hk[k] = hk[c]; hf[k] = hf[c];
+      k = c;
+    }
+    hi[k] = id; hk[k] = key; hf[k] = fail;
+  }
+
+  /**
+   * Places a ball of radius r of class j at the front: the lowest-scoring free position around the
+   * lowest open ball that takes it and up to FRONT_LOOKAHEAD open balls above that one (fewer
+   * when the next one lies so high that no position around it can score lower). False when no
+   * open ball takes it. Open balls around which it does not fit are set aside meanwhile (those
+   * that take not even rSmall close) and come back afterwards.
+   */
+  private placeFront(j: number, r: number, rSmall: number): boolean {
+    const ct = this.counters, best = this.point;
+    if (this.count === 0 || (this.count === 1 && this.bestAround(0, r, Infinity) === Infinity)) return this.firstFront(j, r);
+    let skipped = 0, bestScore = Infinity, more = 0;
+    while (this.heapSize > 0) {
+      const a = this.heapId[0], key = this.heapKey[0], fail = this.heapFail[0];
+      // A position around a is at most r_a + r below a's centre, and scores at least its height.
+      if (bestScore < Infinity && (more++ >= FRONT_LOOKAHEAD || key - (this.rTopAll + r) >= bestScore)) break;
+      this.heapPop();
+      if (r < fail) {
+        ct.nucleusVisits++;
+        bestScore = this.bestAround(a, r, bestScore);
+        if (bestScore === Infinity) {
+          if (this.tick()) { this.heapPush(a, key, fail); break; }
+          // Closed when not even the smallest size still lacking fits; else kept for smaller balls.
+          if (!(rSmall < r) || this.bestAround(a, rSmall, Infinity) === Infinity) { ct.nucleiClosed++; continue; }
+          this.skipId[skipped] = a; this.skipKey[skipped] = key; this.skipFail[skipped++] = r;
+          continue;
+        }
+        // Found, or no position better than one found already (it may still take this size): kept open.
+      }
+      this.skipId[skipped] = a; this.skipKey[skipped] = key; this.skipFail[skipped++] = fail;
+    }
+    for (let k = 0; k < skipped; k++) this.heapPush(this.skipId[k], this.skipKey[k], this.skipFail[k]);
+    if (bestScore === Infinity) return false;
+    this.add(best[0], best[1], 0, r, j);
+    ct.twoContactPlaced++;
+    return true;
+  }
+
+  /**
+   * The first ball on the floor (in a rectangle touching the left wall, in a circle at its lowest
+   * point); the second, when the first touches no wall (periodic sides), touching it (Eq. 2 with
+   * no gap) in a random direction.
+   */
+  private firstFront(j: number, r: number): boolean {
+    const reg = this.region, p = this.pos;
+    if (this.count === 1) {
+      for (let t = 0; t < 64; t++) {
+        const phi = 2 * Math.PI * this.rng.next(), d = p[3] + r;
+        const x = p[0] + d * Math.cos(phi), y = p[1] + d * Math.sin(phi);
+        if (reg.contains(x, y, 0, r)) {
+          this.add(x, y, 0, r, j);
+          this.counters.oneContactPlaced++;
+          return true;
+        }
+      }
+      return false;
+    }
+    const x = reg.round ? reg.radius : reg.periodicX ? 0 : r, y = reg.periodicY ? 0 : r;
+    if (!reg.contains(x, y, 0, r)) return false;
+    this.add(x, y, 0, r, j);
+    this.counters.randomPlaced++;
+    return true;
+  }
+
+  /**
+   * The free two-contact position (with ball a and a neighbour or wall within a gap 2 r of it) of a
+   * ball of radius r with the lowest frontScore, if that is below `below`: into point (region
+   * coordinates, wrapped). Returns the score found (`below` when none is lower).
+   */
+  private bestAround(a: number, r: number, below: number): number {
+    const ct = this.counters, p = this.pos, o = 4 * a, c = this.cand, reg = this.region;
+    const ax = p[o], ay = p[o + 1], ra = p[o + 3];
+    const n = this.gatherAround(ax, ay, 0, ra, 2 * r * (1 + 1e-9) + this.tol, a);
+    let bestScore = below;
+    for (let q = 0; q < n; q++) {
+      ct.twoContactTries++;
+      if (this.twoContact(q, ra, r) === 0) continue;
+      for (let w = 0; w < 6; w += 3) {
+        const y = reg.wrapY(ay + c[w + 1]);
+        if (y >= bestScore || !this.free(c[w], c[w + 1], 0, r, ax, ay, 0, a)) continue;
+        // The snug term: the gap to a further neighbour or wall, up to r (gapToOthers skips a's partner q; a is not in the list).
+        const score = y + Math.min(r, this.gapToOthers(c[w], c[w + 1], 0, r, n, q, q, q));
+        if (score >= bestScore) continue;
+        bestScore = score;
+        this.point[0] = reg.wrapX(ax + c[w]); this.point[1] = y;
+      }
+    }
+    return bestScore;
   }
 
   /**
