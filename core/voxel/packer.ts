@@ -111,7 +111,7 @@ export class Packer {
   a0z = new Int16Array(256);
   type = new Uint16Array(256);
   shape = new Uint32Array(256);
-  /** Position at the last freezing check. */
+  /** Position at the last freezing check (x = -1: none yet, inserted since). */
   private hx = new Int32Array(256);
   private hy = new Int32Array(256);
   private hz = new Int32Array(256);
@@ -403,9 +403,19 @@ export class Packer {
     this.failures = 0;
     const i = this.count++;
     if (i >= this.px.length) this.growParticles(2 * this.px.length);
-    this.px[i] = this.hx[i] = x;
-    this.py[i] = this.hy[i] = y;
-    this.pz[i] = this.hz[i] = z;
+    this.px[i] = x;
+    this.py[i] = y;
+    this.pz[i] = z;
+    // No position history yet (no centre is at x = -1): the next freezing check records it, so a
+    // particle freezes only after a whole freezing interval in one place (seed §3.5: "if they have
+    // not moved since the last time"). With the insertion as its history, a particle inserted a
+    // few steps before a check that happened to come back to where it appeared (about 1 in 200 of
+    // those inserted 10 steps before) froze in mid-air, the roof (the highest frozen top) jumped
+    // 2e + 1 above the bed with it, and every later particle fell that much further: at 1024² x 256
+    // the roof reached the box top with the bed at a third of it.
+    this.hx[i] = -1;
+    this.hy[i] = y;
+    this.hz[i] = z;
     this.ax[i] = this.a0x[i] = this.candAx;
     this.ay[i] = this.a0y[i] = this.candAy;
     this.az[i] = this.a0z[i] = this.candAz;
