@@ -199,16 +199,44 @@ class Rows {
   x0 = new Int32Array(0);
   x1 = new Int32Array(0);
   layer = new Int32Array(0);
-  private count = 0;
+  private total = 0;
+  /** add() while counting: one more run in row r. */
+  private readonly countRun = (r: number): void => {
+    this.first[r + 1]++;
+    this.total++;
+  };
+  /** add() while filling: first[r] is row r's next free slot. */
+  private readonly putRun = (r: number, x0: number, x1: number, layer: number): void => {
+    const k = this.first[r]++;
+    this.x0[k] = x0;
+    this.x1[k] = x1;
+    this.layer[k] = layer;
+  };
 
-  /** Starts a table for rows within ±h: add every run twice, counting (fill false) then filling. */
-  reset(h: number): void {
+  /**
+   * The table of rows within ±h: `each` calls add(row, x0, x1, layer) for every run (with row() of
+   * this table), twice: once to count the runs of each row, once to place them.
+   */
+  build(h: number, each: (add: (r: number, x0: number, x1: number, layer: number) => void) => void): void {
     this.h = h;
     this.side = 2 * h + 1;
     const rows = this.side * this.side;
     if (this.first.length < rows + 1) this.first = new Int32Array(rows + 1);
     else this.first.fill(0, 0, rows + 1);
-    this.count = 0;
+    this.total = 0;
+    each(this.countRun);
+    // Counts into starts: first[r] is then row r's first slot, filled up to the next row's start.
+    const f = this.first;
+    for (let r = 0; r < rows; r++) f[r + 1] += f[r];
+    if (this.x0.length < this.total) {
+      this.x0 = new Int32Array(2 * this.total);
+      this.x1 = new Int32Array(2 * this.total);
+      this.layer = new Int32Array(2 * this.total);
+    }
+    each(this.putRun);
+    // Filling moved each row's start to the next row's: back by one row.
+    for (let r = rows; r > 0; r--) f[r] = f[r - 1];
+    f[0] = 0;
   }
 
   /** Row index of (y, z), or -1 outside ±h. */
@@ -216,36 +244,6 @@ class Rows {
     const h = this.h;
     if (y < -h || y > h || z < -h || z > h) return -1;
     return y + h + this.side * (z + h);
-  }
-
-  count1(r: number): void {
-    this.first[r + 1]++;
-    this.count++;
-  }
-
-  /** After counting: turns counts into starts and makes room (first[r] is then row r's next free slot until done()). */
-  place(): void {
-    const rows = this.side * this.side, f = this.first;
-    for (let r = 0; r < rows; r++) f[r + 1] += f[r];
-    if (this.x0.length < this.count) {
-      this.x0 = new Int32Array(2 * this.count);
-      this.x1 = new Int32Array(2 * this.count);
-      this.layer = new Int32Array(2 * this.count);
-    }
-  }
-
-  /** Fills run (x0, x1) of `layer` into row r (rows filled in order of place(): first[r] is its next slot). */
-  put(r: number, x0: number, x1: number, layer: number): void {
-    const k = this.first[r]++;
-    this.x0[k] = x0;
-    this.x1[k] = x1;
-    this.layer[k] = layer;
-  }
-
-  /** After filling: each row's start back in first[r] (fill moved it to the next row's start). */
-  done(): void {
-    for (let r = this.side * this.side; r > 0; r--) this.first[r] = this.first[r - 1];
-    this.first[0] = 0;
   }
 }
 
@@ -362,17 +360,12 @@ class Settler {
     const p = this.p, hood = this.hood, rows = this.rows, nz = p.nz;
     const own = this.runsOf(i);
     // i's runs inside the box by row (all lie within ±reach of its reference voxel).
-    rows.reset(hood.reach[p.shape[i]]);
-    for (let pass = 0; pass < 2; pass++) {
+    rows.build(hood.reach[p.shape[i]], (add) => {
       for (let k = 0; k < own.length; k += 4) {
-        const gz = p.pz[i] + own[k];
-        if (gz < 0 || gz >= nz) continue;
-        const r = rows.row(own[k + 1], own[k]);
-        if (r < 0) continue;
-        if (pass === 0) rows.count1(r); else rows.put(r, own[k + 2], own[k + 3], 0);
+        const gz = p.pz[i] + own[k], r = rows.row(own[k + 1], own[k]);
+        if (gz >= 0 && gz < nz && r >= 0) add(r, own[k + 2], own[k + 3], 0);
       }
-      if (pass === 0) rows.place(); else rows.done();
-    }
+    });
     const first = rows.first, rx0 = rows.x0, rx1 = rows.x1;
     hood.near(i, 0, this.list);
     const d = this.pair;
@@ -516,7 +509,6 @@ class Settler {
     // Each neighbour's runs inside the box by row of m's frame (its layer with each), within
     // ±(reach + STEP) of m's reference voxel: m's runs moved by at most STEP stay inside that.
     const h = hood.reach[p.shape[m]] + STEP, rows = this.rows, pz = p.pz[m];
-    rows.reset(h);
     const ox = new Float64Array(layers), oy = new Float64Array(layers), oz = new Float64Array(layers);
     const dxs = new Int32Array(layers), dys = new Int32Array(layers);
     for (let l = 0; l < layers; l++) {
@@ -527,19 +519,15 @@ class Settler {
       oy[l] = dys[l] + hood.cy[j] - hood.cy[m];
       oz[l] = p.pz[j] - p.pz[m] + hood.cz[j] - hood.cz[m];
     }
-    for (let pass = 0; pass < 2; pass++) {
+    rows.build(h, (add) => {
       for (let l = 0; l < layers; l++) {
         const j = near[l], v = this.runsOf(j), dz = p.pz[j] - pz;
         for (let k = 0; k < v.length; k += 4) {
-          const gz = p.pz[j] + v[k];
-          if (gz < 0 || gz >= nz) continue;
-          const r = rows.row(dys[l] + v[k + 1], dz + v[k]);
-          if (r < 0) continue;
-          if (pass === 0) rows.count1(r); else rows.put(r, dxs[l] + v[k + 2], dxs[l] + v[k + 3], l);
+          const gz = p.pz[j] + v[k], r = rows.row(dys[l] + v[k + 1], dz + v[k]);
+          if (gz >= 0 && gz < nz && r >= 0) add(r, dxs[l] + v[k + 2], dxs[l] + v[k + 3], l);
         }
       }
-      if (pass === 0) rows.place(); else rows.done();
-    }
+    });
     const first = rows.first, rx0 = rows.x0, rx1 = rows.x1, rl = rows.layer, side = rows.side;
     const own = this.runsOf(m);
     const pairs: PairDepth[] = near.map(() => ({ n: 0, lo: 0, hi: 0, ux: 0, uy: 0, uz: 1 }));
