@@ -1,6 +1,7 @@
 /**
  * Particle tables as CSV and back. A sphere table (it has an `r` column) is written as
- * `x,y,z,r,type` (the order PFC, YADE and PoreSpy scripts expect); any other table writes all its
+ * `x,y,z,r,type` first (the order PFC, YADE and PoreSpy scripts expect), then its other columns
+ * (a stacking run's class, a ball mill's speed) in table order; any other table writes all its
  * columns in table order. Numbers use the shortest form that parses back to the same value.
  */
 import type { ColumnTable, ParticleTableSpec } from '../common/engine';
@@ -13,8 +14,10 @@ export function isSphereTable(table: ColumnTable): boolean {
 
 /** Columns a CSV export of this table writes, in order. */
 export function csvColumns(table: ColumnTable): string[] {
-  if (isSphereTable(table)) return SPHERE_CSV_COLUMNS.filter((c) => c !== 'type' || c in table.columns);
-  return Object.keys(table.columns);
+  const names = Object.keys(table.columns);
+  if (!isSphereTable(table)) return names;
+  const first: readonly string[] = SPHERE_CSV_COLUMNS;
+  return [...first.filter((c) => c in table.columns), ...names.filter((c) => !first.includes(c))];
 }
 
 /** CSV text for rows [start, end) of the table; the header line only when start is 0. */

@@ -49,7 +49,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'json', stem: 'results', title: 'Results as JSON (params, metrics, series)', extension: 'json', mime: 'application/json', needs: 'results' },
   { id: 'metrics-csv', stem: 'metrics', title: 'Metrics as CSV (metric, value)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'series-csv', stem: 'series', title: 'Series as CSV (series, x, y)', extension: 'csv', mime: 'text/csv', needs: 'results' },
-  { id: 'csv', stem: 'particles', title: 'Particle table as CSV (spheres: x, y, z, r, type)', extension: 'csv', mime: 'text/csv', needs: 'table' },
+  { id: 'csv', stem: 'particles', title: 'Particle table as CSV (spheres: x, y, z, r, type first, then their other columns)', extension: 'csv', mime: 'text/csv', needs: 'table' },
   { id: 'lammps', stem: 'particles', title: 'LAMMPS dump (OVITO, LIGGGHTS)', extension: 'dump', mime: 'text/plain', needs: 'table' },
   { id: 'vti', stem: 'labels', title: 'VTK ImageData of the labels (ParaView)', extension: 'vti', mime: 'application/xml', needs: 'volume' },
   { id: 'tiff', stem: 'labels', title: 'Multi-page TIFF stack of the labels (Fiji/ImageJ)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },

@@ -193,7 +193,7 @@ describe('packbench CLI', () => {
     expect(shown).toMatchObject({ name: 'Cubic stack', params: { box: [3, 3, 4] } });
     const out = join(t.dir, 'stack-out.csv');
     expect((await cli('runs', 'export', run.runId, '--format', 'csv', '--out', out)).code).toBe(0);
-    expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('x,y,z,r,type');
+    expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('x,y,z,r,type,id,coordination');
     writeFileSync(join(t.dir, 'bad.csv'), 'x,y,z,r\n1,2,3,-1\n');
     const bad = await cli('import', 'spheres', join(t.dir, 'bad.csv'));
     expect(bad.code).toBe(2);

@@ -109,12 +109,12 @@ describe('exportRun', () => {
     expect(back.series[0]).toMatchObject({ name: 'g(r)', x: [1, 2], y: [0.5, 1] });
   });
 
-  it('writes the sphere table as x,y,z,r,type csv that reads back exactly', async () => {
+  it('writes the sphere table as x,y,z,r,type (then its other columns) csv that reads back exactly', async () => {
     const out = join(dir, 's.csv');
     const fractions: number[] = [];
     await exportRun(run, 'csv', out, (f) => fractions.push(f));
     const text = readFileSync(out, 'utf8');
-    expect(text.split('\n')[0]).toBe('x,y,z,r,type');
+    expect(text.split('\n')[0]).toBe('x,y,z,r,type,id');
     const back = sphereCsvToTable(text);
     for (const c of ['x', 'y', 'z', 'r', 'type']) expect(Array.from(back.columns[c])).toEqual(Array.from(spheres.columns[c]));
     expect(fractions.at(-1)).toBe(1);

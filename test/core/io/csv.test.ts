@@ -9,6 +9,13 @@ describe('particle csv', () => {
     expect(tableToCsv(t)).toBe('id,rx\n0,-90\n1,45\n');
   });
 
+  it('writes a sphere table as x,y,z,r,type first, then its other columns in table order', () => {
+    const one = Float64Array.of(1);
+    const t: ColumnTable = { kind: 'table', name: 'particles', columns: { class: Uint8Array.of(2), r: one, x: one, y: one, z: one, speed: Float32Array.of(0.5) } };
+    expect(tableToCsv(t)).toBe('x,y,z,r,class,speed\n1,1,1,1,2,0.5\n');
+    expect(csvColumns({ ...t, columns: { ...t.columns, type: Uint16Array.of(3) } })).toEqual(['x', 'y', 'z', 'r', 'type', 'class', 'speed']);
+  });
+
   it('round-trips awkward doubles exactly', () => {
     const x = Float64Array.of(0.1 + 0.2, 1e-300, -123456.789, 2 ** 52 + 1);
     const t: ColumnTable = { kind: 'table', name: 's', columns: { x, y: x, z: x, r: Float64Array.of(1, 2, 3, 4) } };
