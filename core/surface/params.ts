@@ -100,10 +100,10 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   return issues;
 }
 
-/** Bytes per particle: 18 float64 and 3 int32 arrays of the sampler and its scratch, the grid's 6
+/** Bytes per particle: 18 float64 and 4 int32 arrays of the sampler and its scratch, the grid's 6
  *  float64 and 8 int32 arrays (5 of its lists, 3 of sortRows) and 2 bytes, the output table's 9
  *  float64 columns and a nearest-distance array. */
-const BYTES_PER_PARTICLE = 18 * 8 + 3 * 4 + (6 * 8 + 8 * 4 + 2) + 10 * 8;
+const BYTES_PER_PARTICLE = 18 * 8 + 4 * 4 + (6 * 8 + 8 * 4 + 2) + 10 * 8;
 /** The grid never has more cells than this (HashedGrid's default maxCells, 4 bytes a cell), nor
  *  more rows than its square root (two int32 arrays of sortRows). */
 const MAX_GRID_CELLS = 2 ** 24;

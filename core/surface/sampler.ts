@@ -159,9 +159,11 @@ export class SurfaceSampler {
   private readonly dt: number;
   private readonly phi: number;
   private readonly g = new Float64Array(3);
-  /** Scratch of sortByCell: the grid's row order, and each particle's step along x in it. */
+  /** Scratch of sortByCell: the grid's row order, each particle's step along x in it, the places
+   *  whose particle changes, and one array's values for them. */
   private readonly order: Int32Array;
   private readonly fine: Int32Array;
+  private readonly renumbered: Int32Array;
   private readonly permuted: Float64Array;
   /** Scratch of the sorted-row pass: 1/σ_i². */
   private readonly inverse2: Float64Array;
@@ -194,6 +196,7 @@ export class SurfaceSampler {
     const grid = o.neighbourSearch !== 'direct';
     this.order = new Int32Array(grid ? cap : 0);
     this.fine = new Int32Array(grid ? cap : 0);
+    this.renumbered = new Int32Array(grid ? cap : 0);
     this.permuted = new Float64Array(grid ? cap : 0);
     this.inverse2 = new Float64Array(grid ? cap : 0);
     const f = () => new Float64Array(cap);
@@ -304,22 +307,22 @@ export class SurfaceSampler {
    * along x in steps of an eighth of a cell), so that a row's particles are consecutive ids sorted
    * along x: the sorted-row pass reads its candidates as contiguous ranges, and range queries walk
    * nearby cells and particles one after another. Carries positions, σ and normals; the other
-   * per-particle arrays are outputs of the next pass. O(n + rows); nothing moves when the order holds.
+   * per-particle arrays are outputs of the next pass. O(n + rows); only the places whose particle
+   * changes are copied (after a step, about a sixth of them at equilibrium).
    */
   sortByCell(): void {
     const grid = this.grid;
     if (grid === null) return;
-    const n = this.n, order = this.order, tmp = this.permuted;
+    const n = this.n, order = this.order, changed = this.renumbered, tmp = this.permuted;
     grid.sortRows(STEP_BITS, order, this.fine);
-    let first = 0;
-    while (first < n && order[first] === first) first++;
-    if (first === n) return;
+    let m = 0;
+    for (let k = 0; k < n; k++) if (order[k] !== k) changed[m++] = k;
     for (const a of this.carried) {
-      for (let k = first; k < n; k++) tmp[k] = a[order[k]];
-      for (let k = first; k < n; k++) a[k] = tmp[k];
+      for (let t = 0; t < m; t++) tmp[t] = a[order[changed[t]]];
+      for (let t = 0; t < m; t++) a[changed[t]] = tmp[t];
     }
     const x = this.x, y = this.y, z = this.z;
-    for (let k = first; k < n; k++) if (order[k] !== k) grid.move(k, x[k], y[k], z[k]);
+    for (let t = 0; t < m; t++) { const k = changed[t]; grid.move(k, x[k], y[k], z[k]); }
   }
 
   /**
