@@ -506,7 +506,10 @@ export class BallMill {
     const nb = this.neighbours!, M = this.mark;
     if (++this.moveStamp >= 2 ** 29) { M.fill(0); this.moveStamp = 1; }
     const old = 2 * this.moveStamp;
-    if (this.grid) this.enterCells(this.grid, i, ox, oy, oz);
+    const grid = this.grid, h = B[bi + 3], inner = h + this.hMin, outer = h + this.hMax;
+    // The hashed grid's cells entered, or -1 (no grid, or a range that wraps around the grid).
+    const m = !grid ? -1 : this.dim === 2 ? grid.cellsEntered(ox, oz, 0, this.px, this.pz, 0, inner, outer) : grid.cellsEntered(ox, oy, oz, this.px, this.py, this.pz, inner, outer);
+    if (m >= 0) this.enterCells(grid!, i, m);
     else {
       // The neighbours before the move (the boxes that overlapped the old box) are marked; the
       // query reports every box that overlaps the new one, re-marking the old neighbours among
@@ -523,14 +526,14 @@ export class BallMill {
   }
 
   /**
-   * A box move in the hashed grid (the box of i moved from (ox, oy, oz)): the old neighbours whose
-   * boxes still overlap stay, the others leave; then only the cells that can hold a box overlapping
-   * the new box but not the old one (HashedGrid.cellsEntered: a shell on the leading faces) are
-   * scanned, and the boxes found there that overlap and are not neighbours yet are checked. The
+   * A box move in the hashed grid: the old neighbours whose boxes still overlap stay, the others
+   * leave; then only the m cells that can hold a box overlapping the new box but not the old one
+   * (HashedGrid.cellsEntered: a shell on the leading faces) are scanned, and the boxes found there
+   * that overlap and are not neighbours yet are checked. The
    * boxes are tested here on `box` (four numbers a ball), by the same expression as the
    * structure's test, so the lists stay what a full query would report.
    */
-  private enterCells(grid: HashedGrid, i: number, ox: number, oy: number, oz: number): void {
+  private enterCells(grid: HashedGrid, i: number, m: number): void {
     const nb = this.neighbours!, M = this.mark, B = this.box, bi = 4 * i, old = 2 * this.moveStamp;
     const qx = B[bi], qy = B[bi + 1], qz = B[bi + 2], qh = B[bi + 3];
     const ids = nb.ids, base = nb.stride * i;
@@ -541,11 +544,9 @@ export class BallMill {
       else nb.removeAt(i, k);
     }
     M[i] = old;
-    const inner = qh + this.hMin, outer = qh + this.hMax;
-    const m = this.dim === 2 ? grid.cellsEntered(ox, oz, 0, qx, qz, 0, inner, outer) : grid.cellsEntered(ox, oy, oz, qx, qy, qz, inner, outer);
-    const heads = grid.cellHeads, next = grid.nextInCell, all = m < 0;
-    for (let c = 0, end = all ? this.n : m; c < end; c++) {
-      for (let j = all ? c : heads[c]; j >= 0; j = all ? -1 : next[j]) {
+    const heads = grid.cellHeads, next = grid.nextInCell;
+    for (let c = 0; c < m; c++) {
+      for (let j = heads[c]; j >= 0; j = next[j]) {
         if (M[j] === old) continue;
         tested++;
         const o = 4 * j, e = B[o + 3] + qh;
