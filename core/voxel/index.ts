@@ -9,7 +9,7 @@ import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { Packer } from './packer';
 import { finalise, type Finalised } from './finalise';
 import { LiveSeries, liveTable } from './live';
-import { interpenetration, settle, MAX_ROUNDS, type Interpenetration } from './settle';
+import { interpenetration, settle, settlingNote, type Interpenetration } from './settle';
 import { voxelHelper, type HelperData } from './mover';
 import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
 
@@ -261,10 +261,8 @@ export const voxelEngine = defineEngine({
       const s = settle(packer);
       depth = { ...depthMetrics(s.after), packedInterpenetrationVoxels: s.before.voxels, packedInterpenetrationFraction: s.before.fraction, settlingMoves: s.moves, settlingRounds: s.rounds, settlingSeconds: (performance.now() - ts) / 1000 };
       // Not reaching one voxel is said, not hidden (deepPairs in the metrics too).
-      if (s.after.deepPairs > 0) {
-        const why = s.stuck ? 'no move of one particle helps' : `the ${MAX_ROUNDS} rounds ran out`;
-        ctx.log(`final settling: ${s.after.deepPairs} pair(s) remain deeper than one voxel (deepest ${s.after.voxels.toFixed(2)} voxels): ${why}`);
-      }
+      const note = settlingNote(s);
+      if (note !== null) ctx.log(note);
     } else if (!cancelled) {
       depth = depthMetrics(interpenetration(packer));
     }

@@ -490,7 +490,7 @@ class Settler {
   /**
    * Moves particle m by one voxel on each axis (of the 26 moves, or none; else two) to where its
    * largest excess depth over its neighbours (depth − 1 voxel), then their sum, then the voxels it
-   * shares with them, is least (`upward`: over the neighbours below it only); true when it moved.
+   * shares with them, is least (`upward`: a move up, over the neighbours below it only); true when it moved.
    */
   private improve(m: number, upward: boolean): boolean {
     const p = this.p, hood = this.hood, nz = p.nz, ceiling = p.params.box.top === 'ceiling';
@@ -566,7 +566,10 @@ class Settler {
         if (Math.max(Math.abs(sx), Math.abs(sy), Math.abs(sz)) !== ring) continue;
         // Its reference voxel stays in the box (the result keeps particles centred inside it).
         if (p.pz[m] + sz >= nz) continue;
+        // A pushed particle goes up (sideways it would press unseen into those above it, which a
+        // push ignores) and stays up (else it slips back into its hole and the pass cycles).
         if (sz < 0 && this.raised[m] !== 0) continue;
+        if (upward && sz <= 0) continue;
         const [most, excess, shared, outside] = score(sx, sy, sz);
         if (outside > outside0) continue;
         if (better(most, excess, shared, best)) {
@@ -588,6 +591,13 @@ class Settler {
     if (upward) this.raised[m] = 1;
     return true;
   }
+}
+
+/** The run log's line when pairs stay deeper than one voxel after the pass; null when none do. */
+export function settlingNote(s: Settled): string | null {
+  if (s.after.deepPairs === 0) return null;
+  const why = s.stuck ? 'no move of one particle helps' : `the ${MAX_ROUNDS} rounds ran out`;
+  return `final settling: ${s.after.deepPairs} pair(s) remain deeper than one voxel (deepest ${s.after.voxels.toFixed(2)} voxels): ${why}`;
 }
 
 /** The deepest interpenetration of the packing as it stands. */
