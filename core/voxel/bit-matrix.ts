@@ -225,6 +225,26 @@ export class BitMatrix implements PackingMatrix {
     this.slabs[this.slabOf[z]][this.wordOf(x, y, z)] |= 1 << (this.yBit[y] + this.xBit[x]);
   }
 
+  /**
+   * Sets voxels x0..x1 (0 <= x0 <= x1 < nx) of row (y, z), a word at a time; returns how many of
+   * them were not set before (the exact finalisation's claim of a run of voxels).
+   */
+  claimRow(x0: number, x1: number, y: number, z: number): number {
+    const slab = this.slabs[this.slabOf[z]], base = this.zWord[z] + this.yWord[y], yBit = this.yBit[y];
+    // The bits of one word along x: 32 in rows, 8 (a brick's row) in bricks.
+    const span = this.layout === 'bricks' ? BRICK : 32;
+    let claimed = 0;
+    for (let x = x0; x <= x1;) {
+      const len = Math.min(x1 - x + 1, span - (x & (span - 1)));
+      const mask = (len === 32 ? -1 : (1 << len) - 1) << (yBit + this.xBit[x]);
+      const w = base + this.xWord[x], held = slab[w] & mask;
+      claimed += len - popcount(held);
+      slab[w] |= mask;
+      x += len;
+    }
+    return claimed;
+  }
+
   clear(x: number, y: number, z: number): void {
     this.slabs[this.slabOf[z]][this.wordOf(x, y, z)] &= ~(1 << (this.yBit[y] + this.xBit[x]));
   }
@@ -431,16 +451,17 @@ export class BitMatrix implements PackingMatrix {
       const inWindow = this.wasm !== null && u >= this.windowUnit && u < this.windowUnit + this.windowUnits;
       const s = inWindow ? this.slabs[this.slabs.length - 1] : this.slabs[this.homeSlab[u]];
       const from = inWindow ? (u - this.windowUnit) * uw : this.homeWord[u];
-      for (let i = from, end = from + uw; i < end; i++) {
-        let v = s[i];
-        if (v === 0) continue;
-        v = v - ((v >>> 1) & 0x55555555);
-        v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-        n += (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-      }
+      for (let i = from, end = from + uw; i < end; i++) if (s[i] !== 0) n += popcount(s[i]);
     }
     return n - this.paddingBits;
   }
+}
+
+/** Set bits of a 32-bit word. */
+function popcount(v: number): number {
+  v = v - ((v >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 /**

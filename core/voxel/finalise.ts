@@ -6,6 +6,7 @@
  * the price of packing with hollow, holed, table-rotated shells (the seed reports < 0.1 %).
  */
 import type { ColumnTable, LabelVolume } from '../common/engine';
+import { BitMatrix } from './bit-matrix';
 import { ExactVoxels, rotatePoint } from './exact';
 import type { Packer } from './packer';
 
@@ -85,6 +86,8 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
   const solidPerPlane = new Float64Array(nz);
   const columnHeights = new Uint32Array(nx * ny);
   const exact = new ExactVoxels();
+  // Without labels, a bit matrix is written a run of voxels at a time.
+  const bits = labels === null && m instanceof BitMatrix ? m : null;
   for (let r = 0; r < rows; r++) {
     const i = keep[r];
     const s = packer.shape[i], v = packer.shapes[s];
@@ -92,23 +95,47 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
     const px = packer.px[i], py = packer.py[i], pz = packer.pz[i];
     const n = exact.of(v, ax, ay, az), xyz = exact.xyz;
     let count = 0;
-    for (let k = 0; k < 3 * n; k += 3) {
-      const gz = pz + xyz[k + 2];
-      if (gz < 0 || gz >= nz) { clipped++; continue; }
-      // Offsets stay within the particle's extent, below the box width (checkParams).
-      let gx = px + xyz[k], gy = py + xyz[k + 1];
-      if (gx < 0) gx += nx; else if (gx >= nx) gx -= nx;
-      if (gy < 0) gy += ny; else if (gy >= ny) gy -= ny;
-      written++;
-      if (labels) {
-        const key = gx + nx * (gy + ny * gz);
-        if (labels[key] !== 0) { overlap++; continue; }
-        labels[key] = r + 1;
-      } else if (m.test(gx, gy, gz)) { overlap++; continue; }
-      else m.set(gx, gy, gz, r + 1);
-      count++;
-      solidPerPlane[gz]++;
-      if (columnHeights[gx + nx * gy] <= gz) columnHeights[gx + nx * gy] = gz + 1;
+    if (bits !== null) {
+      // Run by run along x, a matrix word at a time (the same counts as voxel by voxel).
+      const runs = exact.runs;
+      for (let k = 0, end = 4 * exact.runCount; k < end; k += 4) {
+        const gz = pz + runs[k], len = runs[k + 3] - runs[k + 2] + 1;
+        if (gz < 0 || gz >= nz) { clipped += len; continue; }
+        let gy = py + runs[k + 1], g0 = px + runs[k + 2];
+        if (gy < 0) gy += ny; else if (gy >= ny) gy -= ny;
+        if (g0 < 0) g0 += nx; else if (g0 >= nx) g0 -= nx;
+        // The run may cross the periodic x edge (offsets stay below the box width, checkParams).
+        const g1 = g0 + len - 1;
+        const claimed = g1 < nx ? bits.claimRow(g0, g1, gy, gz) : bits.claimRow(g0, nx - 1, gy, gz) + bits.claimRow(0, g1 - nx, gy, gz);
+        written += len;
+        overlap += len - claimed;
+        count += claimed;
+        solidPerPlane[gz] += claimed;
+        // Voxels already held were claimed by an earlier particle, which raised their columns.
+        for (let x = g0, c = nx * gy + g0; x <= g1; x++, c++) {
+          const col = x < nx ? c : c - nx;
+          if (columnHeights[col] <= gz) columnHeights[col] = gz + 1;
+        }
+      }
+    } else {
+      for (let k = 0; k < 3 * n; k += 3) {
+        const gz = pz + xyz[k + 2];
+        if (gz < 0 || gz >= nz) { clipped++; continue; }
+        // Offsets stay within the particle's extent, below the box width (checkParams).
+        let gx = px + xyz[k], gy = py + xyz[k + 1];
+        if (gx < 0) gx += nx; else if (gx >= nx) gx -= nx;
+        if (gy < 0) gy += ny; else if (gy >= ny) gy -= ny;
+        written++;
+        if (labels) {
+          const key = gx + nx * (gy + ny * gz);
+          if (labels[key] !== 0) { overlap++; continue; }
+          labels[key] = r + 1;
+        } else if (m.test(gx, gy, gz)) { overlap++; continue; }
+        else m.set(gx, gy, gz, r + 1);
+        count++;
+        solidPerPlane[gz]++;
+        if (columnHeights[gx + nx * gy] <= gz) columnHeights[gx + nx * gy] = gz + 1;
+      }
     }
     // Geometric centre: the reference voxel's centre plus the rotated centre offset of the shape.
     const c = rotatePoint(v.centre[0], v.centre[1], v.centre[2], ax, ay, az);

@@ -4,13 +4,15 @@ import { Packer, finalise, voxelParamsSchema } from '../../../core/voxel/index';
 /** Finalisation without a label volume (large boxes) works in the packing matrix, in proportion to the particles. */
 describe('voxel finalisation', () => {
   it.each([
-    ['a few particles in a large box: each particle\'s cube is cleared', 8],
-    ['a full small box: the whole matrix is cleared', 0],
-  ])('%s, and the result is the one with labels', (_, particles) => {
+    ['a few particles in a large box: each particle\'s cube is cleared', 8, true],
+    ['a full small box: the whole matrix is cleared', 0, true],
+    ['a full small box in rows', 0, false],
+  ])('%s, and the result is the one with labels', (_, particles, bricks) => {
     const params = voxelParamsSchema.parse({
       box: particles > 0 ? { size: [12, 12, 12], resolution: 16 } : { size: [3, 3, 3], resolution: 16 },
       stop: { particles, settle: false },
       analysis: { enabled: false },
+      optimisations: { bricks },
     });
     const packer = new Packer(params, 4);
     while (packer.step()) { /* pack */ }
@@ -22,6 +24,8 @@ describe('voxel finalisation', () => {
     expect(inMatrix.bedHeight).toBe(withLabels.bedHeight);
     expect(Array.from(inMatrix.solidPerPlane)).toEqual(Array.from(withLabels.solidPerPlane));
     expect(inMatrix.table.columns.voxels).toEqual(withLabels.table.columns.voxels);
+    expect(inMatrix.columnHeights).toEqual(withLabels.columnHeights);
+    expect(inMatrix.clippedVoxels).toBe(withLabels.clippedVoxels);
     // No shell voxel is left over: the matrix holds exactly the solid voxels.
     expect(packer.matrix.countOccupied()).toBe(inMatrix.solidVoxels);
     // The bed statistics, recounted from the labels.
