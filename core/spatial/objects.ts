@@ -161,8 +161,12 @@ export abstract class SpatialObjects implements SpatialIndex {
     this.checkPresent(id);
     checkFinite('x', x); checkFinite('y', y);
     if (this.dim === 3) checkFinite('z', z);
-    this.x[id] = x; this.y[id] = y; this.z[id] = this.dim === 3 ? z : 0;
-    this.writeRecord(id);
+    const zz = this.dim === 3 ? z : 0;
+    this.x[id] = x; this.y[id] = y; this.z[id] = zz;
+    // Only the centre changes: the record's shape fields stay (reading them back from their own
+    // arrays cost four more cache lines a move).
+    const R = this.record, k = 8 * id;
+    R[k] = x; R[k + 1] = y; R[k + 2] = zz;
     this.changed(id);
   }
 
