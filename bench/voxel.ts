@@ -12,7 +12,8 @@
  *   plates    hexagonal plates (diameter 1, thickness 0.4) and their overlap fraction
  *   settle    the deepest interpenetration (all solid voxels) before and after the final settling
  *             pass (finalSettling), and what the pass costs against the packing, at 16 voxels a
- *             diameter (the spheres example, a box four times as large, rotated ellipsoids, plates)
+ *             diameter (the spheres example, a box four times as large, rotated ellipsoids, plates,
+ *             cuboids, rods); the solid fraction without the pass, and the pass's CPU time alone
  *   kernels   the inner loops alone on the standard sphere's reduced shell in a 400^3 bit matrix:
  *             rotation, voxel check (free space, no early exit), set and clear, per voxel, in
  *             JavaScript; the check and a whole accepted move in the WebAssembly SIMD kernels
@@ -29,7 +30,7 @@
  * the particle counts so that everything runs in a minute or two.
  */
 import { tableRecorder, writeResults, type Row } from './_harness';
-import { voxelEngine, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../core/voxel/index';
+import { pack, settle, voxelEngine, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../core/voxel/index';
 import type { EngineResult } from '../core/common/engine';
 import { BitMatrix, markSelf, selfMaskLength } from '../core/voxel/bit-matrix';
 import { rotateFirstHitBesides } from '../core/voxel/fused';
@@ -239,9 +240,18 @@ if (wanted('settle')) {
     [`spheres, ${2 * side}^2 x ${side} units, until full`, { box: { size: [2 * side, 2 * side, side], resolution: 16 }, mixture: { types: [spheres(1)] } }],
     [`ellipsoids 1 x 0.6 x 0.6, ${side}^3 units, until full`, { box: { size: [side, side, side], resolution: 16 }, mixture: { types: [{ shape: { kind: 'ellipsoid', b: 0.6, c: 0.6 } }] } }],
     [`hexagonal plates (thickness 0.4, tilt <= 20 deg), ${side}^3 units, until full`, { box: { size: [side, side, side], resolution: 16 }, mixture: { types: [{ shape: { kind: 'hexagonalPlate', thickness: 0.4 }, maxRotation: [20, 20, 180] }] } }],
+    [`cuboids 1 x 0.6 x 0.3, ${side}^3 units, until full`, { box: { size: [side, side, side], resolution: 16 }, mixture: { types: [{ shape: { kind: 'cuboid', b: 0.6, c: 0.3 } }] } }],
+    [`rods (cylinders 0.5 x 1), ${side}^3 units, until full`, { box: { size: [side, side, side], resolution: 16 }, mixture: { types: [{ shape: { kind: 'cylinder', length: 2 }, size: { law: 'fixed', value: 0.5 } }] } }],
   ];
   const rows: Row[] = [];
   for (const [name, params] of cases) {
+    // The same packing without the pass (deterministic for the seed), for its solid fraction.
+    const packed = run({ ...(params as object), analysis: { enabled: false }, finalSettling: false });
+    // The pass alone on that packing, in CPU time (settlingSeconds is the run's wall time).
+    const { packer } = pack(voxelParamsSchema.parse({ ...(params as object), analysis: { enabled: false } }), { seed, threads: 1, progress() {}, cancelled: () => false, log() {} });
+    const settleCpu0 = process.cpuUsage();
+    settle(packer);
+    const settleCpu = process.cpuUsage(settleCpu0);
     const cpu0 = process.cpuUsage();
     const r = run({ ...(params as object), analysis: { enabled: false } });
     const cpu = process.cpuUsage(cpu0), m = r.metrics;
@@ -250,6 +260,7 @@ if (wanted('settle')) {
       particles: num(m.particles),
       packingS: num(m.packingSeconds),
       settlingS: num(m.settlingSeconds),
+      settlingCpuS: (settleCpu.user + settleCpu.system) / 1e6,
       finaliseS: num(m.finaliseSeconds),
       runCpuS: (cpu.user + cpu.system) / 1e6,
       settlePctOfPacking: (100 * num(m.settlingSeconds)) / num(m.packingSeconds),
@@ -259,7 +270,9 @@ if (wanted('settle')) {
       depthFraction: num(m.interpenetrationFraction),
       deepPairsAfter: num(m.deepPairs),
       moves: num(m.settlingMoves),
+      rounds: num(m.settlingRounds),
       overlapPct: 100 * num(m.overlapFraction),
+      packedSolidFraction: num(packed.metrics.bedSolidFraction),
       bedSolidFraction: num(m.bedSolidFraction),
     });
   }
