@@ -1,6 +1,7 @@
 /**
  * Benchmark of the geometric stacking engine (seed 004, Meng & Zhang 2019):
- *   table3     the seed's Table 3 cases at its particle counts, beside its numbers
+ *   table3     the seed's Table 3 cases at its particle counts, beside its numbers (the seed's order,
+ *              contactsFirst, and in 2D the front order)
  *   transposed its 2D cases with the two groups' densities swapped (what its Figs. 4 and 6 support)
  *   densest    the highest density per gradation at which every class still gets its share
  *              (bisection on the void ratio asked), in the same regions
@@ -22,7 +23,7 @@ import { cpus, loadavg } from 'node:os';
 import { tableRecorder, writeResults, type Row } from './_harness';
 import { stackingEngine, stackingParamsSchema, stack, resolveGradation, type StackingParams } from '../core/stacking/index';
 import { meanBallVolume } from '../core/stacking/params';
-import type { EngineContext, EngineResult } from '../core/common/engine';
+import type { ColumnTable, EngineContext, EngineResult } from '../core/common/engine';
 import { Random } from '../core/common/random';
 import { SpatialTree } from '../core/spatial/index';
 
@@ -77,7 +78,7 @@ function edgeFor(g: Group, particles: number, density: number): number {
 }
 
 /** Candidate order and, when given, one a_f for every class instead of the seed's. */
-interface Variant { order: 'seed' | 'contactsFirst'; af?: [number, number] }
+interface Variant { order: 'seed' | 'contactsFirst' | 'front'; af?: [number, number] }
 const seedOrder: Variant = { order: 'seed' };
 
 function params(g: Group, edge: number, e: number, reshape = 4, v: Variant = seedOrder): StackingParams {
@@ -151,6 +152,16 @@ function segregation(t: Timed): number {
   return pairs > 0 ? same / pairs / random : NaN;
 }
 
+/** Top of the packing: the highest ball's top over the region's height (y in 2D, z in 3D); the front order fills from the floor up. */
+function top(t: Timed): number {
+  const table = t.result.artifacts[0] as ColumnTable;
+  const { y, z, r } = table.columns as Record<string, Float64Array>;
+  const dim = table.meta?.dim as number, box = table.meta?.box as number[], h = dim === 2 ? y : z;
+  let high = 0;
+  for (let i = 0; i < r.length; i++) high = Math.max(high, h[i] + r[i]);
+  return high / box[dim - 1];
+}
+
 function describe(t: Timed): Row {
   const m = t.result.metrics;
   return {
@@ -159,6 +170,7 @@ function describe(t: Timed): Row {
     voidRatio: num(m.voidRatio),
     gradationHeld: m.stopReason === 'target',
     segregation: segregation(t),
+    top: top(t),
     reshapePasses: num(m.reshapePasses),
     stackingS: num(m.stackingSeconds),
     checkS: num(m.checkSeconds),
@@ -179,6 +191,7 @@ if (wanted('table3')) {
     if (g.name.startsWith('2D second')) runs.push([30, seedOrder], [100, seedOrder]);
     runs.push([4, { order: 'contactsFirst' }]);
     if (g.name.startsWith('2D second')) runs.push([4, { order: 'contactsFirst', af: [0, 1] }]);
+    if (g.dim === 2) runs.push([4, { order: 'front' }]);
     for (const [reshape, v] of runs) {
       const t = runTimed(params(g, edge, e, reshape, v));
       const d = describe(t);
@@ -190,7 +203,7 @@ if (wanted('table3')) {
       });
     }
   }
-  table("Table 3: the seed's cases at its counts (region sized for the seed's count at its density; matched = density >= the seed's, to its three digits, every class at its share; segregation: same-class share of touching pairs over random partners', 1 = mixed)", rows);
+  table("Table 3: the seed's cases at its counts (region sized for the seed's count at its density; matched = density >= the seed's, to its three digits, every class at its share; segregation: same-class share of touching pairs over random partners', 1 = mixed; top: the highest ball's top over the region's height, below 1 where the front order reached the density before filling the region)", rows);
 }
 
 // Table 3's 2D densities read transposed: its first-group count 24,901 is the one of Fig. 4(a), at
@@ -215,7 +228,7 @@ if (wanted('transposed')) {
 // --- Highest density per gradation -------------------------------------------------------------
 if (wanted('densest')) {
   const rows: Row[] = [];
-  for (const g of groups) for (const v of [seedOrder, { order: 'contactsFirst' } as Variant]) {
+  for (const g of groups) for (const v of [seedOrder, { order: 'contactsFirst' }, ...(g.dim === 2 ? [{ order: 'front' }] : [])] as Variant[]) {
     const edge = edgeFor(g, g.seed.particles, g.seed.density);
     // Bisection on e between a reachable void ratio (the seed's) and an unreachable one.
     let held = runTimed(params(g, edge, 1 / g.seed.density - 1, 4, v));

@@ -662,10 +662,17 @@ export class Stacker {
         }
         r = this.radiusToward(j, this.quotas[j] - this.classVolume[j]);
         if (r === 0) { done[j] = 1; continue; }
-      } else if (open === 0) {
-        let u = this.rng.next();
-        for (j = 0; j < nc - 1 && (u -= this.classes[j].fraction) >= 0; j++);
-        r = this.drawRadius(j);
+      } else if (byCount) {
+        // Past the quotas still placeable (count target): by the fractions of the classes that still find room.
+        let free = 0;
+        for (let k = 0; k < nc; k++) if (!stuck[k]) free += this.classes[k].fraction;
+        let u = this.rng.next() * free;
+        for (let k = 0; k < nc; k++) {
+          if (stuck[k]) continue;
+          j = k;
+          if ((u -= this.classes[k].fraction) < 0) break;
+        }
+        if (j >= 0) r = this.drawRadius(j);
       }
       if (j >= 0) {
         if (this.placeFront(j, r, this.smallestLacking(done))) continue;
@@ -674,7 +681,7 @@ export class Stacker {
       if (this.stopHook()) return false;
       // Another class may still find room; when none does (or no ball is open), reshape.
       let other = false;
-      for (let k = 0; k < nc; k++) if (!done[k] && !stuck[k] && (byCount || this.quotas[k] > this.classVolume[k])) other = true;
+      for (let k = 0; k < nc; k++) if (!stuck[k] && (byCount || (!done[k] && this.quotas[k] > this.classVolume[k]))) other = true;
       if (other && this.heapSize > 0) continue;
       if (reshapes > 0) {
         reshapes--;
@@ -683,16 +690,19 @@ export class Stacker {
         stuck.fill(0);
         continue;
       }
-      for (let k = 0; k < nc; k++) if (!done[k] && this.quotas[k] > this.classVolume[k]) this.shortClasses.push(k);
+      for (let k = 0; k < nc; k++) if ((!done[k] && this.quotas[k] > this.classVolume[k]) || (byCount && stuck[k])) this.shortClasses.push(k);
       return true;
     }
   }
 
-  /** The smallest radius of the classes not yet done (a ball around which it does not fit closes). */
+  /** The smallest radius of the classes not yet done (of all, past every quota): a ball around which it does not fit closes. */
   private smallestLacking(done: Uint8Array): number {
-    let rMin = Infinity;
-    for (let k = 0; k < this.classes.length; k++) if (!done[k]) rMin = Math.min(rMin, this.classes[k].rMin);
-    return rMin;
+    let rMin = Infinity, all = Infinity;
+    for (let k = 0; k < this.classes.length; k++) {
+      all = Math.min(all, this.classes[k].rMin);
+      if (!done[k]) rMin = Math.min(rMin, this.classes[k].rMin);
+    }
+    return rMin < Infinity ? rMin : all;
   }
 
   /** Every ball is open again (the heap from scratch). */

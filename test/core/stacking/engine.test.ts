@@ -229,6 +229,11 @@ describe('stacking engine', () => {
     const counted = run(params({ dim: 2, region: { shape: 'circle', radius: 2.5 }, gradation: group1(0.1), target: { kind: 'count', particles: 1500 }, order: 'front' }));
     expect(counted.metrics.particles).toBe(1500);
     expect(counted.metrics.stopReason).toBe('target');
+    // More disks than the front packs into the circle (1,256 fit): it ends and names the classes.
+    const over = run(params({ dim: 2, region: { shape: 'circle', radius: 2.5 }, gradation: group1(0.1), target: { kind: 'count', particles: 1800 }, order: 'front', reshape: 1 }));
+    expect(over.metrics.stopReason).toBe('full');
+    expect(String(over.metrics.shortClasses)).not.toBe('');
+    expect(over.metrics.particles as number).toBeLessThan(1800);
   });
 
   it('stops when cancelled and says so', () => {
