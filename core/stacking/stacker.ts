@@ -761,8 +761,9 @@ export class Stacker {
       if (r < fail) {
         ct.nucleusVisits++;
         bestScore = this.bestAround(a, r, bestScore);
+        // Stopped: nothing placed (fillFront asks the stop hook again and ends).
+        if (this.tick()) { this.heapPush(a, key, fail); bestScore = Infinity; break; }
         if (bestScore === Infinity) {
-          if (this.tick()) { this.heapPush(a, key, fail); break; }
           // Closed when not even the smallest size still lacking fits; else kept for smaller balls.
           if (!(rSmall < r) || this.bestAround(a, rSmall, Infinity) === Infinity) { ct.nucleiClosed++; continue; }
           this.skipId[skipped] = a; this.skipKey[skipped] = key; this.skipFail[skipped++] = r;

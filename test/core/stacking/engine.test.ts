@@ -242,6 +242,10 @@ describe('stacking engine', () => {
     expect(stacker.stopReason).toBe('cancelled');
     const res = run(p, ctx(1, 3));
     expect(res.cancelled).toBe(true);
+    const front = params({ dim: 2, region: { shape: 'rectangle', size: [30, 30] }, gradation: group1(0.1), target: { kind: 'voidRatio', e: 0.3 }, order: 'front' });
+    const { stacker: s } = stack(front, ctx(1, 3));
+    expect(s.stopReason).toBe('cancelled');
+    expect(s.count).toBeLessThan(20000);
   });
 
   it('check() names the field and the allowed range; the schema refuses unknown keys', () => {
