@@ -77,6 +77,8 @@ export interface Settled {
   stuck: boolean;
   /** Moves down of the sinking after the rounds (in `moves` too). */
   sunk: number;
+  /** Particles the rounds moved (only these sink afterwards). */
+  movedParticles: number;
 }
 
 /** Where the particles are and who is near whom: a grid of cells over their reference voxels. */
@@ -493,14 +495,19 @@ class Settler {
     }
     const sunk = this.sink(movedAt, refresh);
     const after = deepest(depths, diameters);
-    return { before, after, moves: moves + sunk, rounds, stuck, sunk };
+    let movedParticles = 0;
+    for (let i = 0; i < total; i++) if (movedAt[i] >= 0) movedParticles++;
+    return { before, after, moves: moves + sunk, rounds, stuck, sunk, movedParticles };
   }
 
   /**
    * Sinking, after the rounds: the pass dilated the bed (pushes, particles moved off their
    * neighbours). Each particle it moved, lowest first, moves down by one voxel (of the 9 moves
-   * down) where all its pairs stay within one voxel; then those around the ones that sank, in
-   * rounds until none can (at most MAX_ROUNDS). No pair gets deeper than one voxel.
+   * down) where all its pairs stay within one voxel; then, of those it moved, the ones around the
+   * ones that sank, in rounds until none can (at most MAX_ROUNDS). No pair gets deeper than one
+   * voxel. Particles the rounds did not move stay: a packed bed has many that could drop a voxel
+   * (at 256² × 128, 353 of 792 spheres sank against 40 moves of the rounds), and letting them
+   * cascade re-settled the whole bed (the 1024³ fill's pass: 529 s against 278 s of packing).
    */
   private sink(movedAt: Int32Array, refresh: (moved: number[]) => void): number {
     const p = this.p, ids = this.hood.ids, restless = new Uint8Array(p.count), around: number[] = [];
@@ -514,7 +521,7 @@ class Settler {
         moved.push(m);
         this.hood.near(m, STEP, around);
         restless[m] = 1;
-        for (const k of around) restless[k] = 1;
+        for (const k of around) if (movedAt[k] >= 0) restless[k] = 1;
       }
       if (moved.length === 0) break;
       sunk += moved.length;
