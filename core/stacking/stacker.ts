@@ -205,23 +205,18 @@ export class Stacker {
   fill(stop: () => boolean): StopReason {
     this.stopHook = stop;
     this.sample();
-    if (this.front) {
-      if (!this.fillFront()) {
-        this.stopReason = 'cancelled';
-        this.sample();
-        return this.stopReason;
-      }
-    }
-    for (let j = 0; !this.front && j < this.classes.length && this.count < this.targetCount; j++) {
-      if (!this.fillClass(j)) {
-        this.stopReason = 'cancelled';
-        this.sample();
-        return this.stopReason;
-      }
-    }
+    const finished = this.front ? this.fillFront() : this.fillByClass();
     this.sample();
-    this.stopReason = this.shortClasses.length > 0 ? 'full' : 'target';
+    this.stopReason = !finished ? 'cancelled' : this.shortClasses.length > 0 ? 'full' : 'target';
     return this.stopReason;
+  }
+
+  /** Large-first: each class to its quota in turn; false when stopped. */
+  private fillByClass(): boolean {
+    for (let j = 0; j < this.classes.length && this.count < this.targetCount; j++) {
+      if (!this.fillClass(j)) return false;
+    }
+    return true;
   }
 
   /** Seconds since the stacker was made. */
