@@ -529,9 +529,9 @@ export class BallMill {
    * A box move in the hashed grid: the old neighbours whose boxes still overlap stay, the others
    * leave; then only the m cells that can hold a box overlapping the new box but not the old one
    * (HashedGrid.cellsEntered: a shell on the leading faces) are scanned, and the boxes found there
-   * that overlap and are not neighbours yet are checked. The
-   * boxes are tested here on `box` (four numbers a ball), by the same expression as the
-   * structure's test, so the lists stay what a full query would report.
+   * that overlap and are not neighbours yet are checked. The boxes are tested here on `box` (four
+   * numbers a ball), by the same expression as the structure's test, so the lists stay what a full
+   * query would report.
    */
   private enterCells(grid: HashedGrid, i: number, m: number): void {
     const nb = this.neighbours!, M = this.mark, B = this.box, bi = 4 * i, old = 2 * this.moveStamp;

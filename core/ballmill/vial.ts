@@ -33,7 +33,6 @@ export const FLOOR = 0, CEILING = 1, SIDE = 2, LEFT = 2, RIGHT = 3;
 /** Shortest interval the moving-wall search bisects to. */
 export const GRAZE_TIME = 1e-10;
 
-/** The balls' radii and trajectories (see simulation.ts). */
 /** Ball trajectories, one ball's next to each other: t0, x0, y0, z0, vx, vy, vz, r at [8 i ..]
  *  (the state at t0 and the radius; BallMill.trajectories). */
 export const TRAJECTORY_STRIDE = 8;

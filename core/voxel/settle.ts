@@ -449,6 +449,13 @@ class Settler {
     let moves = 0, rounds = 0, stuck = false;
     while (deep.size > 0 && rounds < MAX_ROUNDS) {
       const keys = [...deep.keys()].sort((a, b) => a - b), moved: number[] = [];
+      const record = (k: number): void => {
+        movedAt[k] = rounds;
+        moved.push(k);
+        moves++;
+        this.hood.near(k, STEP, around);
+        for (const a of around) stale[a] = push[a] = 1;
+      };
       for (const key of keys) {
         const i = Math.floor(key / total), j = key - i * total;
         if (movedAt[i] === rounds || movedAt[j] === rounds) continue;
@@ -462,13 +469,6 @@ class Settler {
             (upward ? push : stale)[m] = 0;
             continue;
           }
-          const record = (k: number): void => {
-            movedAt[k] = rounds;
-            moved.push(k);
-            moves++;
-            this.hood.near(k, STEP, around);
-            for (const a of around) stale[a] = push[a] = 1;
-          };
           record(m);
           // Those above a pushed particle that it now presses into deeper than one voxel are pushed
           // up in turn, at once: the dilation climbs the column in one round, not one a round.
