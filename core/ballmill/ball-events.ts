@@ -164,12 +164,9 @@ export class BallEvents {
     this.keyKind[i] = kind;
     this.keyNode[i] = node;
     this.keyPrev[i] = prev;
-    this.place(i, t, tie);
-  }
-
-  // ---- heap --------------------------------------------------------------------------------------
-
-  private place(i: number, time: number, tie: number): void {
+    // The ball's place in the heap (here rather than in a method of its own: V8 boxes the doubles
+    // of a call it does not inline).
+    const time = t;
     const K = this.heapKey, B = this.heapBall, S = this.slot;
     let k = S[i];
     const ot = K[2 * k], ox = K[2 * k + 1];
@@ -189,14 +186,15 @@ export class BallEvents {
       for (;;) {
         const first = 4 * k + 1;
         if (first >= n) break;
-        let c = first, tc = K[2 * first], xc = K[2 * first + 1];
+        // The earliest child; its tie is read only at equal times.
+        let c = first, tc = K[2 * first];
         const last = first + 3 < n ? first + 3 : n - 1;
         for (let d = first + 1; d <= last; d++) {
           const td = K[2 * d];
-          if (td < tc || (td === tc && K[2 * d + 1] < xc)) { c = d; tc = td; xc = K[2 * d + 1]; }
+          if (td < tc || (td === tc && K[2 * d + 1] < K[2 * c + 1])) { c = d; tc = td; }
         }
-        if (time < tc || (time === tc && tie <= xc)) break;
-        K[2 * k] = tc; K[2 * k + 1] = xc;
+        if (time < tc || (time === tc && tie <= K[2 * c + 1])) break;
+        K[2 * k] = tc; K[2 * k + 1] = K[2 * c + 1];
         const b = B[c]; B[k] = b; S[b] = k;
         k = c;
       }

@@ -584,11 +584,7 @@ export class BallMill {
     if (nb) {
       this.scheduleExit(i);
       // Every ball whose box overlaps i's: its neighbour list (no structure query).
-      const ids = nb.ids, base = nb.stride * i, end = base + nb.count[i];
-      for (let k = base; k < end; k++) {
-        const j = ids[k];
-        if (j !== partner) this.examine(i, j);
-      }
+      this.examineNeighbours(i, partner);
     } else {
       for (let j = 0; j < this.n; j++) if (j !== i && j !== partner) this.examine(i, j);
     }
@@ -636,6 +632,53 @@ export class BallMill {
     }
     if (t < this.now) t = this.now;
     this.queue.addPair(p, q, t, this.count[q]);
+  }
+
+  /** examine(p, q) for every neighbour q of p but `skip`, with p's trajectory read once: the same
+   *  arithmetic, on the pair in id order. */
+  private examineNeighbours(p: number, skip: number): void {
+    const nb = this.neighbours!, ids = nb.ids, end = nb.stride * p + nb.count[p];
+    const R = this.trajectories, g = this.g, now = this.now, queue = this.queue, count = this.count, kp = 8 * p;
+    const tp = R[kp], xp = R[kp + 1], yp = R[kp + 2], zp = R[kp + 3], vxp = R[kp + 4], vyp = R[kp + 5], vzp = R[kp + 6], rp = R[kp + 7];
+    let checks = 0;
+    for (let k = nb.stride * p; k < end; k++) {
+      const q = ids[k];
+      if (q === skip) continue;
+      checks++;
+      const kq = 8 * q;
+      const tq = R[kq], xq = R[kq + 1], yq = R[kq + 2], zq = R[kq + 3], vxq = R[kq + 4], vyq = R[kq + 5], vzq = R[kq + 6];
+      // (i, j) = the pair in id order.
+      let ti: number, xi: number, yi: number, zi: number, vxi: number, vyi: number, vzi: number;
+      let tj: number, xj: number, yj: number, zj: number, vxj: number, vyj: number, vzj: number;
+      if (p < q) {
+        ti = tp; xi = xp; yi = yp; zi = zp; vxi = vxp; vyi = vyp; vzi = vzp;
+        tj = tq; xj = xq; yj = yq; zj = zq; vxj = vxq; vyj = vyq; vzj = vzq;
+      } else {
+        ti = tq; xi = xq; yi = yq; zi = zq; vxi = vxq; vyi = vyq; vzi = vzq;
+        tj = tp; xj = xp; yj = yp; zj = zp; vxj = vxp; vyj = vyp; vzj = vzp;
+      }
+      const T = ti > tj ? ti : tj;
+      const si = T - ti, sj = T - tj;
+      const dx = xj + vxj * sj - xi - vxi * si;
+      const dy = yj + vyj * sj - yi - vyi * si;
+      const dz = zj + vzj * sj - 0.5 * g * sj * sj - zi - vzi * si + 0.5 * g * si * si;
+      const ux = vxj - vxi, uy = vyj - vyi;
+      const uz = vzj - g * sj - vzi + g * si;
+      const b = dx * ux + dy * uy + dz * uz;
+      if (b >= 0) continue;
+      const sigma = rp + R[kq + 7];
+      const c = dx * dx + dy * dy + dz * dz - sigma * sigma;
+      let t = T;
+      if (c > 0) {
+        const a = ux * ux + uy * uy + uz * uz;
+        const D = b * b - a * c;
+        if (D < 0) continue;
+        t = T + c / (Math.sqrt(D) - b);
+      }
+      if (t < now) t = now;
+      queue.addPair(p, q, t, count[q]);
+    }
+    this.collisionChecks += checks;
   }
 
   private insertBox(s: SpatialIndex, i: number): void {
