@@ -4,8 +4,9 @@
  * Heckbert 1994), the neighbour search in core/spatial's HashedGrid. See README.md in this folder.
  */
 import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult } from '../common/engine';
-import { implicitFunction } from './implicit';
+import { implicitFunction, type ImplicitFunction } from './implicit';
 import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, type SurfaceParams } from './params';
+import { rowHelper, type RowHelperData } from './row-board';
 import { SurfaceSampler } from './sampler';
 import { sampleFrame, voxeliseSolid } from './solid';
 
@@ -23,10 +24,22 @@ export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
   const t0 = performance.now();
   const fn = implicitFunction(p.surface);
   const { bounds, area } = surfaceGeometry(p.surface);
+  // Threads share the 'cells' repulsion pass (row-board.ts); without helper threads, one.
   const sampler = new SurfaceSampler({
     fn, bounds, spacing: p.spacing, capacity: p.maxParticles, neighbourSearch: p.neighbourSearch, seed: ctx.seed,
-    timeStep: p.dynamics.timeStep, feedback: p.dynamics.feedback,
+    timeStep: p.dynamics.timeStep, feedback: p.dynamics.feedback, threads: ctx.startHelpers ? Math.max(1, ctx.threads) : 1,
   });
+  const helperData = sampler.helperData();
+  const helpers = helperData.length > 0 ? ctx.startHelpers!(helperData) : null;
+  try {
+    return sampleWith(sampler, p, ctx, t0, fn, bounds, area);
+  } finally {
+    sampler.quitHelpers();
+    helpers?.stop();
+  }
+}
+
+function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContext, t0: number, fn: ImplicitFunction, bounds: Float64Array, area: number): EngineResult {
   const st = p.stop;
   const stride = Math.max(1, Math.ceil(st.maxIterations / SERIES_POINTS));
   const its: number[] = [], cvs: number[] = [], counts: number[] = [], means: number[] = [];
@@ -115,6 +128,7 @@ function finish(s: SurfaceSampler, p: SurfaceParams, area: number, frame: Return
       deaths: s.deaths,
       refusedBirths: s.refusedBirths,
       regrids: s.grid?.regrids ?? 0,
+      threads: s.threads,
     },
   };
 }
@@ -141,4 +155,5 @@ export const surfaceEngine = defineEngine({
     ],
   },
   run: sample,
+  helper: (data) => rowHelper(data as RowHelperData),
 });

@@ -16,12 +16,14 @@
 import { Random } from '../common/random';
 import { HashedGrid } from '../spatial/index';
 import type { ImplicitFunction } from './implicit';
+import { MAX_BANDS, RowBoard, type RowHelperData } from './row-board';
+import { cutBands, expNegative, RANGE_SIGMAS, setGeometry, STEP_BITS, type RowArrays } from './rows';
 import { projectToSurface } from './solid';
+
+export { expNegative, RANGE_SIGMAS } from './rows';
 
 /** Ê: the energy each particle's σ is steered to (Witkin & Heckbert: 0.8 α). */
 export const TARGET_ENERGY = 0.8;
-/** Neighbourhood radius in units of σ (seed §2.2: the Gaussian is 1 % of its peak at 3σ). */
-export const RANGE_SIGMAS = 3;
 /** ρ: rate of the σ feedback, per unit time. */
 const SIGMA_RATE = 2;
 /** β: keeps the σ feedback finite for a particle without neighbours (in units of 1/σ̂). */
@@ -51,31 +53,9 @@ const CELLS_FILL = 0.85;
 const CELLS_COARSE = 0.7;
 /** Range queries: iterations between renumberings of the particles in the grid's cell order. */
 const SORT_INTERVAL = 16;
-/** Sorted rows: steps of the cell size / 2^STEP_BITS along x, by which a row's particles are sorted
- *  and a pair's x distance is bounded (finer steps test fewer candidates, at more steps per row). */
-const STEP_BITS = 3;
-/** Widens the windows so that rounding never drops a pair at the edge of the range. */
-const SLACK = 1 + 1e-9;
-/** The half shell of a row's neighbourhood in rows (dy, dz): with the row itself (pairs ahead along
- *  x), every pair of neighbouring rows once. */
-const HALF_ROWS_DY = Int32Array.of(1, -1, 0, 1);
-const HALF_ROWS_DZ = Int32Array.of(0, 1, 1, 1);
-
-/** Steps per unit of the table of expNegative. */
-const EXP_STEPS = 64;
-/** exp(−m / EXP_STEPS) for m = 0 .. 4.5 · EXP_STEPS + 1 (one more for rounding at the range's edge). */
-const EXP_TABLE = Float64Array.from({ length: 4.5 * EXP_STEPS + 2 }, (_, m) => Math.exp(-m / EXP_STEPS));
-
-/**
- * exp(−u) for u in [0, 4.5], the Gaussian of a neighbour within 3σ (u = |r|²/2σ²): the table's
- * value at the step below u times the Taylor polynomial of degree 5 of the rest (within 1/64: a
- * relative error below 3e-14, tested). Here Math.exp is a call into C that costs more than the
- * rest of a pair's terms, and there are two a pair.
- */
-export function expNegative(u: number): number {
-  const m = (u * EXP_STEPS) | 0, f = m * (1 / EXP_STEPS) - u;
-  return EXP_TABLE[m] * (1 + f * (1 + f * (1 / 2 + f * (1 / 6 + f * (1 / 24 + f / 120)))));
-}
+/** The sorted-row pass runs on one thread below this many particles (waking a helper costs
+ *  about what a pass of a few hundred particles does). */
+const MIN_PARALLEL_PARTICLES = 4096;
 
 /**
  * σ̂ for a nearest-neighbour spacing h: in a hexagonal lattice of spacing h the six nearest
@@ -103,6 +83,12 @@ export interface SamplerOptions {
   timeStep: number;
   /** φ: the constraint's feedback rate towards F = 0, per unit time. */
   feedback: number;
+  /**
+   * Threads that share the 'cells' repulsion pass (default 1): above 1 the particles' arrays are
+   * SharedArrayBuffers, and threads − 1 helper threads should run rowHelper on helperData() (else
+   * this thread runs every task of the pass alone: the same sums, later).
+   */
+  threads?: number;
 }
 
 export class SurfaceSampler {
@@ -133,6 +119,10 @@ export class SurfaceSampler {
   readonly ny: Float64Array;
   readonly nz: Float64Array;
   readonly neighbourSearch: NeighbourSearch;
+  /** Threads sharing the repulsion pass ('cells'; else 1), and the bands of z-layers its last pass
+   *  was cut into (1: the sequential pass). */
+  readonly threads: number;
+  bands = 1;
   /** The grid of 'cells' and 'queries'; null for the O(n²) loop ('direct'). */
   readonly grid: HashedGrid | null;
   /** The desired mean nearest-neighbour distance. */
@@ -165,21 +155,16 @@ export class SurfaceSampler {
   private readonly fine: Int32Array;
   private readonly renumbered: Int32Array;
   private readonly permuted: Float64Array;
-  /** Scratch of the sorted-row pass: 1/σ_i². */
+  /** Scratch of the sorted-row pass: 1/σ_i², and a copy of the grid's row starts. */
   private readonly inverse2: Float64Array;
+  private readonly starts: Int32Array;
+  /** The sorted-row pass's tasks and threads ('cells'). */
+  private readonly board: RowBoard | null;
   /** The state a particle carries from one iteration to the next (renumbered by sortByCell). */
   private readonly carried: Float64Array[];
   /** Every particle as one linked list (all[j] = j + 1), headed by allHead[0] = 0. */
   private readonly all: Int32Array;
   private readonly allHead = Int32Array.of(0);
-  /** Scratch of the sorted-row pass: a particle's candidate ranges [rangeFrom, rangeTo), and per
-   *  neighbour row its range and the window's current ends. */
-  private readonly rangeFrom = new Int32Array(16);
-  private readonly rangeTo = new Int32Array(16);
-  private readonly rowFrom = new Int32Array(4);
-  private readonly rowTo = new Int32Array(4);
-  private readonly windowLo = new Int32Array(4);
-  private readonly windowHi = new Int32Array(4);
   private readonly scratch = new Float64Array(3);
 
   constructor(o: SamplerOptions) {
@@ -193,13 +178,18 @@ export class SurfaceSampler {
     this.random = new Random(o.seed);
     this.all = new Int32Array(cap);
     this.neighbourSearch = o.neighbourSearch;
-    const grid = o.neighbourSearch !== 'direct';
+    const grid = o.neighbourSearch !== 'direct', cells = o.neighbourSearch === 'cells';
+    const threads = cells ? (o.threads ?? 1) : 1;
+    if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be an integer ≥ 1, got ${o.threads}`);
+    this.threads = threads;
+    // The arrays the threads of the pass share (SharedArrayBuffers only when there are threads).
+    const shared = (bytes: number) => (threads > 1 ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+    const f = () => new Float64Array(shared(8 * cap));
     this.order = new Int32Array(grid ? cap : 0);
-    this.fine = new Int32Array(grid ? cap : 0);
+    this.fine = new Int32Array(shared(grid ? 4 * cap : 0));
     this.renumbered = new Int32Array(grid ? cap : 0);
     this.permuted = new Float64Array(grid ? cap : 0);
-    this.inverse2 = new Float64Array(grid ? cap : 0);
-    const f = () => new Float64Array(cap);
+    this.inverse2 = cells ? f() : new Float64Array(0);
     this.x = f(); this.y = f(); this.z = f(); this.sigma = f();
     this.energy = f(); this.dEnergy = f(); this.dx = f(); this.dy = f(); this.dz = f();
     this.speed = f(); this.nearest2 = f(); this.shareSum = f(); this.shareCount = f(); this.nx = f(); this.ny = f(); this.nz = f();
@@ -210,6 +200,8 @@ export class SurfaceSampler {
     } else {
       this.grid = null;
     }
+    this.starts = new Int32Array(shared(cells ? 4 * ((1 << (2 * this.grid!.maxBits)) + 1) : 0));
+    this.board = cells ? new RowBoard(this.rowArrays(), threads) : null;
     this.seedParticles(o.bounds, o.spacing);
   }
 
@@ -334,7 +326,6 @@ export class SurfaceSampler {
    */
   repel(): void {
     const n = this.n, grid = this.grid;
-    this.dx.fill(0, 0, n); this.dy.fill(0, 0, n); this.dz.fill(0, 0, n);
     if (grid !== null && this.neighbourSearch === 'cells') {
       const range = this.adviseCells(grid);
       this.sortByCell();
@@ -342,6 +333,7 @@ export class SurfaceSampler {
       this.nearestStatistics();
       return;
     }
+    this.dx.fill(0, 0, n); this.dy.fill(0, 0, n); this.dz.fill(0, 0, n);
     // Every particle as one list, for the naive loop and for queries that wrap around the grid.
     const all = this.all;
     for (let j = 0; j < n - 1; j++) all[j] = j + 1;
@@ -409,108 +401,46 @@ export class SurfaceSampler {
   }
 
   /**
-   * The linked-cell pass over the grid's sorted rows (sortByCell has just renumbered the particles
-   * so that each row of cells holds consecutive ids sorted along x): every pair within range of
-   * either particle once, from the first of the two along x in a row or from the row whose half
-   * shell (HALF_ROWS_DY/DZ) holds the other. With cells at least `range` = 3σ_max wide (adviseCells)
-   * a pair in range lies in the same or a neighbouring row and at most `w` steps apart along x
-   * (modulo the grid's period), so each particle tests the particles of a window of ±w steps in
-   * each row, found by ends that only move forward along the row; a neighbouring row farther than
-   * the range from the particle's own position across y and z is skipped. Both particles' terms of
-   * the pair at once: E^i_ij when |r_ij| ≤ 3σ_i, E^j_ji when |r_ij| ≤ 3σ_j, and their shares of D_i
-   * and D_j (the same sums as repelFrom's).
+   * The linked-cell pass over the grid's sorted rows (rows.ts; sortByCell has just renumbered the
+   * particles so that each row of cells holds consecutive ids sorted along x), its z-layers cut
+   * into one band per thread (at least 2 layers each) when there are threads and particles
+   * enough, else one band: the sequential pass.
    */
   private repelRows(grid: HashedGrid, range: number): void {
-    const n = this.n;
-    this.energy.fill(0, 0, n); this.dEnergy.fill(0, 0, n);
-    this.nearest2.fill(Infinity, 0, n);
-    this.shareCount.fill(1, 0, n);
-    const x = this.x, y = this.y, z = this.z, sigma = this.sigma, dx = this.dx, dy = this.dy, dz = this.dz;
-    const energy = this.energy, dEnergy = this.dEnergy, nearest2 = this.nearest2, shareSum = this.shareSum, shareCount = this.shareCount;
-    const inverse2 = this.inverse2;
-    for (let i = 0; i < n; i++) { const s2 = sigma[i] * sigma[i]; shareSum[i] = s2; inverse2[i] = 1 / s2; }
-    const fine = this.fine, starts = grid.rowStarts, rows = 1 << (grid.bits[1] + grid.bits[2]);
-    const cell = grid.cellSize[0], steps = 1 << (grid.bits[0] + STEP_BITS);
-    const w = Math.floor(((range * (1 << STEP_BITS)) / cell) * SLACK) + 1, range2 = range * range * SLACK;
-    const from = this.rangeFrom, to = this.rangeTo, rowFrom = this.rowFrom, rowTo = this.rowTo, lo = this.windowLo, hi = this.windowHi;
-    const reach = RANGE_SIGMAS * RANGE_SIGMAS;
-    for (let r = 0; r < rows; r++) {
-      const k0 = starts[r], k1 = starts[r + 1];
-      if (k0 === k1) continue;
-      for (let p = 0; p < 4; p++) {
-        const q = grid.rowAt(r, HALF_ROWS_DY[p], HALF_ROWS_DZ[p]);
-        rowFrom[p] = lo[p] = hi[p] = starts[q]; rowTo[p] = starts[q + 1];
-      }
-      let ahead = k0;
-      for (let i = k0; i < k1; i++) {
-        const fi = fine[i], xi = x[i], yi = y[i], zi = z[i];
-        // Candidate ranges: this row ahead of i (and past the period's end), then each neighbouring row's window.
-        let m = 0;
-        if (ahead <= i) ahead = i + 1;
-        while (ahead < k1 && fine[ahead] <= fi + w) ahead++;
-        from[m] = i + 1; to[m++] = ahead;
-        if (fi + w >= steps) {
-          let e = k0;
-          while (e < k1 && fine[e] <= fi + w - steps) e++;
-          from[m] = k0; to[m++] = e;
-        }
-        const yc = Math.floor(yi / cell), zc = Math.floor(zi / cell);
-        const up = (yc + 1) * cell - yi, down = yi - yc * cell, back = (zc + 1) * cell - zi;
-        for (let p = 0; p < 4; p++) {
-          const gy = HALF_ROWS_DY[p] > 0 ? up : HALF_ROWS_DY[p] < 0 ? down : 0, gz = HALF_ROWS_DZ[p] > 0 ? back : 0;
-          if (gy * gy + gz * gz > range2) continue;
-          const e = rowTo[p];
-          let a = lo[p], b = hi[p];
-          while (a < e && fine[a] < fi - w) a++;
-          if (b < a) b = a;
-          while (b < e && fine[b] <= fi + w) b++;
-          lo[p] = a; hi[p] = b;
-          if (b > a) { from[m] = a; to[m++] = b; }
-          if (fi - w < 0) {
-            let s = e;
-            while (s > rowFrom[p] && fine[s - 1] >= fi - w + steps) s--;
-            if (s < e) { from[m] = s; to[m++] = e; }
-          } else if (fi + w >= steps) {
-            let s = rowFrom[p];
-            while (s < e && fine[s] <= fi + w - steps) s++;
-            if (s > rowFrom[p]) { from[m] = rowFrom[p]; to[m++] = s; }
-          }
-        }
-        const si = sigma[i], si2 = si * si, ii2 = inverse2[i], halfI = ii2 / 2, ri2 = reach * si2;
-        let E = 0, dE = 0, Dx = 0, Dy = 0, Dz = 0, near = nearest2[i], share = 0, count = 0;
-        for (let t = 0; t < m; t++) {
-          const end = to[t];
-          for (let j = from[t]; j < end; j++) {
-            const rx = xi - x[j], ry = yi - y[j], rz = zi - z[j];
-            const d2 = rx * rx + ry * ry + rz * rz;
-            const sj = sigma[j], sj2 = sj * sj;
-            const inI = d2 <= ri2, inJ = d2 <= reach * sj2;
-            if (!inI && !inJ) continue;
-            // ∂E/∂σ sums |r|² E here and is divided by σ³ at the end; D_i's factor σ_i² likewise.
-            let wt = 0;
-            if (inI) {
-              const e = expNegative(d2 * halfI);
-              E += e; dE += d2 * e; wt += e * ii2;
-              if (d2 < near) near = d2;
-              share += sj2; count++;
-            }
-            if (inJ) {
-              const ij2 = inverse2[j], e = expNegative(0.5 * d2 * ij2);
-              energy[j] += e; dEnergy[j] += d2 * e; wt += e * ij2;
-              if (d2 < nearest2[j]) nearest2[j] = d2;
-              shareSum[j] += si2; shareCount[j]++;
-            }
-            Dx += wt * rx; Dy += wt * ry; Dz += wt * rz;
-            const wj = sj2 * wt;
-            dx[j] -= wj * rx; dy[j] -= wj * ry; dz[j] -= wj * rz;
-          }
-        }
-        energy[i] += E; dEnergy[i] += dE;
-        dx[i] += si2 * Dx; dy[i] += si2 * Dy; dz[i] += si2 * Dz;
-        nearest2[i] = near; shareSum[i] += share; shareCount[i] += count;
-      }
-    }
+    const n = this.n, board = this.board!, pass = board.pass, starts = this.starts;
+    const bx = grid.bits[0], by = grid.bits[1], bz = grid.bits[2], layers = 1 << bz;
+    starts.set(grid.rowStarts.subarray(0, (1 << (by + bz)) + 1));
+    const bands = n < MIN_PARALLEL_PARTICLES ? 1 : Math.min(this.threads, layers >> 1, MAX_BANDS);
+    this.bands = bands;
+    setGeometry(pass.geometry, bx, by, bz, grid.cellSize[0], range, bands);
+    cutBands(starts, by, layers, bands, pass.bandFirst);
+    board.run();
+    const dEnergy = this.dEnergy, inverse2 = this.inverse2, sigma = this.sigma;
     for (let i = 0; i < n; i++) dEnergy[i] *= inverse2[i] / sigma[i];
+  }
+
+  /** The arrays of the sorted-row pass, for this thread's pass and the helpers'. */
+  private rowArrays(): RowArrays {
+    return {
+      x: this.x, y: this.y, z: this.z, sigma: this.sigma, fine: this.fine, starts: this.starts,
+      energy: this.energy, dEnergy: this.dEnergy, nearest2: this.nearest2, shareSum: this.shareSum, shareCount: this.shareCount,
+      dx: this.dx, dy: this.dy, dz: this.dz, inverse2: this.inverse2,
+    };
+  }
+
+  /** What each of the threads − 1 helper threads gets (run it with rowHelper); none with one thread. */
+  helperData(): RowHelperData[] {
+    return this.board?.helperData() ?? [];
+  }
+
+  /** Tells the helper threads to return; call when done with the sampler. */
+  quitHelpers(): void {
+    this.board?.quit();
+  }
+
+  /** Tasks of the repulsion passes that helper threads ran (0 without them). */
+  get helperTasks(): number {
+    return this.board?.helperTasks ?? 0;
   }
 
   /**

@@ -1,0 +1,178 @@
+/**
+ * The sorted-row repulsion pass on several threads: the tasks of rows.ts (per band, a first task
+ * and, after every first task, a second) taken one at a time by whichever thread is free.
+ *
+ * The run's thread and its helper threads share the particles' arrays (SharedArrayBuffers) and a
+ * control block: a pass counter (helpers sleep on it between passes), a claim word (the pass's
+ * number and its next task: a thread takes a task by a compare-and-swap, so a helper that wakes
+ * late takes nothing of a finished pass), a count of finished tasks (the barrier before the second
+ * tasks and the end of the pass), the pass's geometry and bands. A task's sums do not depend on the
+ * thread that runs it, so a pass is the same for a given number of bands however the threads
+ * share it; a helper that is late or asleep only leaves more tasks to the run's thread (which
+ * takes them all without helpers). Helpers return when told to quit (RowBoard.quit); a helper that
+ * throws marks the block failed, and the run's thread gives up with an error instead of waiting
+ * for a task that will not end, as it does after HELPER_TIMEOUT_MS without progress.
+ */
+import { G, GEOMETRY_SLOTS, RowPass, type RowArrays } from './rows';
+
+/** Int32 slots of the control block. */
+const C = {
+  /** Incremented to start a pass (helpers wait on it). */
+  pass: 0,
+  /** The pass's number (low CLAIM_PASS_BITS bits) · 2^8 + its next task; CLOSED between passes. */
+  claim: 1,
+  /** Tasks finished in this pass. */
+  done: 2,
+  /** 1: helpers return. */
+  quit: 3,
+  /** 1: a helper threw. */
+  failed: 4,
+  /** Tasks the helpers ran, all passes together. */
+  helperTasks: 5,
+} as const;
+const CONTROL_WORDS = 8;
+const CLAIM_PASS_MASK = 0x7fffff;
+/** No pass's claim word (its pass field matches no pass number). */
+const CLOSED = -1;
+/** Bands of a pass at most (2 tasks each, below the claim word's 8 bits of task). */
+export const MAX_BANDS = 64;
+/** Spins on a shared word this many times before sleeping on it. */
+const SPINS = 20_000;
+/** The run's thread gives up on a helper that has held a task this long. */
+const HELPER_TIMEOUT_MS = 60_000;
+
+const BYTES = 4 * CONTROL_WORDS + 8 * GEOMETRY_SLOTS + 4 * (MAX_BANDS + 1);
+
+/** What a helper thread gets (structured-cloned: the buffers are shared). */
+export interface RowHelperData {
+  control: SharedArrayBuffer;
+  arrays: RowArrays;
+}
+
+function views(buffer: ArrayBufferLike): { ctl: Int32Array; geometry: Float64Array; bandFirst: Int32Array } {
+  return {
+    ctl: new Int32Array(buffer, 0, CONTROL_WORDS),
+    geometry: new Float64Array(buffer, 4 * CONTROL_WORDS, GEOMETRY_SLOTS),
+    bandFirst: new Int32Array(buffer, 4 * CONTROL_WORDS + 8 * GEOMETRY_SLOTS, MAX_BANDS + 1),
+  };
+}
+
+/** Waits (spinning first, then sleeping) while ctl[at] is `value`, until `deadline` (ms since the epoch) or until `stop()`. */
+function waitWhile(ctl: Int32Array, at: number, value: number, deadline: number, stop: () => boolean): void {
+  for (let i = 0; i < SPINS; i++) if (Atomics.load(ctl, at) !== value) return;
+  while (Atomics.load(ctl, at) === value && Date.now() < deadline && !stop()) Atomics.wait(ctl, at, value, Math.min(1000, Math.max(1, deadline - Date.now())));
+}
+
+/**
+ * Takes tasks of pass `pass` until none is left (or the pass is over) and runs them; the second
+ * tasks after every first one is done. `stop` ends the waits for them (a helper told to quit, or
+ * on the run's thread a failed helper). Returns how many it ran.
+ */
+function takeTasks(ctl: Int32Array, pass: RowPass, number: number, deadline: number, stop: () => boolean): number {
+  const tag = (number & CLAIM_PASS_MASK) << 8;
+  let ran = 0;
+  for (;;) {
+    const word = Atomics.load(ctl, C.claim);
+    if ((word & ~0xff) !== tag) return ran;
+    // Read before the claim: the pass cannot end (and its geometry change) while a task is open.
+    const t = word & 0xff, bands = pass.geometry[G.bands];
+    if (t >= 2 * bands) return ran;
+    if (Atomics.compareExchange(ctl, C.claim, word, word + 1) !== word) continue;
+    if (t >= bands) {
+      for (let d = Atomics.load(ctl, C.done); d < bands; d = Atomics.load(ctl, C.done)) {
+        if (Atomics.load(ctl, C.failed) === 1) throw new Error('surface repulsion: a helper thread failed');
+        if (Date.now() > deadline) throw new Error(`surface repulsion: the first tasks of a pass did not end in ${HELPER_TIMEOUT_MS / 1000} s (a helper thread stopped)`);
+        if (stop()) return ran;
+        waitWhile(ctl, C.done, d, deadline, stop);
+      }
+    }
+    pass.task(t);
+    ran++;
+    Atomics.add(ctl, C.done, 1);
+    Atomics.notify(ctl, C.done);
+  }
+}
+
+/** The run's side: the control block, its own pass, and the passes it hands out. */
+export class RowBoard {
+  /** The run thread's pass (geometry and bandFirst are written into it before each pass). */
+  readonly pass: RowPass;
+  private readonly buffer: ArrayBuffer | SharedArrayBuffer;
+  private readonly ctl: Int32Array;
+
+  /** `threads` > 1: the arrays must be in SharedArrayBuffers, and so is the control block. */
+  constructor(readonly arrays: RowArrays, readonly threads: number) {
+    this.buffer = threads > 1 ? new SharedArrayBuffer(BYTES) : new ArrayBuffer(BYTES);
+    const v = views(this.buffer);
+    this.ctl = v.ctl;
+    this.ctl[C.claim] = CLOSED;
+    this.pass = new RowPass(arrays, v.geometry, v.bandFirst);
+  }
+
+  /** One entry per helper thread (EngineContext.startHelpers). */
+  helperData(): RowHelperData[] {
+    if (this.threads < 2) return [];
+    return Array.from({ length: this.threads - 1 }, () => ({ control: this.buffer as SharedArrayBuffer, arrays: this.arrays }));
+  }
+
+  /** Tasks the helper threads ran so far. */
+  get helperTasks(): number {
+    return this.ctl[C.helperTasks];
+  }
+
+  /**
+   * Runs a pass whose geometry and bands are written: with one band, or one thread, its tasks in
+   * order here; else handed out to the helpers too, returning when every task is done.
+   */
+  run(): void {
+    const bands = this.pass.geometry[G.bands];
+    if (bands === 1 || this.threads === 1) {
+      for (let t = 0; t < 2 * bands; t++) this.pass.task(t);
+      return;
+    }
+    // This thread alone writes the pass counter; the claim word is open before helpers see the pass.
+    const ctl = this.ctl, number = (ctl[C.pass] + 1) | 0, deadline = Date.now() + HELPER_TIMEOUT_MS;
+    ctl[C.done] = 0;
+    Atomics.store(ctl, C.claim, (number & CLAIM_PASS_MASK) << 8);
+    Atomics.store(ctl, C.pass, number);
+    Atomics.notify(ctl, C.pass);
+    // A failed helper leaves its task unfinished: the waits end, and the checks throw.
+    const failed = () => Atomics.load(ctl, C.failed) === 1;
+    takeTasks(ctl, this.pass, number, deadline, failed);
+    for (let d = Atomics.load(ctl, C.done); d < 2 * bands; d = Atomics.load(ctl, C.done)) {
+      if (failed()) throw new Error('surface repulsion: a helper thread failed');
+      if (Date.now() > deadline) throw new Error(`surface repulsion: a helper thread held a task for ${HELPER_TIMEOUT_MS / 1000} s (it stopped)`);
+      waitWhile(ctl, C.done, d, deadline, failed);
+    }
+    Atomics.store(ctl, C.claim, CLOSED);
+  }
+
+  /** Tells the helpers to return (they sleep between passes). */
+  quit(): void {
+    if (this.threads < 2) return;
+    Atomics.store(this.ctl, C.quit, 1);
+    Atomics.add(this.ctl, C.pass, 1);
+    Atomics.notify(this.ctl, C.pass);
+    Atomics.notify(this.ctl, C.done);
+  }
+}
+
+/** The body of a helper thread: takes tasks of every pass until told to quit. */
+export function rowHelper(data: RowHelperData): void {
+  const v = views(data.control), ctl = v.ctl;
+  const pass = new RowPass(data.arrays, v.geometry, v.bandFirst);
+  const quit = () => Atomics.load(ctl, C.quit) === 1;
+  try {
+    for (;;) {
+      const number = Atomics.load(ctl, C.pass);
+      if (quit()) return;
+      const ran = takeTasks(ctl, pass, number, Infinity, quit);
+      if (ran > 0) Atomics.add(ctl, C.helperTasks, ran);
+      waitWhile(ctl, C.pass, number, Infinity, quit);
+    }
+  } catch (err) {
+    Atomics.store(ctl, C.failed, 1);
+    Atomics.notify(ctl, C.done);
+    throw err;
+  }
+}
