@@ -538,9 +538,11 @@ export class BallMill {
     const qx = B[bi], qy = B[bi + 1], qz = B[bi + 2], qh = B[bi + 3];
     const ids = nb.ids, base = nb.stride * i;
     let tested = nb.count[i];
+    // The box tests combine the three axes with & rather than && (no branch per axis: which axis
+    // separates two boxes is unpredictable).
     for (let k = nb.count[i] - 1; k >= 0; k--) {
       const j = ids[base + k], o = 4 * j, e = B[o + 3] + qh;
-      if (Math.abs(B[o] - qx) <= e && Math.abs(B[o + 1] - qy) <= e && Math.abs(B[o + 2] - qz) <= e) M[j] = old;
+      if (+(Math.abs(B[o] - qx) <= e) & +(Math.abs(B[o + 1] - qy) <= e) & +(Math.abs(B[o + 2] - qz) <= e)) M[j] = old;
       else nb.removeAt(i, k);
     }
     M[i] = old;
@@ -550,7 +552,7 @@ export class BallMill {
         if (M[j] === old) continue;
         tested++;
         const o = 4 * j, e = B[o + 3] + qh;
-        if (Math.abs(B[o] - qx) <= e && Math.abs(B[o + 1] - qy) <= e && Math.abs(B[o + 2] - qz) <= e) {
+        if (+(Math.abs(B[o] - qx) <= e) & +(Math.abs(B[o + 1] - qy) <= e) & +(Math.abs(B[o + 2] - qz) <= e)) {
           this.examine(i, j);
           nb.add(i, j);
         }
