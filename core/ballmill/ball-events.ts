@@ -54,14 +54,20 @@ export class BallEvents {
   private used = 0;
   private readonly head: Int32Array;
   private readonly tail: Int32Array;
-  private readonly listLength: Int32Array;
   // The heap of balls: (time, tie) of each entry's earliest event, the ball, and each ball's slot.
   private readonly heapKey: Float64Array;
   private readonly heapBall: Int32Array;
   private readonly slot: Int32Array;
-  /** Pair predictions held now and at most. */
-  pending = 0;
-  peak = 0;
+  /** Most pair predictions held at once: nodes are taken from the free list first, so the pool
+   *  grows past its used part only when every node is held. */
+  get peak(): number { return this.used; }
+
+  /** Pair predictions held now (walks the free list; for tests). */
+  get pending(): number {
+    let free = 0;
+    for (let k = this.free; k >= 0; k = this.poolInt[3 * k + 2]) free++;
+    return this.used - free;
+  }
 
   constructor(n: number, poolCapacity = 4 * n + 64) {
     this.n = n;
@@ -73,7 +79,6 @@ export class BallEvents {
     this.keyPrev = new Int32Array(n);
     this.head = new Int32Array(n).fill(-1);
     this.tail = new Int32Array(n).fill(-1);
-    this.listLength = new Int32Array(n);
     this.poolTime = new Float64Array(poolCapacity);
     this.poolInt = new Int32Array(3 * poolCapacity);
     this.heapKey = new Float64Array(2 * n);
@@ -108,8 +113,6 @@ export class BallEvents {
     this.free = h;
     this.head[i] = -1;
     this.tail[i] = -1;
-    this.pending -= this.listLength[i];
-    this.listLength[i] = 0;
   }
 
   setExit(i: number, t: number): void { this.exitTime[i] = t; }
@@ -128,8 +131,6 @@ export class BallEvents {
     I[3 * k] = j; I[3 * k + 1] = cj; I[3 * k + 2] = -1;
     if (this.tail[i] >= 0) I[3 * this.tail[i] + 2] = k; else this.head[i] = k;
     this.tail[i] = k;
-    this.listLength[i]++;
-    if (++this.pending > this.peak) this.peak = this.pending;
   }
 
   /** Drops ball i's earliest event, a collision (stale, or about to be processed). Call update(i). */
@@ -140,8 +141,6 @@ export class BallEvents {
     if (this.tail[i] === k) this.tail[i] = p;
     I[3 * k + 2] = this.free;
     this.free = k;
-    this.listLength[i]--;
-    this.pending--;
   }
 
   /** Finds ball i's earliest event and moves the ball to its place in the heap. */
