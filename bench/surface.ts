@@ -2,8 +2,10 @@
  * Benchmark of the surface sampling engine, after the seed's sections 1 and 5 (Heckbert 1997):
  *   scaling  time per repulsion iteration for 10^3 … 10^6 particles on a sphere, through the periodic
  *            2^k grid by linked cells over the grid's sorted rows (the default; the renumbering in
- *            row order each pass is part of the time) and by the seed's spherical range queries, and
- *            through the O(n²) loop up to where that is practical; the fitted exponent of each
+ *            row order each pass is part of the time) on one thread and on two (a helper thread
+ *            started here through the engines' worker entry, as a run's would be), and by the
+ *            seed's spherical range queries, and through the O(n²) loop up to where that is
+ *            practical; the fitted exponent of each
  *   seed     the seed's Figure 1: three blobby cylinders sampled from scratch to uniform at about
  *            10,000 particles: iterations, time per iteration, and the O(n²) pass on the final state
  *            (the seed: ~0.5 s an iteration on a 100 MHz SGI Crimson, 160x faster than O(n²))
@@ -15,11 +17,16 @@
  * without birth and death so that σ_i and the grid have adapted.
  *
  * Times are the median of several passes, wall clock and this process's CPU time (the machine is
- * shared: CPU time is the steadier of the two), with the load average printed.
+ * shared: CPU time is the steadier of the two; with two threads it counts both, the helper's
+ * waits for work included), with the load average printed. The passes on one and on two threads
+ * alternate, so that both see the same machine.
  *
  * `npm run bench -- surface [--only scaling,seed] [--quick]`. --quick stops at 10^5 particles.
  */
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { runnableEntry } from '../main/services/pool';
 import { tableRecorder, writeResults, type Row } from './_harness';
 import { implicitFunction, implicitSurfaceSchema } from '../core/surface/implicit';
 import { solidBounds } from '../core/surface/solid';
@@ -57,6 +64,33 @@ function time(passes: number, fn: () => void, before?: () => void): { wall: numb
   return { wall: median(wall), cpu: median(cpu) };
 }
 
+/**
+ * Median wall and CPU milliseconds of each of `fns` over `passes` rounds, the functions taking
+ * turns within a round (each after an untimed call of its `before`).
+ */
+function timeSideBySide(passes: number, fns: (() => void)[], before: (() => void)[]): { wall: number; cpu: number }[] {
+  const wall = fns.map((): number[] => []), cpu = fns.map((): number[] => []);
+  for (let k = 0; k < passes; k++) {
+    fns.forEach((fn, f) => {
+      before[f]();
+      const t0 = performance.now(), c0 = cpuMs();
+      fn();
+      wall[f].push(performance.now() - t0);
+      cpu[f].push(cpuMs() - c0);
+    });
+  }
+  const median = (a: number[]) => a.sort((p, q) => p - q)[Math.floor(a.length / 2)];
+  return fns.map((_, f) => ({ wall: median(wall[f]), cpu: median(cpu[f]) }));
+}
+
+/** The engines' worker entry (bundled), whose helper threads run an engine's `helper`. */
+const workerEntry = runnableEntry(fileURLToPath(new URL('../main/workers/engine.ts', import.meta.url)));
+
+/** Starts the helper threads of a sampler's repulsion pass, as a run's context would. */
+function startHelpers(s: SurfaceSampler): Worker[] {
+  return s.helperData().map((data) => new Worker(workerEntry, { workerData: { helper: true, engineId: 'surface', data } }));
+}
+
 /** Least-squares slope of log y against log x. */
 function exponent(xs: number[], ys: number[]): number {
   const lx = xs.map(Math.log), ly = ys.map(Math.log), n = xs.length;
@@ -69,11 +103,11 @@ function exponent(xs: number[], ys: number[]): number {
 const sphere = implicitSurfaceSchema.parse({ kind: 'sphere', radius: 1 });
 
 /** n particles on a Fibonacci spiral of the unit sphere, in a sampler using `search`. */
-function fibonacciSampler(n: number, search: NeighbourSearch): SurfaceSampler {
+function fibonacciSampler(n: number, search: NeighbourSearch, threads = 1): SurfaceSampler {
   const fn = implicitFunction(sphere);
   // Spacing of a hexagonal sampling with n particles on area 4π.
   const spacing = Math.sqrt((4 * Math.PI) / n / (Math.sqrt(3) / 2));
-  const s = new SurfaceSampler({ fn, bounds: solidBounds(sphere, fn), spacing, capacity: n, neighbourSearch: search, seed: 1, timeStep: 0.25, feedback: 2 });
+  const s = new SurfaceSampler({ fn, bounds: solidBounds(sphere, fn), spacing, capacity: n, neighbourSearch: search, seed: 1, timeStep: 0.25, feedback: 2, threads });
   const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n), sigma = new Float64Array(n).fill(sigmaForSpacing(spacing));
   const golden = Math.PI * (3 - Math.sqrt(5));
   for (let i = 0; i < n; i++) {
@@ -87,7 +121,7 @@ function fibonacciSampler(n: number, search: NeighbourSearch): SurfaceSampler {
 if (wanted('scaling')) {
   const sizes = quick ? [1e3, 3e3, 1e4, 3e4, 1e5] : [1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6];
   const rows: Row[] = [];
-  const fit: Record<NeighbourSearch, { n: number[]; ms: number[] }> = { cells: { n: [], ms: [] }, queries: { n: [], ms: [] }, direct: { n: [], ms: [] } };
+  const fit: Record<NeighbourSearch | 'cells2', { n: number[]; ms: number[] }> = { cells: { n: [], ms: [] }, cells2: { n: [], ms: [] }, queries: { n: [], ms: [] }, direct: { n: [], ms: [] } };
   // Warm-up: without it the first size's passes include V8 compiling the loops on its background
   // threads (process CPU twice the wall time at 10^3), which bends the fitted exponent down.
   for (const search of ['cells', 'queries', 'direct'] as const) {
@@ -99,8 +133,8 @@ if (wanted('scaling')) {
     for (let k = 0; k < 5; k++) c.step(false);
     const passes = n <= 1e5 ? 11 : 3;
     /** The same particles in a sampler of another search, its grid advised and its particles in cell order. */
-    const copy = (search: NeighbourSearch): SurfaceSampler => {
-      const o = fibonacciSampler(n, search);
+    const copy = (search: NeighbourSearch, threads = 1): SurfaceSampler => {
+      const o = fibonacciSampler(n, search, threads);
       o.place(c.x, c.y, c.z, c.sigma, n);
       if (search !== 'direct') {
         o.repel();
@@ -109,13 +143,20 @@ if (wanted('scaling')) {
       return o;
     };
     c.repel();
+    // The same particles on two threads: passes until the helper has started and taken tasks.
+    const c2 = copy('cells', 2), helpers = startHelpers(c2);
+    for (const t0 = Date.now(); c2.helperTasks === 0 && c2.bands > 1 && Date.now() - t0 < 10_000;) { c2.advance(); c2.repel(); }
+    const tasks0 = c2.helperTasks;
     // Each timed pass follows a constrained move (untimed), as in a run: the particles have moved,
     // so the pass renumbers those that changed places in the sorted rows (a pass repeated on
     // unmoved particles would find them all in order).
-    const cells = time(passes, () => c.repel(), () => c.advance());
+    const [cells, cells2] = timeSideBySide(passes, [() => c.repel(), () => c2.repel()], [() => c.advance(), () => c2.advance()]);
+    const helperShare = (c2.helperTasks - tasks0) / passes / (2 * c2.bands);
     let neighbours = 0;
     for (let i = 0; i < n; i++) neighbours += c.shareCount[i] - 1;
-    const step = time(passes, () => { c.repel(); c.advance(); });
+    const [step, step2] = timeSideBySide(passes, [() => { c.repel(); c.advance(); }, () => { c2.repel(); c2.advance(); }], [() => {}, () => {}]);
+    c2.quitHelpers();
+    await Promise.all(helpers.map((w) => new Promise((resolve) => w.once('exit', resolve))));
     const q = copy('queries');
     q.grid!.resetCounters();
     const queries = time(passes, () => q.repel(), () => q.advance());
@@ -125,11 +166,19 @@ if (wanted('scaling')) {
     for (const [k, t] of [['cells', cells], ['queries', queries], ['direct', direct]] as const) {
       if (t) { fit[k].n.push(n); fit[k].ms.push(t.cpu); }
     }
+    fit.cells2.n.push(n); fit.cells2.ms.push(cells2.wall);
     rows.push({
       particles: n,
       cellsCpuMs: cells.cpu,
       cellsWallMs: cells.wall,
+      cells2WallMs: cells2.wall,
+      cells2CpuMs: cells2.cpu,
+      cells2Bands: c2.bands,
+      cells2HelperShare: helperShare,
       cellsStepCpuMs: step.cpu,
+      cellsStepWallMs: step.wall,
+      cells2StepWallMs: step2.wall,
+      cells2StepCpuMs: step2.cpu,
       cellsNsPerParticle: (cells.cpu * 1e6) / n,
       queriesCpuMs: queries.cpu,
       queriesWallMs: queries.wall,
@@ -140,13 +189,17 @@ if (wanted('scaling')) {
       neighbours: neighbours / n,
       gridBits: c.grid!.bits[0],
     });
-    process.stdout.write(`  ${n}: cells ${cells.cpu.toFixed(1)} ms, queries ${queries.cpu.toFixed(1)} ms${direct ? `, O(n²) ${direct.cpu.toFixed(0)} ms` : ''} (CPU)\n`);
+    process.stdout.write(`  ${n}: cells ${cells.cpu.toFixed(1)} ms CPU (${cells.wall.toFixed(1)} wall), on 2 threads ${cells2.wall.toFixed(1)} ms wall (${cells2.cpu.toFixed(1)} CPU), queries ${queries.cpu.toFixed(1)} ms${direct ? `, O(n²) ${direct.cpu.toFixed(0)} ms` : ''} (CPU)\n`);
   }
   const empty = Object.fromEntries(Object.keys(rows[0]).map((k) => [k, null])) as Row;
-  rows.push({ ...empty, particles: 'exponent', cellsCpuMs: exponent(fit.cells.n, fit.cells.ms), queriesCpuMs: exponent(fit.queries.n, fit.queries.ms), directCpuMs: exponent(fit.direct.n, fit.direct.ms) });
-  table(`scaling: ms per repulsion iteration, particles on a sphere (median; CPU time of this process and wall time; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`, rows);
+  const slope = (k: keyof typeof fit) => exponent(fit[k].n, fit[k].ms);
+  rows.push({ ...empty, particles: 'exponent', cellsCpuMs: slope('cells'), cells2WallMs: slope('cells2'), queriesCpuMs: slope('queries'), directCpuMs: slope('direct') });
+  table(`scaling: ms per repulsion iteration, particles on a sphere (median; CPU time of this process and wall time; cells2: on 2 threads, of which helperShare of the tasks on the helper; exponents of CPU time on 1 thread, wall time on 2; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`, rows);
   const at = rows.find((r) => r.particles === 1e5);
-  if (at) process.stdout.write(`target: 100,000 particles < 50 ms an iteration, exponent ≤ 1.1: linked cells ${Number(at.cellsCpuMs).toFixed(1)} ms CPU (${Number(at.cellsWallMs).toFixed(1)} ms wall), exponent ${exponent(fit.cells.n, fit.cells.ms).toFixed(3)}\n`);
+  if (at) {
+    process.stdout.write(`target: 100,000 particles < 50 ms an iteration, exponent ≤ 1.1: linked cells on 2 threads ${Number(at.cells2WallMs).toFixed(1)} ms wall (${Number(at.cells2CpuMs).toFixed(1)} ms CPU of both threads), exponent ${slope('cells2').toFixed(3)} (wall); `
+      + `on 1 thread ${Number(at.cellsWallMs).toFixed(1)} ms wall (${Number(at.cellsCpuMs).toFixed(1)} ms CPU), exponent ${slope('cells').toFixed(3)} (CPU)\n`);
+  }
 }
 
 if (wanted('seed')) {
