@@ -1,12 +1,17 @@
 /**
  * The sorted-row repulsion pass on several threads: the tasks of rows.ts (per band, a first task
- * and, after every first task, a second) taken one at a time by whichever thread is free.
+ * and a second) taken one at a time, in order, by whichever thread is free. Band b's second task
+ * (its last layer) writes into band b's last layer and band b + 1's first (modulo the bands), so
+ * it waits until the first tasks of bands b and b + 1 have finished (they write there too, and
+ * their terms come first in the sums); no other pair of tasks touches the same particles. So the
+ * threads meet at no barrier: while the last first tasks run, the second tasks of the bands
+ * before them do.
  *
  * The run's thread and its helper threads share the particles' arrays (SharedArrayBuffers) and a
  * control block: a pass counter (helpers sleep on it between passes), a claim word (the pass's
  * number and its next task: a thread takes a task by a compare-and-swap, so a helper that wakes
- * late takes nothing of a finished pass), a count of finished tasks (the barrier before the second
- * tasks and the end of the pass), the pass's geometry and bands. A task's sums do not depend on the
+ * late takes nothing of a finished pass), the number of the pass in which each task last
+ * finished, a count of the pass's finished tasks (its end), the pass's geometry and bands. A task's sums do not depend on the
  * thread that runs it, so a pass is the same for a given number of bands however the threads
  * share it; a helper that is late or asleep only leaves more tasks to the run's thread (which
  * takes them all without helpers). Helpers return when told to quit (RowBoard.quit); a helper that
@@ -41,7 +46,7 @@ const SPINS = 20_000;
 /** The run's thread gives up on a helper that has held a task this long. */
 const HELPER_TIMEOUT_MS = 60_000;
 
-const BYTES = 4 * CONTROL_WORDS + 8 * GEOMETRY_SLOTS + 4 * (MAX_BANDS + 1);
+const BYTES = 4 * CONTROL_WORDS + 8 * GEOMETRY_SLOTS + 4 * (MAX_BANDS + 1) + 4 * 2 * MAX_BANDS;
 
 /** What a helper thread gets (structured-cloned: the buffers are shared). */
 export interface RowHelperData {
@@ -49,27 +54,46 @@ export interface RowHelperData {
   arrays: RowArrays;
 }
 
-function views(buffer: ArrayBufferLike): { ctl: Int32Array; geometry: Float64Array; bandFirst: Int32Array } {
+/** The control block's parts; finished[t]: the number of the pass in which task t last finished. */
+interface Views { ctl: Int32Array; geometry: Float64Array; bandFirst: Int32Array; finished: Int32Array }
+
+function views(buffer: ArrayBufferLike): Views {
+  const bands = 4 * CONTROL_WORDS + 8 * GEOMETRY_SLOTS;
   return {
     ctl: new Int32Array(buffer, 0, CONTROL_WORDS),
     geometry: new Float64Array(buffer, 4 * CONTROL_WORDS, GEOMETRY_SLOTS),
-    bandFirst: new Int32Array(buffer, 4 * CONTROL_WORDS + 8 * GEOMETRY_SLOTS, MAX_BANDS + 1),
+    bandFirst: new Int32Array(buffer, bands, MAX_BANDS + 1),
+    finished: new Int32Array(buffer, bands + 4 * (MAX_BANDS + 1), 2 * MAX_BANDS),
   };
 }
 
-/** Waits (spinning first, then sleeping) while ctl[at] is `value`, until `deadline` (ms since the epoch) or until `stop()`. */
-function waitWhile(ctl: Int32Array, at: number, value: number, deadline: number, stop: () => boolean): void {
-  for (let i = 0; i < SPINS; i++) if (Atomics.load(ctl, at) !== value) return;
-  while (Atomics.load(ctl, at) === value && Date.now() < deadline && !stop()) Atomics.wait(ctl, at, value, Math.min(1000, Math.max(1, deadline - Date.now())));
+/** Waits (spinning first, then sleeping) while a[at] is `value`, until `deadline` (ms since the epoch) or until `stop()`. */
+function waitWhile(a: Int32Array, at: number, value: number, deadline: number, stop: () => boolean): void {
+  for (let i = 0; i < SPINS; i++) if (Atomics.load(a, at) !== value) return;
+  while (Atomics.load(a, at) === value && Date.now() < deadline && !stop()) Atomics.wait(a, at, value, Math.min(1000, Math.max(1, deadline - Date.now())));
 }
 
 /**
- * Takes tasks of pass `pass` until none is left (or the pass is over) and runs them; the second
- * tasks after every first one is done. `stop` ends the waits for them (a helper told to quit, or
- * on the run's thread a failed helper). Returns how many it ran.
+ * Waits until task t has finished in pass `number`; false when `stop()` ended the wait. Throws
+ * when a helper failed or at the deadline.
  */
-function takeTasks(ctl: Int32Array, pass: RowPass, number: number, deadline: number, stop: () => boolean): number {
-  const tag = (number & CLAIM_PASS_MASK) << 8;
+function waitFinished(v: Views, t: number, number: number, deadline: number, stop: () => boolean): boolean {
+  for (let f = Atomics.load(v.finished, t); f !== number; f = Atomics.load(v.finished, t)) {
+    if (Atomics.load(v.ctl, C.failed) === 1) throw new Error('surface repulsion: a helper thread failed');
+    if (Date.now() > deadline) throw new Error(`surface repulsion: a task did not finish in ${HELPER_TIMEOUT_MS / 1000} s (a helper thread stopped)`);
+    if (stop()) return false;
+    waitWhile(v.finished, t, f, deadline, stop);
+  }
+  return true;
+}
+
+/**
+ * Takes tasks of pass `number` until none is left (or the pass is over) and runs them; band b's
+ * second task once the first tasks of bands b and b + 1 have finished. `stop` ends the waits (a
+ * helper told to quit, or on the run's thread a failed helper). Returns how many it ran.
+ */
+function takeTasks(v: Views, pass: RowPass, number: number, deadline: number, stop: () => boolean): number {
+  const ctl = v.ctl, tag = (number & CLAIM_PASS_MASK) << 8;
   let ran = 0;
   for (;;) {
     const word = Atomics.load(ctl, C.claim);
@@ -78,16 +102,11 @@ function takeTasks(ctl: Int32Array, pass: RowPass, number: number, deadline: num
     const t = word & 0xff, bands = pass.geometry[G.bands];
     if (t >= 2 * bands) return ran;
     if (Atomics.compareExchange(ctl, C.claim, word, word + 1) !== word) continue;
-    if (t >= bands) {
-      for (let d = Atomics.load(ctl, C.done); d < bands; d = Atomics.load(ctl, C.done)) {
-        if (Atomics.load(ctl, C.failed) === 1) throw new Error('surface repulsion: a helper thread failed');
-        if (Date.now() > deadline) throw new Error(`surface repulsion: the first tasks of a pass did not end in ${HELPER_TIMEOUT_MS / 1000} s (a helper thread stopped)`);
-        if (stop()) return ran;
-        waitWhile(ctl, C.done, d, deadline, stop);
-      }
-    }
+    if (t >= bands && !(waitFinished(v, t - bands, number, deadline, stop) && waitFinished(v, (t - bands + 1) % bands, number, deadline, stop))) return ran;
     pass.task(t);
     ran++;
+    Atomics.store(v.finished, t, number);
+    Atomics.notify(v.finished, t);
     Atomics.add(ctl, C.done, 1);
     Atomics.notify(ctl, C.done);
   }
@@ -98,12 +117,14 @@ export class RowBoard {
   /** The run thread's pass (geometry and bandFirst are written into it before each pass). */
   readonly pass: RowPass;
   private readonly buffer: ArrayBuffer | SharedArrayBuffer;
+  private readonly views: Views;
   private readonly ctl: Int32Array;
 
   /** `threads` > 1: the arrays must be in SharedArrayBuffers, and so is the control block. */
   constructor(readonly arrays: RowArrays, readonly threads: number) {
     this.buffer = threads > 1 ? new SharedArrayBuffer(BYTES) : new ArrayBuffer(BYTES);
     const v = views(this.buffer);
+    this.views = v;
     this.ctl = v.ctl;
     this.ctl[C.claim] = CLOSED;
     this.pass = new RowPass(arrays, v.geometry, v.bandFirst);
@@ -138,7 +159,7 @@ export class RowBoard {
     Atomics.notify(ctl, C.pass);
     // A failed helper leaves its task unfinished: the waits end, and the checks throw.
     const failed = () => Atomics.load(ctl, C.failed) === 1;
-    takeTasks(ctl, this.pass, number, deadline, failed);
+    takeTasks(this.views, this.pass, number, deadline, failed);
     for (let d = Atomics.load(ctl, C.done); d < 2 * bands; d = Atomics.load(ctl, C.done)) {
       if (failed()) throw new Error('surface repulsion: a helper thread failed');
       if (Date.now() > deadline) throw new Error(`surface repulsion: a helper thread held a task for ${HELPER_TIMEOUT_MS / 1000} s (it stopped)`);
@@ -166,7 +187,7 @@ export function rowHelper(data: RowHelperData): void {
     for (;;) {
       const number = Atomics.load(ctl, C.pass);
       if (quit()) return;
-      const ran = takeTasks(ctl, pass, number, Infinity, quit);
+      const ran = takeTasks(v, pass, number, Infinity, quit);
       if (ran > 0) Atomics.add(ctl, C.helperTasks, ran);
       waitWhile(ctl, C.pass, number, Infinity, quit);
     }

@@ -9,8 +9,10 @@
  * into `bands` of consecutive layers, each of at least 2 layers and about as many particles; a
  * band's first task clears its particles' sums and runs its layers but the last (writing only into
  * the band), its second runs its last layer (writing into that layer and the next band's first).
- * All first tasks write disjoint particles, and all second tasks do: the first tasks of all bands
- * may run at once, then (after a barrier) the second ones. No atomics on the sums, no pair twice.
+ * All first tasks write disjoint particles, and all second tasks do; band b's second task touches
+ * the particles of the first tasks of bands b and b + 1 only, and runs after them. So the first
+ * tasks may run at once, and each second task once its two first tasks have finished
+ * (row-board.ts). No atomics on the sums, no pair twice.
  *
  * Every particle's sums get their terms in an order fixed by the bands alone, whichever thread
  * runs which task: a pass is the same for a given number of bands. One band (a thread) is the

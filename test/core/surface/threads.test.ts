@@ -63,19 +63,19 @@ function randomPoints(s: ImplicitSurface, n: number, spacing: number, seed: numb
 const SUMS = ['energy', 'dEnergy', 'nearest2', 'shareSum', 'shareCount', 'dx', 'dy', 'dz'] as const;
 
 describe('the repulsion pass on two threads', () => {
-  // Blobby cylinders, not symmetric about z = 0: the bands' boundary layer holds particles.
+  // Blobby cylinders, not symmetric about z = 0: the layers at the bands' boundaries hold particles.
   it.each([
     [5000, 1],
     [6000, 2],
     [8000, 3],
-  ])('%i random points near blobby cylinders (seed %i): two bands give the sums of one within round-off, and of the O(n²) pass', (n, seed) => {
+  ])('%i random points near blobby cylinders (seed %i): eight bands (two threads) give the sums of one within round-off, and of the O(n²) pass', (n, seed) => {
     const s = blobby, fn = implicitFunction(s);
     const spacing = Math.sqrt(estimateArea(fn, solidBounds(s, fn)) / n / (Math.sqrt(3) / 2));
     const p = randomPoints(s, n, spacing, seed);
     const [one, two, direct] = [sampler(s, spacing, 'cells', 1), sampler(s, spacing, 'cells', 2), sampler(s, spacing, 'direct')];
     for (const sm of [one, two, direct]) { sm.place(p.x, p.y, p.z, p.sigma, n); sm.repel(); }
     expect(one.bands).toBe(1);
-    expect(two.bands).toBe(2);
+    expect(two.bands).toBe(8);
     // The cells passes renumber their particles alike; the O(n²) pass keeps the placed order.
     for (let i = 0; i < n; i++) expect(two.x[i]).toBe(one.x[i]);
     let differ = 0;
@@ -86,7 +86,7 @@ describe('the repulsion pass on two threads', () => {
         if (Math.abs(a[i] - b[i]) > 1e-12 * Math.max(1, Math.abs(a[i]))) throw new Error(`${k}[${i}]: ${a[i]} on one band, ${b[i]} on two`);
       }
     }
-    // Some sums take their terms in another order (the second band's first layer): not a copy of one band.
+    // Some sums take their terms in another order (the bands' first layers): not a copy of one band.
     expect(differ).toBeGreaterThan(0);
     const byPosition = new Map<number, number>();
     for (let i = 0; i < n; i++) byPosition.set(direct.x[i], i);
@@ -94,12 +94,12 @@ describe('the repulsion pass on two threads', () => {
       const j = byPosition.get(two.x[i])!;
       for (const k of SUMS) {
         const a = direct[k][j], b = two[k][i];
-        if (Math.abs(a - b) > 1e-10 * Math.max(1, Math.abs(a))) throw new Error(`${k} of particle at x = ${two.x[i]}: ${a} by O(n²), ${b} on two bands`);
+        if (Math.abs(a - b) > 1e-10 * Math.max(1, Math.abs(a))) throw new Error(`${k} of particle at x = ${two.x[i]}: ${a} by O(n²), ${b} on eight bands`);
       }
     }
   });
 
-  it('a helper thread gives the same passes, bit for bit, as this thread running both bands alone; it returns when told to quit', async () => {
+  it('a helper thread gives the same passes, bit for bit, as this thread running every band alone; it returns when told to quit', async () => {
     const spacing = 0.045;
     const alone = sampler(sphere, spacing, 'cells', 2), shared = sampler(sphere, spacing, 'cells', 2);
     const workers = startWorkers(shared.helperData());
@@ -110,7 +110,7 @@ describe('the repulsion pass on two threads', () => {
       while ((shared.helperTasks === 0 || steps < 20) && Date.now() - t0 < 20_000) { shared.step(); alone.step(); steps++; }
       expect(shared.helperTasks).toBeGreaterThan(0);
       expect(shared.n).toBeGreaterThan(4096);
-      expect(shared.bands).toBe(2);
+      expect(shared.bands).toBe(8);
       expect(shared.n).toBe(alone.n);
       for (const k of ['x', 'y', 'z', 'sigma', ...SUMS] as const) expect(Array.from(shared[k].subarray(0, shared.n))).toEqual(Array.from(alone[k].subarray(0, alone.n)));
     } finally {
@@ -129,7 +129,7 @@ describe('the repulsion pass on two threads', () => {
     workers[0].worker.on('error', (e) => errors.push(e));
     const t0 = Date.now();
     expect(() => { while (Date.now() - t0 < 20_000) s.repel(); }).toThrow(/a helper thread failed/);
-    expect(s.bands).toBe(2);
+    expect(s.bands).toBe(8);
     s.quitHelpers();
     expect(await exited(workers)).toEqual([1]);
     expect(errors[0].message).toMatch(/null/);
@@ -137,7 +137,7 @@ describe('the repulsion pass on two threads', () => {
 });
 
 describe('the surface engine on two threads', () => {
-  // ~5,800 particles: enough for two bands.
+  // ~5,800 particles: enough to share the passes (4096).
   const params = surfaceParamsSchema.parse({ surface: { kind: 'sphere', radius: 1 }, spacing: 0.05, voxelsAcross: 0 });
 
   /** A context whose helpers are not terminated by stop(): the test waits for them to return. */
