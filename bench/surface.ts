@@ -143,9 +143,10 @@ if (wanted('scaling')) {
       return o;
     };
     c.repel();
-    // The same particles on two threads: passes until the helper has started and taken tasks.
+    // The same particles on two threads: passes until the helper has started and run the tasks
+    // of about three passes (a new thread runs its first tasks before V8 has optimised them).
     const c2 = copy('cells', 2), helpers = startHelpers(c2);
-    for (const t0 = Date.now(); c2.helperTasks === 0 && c2.bands > 1 && Date.now() - t0 < 10_000;) { c2.advance(); c2.repel(); }
+    for (const t0 = Date.now(); c2.helperTasks < 6 * c2.bands && c2.bands > 1 && Date.now() - t0 < 20_000;) { c2.advance(); c2.repel(); }
     const tasks0 = c2.helperTasks;
     // Each timed pass follows a constrained move (untimed), as in a run: the particles have moved,
     // so the pass renumbers those that changed places in the sorted rows (a pass repeated on

@@ -8,6 +8,7 @@ import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from '.
 import { estimateArea, solidBounds } from '../../../core/surface/solid';
 import { SurfaceSampler, sigmaForSpacing, type NeighbourSearch } from '../../../core/surface/sampler';
 import { surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
+import { cutBands } from '../../../core/surface/rows';
 
 /** Helper threads as the worker runtime starts them: the real worker entry, told it is a helper. */
 const entry = runnableEntry(fileURLToPath(new URL('../../../main/workers/engine.ts', import.meta.url)));
@@ -61,6 +62,35 @@ function randomPoints(s: ImplicitSurface, n: number, spacing: number, seed: numb
 }
 
 const SUMS = ['energy', 'dEnergy', 'nearest2', 'shareSum', 'shareCount', 'dx', 'dy', 'dz'] as const;
+
+describe('cutBands', () => {
+  it('cuts the layers into bands of at least 2 layers and about n / bands particles, also when the particles crowd a few layers', () => {
+    const rnd = new Random(3), bitsY = 2;
+    for (let trial = 0; trial < 200; trial++) {
+      const layers = 4 << (trial % 4), bands = 1 + (trial % (layers / 2));
+      // Particles per layer: random, some layers empty, at times all in one or two layers.
+      const perLayer = Array.from({ length: layers }, () => (rnd.next() < 0.3 ? 0 : Math.floor(rnd.next() * 100)));
+      if (trial % 5 === 0) { perLayer.fill(0); perLayer[Math.floor(rnd.next() * layers)] = 500; }
+      const starts = new Int32Array((layers << bitsY) + 1);
+      for (let k = 0; k < layers; k++) for (let r = 0; r < 1 << bitsY; r++) {
+        const row = (k << bitsY) + r;
+        starts[row + 1] = starts[row] + (r === 0 ? perLayer[k] : 0);
+      }
+      const first = new Int32Array(bands + 1);
+      cutBands(starts, bitsY, layers, bands, first);
+      expect(first[0]).toBe(0);
+      expect(first[bands]).toBe(layers);
+      const n = starts[layers << bitsY], most = Math.max(...perLayer);
+      for (let b = 0; b < bands; b++) {
+        expect(first[b + 1] - first[b]).toBeGreaterThanOrEqual(2);
+        // Each boundary is the first one with b/bands of the particles before it (or as far as
+        // the 2-layer minimum allows): a band holds at most n / bands plus one layer, or 2 layers.
+        const count = starts[first[b + 1] << bitsY] - starts[first[b] << bitsY];
+        if (first[b + 1] - first[b] > 2 && b < bands - 1) expect(count).toBeLessThanOrEqual(n / bands + most);
+      }
+    }
+  });
+});
 
 describe('the repulsion pass on two threads', () => {
   // Blobby cylinders, not symmetric about z = 0: the layers at the bands' boundaries hold particles.
