@@ -156,6 +156,8 @@ export class BallMill {
    *  query has reported them again (older values are older moves'). */
   private readonly mark: Int32Array;
   private moveStamp = 0;
+  /** HashedGrid.cellsEnteredFrom's arguments (passed in an array: see there). */
+  private readonly entered = new Float64Array(8);
   private readonly visit: (j: number) => void;
 
   constructor(params: BallmillParams, seed: number, initial?: InitialBalls) {
@@ -508,7 +510,14 @@ export class BallMill {
     const old = 2 * this.moveStamp;
     const grid = this.grid, h = B[bi + 3], inner = h + this.hMin, outer = h + this.hMax;
     // The hashed grid's cells entered, or -1 (no grid, or a range that wraps around the grid).
-    const m = !grid ? -1 : this.dim === 2 ? grid.cellsEntered(ox, oz, 0, this.px, this.pz, 0, inner, outer) : grid.cellsEntered(ox, oy, oz, this.px, this.py, this.pz, inner, outer);
+    let m = -1;
+    if (grid) {
+      const v = this.entered;
+      if (this.dim === 2) { v[0] = ox; v[1] = oz; v[2] = 0; v[3] = this.px; v[4] = this.pz; v[5] = 0; }
+      else { v[0] = ox; v[1] = oy; v[2] = oz; v[3] = this.px; v[4] = this.py; v[5] = this.pz; }
+      v[6] = inner; v[7] = outer;
+      m = grid.cellsEnteredFrom(v);
+    }
     if (m >= 0) this.enterCells(grid!, i, m);
     else {
       // The neighbours before the move (the boxes that overlapped the old box) are marked; the
