@@ -76,12 +76,16 @@ export interface ImplicitFunction {
    * inside has some blob contributing at least T / (number of positive blobs)).
    */
   readonly bounds: Float64Array;
+  /** The surface it was compiled from (another thread compiles the same function from it). */
+  readonly surface: ImplicitSurface;
 }
 
 class SphereFunction implements ImplicitFunction {
   readonly bounds: Float64Array;
+  readonly surface: ImplicitSurface;
   private readonly k: number;
-  constructor(r: number) {
+  constructor(s: ImplicitSurface, r: number) {
+    this.surface = s;
     this.k = 1 / (r * r);
     this.bounds = Float64Array.of(-r, -r, -r, r, r, r);
   }
@@ -97,10 +101,12 @@ class SphereFunction implements ImplicitFunction {
 
 class EllipsoidFunction implements ImplicitFunction {
   readonly bounds: Float64Array;
+  readonly surface: ImplicitSurface;
   private readonly ka: number;
   private readonly kb: number;
   private readonly kc: number;
-  constructor(a: number, b: number, c: number) {
+  constructor(s: ImplicitSurface, a: number, b: number, c: number) {
+    this.surface = s;
     this.ka = 1 / (a * a); this.kb = 1 / (b * b); this.kc = 1 / (c * c);
     this.bounds = Float64Array.of(-a, -b, -c, a, b, c);
   }
@@ -116,10 +122,12 @@ class EllipsoidFunction implements ImplicitFunction {
 /** The quartic form: smooth everywhere (the form with sqrt(x² + y²) is not, on the axis). */
 class TorusFunction implements ImplicitFunction {
   readonly bounds: Float64Array;
+  readonly surface: ImplicitSurface;
   private readonly R2: number;
   private readonly c: number;
   private readonly k: number;
-  constructor(R: number, r: number) {
+  constructor(s: ImplicitSurface, R: number, r: number) {
+    this.surface = s;
     this.R2 = R * R;
     this.c = R * R - r * r;
     this.k = 1 / (R * R * R * R);
@@ -144,6 +152,7 @@ class TorusFunction implements ImplicitFunction {
  */
 class SuperquadricFunction implements ImplicitFunction {
   readonly bounds: Float64Array;
+  readonly surface: ImplicitSurface;
   private readonly ia: number;
   private readonly ib: number;
   private readonly ic: number;
@@ -151,7 +160,8 @@ class SuperquadricFunction implements ImplicitFunction {
   private readonly q: number; // 2/ε1
   private readonly m: number; // ε2/ε1
   private readonly h: number; // ε1/2
-  constructor(a: number, b: number, c: number, e1: number, e2: number) {
+  constructor(s: ImplicitSurface, a: number, b: number, c: number, e1: number, e2: number) {
+    this.surface = s;
     this.ia = 1 / a; this.ib = 1 / b; this.ic = 1 / c;
     this.p = 2 / e2; this.q = 2 / e1; this.m = e2 / e1; this.h = e1 / 2;
     this.bounds = Float64Array.of(-a, -b, -c, a, b, c);
@@ -189,10 +199,12 @@ const POLYNOMIAL = 1;
  */
 class BlobbyFunction implements ImplicitFunction {
   readonly bounds: Float64Array;
+  readonly surface: ImplicitSurface;
   private readonly data: Float64Array;
   private readonly count: number;
   private readonly threshold: number;
-  constructor(threshold: number, blobs: readonly Blob[]) {
+  constructor(s: ImplicitSurface, threshold: number, blobs: readonly Blob[]) {
+    this.surface = s;
     this.threshold = threshold;
     this.count = blobs.length;
     this.data = new Float64Array(BLOB_STRIDE * blobs.length);
@@ -264,10 +276,10 @@ class BlobbyFunction implements ImplicitFunction {
 /** Compiles a parsed surface. */
 export function implicitFunction(s: ImplicitSurface): ImplicitFunction {
   switch (s.kind) {
-    case 'sphere': return new SphereFunction(s.radius);
-    case 'ellipsoid': return new EllipsoidFunction(s.semiAxes[0], s.semiAxes[1], s.semiAxes[2]);
-    case 'torus': return new TorusFunction(s.majorRadius, s.minorRadius);
-    case 'superquadric': return new SuperquadricFunction(s.semiAxes[0], s.semiAxes[1], s.semiAxes[2], s.e1, s.e2);
-    case 'blobby': return new BlobbyFunction(s.threshold, s.blobs);
+    case 'sphere': return new SphereFunction(s, s.radius);
+    case 'ellipsoid': return new EllipsoidFunction(s, s.semiAxes[0], s.semiAxes[1], s.semiAxes[2]);
+    case 'torus': return new TorusFunction(s, s.majorRadius, s.minorRadius);
+    case 'superquadric': return new SuperquadricFunction(s, s.semiAxes[0], s.semiAxes[1], s.semiAxes[2], s.e1, s.e2);
+    case 'blobby': return new BlobbyFunction(s, s.threshold, s.blobs);
   }
 }

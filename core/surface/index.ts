@@ -6,7 +6,7 @@
 import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult } from '../common/engine';
 import { implicitFunction, type ImplicitFunction } from './implicit';
 import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, type SurfaceParams } from './params';
-import { rowHelper, type RowHelperData } from './row-board';
+import { surfaceHelper, type HelperData } from './board';
 import { SurfaceSampler } from './sampler';
 import { sampleFrame, voxeliseSolid } from './solid';
 
@@ -24,7 +24,7 @@ export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
   const t0 = performance.now();
   const fn = implicitFunction(p.surface);
   const { bounds, area } = surfaceGeometry(p.surface);
-  // Threads share the 'cells' repulsion pass (row-board.ts); without helper threads, one.
+  // Threads share the 'cells' repulsion pass and the move (board.ts); without helper threads, one.
   const sampler = new SurfaceSampler({
     fn, bounds, spacing: p.spacing, capacity: p.maxParticles, neighbourSearch: p.neighbourSearch, seed: ctx.seed,
     timeStep: p.dynamics.timeStep, feedback: p.dynamics.feedback, threads: ctx.startHelpers ? Math.max(1, ctx.threads) : 1,
@@ -155,5 +155,5 @@ export const surfaceEngine = defineEngine({
     ],
   },
   run: sample,
-  helper: (data) => rowHelper(data as RowHelperData),
+  helper: (data) => surfaceHelper(data as HelperData),
 });

@@ -12,7 +12,7 @@
  * All first tasks write disjoint particles, and all second tasks do; band b's second task touches
  * the particles of the first tasks of bands b and b + 1 only, and runs after them. So the first
  * tasks may run at once, and each second task once its two first tasks have finished
- * (row-board.ts). No atomics on the sums, no pair twice.
+ * (board.ts). No atomics on the sums, no pair twice.
  *
  * Every particle's sums get their terms in an order fixed by the bands alone, whichever thread
  * runs which task: a pass is the same for a given number of bands. One band (a thread) is the

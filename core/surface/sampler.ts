@@ -16,7 +16,8 @@
 import { Random } from '../common/random';
 import { HashedGrid } from '../spatial/index';
 import type { ImplicitFunction } from './implicit';
-import { MAX_BANDS, RowBoard, type RowHelperData } from './row-board';
+import { MAX_BANDS, TaskBoard, type HelperData } from './board';
+import { M, type MoveArrays } from './moves';
 import { cutBands, expNegative, RANGE_SIGMAS, setGeometry, STEP_BITS, type RowArrays } from './rows';
 import { projectToSurface } from './solid';
 
@@ -88,9 +89,9 @@ export interface SamplerOptions {
   /** φ: the constraint's feedback rate towards F = 0, per unit time. */
   feedback: number;
   /**
-   * Threads that share the 'cells' repulsion pass (default 1): above 1 the particles' arrays are
-   * SharedArrayBuffers, and threads − 1 helper threads should run rowHelper on helperData() (else
-   * this thread runs every task of the pass alone: the same sums, later).
+   * Threads that share the 'cells' repulsion pass and the constrained move (default 1): above 1
+   * the particles' arrays are SharedArrayBuffers, and threads − 1 helper threads should run
+   * surfaceHelper on helperData() (else this thread runs every task alone: the same results, later).
    */
   threads?: number;
 }
@@ -123,8 +124,8 @@ export class SurfaceSampler {
   readonly ny: Float64Array;
   readonly nz: Float64Array;
   readonly neighbourSearch: NeighbourSearch;
-  /** Threads sharing the repulsion pass ('cells'; else 1), and the bands of z-layers its last pass
-   *  was cut into (1: the sequential pass). */
+  /** Threads sharing the repulsion pass and the move ('cells'; else 1), and the bands of z-layers
+   *  the last pass was cut into (1: the sequential pass). */
   readonly threads: number;
   bands = 1;
   /** The grid of 'cells' and 'queries'; null for the O(n²) loop ('direct'). */
@@ -162,8 +163,8 @@ export class SurfaceSampler {
   /** Scratch of the sorted-row pass: 1/σ_i², and a copy of the grid's row starts. */
   private readonly inverse2: Float64Array;
   private readonly starts: Int32Array;
-  /** The sorted-row pass's tasks and threads ('cells'). */
-  private readonly board: RowBoard | null;
+  /** The tasks of the repulsion pass ('cells') and of the move, and the threads they are shared by. */
+  private readonly board: TaskBoard;
   /** The state a particle carries from one iteration to the next (renumbered by sortByCell). */
   private readonly carried: Float64Array[];
   /** Every particle as one linked list (all[j] = j + 1), headed by allHead[0] = 0. */
@@ -205,7 +206,7 @@ export class SurfaceSampler {
       this.grid = null;
     }
     this.starts = new Int32Array(shared(cells ? 4 * ((1 << (2 * this.grid!.maxBits)) + 1) : 0));
-    this.board = cells ? new RowBoard(this.rowArrays(), threads) : null;
+    this.board = new TaskBoard(this.rowArrays(), this.moveArrays(), o.fn, threads);
     this.seedParticles(o.bounds, o.spacing);
   }
 
@@ -411,14 +412,14 @@ export class SurfaceSampler {
    * particles enough, else one band: the sequential pass.
    */
   private repelRows(grid: HashedGrid, range: number): void {
-    const n = this.n, board = this.board!, pass = board.pass, starts = this.starts;
+    const n = this.n, board = this.board, pass = board.rows, starts = this.starts;
     const bx = grid.bits[0], by = grid.bits[1], bz = grid.bits[2], layers = 1 << bz;
     starts.set(grid.rowStarts.subarray(0, (1 << (by + bz)) + 1));
     const bands = n < MIN_PARALLEL_PARTICLES || this.threads === 1 ? 1 : Math.min(this.threads * BANDS_PER_THREAD, layers >> 1, MAX_BANDS);
     this.bands = bands;
     setGeometry(pass.geometry, bx, by, bz, grid.cellSize[0], range, bands);
     cutBands(starts, by, layers, bands, pass.bandFirst);
-    board.run();
+    board.runRows(bands);
     const dEnergy = this.dEnergy, inverse2 = this.inverse2, sigma = this.sigma;
     for (let i = 0; i < n; i++) dEnergy[i] *= inverse2[i] / sigma[i];
   }
@@ -432,19 +433,27 @@ export class SurfaceSampler {
     };
   }
 
-  /** What each of the threads − 1 helper threads gets (run it with rowHelper); none with one thread. */
-  helperData(): RowHelperData[] {
-    return this.board?.helperData() ?? [];
+  /** The arrays of the move, for this thread's and the helpers'. */
+  private moveArrays(): MoveArrays {
+    return {
+      x: this.x, y: this.y, z: this.z, sigma: this.sigma, dx: this.dx, dy: this.dy, dz: this.dz, energy: this.energy, dEnergy: this.dEnergy,
+      speed: this.speed, nx: this.nx, ny: this.ny, nz: this.nz,
+    };
+  }
+
+  /** What each of the threads − 1 helper threads gets (run it with surfaceHelper); none with one thread. */
+  helperData(): HelperData[] {
+    return this.board.helperData();
   }
 
   /** Tells the helper threads to return; call when done with the sampler. */
   quitHelpers(): void {
-    this.board?.quit();
+    this.board.quit();
   }
 
-  /** Tasks of the repulsion passes that helper threads ran (0 without them). */
+  /** Tasks of the repulsion passes and moves that helper threads ran (0 without them). */
   get helperTasks(): number {
-    return this.board?.helperTasks ?? 0;
+    return this.board.helperTasks;
   }
 
   /**
@@ -506,27 +515,17 @@ export class SurfaceSampler {
    * The constrained move: P_i' = D_i − ((∇F·D_i + φF) / |∇F|²) ∇F (Witkin & Heckbert's constraint
    * for a still surface: the repulsion projected onto the tangent plane, and feedback φ pulling the
    * particle back to F = 0), and σ_i' = −ρ (E_i − Ê) / (∂E_i/∂σ_i + β/σ̂) (the adaptive radius), both
-   * by one Euler step.
+   * by one Euler step (moves.ts), then the grid told of the new positions.
    */
   advance(): void {
-    const n = this.n, dt = this.dt, phi = this.phi, g = this.g, fn = this.fn, grid = this.grid;
-    const sh = this.sigmaHat, lo = SIGMA_MIN * sh, hi = SIGMA_STARVED * 1.2 * sh, beta = SIGMA_DAMPING / sh;
-    const x = this.x, y = this.y, z = this.z, sigma = this.sigma;
-    for (let i = 0; i < n; i++) {
-      const F = fn.valueAndGradient(x[i], y[i], z[i], g);
-      const gx = g[0], gy = g[1], gz = g[2];
-      const g2 = gx * gx + gy * gy + gz * gz;
-      const Dx = this.dx[i], Dy = this.dy[i], Dz = this.dz[i];
-      const k = g2 > 0 ? (gx * Dx + gy * Dy + gz * Dz + phi * F) / g2 : 0;
-      const vx = Dx - k * gx, vy = Dy - k * gy, vz = Dz - k * gz;
-      this.speed[i] = Math.sqrt(vx * vx + vy * vy + vz * vz);
-      const gl = Math.sqrt(g2);
-      if (gl > 0) { this.nx[i] = gx / gl; this.ny[i] = gy / gl; this.nz[i] = gz / gl; }
-      x[i] += dt * vx; y[i] += dt * vy; z[i] += dt * vz;
-      const s = sigma[i] - (dt * SIGMA_RATE * (this.energy[i] - TARGET_ENERGY)) / (this.dEnergy[i] + beta);
-      sigma[i] = s < lo ? lo : s > hi ? hi : s;
-      if (grid !== null) grid.move(i, x[i], y[i], z[i]);
-    }
+    const n = this.n, grid = this.grid, sh = this.sigmaHat, p = this.board.moves.params;
+    p[M.dt] = this.dt; p[M.phi] = this.phi; p[M.rate] = SIGMA_RATE; p[M.target] = TARGET_ENERGY;
+    p[M.lo] = SIGMA_MIN * sh; p[M.hi] = SIGMA_STARVED * 1.2 * sh; p[M.beta] = SIGMA_DAMPING / sh;
+    // Moves.ts, in ranges shared by the threads (as many as the pass's bands); the grid here.
+    this.board.runMoves(n, n < MIN_PARALLEL_PARTICLES ? 1 : Math.min(this.threads * BANDS_PER_THREAD, MAX_BANDS));
+    if (grid === null) return;
+    const x = this.x, y = this.y, z = this.z;
+    for (let i = 0; i < n; i++) grid.move(i, x[i], y[i], z[i]);
   }
 
   /**

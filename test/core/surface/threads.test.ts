@@ -154,7 +154,7 @@ describe('the repulsion pass on two threads', () => {
     s.place(p.x, p.y, p.z, p.sigma, n);
     // A helper without the steps along x fails in its first task.
     const [data] = s.helperData();
-    const workers = startWorkers([{ ...data, arrays: { ...data.arrays, fine: null } }]);
+    const workers = startWorkers([{ ...data, rows: { ...data.rows, fine: null } }]);
     const errors: Error[] = [];
     workers[0].worker.on('error', (e) => errors.push(e));
     const t0 = Date.now();
