@@ -6,6 +6,10 @@
  *            started here through the engines' worker entry, as a run's would be), and by the
  *            seed's spherical range queries, and through the O(n²) loop up to where that is
  *            practical; the fitted exponent of each
+ *   runs     whole engine runs to uniform on one thread and on two (the repulsion pass and the move
+ *            shared; birth, death and the renumbering on the run's thread): a sphere of about
+ *            100,000 particles, a superquadric (whose move costs as much as its pass) and the seed's
+ *            blobby cylinders; ms per iteration, wall and CPU of the whole run
  *   seed     the seed's Figure 1: three blobby cylinders sampled from scratch to uniform at about
  *            10,000 particles: iterations, time per iteration, and the O(n²) pass on the final state
  *            (the seed: ~0.5 s an iteration on a 100 MHz SGI Crimson, 160x faster than O(n²))
@@ -21,7 +25,7 @@
  * waits for work included), with the load average printed. The passes on one and on two threads
  * alternate, so that both see the same machine.
  *
- * `npm run bench -- surface [--only scaling,seed] [--quick]`. --quick stops at 10^5 particles.
+ * `npm run bench -- surface [--only scaling,runs,seed] [--quick]`. --quick stops at 10^5 particles.
  */
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -101,6 +105,14 @@ function exponent(xs: number[], ys: number[]): number {
 }
 
 const sphere = implicitSurfaceSchema.parse({ kind: 'sphere', radius: 1 });
+/** The seed's Figure 1: three blobby cylinders. */
+const blobbyCylinders = {
+  kind: 'blobby', threshold: 0.5, blobs: [
+    { from: [-1.2, 0, 0], to: [1.2, 0, 0], radius: 0.45 },
+    { from: [0, -1.2, 0], to: [0, 1.2, 0], radius: 0.45 },
+    { from: [0, 0, -1.2], to: [0, 0, 1.2], radius: 0.45 },
+  ],
+};
 
 /** n particles on a Fibonacci spiral of the unit sphere, in a sampler using `search`. */
 function fibonacciSampler(n: number, search: NeighbourSearch, threads = 1): SurfaceSampler {
@@ -203,15 +215,44 @@ if (wanted('scaling')) {
   }
 }
 
+if (wanted('runs')) {
+  const cases = [
+    { name: 'sphere', surface: { kind: 'sphere', radius: 1 }, spacing: 0.0105, maxParticles: 200_000 },
+    { name: 'superquadric', surface: { kind: 'superquadric', semiAxes: [1, 0.8, 0.6], e1: 0.3, e2: 0.3 }, spacing: 0.011, maxParticles: 200_000 },
+    { name: 'blobby cylinders (seed)', surface: blobbyCylinders, spacing: 0.0386, maxParticles: 200_000 },
+  ];
+  const rows: Row[] = [];
+  for (const c of cases) {
+    const params = surfaceParamsSchema.parse({ surface: c.surface, spacing: c.spacing, maxParticles: c.maxParticles, voxelsAcross: 0 });
+    const row: Row = { surface: c.name };
+    for (const threads of [1, 2]) {
+      const workers: Worker[] = [];
+      const ctx = {
+        seed: 1, threads, progress() {}, cancelled: () => false, log() {},
+        startHelpers(data: unknown[]) {
+          workers.push(...data.map((d) => new Worker(workerEntry, { workerData: { helper: true, engineId: 'surface', data: d } })));
+          return { stop() { for (const w of workers) void w.terminate(); } };
+        },
+      };
+      const c0 = cpuMs(), t0 = performance.now();
+      const m = (surfaceEngine.run(params, ctx) as EngineResult).metrics;
+      const wall = performance.now() - t0, cpu = cpuMs() - c0;
+      row.particles = Number(m.particles);
+      row[`iterations${threads}`] = Number(m.iterations);
+      row[`msPerIteration${threads}`] = Number(m.msPerIteration);
+      row[`wallS${threads}`] = wall / 1000;
+      row[`cpuS${threads}`] = cpu / 1000;
+      row[`cv${threads}`] = Number(m.nearestNeighbourCV);
+      process.stdout.write(`  ${c.name}, ${threads} thread(s): ${m.particles} particles, ${m.iterations} iterations, ${Number(m.msPerIteration).toFixed(1)} ms an iteration, ${(wall / 1000).toFixed(1)} s wall (${(cpu / 1000).toFixed(1)} s CPU), ${m.stopReason}\n`);
+    }
+    rows.push(row);
+  }
+  table(`runs: whole runs to uniform on 1 and 2 threads (the suffix; ms an iteration = sampling time / iterations, wall; wallS and cpuS of the whole run with the thread start; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')})`, rows);
+}
+
 if (wanted('seed')) {
   // The seed's Figure 1: three blobby cylinders with 10,000 particles.
-  const surface = {
-    kind: 'blobby', threshold: 0.5, blobs: [
-      { from: [-1.2, 0, 0], to: [1.2, 0, 0], radius: 0.45 },
-      { from: [0, -1.2, 0], to: [0, 1.2, 0], radius: 0.45 },
-      { from: [0, 0, -1.2], to: [0, 0, 1.2], radius: 0.45 },
-    ],
-  };
+  const surface = blobbyCylinders;
   const spacing = 0.0386; // about 10,000 particles
   const params = surfaceParamsSchema.parse({ surface, spacing, voxelsAcross: 0 });
   const c0 = cpuMs();
