@@ -1,26 +1,25 @@
 /**
  * The repulsion pass and the constrained move on several threads: a *job* (a pass of rows.ts or a
  * move of moves.ts) cut into tasks that the threads take one at a time, in order, as they come
- * free. A move's tasks are equal ranges of particles, each writing only its own. A pass's are per
- * band of z-layers a first task and a second (rows.ts); band b's second task
- * (its last layer) writes into band b's last layer and band b + 1's first (modulo the bands), so
- * it waits until the first tasks of bands b and b + 1 have finished (they write there too, and
- * their terms come first in the sums); no other pair of tasks touches the same particles. So the
- * threads meet at no barrier: while the last first tasks run, the second tasks of the bands
- * before them do.
+ * free. A move's tasks are equal ranges of particles, each writing only its own. A pass's are a
+ * first and a second task per band of z-layers (rows.ts); band b's second task (its last layer)
+ * writes into band b's last layer and band b + 1's first (modulo the bands), so it waits until
+ * the first tasks of bands b and b + 1 have finished (they write there too, and their terms come
+ * first in the sums); no other two tasks touch the same particles. So the threads meet at no
+ * barrier: while the last first tasks run, the second tasks of the bands before them do.
  *
  * The run's thread and its helper threads share the particles' arrays (SharedArrayBuffers) and a
- * control block: a pass counter (helpers sleep on it between passes), a claim word (the pass's
+ * control block: the job's number (helpers sleep on it between jobs), a claim word (the job's
  * number and its next task: a thread takes a task by a compare-and-swap, so a helper that wakes
- * late takes nothing of a finished pass), the number of the pass in which each task last
- * finished, a count of the job's finished tasks (its end), the job's kind and tasks, the pass's
- * geometry and bands, the move's parameters. Helpers compile the implicit function themselves
- * from its surface. A task's results do not depend on the thread that runs it, so a job is the
- * same for a given number of tasks however the threads share it; a helper that is late or asleep
- * only leaves more tasks to the run's thread (which takes them all without helpers). Helpers
- * return when told to quit (TaskBoard.quit); a helper that
- * throws marks the block failed, and the run's thread gives up with an error instead of waiting
- * for a task that will not end, as it does after HELPER_TIMEOUT_MS without progress.
+ * late takes nothing of a finished job), the number of the job in which each task last finished,
+ * a count of the job's finished tasks (its end), the job's kind and tasks, the pass's geometry
+ * and bands, the move's parameters. Helpers compile the implicit function themselves from its
+ * surface. A task's results do not depend on the thread that runs it, so a job is the same for a
+ * given number of tasks however the threads share it; a helper that is late or asleep only
+ * leaves more tasks to the run's thread (which takes them all without helpers). Helpers return
+ * when told to quit (TaskBoard.quit); a helper that throws marks the block failed, and the run's
+ * thread gives up with an error instead of waiting for a task that will not end, as it does after
+ * HELPER_TIMEOUT_MS without progress.
  */
 import { implicitFunction, type ImplicitFunction, type ImplicitSurface } from './implicit';
 import { M, MOVE_SLOTS, MovePass, type MoveArrays } from './moves';
@@ -28,8 +27,8 @@ import { GEOMETRY_SLOTS, RowPass, type RowArrays } from './rows';
 
 /** Int32 slots of the control block. */
 const C = {
-  /** Incremented to start a job (helpers wait on it): the job's number. */
-  pass: 0,
+  /** The job's number, incremented to start a job (helpers wait on it). */
+  number: 0,
   /** The job's number (low bits, CLAIM_PASS_MASK) · 2^8 + its next task; CLOSED between jobs. */
   claim: 1,
   /** Tasks finished in this job. */
@@ -40,8 +39,8 @@ const C = {
   failed: 4,
   /** Tasks the helpers ran, all jobs together. */
   helperTasks: 5,
-  /** The job: JOB_ROWS or JOB_MOVES, and its number of tasks. */
-  job: 6,
+  /** The job's kind (JOB_ROWS or JOB_MOVES) and its number of tasks. */
+  kind: 6,
   tasks: 7,
 } as const;
 const JOB_ROWS = 0;
@@ -116,7 +115,7 @@ function takeTasks(v: Views, passes: Passes, number: number, deadline: number, s
     const word = Atomics.load(ctl, C.claim);
     if ((word & ~0xff) !== tag) return ran;
     // Read before the claim: the job cannot end (and these change) while a task is open.
-    const t = word & 0xff, tasks = Atomics.load(ctl, C.tasks), rows = Atomics.load(ctl, C.job) === JOB_ROWS, bands = tasks >> 1;
+    const t = word & 0xff, tasks = Atomics.load(ctl, C.tasks), rows = Atomics.load(ctl, C.kind) === JOB_ROWS, bands = tasks >> 1;
     if (t >= tasks) return ran;
     if (Atomics.compareExchange(ctl, C.claim, word, word + 1) !== word) continue;
     if (rows && t >= bands && !(waitFinished(v, t - bands, number, deadline, stop) && waitFinished(v, (t - bands + 1) % bands, number, deadline, stop))) return ran;
@@ -189,13 +188,13 @@ export class TaskBoard {
   /** Hands out a job of `tasks` tasks, takes its share, and returns when every task is done. */
   private share(job: number, tasks: number): void {
     // This thread alone writes the job counter; the claim word is open before helpers see the job.
-    const ctl = this.ctl, number = (ctl[C.pass] + 1) | 0, deadline = Date.now() + HELPER_TIMEOUT_MS;
+    const ctl = this.ctl, number = (ctl[C.number] + 1) | 0, deadline = Date.now() + HELPER_TIMEOUT_MS;
     ctl[C.done] = 0;
-    ctl[C.job] = job;
+    ctl[C.kind] = job;
     ctl[C.tasks] = tasks;
     Atomics.store(ctl, C.claim, (number & CLAIM_PASS_MASK) << 8);
-    Atomics.store(ctl, C.pass, number);
-    Atomics.notify(ctl, C.pass);
+    Atomics.store(ctl, C.number, number);
+    Atomics.notify(ctl, C.number);
     // A failed helper leaves its task unfinished: the waits end, and the checks throw.
     const failed = () => Atomics.load(ctl, C.failed) === 1;
     takeTasks(this.views, this, number, deadline, failed);
@@ -211,8 +210,8 @@ export class TaskBoard {
   quit(): void {
     if (this.threads < 2) return;
     Atomics.store(this.ctl, C.quit, 1);
-    Atomics.add(this.ctl, C.pass, 1);
-    Atomics.notify(this.ctl, C.pass);
+    Atomics.add(this.ctl, C.number, 1);
+    Atomics.notify(this.ctl, C.number);
     Atomics.notify(this.ctl, C.done);
   }
 }
@@ -224,11 +223,11 @@ export function surfaceHelper(data: HelperData): void {
   const quit = () => Atomics.load(ctl, C.quit) === 1;
   try {
     for (;;) {
-      const number = Atomics.load(ctl, C.pass);
+      const number = Atomics.load(ctl, C.number);
       if (quit()) return;
       const ran = takeTasks(v, passes, number, Infinity, quit);
       if (ran > 0) Atomics.add(ctl, C.helperTasks, ran);
-      waitWhile(ctl, C.pass, number, Infinity, quit);
+      waitWhile(ctl, C.number, number, Infinity, quit);
     }
   } catch (err) {
     Atomics.store(ctl, C.failed, 1);
