@@ -105,7 +105,7 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
  *  float64 columns and a nearest-distance array. */
 const BYTES_PER_PARTICLE = 18 * 8 + 4 * 4 + (6 * 8 + 8 * 4 + 2) + 10 * 8;
 /** The grid never has more cells than this (HashedGrid's default maxCells, 4 bytes a cell), nor
- *  more rows than its square root (two int32 arrays of sortRows). */
+ *  more rows than its square root (two int32 arrays of sortRows, and the sampler's copy of its starts). */
 const MAX_GRID_CELLS = 2 ** 24;
 const MAX_GRID_ROWS = 2 ** 16;
 
@@ -116,5 +116,5 @@ export function estimateMemoryBytes(p: SurfaceParams): number {
   // The label volume's longest side is `across` voxels plus a margin; the others are at most that.
   const volume = across > 0 ? 4 * (across + 3) ** 3 : 0;
   const seeding = 8 * 66 ** 3;
-  return p.maxParticles * BYTES_PER_PARTICLE + 4 * MAX_GRID_CELLS + 8 * MAX_GRID_ROWS + seeding + volume;
+  return p.maxParticles * BYTES_PER_PARTICLE + 4 * MAX_GRID_CELLS + 12 * MAX_GRID_ROWS + seeding + volume;
 }
