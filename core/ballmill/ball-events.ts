@@ -30,10 +30,10 @@ export const enum EventKind {
 /** The tie-break key of an event at equal times: kind · 2^48 + a · 2^24 + (b + 16), exact in a
  *  double for a, b + 16 < 2^24. */
 export function tieKey(kind: EventKind, a: number, b: number): number {
-  return kind * TIE_KIND + a * TIE_A + (b + 16);
+  // Literals rather than module constants, which V8 loads from the module's context (and checks
+  // the type of) at every use.
+  return kind * 281474976710656 + a * 16777216 + (b + 16);
 }
-const TIE_KIND = 281474976710656;
-const TIE_A = 16777216;
 
 export class BallEvents {
   readonly n: number;
@@ -145,21 +145,25 @@ export class BallEvents {
 
   /** Finds ball i's earliest event and moves the ball to its place in the heap. */
   update(i: number): void {
-    let t = this.exitTime[i], tie = t === Infinity ? 0 : tieKey(EventKind.BoxExit, i, 0), kind = EventKind.BoxExit;
+    // The earliest by time, then kind (collision, wall, box exit), then, of two collisions of i,
+    // the smaller partner (the smaller tie key (0, min, max)). The tie key itself is made once, at
+    // the end: one carried through the loop, or a 0 for a ball without events, made V8 keep it
+    // as a boxed number (a heap number at every step). A ball without events (time Infinity)
+    // gets the tie of a box exit: it orders nothing.
+    let t = this.exitTime[i], kind = EventKind.BoxExit, other = 0;
     const tw = this.wallTime[i];
-    if (tw < t || (tw === t && tw !== Infinity)) {
-      // At equal times a wall contact (kind 1) comes before a box exit (kind 2).
-      t = tw; tie = tieKey(EventKind.Wall, i, this.wallId[i]); kind = EventKind.Wall;
-    }
+    if (tw < t || (tw === t && tw !== Infinity)) { t = tw; kind = EventKind.Wall; other = this.wallId[i]; }
     const T = this.poolTime, I = this.poolInt;
     let node = -1, prev = -1;
     for (let k = this.head[i], p = -1; k >= 0; p = k, k = I[3 * k + 2]) {
       const tk = T[k];
       if (tk > t) continue;
       const j = I[3 * k];
-      const tj = i < j ? tieKey(EventKind.Collision, i, j) : tieKey(EventKind.Collision, j, i);
-      if (tk < t || tj < tie) { t = tk; tie = tj; kind = EventKind.Collision; node = k; prev = p; }
+      if (tk < t || (t !== Infinity && (kind !== EventKind.Collision || j < other))) { t = tk; kind = EventKind.Collision; other = j; node = k; prev = p; }
     }
+    const lo = kind === EventKind.Collision && other < i ? other : i;
+    const hi = kind === EventKind.Collision ? (other < i ? i : other) : kind === EventKind.Wall ? other : 0;
+    const tie = tieKey(kind, lo, hi);
     this.keyKind[i] = kind;
     this.keyNode[i] = node;
     this.keyPrev[i] = prev;
