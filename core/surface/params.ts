@@ -47,7 +47,7 @@ export const surfaceParamsSchema = z.strictObject({
     description: 'voxelise the solid with this many voxels along its longest side (0 = no label volume)',
   }),
 }).meta({
-  description: "Particles on an implicit surface (Heckbert 1997, after Witkin & Heckbert 1994): constrained Gaussian repulsion with adaptive radii, birth and death. With several threads they share 'cells' repulsion passes of 4096 particles or more (one band of z-layers each): a sampling is the same for a seed and thread count; other thread counts add the same terms in another order (round-off), so their samplings differ slightly.",
+  description: "Particles on an implicit surface (Heckbert 1997, after Witkin & Heckbert 1994): constrained Gaussian repulsion with adaptive radii, birth and death. With several threads they share the 'cells' repulsion passes and the moves from 20,000 particles on (bands of z-layers, ranges of particles): a sampling is the same for a seed and thread count; other thread counts add the same terms in another order (round-off), so their samplings differ slightly.",
 });
 export type SurfaceParams = z.output<typeof surfaceParamsSchema>;
 

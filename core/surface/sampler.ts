@@ -54,9 +54,15 @@ const CELLS_FILL = 0.85;
 const CELLS_COARSE = 0.7;
 /** Range queries: iterations between renumberings of the particles in the grid's cell order. */
 const SORT_INTERVAL = 16;
-/** The sorted-row pass runs on one thread below this many particles (waking a helper costs
- *  about what a pass of a few hundred particles does). */
-const MIN_PARALLEL_PARTICLES = 4096;
+/**
+ * With threads, the pass and the move are shared from this many particles on (SamplerOptions.
+ * parallelFrom). Below, the gain is small and the risk large: each shared job waits for its last
+ * task, and a helper the system deschedules holds it for a time slice (whole runs of 10,000
+ * particles, blobby: 9 ms an iteration on 1 thread, 9.3-10.3 on 2 idle cores, 16-22 when the
+ * machine gave the process one core; 20,000: 16.6-18.5 against 15.2-16.9 on 2 idle cores, 21.3
+ * against 21.6 on one).
+ */
+export const PARALLEL_FROM = 20_000;
 /** With threads, bands of z-layers per thread: the threads take them as they come free, so a
  *  thread that starts late or is slowed takes fewer (at 1e5 particles on 2 idle cores: 2 bands
  *  29.2 ms, 4 bands 27.8, 8 bands 27.4, 16 bands 28.0; one thread 51.4). */
@@ -94,6 +100,8 @@ export interface SamplerOptions {
    * surfaceHelper on helperData() (else this thread runs every task alone: the same results, later).
    */
   threads?: number;
+  /** Particles from which the threads share the work (default PARALLEL_FROM). */
+  parallelFrom?: number;
 }
 
 export class SurfaceSampler {
@@ -165,6 +173,7 @@ export class SurfaceSampler {
   private readonly starts: Int32Array;
   /** The tasks of the repulsion pass ('cells') and of the move, and the threads they are shared by. */
   private readonly board: TaskBoard;
+  private readonly parallelFrom: number;
   /** The state a particle carries from one iteration to the next (renumbered by sortByCell). */
   private readonly carried: Float64Array[];
   /** Every particle as one linked list (all[j] = j + 1), headed by allHead[0] = 0. */
@@ -187,6 +196,8 @@ export class SurfaceSampler {
     const threads = cells ? (o.threads ?? 1) : 1;
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be an integer ≥ 1, got ${o.threads}`);
     this.threads = threads;
+    this.parallelFrom = o.parallelFrom ?? PARALLEL_FROM;
+    if (!Number.isInteger(this.parallelFrom) || this.parallelFrom < 0) throw new RangeError(`parallelFrom must be an integer ≥ 0, got ${o.parallelFrom}`);
     // The arrays the threads of the pass share (SharedArrayBuffers only when there are threads).
     const shared = (bytes: number) => (threads > 1 ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
     const f = () => new Float64Array(shared(8 * cap));
@@ -415,7 +426,7 @@ export class SurfaceSampler {
     const n = this.n, board = this.board, pass = board.rows, starts = this.starts;
     const bx = grid.bits[0], by = grid.bits[1], bz = grid.bits[2], layers = 1 << bz;
     starts.set(grid.rowStarts.subarray(0, (1 << (by + bz)) + 1));
-    const bands = n < MIN_PARALLEL_PARTICLES || this.threads === 1 ? 1 : Math.min(this.threads * BANDS_PER_THREAD, layers >> 1, MAX_BANDS);
+    const bands = n < this.parallelFrom || this.threads === 1 ? 1 : Math.min(this.threads * BANDS_PER_THREAD, layers >> 1, MAX_BANDS);
     this.bands = bands;
     setGeometry(pass.geometry, bx, by, bz, grid.cellSize[0], range, bands);
     cutBands(starts, by, layers, bands, pass.bandFirst);
@@ -522,7 +533,7 @@ export class SurfaceSampler {
     p[M.dt] = this.dt; p[M.phi] = this.phi; p[M.rate] = SIGMA_RATE; p[M.target] = TARGET_ENERGY;
     p[M.lo] = SIGMA_MIN * sh; p[M.hi] = SIGMA_STARVED * 1.2 * sh; p[M.beta] = SIGMA_DAMPING / sh;
     // Moves.ts, in ranges shared by the threads (as many as the pass's bands); the grid here.
-    this.board.runMoves(n, n < MIN_PARALLEL_PARTICLES ? 1 : Math.min(this.threads * BANDS_PER_THREAD, MAX_BANDS));
+    this.board.runMoves(n, n < this.parallelFrom || this.threads === 1 ? 1 : Math.min(this.threads * BANDS_PER_THREAD, MAX_BANDS));
     if (grid === null) return;
     const x = this.x, y = this.y, z = this.z;
     for (let i = 0; i < n; i++) grid.move(i, x[i], y[i], z[i]);

@@ -6,7 +6,7 @@ import { Random } from '../../../core/common/random';
 import type { ColumnTable, EngineContext, EngineResult } from '../../../core/common/engine';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from '../../../core/surface/implicit';
 import { estimateArea, solidBounds } from '../../../core/surface/solid';
-import { SurfaceSampler, sigmaForSpacing, type NeighbourSearch } from '../../../core/surface/sampler';
+import { PARALLEL_FROM, SurfaceSampler, sigmaForSpacing, type NeighbourSearch } from '../../../core/surface/sampler';
 import { surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
 import { cutBands } from '../../../core/surface/rows';
 
@@ -29,9 +29,10 @@ function exited(helpers: Helper[], ms = 10_000): Promise<number[]> {
   ]);
 }
 
+/** Samplers share their work from 4096 particles here (PARALLEL_FROM is larger), to keep the O(n²) checks small. */
 function sampler(s: ImplicitSurface, spacing: number, search: NeighbourSearch, threads = 1, capacity = 20_000): SurfaceSampler {
   const fn = implicitFunction(s);
-  return new SurfaceSampler({ fn, bounds: solidBounds(s, fn), spacing, capacity, neighbourSearch: search, seed: 1, timeStep: 0.25, feedback: 2, threads });
+  return new SurfaceSampler({ fn, bounds: solidBounds(s, fn), spacing, capacity, neighbourSearch: search, seed: 1, timeStep: 0.25, feedback: 2, threads, parallelFrom: 4096 });
 }
 
 const sphere = implicitSurfaceSchema.parse({ kind: 'sphere', radius: 1 });
@@ -167,8 +168,8 @@ describe('the repulsion pass on two threads', () => {
 });
 
 describe('the surface engine on two threads', () => {
-  // ~5,800 particles: enough to share the passes (4096).
-  const params = surfaceParamsSchema.parse({ surface: { kind: 'sphere', radius: 1 }, spacing: 0.05, voxelsAcross: 0 });
+  // ~25,000 particles at the end: enough to share the work (PARALLEL_FROM).
+  const params = surfaceParamsSchema.parse({ surface: { kind: 'sphere', radius: 1 }, spacing: 0.021, voxelsAcross: 0 });
 
   /** A context whose helpers are not terminated by stop(): the test waits for them to return. */
   function threaded(threads: number, cancelAfter = Infinity): { ctx: EngineContext; workers: Helper[] } {
@@ -196,6 +197,7 @@ describe('the surface engine on two threads', () => {
       expect(Number(r.metrics.nearestNeighbourCV)).toBeLessThanOrEqual(0.1);
     }
     expect(Math.abs(Number(a.metrics.particles) / Number(one.metrics.particles) - 1)).toBeLessThan(0.03);
+    expect(Number(a.metrics.particles)).toBeGreaterThan(PARALLEL_FROM);
     expect((a.artifacts[0] as ColumnTable).columns.x).toEqual((b.artifacts[0] as ColumnTable).columns.x);
   });
 
