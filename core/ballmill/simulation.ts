@@ -530,7 +530,8 @@ export class BallMill {
       const ids = nb.ids, base = nb.stride * i;
       for (let k = nb.count[i] - 1; k >= 0; k--) if (M[ids[base + k]] === old) nb.removeAt(i, k);
     }
-    this.scheduleExit(i);
+    // The state now is still in px..qz (stateAt above).
+    this.scheduleExit(i, true);
     this.queue.update(i);
   }
 
@@ -722,27 +723,30 @@ export class BallMill {
 
   /** Queues the time at which ball i's centre, inside its box now, leaves it (δ from the box centre
    *  on an axis). Computed from the state now: the trajectory may have started outside the box. */
-  private scheduleExit(i: number): void {
+  private scheduleExit(i: number, stateNow = false): void {
     const d = this.skin, g = this.g;
-    this.stateAt(i, this.now);
-    let tau = Infinity;
-    const vx = this.qx, vy = this.qy, vz = this.qz;
+    if (!stateNow) this.stateAt(i, this.now);
+    let tau = Infinity, u: number;
+    const px = this.px, py = this.py, pz = this.pz, vx = this.qx, vy = this.qy, vz = this.qz;
     const B = this.box, bx = B[4 * i], by = B[4 * i + 1], bz = B[4 * i + 2];
-    if (vx > 0) tau = (bx + d - this.px) / vx; else if (vx < 0) tau = (bx - d - this.px) / vx;
+    if (vx > 0) tau = (bx + d - px) / vx; else if (vx < 0) tau = (bx - d - px) / vx;
     if (this.dim === 3) {
-      if (vy > 0) tau = Math.min(tau, (by + d - this.py) / vy); else if (vy < 0) tau = Math.min(tau, (by - d - this.py) / vy);
+      if (vy > 0) { u = (by + d - py) / vy; if (u < tau) tau = u; } else if (vy < 0) { u = (by - d - py) / vy; if (u < tau) tau = u; }
     }
     // Vertical: z(τ) = z + vz τ − g τ²/2 reaches the top plane (if it rises that far) or the bottom.
-    const up = Math.max(0, bz + d - this.pz), down = Math.max(0, this.pz - (bz - d));
+    let up = bz + d - pz, down = pz - (bz - d);
+    if (!(up > 0)) up = 0;
+    if (!(down > 0)) down = 0;
     if (vz > 0) {
       const D = vz * vz - 2 * g * up;
-      if (D >= 0) tau = Math.min(tau, (2 * up) / (vz + Math.sqrt(D)));
+      if (D >= 0) { u = (2 * up) / (vz + Math.sqrt(D)); if (u < tau) tau = u; }
     }
     if (g > 0) {
       const s = Math.sqrt(vz * vz + 2 * g * down);
-      tau = Math.min(tau, vz > 0 ? (vz + s) / g : s - vz > 0 ? (2 * down) / (s - vz) : 0);
-    } else if (vz < 0) tau = Math.min(tau, down / -vz);
-    this.queue.setExit(i, tau === Infinity ? Infinity : this.now + Math.max(0, tau));
+      u = vz > 0 ? (vz + s) / g : s - vz > 0 ? (2 * down) / (s - vz) : 0;
+      if (u < tau) tau = u;
+    } else if (vz < 0) { u = down / -vz; if (u < tau) tau = u; }
+    this.queue.setExit(i, tau === Infinity ? Infinity : tau > 0 ? this.now + tau : this.now);
   }
 
   private recordFrame(): void {
