@@ -384,13 +384,6 @@ export class HashedGrid extends SpatialObjects {
   /** Starts of the rows found by the last sortRows (2^(bits_y + bits_z) + 1 entries). */
   get rowStarts(): Int32Array { return this.rowStart; }
 
-  /** The row dy cells along y and dz along z from row `row` (periodic; dz ignored in 2D). */
-  rowAt(row: number, dy: number, dz: number): number {
-    const b1 = this.bits[1], b2 = this.bits[2];
-    const iy = row & ((1 << b1) - 1), iz = row >> b1;
-    return (((iz + dz) & ((1 << b2) - 1)) << b1) | ((iy + dy) & ((1 << b1) - 1));
-  }
-
   /** Heads of the cells found by the last cellsInSphere. */
   get cellHeads(): Int32Array { return this.heads; }
 
