@@ -203,6 +203,8 @@ export interface QueueState {
   running: number;
   queued: number;
   concurrency: number;
+  /** Threads each run it starts may use (EngineContext.threads); runs at a time × threads ≤ cores. */
+  threadsPerRun: number;
   /** Seconds between checkpoints of the runs it starts (0: none). */
   checkpointSeconds: number;
 }
@@ -325,6 +327,7 @@ export const paramsSchemas = {
   'queue.pause': z.object({}),
   'queue.resume': z.object({}),
   'queue.setConcurrency': z.object({ concurrency: z.number().int().min(1).max(256) }),
+  'queue.setThreadsPerRun': z.object({ threads: z.number().int().min(1).max(256) }),
   'queue.setCheckpointSeconds': z.object({ seconds: z.number().int().min(0).max(86400) }),
 } as const;
 
@@ -422,6 +425,7 @@ export interface Methods {
   'queue.pause': { params: P<'queue.pause'>; result: QueueState };
   'queue.resume': { params: P<'queue.resume'>; result: QueueState };
   'queue.setConcurrency': { params: P<'queue.setConcurrency'>; result: QueueState };
+  'queue.setThreadsPerRun': { params: P<'queue.setThreadsPerRun'>; result: QueueState };
   'queue.setCheckpointSeconds': { params: P<'queue.setCheckpointSeconds'>; result: QueueState };
 }
 

@@ -233,6 +233,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'queue.pause': () => queue.pause(),
     'queue.resume': () => queue.resume(),
     'queue.setConcurrency': (p) => queue.setConcurrency(p.concurrency),
+    'queue.setThreadsPerRun': (p) => queue.setThreadsPerRun(p.threads),
     'queue.setCheckpointSeconds': (p) => queue.setCheckpointSeconds(p.seconds),
   };
 }

@@ -60,7 +60,7 @@ export class JobQueue {
   private readonly events: EventBus;
   private readonly dataDir: string;
   private readonly appVersion: string;
-  private readonly threadsPerRun: number;
+  private threadsPerRun: number;
   private checkpointSeconds: number;
   private readonly only?: ReadonlySet<string>;
   private readonly owner = `${hostname()}:${process.pid}`;
@@ -148,7 +148,7 @@ export class JobQueue {
   state(): QueueState {
     let running = 0;
     for (const j of this.active.values()) if (!j.paused) running++;
-    return { paused: this.paused, running, queued: this.store.countByStatus().queued, concurrency: this.concurrency, checkpointSeconds: this.checkpointSeconds };
+    return { paused: this.paused, running, queued: this.store.countByStatus().queued, concurrency: this.concurrency, threadsPerRun: this.threadsPerRun, checkpointSeconds: this.checkpointSeconds };
   }
 
   pause(): QueueState {
@@ -170,6 +170,13 @@ export class JobQueue {
 
   setConcurrency(n: number): QueueState {
     this.concurrency = n;
+    this.pump();
+    return this.emitQueue();
+  }
+
+  /** Threads of the runs started from now on (a run's result may depend on them: each run records its own). */
+  setThreadsPerRun(n: number): QueueState {
+    this.threadsPerRun = n;
     this.pump();
     return this.emitQueue();
   }

@@ -57,6 +57,7 @@ describe('API contract', () => {
       issues: expect.arrayContaining([{ path: 'spec.params.box.resolution', message: expect.any(String) }]),
     });
     expect(await rejection('queue.setConcurrency', { concurrency: 0 })).toMatchObject({ issues: [{ path: 'concurrency' }] });
+    expect(await rejection('queue.setThreadsPerRun', { threads: 1.5 })).toMatchObject({ issues: [{ path: 'threads' }] });
     expect(await rejection('runs.slice', { id: 'x', axis: 'w', index: 0 })).toMatchObject({ issues: [{ path: 'axis' }] });
     expect(await rejection('nope.method' as MethodName, {})).toMatchObject({ code: 'not_found' });
     expect(await rejection('runs.get', { id: 'missing' })).toMatchObject({ code: 'not_found' });

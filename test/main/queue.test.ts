@@ -94,7 +94,7 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     const c = await s.dispatch('runs.enqueue', { spec: spec('c'), priority: 5 });
     const d = await s.dispatch('runs.enqueue', { spec: spec('d') });
     await s.dispatch('runs.setPriority', { id: d.runIds[0], priority: 3 });
-    expect(await s.dispatch('queue.state', {})).toEqual({ paused: true, running: 0, queued: 4, concurrency: 1, checkpointSeconds: 60 });
+    expect(await s.dispatch('queue.state', {})).toEqual({ paused: true, running: 0, queued: 4, concurrency: 1, threadsPerRun: 1, checkpointSeconds: 60 });
     await s.dispatch('queue.resume', {});
     await s.queue.waitFor([a, b, c, d].flatMap((x) => x.runIds));
     expect(started).toEqual(['c', 'd', 'a', 'b']);
@@ -206,6 +206,17 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect(runs.map((r) => [r.status, r.threads])).toEqual(ids.map(() => ['done', availableParallelism()]));
     // None overlapped: each started after the one before had finished.
     expect(runs[1].startedAt! >= runs[0].finishedAt! && runs[2].startedAt! >= runs[1].finishedAt!).toBe(true);
+  });
+
+  it('threads per run set through the API apply to the runs started afterwards, which record them', async () => {
+    const { s } = setup({ autoStart: true, concurrency: 1 });
+    const a = (await s.dispatch('runs.enqueue', { spec: spec('a', { steps: 5, stepMs: 2 }) })).runIds[0];
+    await s.queue.waitFor([a]);
+    expect(await s.dispatch('queue.setThreadsPerRun', { threads: 2 })).toMatchObject({ threadsPerRun: 2 });
+    const b = (await s.dispatch('runs.enqueue', { spec: spec('b', { steps: 5, stepMs: 2 }) })).runIds[0];
+    await s.queue.waitFor([b]);
+    const [ra, rb] = [await s.dispatch('runs.get', { id: a }), await s.dispatch('runs.get', { id: b })];
+    expect([ra.status, ra.threads, rb.status, rb.threads]).toEqual(['done', 1, 'done', 2]);
   });
 
   it('expands a sweep into a batch and announces batch.finished with its counts', async () => {

@@ -239,6 +239,15 @@ describe('QueueTable', () => {
     await w.find('[data-testid="queue-concurrency"]').setValue('3');
     await settle();
     expect(api.calls.find((c) => c.method === 'queue.setConcurrency')!.params).toEqual({ concurrency: 3 });
+    // Threads per run: a bad value is refused at the field without a call.
+    expect((w.find('[data-testid="queue-threads"]').element as HTMLInputElement).value).toBe('1');
+    await w.find('[data-testid="queue-threads"]').setValue('0');
+    await settle();
+    expect(api.calls.some((c) => c.method === 'queue.setThreadsPerRun')).toBe(false);
+    expect((w.find('[data-testid="queue-threads"]').element as HTMLInputElement).value).toBe('1');
+    await w.find('[data-testid="queue-threads"]').setValue('2');
+    await settle();
+    expect(api.calls.find((c) => c.method === 'queue.setThreadsPerRun')!.params).toEqual({ threads: 2 });
     // The checkpoint interval of the runs the queue starts (an app setting beside concurrency).
     expect((w.find('[data-testid="queue-checkpoint-seconds"]').element as HTMLInputElement).value).toBe('60');
     await w.find('[data-testid="queue-checkpoint-seconds"]').setValue('300');

@@ -88,7 +88,7 @@ export function makeRun(i: number, over: Partial<RunSummary> = {}): RunSummary {
 export function installFakeApi(runs: RunSummary[] = []): FakeApi {
   const listeners = new Map<string, Set<Listener>>();
   const failures = new Map<string, unknown>();
-  let queue = { paused: false, running: 0, queued: 0, concurrency: 2, checkpointSeconds: 60 };
+  let queue = { paused: false, running: 0, queued: 0, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60 };
   let nextRun = 100_000;
   const fake: FakeApi = {
     calls: [],
@@ -135,6 +135,8 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             return (queue = { ...queue, paused: false });
           case 'queue.setConcurrency':
             return (queue = { ...queue, concurrency: p.concurrency });
+          case 'queue.setThreadsPerRun':
+            return (queue = { ...queue, threadsPerRun: p.threads });
           case 'queue.setCheckpointSeconds':
             return (queue = { ...queue, checkpointSeconds: p.seconds });
           case 'presets.list':
