@@ -426,13 +426,19 @@ export class SurfaceSampler {
     const n = this.n, board = this.board, pass = board.rows, starts = this.starts;
     const bx = grid.bits[0], by = grid.bits[1], bz = grid.bits[2], layers = 1 << bz;
     starts.set(grid.rowStarts.subarray(0, (1 << (by + bz)) + 1));
-    const bands = n < this.parallelFrom || this.threads === 1 ? 1 : Math.min(this.threads * BANDS_PER_THREAD, layers >> 1, MAX_BANDS);
+    const shared = this.sharedTasks(n), bands = shared > 1 ? Math.min(shared, layers >> 1) : 1;
     this.bands = bands;
     setGeometry(pass.geometry, bx, by, bz, grid.cellSize[0], range, bands);
     cutBands(starts, by, layers, bands, pass.bandFirst);
     board.runRows(bands);
     const dEnergy = this.dEnergy, inverse2 = this.inverse2, sigma = this.sigma;
     for (let i = 0; i < n; i++) dEnergy[i] *= inverse2[i] / sigma[i];
+  }
+
+  /** Tasks a job over n particles is cut into: BANDS_PER_THREAD per thread (at most MAX_BANDS)
+   *  when there are threads and at least parallelFrom particles, else 1 (the sequential job). */
+  private sharedTasks(n: number): number {
+    return n < this.parallelFrom || this.threads === 1 ? 1 : Math.min(this.threads * BANDS_PER_THREAD, MAX_BANDS);
   }
 
   /** The arrays of the sorted-row pass, for this thread's pass and the helpers'. */
@@ -533,7 +539,7 @@ export class SurfaceSampler {
     p[M.dt] = this.dt; p[M.phi] = this.phi; p[M.rate] = SIGMA_RATE; p[M.target] = TARGET_ENERGY;
     p[M.lo] = SIGMA_MIN * sh; p[M.hi] = SIGMA_STARVED * 1.2 * sh; p[M.beta] = SIGMA_DAMPING / sh;
     // Moves.ts, in ranges shared by the threads (as many as the pass's bands); the grid here.
-    this.board.runMoves(n, n < this.parallelFrom || this.threads === 1 ? 1 : Math.min(this.threads * BANDS_PER_THREAD, MAX_BANDS));
+    this.board.runMoves(n, this.sharedTasks(n));
     if (grid === null) return;
     const x = this.x, y = this.y, z = this.z;
     for (let i = 0; i < n; i++) grid.move(i, x[i], y[i], z[i]);
