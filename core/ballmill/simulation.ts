@@ -156,7 +156,7 @@ export class BallMill {
    *  query has reported them again (older values are older moves'). */
   private readonly mark: Int32Array;
   private moveStamp = 0;
-  /** HashedGrid.cellsEnteredFrom's arguments (passed in an array: see there). */
+  /** HashedGrid.cellsEntered's arguments (passed in an array: see there). */
   private readonly entered = new Float64Array(8);
   private readonly visit: (j: number) => void;
 
@@ -516,7 +516,7 @@ export class BallMill {
       if (this.dim === 2) { v[0] = ox; v[1] = oz; v[2] = 0; v[3] = this.px; v[4] = this.pz; v[5] = 0; }
       else { v[0] = ox; v[1] = oy; v[2] = oz; v[3] = this.px; v[4] = this.py; v[5] = this.pz; }
       v[6] = inner; v[7] = outer;
-      m = grid.cellsEnteredFrom(v);
+      m = grid.cellsEntered(v);
     }
     if (m >= 0) this.enterCells(grid!, i, m);
     else {

@@ -250,20 +250,11 @@ export class HashedGrid extends SpatialObjects {
    * overlapping, it lies beyond old + h + its half edge), the cells of a thin shell on the leading
    * faces instead of all cells of the query. Returns the count, or −1 when the range wraps around
    * the grid (then every object is a candidate). Open domains only. Allocates only when cellHeads
-   * must grow.
+   * must grow. The arguments come in v[0 .. 8) = (x0, y0, z0, x1, y1, z1, inner, outer): no double
+   * crosses the call (V8 boxes those of a call it does not inline, and this one is too large to
+   * inline; box exits are the event loop's most frequent event).
    */
-  cellsEntered(x0: number, y0: number, z0: number, x1: number, y1: number, z1: number, inner: number, outer: number): number {
-    const v = this.enteredArgs;
-    v[0] = x0; v[1] = y0; v[2] = z0; v[3] = x1; v[4] = y1; v[5] = z1; v[6] = inner; v[7] = outer;
-    return this.cellsEnteredFrom(v);
-  }
-
-  private readonly enteredArgs = new Float64Array(8);
-
-  /** cellsEntered with its arguments in v[0 .. 8) (x0, y0, z0, x1, y1, z1, inner, outer), for hot
-   *  callers: no double crosses the call (V8 boxes those of a call it does not inline, and this one
-   *  is too large to inline). */
-  cellsEnteredFrom(v: Float64Array): number {
+  cellsEntered(v: Float64Array): number {
     const x0 = v[0], y0 = v[1], z0 = v[2], x1 = v[3], y1 = v[4], z1 = v[5], inner = v[6], outer = v[7];
     const s0 = this.cellSize[0], s1 = this.cellSize[1], s2 = this.cellSize[2];
     if (this.periodic) throw new Error('cellsEntered: open domains only (the grid is periodic)');

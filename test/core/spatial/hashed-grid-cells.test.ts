@@ -117,7 +117,7 @@ describe('hashed grid: cells entered by a moved box', () => {
       const q = rnd.uniform(hMin, hMax), p0 = [0, 0, 0].slice(0, dim).map(() => rnd.uniform(1, 11));
       // A move of at most 0.1 per axis, along one axis only every third time.
       const p1 = p0.map((v, a) => (k % 3 === 0 && a > 0 ? v : v + rnd.uniform(-0.1, 0.1)));
-      const m = g.cellsEntered(p0[0], p0[1], p0[2] ?? 0, p1[0], p1[1], p1[2] ?? 0, q + hMin, q + hMax);
+      const m = g.cellsEntered(Float64Array.of(p0[0], p0[1], p0[2] ?? 0, p1[0], p1[1], p1[2] ?? 0, q + hMin, q + hMax));
       expect(m).toBeGreaterThanOrEqual(0);
       const seen: number[] = [];
       for (let s = 0; s < m; s++) for (let j = g.cellHeads[s]; j >= 0; j = g.nextInCell[j]) seen.push(j);
