@@ -54,20 +54,6 @@ function cpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
-/** Median wall and CPU milliseconds of `passes` calls, each after an untimed call of `before`. */
-function time(passes: number, fn: () => void, before?: () => void): { wall: number; cpu: number } {
-  const wall: number[] = [], cpu: number[] = [];
-  for (let k = 0; k < passes; k++) {
-    before?.();
-    const t0 = performance.now(), c0 = cpuMs();
-    fn();
-    wall.push(performance.now() - t0);
-    cpu.push(cpuMs() - c0);
-  }
-  const median = (a: number[]) => a.sort((p, q) => p - q)[Math.floor(a.length / 2)];
-  return { wall: median(wall), cpu: median(cpu) };
-}
-
 /**
  * Median wall and CPU milliseconds of each of `fns` over `passes` rounds, the functions taking
  * turns within a round (each after an untimed call of its `before`).
@@ -85,6 +71,11 @@ function timeSideBySide(passes: number, fns: (() => void)[], before: (() => void
   }
   const median = (a: number[]) => a.sort((p, q) => p - q)[Math.floor(a.length / 2)];
   return fns.map((_, f) => ({ wall: median(wall[f]), cpu: median(cpu[f]) }));
+}
+
+/** Median wall and CPU milliseconds of `passes` calls, each after an untimed call of `before`. */
+function time(passes: number, fn: () => void, before: () => void = () => {}): { wall: number; cpu: number } {
+  return timeSideBySide(passes, [fn], [before])[0];
 }
 
 /** The engines' worker entry (bundled), whose helper threads run an engine's `helper`. */
