@@ -26,7 +26,9 @@ describe('particle columns from the engine’s declaration', () => {
     expect(computeColours(p, 'speed', out)).toEqual({ kind: 'range', min: 3, max: 5, dataMin: 3, dataMax: 5, map: 'viridis' });
     expect(out[3]).toBe(1);
     expect(out[0]).not.toBe(out[4]); // slowest and fastest differ
-    expect(computeColours(p, 'height', out)).toEqual({ kind: 'range', min: 0, max: 4, dataMin: 0, dataMax: 4, map: 'viridis' });
+    // Disks in the x-y plane: height is y (cy), not z.
+    expect(p.colourings.find((c) => c.key === 'height')!.label).toBe('Height (cy)');
+    expect(computeColours(p, 'height', out)).toEqual({ kind: 'range', min: 0, max: 1, dataMin: 0, dataMax: 1, map: 'viridis' });
     expect(computeColours(p, 'class', out)).toEqual({ kind: 'categories', values: [0, 1] });
     expect(p.categoryColumn).toBe('class');
   });

@@ -97,6 +97,29 @@ export function cssToColor4(css: string): Color4 {
   return new Color4(0.5, 0.5, 0.5, 1);
 }
 
+/**
+ * Points the camera at the centre of `b` from the preset's direction (or the current one) at the
+ * distance that shows the whole box, with clipping, zoom and panning scaled to the box. The zoom
+ * limits are set before the camera moves: Babylon clamps the radius to the limits in force, so
+ * the previous run's limits would keep the camera at a small box's distance from a large one.
+ */
+export function frameCamera(camera: ArcRotateCamera, b: Bounds, aspect: number, preset?: CameraPreset): void {
+  const c = new Vector3((b.min[0] + b.max[0]) / 2, (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2);
+  const size = Math.hypot(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]) || 1;
+  const fov = Math.min(camera.fov, camera.fov * aspect);
+  const dist = (size / 2 / Math.sin(fov / 2)) * 1.05;
+  const dir = preset ? new Vector3(...PRESET_DIRECTIONS[preset]) : camera.position.subtract(camera.target);
+  if (dir.lengthSquared() === 0) dir.set(...PRESET_DIRECTIONS.iso);
+  dir.normalize();
+  camera.minZ = size * 0.001;
+  camera.maxZ = size * 20;
+  camera.lowerRadiusLimit = size * 0.02;
+  camera.upperRadiusLimit = size * 10;
+  camera.panningSensibility = 2000 / size;
+  camera.setTarget(c);
+  camera.setPosition(c.add(dir.scale(dist)));
+}
+
 export function createViewer(canvas: HTMLCanvasElement): Viewer {
   // preserveDrawingBuffer: screenshots read the canvas after the frame; stencil is not needed.
   const engine = new Engine(canvas, true, { preserveDrawingBuffer: true, stencil: false, antialias: true }, true);
@@ -176,20 +199,7 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
   ro?.observe(canvas);
 
   const frame = (b: Bounds, preset?: CameraPreset): void => {
-    const c = new Vector3((b.min[0] + b.max[0]) / 2, (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2);
-    const size = Math.hypot(b.max[0] - b.min[0], b.max[1] - b.min[1], b.max[2] - b.min[2]) || 1;
-    const fov = Math.min(camera.fov, camera.fov * engine.getAspectRatio(camera));
-    const dist = (size / 2 / Math.sin(fov / 2)) * 1.05;
-    const dir = preset ? new Vector3(...PRESET_DIRECTIONS[preset]) : camera.position.subtract(camera.target);
-    if (dir.lengthSquared() === 0) dir.set(...PRESET_DIRECTIONS.iso);
-    dir.normalize();
-    camera.setTarget(c);
-    camera.setPosition(c.add(dir.scale(dist)));
-    camera.minZ = size * 0.001;
-    camera.maxZ = size * 20;
-    camera.lowerRadiusLimit = size * 0.02;
-    camera.upperRadiusLimit = size * 10;
-    camera.panningSensibility = 2000 / size;
+    frameCamera(camera, b, engine.getAspectRatio(camera), preset);
     requestRender();
   };
 

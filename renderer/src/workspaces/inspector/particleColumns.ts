@@ -60,7 +60,9 @@ export function resolveParticleColumns(columns: Record<string, Column>, count: n
   const colourings: Colouring[] = [];
   const cat = spec.category && columns[spec.category.column] ? spec.category : null;
   if (cat) colourings.push({ key: cat.column, label: cat.label, unit: '', kind: 'categories', values: columns[cat.column] });
-  colourings.push({ key: 'height', label: `Height (${spec.centre[2]})`, unit: 'length units', kind: 'range', values: z });
+  // Height is along z, but for disks in the x-y plane (2D runs: the vertical is y, z is the same for all).
+  const up = spec.glyph.kind === 'disk-xy' ? 1 : 2;
+  colourings.push({ key: 'height', label: `Height (${spec.centre[up]})`, unit: 'length units', kind: 'range', values: up === 1 ? y : z });
   for (const q of spec.quantities) {
     const values = columns[q.column];
     if (values) colourings.push({ key: q.column, label: q.label, unit: q.unit ?? '', kind: q.categorical ? 'categories' : 'range', values });
