@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alignSeries, barXRange } from '../../renderer/src/components/plotData';
+import { alignSeries, barXRange, yAxisSize } from '../../renderer/src/components/plotData';
 
 describe('alignSeries', () => {
   it('passes series that share x through unchanged', () => {
@@ -56,5 +56,28 @@ describe('barXRange', () => {
     expect(barXRange(Float64Array.of(2.5, 7.5, 12.5, 87.5))).toEqual([0, 90]);
     expect(barXRange([1])).toEqual([0.5, 1.5]);
     expect(barXRange([])).toBeNull();
+  });
+});
+
+describe('y axis size', () => {
+  // A chart whose font draws 6 px a character at pixel ratio 1 (12 px at ratio 2).
+  const chart = (ratio: number) => ({
+    ctx: { font: '', measureText: (t: string) => ({ width: t.length * 6 * ratio }) },
+    axes: [{}, { font: ['11px sans-serif', 11], ticks: { size: 10 }, gap: 5 } as { font: unknown; ticks: { size: number }; gap: number; _size?: number }],
+  });
+
+  it('fits the longest tick label, whatever the pixel ratio', () => {
+    const u = chart(1);
+    expect(yAxisSize(u, ['0', '5,000', '10,000'], 1, 1, 1)).toBe(10 + 5 + 6 * 6 + 2);
+    expect(yAxisSize(chart(2), ['0', '5,000', '10,000'], 1, 1, 2)).toBe(10 + 5 + 6 * 6 + 2);
+    expect(u.ctx.font).toBe('11px sans-serif');
+    expect(yAxisSize(u, ['0', '1'], 1, 1, 1)).toBe(30); // short labels: not below 30 px
+    expect(yAxisSize(u, ['-0.0005', '0', '0.0005'], 1, 1, 1)).toBeGreaterThan(10 + 5 + 7 * 6);
+  });
+
+  it('keeps the size of the first layout cycle in later ones', () => {
+    const u = chart(1);
+    u.axes[1]._size = 51;
+    expect(yAxisSize(u, ['1,000,000'], 1, 2, 1)).toBe(51);
   });
 });

@@ -83,3 +83,27 @@ export function barXRange(xs: ArrayLike<number>): [number, number] | null {
   const half = Number.isFinite(step) ? step / 2 : 0.5;
   return [xs[0] - half, xs[n - 1] + half];
 }
+
+/** What yAxisSize reads of a uPlot chart: the canvas context and each axis's drawn font, tick length, gap and last size. */
+interface AxisSizing {
+  ctx: { font: string; measureText(text: string): { width: number } };
+  axes: { font?: unknown; ticks?: { size?: number }; gap?: number; _size?: number }[];
+}
+
+/**
+ * A uPlot axis `size` callback (CSS px) that fits the longest tick label: tick length, gap and the
+ * label's width measured in the axis font. A fixed size cut labels such as "10,000" or "-0.0005" at
+ * the plot's left edge. uPlot scales the canvas font by its pixel ratio, hence the division; after
+ * the first layout cycle the size is kept, so the plot does not keep resizing to its new ticks.
+ */
+export function yAxisSize(u: AxisSizing, values: string[] | null, axisIdx: number, cycleNum: number, pxRatio: number): number {
+  const axis = u.axes[axisIdx];
+  if (cycleNum > 1 && axis._size) return axis._size;
+  let size = (axis.ticks?.size ?? 10) + (axis.gap ?? 5);
+  const longest = (values ?? []).reduce((a, v) => (v != null && String(v).length > a.length ? String(v) : a), '');
+  if (longest) {
+    if (Array.isArray(axis.font) && typeof axis.font[0] === 'string') u.ctx.font = axis.font[0];
+    size += u.ctx.measureText(longest).width / pxRatio;
+  }
+  return Math.max(30, Math.ceil(size + 2));
+}
