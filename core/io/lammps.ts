@@ -13,7 +13,10 @@ import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { rowCount } from './csv';
 
 export interface DumpOptions {
+  /** Upper bounds of the box along x, y, z. */
   box: readonly [number, number, number];
+  /** Lower bounds (default the origin): a ball mill's vial where it is at the end of the run. */
+  lo?: readonly [number, number, number];
   periodic: readonly [boolean, boolean, boolean];
   /** Voxels per length unit, to turn a voxel count into a volume. */
   resolution?: number;
@@ -36,7 +39,7 @@ export function dumpHead(table: ColumnTable, opts: DumpOptions): string {
     'ITEM: TIMESTEP', String(opts.timestep ?? 0),
     'ITEM: NUMBER OF ATOMS', String(rowCount(table)),
     `ITEM: BOX BOUNDS ${b(opts.periodic[0])} ${b(opts.periodic[1])} ${b(opts.periodic[2])}`,
-    `0 ${opts.box[0]}`, `0 ${opts.box[1]}`, `0 ${opts.box[2]}`,
+    ...[0, 1, 2].map((a) => `${opts.lo?.[a] ?? 0} ${opts.box[a]}`),
     `ITEM: ATOMS id type x y z radius${extra.map((c) => ' ' + c).join('')}`,
   ].join('\n') + '\n';
 }

@@ -234,17 +234,41 @@ async function writeTableCsv(writer: SequentialWriter, table: ColumnTable, onPro
 
 async function writeLammps(writer: SequentialWriter, table: ColumnTable, onProgress: (f: number) => void): Promise<void> {
   const meta = table.meta ?? {};
-  const periodic = (meta.periodic as [boolean, boolean, boolean] | undefined) ?? [true, true, false];
+  // A table that declares no periodic sides has none: a ball mill's vial has walls all round, a
+  // surface sample lies in open space (OVITO would otherwise find neighbours across the box).
+  const periodic = (meta.periodic as [boolean, boolean, boolean] | undefined) ?? [false, false, false];
   const resolution = typeof meta.resolution === 'number' ? meta.resolution : undefined;
   const radius = dumpRadius(table, resolution);
-  const box = (meta.box as [number, number, number] | undefined) ?? boundingBox(table, radius);
+  const bounds = meta.box ? { box: meta.box as [number, number, number] } : (containerBounds(meta) ?? { box: boundingBox(table, radius) });
   const n = rowCount(table);
-  await writer.write(dumpHead(table, { box, periodic }));
+  await writer.write(dumpHead(table, { ...bounds, periodic }));
   for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
     const end = Math.min(n, start + CSV_CHUNK_ROWS);
     await writer.write(dumpRows(table, radius, start, end));
     onProgress(end / n);
   }
+}
+
+/**
+ * The bounds of a table's container (core/common/engine.ts, "Table meta": a box or a vertical
+ * cylinder), moved by containerOffset along the axis it moves along: a ball mill's vial at the end.
+ */
+function containerBounds(meta: Record<string, unknown>): { lo: [number, number, number]; box: [number, number, number] } | undefined {
+  const c = meta.container as { shape?: string; min?: number[] | number; max?: number[] | number; centre?: number[]; radius?: number; moves?: string } | undefined;
+  let lo: [number, number, number], hi: [number, number, number];
+  if (c?.shape === 'box' && Array.isArray(c.min) && Array.isArray(c.max)) {
+    lo = [c.min[0], c.min[1], c.min[2]];
+    hi = [c.max[0], c.max[1], c.max[2]];
+  } else if (c?.shape === 'cylinder' && Array.isArray(c.centre) && typeof c.radius === 'number' && typeof c.min === 'number' && typeof c.max === 'number') {
+    lo = [c.centre[0] - c.radius, c.centre[1] - c.radius, c.min];
+    hi = [c.centre[0] + c.radius, c.centre[1] + c.radius, c.max];
+  } else {
+    return undefined;
+  }
+  const axis = ['x', 'y', 'z'].indexOf(c.moves ?? '');
+  const offset = typeof meta.containerOffset === 'number' ? meta.containerOffset : 0;
+  if (axis >= 0) { lo[axis] += offset; hi[axis] += offset; }
+  return { lo, box: hi };
 }
 
 /** [0, max(x + r)] etc. when a table carries no box. */

@@ -13,6 +13,7 @@ import { decodeVti } from '../../core/io/vti';
 import { voxeliseMesh } from '../../core/io/voxelise';
 import { analyseVoxelPacking } from '../../core/analysis/index';
 import type { ColumnTable, EngineResult, LabelVolume } from '../../core/common/engine';
+import { ballmillEngine, ballmillParamsSchema } from '../../core/ballmill/index';
 import { voxelEngine, voxelParamsSchema } from '../../core/voxel/index';
 import { EXPORT_FORMATS, exportFileName, exportForDownload, exportRun, type ExportableRun } from '../../main/services/exports';
 
@@ -332,5 +333,47 @@ describe('exports as downloads', () => {
     expect(Array.from(new Uint16Array(raw.buffer, raw.byteOffset, raw.length / 2))).toEqual(Array.from(labels));
     const csv = await exportForDownload(voxelRun, 'csv', out);
     expect(csv).toMatchObject({ fileName: 'test run-v1.particles.csv', mime: 'text/csv' });
+  });
+});
+
+describe('LAMMPS dumps of runs without periodic sides', () => {
+  /** The BOX BOUNDS line and its three bound lines, as numbers. */
+  function boxOf(text: string): { flags: string; bounds: number[][] } {
+    const lines = text.split('\n');
+    const k = lines.findIndex((l) => l.startsWith('ITEM: BOX BOUNDS'));
+    return { flags: lines[k].slice('ITEM: BOX BOUNDS '.length), bounds: [1, 2, 3].map((j) => lines[k + j].split(' ').map(Number)) };
+  }
+
+  it("a ball mill's dump has the vial, where it is at the end, as a box with walls on every side", async () => {
+    for (const dim of [2, 3] as const) {
+      const params = ballmillParamsSchema.parse({ dim, duration: 0.13, balls: { count: 12, radius: { law: 'fixed', value: 3 } }, vial: { width: 60, height: 80, amplitude: 10, frequency: 15 } });
+      const res = ballmillEngine.run(params, { seed: 2, threads: 1, progress() {}, cancelled: () => false, log() {} }) as EngineResult;
+      const table = res.artifacts.find((a) => a.kind === 'table' && a.name === 'particles') as ColumnTable;
+      const offset = table.meta!.containerOffset as number;
+      expect(Math.abs(offset)).toBeGreaterThan(1); // the vial is away from its rest position
+      writeFileSync(join(dir, `mill${dim}.pbt`), encodeTable(table));
+      const mill: ExportableRun = { ...run, id: `m${dim}`, engine: 'ballmill', artifacts: [{ kind: 'table', name: 'particles', path: join(dir, `mill${dim}.pbt`) }] };
+      await exportRun(mill, 'lammps', join(dir, `mill${dim}.dump`));
+      const text = readFileSync(join(dir, `mill${dim}.dump`), 'utf8');
+      const { flags, bounds } = boxOf(text);
+      expect(flags).toBe('ff ff ff');
+      // 2D: x horizontal, y vertical (the vial moves along y); 3D: a cylinder of diameter 60 along z.
+      expect(bounds).toEqual(dim === 2 ? [[0, 60], [offset, 80 + offset], [0, 0]] : [[0, 60], [0, 60], [offset, 80 + offset]]);
+      const atoms = parseDump(text).table.columns;
+      const vertical = dim === 2 ? atoms.y : atoms.z;
+      for (let i = 0; i < 12; i++) {
+        expect(atoms.x[i] - atoms.r[i]).toBeGreaterThanOrEqual(-1e-9);
+        expect(vertical[i] - atoms.r[i]).toBeGreaterThanOrEqual(offset - 1e-9);
+        expect(vertical[i] + atoms.r[i]).toBeLessThanOrEqual(80 + offset + 1e-9);
+      }
+    }
+  });
+
+  it('a table with a box but no periodic sides (a surface sample) is not periodic', async () => {
+    const sample: ColumnTable = { ...spheres, meta: { box: [4, 4, 4] } };
+    writeFileSync(join(dir, 'sample.pbt'), encodeTable(sample));
+    const surface: ExportableRun = { ...run, id: 's2', engine: 'surface', artifacts: [{ kind: 'table', name: 'particles', path: join(dir, 'sample.pbt') }] };
+    await exportRun(surface, 'lammps', join(dir, 'sample.dump'));
+    expect(boxOf(readFileSync(join(dir, 'sample.dump'), 'utf8'))).toEqual({ flags: 'ff ff ff', bounds: [[0, 4], [0, 4], [0, 4]] });
   });
 });
