@@ -517,7 +517,18 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (err) {
-    return report(err, info);
+    let message = '';
+    const code = report(err, (line) => {
+      message = line.replace(/^packbench: /, '');
+      info(line);
+    });
+    // With --json, stdout holds one JSON document on failure too (an option that failed to parse
+    // may come before --json, which commander then has not read: hence the look at argv).
+    if (code !== 0 && (globals().json === true || argv.includes('--json'))) {
+      if (err instanceof CommanderError) message = err.message.replace(/^error: /, '');
+      io.stdout(JSON.stringify({ error: { message, exitCode: code } }) + '\n');
+    }
+    return code;
   }
 }
 

@@ -94,6 +94,30 @@ describe('packbench CLI', () => {
     expect(JSON.parse((await cli('--json', 'runs', 'list')).stdout).total).toBe(1);
   });
 
+  it('with --json, a failing command prints one JSON document on stdout too: the error and its exit code', async () => {
+    const spec = JSON.parse(readFileSync(example, 'utf8'));
+    spec.params.box.resolution = -3;
+    const bad = writeJson('bad-json.json', spec);
+    const cases: [string[], number, RegExp][] = [
+      [['--json', 'run', bad], 2, /params\.box\.resolution: /],
+      [['--json', 'runs', 'show', 'nope'], 2, /no run with id 'nope'/],
+      [['--json', 'runs', 'export', 'nope', '--format', 'nope', '--out', join(t.dir, 'x')], 2, /unknown format 'nope'/],
+      [['--json', 'import', 'spheres', join(t.dir, 'missing.csv')], 2, /cannot read .*missing\.csv/],
+      // An argument error before --json is read (commander stops at the bad value).
+      [['runs', 'list', '--limit', '0', '--json'], 2, /--limit must be an integer in \[1, 10000\]/],
+      [['--json', 'rnu'], 2, /unknown command 'rnu'/],
+    ];
+    for (const [args, code, message] of cases) {
+      const r = await cli(...args);
+      expect(r.code, args.join(' ')).toBe(code);
+      expect(r.stdout.endsWith('\n') && r.stdout.split('\n').length === 2, args.join(' ')).toBe(true);
+      const out = JSON.parse(r.stdout);
+      expect(out, args.join(' ')).toEqual({ error: { message: expect.stringMatching(message), exitCode: code } });
+    }
+    expect((await cli('runs', 'show', 'nope')).stdout).toBe('');
+    expect(JSON.parse((await cli('--json', 'runs', 'list')).stdout).total).toBe(1);
+  });
+
   it('reads a spec that starts with a UTF-8 byte order mark', async () => {
     const file = join(t.dir, 'bom.json');
     writeFileSync(file, '\uFEFF' + JSON.stringify({ engine: 'voxel', name: 'bom', params: {} }));
