@@ -13,6 +13,7 @@ import { ApiError, FINAL_STATUSES, invalidMessage, type QueueState, type RunReco
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import { formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
+import { storageFaultMeaning } from './handlers';
 import { CHECKPOINT_FILE } from '../workers/checkpoint';
 import type { NewRun, RunOrigin, RunStore } from './store';
 import { expandSweeps } from './sweep';
@@ -134,6 +135,7 @@ export class JobQueue {
    */
   private tick(): void {
     try {
+      for (const [id, write] of [...this.unstored]) this.storeOutcome(id, write);
       if (this.recover(false).length) this.emitQueue();
       this.pump();
       const queued = this.store.countByStatus().queued;
@@ -364,6 +366,8 @@ export class JobQueue {
     for (const j of jobs) j.cancel();
     await Promise.all(jobs.map((j) => j.done));
     await Promise.all(jobs.map((j) => this.settled(j.runId)));
+    // A last try; what still cannot be written is recovered (run again) by the next process.
+    for (const [id, write] of [...this.unstored]) this.bestEffort(() => this.storeOutcome(id, write));
   }
 
   // ------------------------------------------------------------------ internals
@@ -376,11 +380,33 @@ export class JobQueue {
     return this.settling.get(id) ?? Promise.resolve();
   }
 
-  /** Runs whose failure to start could not be stored (database full). */
+  /** Runs whose failure to start could not be stored, for another reason than a locked or full database. */
   private readonly unrecorded = new Set<string>();
+  /**
+   * Outcomes the database could not take when they came (locked by another process, full), by run:
+   * the poll writes them again, so that a run that ended does not stay 'running' with its results lost.
+   */
+  private readonly unstored = new Map<string, () => void>();
 
   private nextStartable(): RunRecord | null {
-    return this.store.nextQueued(new Set([...this.active.keys(), ...this.unrecorded]), this.only);
+    return this.store.nextQueued(new Set([...this.active.keys(), ...this.unrecorded, ...this.unstored.keys()]), this.only);
+  }
+
+  /** Runs `write` (a run's outcome); when the database cannot take it now, keeps it for the poll. Other errors are thrown. */
+  private storeOutcome(id: string, write: () => void): void {
+    try {
+      write();
+      this.unstored.delete(id);
+    } catch (err) {
+      const code = (err as { code?: unknown } | null)?.code;
+      const meaning = storageFaultMeaning(code);
+      if (meaning === undefined) {
+        this.unstored.delete(id);
+        throw err;
+      }
+      if (!this.unstored.has(id)) console.error(`queue: the outcome of run ${id} cannot be stored now: ${meaning} (${String(code)}); trying again every ${POLL_MS / 1000} s`);
+      this.unstored.set(id, write);
+    }
   }
 
   private pump(): void {
@@ -427,7 +453,16 @@ export class JobQueue {
       throw new Error(`run needs about ${(memoryBytes / 2 ** 30).toFixed(2)} GiB, more than the memory budget of ${(this.pool.memoryBudgetBytes / 2 ** 30).toFixed(2)} GiB`);
     }
     if (!this.pool.fits(memoryBytes)) return false;
-    if (!this.store.claim(r.id, this.origin(this.threadsPerRun))) return true;
+    let claimed: boolean;
+    try {
+      claimed = this.store.claim(r.id, this.origin(this.threadsPerRun));
+    } catch (err) {
+      // Locked by another process, or full: the run stays queued and the poll tries again.
+      if (storageFaultMeaning((err as { code?: unknown } | null)?.code) === undefined) throw err;
+      console.error(`queue: cannot start run ${r.id} now: ${err instanceof Error ? err.message : String(err)}`);
+      return false;
+    }
+    if (!claimed) return true;
     const dir = this.runDir(r.id);
     // Leftovers of an interrupted attempt go, but for its checkpoint: the run resumes from it.
     mkdirSync(dir, { recursive: true });
@@ -451,22 +486,25 @@ export class JobQueue {
       job.done.then((o) => {
         this.active.delete(r.id);
         this.settling.delete(r.id);
+        const userCancelled = this.cancelRequested.delete(r.id);
         try {
-          this.onOutcome(r.id, o);
+          this.storeOutcome(r.id, () => this.onOutcome(r.id, o, userCancelled));
         } catch (err) {
           this.failBeforeStart(r.id, `finished but its outcome could not be stored: ${err instanceof Error ? err.message : String(err)}`);
-          this.pump();
         }
+        this.pump();
       }),
     );
     return true;
   }
 
-  /** Marks a run failed; when even that cannot be stored (database full), says so on stderr. */
+  /** Marks a run failed (later, when the database is locked or full now); when that cannot be stored at all, says so on stderr. */
   private failBeforeStart(id: string, error: string): void {
     try {
-      this.store.finishRun(id, { status: 'failed', error });
-      this.afterFinal(id);
+      this.storeOutcome(id, () => {
+        this.store.finishRun(id, { status: 'failed', error });
+        this.afterFinal(id);
+      });
     } catch (err) {
       this.unrecorded.add(id); // not picked again by this process, or the pump would loop on it
       console.error(`queue: run ${id} failed (${error}), and that could not be recorded: ${err instanceof Error ? err.message : String(err)}`);
@@ -481,9 +519,8 @@ export class JobQueue {
     }
   }
 
-  private onOutcome(id: string, o: JobOutcome): void {
+  private onOutcome(id: string, o: JobOutcome, userCancelled: boolean): void {
     if (!this.store.getSummary(id)) return; // deleted meanwhile
-    const userCancelled = this.cancelRequested.delete(id);
     if (this.closing && o.status === 'cancelled' && !userCancelled) {
       const wasPaused = this.store.getSummary(id)!.status === 'paused';
       this.store.requeue(id, 'interrupted: the app closed; re-queued to start again from the beginning', wasPaused ? 'paused' : 'queued');
@@ -498,7 +535,6 @@ export class JobQueue {
       this.store.finishRun(id, { status: 'failed', error: o.error, wallSeconds: o.wallSeconds });
     }
     this.afterFinal(id);
-    this.pump();
   }
 
   private afterFinal(id: string): void {

@@ -3,7 +3,8 @@
  * they normally go, a database that is full. Runs fail with the reason, calls get an error the user
  * can act on, and nothing throws out of a timer.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import Database from 'better-sqlite3';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runnableEntry, WorkerPool } from '../../main/services/pool';
@@ -59,6 +60,30 @@ describe('queue faults', () => {
     const ok = await s.dispatch('runs.enqueue', { spec: spec('room again') });
     await s.queue.waitFor(ok.runIds);
     expect(s.store.getSummary(ok.runIds[0])!.status).toBe('done');
+  });
+  it('records the outcome of a run that ends while another process locks the database once the lock goes, and starts the runs queued meanwhile', async () => {
+    const { s, dir: data } = setup({ autoStart: true });
+    s.store.db.pragma('busy_timeout = 0'); // the store waits 5 s for a lock before giving up: the same, sooner
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
+    later(() => quiet.mockRestore());
+    const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('ends while locked', { steps: { $sweep: [20, 3] }, stepMs: 10 }) });
+    expect(s.store.getSummary(runIds[0])!.status).toBe('running');
+    const other = new Database(join(data, 'packbench.db'));
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      // The first run ends; its outcome cannot be written, nor can the second run be claimed.
+      while (s.pool.size > 0) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(s.store.getSummary(runIds[1])!.status).toBe('queued');
+    } finally {
+      other.exec('COMMIT');
+      other.close();
+    }
+    // Within a few polls of the queue (every 2 s); before, the first run stayed 'running' for good.
+    await Promise.race([s.queue.waitFor(runIds), new Promise((r) => setTimeout(r, 10_000))]);
+    expect(s.store.getSummary(runIds[0])).toMatchObject({ status: 'done', metrics: { steps: 20 } });
+    expect(s.store.series(runIds[0]).map((x) => x.name)).toEqual(['sum']);
+    expect(s.store.getSummary(runIds[1])).toMatchObject({ status: 'done', metrics: { steps: 3 } });
   });
 });
 
