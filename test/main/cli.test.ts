@@ -78,6 +78,16 @@ describe('packbench CLI', () => {
     expect(bad.stderr).toMatch(/unknown format 'nope'; allowed: .*json/);
   });
 
+  it('spawned: a reader that closes stdout early (`runs list | head -1`) ends the output quietly, not with an EPIPE crash', async () => {
+    const child = spawn(process.execPath, [bin, '--data', t.dir, '--json', 'runs', 'list'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // closed before the command writes: its first write meets EPIPE
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+
   it('rejects a bad spec naming the field and its allowed range, before running anything', async () => {
     const spec = JSON.parse(readFileSync(example, 'utf8'));
     spec.params.box.resolution = -3;
