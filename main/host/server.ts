@@ -96,7 +96,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
       res.writeHead(421, { 'content-type': 'text/plain' }).end('wrong Host header');
       return;
     }
-    const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+    const url = parseUrl(req.url ?? '/', `http://${req.headers.host}`);
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('referrer-policy', 'no-referrer');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -238,6 +238,15 @@ export async function startHost(o: HostOptions): Promise<Host> {
         server.close(() => done());
       }),
   };
+}
+
+/** A request target that is no URL ('http://[::1') is the client's error (400), not ours. */
+function parseUrl(target: string, base: string): URL {
+  try {
+    return new URL(target, base);
+  } catch {
+    throw new ApiError('invalid', `malformed request target '${target.slice(0, 200)}'`);
+  }
 }
 
 /** decodeURIComponent whose malformed escapes are the client's error (400), not ours. */

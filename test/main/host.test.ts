@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
@@ -164,6 +165,17 @@ describe('web host under faults', () => {
     }
     expect(calls).toBe(20);
     expect(peak).toBe(limiter.slots);
+    await stillAnswers();
+  });
+
+  it('answers a request whose target is not a URL with 400, not 500', async () => {
+    const statusLine = await new Promise<string>((resolve, reject) => {
+      const socket = connect(host.port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('latin1').on('data', (c) => (text += c)).on('end', () => resolve(text.split('\r\n')[0])).on('error', reject);
+      socket.end(`GET http://[::1 HTTP/1.1\r\nhost: 127.0.0.1:${host.port}\r\nconnection: close\r\n\r\n`);
+    });
+    expect(statusLine).toBe('HTTP/1.1 400 Bad Request');
     await stillAnswers();
   });
 
