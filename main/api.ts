@@ -43,7 +43,7 @@ const idParams = z.object({ id });
 export const sweepSchema = z.object({
   $sweep: z.union([
     z.array(z.unknown()).min(1).max(10_000),
-    z.object({
+    z.strictObject({
       from: z.number(),
       to: z.number(),
       steps: z.number().int().min(1).max(10_000),

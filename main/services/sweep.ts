@@ -29,14 +29,21 @@ function sweepValues(s: Sweep): unknown[] {
 
 type Path = (string | number)[];
 
-/** Finds the sweeps in params, in objects and arrays alike: their paths and their values. */
-function findSweeps(value: unknown, path: Path, out: { path: Path; values: unknown[] }[]): void {
+/**
+ * Finds the sweeps in params, in objects and arrays alike: their paths and their values (checked;
+ * without `check`, paths only: stored batches are read as they were accepted).
+ */
+function findSweeps(value: unknown, path: Path, out: { path: Path; values: unknown[] }[], check = true): void {
   if (Array.isArray(value)) {
-    value.forEach((v, i) => findSweeps(v, [...path, i], out));
+    value.forEach((v, i) => findSweeps(v, [...path, i], out, check));
     return;
   }
   if (!isPlainObject(value)) return;
   if ('$sweep' in value) {
+    if (!check) {
+      out.push({ path, values: [] });
+      return;
+    }
     const r = sweepSchema.strict().safeParse(value);
     if (!r.success) {
       const where = ['params', ...path].join('.');
@@ -47,7 +54,7 @@ function findSweeps(value: unknown, path: Path, out: { path: Path; values: unkno
     out.push({ path, values: sweepValues(r.data) });
     return;
   }
-  for (const [k, v] of Object.entries(value)) findSweeps(v, [...path, k], out);
+  for (const [k, v] of Object.entries(value)) findSweeps(v, [...path, k], out, check);
 }
 
 /** A copy of `node` with the value at `path` replaced (objects and arrays copied along the path only). */
@@ -100,8 +107,8 @@ export function expandSweeps(spec: RunSpec): SweepPoint[] {
 
 /** The dotted paths of the sweeps in a (batch) spec's params, in expansion order. */
 export function sweptPaths(params: Record<string, unknown>): string[] {
-  const sweeps: { path: string[]; values: unknown[] }[] = [];
-  findSweeps(params, [], sweeps);
+  const sweeps: { path: Path; values: unknown[] }[] = [];
+  findSweeps(params, [], sweeps, false);
   return sweeps.map((s) => s.path.join('.'));
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expandSweeps } from '../../main/services/sweep';
+import { expandSweeps, sweptPaths } from '../../main/services/sweep';
 import { ApiError } from '../../main/api';
 
 const spec = (params: Record<string, unknown>) => ({ engine: 'e', name: 'n', seed: 5, params });
@@ -47,6 +47,11 @@ describe('expandSweeps', () => {
 
   it('rejects malformed sweeps naming the field, and sweeps that are too large', () => {
     expect(() => expandSweeps(spec({ box: { lx: { $sweep: { from: 1, to: 2 } } } }))).toThrow(/params\.box\.lx/);
+    // A key a range does not have (log spacing, a misspelt 'step') is refused, not dropped.
+    expect(() => expandSweeps(spec({ a: { $sweep: { from: 1, to: 100, steps: 3, log: true } } }))).toThrow(ApiError);
+    expect(() => expandSweeps(spec({ a: { $sweep: { from: 1, to: 100, steps: 3, step: 2 } } }))).toThrow(ApiError);
+    // A batch stored before that check still lists its swept paths.
+    expect(sweptPaths({ a: { $sweep: { from: 1, to: 100, steps: 3, log: true } }, b: [{ $sweep: [1, 2] }] })).toEqual(['a', 'b.0']);
     try {
       expandSweeps(spec({ a: { $sweep: { from: 0, to: 1, steps: 1000 } }, b: { $sweep: { from: 0, to: 1, steps: 1000 } } }));
       expect.unreachable();
