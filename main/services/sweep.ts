@@ -4,7 +4,8 @@
  * point gets its own seed, derived from the spec's seed and the point's index (core/common/random).
  */
 import { deriveSeed } from '../../core/common/random';
-import { ApiError, sweepSchema, type RunSpec, type Sweep } from '../api';
+import type { z } from 'zod';
+import { ApiError, sweepSchema, type ApiIssue, type RunSpec, type Sweep } from '../api';
 
 export const MAX_SWEEP_POINTS = 10_000;
 
@@ -29,6 +30,22 @@ function sweepValues(s: Sweep): unknown[] {
 
 type Path = (string | number)[];
 
+const SWEEP_FORMS = 'a sweep is { "$sweep": [v1, v2, ...] } (1 to 10000 values) or { "$sweep": { "from": number, "to": number, "steps": integer in [1, 10000] } }';
+
+/**
+ * The issues of a malformed sweep, each at its field ('params.a.$sweep.steps') with the forms a
+ * sweep takes. zod reports a failed union as one 'Invalid input' naming no field, so the issues of
+ * the form written (a list, or a range) are given instead.
+ */
+function sweepIssues(where: string, issues: readonly z.core.$ZodIssue[], body: unknown): ApiIssue[] {
+  return issues.flatMap((issue) => {
+    const inner = issue.code === 'invalid_union' && (Array.isArray(body) || isPlainObject(body))
+      ? issue.errors[Array.isArray(body) ? 0 : 1].map((i) => ({ ...i, path: [...issue.path, ...i.path] }))
+      : [issue];
+    return inner.map((i) => ({ path: [where, ...i.path].join('.'), message: `${i.code === 'invalid_union' ? 'expected a list of values or a range' : i.message}; ${SWEEP_FORMS}` }));
+  });
+}
+
 /**
  * Finds the sweeps in params, in objects and arrays alike: their paths and their values (checked;
  * without `check`, paths only: stored batches are read as they were accepted).
@@ -47,9 +64,7 @@ function findSweeps(value: unknown, path: Path, out: { path: Path; values: unkno
     const r = sweepSchema.strict().safeParse(value);
     if (!r.success) {
       const where = ['params', ...path].join('.');
-      throw new ApiError('invalid', `${where}: a sweep is { "$sweep": [v1, v2, ...] } or { "$sweep": { "from", "to", "steps" } } (steps 1..10000)`, [
-        { path: where, message: r.error.issues.map((i) => i.message).join('; ') },
-      ]);
+      throw new ApiError('invalid', `${where}: ${SWEEP_FORMS}`, sweepIssues(where, r.error.issues, value.$sweep));
     }
     out.push({ path, values: sweepValues(r.data) });
     return;

@@ -50,6 +50,18 @@ describe('expandSweeps', () => {
     // A key a range does not have (log spacing, a misspelt 'step') is refused, not dropped.
     expect(() => expandSweeps(spec({ a: { $sweep: { from: 1, to: 100, steps: 3, log: true } } }))).toThrow(ApiError);
     expect(() => expandSweeps(spec({ a: { $sweep: { from: 1, to: 100, steps: 3, step: 2 } } }))).toThrow(ApiError);
+    // Each issue names the field of the form written and the ranges, not zod's bare 'Invalid input' of a union.
+    const issues = (value: unknown) => {
+      try {
+        expandSweeps(spec({ a: { $sweep: value } }));
+      } catch (err) {
+        return (err as ApiError).issues;
+      }
+      return expect.unreachable();
+    };
+    expect(issues({ from: 0.1, to: 0.5, steps: 2.5 })).toEqual([{ path: 'params.a.$sweep.steps', message: expect.stringMatching(/expected int.*"steps": integer in \[1, 10000\]/) }]);
+    expect(issues({ from: 'a', to: 0.5, steps: 3 })).toEqual([{ path: 'params.a.$sweep.from', message: expect.stringMatching(/expected number/) }]);
+    expect(issues(5)).toEqual([{ path: 'params.a.$sweep', message: expect.stringMatching(/^expected a list of values or a range; .*\(1 to 10000 values\)/) }]);
     // A batch stored before that check still lists its swept paths.
     expect(sweptPaths({ a: { $sweep: { from: 1, to: 100, steps: 3, log: true } }, b: [{ $sweep: [1, 2] }] })).toEqual(['a', 'b.0']);
     try {
