@@ -136,12 +136,27 @@ export class JobQueue {
   private tick(): void {
     try {
       for (const [id, write] of [...this.unstored]) this.storeOutcome(id, write);
+      this.stopRunsEndedElsewhere();
       if (this.recover(false).length) this.emitQueue();
       this.pump();
       const queued = this.store.countByStatus().queued;
       if (queued !== this.lastQueued) this.emitQueue();
     } catch (err) {
       console.error(`queue: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /**
+   * Runs of this process that another one on the folder cancelled or deleted (the app beside a
+   * `packbench run`, whose cancel can only write the run's row): their workers stop, and a cancelled
+   * one is recorded with what it had done, as a cancel here would.
+   */
+  private stopRunsEndedElsewhere(): void {
+    for (const [id, job] of this.active) {
+      const status = this.store.getSummary(id)?.status;
+      if (status !== undefined && status !== 'cancelled') continue;
+      this.cancelRequested.add(id);
+      job.cancel();
     }
   }
 
@@ -362,6 +377,8 @@ export class JobQueue {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.poll);
+    // Runs another process cancelled are recorded cancelled, not put back in the queue.
+    this.bestEffort(() => this.stopRunsEndedElsewhere());
     const jobs = [...this.active.values()];
     for (const j of jobs) j.cancel();
     await Promise.all(jobs.map((j) => j.done));

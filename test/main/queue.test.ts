@@ -291,6 +291,41 @@ describe('two processes on one data directory', () => {
     expect(s.store.getSummary(other)!.status).toBe('queued');
   });
 
+  it('stops a run of this process that another one on the folder cancels or deletes (the app beside `packbench run`) within a poll', async () => {
+    const t = tempDir();
+    dirs.push(t.cleanup);
+    const runner = fixtureServices(t.dir, { autoStart: true });
+    open.push(runner);
+    const app = fixtureServices(t.dir);
+    open.push(app);
+    const stopped = async () => {
+      for (const t0 = Date.now(); runner.pool.size > 0 && Date.now() - t0 < 10_000; ) await new Promise((r) => setTimeout(r, 50));
+      return runner.pool.size === 0;
+    };
+    const long = spec('long', { steps: 1_000_000, stepMs: 1 });
+    const cancelled = runner.queue.enqueue(long).runIds[0];
+    await until(runner, (r) => r.id === cancelled && r.progress.done > 0);
+    expect((await app.dispatch('runs.cancel', { id: cancelled })).status).toBe('cancelled');
+    expect(await stopped()).toBe(true);
+    const r = runner.store.getSummary(cancelled)!;
+    expect(r.status).toBe('cancelled');
+    expect(r.metrics.steps).toBeLessThan(1_000_000);
+
+    const deleted = runner.queue.enqueue(long).runIds[0];
+    await until(runner, (r) => r.id === deleted && r.progress.done > 0);
+    await app.dispatch('runs.delete', { id: deleted });
+    expect(await stopped()).toBe(true);
+    expect(runner.store.getSummary(deleted)).toBeNull();
+
+    // `packbench run` closes as soon as its runs are final, which a cancel elsewhere makes them at once:
+    // the run stays cancelled (it was put back in the queue, and the app ran it again).
+    const closing = runner.queue.enqueue(long).runIds[0];
+    await until(runner, (r) => r.id === closing && r.progress.done > 0);
+    await app.dispatch('runs.cancel', { id: closing });
+    await runner.close();
+    expect(app.store.getSummary(closing)!.status).toBe('cancelled');
+  });
+
   it('starts runs queued by another process (the CLI adding to the app) without being told', async () => {
     const t = tempDir();
     dirs.push(t.cleanup);
