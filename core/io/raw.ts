@@ -7,7 +7,11 @@ import { z } from 'zod';
 
 export const RAW_DTYPES = ['uint8', 'uint16', 'uint32', 'float32'] as const;
 
-export const rawHeaderSchema = z.object({
+/**
+ * Strict: a misspelt key ('voxel_size') is refused rather than its default (a voxel of 1) used. The
+ * notes the raw export writes beside the fields (layout, numpy, run, labels) are allowed.
+ */
+export const rawHeaderSchema = z.strictObject({
   dims: z.tuple([z.number().int().min(1), z.number().int().min(1), z.number().int().min(1)])
     .meta({ unit: 'voxels', description: 'volume size [nx, ny, nz], x fastest' }),
   dtype: z.enum(RAW_DTYPES).meta({ description: 'sample type' }),
@@ -15,6 +19,10 @@ export const rawHeaderSchema = z.object({
   headerBytes: z.number().int().min(0).default(0).meta({ unit: 'bytes', description: 'bytes to skip at the start of the raw file' }),
   voxelSize: z.number().gt(0).default(1).meta({ unit: 'length', description: 'edge length of one voxel' }),
   unit: z.string().optional(),
+  layout: z.string().optional(),
+  numpy: z.string().optional(),
+  run: z.string().optional(),
+  labels: z.string().optional(),
 });
 export type RawHeader = z.output<typeof rawHeaderSchema>;
 
@@ -43,6 +51,9 @@ export function parseRawHeader(json: string, dataBytes?: number): RawHeader {
   const parsed = rawHeaderSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
+    if (issue.code === 'unrecognized_keys') {
+      throw new Error(`raw header has unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}; allowed: ${Object.keys(rawHeaderSchema.shape).join(', ')}`);
+    }
     throw new Error(`raw header field '${issue.path.join('.')}': ${issue.message}`);
   }
   const h = parsed.data;
