@@ -262,6 +262,7 @@ export class JobQueue {
     const r = this.mustGet(id);
     const job = this.active.get(id);
     if (job) job.pause();
+    else if (r.status === 'running') throw this.elsewhere(id, 'paused');
     else if (r.status !== 'queued') throw new ApiError('conflict', `run ${id} is ${r.status}; only queued or running runs can be paused`);
     this.store.setStatus(id, 'paused');
     this.pump(); // a paused worker uses no CPU: its slot goes to the next run
@@ -276,12 +277,19 @@ export class JobQueue {
     if (job) {
       job.resume();
       this.store.setStatus(id, 'running');
+    } else if (r.startedAt !== null) {
+      throw this.elsewhere(id, 'resumed'); // its worker waits there: a start here would run it twice
     } else {
       this.store.setStatus(id, 'queued');
       this.pump();
     }
     this.emitQueue();
     return this.emitRun(id)!;
+  }
+
+  /** A run that started in another process (a `packbench run` beside the app): only its row is shared here. */
+  private elsewhere(id: string, what: 'paused' | 'resumed'): ApiError {
+    return new ApiError('conflict', `run ${id} runs in another process on this data folder (a 'packbench run' or 'queue run', or another window): it can be ${what} only there; cancelling it works from here`);
   }
 
   cancelRun(id: string): RunSummary {

@@ -326,6 +326,28 @@ describe('two processes on one data directory', () => {
     expect(app.store.getSummary(closing)!.status).toBe('cancelled');
   });
 
+  it("refuses to pause or resume a run inside another process's worker, saying so (a resume started it a second time)", async () => {
+    const t = tempDir();
+    dirs.push(t.cleanup);
+    const runner = fixtureServices(t.dir, { autoStart: true });
+    open.push(runner);
+    const app = fixtureServices(t.dir, { autoStart: true });
+    open.push(app);
+    const id = runner.queue.enqueue(spec('long', { steps: 1_000_000, stepMs: 1 })).runIds[0];
+    await until(runner, (r) => r.id === id && r.progress.done > 0);
+    const elsewhere = { code: 'conflict', message: expect.stringMatching(/another process on this data folder/) };
+    await expect(app.dispatch('runs.pause', { id })).rejects.toMatchObject(elsewhere);
+    await runner.dispatch('runs.pause', { id });
+    await expect(app.dispatch('runs.resume', { id })).rejects.toMatchObject(elsewhere);
+    expect(app.pool.size).toBe(0);
+    expect(runner.store.getSummary(id)!.status).toBe('paused');
+    // A paused run that waits in the queue (no worker) is resumed from anywhere.
+    runner.queue.pause();
+    const queued = runner.queue.enqueue(spec('queued', { steps: 3 })).runIds[0];
+    await runner.dispatch('runs.pause', { id: queued });
+    expect((await app.dispatch('runs.resume', { id: queued })).status).not.toBe('paused');
+  });
+
   it('starts runs queued by another process (the CLI adding to the app) without being told', async () => {
     const t = tempDir();
     dirs.push(t.cleanup);
