@@ -70,6 +70,10 @@ export function sphereCsvToTable(text: string): ColumnTable {
   const [ix, iy, iz, ir, it] = ['x', 'y', 'z', 'r', 'type'].map(index);
   for (let i = 0; i < n; i++) {
     const cells = lines[i + 1].split(',');
+    // More fields than the header names: the columns are misaligned (decimal commas, '1,5' for 1.5), so no field can be trusted.
+    if (cells.length > header.length) {
+      throw new Error(`sphere CSV line ${lineNumbers[i + 1]} has ${cells.length} fields, the header ${header.length} (${lines[0]}); decimal commas? Numbers need a decimal point`);
+    }
     const num = (k: number, col: string) => {
       const v = Number(cells[k]);
       if (cells[k] === undefined || cells[k].trim() === '' || !Number.isFinite(v)) {

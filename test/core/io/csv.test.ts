@@ -30,6 +30,9 @@ describe('particle csv', () => {
     expect(() => sphereCsvToTable('x,y,z,r\n1,2,3,-1\n')).toThrow(/line 2: radius r must be > 0/);
     expect(() => sphereCsvToTable('x,y,z,r,type\n1,2,3,1,1.5\n')).toThrow(/type must be an integer/);
     expect(() => sphereCsvToTable('')).toThrow(/empty/);
+    // Decimal commas: '1,5,2,5,3,5,0,5' read as x = 1, y = 5, z = 2, r = 5 unless a row wider than the header is refused.
+    expect(() => sphereCsvToTable('x,y,z,r\n1,5,2,5,3,5,0,5\n')).toThrow(/line 2 has 8 fields, the header 4 \(x,y,z,r\); decimal commas\?/);
+    expect(sphereCsvToTable('x,y,z,r,\n1,2,3,1,\n').columns.r[0]).toBe(1); // a trailing comma on every line is fine
     // Line numbers are the file's, comments and blank lines counted.
     expect(() => sphereCsvToTable('# exported\nx,y,z,r\n\n1,2,3,1\n1,2,3,0\n')).toThrow(/line 5: radius r must be > 0/);
   });
