@@ -58,7 +58,7 @@ export function sphereCsvToTable(text: string): ColumnTable {
   const lineNumbers = csvLineNumbers(all);
   const lines = Array.from(lineNumbers, (n) => all[n - 1]);
   if (lines.length === 0) throw new Error('sphere CSV is empty: expected a header line x,y,z,r[,type]');
-  const header = lines[0].split(',').map((h) => h.trim().toLowerCase());
+  const header = csvFields(lines[0]).map((h) => h.trim().toLowerCase());
   const index = (c: string) => header.indexOf(c);
   for (const c of ['x', 'y', 'z', 'r']) {
     if (index(c) < 0) throw new Error(`sphere CSV header '${lines[0]}' lacks column '${c}' (needs x,y,z,r and optionally type)`);
@@ -69,7 +69,7 @@ export function sphereCsvToTable(text: string): ColumnTable {
   const id = new Uint32Array(n);
   const [ix, iy, iz, ir, it] = ['x', 'y', 'z', 'r', 'type'].map(index);
   for (let i = 0; i < n; i++) {
-    const cells = lines[i + 1].split(',');
+    const cells = csvFields(lines[i + 1]);
     // More fields than the header names: the columns are misaligned (decimal commas, '1,5' for 1.5), so no field can be trusted.
     if (cells.length > header.length) {
       throw new Error(`sphere CSV line ${lineNumbers[i + 1]} has ${cells.length} fields, the header ${header.length} (${lines[0]}); decimal commas? Numbers need a decimal point`);
@@ -91,6 +91,28 @@ export function sphereCsvToTable(text: string): ColumnTable {
     id[i] = i;
   }
   return { kind: 'table', name: SPHERE_TABLE.name, columns: { id, type, x, y, z, r }, meta: { particleTable: SPHERE_TABLE } };
+}
+
+/**
+ * The fields of one CSV line. A field may be quoted (RFC 4180; "" inside is a quote), as R's
+ * write.csv writes every header name and Excel a field with a comma; lines without quotes split fast.
+ */
+function csvFields(line: string): string[] {
+  if (!line.includes('"')) return line.split(',');
+  const out: string[] = [];
+  let field = '', quoted = false;
+  for (let k = 0; k < line.length; k++) {
+    const ch = line[k];
+    if (quoted) {
+      if (ch !== '"') field += ch;
+      else if (line[k + 1] === '"') { field += '"'; k++; }
+      else quoted = false;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') { out.push(field); field = ''; }
+    else field += ch;
+  }
+  out.push(field);
+  return out;
 }
 
 /**

@@ -24,6 +24,15 @@ describe('particle csv', () => {
     expect(Array.from(back.columns.type)).toEqual([0, 0, 0, 0]);
   });
 
+  it("reads quoted fields: R's write.csv (quoted names, a row-name column) and Excel's quoted text", () => {
+    const r = sphereCsvToTable('"","x","y","z","r"\n"1",0.5,1,1.5,0.25\n"2",2,2,2,0.5\n');
+    expect(Array.from(r.columns.x)).toEqual([0.5, 2]);
+    expect(Array.from(r.columns.r)).toEqual([0.25, 0.5]);
+    const excel = sphereCsvToTable('x,y,z,r,label\n1,2,3,0.5,"grain, ""large"""\n');
+    expect(Array.from(excel.columns.z)).toEqual([3]);
+    expect(() => sphereCsvToTable('x,y,z,r\n1,2,3,"0,5"\n')).toThrow(/line 2: column 'r' is '0,5', expected a finite number/);
+  });
+
   it('rejects missing columns, non-numbers and bad radii naming line and column', () => {
     expect(() => sphereCsvToTable('x,y,z\n1,2,3\n')).toThrow(/lacks column 'r'/);
     expect(() => sphereCsvToTable('x,y,z,r\n1,2,abc,3\n')).toThrow(/line 2: column 'z' is 'abc'/);
