@@ -349,7 +349,9 @@ async function writeVolume(
     });
     await writer.write(tail);
     if (format === 'raw') {
-      const sidecar = rawSidecar({ dims, dtype, byteOrder: 'little', headerBytes: 0, voxelSize, unit }, { run: run.id, labels: 'label = particle index + 1, 0 = void' });
+      // What the labels are, as the volume says (a surface run's is 1 inside the surface), else a packing's.
+      const labels = typeof reader.header.meta.labels === 'string' ? reader.header.meta.labels : 'label = particle index + 1, 0 = void';
+      const sidecar = rawSidecar({ dims, dtype, byteOrder: 'little', headerBytes: 0, voxelSize, unit }, { run: run.id, labels });
       const fh = await open(`${outPath}.json`, 'w');
       try { await fh.writeFile(sidecar); } finally { await fh.close(); }
     }

@@ -143,6 +143,17 @@ describe('exportRun', () => {
     await expect(exportRun(bare, 'csv', join(dir, 'y.csv'))).rejects.toThrow(/has no particle table artifact, which format 'csv' needs/);
   });
 
+  it("the raw export's header says what the labels are: particles of a packing, or the inside of a surface", async () => {
+    await exportRun(voxelRun, 'raw', join(dir, 'p.raw'));
+    expect(JSON.parse(readFileSync(join(dir, 'p.raw.json'), 'utf8')).labels).toBe('label = particle index + 1, 0 = void');
+    // A surface run's volume (core/surface/solid.ts) is 1 inside the surface, one label for all of it.
+    const inside = 'solid.pbv';
+    writeFileSync(join(dir, inside), encodeVolume({ ...volume, labels: labels.map((l) => (l ? 1 : 0)), meta: { labels: '1 = inside the surface (F < 0), 0 = outside' } }));
+    const surface: ExportableRun = { ...run, id: 's3', engine: 'surface', artifacts: [{ kind: 'volume', name: 'solid', path: join(dir, inside) }] };
+    await exportRun(surface, 'raw', join(dir, 's.raw'));
+    expect(JSON.parse(readFileSync(join(dir, 's.raw.json'), 'utf8')).labels).toBe('1 = inside the surface (F < 0), 0 = outside');
+  });
+
   it('streams the label volume to vti, tiff and raw slab by slab, each reading back exactly', async () => {
     // 100-byte slabs: one slice (7 x 6 x 4 bytes) per read, so every path crosses slab borders.
     for (const format of ['vti', 'tiff', 'raw']) {
