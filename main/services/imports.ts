@@ -20,7 +20,7 @@ import { sphereCsvLineNumbers, sphereCsvToTable } from '../../core/io/csv';
 import { assertWatertight, parseObj, parseStl } from '../../core/io/mesh';
 import { parseRawHeader, rawToSolidBits, RAW_DTYPE_BYTES, type RawHeader } from '../../core/io/raw';
 import { bounds, MAX_SHAPE_VOXELS_PER_AXIS, voxeliseMesh } from '../../core/io/voxelise';
-import { ApiError, invalidMessage, issuesFrom, type MetricValue, type RunSummary } from '../api';
+import { parseStrict, type MetricValue, type RunSummary } from '../api';
 import type { RunOrigin, RunStore } from './store';
 
 export interface VoxelShapeImport {
@@ -205,14 +205,9 @@ export interface AnalysedSpheres {
   analysisSeconds: number;
 }
 
-/** The analysis options of a sphere import, checked (ApiError naming `analysis.<field>`). */
+/** The analysis options of a sphere import, checked strictly (ApiError naming `analysis.<field>`, unknown ones too). */
 export function sphereImportAnalysis(analysis: Record<string, unknown> = {}): Record<string, unknown> {
-  const parsed = sphereAnalysisOptionsSchema.safeParse(analysis);
-  if (!parsed.success) {
-    const issues = issuesFrom(parsed.error, 'analysis');
-    throw new ApiError('invalid', invalidMessage(issues), issues);
-  }
-  return parsed.data;
+  return parseStrict(sphereAnalysisOptionsSchema, analysis, 'analysis') as Record<string, unknown>;
 }
 
 /** Parses, checks (checkSphereSet) and analyses a sphere CSV: the work of a sphere import's task. */

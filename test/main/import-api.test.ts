@@ -136,6 +136,11 @@ describe('runs.importSpheres', () => {
       code: 'invalid',
       issues: [{ path: 'analysis.rdfBins' }],
     });
+    // A misspelt option is refused, naming the one meant (it was dropped, and the default used).
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'bad', csv: cubicSpheresCsv(), analysis: { rdfbins: 50 } }))).toMatchObject({
+      code: 'invalid',
+      issues: [{ path: 'analysis.rdfbins', message: "unknown field 'rdfbins' (did you mean 'rdfBins'?)" }],
+    });
     expect(await rejection(s.dispatch('runs.importSpheres', { name: 'bad', csv: cubicSpheresCsv(), box: [3, -1, 3] }))).toMatchObject({ code: 'invalid', issues: [{ path: 'box.1' }] });
     const names = (await s.dispatch('runs.list', { filter: { engine: 'spheres' } })).rows.map((r) => r.name);
     expect(names).not.toContain('bad');
