@@ -3,7 +3,7 @@
  * renamed) and the user's shapes, validated by core/voxel's shapeSchema.
  */
 import { shapeIssues, shapeSchema, voxeliseShape, type Shape as VoxelShape } from '../../core/voxel/shapes';
-import { ApiError, issuesFrom, invalidMessage, type Shape, type ShapeVoxelisation } from '../api';
+import { ApiError, invalidMessage, parseStrict, type Shape, type ShapeVoxelisation } from '../api';
 import type { RunStore } from './store';
 
 export const BUILTIN_SHAPES: { id: string; name: string; params: VoxelShape }[] = [
@@ -15,12 +15,12 @@ export const BUILTIN_SHAPES: { id: string; name: string; params: VoxelShape }[] 
   { id: 'builtin-superellipsoid', name: 'Superellipsoid (rounded box)', params: { kind: 'superellipsoid', b: 1, c: 1, e1: 0.3, e2: 0.3 } },
 ];
 
-/** A shape checked by its schema and its cross-field checks (shapeIssues), or ApiError('invalid'). */
+/** A shape checked strictly by its schema (unknown fields too) and its cross-field checks (shapeIssues), or ApiError('invalid'). */
 export function parseShape(shape: unknown, path = 'shape'): VoxelShape {
-  const r = shapeSchema.safeParse(shape);
-  const issues = r.success ? shapeIssues(r.data, path) : issuesFrom(r.error, path);
-  if (!r.success || issues.length > 0) throw new ApiError('invalid', invalidMessage(issues), issues);
-  return r.data;
+  const parsed = parseStrict(shapeSchema, shape, path) as VoxelShape;
+  const issues = shapeIssues(parsed, path);
+  if (issues.length > 0) throw new ApiError('invalid', invalidMessage(issues), issues);
+  return parsed;
 }
 
 export class ShapeLibrary {

@@ -139,6 +139,13 @@ describe('API contract', () => {
       code: 'invalid',
       issues: [{ path: 'shape.b', message: expect.stringMatching(/<=1/) }],
     });
+    // A misspelt field is refused, naming the one meant (it was dropped: the default b = 1 made a round ellipsoid).
+    for (const [method, params] of [['shapes.create', { name: 'flat' }], ['shapes.update', { id: copy.id }], ['shapes.preview', { size: 1, resolution: 10 }]] as const) {
+      expect(await rejection(method, { ...params, shape: { kind: 'ellipsoid', B: 0.5 } })).toMatchObject({
+        code: 'invalid',
+        issues: [{ path: 'shape.B', message: "unknown field 'B' (did you mean 'b'?)" }],
+      });
+    }
     await s.dispatch('shapes.delete', { id: copy.id });
     expect((await s.dispatch('shapes.list', {})).some((x) => x.id === copy.id)).toBe(false);
   });
