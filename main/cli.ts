@@ -233,7 +233,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       const stopBar = progressBar(s, mine);
       const onSigint = () => {
         info('\ncancelling...');
-        for (const id of mine) if (!FINAL_STATUSES.includes(s.store.getSummary(id)!.status)) s.queue.cancelRun(id);
+        for (const id of mine) {
+          const status = s.store.getSummary(id)?.status;
+          if (status && !FINAL_STATUSES.includes(status)) s.queue.cancelRun(id);
+        }
       };
       process.once('SIGINT', onSigint);
       s.queue.start();
@@ -241,15 +244,21 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       await s.queue.waitFor(runIds);
       process.off('SIGINT', onSigint);
       stopBar();
-      const runs = runIds.map((id) => s.store.getRun(id)!);
+      // A run deleted while it ran ('runs rm' or History in another process, which stops it there) has no record left.
+      const deleted = (id: string) => ({ runId: id, status: 'deleted' as const, error: 'deleted while it ran (runs rm, or History in another window)' });
+      const runs = runIds.map((id) => s.store.getRun(id) ?? deleted(id));
       if (runIds.length === 1) {
         const r = runs[0];
-        print(
+        if ('runId' in r) print(`deleted: run ${r.runId} was ${r.error}`, r);
+        else print(
           `${r.status}: ${r.name} (${r.id}) in ${r.wallSeconds?.toFixed(2) ?? '?'} s${r.error ? `\n  error: ${r.error}` : ''}\n${formatMetrics(r.metrics)}`,
           { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics, wallSeconds: r.wallSeconds },
         );
       } else {
-        print(runs.map((r) => `${r.status.padEnd(9)} ${r.id} ${r.name}${r.error ? ` (${r.error})` : ''}`).join('\n'), { batchId, runs: runs.map(resultOf) });
+        print(
+          runs.map((r) => ('runId' in r ? `deleted   ${r.runId} (${r.error})` : `${r.status.padEnd(9)} ${r.id} ${r.name}${r.error ? ` (${r.error})` : ''}`)).join('\n'),
+          { batchId, runs: runs.map((r) => ('runId' in r ? r : resultOf(r))) },
+        );
       }
       if (runs.some((r) => r.status !== 'done')) exitCode = 1;
     });

@@ -342,4 +342,22 @@ describe('packbench CLI', () => {
     expect((await cli('runs', 'show', runId)).code).toBe(2);
     expect(existsSync(join(t.dir, 'runs', runId))).toBe(false);
   });
+
+  it('`run` reports a run deleted while it ran (runs rm beside it) and exits 1, instead of crashing on its missing record', async () => {
+    const file = writeJson('long.json', smallSpec('long', { box: { size: [10, 10, 10], resolution: 16 } }));
+    const running = cli('--json', 'run', file);
+    // Another command line on the same folder deletes it as soon as it runs.
+    let id = '';
+    for (let k = 0; k < 600 && !id; k++) {
+      await new Promise((done) => setTimeout(done, 50));
+      id = JSON.parse((await cli('--json', 'runs', 'list', '--status', 'running')).stdout).rows[0]?.id ?? '';
+    }
+    expect(id).not.toBe('');
+    expect((await cli('runs', 'rm', id)).code).toBe(0);
+    const r = await running;
+    noStack(r);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toEqual({ runId: id, status: 'deleted', error: expect.stringMatching(/deleted while it ran/) });
+    expect(existsSync(join(t.dir, 'runs', id))).toBe(false);
+  });
 });
