@@ -3,7 +3,7 @@
  * by constrained repulsion, adaptive radii, birth and death (Heckbert 1997, seed 002, after Witkin &
  * Heckbert 1994), the neighbour search in core/spatial's HashedGrid. See README.md in this folder.
  */
-import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult } from '../common/engine';
+import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type MetricInfo } from '../common/engine';
 import { implicitFunction, type ImplicitFunction } from './implicit';
 import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, type SurfaceParams } from './params';
 import { surfaceHelper, type HelperData } from './board';
@@ -17,6 +17,26 @@ export { SurfaceSampler, sigmaForSpacing, type SamplerOptions } from './sampler'
 
 /** The series keep at most about this many points (every k-th iteration). */
 const SERIES_POINTS = 4000;
+
+/** The metrics a run reports, with what each measures (History's tooltips and units). */
+const SURFACE_METRICS: Record<string, MetricInfo> = {
+  particles: { description: 'particles on the surface at the end' },
+  nearestNeighbourCV: { unit: 'ratio', description: "standard deviation / mean of each particle's nearest-neighbour distance (0: perfectly even)" },
+  meanNearestNeighbour: { unit: 'length', description: "mean of each particle's nearest-neighbour distance" },
+  spacingError: { unit: 'ratio', description: 'meanNearestNeighbour / spacing − 1' },
+  maxSurfaceResidual: { unit: 'length', description: 'largest distance of a particle from the surface, |F| / |∇F|' },
+  energy: { description: 'repulsion energy Σ_i Σ_j exp(−|r_ij|²/(2σ_i²)) over the neighbours within 3σ_i, at the final positions' },
+  surfaceArea: { unit: 'length²', description: 'area of the surface (estimate), from which the expected particle count follows' },
+  births: { description: 'particles born by fission' },
+  deaths: { description: 'particles that died' },
+  refusedBirths: { description: 'fissions refused because maxParticles was reached' },
+  regrids: { description: "times the neighbour grid's cells were resized to the largest repulsion radius" },
+  threads: { description: 'threads that shared the repulsion passes and moves' },
+  iterations: { description: 'iterations of repulsion, move and birth and death' },
+  msPerIteration: { unit: 'ms', description: 'wall time of the sampling per iteration' },
+  stopReason: { description: "'uniform' (even for stop.window iterations in a row), 'maxIterations' or 'cancelled'" },
+  wallSeconds: { unit: 's', description: 'wall time of the whole run' },
+};
 
 /** Runs the sampler until uniform (or maxIterations, or cancelled). */
 export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
@@ -154,6 +174,7 @@ export const surfaceEngine = defineEngine({
       { column: 'energy', label: 'Repulsion energy' },
     ],
   },
+  metrics: SURFACE_METRICS,
   run: sample,
   helper: (data) => surfaceHelper(data as HelperData),
 });

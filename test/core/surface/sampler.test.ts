@@ -46,6 +46,8 @@ describe('surface engine', () => {
     const r = run({ surface, spacing, voxelsAcross: 0 });
     const m = r.metrics;
     expect(m.stopReason).toBe('uniform');
+    // Every metric declared with what it measures (History's tooltip and unit).
+    expect(Object.keys(m).filter((k) => !surfaceEngine.metrics?.[k])).toEqual([]);
     const table = r.artifacts[0] as ColumnTable;
     const { nx, ny, nz, r: radius } = table.columns as Record<string, Float64Array>;
     // Positions in the frame of the solid's box: surface coordinates minus the offset.
