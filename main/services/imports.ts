@@ -173,7 +173,7 @@ export function checkSphereSet(table: ColumnTable, given: [number, number, numbe
       if (v < 0 || v > box[a]) {
         throw new Error(given
           ? `${line(i)}: ${'xyz'[a]} = ${v} lies outside the box [0, ${box[a]}] along ${'xyz'[a]}; give a box that holds every centre`
-          : `${line(i)}: ${'xyz'[a]} = ${v} is below 0; the box runs from the origin to the spheres' extent, so shift the coordinates or give the box`);
+          : `${line(i)}: ${'xyz'[a]} = ${v} is below 0; the box runs from the origin (a given box too), so shift the coordinates to 0 and above`);
       }
     }
     if (2 * r[i] > Math.min(box[0], box[1])) {

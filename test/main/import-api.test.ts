@@ -162,7 +162,11 @@ describe('sphere imports that would not fit', () => {
     });
     expect(await rejection(s.dispatch('runs.importSpheres', { name: 'neg', csv: '# shifted\nx,y,z,r\n1,1,1,0.5\n-1,1,1,0.5\n' }))).toMatchObject({
       code: 'invalid',
-      message: expect.stringMatching(/line 4: x = -1 is below 0; the box runs from the origin/),
+      message: expect.stringMatching(/line 4: x = -1 is below 0; the box runs from the origin \(a given box too\), so shift the coordinates to 0 and above$/),
+    });
+    // A box does not help (it starts at the origin too), so the message above does not offer one.
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'neg', csv: 'x,y,z,r\n1,1,1,0.5\n-1,1,1,0.5\n', box: [4, 4, 4] }))).toMatchObject({
+      message: expect.stringMatching(/line 3: x = -1 lies outside the box \[0, 4\] along x/),
     });
     expect(await rejection(s.dispatch('runs.importSpheres', { name: 'wide', csv: 'x,y,z,r\n1,1,1,0.5\n1,1,1,5\n', box: [4, 4, 4] }))).toMatchObject({
       code: 'invalid',
