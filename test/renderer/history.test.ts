@@ -68,6 +68,16 @@ describe('HistoryWorkspace', () => {
     expect((api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { sort: unknown }).sort).toEqual({ field: 'createdAt', dir: 'asc' });
   });
 
+  it('filters imported sphere sets by their engine, which engines.list does not name', async () => {
+    const { api, w } = await mountHistory();
+    const engine = w.find('[data-testid="history-engine"]');
+    expect(engine.findAll('option').map((o) => o.attributes('value'))).toContain('spheres');
+    await engine.setValue('spheres');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect((api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { filter: unknown }).filter).toEqual({ engine: 'spheres' });
+  });
+
   it('sorts by a metric column over every matching run, runs without the metric last', async () => {
     const { api, w } = await mountHistory();
     // r3 has no solidFraction: last in both directions
