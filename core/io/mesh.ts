@@ -18,10 +18,15 @@ export function parseStl(bytes: Uint8Array): TriangleMesh {
     if (bytes.length === 84 + 50 * count) return parseBinaryStl(bytes, count);
   }
   const start = decoder.decode(bytes.subarray(0, Math.min(bytes.length, 512))).trimStart();
-  if (start.toLowerCase().startsWith('solid')) return parseAsciiStl(decoder.decode(bytes));
+  // Text never holds a NUL byte; binary STL does (the count, the floats). Some binary headers start
+  // with 'solid' too (SolidWorks writes 'solid <name>' there): such a file's fault is its size.
+  const binary = bytes.length >= 84 && bytes.subarray(0, Math.min(bytes.length, 4096)).includes(0);
+  if (start.toLowerCase().startsWith('solid') && !binary) return parseAsciiStl(decoder.decode(bytes));
   if (bytes.length < 84) throw new Error(`STL is malformed: ${bytes.length} bytes is shorter than the 84-byte binary header, and it does not start with 'solid'`);
   const count = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(80, true);
-  throw new Error(`STL is malformed: binary header says ${count} triangles (${84 + 50 * count} bytes) but the file has ${bytes.length} bytes, and it does not start with 'solid' (ASCII)`);
+  const size = `header says ${count} triangles (${84 + 50 * count} bytes) but the file has ${bytes.length} bytes`;
+  if (start.toLowerCase().startsWith('solid')) throw new Error(`STL is malformed: it starts with 'solid' but is binary: its ${size}`);
+  throw new Error(`STL is malformed: binary ${size}, and it does not start with 'solid' (ASCII)`);
 }
 
 function parseBinaryStl(bytes: Uint8Array, count: number): TriangleMesh {

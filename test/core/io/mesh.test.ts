@@ -113,6 +113,11 @@ describe('mesh import', () => {
     const good = binaryStl(cube(1));
     expect(() => parseStl(good.subarray(0, good.length - 7))).toThrow(/binary header says 12 triangles \(684 bytes\) but the file has 677 bytes/);
     expect(() => parseStl(new Uint8Array(10))).toThrow(/shorter than the 84-byte binary header/);
+    // A binary STL whose header starts with 'solid' (SolidWorks writes 'solid <name>' there), cut short:
+    // the message is about the binary file, not 'ASCII STL has no facets'.
+    const solidHeader = good.slice(0, good.length - 7);
+    solidHeader.set(new TextEncoder().encode('solid part exported as binary'));
+    expect(() => parseStl(solidHeader)).toThrow(/starts with 'solid' but is binary: its header says 12 triangles \(684 bytes\) but the file has 677 bytes/);
     expect(() => parseStl(new TextEncoder().encode('solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 zero\n'))).toThrow(/line 4: expected 'vertex x y z'/);
     expect(() => parseStl(new TextEncoder().encode('solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nendloop\nendfacet\n'))).toThrow(/has 2 vertices, expected 3/);
     expect(() => parseObj('v 0 0 0\nf 1 2 3\n')).toThrow(/line 2: vertex index '2' is not in 1..1/);
