@@ -8,6 +8,7 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
 import type {
   MetricValue,
   Preset,
@@ -340,8 +341,11 @@ export interface RunOrigin {
 
 export class RunStore {
   readonly db: Database.Database;
+  /** The runs' artifact folders beside the database file (runs/<id>/). */
+  private readonly runsDir: string;
 
   constructor(file: string, options: StoreOptions = {}) {
+    this.runsDir = join(dirname(resolve(file)), 'runs');
     const binding = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
     if (options.readOnly) {
       this.db = openForReading(file, binding);
@@ -675,7 +679,20 @@ export class RunStore {
     const rows = this.db
       .prepare('SELECT a.* FROM artifacts a JOIN runs r ON r.seq = a.run_seq WHERE r.id = ? ORDER BY a.id')
       .all(id) as { id: number; kind: 'table' | 'volume'; name: string; path: string; bytes: number; checksum: string; meta: string }[];
-    return rows.map((a) => ({ id: a.id, kind: a.kind, name: a.name, path: a.path, bytes: a.bytes, checksum: a.checksum, meta: JSON.parse(a.meta) }));
+    return rows.map((a) => ({ id: a.id, kind: a.kind, name: a.name, path: this.artifactPath(id, a.path), bytes: a.bytes, checksum: a.checksum, meta: JSON.parse(a.meta) }));
+  }
+
+  /**
+   * Where a run's artifact is now. Paths are stored absolute, naming the data folder the run was
+   * made in; a folder moved or copied since (a new disk, a colleague's machine) has the file under
+   * its own runs/<id>/, which wins when it is there.
+   */
+  private artifactPath(id: string, stored: string): string {
+    const marker = `${sep}runs${sep}${id}${sep}`;
+    const k = stored.lastIndexOf(marker);
+    if (k < 0) return stored;
+    const here = join(this.runsDir, id, stored.slice(k + marker.length));
+    return here !== stored && existsSync(here) ? here : stored;
   }
 
   // ------------------------------------------------------------------ shapes

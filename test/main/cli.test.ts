@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openServices } from '../../main/services/services';
@@ -359,5 +359,27 @@ describe('packbench CLI', () => {
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toEqual({ runId: id, status: 'deleted', error: expect.stringMatching(/deleted while it ran/) });
     expect(existsSync(join(t.dir, 'runs', id))).toBe(false);
+  });
+
+  it('a data folder moved elsewhere keeps its runs whole: artifacts are read from where the folder is now', async () => {
+    const from = tempDir('packbench-moved-from-'), to = tempDir('packbench-moved-to-');
+    try {
+      const csv = join(from.dir, 'cubic.csv');
+      writeFileSync(csv, cubicSpheresCsv());
+      const imported = await cliIn(from.dir, '--json', 'import', 'spheres', csv);
+      expect(imported.code, imported.stderr).toBe(0);
+      const { runId: id } = JSON.parse(imported.stdout);
+      cpSync(from.dir, to.dir, { recursive: true });
+      from.cleanup(); // the old place is gone (moved to a new disk, or copied to a colleague's machine)
+      const show = JSON.parse((await cliIn(to.dir, '--json', 'runs', 'show', id)).stdout);
+      for (const a of show.artifacts) expect(a.path.startsWith(join(to.dir, 'runs', id))).toBe(true);
+      const out = join(to.dir, 'moved.csv');
+      const exported = await cliIn(to.dir, 'runs', 'export', id, '--format', 'csv', '--out', out);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(readFileSync(out, 'utf8').split('\n')).toHaveLength(27 + 2);
+    } finally {
+      from.cleanup();
+      to.cleanup();
+    }
   });
 });
