@@ -33,6 +33,8 @@ export interface HostOptions {
   token?: string;
   /** Largest message a client may send (in chunks); default 512 MiB, about the longest string V8 makes. */
   maxMessageBytes?: number;
+  /** A download whose client takes no bytes for this long is dropped; default 60 s. */
+  downloadIdleMs?: number;
 }
 
 export interface Host {
@@ -75,6 +77,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
   if (!existsSync(join(webRoot, 'index.html'))) {
     throw new Error(`no built renderer at ${webRoot}: run \`npm run build:web\` first`);
   }
+  const downloadIdleMs = o.downloadIdleMs ?? 60_000;
   let port = 0;
   const allowedHosts = () => [`127.0.0.1:${port}`, `localhost:${port}`];
   const allowedOrigins = () => allowedHosts().map((h) => `http://${h}`);
@@ -119,6 +122,9 @@ export async function startHost(o: HostOptions): Promise<Host> {
           'content-disposition': `attachment; filename="${fileName.replace(/"/g, '')}"`,
           'cache-control': 'no-store',
         });
+        // A client that stops reading (a paused browser download) would hold the export's turn and
+        // file for good: after downloadIdleMs without a byte taken, the download is dropped.
+        res.setTimeout(downloadIdleMs, () => res.destroy());
         // Settles also when the client goes away mid-download, so the export's slot and files are freed.
         await pipeline(createReadStream(path), res);
       });

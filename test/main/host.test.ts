@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { hostname } from 'node:os';
@@ -68,7 +68,7 @@ beforeAll(async () => {
   mkdirSync(webRoot);
   writeFileSync(join(webRoot, 'index.html'), '<!doctype html><div id="app"></div>');
   services = fixtureServices(t.dir, { autoStart: true });
-  host = await startHost({ services, webRoot, maxMessageBytes: 24 << 20 });
+  host = await startHost({ services, webRoot, maxMessageBytes: 24 << 20, downloadIdleMs: 1000 });
 });
 
 afterAll(async () => {
@@ -166,6 +166,29 @@ describe('web host under faults', () => {
     expect(calls).toBe(20);
     expect(peak).toBe(limiter.slots);
     await stillAnswers();
+  });
+
+  it('drops a download whose client stopped reading, so that it does not hold an export turn for good', async () => {
+    const api = client();
+    const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'counter', name: 'big volume', seed: 5, params: { steps: 1, stepMs: 0, volume: true, volumeDepth: 150_000 } } });
+    await waitFor('the run to finish', () => services.store.getSummary(runIds[0])?.status === 'done');
+    // As many as there are turns: each asks for the 29 MB raw volume and reads nothing (a paused browser download).
+    const stalled = Array.from({ length: services.heavy.slots }, () => {
+      const socket = connect(host.port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.pause();
+      socket.write(`GET /api/runs/${runIds[0]}/export?format=raw&token=${host.token} HTTP/1.1\r\nhost: 127.0.0.1:${host.port}\r\n\r\n`);
+      return socket;
+    });
+    try {
+      // Each holds a turn from making its export (in a tmp-export folder) to the end of its download.
+      await waitFor('the stalled downloads to take every turn', () => readdirSync(t.dir).filter((n) => n.startsWith('tmp-export-')).length === stalled.length);
+      // Waited for the stalled ones for good before.
+      const exported = await Promise.race([api.call('runs.export', { id: runIds[0], format: 'json' }), new Promise<null>((r) => setTimeout(() => r(null), 10_000))]);
+      expect(exported?.fileName ?? 'no answer within 10 s').toMatch(/\.json$/);
+    } finally {
+      for (const socket of stalled) socket.destroy();
+    }
   });
 
   it('answers a request whose target is not a URL with 400, not 500', async () => {
