@@ -186,7 +186,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (text, write) => write(`packbench: ${text.replace(/^error: /, '')}`) });
 
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();
-  const dataDir = () => resolve(globals().data ?? defaultDataDir());
+  const dataDir = () => {
+    const dir = resolve(globals().data ?? defaultDataDir());
+    // A file given as the folder: read-only commands would list nothing and 'runs show' say 'no run'.
+    if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new CliError(`--data ${dir} is a file; give the data folder (it is created when missing)`, 2);
+    return dir;
+  };
   const print = (human: string, json: unknown) => io.stdout(globals().json ? JSON.stringify(json) + '\n' : human + '\n');
   const info = (line: string) => io.stderr(line + '\n');
 

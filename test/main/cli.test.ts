@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../main/cli';
 import { openServices } from '../../main/services/services';
 import { RunStore } from '../../main/services/store';
 import { makeReadOnly, smallDisk } from './faults';
@@ -126,6 +127,16 @@ describe('packbench CLI', () => {
     }
     expect((await cli('runs', 'show', 'nope')).stdout).toBe('');
     expect(JSON.parse((await cli('--json', 'runs', 'list')).stdout).total).toBe(1);
+  });
+
+  it('refuses a file given as --data, instead of listing an empty folder', async () => {
+    let stderr = '';
+    const file = writeJson('not-a-folder.json', {});
+    for (const args of [['runs', 'list'], ['runs', 'show', 'abc'], ['queue', 'add', example]]) {
+      const r = await main(['--data', file, ...args], { stdout: () => {}, stderr: (s) => void (stderr += s), stderrIsTTY: false });
+      expect(r, args.join(' ')).toBe(2);
+    }
+    expect(stderr).toContain(`packbench: --data ${file} is a file; give the data folder`);
   });
 
   it('reads a spec that starts with a UTF-8 byte order mark', async () => {
