@@ -1,0 +1,21 @@
+import type { Directive } from 'vue';
+
+/**
+ * `v-number-value="x"`: shows the number x in an <input type="number"> without rewriting what the
+ * user is typing. A `:value` binding sets the box to String(x) whenever x changes, and text on its way
+ * to a number reads as another number first: '-0' (typing -0.25) is written back as '0', dropping the
+ * sign, and '1e-1' (typing 1e-12) as '0.1', so that the next digit makes 0.12. The box is set only
+ * when its text does not already read as x; NaN (an empty or unreadable entry) and undefined (an
+ * optional field left empty) show as an empty box, or as the unreadable text being typed.
+ */
+export const vNumberValue: Directive<HTMLInputElement, unknown> = {
+  mounted: show,
+  updated: show,
+};
+
+function show(el: HTMLInputElement, { value }: { value: unknown }): void {
+  const typed = el.value.trim();
+  const empty = value === undefined || value === null || (typeof value === 'number' && Number.isNaN(value));
+  if (empty ? typed === '' || Number.isNaN(Number(typed)) : typed !== '' && Number(typed) === value) return;
+  el.value = empty ? '' : String(value);
+}

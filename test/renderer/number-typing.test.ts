@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mount, type VueWrapper } from '@vue/test-utils';
+import { nextTick, reactive } from 'vue';
+import { z } from 'zod';
+import { installFakeApi, settle } from './fakeApi';
+import SchemaField from '../../renderer/src/workspaces/batch/SchemaField.vue';
+import type { JsonSchema } from '../../renderer/src/workspaces/batch/schema';
+import { stackingParamsSchema } from '../../core/stacking/params';
+
+let wrappers: VueWrapper[] = [];
+afterEach(() => {
+  wrappers.forEach((w) => w.unmount());
+  wrappers = [];
+});
+
+/**
+ * Types `text` into the emptied input one key at a time, as a user does: each key adds to the text in
+ * the box (which the browser keeps even while it does not read as a number: '-', '1e-'), then an
+ * input event; when the component rewrites the box, the next key adds to what it wrote.
+ */
+async function type(input: HTMLInputElement, text: string): Promise<void> {
+  let box = '';
+  for (const key of text) {
+    box += key;
+    input.value = box;
+    const reported = input.value;
+    input.dispatchEvent(new Event('input'));
+    await nextTick();
+    if (input.value !== reported) box = input.value;
+  }
+}
+
+const numbers: JsonSchema = {
+  type: 'object',
+  properties: {
+    strength: { type: 'number', minimum: -100, maximum: 100, default: 1 },
+    centre: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }, { type: 'number' }], default: [0, 0, 0] },
+  },
+};
+
+describe('number fields keep what the user types', () => {
+  it('a scalar, a tuple component and a sweep range: -0.25 stays negative, 2e-10 stays 2e-10', async () => {
+    const holder = reactive({ params: { strength: 1, centre: [0, 0, 0] } as Record<string, unknown> });
+    const w = mount(SchemaField, { props: { schema: numbers, root: numbers, parent: holder, k: 'params', path: '', errors: {}, sweepable: true }, attachTo: document.body });
+    wrappers.push(w);
+    const strength = w.find('[data-testid="field-strength"]').element as HTMLInputElement;
+    await type(strength, '-0.25');
+    expect(strength.value).toBe('-0.25');
+    expect(holder.params.strength).toBe(-0.25);
+    await type(strength, '2e-10');
+    expect(holder.params.strength).toBe(2e-10);
+    const y = w.find('[data-testid="field-centre.1"]').element as HTMLInputElement;
+    await type(y, '-0.5');
+    expect(holder.params.centre).toEqual([0, -0.5, 0]);
+    await w.find('[data-testid="field-strength-sweep-toggle"]').trigger('click');
+    await w.find('[data-testid="field-strength-sweep"] select').setValue('range');
+    const from = w.find('[data-testid="field-strength-sweep-from"]').element as HTMLInputElement;
+    await type(from, '-0.75');
+    expect((holder.params.strength as { $sweep: { from: number } }).$sweep.from).toBe(-0.75);
+  });
+
+  it('a gradation cell: a radius typed as 1e-13 is 1e-13, not 0.13', async () => {
+    installFakeApi();
+    const schema = z.toJSONSchema(stackingParamsSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    const holder = reactive({ params: { dim: 3, gradation: { kind: 'classes', rang: 0.05, classes: [{ radius: 0.2, fraction: 1, af: [0.5, 1] }] } } as Record<string, unknown> });
+    const w = mount(SchemaField, { props: { schema: schema.properties!.gradation, root: schema, parent: holder.params, k: 'gradation', path: 'gradation', errors: {} }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    const radius = w.find('[data-testid="field-gradation.classes.0.radius"]').element as HTMLInputElement;
+    await type(radius, '1e-13');
+    expect((holder.params.gradation as { classes: { radius: number }[] }).classes[0].radius).toBe(1e-13);
+  });
+});
