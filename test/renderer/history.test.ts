@@ -68,6 +68,17 @@ describe('HistoryWorkspace', () => {
     expect((api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { sort: unknown }).sort).toEqual({ field: 'createdAt', dir: 'asc' });
   });
 
+  it('shift-click selects a range of runs without selecting the page text between them', async () => {
+    const { w } = await mountHistory();
+    const mousedown = (shiftKey: boolean) => {
+      const e = new MouseEvent('mousedown', { shiftKey, bubbles: true, cancelable: true });
+      rows(w)[3].element.dispatchEvent(e);
+      return e.defaultPrevented;
+    };
+    expect(mousedown(true)).toBe(true);
+    expect(mousedown(false)).toBe(false);
+  });
+
   it('filters imported sphere sets by their engine, which engines.list does not name', async () => {
     const { api, w } = await mountHistory();
     const engine = w.find('[data-testid="history-engine"]');
