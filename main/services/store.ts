@@ -549,8 +549,9 @@ export class RunStore {
     const total = (this.sql(`SELECT count(*) AS n FROM runs ${whereSql}`).get(args) as { n: number }).n;
     const sortCol = SORT_COLUMNS[q.sort?.field ?? 'createdAt'];
     const dir = (q.sort?.dir ?? 'desc') === 'asc' ? 'ASC' : 'DESC';
-    // seq breaks ties so that paging is stable.
-    const order = sortCol === 'seq' ? `seq ${dir}` : `${sortCol} ${dir}, seq ${dir}`;
+    // seq breaks ties so that paging is stable; runs of equal priority come in the queue's order
+    // (oldest first, as nextQueued starts them), which the batch manager's queue table shows.
+    const order = sortCol === 'seq' ? `seq ${dir}` : `${sortCol} ${dir}, seq ${sortCol === 'priority' ? 'ASC' : dir}`;
     const rows = this.db
       .prepare(`SELECT ${SUMMARY_COLUMNS} FROM runs ${whereSql} ORDER BY ${order} LIMIT @limit OFFSET @offset`)
       .all({ ...args, limit: q.limit, offset: q.offset }) as RunRow[];

@@ -222,6 +222,8 @@ describe('RunStore', () => {
 
     const byPriority = store.listRuns({ offset: 0, limit: 3, sort: { field: 'priority', dir: 'desc' } });
     expect(byPriority.rows.every((r) => r.priority === 6)).toBe(true);
+    // Equal priorities in the queue's order, oldest first: the queue table lists them so.
+    expect(byPriority.rows.map((r) => r.name)).toEqual([...Array(N).keys()].filter((i) => i % 7 === 6).slice(0, 3).map((i) => `run ${i}`));
     // The queue's pick: highest priority, oldest first.
     expect(store.nextQueued()!.name).toBe(`run ${[...Array(N).keys()].find((i) => i % 7 === 6 && i % 10 !== 0)}`);
   });

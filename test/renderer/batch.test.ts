@@ -221,6 +221,16 @@ describe('QueueTable', () => {
     expect(w.find('[data-testid="queue-row-r3"]').findAll('td.swept').map((c) => c.text())).toEqual(['—', '—']);
   });
 
+  it("lists a sweep's runs, created in the same millisecond, in the order the queue starts them", async () => {
+    // The service lists equal priorities in the queue's order (here r9, r5, r7); their ids say nothing.
+    const created = new Date(Date.UTC(2026, 0, 1)).toISOString();
+    installFakeApi([9, 5, 7].map((i) => makeRun(i, { status: 'queued', createdAt: created, finishedAt: null, startedAt: null })));
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    expect(w.findAll('tbody tr[data-testid^="queue-row-"]').map((r) => r.attributes('data-testid'))).toEqual(['queue-row-r9', 'queue-row-r5', 'queue-row-r7']);
+  });
+
   it('pauses, cancels, re-prioritises and controls the queue', async () => {
     const api = installFakeApi([makeRun(1, { status: 'queued', finishedAt: null }), makeRun(2, { status: 'queued', finishedAt: null })]);
     const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });

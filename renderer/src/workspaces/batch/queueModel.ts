@@ -7,10 +7,14 @@ export function isActive(r: Pick<RunSummary, 'status'>): boolean {
   return (ACTIVE as readonly string[]).includes(r.status);
 }
 
-/** Running and paused runs first, then queued ones in the order the queue will start them. */
+/**
+ * Running and paused runs first, then queued ones in the order the queue will start them: by priority,
+ * then oldest first. Runs created in the same millisecond (a sweep's) compare equal: a stable sort
+ * keeps them in the service's order, which is the queue's (runs.list by priority).
+ */
 export function queueOrder(a: RunSummary, b: RunSummary): number {
   const rank = (r: RunSummary) => (r.status === 'queued' ? 1 : 0);
-  return rank(a) - rank(b) || b.priority - a.priority || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+  return rank(a) - rank(b) || b.priority - a.priority || a.createdAt.localeCompare(b.createdAt);
 }
 
 /** Seconds the run has been working (wall time when finished, else since it started). */
