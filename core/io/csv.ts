@@ -60,6 +60,10 @@ export function sphereCsvToTable(text: string): ColumnTable {
   if (lines.length === 0) throw new Error('sphere CSV is empty: expected a header line x,y,z,r[,type]');
   const header = csvFields(lines[0]).map((h) => h.trim().toLowerCase());
   const index = (c: string) => header.indexOf(c);
+  // Excel in many locales writes ';' between fields (and decimal commas), tools often tabs: say so, not only 'lacks x'.
+  const namesBy = (c: string) => lines[0].split(c).map((h) => h.trim().replace(/^"(.*)"$/, '$1').toLowerCase());
+  const separator = header.length === 1 ? [';', '\t'].find((c) => ['x', 'y', 'z', 'r'].every((n) => namesBy(c).includes(n))) : undefined;
+  if (separator) throw new Error(`sphere CSV header '${lines[0]}' is separated by ${separator === ';' ? "';'" : 'tabs'}: fields must be separated by commas (x,y,z,r[,type]), numbers written with a decimal point`);
   for (const c of ['x', 'y', 'z', 'r']) {
     if (index(c) < 0) throw new Error(`sphere CSV header '${lines[0]}' lacks column '${c}' (needs x,y,z,r and optionally type)`);
   }

@@ -35,6 +35,8 @@ describe('particle csv', () => {
 
   it('rejects missing columns, non-numbers and bad radii naming line and column', () => {
     expect(() => sphereCsvToTable('x,y,z\n1,2,3\n')).toThrow(/lacks column 'r'/);
+    expect(() => sphereCsvToTable('x;y;z;r\n1;2;3;0,5\n')).toThrow(/header 'x;y;z;r' is separated by ';': fields must be separated by commas/);
+    expect(() => sphereCsvToTable('x\ty\tz\tr\n1\t2\t3\t0.5\n')).toThrow(/is separated by tabs: fields must be separated by commas/);
     expect(() => sphereCsvToTable('x,y,z,r\n1,2,abc,3\n')).toThrow(/line 2: column 'z' is 'abc'/);
     expect(() => sphereCsvToTable('x,y,z,r\n1,2,3,-1\n')).toThrow(/line 2: radius r must be > 0/);
     expect(() => sphereCsvToTable('x,y,z,r,type\n1,2,3,1,1.5\n')).toThrow(/type must be an integer/);
