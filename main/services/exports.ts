@@ -62,8 +62,8 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
 const APPLIES_TO: Record<ExportNeed, string> = {
   results: 'every finished run',
   table: 'runs with a particle table: voxel packings, imported sphere sets',
-  volume: 'voxel packings with a label volume (labelVolume on, or auto and at most 512³ voxels)',
-  'volume-or-table': 'voxel packings with a label volume (voxel faces), and sphere sets (spheres)',
+  volume: 'voxel packings with a label volume (labelVolume on, or auto and at most 512³ voxels), surface samplings with voxelsAcross > 0 (the solid, 1 inside)',
+  'volume-or-table': 'voxel packings with a label volume and surface samplings with a solid (voxel faces), and sphere sets (spheres)',
   heightmap: 'voxel packings with a label volume and the analysis on (they have a height map)',
 };
 
@@ -479,7 +479,7 @@ function volumeArtifact(run: ExportableRun): ExportableRun['artifacts'][number] 
 
 function volumePath(run: ExportableRun, spec: { id: string }): string {
   const pick = volumeArtifact(run);
-  if (!pick) throw new Error(`run ${run.id} has no label volume artifact, which format '${spec.id}' needs (only voxel packings have one)`);
+  if (!pick) throw new Error(`run ${run.id} has no label volume artifact, which format '${spec.id}' needs (voxel packings have one, and surface samplings with voxelsAcross > 0)`);
   return pick.path;
 }
 

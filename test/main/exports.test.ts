@@ -208,7 +208,7 @@ describe('exportRun', () => {
       expect(checkSurface(positions), name).toMatchObject({ badEdges: 0, misoriented: 0, pinched: 0, components: 1, euler: 2 });
       expect(checkSurface(positions).volume).toBeCloseTo(labels.filter((x) => x === l).length * 0.25 ** 3, 9);
     }
-    await expect(exportRun(run, 'stl-solid', join(dir, 'n.stl'))).rejects.toThrow(/has no label volume artifact, which format 'stl-solid' needs/);
+    await expect(exportRun(run, 'stl-solid', join(dir, 'n.stl'))).rejects.toThrow(/has no label volume artifact, which format 'stl-solid' needs \(voxel packings have one, and surface samplings with voxelsAcross > 0\)/);
   });
 
   it('writes sphere surfaces as named STL solids and the particle tables as LAMMPS dumps', async () => {
