@@ -391,8 +391,8 @@ export class JobQueue {
     for (const j of jobs) j.cancel();
     await Promise.all(jobs.map((j) => j.done));
     await Promise.all(jobs.map((j) => this.settled(j.runId)));
-    // A last try; what still cannot be written is recovered (run again) by the next process.
-    for (const [id, write] of [...this.unstored]) this.bestEffort(() => this.storeOutcome(id, write));
+    // A last try, waiting for a lock as calls do; what still cannot be written is recovered (run again) by the next process.
+    for (const write of this.unstored.values()) this.bestEffort(write);
   }
 
   // ------------------------------------------------------------------ internals
@@ -420,7 +420,7 @@ export class JobQueue {
   /** Runs `write` (a run's outcome); when the database cannot take it now, keeps it for the poll. Other errors are thrown. */
   private storeOutcome(id: string, write: () => void): void {
     try {
-      write();
+      this.store.withoutWaiting(write);
       this.unstored.delete(id);
     } catch (err) {
       const code = (err as { code?: unknown } | null)?.code;
@@ -480,7 +480,7 @@ export class JobQueue {
     if (!this.pool.fits(memoryBytes)) return false;
     let claimed: boolean;
     try {
-      claimed = this.store.claim(r.id, this.origin(this.threadsPerRun));
+      claimed = this.store.withoutWaiting(() => this.store.claim(r.id, this.origin(this.threadsPerRun)));
     } catch (err) {
       // Locked by another process, or full: the run stays queued and the poll tries again.
       if (storageFaultMeaning((err as { code?: unknown } | null)?.code) === undefined) throw err;
@@ -495,12 +495,17 @@ export class JobQueue {
     const job = this.pool.start(
       { runId: r.id, engineId: r.engine, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads: this.threadsPerRun, runDir: dir, memoryBytes, checkpointSeconds: this.checkpointSeconds },
       {
-        // Progress and logs are best effort: a full or locked database must not stop the run.
+        // Progress and logs are best effort: a full or locked database must not stop the run, nor this process.
         onProgress: (p) => this.bestEffort(() => {
-          this.store.setProgress(r.id, { done: p.done, total: p.total, phase: p.phase, counters: p.counters });
+          try {
+            this.store.withoutWaiting(() => this.store.setProgress(r.id, { done: p.done, total: p.total, phase: p.phase, counters: p.counters }));
+          } catch (err) {
+            if ((err as { code?: unknown }).code === 'SQLITE_BUSY') return; // locked: the next update comes within a second
+            throw err;
+          }
           this.emitRun(r.id);
         }),
-        onLog: (lines) => this.bestEffort(() => this.store.appendLog(r.id, lines)),
+        onLog: (lines) => this.bestEffort(() => this.store.withoutWaiting(() => this.store.appendLog(r.id, lines))),
       },
     );
     this.active.set(r.id, job);

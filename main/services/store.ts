@@ -339,6 +339,9 @@ export interface RunOrigin {
   owner: string;
 }
 
+/** How long a call that writes waits for a lock another process holds before it fails with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+
 export class RunStore {
   readonly db: Database.Database;
   /** The runs' artifact folders beside the database file (runs/<id>/). */
@@ -356,7 +359,7 @@ export class RunStore {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
-      this.db.pragma('busy_timeout = 5000');
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       this.migrate();
     } catch (err) {
       this.db.close(); // a read-only or full folder: the caller may open it again read-only
@@ -406,6 +409,23 @@ export class RunStore {
 
   transaction<T>(fn: () => T): T {
     return this.db.transaction(fn)();
+  }
+
+  private noWait = 0;
+
+  /**
+   * Runs `fn` without waiting for a lock another process holds on the database: SQLITE_BUSY at once
+   * instead of after BUSY_TIMEOUT_MS. For the queue's own writes (progress, logs, claims, outcomes),
+   * which are skipped or tried again at its next poll: waiting, each would stop this whole process
+   * (better-sqlite3 is synchronous) for as long as the lock lasts.
+   */
+  withoutWaiting<T>(fn: () => T): T {
+    if (this.noWait++ === 0) this.db.pragma('busy_timeout = 0');
+    try {
+      return fn();
+    } finally {
+      if (--this.noWait === 0) this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   // ------------------------------------------------------------------ batches and runs

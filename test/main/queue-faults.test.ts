@@ -61,9 +61,10 @@ describe('queue faults', () => {
     await s.queue.waitFor(ok.runIds);
     expect(s.store.getSummary(ok.runIds[0])!.status).toBe('done');
   });
+  // The queue's writes do not wait for the lock (each would stop this process for the busy timeout,
+  // 5 s, and the lock's holder here with it): the runs below would take minutes, not a second.
   it('records the outcome of a run that ends while another process locks the database once the lock goes, and starts the runs queued meanwhile', async () => {
     const { s, dir: data } = setup({ autoStart: true });
-    s.store.db.pragma('busy_timeout = 0'); // the store waits 5 s for a lock before giving up: the same, sooner
     const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
     later(() => quiet.mockRestore());
     const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('ends while locked', { steps: { $sweep: [20, 3] }, stepMs: 10 }) });
