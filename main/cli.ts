@@ -18,6 +18,7 @@ import { EXPORT_FORMATS, exportRun } from './services/exports';
 import { exportableRun, storageFault } from './services/handlers';
 import { openServices, type Services, type ServicesOptions } from './services/services';
 import { formatBytes } from './services/pool';
+import { SPHERE_IMPORT_ENGINE } from './services/imports';
 
 /** Where a command line writes, and whether stderr is a terminal (then progress bars are drawn). */
 export interface CliIo {
@@ -342,11 +343,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       if (bad.length) throw new InvalidArgumentError(`unknown status ${bad.map((b) => `'${b}'`).join(', ')}; allowed: ${RUN_STATUSES.join(', ')}`);
       return list as RunSummary['status'][];
     }))
-    .option('--engine <id>', 'only this engine')
+    .option('--engine <id>', `only this engine (an engine's id, or ${SPHERE_IMPORT_ENGINE}: imported sphere sets)`)
     .option('--text <text>', 'name or id contains')
     .option('--limit <n>', 'at most this many', intArg('--limit', 1, 10_000), 50)
     .action(async (o: { status?: RunSummary['status'][]; engine?: string; text?: string; limit: number }) => {
       await withServices({ readOnly: true }, async (s) => {
+        // A misspelt engine would list nothing, as if there were no such runs.
+        const engines = [...(await s.dispatch('engines.list', {})).map((e) => e.id), SPHERE_IMPORT_ENGINE];
+        if (o.engine !== undefined && !engines.includes(o.engine)) throw new CliError(`--engine: unknown engine '${o.engine}'; allowed: ${engines.join(', ')}`, 2);
         const list = await s.dispatch('runs.list', { offset: 0, limit: o.limit, filter: { status: o.status, engine: o.engine, text: o.text } });
         const lines = list.rows.map(
           (r) => `${r.id} ${r.status.padEnd(9)} ${r.engine.padEnd(8)} ${r.createdAt.slice(0, 19).replace('T', ' ')} ${(r.wallSeconds?.toFixed(1) ?? '').padStart(7)} s  ${r.name}`,
