@@ -378,7 +378,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           `  engine ${r.engine}, seed ${r.seed}, status ${r.status}${r.error ? `: ${r.error}` : ''}`,
           ...progressLine,
           `  created ${r.createdAt}, started ${r.startedAt ?? '-'}, finished ${r.finishedAt ?? '-'}, ${r.wallSeconds?.toFixed(2) ?? '-'} s, attempts ${r.attempts}`,
-          `  PackBench ${r.appVersion}, ${r.threads} thread(s)${r.host ? `, ${r.host.hostname} (${r.host.cpuModel}, ${r.host.cpus} cores)` : ''}`,
+          // Where and how it ran: nothing yet for a run that has not started.
+          ...(r.startedAt ? [`  PackBench ${r.appVersion}, ${r.threads} thread(s)${r.host ? `, ${r.host.hostname} (${r.host.cpuModel}, ${r.host.cpus} cores)` : ''}`] : []),
           'metrics:',
           formatMetrics(r.metrics),
           'artifacts:',

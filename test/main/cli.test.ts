@@ -147,6 +147,10 @@ describe('packbench CLI', () => {
     expect(r.code).toBe(0);
     const { runIds } = JSON.parse(r.stdout);
     expect(runIds).toHaveLength(1);
+    // A queued run has not run anywhere yet: no 'PackBench , 1 thread(s)' line with an empty version.
+    const shown = (await cli('runs', 'show', runIds[0])).stdout;
+    expect(shown).toMatch(/status queued/);
+    expect(shown).not.toMatch(/PackBench /);
     expect((await cli('runs', 'rm', runIds[0])).code).toBe(0);
   });
 
