@@ -128,6 +128,10 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await page.click(testid('nav-batch'));
     await page.waitForSelector(testid('field-box.resolution'));
     await page.selectOption(testid('engine-select'), 'voxel');
+    // The composer's header keeps its last button inside the panel (it was cut off at 1440 px).
+    const composer = (await page.locator(testid('composer')).boundingBox())!;
+    const defaults = (await page.locator(testid('composer-defaults')).boundingBox())!;
+    expect(defaults.x + defaults.width).toBeLessThanOrEqual(composer.x + composer.width);
     await page.fill(testid('run-name'), 'walk spheres');
     for (const i of [0, 1, 2]) await page.fill(testid(`field-box.size.${i}`), '3');
     await page.fill(testid('field-box.resolution'), '8');
