@@ -151,6 +151,16 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await page.locator('[data-testid^="queue-row-"][data-status="done"]').nth(3).waitFor();
     await page.waitForSelector(testid('queue-sweep-col-reboundProbability'));
     await shot('batch');
+    // A 1024 px window: the queue keeps room for the runs' names (its fixed columns took it all), and a
+    // box size's three components stay clear of their sweep button (they ran under it).
+    await page.setViewportSize({ width: 1024, height: 700 });
+    const name = (await page.locator('[data-testid^="queue-row-"] td').first().boundingBox())!;
+    expect(name.width).toBeGreaterThan(100);
+    const z = (await page.locator(testid('field-box.size.2')).boundingBox())!;
+    const toggle = (await page.locator(testid('field-box.size-sweep-toggle')).boundingBox())!;
+    expect(z.x + z.width).toBeLessThanOrEqual(toggle.x);
+    await shot('batch-narrow');
+    await page.setViewportSize({ width: 1440, height: 900 });
   });
 
   it('opens a finished run in the inspector', async () => {
