@@ -502,14 +502,16 @@ export interface VolumeReader {
 export async function openVolume(path: string): Promise<VolumeReader> {
   const fh = await open(path, 'r');
   try {
+    const { size } = await fh.stat();
     const pre = new Uint8Array(12);
     await fh.read(pre, 0, 12, 0);
     const len = new DataView(pre.buffer).getUint32(8, true);
+    // A corrupt length must not reach fh.read: a length over 2^31 aborts the process (a Node assertion).
+    if (12 + len > size) throw new Error(`volume ${path} is truncated: its header needs ${12 + len} bytes, the file has ${size}`);
     const head = new Uint8Array(12 + len);
     await fh.read(head, 0, head.length, 0);
     const { header, dataOffset } = decodeHeader<VolumeHeader>(head, VOLUME_MAGIC);
     const [nx, ny, nz] = header.dims;
-    const { size } = await fh.stat();
     if (size < dataOffset + nx * ny * nz * 4) throw new Error(`volume ${path} is truncated: needs ${dataOffset + nx * ny * nz * 4} bytes, has ${size}`);
     return {
       header,

@@ -65,4 +65,17 @@ describe('runs.export', () => {
     const err = await rejection(small('runs.export', { id: runId, format: 'vti' }));
     expect(err).toMatchObject({ code: 'conflict', message: expect.stringMatching(/no label volume/) });
   });
+
+  it("gives 'conflict' for a volume whose header length is corrupt (fs.promises aborted the process on the read it asked for)", async () => {
+    const [id] = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'corrupt', seed: 1, params: { steps: 2, stepMs: 0, volume: true } } })).runIds;
+    await s.queue.waitFor([id]);
+    const volume = s.store.artifacts(id).find((a) => a.kind === 'volume')!;
+    const bytes = fs.readFileSync(volume.path);
+    bytes.writeUInt32LE(0xfffffff0, 8); // the header's length, after the 8-byte magic
+    fs.writeFileSync(volume.path, bytes);
+    for (const format of ['vti', 'tiff', 'raw']) {
+      const err = await rejection(s.dispatch('runs.export', { id, format }));
+      expect(err).toMatchObject({ code: 'conflict', message: expect.stringMatching(/labels\.pbv is truncated: its header needs 4294967292 bytes, the file has \d+/) });
+    }
+  });
 });
