@@ -168,7 +168,10 @@ function resultOf(r: RunRecord) {
 /** Queued, running and paused runs in the order they started or will start. */
 function queueOrder(s: Services): RunSummary[] {
   const rank = { running: 0, paused: 1, queued: 2 } as Record<string, number>;
-  const rows = s.store.listRuns({ offset: 0, limit: 10_000, filter: { status: ['running', 'paused', 'queued'] }, sort: { field: 'createdAt', dir: 'asc' } }).rows;
+  // All of them: a queue longer than one page (two 10,000-run sweeps) must still show the run that starts next.
+  const n = s.store.countByStatus();
+  const limit = Math.max(1, n.running + n.paused + n.queued);
+  const rows = s.store.listRuns({ offset: 0, limit, filter: { status: ['running', 'paused', 'queued'] }, sort: { field: 'createdAt', dir: 'asc' } }).rows;
   // createdAt ascending is the insertion order (seq); a stable sort keeps it within a priority.
   return rows.sort((a, b) => rank[a.status] - rank[b.status] || (a.status === 'queued' ? b.priority - a.priority : (a.startedAt ?? '').localeCompare(b.startedAt ?? '')));
 }

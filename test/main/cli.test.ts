@@ -398,4 +398,18 @@ describe('packbench CLI', () => {
       to.cleanup();
     }
   });
+
+  it('queue list shows a queue longer than 10,000 runs whole, the run that starts next first', async () => {
+    const d = tempDir('packbench-long-queue-');
+    try {
+      const sweep = writeJson('ten-thousand.json', smallSpec('many', { reboundProbability: { $sweep: { from: 0, to: 1, steps: 10_000 } } }));
+      expect((await cliIn(d.dir, 'queue', 'add', sweep)).code).toBe(0);
+      const urgent = JSON.parse((await cliIn(d.dir, '--json', 'queue', 'add', writeJson('urgent.json', smallSpec('urgent')), '--priority', '5')).stdout).runIds[0];
+      const queued = JSON.parse((await cliIn(d.dir, '--json', 'queue', 'list')).stdout);
+      expect(queued).toHaveLength(10_001);
+      expect(queued[0].id).toBe(urgent);
+    } finally {
+      d.cleanup();
+    }
+  });
 });
