@@ -59,6 +59,11 @@ describe('API contract', () => {
     expect(await rejection('queue.setConcurrency', { concurrency: 0 })).toMatchObject({ issues: [{ path: 'concurrency' }] });
     expect(await rejection('queue.setThreadsPerRun', { threads: 1.5 })).toMatchObject({ issues: [{ path: 'threads' }] });
     expect(await rejection('runs.slice', { id: 'x', axis: 'w', index: 0 })).toMatchObject({ issues: [{ path: 'axis' }] });
+    // It was 'internal: too many SQL variables', after seconds of work.
+    expect(await rejection('runs.list', { filter: { status: Array(40_000).fill('done') } })).toMatchObject({
+      code: 'invalid',
+      issues: [{ path: 'filter.status', message: expect.stringMatching(/<=6/) }],
+    });
     expect(await rejection('nope.method' as MethodName, {})).toMatchObject({ code: 'not_found' });
     expect(await rejection('runs.get', { id: 'missing' })).toMatchObject({ code: 'not_found' });
     // Nothing was stored by the rejected calls.
