@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mount, type VueWrapper } from '@vue/test-utils';
-import { nextTick, reactive } from 'vue';
+import { computed, nextTick, reactive } from 'vue';
 import { z } from 'zod';
 import { installFakeApi, settle } from './fakeApi';
 import SchemaField from '../../renderer/src/workspaces/batch/SchemaField.vue';
-import type { JsonSchema } from '../../renderer/src/workspaces/batch/schema';
+import { validate, type JsonSchema } from '../../renderer/src/workspaces/batch/schema';
 import { stackingParamsSchema } from '../../core/stacking/params';
+import { ballmillParamsSchema } from '../../core/ballmill/params';
 
 let wrappers: VueWrapper[] = [];
 afterEach(() => {
@@ -69,5 +70,23 @@ describe('number fields keep what the user types', () => {
     const radius = w.find('[data-testid="field-gradation.classes.0.radius"]').element as HTMLInputElement;
     await type(radius, '1e-13');
     expect((holder.params.gradation as { classes: { radius: number }[] }).classes[0].radius).toBe(1e-13);
+  });
+});
+
+describe('a field that may be null', () => {
+  it("the ball mill's solid fraction: typed, then emptied again, is null (radii as drawn), not an error; its range is shown", async () => {
+    const schema = z.toJSONSchema(ballmillParamsSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    const holder = reactive({ params: { balls: { count: 100, radius: { law: 'fixed', value: 1 }, solidFraction: null, density: 7800, initialSpeed: 300 } } as Record<string, unknown> });
+    const errors = computed(() => validate(schema, holder.params));
+    const w = mount(SchemaField, { props: { schema, root: schema, parent: holder, k: 'params', path: '', errors: errors.value }, attachTo: document.body });
+    wrappers.push(w);
+    const input = w.find('[data-testid="field-balls.solidFraction"]');
+    expect(input.attributes('placeholder')).toBe('not set');
+    expect(input.element.closest('.sf-row')!.textContent).toContain('(0, 0.75]');
+    await type(input.element as HTMLInputElement, '0.3');
+    expect((holder.params.balls as { solidFraction: unknown }).solidFraction).toBe(0.3);
+    await input.setValue('');
+    expect((holder.params.balls as { solidFraction: unknown }).solidFraction).toBe(null);
+    expect(errors.value).toEqual({});
   });
 });
