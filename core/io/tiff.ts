@@ -64,6 +64,15 @@ function imageJDescription(nz: number, voxelSize: number, o: TiffOptions): strin
   return d + `spacing=${voxelSize}\nloop=false\n\0`;
 }
 
+/**
+ * TIFF's ResolutionUnit for a length unit, as ImageJ's TiffEncoder writes it: 2 for inch, 3 for cm,
+ * else 1 (no absolute unit; ImageJ reads the unit from the description). Left out, it defaults to
+ * inch, and readers other than ImageJ took a 1/16 mm voxel for 1/16 inch.
+ */
+function resolutionUnit(unit: string | undefined): number {
+  return unit === 'inch' ? 2 : unit === 'cm' ? 3 : 1;
+}
+
 /** The layout of an nx x ny x nz stack of voxelSize-sized voxels. */
 export function tiffLayout(
   dims: readonly [number, number, number],
@@ -76,7 +85,7 @@ export function tiffLayout(
   const pageBytes = nx * ny * (bps / 8);
   const description = new TextEncoder().encode(imageJDescription(nz, voxelSize, options));
   const contiguousOnly = options.contiguousOnly ?? false;
-  const commonEntries = 13; // entries of pages 1..nz-1; IFD 0 adds the ImageDescription
+  const commonEntries = 14; // entries of pages 1..nz-1; IFD 0 adds the ImageDescription
   const ifd0 = 8;
   const descAt = ifd0 + ifdBytes(commonEntries + 1);
   const resAt = descAt + description.length + (description.length & 1);
@@ -103,12 +112,12 @@ export function tiffLayout(
       { tag: 279, type: LONG, count: 1, value: pageBytes }, // StripByteCounts
       { tag: 282, type: RATIONAL, count: 1, value: resAt }, // XResolution
       { tag: 283, type: RATIONAL, count: 1, value: resAt + 8 }, // YResolution
+      { tag: 296, type: SHORT, count: 1, value: resolutionUnit(options.unit) }, // ResolutionUnit
       { tag: 339, type: SHORT, count: 1, value: 1 }, // SampleFormat: unsigned integer
     );
     if (list.length !== commonEntries + (withDescription ? 1 : 0)) throw new Error('internal: TIFF entry count changed');
     return list;
   };
-  // ResolutionUnit stays at its default, as in ImageJ's own files: ImageJ takes the unit from the description.
   const head = new Uint8Array(dataOffset);
   const hv = new DataView(head.buffer);
   head[0] = 0x49; head[1] = 0x49; // 'II'

@@ -239,7 +239,7 @@ describe('exportRun', () => {
     const tags = firstIfdTags(bytes);
     expect(tags.get(282)).toEqual([4]); // XResolution: pixels per unit
     expect(tags.get(283)).toEqual([4]);
-    expect(tags.has(296)).toBe(false); // ResolutionUnit: none given, ImageJ takes the unit from the description
+    expect(tags.get(296)).toEqual([1]); // ResolutionUnit: no absolute unit (the TIFF default is inch), as ImageJ writes it for mm
     const description = String(tags.get(270));
     expect(description).toMatch(/^ImageJ=/);
     expect(description).toContain('\nunit=mm\n');

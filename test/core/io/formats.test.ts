@@ -48,6 +48,17 @@ describe('TIFF stack', () => {
       });
     }
   }
+  it("gives ResolutionUnit as ImageJ does: none for mm or 'unit' (TIFF's default would be inch), cm and inch as such", () => {
+    const unitOf = (unit: string) => {
+      const head = tiffLayout(dims, 0.025, 'uint16', { unit }).head;
+      const v = new DataView(head.buffer, head.byteOffset, head.byteLength);
+      const ifd = v.getUint32(4, true);
+      for (let k = 0; k < v.getUint16(ifd, true); k++) if (v.getUint16(ifd + 2 + 12 * k, true) === 296) return v.getUint16(ifd + 2 + 12 * k + 8, true);
+      return undefined;
+    };
+    expect([unitOf('mm'), unitOf('unit'), unitOf('cm'), unitOf('inch')]).toEqual([1, 1, 3, 2]);
+  });
+
   it('chooses 16-bit labels when they fit', () => {
     expect(labelDtype(65535)).toBe('uint16');
     expect(labelDtype(65536)).toBe('uint32');
