@@ -28,10 +28,26 @@ export function decimateTable(table: ColumnTable, limit: number): { total: numbe
   return { total, count, columns };
 }
 
+/** Opens an artifact's file for reading; one removed outside PackBench is not_found naming it, not a fault of ours. */
+function openArtifact(a: RunArtifact): number {
+  try {
+    return openSync(a.path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    throw new ApiError('not_found', `the ${a.kind} '${a.name}' of this run is missing from the data folder (${a.path}); was it removed outside PackBench?`);
+  }
+}
+
 export function readParticles(artifacts: RunArtifact[], limit: number): { total: number; count: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
   const a = artifacts.find((x) => x.kind === 'table' && x.name === 'particles') ?? artifacts.find((x) => x.kind === 'table');
   if (!a) throw new ApiError('not_found', 'this run has no particle table');
-  const table = decodeTable(readFileSync(a.path));
+  const fd = openArtifact(a);
+  let table: ColumnTable;
+  try {
+    table = decodeTable(readFileSync(fd));
+  } finally {
+    closeSync(fd);
+  }
   // The declaration of the table's columns: written into the file by the worker, and added to the
   // stored record alone by migration 3 for tables written before engines declared them.
   const particleTable = a.meta.particleTable ?? table.meta?.particleTable;
@@ -92,7 +108,7 @@ function readHeader<H>(fd: number, magic: string): { header: H; dataOffset: numb
 export function readFrame(artifacts: RunArtifact[], name: string, index: number): { index: number; frames: number; time: number; offset: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
   const a = artifacts.find((x) => x.kind === 'table' && x.name === name);
   if (!a) throw new ApiError('not_found', `this run has no table '${name}'`);
-  const fd = openSync(a.path, 'r');
+  const fd = openArtifact(a);
   try {
     const { header, dataOffset } = readHeader<TableHeader>(fd, TABLE_MAGIC);
     const { frameTimes, frameOffsets, ...meta } = header.meta as { frameTimes?: number[]; frameOffsets?: number[]; frames?: number; frameRows?: number };
@@ -115,7 +131,7 @@ export function readFrame(artifacts: RunArtifact[], name: string, index: number)
 export function readSlice(artifacts: RunArtifact[], axis: 'x' | 'y' | 'z', index: number): { axis: 'x' | 'y' | 'z'; index: number; width: number; height: number; labels: Uint32Array } {
   const a = artifacts.find((x) => x.kind === 'volume');
   if (!a) throw new ApiError('not_found', 'this run has no label volume');
-  const fd = openSync(a.path, 'r');
+  const fd = openArtifact(a);
   try {
     const { header, dataOffset } = readHeader<VolumeHeader>(fd, VOLUME_MAGIC);
     const [nx, ny, nz] = header.dims;

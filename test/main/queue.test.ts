@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import { decodeTable, decodeVolume } from '../../core/io/container';
@@ -82,6 +82,22 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect(y.labels[2 + 8 * 1]).toBe(at(2, 5, 1));
     expect(x.labels[3 + 6 * 2]).toBe(at(7, 3, 2));
     await expect(s.dispatch('runs.slice', { id: r.id, axis: 'z', index: 4 })).rejects.toMatchObject({ code: 'invalid' });
+  });
+
+  it("answers for a run whose files were removed outside PackBench: not_found naming the file, not 'internal'", async () => {
+    const { s } = setup({ autoStart: true });
+    const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('removed', { steps: 2, stepMs: 0, volume: true }) });
+    await s.queue.waitFor(runIds);
+    rmSync(s.queue.runDir(runIds[0]), { recursive: true });
+    const id = runIds[0];
+    for (const [method, params, what] of [
+      ['runs.particles', { id }, /table 'particles' of this run is missing .*particles\.pbt/],
+      ['runs.frame', { id, table: 'particles', index: 0 }, /table 'particles' of this run is missing/],
+      ['runs.slice', { id, axis: 'z', index: 0 }, /volume 'labels' of this run is missing .*labels\.pbv/],
+    ] as const) {
+      await expect(s.dispatch(method, params)).rejects.toMatchObject({ code: 'not_found', message: expect.stringMatching(what) });
+    }
+    expect((await s.dispatch('runs.get', { id })).status).toBe('done');
   });
 
   it('starts higher priorities first, then older runs; pause and resume of the queue', async () => {
