@@ -547,7 +547,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     // With --json, stdout holds one JSON document on failure too (an option that failed to parse
     // may come before --json, which commander then has not read: hence the look at argv).
     if (code !== 0 && (globals().json === true || argv.includes('--json'))) {
-      if (err instanceof CommanderError) message = err.message.replace(/^error: /, '');
+      // Commander's own text for a command group given no command (help on stderr) is '(outputHelp)'.
+      if (err instanceof CommanderError) message = err.code === 'commander.help' ? 'a command is needed: packbench --help (or COMMAND --help) lists them' : err.message.replace(/^error: /, '');
       io.stdout(JSON.stringify({ error: { message, exitCode: code } }) + '\n');
     }
     return code;

@@ -117,6 +117,8 @@ describe('packbench CLI', () => {
       // An argument error before --json is read (commander stops at the bad value).
       [['runs', 'list', '--limit', '0', '--json'], 2, /--limit must be an integer in \[1, 10000\]/],
       [['--json', 'rnu'], 2, /unknown command 'rnu'/],
+      [['--json'], 2, /^a command is needed: packbench --help/],
+      [['--json', 'runs'], 2, /^a command is needed/],
     ];
     for (const [args, code, message] of cases) {
       const r = await cli(...args);
