@@ -14,6 +14,8 @@ import { sendToBatch, takeDraft } from '../../renderer/src/stores/draft';
 import { fillDefaults, type JsonSchema } from '../../renderer/src/workspaces/batch/schema';
 import { voxelParamsSchema } from '../../core/voxel/params';
 import { voxelEngine as voxelDefinition } from '../../core/voxel/index';
+import { ballmillParamsSchema } from '../../core/ballmill/params';
+import { ballmillEngine as ballmillDefinition } from '../../core/ballmill/index';
 import { projectVoxelMap } from '../../renderer/src/components/voxelThumbnail';
 import type { EngineInfo } from '../../main/api';
 
@@ -131,6 +133,28 @@ describe('the batch form substitutes no default silently', () => {
     expect(kinds).toContain('imported voxel map');
     expect(kinds).not.toContain('voxels');
     expect(enqueueDisabled(w)).toBe(false);
+  });
+});
+
+describe('a draft whose union field is of another variant than the default', () => {
+  it("a ball mill spec with a 'fixed' radius law is enqueued as written, without the default law's min and max", async () => {
+    const api = installFakeApi();
+    const ballmill: EngineInfo = {
+      id: 'ballmill', title: 'Shaker ball mill', description: 'ball mill', metrics: {}, particleTable: ballmillDefinition.particleTable,
+      paramsJsonSchema: z.toJSONSchema(ballmillParamsSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+      defaults: ballmillParamsSchema.parse({}) as Record<string, unknown>,
+    };
+    const call = api.call.bind(api);
+    api.call = (async (method: string, params: unknown) => (method === 'engines.list' ? [ballmill] : call(method as never, params as never))) as typeof api.call;
+    const w = await mountComposer();
+    sendToBatch({ engine: 'ballmill', name: 'fixed balls', params: { balls: { radius: { law: 'fixed', value: 2 } }, restitution: { model: 'constant', value: 0.5 } } });
+    await settle();
+    expect(w.find('[data-testid="field-balls.radius.min"]').exists()).toBe(false);
+    await w.find('[data-testid="enqueue"]').trigger('click');
+    await settle();
+    const { spec } = api.calls.find((c) => c.method === 'runs.enqueue')!.params as { spec: { params: { balls: { radius: unknown } } } };
+    expect(spec.params.balls.radius).toEqual({ law: 'fixed', value: 2 });
+    expect(ballmillParamsSchema.safeParse(spec.params).success).toBe(true);
   });
 });
 

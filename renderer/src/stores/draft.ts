@@ -11,7 +11,7 @@ export interface RunDraft {
   name?: string;
   seed?: number;
   priority?: number;
-  /** Partial params: merged over the engine's defaults, object fields deeply, arrays replaced. */
+  /** Partial params: what they leave out is filled with its default (a union field's from its own variant). */
   params: Record<string, unknown>;
   /**
    * Merge over the batch manager's current params instead of the defaults when it already shows this
