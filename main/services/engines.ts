@@ -19,6 +19,22 @@ export interface EngineDeclaration {
   workerEntry: string;
 }
 
+/**
+ * The schema as the services apply it: parseStrict refuses an unknown field in any object that does
+ * not say otherwise, so every object with properties says additionalProperties: false. zod writes
+ * that only for strict objects, and the voxel engine's (plain objects) read as open to a validator
+ * of the published schema (Python's jsonschema, ajv), which then passed a misspelt field.
+ */
+function closedObjects<T>(node: T): T {
+  if (Array.isArray(node)) node.forEach(closedObjects);
+  else if (node && typeof node === 'object') {
+    const o = node as Record<string, unknown>;
+    if (o.properties && o.additionalProperties === undefined) o.additionalProperties = false;
+    Object.values(o).forEach(closedObjects);
+  }
+  return node;
+}
+
 export class EngineRegistry {
   private readonly byId = new Map<string, EngineDeclaration>();
 
@@ -50,7 +66,7 @@ export class EngineRegistry {
         id: d.id,
         title: d.title,
         description: d.description,
-        paramsJsonSchema: z.toJSONSchema(d.paramsSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+        paramsJsonSchema: closedObjects(z.toJSONSchema(d.paramsSchema, { io: 'input', unrepresentable: 'any' })) as Record<string, unknown>,
         defaults: defaults.success ? (defaults.data as Record<string, unknown>) : null,
         particleTable: d.particleTable,
         metrics: d.metrics ?? {},

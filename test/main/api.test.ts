@@ -128,6 +128,18 @@ describe('API contract', () => {
     // What each metric measures travels with the engine (tooltips); engines without declarations list none.
     expect(voxel.metrics.bedSolidFraction).toMatchObject({ unit: 'fraction', description: expect.stringMatching(/below the top surface/) });
     expect(counter.metrics).toEqual({});
+    // Every object says it is closed, as parseStrict treats it: a validator of the published schema refuses a misspelt field too.
+    const open: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${path}[${i}]`));
+      else if (node && typeof node === 'object') {
+        const o = node as Record<string, unknown>;
+        if (o.properties && o.additionalProperties !== false) open.push(path);
+        for (const [k, v] of Object.entries(o)) walk(v, `${path}.${k}`);
+      }
+    };
+    for (const e of engines) walk(e.paramsJsonSchema, e.id);
+    expect(open).toEqual([]);
   });
 
   it('keeps the shape library: built-ins protected, user shapes validated by the voxel shape schema', async () => {
