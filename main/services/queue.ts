@@ -550,7 +550,12 @@ export class JobQueue {
   }
 
   private onOutcome(id: string, o: JobOutcome, userCancelled: boolean): void {
-    if (!this.store.getSummary(id)) return; // deleted meanwhile
+    if (!this.store.getSummary(id)) {
+      // Deleted by another process (a deletion here emits its own event once this is done).
+      this.events.emit('run.deleted', { id });
+      this.emitQueue();
+      return;
+    }
     if (this.closing && o.status === 'cancelled' && !userCancelled) {
       const wasPaused = this.store.getSummary(id)!.status === 'paused';
       this.store.requeue(id, 'interrupted: the app closed; re-queued to start again from the beginning', wasPaused ? 'paused' : 'queued');

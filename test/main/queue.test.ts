@@ -329,9 +329,12 @@ describe('two processes on one data directory', () => {
 
     const deleted = runner.queue.enqueue(long).runIds[0];
     await until(runner, (r) => r.id === deleted && r.progress.done > 0);
+    const told = new Promise<string>((resolve) => runner.events.on('run.deleted', ({ id }) => resolve(id)));
     await app.dispatch('runs.delete', { id: deleted });
     expect(await stopped()).toBe(true);
     expect(runner.store.getSummary(deleted)).toBeNull();
+    // The runner's windows drop it from their lists (they showed it running).
+    expect(await Promise.race([told, new Promise((r) => setTimeout(() => r('no run.deleted'), 5000))])).toBe(deleted);
 
     // `packbench run` closes as soon as its runs are final, which a cancel elsewhere makes them at once:
     // the run stays cancelled (it was put back in the queue, and the app ran it again).
