@@ -70,6 +70,8 @@ export const shapeKindSchemas = {
       const have = bitsBytes(s.bits), need = Math.ceil((s.dims[0] * s.dims[1] * s.dims[2]) / 8);
       if (have === null) ctx.addIssue({ code: 'custom', path: ['bits'], message: 'is not base64 (A-Z, a-z, 0-9, +, /, padded with = to a multiple of 4)' });
       else if (have < need) ctx.addIssue({ code: 'custom', path: ['bits'], message: `holds ${have} bytes; dims ${s.dims.join(' x ')} need ${need}` });
+      // An empty map has no particle to pack (a run of it 'packed' thousands of voxel-less particles).
+      else if (!hasSolid(s.bits, s.dims[0] * s.dims[1] * s.dims[2])) ctx.addIssue({ code: 'custom', path: ['bits'], message: `has no solid voxel in its ${s.dims.join(' x ')} map; at least one bit must be 1` });
     })
     // form: forms show it by its size and a thumbnail, not as its raw fields (renderer batch/schema.ts).
     .meta({ description: 'An imported solid voxel map; size = its longest side.', form: 'voxelMap' }),
@@ -116,6 +118,22 @@ export interface VoxelisedShape {
   maxRadius: number;
   /** The shape's geometric centre in its voxel coordinates (0 or -0.5 per axis). */
   centre: [number, number, number];
+}
+
+/**
+ * Whether the first `count` bits of a voxel map (base64 or byte values) hold a solid voxel; decodes
+ * base64 a block at a time and stops at the first solid one, so a large map is not decoded whole.
+ */
+function hasSolid(bits: string | number[], count: number): boolean {
+  const bytes = Math.ceil(count / 8);
+  const solidIn = (b: number, at: number) => (at < bytes - 1 || count % 8 === 0 ? b : b & ((1 << (count % 8)) - 1)) !== 0;
+  if (typeof bits !== 'string') return bits.slice(0, bytes).some((b, at) => solidIn(b, at));
+  const BLOCK = 4096; // base64 characters: 3072 bytes
+  for (let c = 0, at = 0; c < bits.length && at < bytes; c += BLOCK) {
+    const bin = atob(bits.slice(c, c + BLOCK));
+    for (let i = 0; i < bin.length && at < bytes; i++, at++) if (solidIn(bin.charCodeAt(i), at)) return true;
+  }
+  return false;
 }
 
 /** Bytes a voxel map's bits hold (base64 or byte values), without decoding; null when not base64. */

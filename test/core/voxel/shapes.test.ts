@@ -74,6 +74,22 @@ describe('voxelisation', () => {
     expect(big.solid.length / 3).toBe(23 * 8);
   });
 
+  it('refuses a voxel map without a solid voxel, naming bits, however it is written', () => {
+    const dims: [number, number, number] = [3, 3, 3]; // 27 voxels: 4 bytes, 3 bits of the last used
+    const issue = (bits: string | number[]) => shapeSchema.safeParse({ kind: 'voxels', dims, bits }).error?.issues[0];
+    for (const empty of [[0, 0, 0, 0], 'AAAAAA==', [0, 0, 0, 0b11111000], [0, 0, 0, 0, 255]]) {
+      expect(issue(empty), JSON.stringify(empty)).toMatchObject({ path: ['bits'], message: 'has no solid voxel in its 3 x 3 x 3 map; at least one bit must be 1' });
+    }
+    for (const solid of [[0, 0, 0, 0b100], btoa(String.fromCharCode(0, 0, 0, 4)), [1, 0, 0, 0]]) expect(issue(solid), JSON.stringify(solid)).toBeUndefined();
+    // A large map whose only solid voxel is the last one is found (base64 decoded block by block).
+    const n = 100_000, bytes = new Uint8Array(Math.ceil(n / 8));
+    bytes[bytes.length - 1] = 1 << ((n - 1) % 8);
+    const b64 = btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(''));
+    expect(shapeSchema.safeParse({ kind: 'voxels', dims: [100, 100, 10], bits: b64 }).success).toBe(true);
+    bytes[bytes.length - 1] = 0;
+    expect(shapeSchema.safeParse({ kind: 'voxels', dims: [100, 100, 10], bits: btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join('')) }).success).toBe(false);
+  });
+
   it('the editor entry point quantises the size and names bad input', () => {
     const v = voxeliseShape({ kind: 'sphere' }, 1, 20);
     expect(v.dims).toEqual([20, 20, 20]);
