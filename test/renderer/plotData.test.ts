@@ -63,7 +63,7 @@ describe('y axis size', () => {
   // A chart whose font draws 6 px a character at pixel ratio 1 (12 px at ratio 2).
   const chart = (ratio: number) => ({
     ctx: { font: '', measureText: (t: string) => ({ width: t.length * 6 * ratio }) },
-    axes: [{}, { font: ['11px sans-serif', 11], ticks: { size: 10 }, gap: 5 } as { font: unknown; ticks: { size: number }; gap: number; _size?: number }],
+    axes: [{}, { font: ['11px sans-serif', 11], ticks: { size: 10 }, gap: 5 }] as { font?: unknown; ticks?: { size: number }; gap?: number; _size?: number }[],
   });
 
   it('fits the longest tick label, whatever the pixel ratio', () => {
