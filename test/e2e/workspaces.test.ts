@@ -351,6 +351,11 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
     expect(await page.locator(testid('playback')).count()).toBe(0);
     await shot('inspector-ballmill-live');
+    // In the queue, the running run's pause, Inspect and cancel fit their column (cancel was elided to '…').
+    await page.click(testid('nav-batch'));
+    const actions = page.locator(`${testid(`queue-row-${live[0]}`)}[data-status="running"] td.actions`);
+    await actions.waitFor();
+    expect(await actions.evaluate((td: { scrollWidth: number; clientWidth: number }) => td.scrollWidth <= td.clientWidth)).toBe(true);
     await services.dispatch('runs.cancel', { id: live[0] });
   });
 
