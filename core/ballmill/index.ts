@@ -32,7 +32,7 @@ const PUBLISH_MS = 1000;
 export const TRAJECTORY_TABLE = 'trajectories';
 
 const METRICS: Record<string, MetricInfo> = {
-  balls: { description: 'balls in the vial' },
+  particles: { description: 'balls in the vial' },
   solidFraction: { unit: 'fraction', description: 'ball volume (disk area in 2D) / the vial\'s' },
   collisions: { description: 'impacts: ball–ball + ball–wall' },
   ballCollisions: { description: 'ball–ball impacts' },
@@ -95,7 +95,7 @@ export function ballmillMetrics(sim: BallMill, loopSeconds: number): Record<stri
   const vial = sim.dim === 2 ? v.width * v.height : Math.PI * (v.width / 2) ** 2 * v.height;
   const s = sim.structure;
   return {
-    balls: sim.n,
+    particles: sim.n,
     solidFraction: solid / vial,
     collisions: sim.ballCollisions + sim.wallCollisions,
     ballCollisions: sim.ballCollisions,

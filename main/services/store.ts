@@ -196,6 +196,9 @@ const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
   // read with the new default. Runs still to run (or to resume) get the pass, as new runs do.
   `UPDATE runs SET params = json_set(params, '$.finalSettling', json('false'))
     WHERE engine = 'voxel' AND status IN ('done', 'failed', 'cancelled') AND json_type(params, '$.finalSettling') IS NULL;`,
+  // One name for one quantity across engines: the ball mill counted its balls as balls, every other
+  // engine as particles (History's particles column was empty for ball-mill runs).
+  retireMetricSql(['ballmill'], 'balls', 'particles'),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -156,6 +156,23 @@ describe('RunStore', () => {
     again.close();
   });
 
+  it('migrates a version-7 file: the ball mill\'s balls metric becomes particles, as every other engine names it', () => {
+    const { store, file } = open();
+    const [mill, other] = store.insertRuns([run(1, { engine: 'ballmill' }), run(2, { engine: 'stacking' })]);
+    store.finishRun(mill, { status: 'done', metrics: { balls: 100, collisions: 5000 }, series: [], artifacts: [], wallSeconds: 1 });
+    store.finishRun(other, { status: 'done', metrics: { balls: 7, particles: 9 }, series: [], artifacts: [], wallSeconds: 1 });
+    store.db.pragma('user_version = 7');
+    store.close();
+    const again = new RunStore(file);
+    expect(again.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(again.getRun(mill)!.metrics).toEqual({ collisions: 5000, particles: 100 });
+    expect(again.getRun(other)!.metrics).toEqual({ balls: 7, particles: 9 }); // another engine's metric is its own
+    const indexed = (name: string) => again.listRuns({ offset: 0, limit: 10, filter: { metric: { name, min: 0 } } }).rows.map((r) => r.id).sort();
+    expect(indexed('particles')).toEqual([mill, other].sort());
+    expect(indexed('balls')).toEqual([other]);
+    again.close();
+  });
+
   it('refuses a database written by a newer PackBench', () => {
     const { store, file } = open();
     store.close();
