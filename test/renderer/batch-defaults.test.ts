@@ -105,6 +105,8 @@ describe('the batch form substitutes no default silently', () => {
     await w.find('[data-testid="field-box.lx-sweep-from"]').setValue('');
     expect(w.find('[data-testid="field-box.lx-error"]').text()).toBe('from: enter a number');
     expect(enqueueDisabled(w)).toBe(true);
+    // The footer points to the sweep to fix; it said 'This sweep has an empty list' of a range with a bad bound.
+    expect(w.find('[data-testid="run-count"]').text()).toBe('No runs: fix the sweep marked in red');
   });
 
   it('shows every field of a mixture from the particle editor with the value that runs, an imported shape by its name, size and thumbnail', async () => {
