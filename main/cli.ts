@@ -261,7 +261,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         if ('runId' in r) print(`deleted: run ${r.runId} was ${r.error}`, r);
         else print(
           `${r.status}: ${r.name} (${r.id}) in ${r.wallSeconds?.toFixed(2) ?? '?'} s${r.error ? `\n  error: ${r.error}` : ''}\n${formatMetrics(r.metrics)}`,
-          { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics, wallSeconds: r.wallSeconds },
+          resultOf(r),
         );
       } else {
         print(
