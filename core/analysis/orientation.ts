@@ -17,10 +17,13 @@ const DEG = Math.PI / 180;
 /** Angle (degrees, [0, 90]) between z and the body axis b after rotations rx, ry (degrees; rz does not change it). */
 export function tiltFromRotation(rx: number, ry: number, b: readonly [number, number, number]): number {
   const cx = Math.cos(rx * DEG), sx = Math.sin(rx * DEG), cy = Math.cos(ry * DEG), sy = Math.sin(ry * DEG);
-  const len = Math.hypot(b[0], b[1], b[2]);
-  const z1 = sx * b[1] + cx * b[2];
-  const z2 = cy * z1 - sy * b[0];
-  return Math.acos(Math.min(1, Math.abs(z2) / len)) / DEG;
+  // The axis as a unit vector first, scaled by its largest component before its length: sums and
+  // lengths of components near 1e308 would overflow.
+  const m = Math.max(Math.abs(b[0]), Math.abs(b[1]), Math.abs(b[2]));
+  const ux = b[0] / m, uy = b[1] / m, uz = b[2] / m, len = Math.hypot(ux, uy, uz);
+  const z1 = sx * (uy / len) + cx * (uz / len);
+  const z2 = cy * z1 - sy * (ux / len);
+  return Math.acos(Math.min(1, Math.abs(z2))) / DEG;
 }
 
 export function orderParameter(tiltDegrees: ArrayLike<number>): number {
