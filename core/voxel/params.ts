@@ -215,12 +215,17 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
   if (nx > 65536 || ny > 65536 || nzMatrix > 65536) {
     issues.push({ path: 'box.size', message: `box.size × box.resolution must be at most 65536 voxels per axis, got ${nx} x ${ny} x ${nzMatrix}` });
   }
+  // A particle of one voxel needs a box of three (the largest particle spans at most the narrowest side − 2).
+  const narrowest = Math.min(nx, ny, nz);
+  if (narrowest < 3) {
+    issues.push({ path: 'box.size', message: `the box is ${narrowest} voxel${narrowest === 1 ? '' : 's'} across at its narrowest (box.size × box.resolution); it must be at least 3` });
+  }
   p.mixture.types.forEach((t, i) => {
     const own = shapeIssues(t.shape, `mixture.types.${i}.shape`);
     if (own.length > 0) { issues.push(...own); return; }
     const d = boundingDiameter(t.shape) * maxSize(t.size) * r;
-    const limit = Math.min(nx, ny, nz) - 2;
-    if (d > limit) {
+    const limit = narrowest - 2;
+    if (d > limit && narrowest >= 3) {
       issues.push({
         path: `mixture.types.${i}.size`,
         message: `the largest particle spans ${Math.ceil(d)} voxels, the box allows at most ${limit} (box.size × box.resolution − 2); use smaller particles or a larger box`,

@@ -264,6 +264,9 @@ describe('voxel engine', () => {
     expect(res.error?.issues[0].path).toEqual(['box', 'resolution']);
     const big = voxelParamsSchema.parse({ box: { size: [2, 2, 2], resolution: 10 }, mixture: { types: [{ size: { law: 'fixed', value: 3 } }] } });
     expect(checkParams(big)).toEqual([expect.objectContaining({ path: 'mixture.types.0.size', message: expect.stringMatching(/at most 18/) })]);
+    // A box under three voxels is named at box.size, not as a particle the box 'allows at most -1' voxels.
+    const thin = voxelParamsSchema.parse({ box: { size: [10, 10, 0.05], resolution: 20 } });
+    expect(checkParams(thin)).toEqual([{ path: 'box.size', message: 'the box is 1 voxel across at its narrowest (box.size × box.resolution); it must be at least 3' }]);
     const labels = voxelParamsSchema.parse({ box: { size: [10, 10, 10], resolution: 70 }, labelVolume: 'on' });
     expect(checkParams(labels)).toEqual([expect.objectContaining({ path: 'labelVolume' })]);
     expect(() => voxelEngine.run(big, ctx())).toThrow(/mixture\.types\.0\.size/);
