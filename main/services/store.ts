@@ -382,9 +382,7 @@ export class RunStore {
   /** Applies the migrations the file lacks, each in its own transaction. */
   private migrate(): void {
     const current = this.db.pragma('user_version', { simple: true }) as number;
-    if (current > MIGRATIONS.length) {
-      throw new Error(`database schema version ${current} is newer than this PackBench (${MIGRATIONS.length}); update PackBench`);
-    }
+    if (current > MIGRATIONS.length) throw schemaVersionError(current);
     for (let v = current; v < MIGRATIONS.length; v++) {
       this.db.transaction(() => {
         const m = MIGRATIONS[v];
@@ -804,9 +802,21 @@ function openForReading(file: string, binding: Database.Options): Database.Datab
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version !== MIGRATIONS.length) {
     db.close();
-    throw new Error(`database schema version ${version} is not this PackBench's (${MIGRATIONS.length}); open the data folder once where it can be written`);
+    throw schemaVersionError(version);
   }
   return db;
+}
+
+/**
+ * A database of another schema version than this PackBench's: written by a newer PackBench, or an
+ * older one's that a read-only open cannot migrate. Its code marks it as a state of the data folder,
+ * not a fault of ours (the CLI prints the message without a stack).
+ */
+function schemaVersionError(version: number): Error {
+  const message = version > MIGRATIONS.length
+    ? `database schema version ${version} is newer than this PackBench (${MIGRATIONS.length}); update PackBench`
+    : `database schema version ${version} is older than this PackBench's (${MIGRATIONS.length}) and is migrated only where the data folder can be written: open it once with the app, the web host or a command that writes (packbench queue run)`;
+  return Object.assign(new Error(message), { code: 'PACKBENCH_SCHEMA_VERSION' });
 }
 
 interface ShapeRow {

@@ -381,6 +381,26 @@ describe('packbench CLI', () => {
     expect(existsSync(join(t.dir, 'runs', id))).toBe(false);
   });
 
+  it('a database of another schema version is named in one line, without a stack, by read-only and writing commands', async () => {
+    for (const [version, said] of [[99, /schema version 99 is newer than this PackBench \(\d+\); update PackBench$/], [1, /schema version 1 is older than this PackBench's \(\d+\) and is migrated only where the data folder can be written/]] as const) {
+      const d = tempDir('packbench-schema-');
+      try {
+        const store = new RunStore(join(d.dir, 'packbench.db'));
+        store.db.pragma(`user_version = ${version}`);
+        store.close();
+        for (const args of [['queue', 'list'], ['runs', 'list']]) {
+          const r = await cliIn(d.dir, ...args);
+          noStack(r);
+          expect(r.code).toBe(3);
+          expect(r.stderr.trim().split('\n')).toHaveLength(1);
+          expect(r.stderr.trim()).toMatch(said);
+        }
+      } finally {
+        d.cleanup();
+      }
+    }
+  });
+
   it('a data folder moved elsewhere keeps its runs whole: artifacts are read from where the folder is now', async () => {
     const from = tempDir('packbench-moved-from-'), to = tempDir('packbench-moved-to-');
     try {
