@@ -10,6 +10,7 @@
  *
  * Pure functions over Uint8Array: the Node side writes headers and data with streams.
  */
+import { z } from 'zod';
 import type { ColumnTable, LabelVolume } from '../common/engine';
 
 export const TABLE_MAGIC = 'PBTABLE1';
@@ -63,6 +64,24 @@ export function encodeHeader(magic: string, header: object): Uint8Array {
   return out;
 }
 
+/**
+ * What a table's and a volume's headers hold (TableHeader, VolumeHeader), checked when they are read:
+ * a damaged file is reported as damaged, naming what is wrong, instead of failing later in a reader
+ * ('undefined is not iterable') or being read into nonsense.
+ */
+const HEADER_SHAPES: Record<string, z.ZodType> = {
+  [TABLE_MAGIC]: z.object({
+    rows: z.number().int().min(0),
+    columns: z.array(z.object({ name: z.string(), dtype: z.string(), byteOffset: z.number().int().min(0) })),
+    meta: z.record(z.string(), z.unknown()),
+  }),
+  [VOLUME_MAGIC]: z.object({
+    dims: z.tuple([z.number().int().min(1), z.number().int().min(1), z.number().int().min(1)]),
+    voxelSize: z.number().positive(),
+    meta: z.record(z.string(), z.unknown()),
+  }),
+};
+
 /** Reads magic and header from the first bytes of a container; dataOffset is where data starts. */
 export function decodeHeader<H>(bytes: Uint8Array, expectedMagic: string): { header: H; dataOffset: number } {
   if (bytes.length < 12) throw new Error('artifact is truncated: shorter than its 12-byte preamble');
@@ -70,8 +89,18 @@ export function decodeHeader<H>(bytes: Uint8Array, expectedMagic: string): { hea
   if (magic !== expectedMagic) throw new Error(`artifact magic is '${magic}', expected '${expectedMagic}'`);
   const len = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(8, true);
   if (bytes.length < 12 + len) throw new Error(`artifact header is truncated: needs ${12 + len} bytes, have ${bytes.length}`);
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + len))) as H;
-  return { header, dataOffset: 12 + len };
+  let header: unknown;
+  try {
+    header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + len)));
+  } catch {
+    throw new Error(`artifact header is damaged: its ${len} bytes are not JSON`);
+  }
+  const shape = HEADER_SHAPES[expectedMagic]?.safeParse(header);
+  if (shape && !shape.success) {
+    const issue = shape.error.issues[0];
+    throw new Error(`artifact header is damaged: ${issue.path.join('.') || 'the header'}: ${issue.message}`);
+  }
+  return { header: header as H, dataOffset: 12 + len };
 }
 
 /**

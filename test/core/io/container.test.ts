@@ -45,6 +45,29 @@ describe('artifact container', () => {
     expect(() => decodeVolume(bytes.subarray(0, bytes.length - 4))).toThrow(/truncated/);
   });
 
+  it('names a damaged header (not JSON, or JSON of the wrong shape) instead of failing in a reader', () => {
+    const table: ColumnTable = { kind: 'table', name: 't', columns: { x: Float64Array.of(1, 2) }, meta: {} };
+    const bytes = encodeTable(table);
+    const len = new DataView(bytes.buffer).getUint32(8, true);
+    const json = new TextDecoder().decode(bytes.subarray(12, 12 + len));
+    // The same header length, other text: a header is space-padded, so a shorter text fits.
+    const withHeader = (text: string) => {
+      const out = bytes.slice();
+      out.set(new TextEncoder().encode(text.padEnd(len, ' ')), 12);
+      return out;
+    };
+    expect(() => decodeTable(withHeader('{"rows": 2, "colu'))).toThrow(/^artifact header is damaged: its \d+ bytes are not JSON$/);
+    expect(() => decodeTable(withHeader(json.replace('"columns"', '"kolumns"')))).toThrow(/^artifact header is damaged: columns: /);
+    expect(() => decodeTable(withHeader(json.replace('"rows":2', '"rows":-2')))).toThrow(/^artifact header is damaged: rows: /);
+    const vol = encodeVolume({ kind: 'volume', name: 'l', dims: [2, 2, 2], voxelSize: 1, labels: new Uint32Array(8) });
+    const vlen = new DataView(vol.buffer).getUint32(8, true);
+    const vjson = new TextDecoder().decode(vol.subarray(12, 12 + vlen));
+    const damaged = vol.slice();
+    damaged.set(new TextEncoder().encode(vjson.replace('"dims":[2,2,2]', '"dims":[2,2,0]')), 12);
+    expect(() => decodeVolume(damaged)).toThrow(/^artifact header is damaged: dims.2: /);
+    expect(decodeTable(withHeader(json)).columns.x).toEqual(Float64Array.of(1, 2)); // the untouched header still reads
+  });
+
   it('decodes from Node Buffers: read from disk, and a view at an odd byteOffset of a larger allocation', () => {
     const table: ColumnTable = {
       kind: 'table',
