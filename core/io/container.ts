@@ -82,6 +82,17 @@ const HEADER_SHAPES: Record<string, z.ZodType> = {
   }),
 };
 
+/**
+ * How many bytes a container's preamble and header take (12 + the header length in its first 12
+ * bytes), checked against the file's size before they are read: a corrupt length must not reach a
+ * read (over 2^31 bytes, Node aborts the process) nor a 4 GiB allocation.
+ */
+export function headerByteLength(preamble: Uint8Array, fileSize: number, file: string): number {
+  const bytes = 12 + new DataView(preamble.buffer, preamble.byteOffset, preamble.byteLength).getUint32(8, true);
+  if (bytes > fileSize) throw new Error(`${file} is truncated: its header needs ${bytes} bytes, the file has ${fileSize}`);
+  return bytes;
+}
+
 /** Reads magic and header from the first bytes of a container; dataOffset is where data starts. */
 export function decodeHeader<H>(bytes: Uint8Array, expectedMagic: string): { header: H; dataOffset: number } {
   if (bytes.length < 12) throw new Error('artifact is truncated: shorter than its 12-byte preamble');

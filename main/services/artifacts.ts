@@ -3,9 +3,9 @@
  * and one slice of a label volume read straight from the .pbv file (a z slice is one contiguous
  * read; x and y slices read one row per z plane), so that a 2048^3 volume is never loaded whole.
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeHeader, decodeTable, dtypeConstructor, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
+import { decodeHeader, decodeTable, dtypeConstructor, headerByteLength, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
 import { LIVE_TABLE_FILE } from '../workers/protocol';
 import type { ColumnTable } from '../../core/common/engine';
 import { ApiError, type RunArtifact, type RunSeries } from '../api';
@@ -94,8 +94,7 @@ export function readLiveSeries(runDir: string): RunSeries[] | null {
 function readHeader<H>(fd: number, magic: string): { header: H; dataOffset: number } {
   const pre = new Uint8Array(12);
   readSync(fd, pre, 0, 12, 0);
-  const len = new DataView(pre.buffer).getUint32(8, true);
-  const head = new Uint8Array(12 + len);
+  const head = new Uint8Array(headerByteLength(pre, fstatSync(fd).size, 'artifact'));
   readSync(fd, head, 0, head.length, 0);
   return decodeHeader<H>(head, magic);
 }

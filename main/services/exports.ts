@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ColumnTable, EngineSeries } from '../../core/common/engine';
-import { decodeHeader, decodeTable, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
+import { decodeHeader, decodeTable, headerByteLength, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
 import { dumpHead, dumpRadius, dumpRows } from '../../core/io/lammps';
 import { bytesPerLabel, labelBytes, labelDtype, maxOf, type LabelDtype } from '../../core/io/labels';
@@ -505,10 +505,7 @@ export async function openVolume(path: string): Promise<VolumeReader> {
     const { size } = await fh.stat();
     const pre = new Uint8Array(12);
     await fh.read(pre, 0, 12, 0);
-    const len = new DataView(pre.buffer).getUint32(8, true);
-    // A corrupt length must not reach fh.read: a length over 2^31 aborts the process (a Node assertion).
-    if (12 + len > size) throw new Error(`volume ${path} is truncated: its header needs ${12 + len} bytes, the file has ${size}`);
-    const head = new Uint8Array(12 + len);
+    const head = new Uint8Array(headerByteLength(pre, size, `volume ${path}`));
     await fh.read(head, 0, head.length, 0);
     const { header, dataOffset } = decodeHeader<VolumeHeader>(head, VOLUME_MAGIC);
     const [nx, ny, nz] = header.dims;

@@ -77,5 +77,8 @@ describe('runs.export', () => {
       const err = await rejection(s.dispatch('runs.export', { id, format }));
       expect(err).toMatchObject({ code: 'conflict', message: expect.stringMatching(/labels\.pbv is truncated: its header needs 4294967292 bytes, the file has \d+/) });
     }
+    // The inspector's slice reads the same header, by the same check (it allocated 4 GiB and failed in the read).
+    const slice = await rejection(s.dispatch('runs.slice', { id, axis: 'z', index: 0 }));
+    expect(slice.message).toMatch(/artifact is truncated: its header needs 4294967292 bytes, the file has \d+/);
   });
 });
