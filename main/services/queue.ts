@@ -13,7 +13,7 @@ import { ApiError, FINAL_STATUSES, invalidMessage, type QueueState, type RunReco
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import { formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
-import { storageFaultMeaning } from './handlers';
+import { storageFault } from './handlers';
 import { CHECKPOINT_FILE } from '../workers/checkpoint';
 import type { NewRun, RunOrigin, RunStore } from './store';
 import { expandSweeps } from './sweep';
@@ -423,13 +423,12 @@ export class JobQueue {
       this.store.withoutWaiting(write);
       this.unstored.delete(id);
     } catch (err) {
-      const code = (err as { code?: unknown } | null)?.code;
-      const meaning = storageFaultMeaning(code);
-      if (meaning === undefined) {
+      const fault = storageFault(err);
+      if (!fault) {
         this.unstored.delete(id);
         throw err;
       }
-      if (!this.unstored.has(id)) console.error(`queue: the outcome of run ${id} cannot be stored now: ${meaning} (${String(code)}); trying again every ${POLL_MS / 1000} s`);
+      if (!this.unstored.has(id)) console.error(`queue: the outcome of run ${id} cannot be stored now: ${fault.message}; trying again every ${POLL_MS / 1000} s`);
       this.unstored.set(id, write);
     }
   }
@@ -483,7 +482,7 @@ export class JobQueue {
       claimed = this.store.withoutWaiting(() => this.store.claim(r.id, this.origin(this.threadsPerRun)));
     } catch (err) {
       // Locked by another process, or full: the run stays queued and the poll tries again.
-      if (storageFaultMeaning((err as { code?: unknown } | null)?.code) === undefined) throw err;
+      if (!storageFault(err)) throw err;
       console.error(`queue: cannot start run ${r.id} now: ${err instanceof Error ? err.message : String(err)}`);
       return false;
     }
