@@ -15,6 +15,12 @@ import type { MetricInfo, ParticleTableSpec } from '../core/common/engine';
 // ---------------------------------------------------------------------------------------------
 
 export const RUN_STATUSES = ['queued', 'running', 'paused', 'done', 'failed', 'cancelled'] as const;
+
+/**
+ * Imported sphere sets are recorded as finished runs of this pseudo-engine: not in the engine
+ * registry (there is nothing to run), but listed, analysed and exported like any other run.
+ */
+export const SPHERE_IMPORT_ENGINE = 'spheres';
 export type RunStatus = (typeof RUN_STATUSES)[number];
 /** Statuses a run never leaves by itself. */
 export const FINAL_STATUSES: readonly RunStatus[] = ['done', 'failed', 'cancelled'];

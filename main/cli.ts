@@ -12,13 +12,12 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, type RunRecord, type RunSpec, type RunSummary } from './api';
+import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, type RunRecord, type RunSpec, type RunSummary } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun } from './services/exports';
 import { exportableRun, storageFault } from './services/handlers';
 import { openServices, type Services, type ServicesOptions } from './services/services';
 import { formatBytes } from './services/pool';
-import { SPHERE_IMPORT_ENGINE } from './services/imports';
 
 /** Where a command line writes, and whether stderr is a terminal (then progress bars are drawn). */
 export interface CliIo {

@@ -20,7 +20,7 @@ import { sphereCsvLineNumbers, sphereCsvToTable } from '../../core/io/csv';
 import { assertWatertight, parseObj, parseStl } from '../../core/io/mesh';
 import { parseRawHeader, rawToSolidBits, RAW_DTYPE_BYTES, type RawHeader } from '../../core/io/raw';
 import { bounds, MAX_SHAPE_VOXELS_PER_AXIS, voxeliseMesh } from '../../core/io/voxelise';
-import { parseStrict, type MetricValue, type RunSummary } from '../api';
+import { parseStrict, SPHERE_IMPORT_ENGINE, type MetricValue, type RunSummary } from '../api';
 import type { RunOrigin, RunStore } from './store';
 
 export interface VoxelShapeImport {
@@ -139,12 +139,6 @@ export function sphereTableFromCsv(text: string, source: string): ColumnTable {
   table.meta = { ...table.meta, box, source };
   return table;
 }
-
-/**
- * Imported sphere sets are recorded as finished runs of this pseudo-engine: not in the engine
- * registry (there is nothing to run), but listed, analysed and exported like any other run.
- */
-export const SPHERE_IMPORT_ENGINE = 'spheres';
 
 /**
  * Along any box side at most this many smallest sphere diameters: the analysis grids (porosity
