@@ -120,7 +120,7 @@ printTable('analyseSpheres (contacts, RDF from 5000 reference spheres, exact por
 const exportRows: Row[] = [];
 if (runForExport) {
   const n = Math.max(...list);
-  for (const format of ['raw', 'tiff', 'vti', 'stl']) {
+  for (const format of ['raw', 'tiff', 'vti', 'stl-solid']) {
     const out = join(dir, `out.${format}`);
     const base = process.memoryUsage().arrayBuffers;
     let peak = base;
