@@ -38,16 +38,33 @@ function openArtifact(a: RunArtifact): number {
   }
 }
 
-export function readParticles(artifacts: RunArtifact[], limit: number): { total: number; count: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
-  const a = artifacts.find((x) => x.kind === 'table' && x.name === 'particles') ?? artifacts.find((x) => x.kind === 'table');
-  if (!a) throw new ApiError('not_found', 'this run has no particle table');
+/**
+ * Reads an artifact's file with `read`. A file whose content cannot be read (a damaged or truncated
+ * header or data, as the container's decoders and the size checks here say) is 'conflict' naming the
+ * artifact and its path: the file is at fault, not the services. System errors of the read pass as they are.
+ */
+function readArtifact<T>(a: RunArtifact, read: (fd: number) => T): T {
   const fd = openArtifact(a);
-  let table: ColumnTable;
   try {
-    table = decodeTable(readFileSync(fd));
+    return read(fd);
+  } catch (err) {
+    if (err instanceof ApiError || !(err instanceof Error) || 'syscall' in err) throw err;
+    throw new ApiError('conflict', `the ${a.kind} '${a.name}' of this run is damaged (${a.path}): ${err.message}`);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Fails naming the bytes a read needs when the file is shorter (readSync would leave the rest zero). */
+function needBytes(fd: number, bytes: number): void {
+  const size = fstatSync(fd).size;
+  if (bytes > size) throw new Error(`artifact data is truncated: needs ${bytes} bytes, the file has ${size}`);
+}
+
+export function readParticles(artifacts: RunArtifact[], limit: number): { total: number; count: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
+  const a = artifacts.find((x) => x.kind === 'table' && x.name === 'particles') ?? artifacts.find((x) => x.kind === 'table');
+  if (!a) throw new ApiError('not_found', 'this run has no particle table');
+  const table = readArtifact(a, (fd) => decodeTable(readFileSync(fd)));
   // The declaration of the table's columns: written into the file by the worker, and added to the
   // stored record alone by migration 3 for tables written before engines declared them.
   const particleTable = a.meta.particleTable ?? table.meta?.particleTable;
@@ -107,8 +124,7 @@ function readHeader<H>(fd: number, magic: string): { header: H; dataOffset: numb
 export function readFrame(artifacts: RunArtifact[], name: string, index: number): { index: number; frames: number; time: number; offset: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
   const a = artifacts.find((x) => x.kind === 'table' && x.name === name);
   if (!a) throw new ApiError('not_found', `this run has no table '${name}'`);
-  const fd = openArtifact(a);
-  try {
+  return readArtifact(a, (fd) => {
     const { header, dataOffset } = readHeader<TableHeader>(fd, TABLE_MAGIC);
     const { frameTimes, frameOffsets, ...meta } = header.meta as { frameTimes?: number[]; frameOffsets?: number[]; frames?: number; frameRows?: number };
     const frames = Number(meta.frames), rows = Number(meta.frameRows);
@@ -117,27 +133,26 @@ export function readFrame(artifacts: RunArtifact[], name: string, index: number)
     const columns: Record<string, Column> = {};
     for (const col of header.columns) {
       const ctor = dtypeConstructor(col.dtype);
+      needBytes(fd, dataOffset + col.byteOffset + header.rows * ctor.BYTES_PER_ELEMENT);
       const out = new ctor(rows);
       readSync(fd, new Uint8Array(out.buffer, out.byteOffset, out.byteLength), 0, out.byteLength, dataOffset + col.byteOffset + index * rows * ctor.BYTES_PER_ELEMENT);
       columns[col.name] = out;
     }
     return { index, frames, time: frameTimes?.[index] ?? index, offset: frameOffsets?.[index] ?? 0, columns, meta };
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 export function readSlice(artifacts: RunArtifact[], axis: 'x' | 'y' | 'z', index: number): { axis: 'x' | 'y' | 'z'; index: number; width: number; height: number; labels: Uint32Array } {
   const a = artifacts.find((x) => x.kind === 'volume');
   if (!a) throw new ApiError('not_found', 'this run has no label volume');
-  const fd = openArtifact(a);
-  try {
+  return readArtifact(a, (fd) => {
     const { header, dataOffset } = readHeader<VolumeHeader>(fd, VOLUME_MAGIC);
     const [nx, ny, nz] = header.dims;
     const n = { x: nx, y: ny, z: nz }[axis];
     if (index >= n) {
       throw new ApiError('invalid', `index ${index} is outside the volume: ${axis} slices are 0..${n - 1}`, [{ path: 'index', message: `must be in [0, ${n - 1}]` }]);
     }
+    needBytes(fd, dataOffset + nx * ny * nz * 4);
     // Slice images: z → (x, y); y → (x, z); x → (y, z); first coordinate fastest.
     if (axis === 'z') {
       const labels = new Uint32Array(nx * ny);
@@ -159,7 +174,5 @@ export function readSlice(artifacts: RunArtifact[], axis: 'x' | 'y' | 'z', index
       for (let y = 0; y < ny; y++) labels[z * ny + y] = plane[y * nx + index];
     }
     return { axis, index, width: ny, height: nz, labels };
-  } finally {
-    closeSync(fd);
-  }
+  });
 }

@@ -284,7 +284,7 @@ function boundingBox(table: ColumnTable, radius: Float64Array): [number, number,
 /** Label width of a run's volume: from its particle count when it has a table, else by reading the labels once. */
 async function volumeDtype(run: ExportableRun, reader: VolumeReader, slabBytes: number): Promise<LabelDtype> {
   const tableArtifact = run.artifacts.find((a) => a.kind === 'table' && a.name === 'particles');
-  if (tableArtifact) return labelDtype(rowCount(decodeTable(new Uint8Array(await readFile(tableArtifact.path)))));
+  if (tableArtifact) return labelDtype(rowCount(await readTableFile(tableArtifact.path)));
   return scannedDtype(reader, slabBytes);
 }
 
@@ -488,7 +488,17 @@ export async function loadTable(run: ExportableRun, spec: { id: string }): Promi
   const tables = run.artifacts.filter((a) => a.kind === 'table');
   const pick = tables.find((a) => a.name === 'particles') ?? tables.find((a) => a.name === 'spheres') ?? tables[0];
   if (!pick) throw new Error(`run ${run.id} has no particle table artifact, which format '${spec.id}' needs`);
-  return decodeTable(await readFile(pick.path));
+  return readTableFile(pick.path);
+}
+
+/** A table artifact's file, decoded; a damaged one is named by its path. */
+async function readTableFile(path: string): Promise<ColumnTable> {
+  const bytes = await readFile(path);
+  try {
+    return decodeTable(bytes);
+  } catch (err) {
+    throw new Error(`table ${path} is damaged: ${(err as Error).message}`);
+  }
 }
 
 /** An open .pbv file: its header and a reader of z-slabs of labels. */
@@ -507,7 +517,7 @@ export async function openVolume(path: string): Promise<VolumeReader> {
     await fh.read(pre, 0, 12, 0);
     const head = new Uint8Array(headerByteLength(pre, size, `volume ${path}`));
     await fh.read(head, 0, head.length, 0);
-    const { header, dataOffset } = decodeHeader<VolumeHeader>(head, VOLUME_MAGIC);
+    const { header, dataOffset } = decodeVolumeHeader(head, path);
     const [nx, ny, nz] = header.dims;
     if (size < dataOffset + nx * ny * nz * 4) throw new Error(`volume ${path} is truncated: needs ${dataOffset + nx * ny * nz * 4} bytes, has ${size}`);
     return {
@@ -529,6 +539,14 @@ export async function openVolume(path: string): Promise<VolumeReader> {
   } catch (e) {
     await fh.close();
     throw e;
+  }
+}
+
+function decodeVolumeHeader(head: Uint8Array, path: string): { header: VolumeHeader; dataOffset: number } {
+  try {
+    return decodeHeader<VolumeHeader>(head, VOLUME_MAGIC);
+  } catch (err) {
+    throw new Error(`volume ${path} is damaged: ${(err as Error).message}`);
   }
 }
 
