@@ -85,6 +85,22 @@ describe('RunComposer', () => {
     expect(call.spec.params.origin).toEqual({ $sweep: [[0, 0, 0], [1, 2, 3]] });
   });
 
+  it('refuses a tuple sweep list it cannot read at the field, naming the form it takes', async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    await w.find('[data-testid="field-origin-sweep-toggle"]').trigger('click');
+    await w.find('[data-testid="field-origin-sweep-list"]').setValue('a b c');
+    const form = "write each value as its 3 numbers separated by spaces, and the values separated by ';' (e.g. 1 1 1; 2 2 2)";
+    expect(w.find('[data-testid="field-origin-error"]').text()).toBe(`value 1 of the list is not 3 numbers: ${form}`);
+    expect(w.find('[data-testid="enqueue"]').attributes('disabled')).toBeDefined();
+    expect(w.find('[data-testid="enqueue-reason"]').text()).toContain('origin: value 1 of the list is not 3 numbers');
+    await w.find('[data-testid="field-origin-sweep-list"]').setValue('0,0,0, 1,1,1');
+    expect(w.find('[data-testid="field-origin-error"]').text()).toBe(`value 1 of the list is not 3 numbers: ${form}`);
+    await w.find('[data-testid="field-origin-sweep-list"]').setValue('0,0,0; 1 1 1');
+    expect(w.find('[data-testid="field-origin-error"]').exists()).toBe(false);
+    expect(w.find('[data-testid="run-count"]').text()).toBe('This sweep makes 2 runs');
+  });
+
   it('shows the service field errors at the field and others above the button', async () => {
     const api = installFakeApi();
     const w = await mountComposer();

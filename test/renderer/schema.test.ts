@@ -59,6 +59,21 @@ describe('batch form schema', () => {
     expect(validate(schema, { ...base, resolution: { $sweep: { from: 1, to: 2, steps: 0 } } }).resolution).toMatch(/steps/);
   });
 
+  it('refuses a sweep list value it could not read as the field takes it, naming the accepted form', () => {
+    // Components with defaults, as the voxel box size: the JSON Schema then has no minItems.
+    const size = z.tuple([z.number().gt(0).default(10), z.number().gt(0).default(10), z.number().gt(0).default(10)]).default([10, 10, 10]);
+    const s = z.toJSONSchema(z.object({ size, resolution: z.number().int().min(1), fill: z.number().gt(0).nullable().default(null) }), { io: 'input' }) as JsonSchema;
+    const tupleForm = "write each value as its 3 numbers separated by spaces, and the values separated by ';' (e.g. 1 1 1; 2 2 2)";
+    // 'a b c' read as one tuple of NaNs (JSON: [null,null,null]); '1,1,1, 2,2,2' as one tuple of six.
+    expect(validate(s, { size: { $sweep: [[NaN, NaN, NaN]] }, resolution: 1 }).size).toBe(`value 1 of the list is not 3 numbers: ${tupleForm}`);
+    expect(validate(s, { size: { $sweep: [[1, 1, 1], [1, 1, 1, 2, 2, 2]] }, resolution: 1 }).size).toBe(`value 2 of the list is not 3 numbers: ${tupleForm}`);
+    expect(validate(s, { size: { $sweep: [[4, 4], [5, 5, 5]] }, resolution: 1 }).size).toBe(`value 1 of the list is not 3 numbers: ${tupleForm}`);
+    expect(validate(s, { size: [4, 4], resolution: 1 }).size).toBe('must have 3 entries, got 2');
+    expect(validate(s, { size: { $sweep: [[4, 4, 4], [5, 5, 5]] }, resolution: 1 })).toEqual({});
+    expect(validate(s, { size: [4, 4, 4], resolution: { $sweep: [2, NaN] } }).resolution).toBe('value 2 of the list is not a number: write the values separated by commas (e.g. 0.1, 0.2, 0.5)');
+    expect(validate(s, { size: [4, 4, 4], resolution: 1, fill: { $sweep: [null, 0.5] } })).toEqual({});
+  });
+
   it('hides the bounds zod gives every integer', () => {
     const s = z.toJSONSchema(z.number().int().positive()) as JsonSchema;
     expect(rangeText(s)).toBe('(0, ∞)');

@@ -221,6 +221,30 @@ function numberError(s: JsonSchema, v: unknown, integer: boolean): string | null
   return bad ? `must be in ${rangeText(s)}` : null;
 }
 
+/**
+ * The message for the first value of a sweep list that the form's list text did not read as the
+ * field takes it (a number; a tuple: its n numbers), naming the accepted form; null when all read.
+ * The text 'a b c' of a 3-tuple reads as one tuple of three NaNs, '1,1,1, 2,2,2' as one of six.
+ */
+function unreadListValue(field: JsonSchema, values: unknown[], root: JsonSchema): string | null {
+  const isNumber = (x: unknown) => typeof x === 'number' && Number.isFinite(x);
+  const opts = variants(field);
+  const s = opts?.length === 1 ? resolve(opts[0], root) : field;
+  const kind = kindOf(s);
+  if (kind === 'number' || kind === 'integer') {
+    const nullable = !!(field.anyOf ?? field.oneOf)?.some((x) => x.type === 'null');
+    const i = values.findIndex((v) => !isNumber(v) && !(nullable && v === null));
+    return i < 0 ? null : `value ${i + 1} of the list is not a number: write the values separated by commas (e.g. 0.1, 0.2, 0.5)`;
+  }
+  const items = s.prefixItems ?? [];
+  if (kind !== 'tuple' || !items.every((p) => ['number', 'integer'].includes(kindOf(p)))) return null;
+  const n = items.length;
+  const i = values.findIndex((v) => !Array.isArray(v) || v.length !== n || !v.every(isNumber));
+  if (i < 0) return null;
+  const example = [1, 2].map((x) => Array<number>(n).fill(x).join(' ')).join('; ');
+  return `value ${i + 1} of the list is not ${n} numbers: write each value as its ${n} numbers separated by spaces, and the values separated by ';' (e.g. ${example})`;
+}
+
 function addMissing(into: Record<string, string>, more: Record<string, string>): void {
   for (const [k, m] of Object.entries(more)) if (!(k in into)) into[k] = m;
 }
@@ -248,11 +272,9 @@ export function validate(schema: JsonSchema, value: unknown, root: JsonSchema = 
     }
     const vals = sweepValues(value);
     if (vals.length === 0) put(path, 'a sweep needs at least one value');
+    const unread = Array.isArray(w) ? unreadListValue(s, w, root) : null;
+    if (unread) put(path, unread);
     for (const v of vals) {
-      if (typeof v === 'number' && !Number.isFinite(v)) {
-        put(path, 'every value of the sweep must be a number');
-        break;
-      }
       const first = Object.values(validate(s, v, root, path))[0];
       if (first) {
         put(path, `sweep value ${JSON.stringify(v)}: ${first}`);
@@ -309,6 +331,8 @@ export function validate(schema: JsonSchema, value: unknown, root: JsonSchema = 
       }
       if (s.minItems !== undefined && value.length < s.minItems) put(path, `needs at least ${s.minItems} item${s.minItems === 1 ? '' : 's'}`);
       if (s.maxItems !== undefined && value.length > s.maxItems) put(path, `at most ${s.maxItems} items`);
+      // Components with defaults drop minItems from the JSON Schema; the service still wants them all.
+      if (s.prefixItems && value.length < s.prefixItems.length) put(path, `must have ${s.prefixItems.length} entries, got ${value.length}`);
       value.forEach((v, i) => {
         const item = s.prefixItems?.[i] ?? (s.items || undefined);
         if (item) addMissing(errors, validate(item, v, root, join(path, i)));
