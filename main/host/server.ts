@@ -8,7 +8,8 @@
  *
  * Faults: nothing a client sends may stop the host. Socket errors are handled per connection; a
  * frame over the size limit or a malformed one closes only its connection; a chunked message over
- * the limit (main/wire.ts) is refused with an error reply to its call.
+ * the limit (main/wire.ts) is refused with an error reply to its call; a client that stops reading
+ * is cut off once maxBufferedBytes wait for it.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ApiError, isMethodName } from '../api';
 import type { Services } from '../services/services';
-import { withExport } from '../services/handlers';
+import { MAX_API_EXPORT_BYTES, withExport } from '../services/handlers';
 import { decodeMessage, encodeFrames, FrameAssembler, MAX_FRAME_BYTES, TransferRefused, type ClientMessage, type HostMessage } from '../wire';
 import { contentSecurityPolicy } from '../security';
 
@@ -35,6 +36,8 @@ export interface HostOptions {
   maxMessageBytes?: number;
   /** A download whose client takes no bytes for this long is dropped; default 60 s. */
   downloadIdleMs?: number;
+  /** A WebSocket client with more than this many bytes sent to it and not yet read is cut off; default 512 MiB. */
+  maxBufferedBytes?: number;
 }
 
 export interface Host {
@@ -60,6 +63,15 @@ const MIME: Record<string, string> = {
 
 /** A frame longer than this closes its connection (clients send at most MAX_FRAME_BYTES). */
 const MAX_PAYLOAD_BYTES = 2 * MAX_FRAME_BYTES;
+
+/** Room for one reply as big as runs.export sends (MAX_API_EXPORT_BYTES) in flight, and as much again. */
+const DEFAULT_MAX_BUFFERED_BYTES = 2 * MAX_API_EXPORT_BYTES;
+
+/**
+ * The close code of a client cut off for not reading: 1013 "try again later", so that the renderer's
+ * bridge reconnects (a tab the browser froze for a while comes back) where 1008 would make it give up.
+ */
+const BEHIND_CLOSE_CODE = 1013;
 
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../out/web', import.meta.url));
 
@@ -154,6 +166,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
 
   // ------------------------------------------------------------------ WebSocket API
   const maxMessageBytes = o.maxMessageBytes ?? 512 << 20;
+  const maxBufferedBytes = o.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES });
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
@@ -180,6 +193,15 @@ export async function startHost(o: HostOptions): Promise<Host> {
     let transfers = 0;
     const send = (m: HostMessage) => {
       if (ws.readyState !== ws.OPEN) return;
+      // ws keeps in memory whatever the client has not read yet: a client that stops reading (and
+      // keeps calling, or just gets events) would grow it without end. Past the limit it is cut off;
+      // the close frame waits behind what is buffered, and ws drops the socket 30 s later unanswered.
+      if (ws.bufferedAmount > maxBufferedBytes) {
+        const reason = `client too far behind: ${ws.bufferedAmount} bytes sent and not read (limit ${maxBufferedBytes})`;
+        console.warn(`web host: ${reason}; connection closed`);
+        ws.close(BEHIND_CLOSE_CODE, reason);
+        return;
+      }
       for (const frame of encodeFrames(m, ++transfers)) ws.send(frame);
     };
     const reply = (id: number, err: unknown) => {

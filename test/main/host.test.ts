@@ -125,6 +125,44 @@ describe('web host under faults', () => {
     expect((await api.call('app.info', {})).dataDir).toBe(t.dir);
   });
 
+  it('cuts off a client that stops reading once its unread messages pass maxBufferedBytes, with the reason', async () => {
+    const dims = 256;
+    const bits = Buffer.alloc((dims ** 3) / 8, 0xff).toString('base64'); // 2.8 MB as text, in every shapes.list
+    const block = await services.dispatch('shapes.create', { name: 'unread block', shape: { kind: 'voxels', dims: [dims, dims, dims], bits } });
+    let answered = 0;
+    const counted = { ...services, dispatch: (async (method, params) => {
+      try {
+        return await services.dispatch(method, params);
+      } finally {
+        answered++;
+      }
+    }) as Services['dispatch'] };
+    const small = await startHost({ services: counted, webRoot: join(t.dir, 'web'), maxBufferedBytes: 8 << 20 });
+    try {
+      const ws = new WebSocket(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`);
+      ws.on('error', () => {});
+      await new Promise((ok) => ws.once('open', ok));
+      const socket = (ws as unknown as { _socket: import('node:net').Socket })._socket;
+      socket.pause(); // a client that reads nothing (a frozen tab)
+      const calls = 40; // 110 MB of replies
+      for (let id = 1; id <= calls; id++) ws.send(encodeMessage({ t: 'call', id, method: 'shapes.list', params: {} }));
+      await waitFor('the calls to be answered', () => answered === calls);
+      await new Promise((r) => setTimeout(r, 50));
+      let replies = 0;
+      const close = new Promise<{ code: number; reason: string } | null>((ok) => {
+        ws.once('close', (code, reason) => ok({ code, reason: reason.toString() }));
+        ws.on('message', () => ++replies === calls && ok(null)); // every reply: the host kept them all
+      });
+      socket.resume();
+      expect(await close).toMatchObject({ code: 1013, reason: expect.stringMatching(/^client too far behind: \d+ bytes sent and not read \(limit 8388608\)$/) });
+      expect(replies).toBeLessThan(calls);
+    } finally {
+      await small.close();
+      await services.dispatch('shapes.delete', { id: block.id });
+    }
+    await stillAnswers();
+  });
+
   it('answers an undecodable call with an error naming it, not a crash', async () => {
     const ws = await rawSocket();
     const reply = new Promise<Buffer>((ok) => ws.once('message', (d) => ok(d as Buffer)));
