@@ -207,6 +207,26 @@ export function labelsEnabled(p: VoxelParams): boolean {
   return p.labelVolume === 'on' || (p.labelVolume === 'auto' && n <= LABEL_AUTO_LIMIT);
 }
 
+/**
+ * The typed size of a law that is below one voxel at `resolution` (sizes are quantised to whole
+ * voxels, at least one: such a size would be packed as one voxel, not as typed), or null. The
+ * normal and log-normal laws are judged by their mean and median: a draw from their tails below
+ * one voxel is packed as one voxel, as a size between half a voxel and one is.
+ */
+function belowOneVoxel(law: SizeLaw, resolution: number): { field: string; value: number } | null {
+  const small = (v: number) => v * resolution < 1;
+  switch (law.law) {
+    case 'fixed': return small(law.value) ? { field: 'value', value: law.value } : null;
+    case 'uniform': return small(law.min) ? { field: 'min', value: law.min } : null;
+    case 'normal': return small(law.mean) ? { field: 'mean', value: law.mean } : null;
+    case 'lognormal': return small(law.median) ? { field: 'median', value: law.median } : null;
+    case 'table': {
+      const k = law.sizes.findIndex((v, j) => law.weights[j] > 0 && small(v));
+      return k < 0 ? null : { field: `sizes.${k}`, value: law.sizes[k] };
+    }
+  }
+}
+
 /** The engine's cross-field checks (EngineDefinition.check): every issue, each naming its field and the allowed range. */
 export function checkParams(p: VoxelParams): ParamsIssue[] {
   const issues: ParamsIssue[] = [];
@@ -231,9 +251,8 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
         message: `the largest particle spans ${Math.ceil(d)} voxels, the box allows at most ${limit} (box.size × box.resolution − 2); use smaller particles or a larger box`,
       });
     }
-    if (minSize(t.size) * r < 1 && t.size.law === 'fixed') {
-      issues.push({ path: `mixture.types.${i}.size.value`, message: `${t.size.value} units is below one voxel at ${r} voxels/unit; allowed ≥ ${1 / r}` });
-    }
+    const below = belowOneVoxel(t.size, r);
+    if (below) issues.push({ path: `mixture.types.${i}.size.${below.field}`, message: `${below.value} units is below one voxel at ${r} voxels/unit; allowed ≥ ${1 / r}` });
   });
   if (!p.mixture.types.some((t) => t.fraction > 0)) {
     issues.push({ path: 'mixture.types', message: 'at least one fraction must be > 0' });

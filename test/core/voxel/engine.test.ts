@@ -267,6 +267,16 @@ describe('voxel engine', () => {
     // A box under three voxels is named at box.size, not as a particle the box 'allows at most -1' voxels.
     const thin = voxelParamsSchema.parse({ box: { size: [10, 10, 0.05], resolution: 20 } });
     expect(checkParams(thin)).toEqual([{ path: 'box.size', message: 'the box is 1 voxel across at its narrowest (box.size × box.resolution); it must be at least 3' }]);
+    // A size below one voxel would be packed as one voxel (sizes are quantised to at least one), not
+    // as typed: refused for every law at the field that gives it, as the fixed size always was.
+    const tiny = (size: unknown) => checkParams(voxelParamsSchema.parse({ box: { size: [3, 3, 3], resolution: 10 }, mixture: { types: [{ size }] } }));
+    const oneVoxel = 'units is below one voxel at 10 voxels/unit; allowed ≥ 0.1';
+    expect(tiny({ law: 'fixed', value: 0.05 })).toEqual([{ path: 'mixture.types.0.size.value', message: `0.05 ${oneVoxel}` }]);
+    expect(tiny({ law: 'uniform', min: 0.001, max: 0.5 })).toEqual([{ path: 'mixture.types.0.size.min', message: `0.001 ${oneVoxel}` }]);
+    expect(tiny({ law: 'table', sizes: [0.01, 0.02, 0.5], weights: [0, 1, 1] })).toEqual([{ path: 'mixture.types.0.size.sizes.1', message: `0.02 ${oneVoxel}` }]);
+    expect(tiny({ law: 'normal', mean: 0.08, sd: 0.01 })).toEqual([{ path: 'mixture.types.0.size.mean', message: `0.08 ${oneVoxel}` }]);
+    expect(tiny({ law: 'lognormal', median: 0.05 })).toEqual([{ path: 'mixture.types.0.size.median', message: `0.05 ${oneVoxel}` }]);
+    expect(tiny({ law: 'uniform', min: 0.1, max: 0.5 })).toEqual([]);
     const labels = voxelParamsSchema.parse({ box: { size: [10, 10, 10], resolution: 70 }, labelVolume: 'on' });
     expect(checkParams(labels)).toEqual([expect.objectContaining({ path: 'labelVolume' })]);
     expect(() => voxelEngine.run(big, ctx())).toThrow(/mixture\.types\.0\.size/);
