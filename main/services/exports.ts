@@ -54,7 +54,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'vti', stem: 'labels', title: 'VTK ImageData of the labels (ParaView)', extension: 'vti', mime: 'application/xml', needs: 'volume' },
   { id: 'tiff', stem: 'labels', title: 'Multi-page TIFF stack of the labels (Fiji/ImageJ)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
   { id: 'raw', stem: 'labels', title: 'Raw labels, little-endian, with a .json header (numpy, PoreSpy); a download is one .tar of both', extension: 'raw', mime: 'application/octet-stream', needs: 'volume' },
-  { id: 'stl-particles', stem: 'particles', title: 'Particle surfaces as ASCII STL: one closed, manifold solid per particle (particle_<label>), periodic particles in one piece', extension: 'stl', mime: 'model/stl', needs: 'volume-or-table' },
+  { id: 'stl-particles', stem: 'particles', title: 'Particle surfaces as ASCII STL: one closed, manifold solid per particle (particle_<label>), periodic particles in one piece; spheres (sphere sets) as 80-triangle meshes of the same volume as the sphere', extension: 'stl', mime: 'model/stl', needs: 'volume-or-table' },
   { id: 'stl-solid', stem: 'solid', title: 'Surface of the whole solid phase as one watertight, manifold binary STL', extension: 'stl', mime: 'model/stl', needs: 'volume' },
   { id: 'heightmap-tiff', stem: 'heightmap', title: 'Top-surface height map as TIFF (pixel size in length units; values: height in voxels, calibrated to length for Fiji)', extension: 'tif', mime: 'image/tiff', needs: 'heightmap' },
 ];

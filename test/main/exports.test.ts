@@ -215,7 +215,11 @@ describe('exportRun', () => {
     await exportRun(run, 'stl-particles', join(dir, 's.stl'));
     const solids = asciiSolids(readFileSync(join(dir, 's.stl'), 'latin1'));
     expect([...solids.keys()]).toEqual(['particle_1', 'particle_2', 'particle_3']);
-    for (const positions of solids.values()) expect(checkSurface(positions)).toMatchObject({ triangles: 80, badEdges: 0, pinched: 0, euler: 2 });
+    [...solids.values()].forEach((positions, i) => {
+      const mesh = checkSurface(positions);
+      expect(mesh).toMatchObject({ triangles: 80, badEdges: 0, pinched: 0, euler: 2 });
+      expect(mesh.volume / ((4 / 3) * Math.PI * spheres.columns.r[i] ** 3)).toBeCloseTo(1, 5);
+    });
     await exportRun(run, 'lammps', join(dir, 's.dump'));
     const dump = parseDump(readFileSync(join(dir, 's.dump'), 'utf8'));
     expect(dump.box).toEqual([4, 4, 4]);
