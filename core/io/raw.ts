@@ -19,6 +19,8 @@ export const rawHeaderSchema = z.strictObject({
   headerBytes: z.number().int().min(0).default(0).meta({ unit: 'bytes', description: 'bytes to skip at the start of the raw file' }),
   voxelSize: z.number().gt(0).default(1).meta({ unit: 'length', description: 'edge length of one voxel' }),
   unit: z.string().optional(),
+  origin: z.tuple([z.number(), z.number(), z.number()]).optional()
+    .meta({ unit: 'length', description: "where voxel (0, 0, 0)'s corner lies (informative: an import takes the shape's voxels, not its place)" }),
   layout: z.string().optional(),
   numpy: z.string().optional(),
   run: z.string().optional(),

@@ -24,12 +24,14 @@ export function stlHeader(triangles: number, title = 'PackBench particle surface
   return out;
 }
 
-function putTriangle(v: DataView, at: number, n: readonly number[], a: readonly number[], b: readonly number[], c: readonly number[], h: number): void {
+const ORIGIN = [0, 0, 0] as const;
+
+function putTriangle(v: DataView, at: number, n: readonly number[], a: readonly number[], b: readonly number[], c: readonly number[], h: number, o: readonly number[]): void {
   for (let k = 0; k < 3; k++) {
     v.setFloat32(at + 4 * k, n[k], true);
-    v.setFloat32(at + 12 + 4 * k, a[k] * h, true);
-    v.setFloat32(at + 24 + 4 * k, b[k] * h, true);
-    v.setFloat32(at + 36 + 4 * k, c[k] * h, true);
+    v.setFloat32(at + 12 + 4 * k, o[k] + a[k] * h, true);
+    v.setFloat32(at + 24 + 4 * k, o[k] + b[k] * h, true);
+    v.setFloat32(at + 36 + 4 * k, o[k] + c[k] * h, true);
   }
   v.setUint16(at + 48, 0, true);
 }
@@ -51,9 +53,9 @@ function labelAt(s: SliceWindow, x: number, y: number, z: number): number {
 
 /**
  * Binary triangle records of the whole solid phase's surface for the voxels of slice z, rows y in
- * [y0, y1), in length units (voxel edge h).
+ * [y0, y1), in length units (voxel edge h, voxel (0, 0, 0)'s corner at `origin`).
  */
-export function solidSurfaceTriangles(s: SliceWindow, h: number, y0 = 0, y1 = s.ny): Uint8Array {
+export function solidSurfaceTriangles(s: SliceWindow, h: number, y0 = 0, y1 = s.ny, origin: readonly number[] = ORIGIN): Uint8Array {
   const { nx, ny, z } = s;
   const inside: Inside = (x, y, zz) => x >= 0 && y >= 0 && x < nx && y < ny && labelAt(s, x, y, zz) !== 0;
   const records: (readonly number[])[][] = [];
@@ -61,7 +63,7 @@ export function solidSurfaceTriangles(s: SliceWindow, h: number, y0 = 0, y1 = s.
   for (let y = y0; y < y1; y++) for (let x = 0; x < nx; x++) if (s.slice[x + nx * y] !== 0) voxelSurface(inside, x, y, z, collect);
   const out = new Uint8Array(records.length * STL_TRIANGLE_BYTES);
   const v = new DataView(out.buffer);
-  records.forEach(([n, a, b, c], t) => putTriangle(v, t * STL_TRIANGLE_BYTES, n, a, b, c, h));
+  records.forEach(([n, a, b, c], t) => putTriangle(v, t * STL_TRIANGLE_BYTES, n, a, b, c, h, origin));
   return out;
 }
 
@@ -137,10 +139,11 @@ function fixed(x: number): string {
   return text;
 }
 const FIXED = new Map<number, string>();
-const triple = (p: readonly number[], h: number) => `${fixed(p[0] * h)} ${fixed(p[1] * h)} ${fixed(p[2] * h)}`;
+const triple = (p: readonly number[], h: number, o: readonly number[]) => `${fixed(o[0] + p[0] * h)} ${fixed(o[1] + p[1] * h)} ${fixed(o[2] + p[2] * h)}`;
 
-export function asciiFacet(n: readonly number[], a: readonly number[], b: readonly number[], c: readonly number[], h = 1): string {
-  return `facet normal ${triple(n, 1)}\nouter loop\nvertex ${triple(a, h)}\nvertex ${triple(b, h)}\nvertex ${triple(c, h)}\nendloop\nendfacet\n`;
+/** One facet, its vertices at origin + h * vertex. */
+export function asciiFacet(n: readonly number[], a: readonly number[], b: readonly number[], c: readonly number[], h = 1, origin: readonly number[] = ORIGIN): string {
+  return `facet normal ${triple(n, 1, ORIGIN)}\nouter loop\nvertex ${triple(a, h, origin)}\nvertex ${triple(b, h, origin)}\nvertex ${triple(c, h, origin)}\nendloop\nendfacet\n`;
 }
 /** Bytes of one asciiFacet record. */
 export const ASCII_FACET_BYTES = asciiFacet([0, 0, 1], [0, 0, 0], [0, 0, 0], [0, 0, 0]).length;

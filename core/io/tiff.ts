@@ -51,6 +51,8 @@ export interface TiffOptions {
   unit?: string;
   /** Pixel values are measurements: calibrated value = offset + scale * pixel, in `unit`. */
   values?: { offset: number; scale: number; unit: string };
+  /** Where voxel (0, 0, 0)'s corner lies, in length units (ImageJ's origin, written in pixels). */
+  origin?: readonly number[];
   /** Forces the > 4 GiB form (one IFD) for testing readers of it. */
   contiguousOnly?: boolean;
 }
@@ -61,7 +63,13 @@ const oneLine = (s: string) => s.replace(/\n/g, ' ');
 function imageJDescription(nz: number, voxelSize: number, o: TiffOptions): string {
   let d = `ImageJ=1.54f\nimages=${nz}\nslices=${nz}\nunit=${oneLine(o.unit ?? 'unit')}\n`;
   if (o.values) d += `cf=0\nc0=${o.values.offset}\nc1=${o.values.scale}\nvunit=${oneLine(o.values.unit)}\n`;
-  return d + `spacing=${voxelSize}\nloop=false\n\0`;
+  d += `spacing=${voxelSize}\nloop=false\n`;
+  // ImageJ's origin is the pixel at which the calibrated position is 0: x = (pixel - xorigin) * size.
+  (['x', 'y', 'z'] as const).forEach((axis, a) => {
+    const pixels = -(o.origin?.[a] ?? 0) / voxelSize;
+    if (pixels !== 0) d += `${axis}origin=${pixels}\n`;
+  });
+  return d + '\0';
 }
 
 /**

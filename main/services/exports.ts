@@ -155,7 +155,7 @@ export async function exportRun(
         await writeSeriesCsv(writer, run.series);
         break;
       case 'csv':
-        await writeTableCsv(writer, await loadTable(run, spec), onProgress);
+        await writeTableCsv(writer, inOwnCoordinates(await loadTable(run, spec)), onProgress);
         break;
       case 'lammps':
         await writeLammps(writer, await loadTable(run, spec), onProgress);
@@ -173,7 +173,7 @@ export async function exportRun(
       }
       case 'stl-particles':
         if (volumeArtifact(run)) await writeParticleStl(writer, run, spec, onProgress, slabBytes);
-        else await writeSphereStl(writer, await loadTable(run, spec), onProgress);
+        else await writeSphereStl(writer, inOwnCoordinates(await loadTable(run, spec)), onProgress);
         break;
       case 'stl-solid':
         await writeSolidStl(writer, run, spec, onProgress);
@@ -232,14 +232,39 @@ async function writeTableCsv(writer: SequentialWriter, table: ColumnTable, onPro
   }
 }
 
-async function writeLammps(writer: SequentialWriter, table: ColumnTable, onProgress: (f: number) => void): Promise<void> {
+/**
+ * Where the frame of an artifact lies in the run's own coordinates, when it is not at the origin: a
+ * surface sampling's table and solid are in the frame of the solid's box (positions = surface
+ * coordinates minus meta.offset, core/surface/solid.ts sampleFrame). Every export adds it back, so
+ * that positions and meshes are in the surface's coordinates and volumes carry it as their origin.
+ */
+function frameOrigin(meta: Record<string, unknown> | undefined): [number, number, number] | undefined {
+  const o = meta?.offset;
+  return Array.isArray(o) && o.length === 3 && o.every((v) => typeof v === 'number' && Number.isFinite(v)) ? [o[0], o[1], o[2]] : undefined;
+}
+
+/** The table with its positions in the run's own coordinates (frameOrigin added). */
+function inOwnCoordinates(table: ColumnTable): ColumnTable {
+  const o = frameOrigin(table.meta);
+  if (!o) return table;
+  const columns = { ...table.columns };
+  (['x', 'y', 'z'] as const).forEach((c, a) => {
+    const col = table.columns[c];
+    if (col) columns[c] = Float64Array.from(col, (v) => v + o[a]);
+  });
+  return { ...table, columns };
+}
+
+async function writeLammps(writer: SequentialWriter, frameTable: ColumnTable, onProgress: (f: number) => void): Promise<void> {
+  const table = inOwnCoordinates(frameTable);
   const meta = table.meta ?? {};
   // A table that declares no periodic sides has none: a ball mill's vial has walls all round, a
   // surface sample lies in open space (OVITO would otherwise find neighbours across the box).
   const periodic = (meta.periodic as [boolean, boolean, boolean] | undefined) ?? [false, false, false];
   const resolution = typeof meta.resolution === 'number' ? meta.resolution : undefined;
   const radius = dumpRadius(table, resolution);
-  const bounds = meta.box ? { box: meta.box as [number, number, number] } : (containerBounds(meta) ?? { box: boundingBox(table, radius) });
+  const origin = frameOrigin(meta) ?? [0, 0, 0];
+  const bounds = meta.box ? frameBounds(meta.box as [number, number, number], origin) : (containerBounds(meta) ?? { box: boundingBox(table, radius) });
   const n = rowCount(table);
   await writer.write(dumpHead(table, { ...bounds, periodic }));
   for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
@@ -269,6 +294,11 @@ function containerBounds(meta: Record<string, unknown>): { lo: [number, number, 
   const offset = typeof meta.containerOffset === 'number' ? meta.containerOffset : 0;
   if (axis >= 0) { lo[axis] += offset; hi[axis] += offset; }
   return { lo, box: hi };
+}
+
+/** A table's box [0, box] moved to its frame's origin. */
+function frameBounds(box: readonly [number, number, number], origin: readonly number[]): { lo: [number, number, number]; box: [number, number, number] } {
+  return { lo: [origin[0], origin[1], origin[2]], box: [origin[0] + box[0], origin[1] + box[1], origin[2] + box[2]] };
 }
 
 /** [0, max(x + r)] etc. when a table carries no box. */
@@ -330,15 +360,16 @@ async function writeVolume(
   const reader = await openVolume(path);
   try {
     const { dims, voxelSize } = reader.header;
+    const origin = frameOrigin(reader.header.meta);
     // Labels never exceed the particle count; height maps are scanned.
     const dtype = volume === 'labels' ? await volumeDtype(run, reader, slabBytes) : await scannedDtype(reader, slabBytes);
     let tail: Uint8Array = new Uint8Array(0);
     if (format === 'vti') {
-      await writer.write(vtiHead(dims, voxelSize, dtype));
+      await writer.write(vtiHead(dims, voxelSize, dtype, 'label', origin));
       tail = vtiTail();
     } else if (format === 'tiff') {
       const values = volume === 'heightmap' ? { offset: 0, scale: voxelSize, unit } : undefined;
-      const layout = tiffLayout(dims, voxelSize, dtype, { unit, values });
+      const layout = tiffLayout(dims, voxelSize, dtype, { unit, values, origin });
       await writer.write(layout.head);
       tail = layout.tail;
     }
@@ -351,7 +382,7 @@ async function writeVolume(
     if (format === 'raw') {
       // What the labels are, as the volume says (a surface run's is 1 inside the surface), else a packing's.
       const labels = typeof reader.header.meta.labels === 'string' ? reader.header.meta.labels : 'label = particle index + 1, 0 = void';
-      const sidecar = rawSidecar({ dims, dtype, byteOrder: 'little', headerBytes: 0, voxelSize, unit }, { run: run.id, labels });
+      const sidecar = rawSidecar({ dims, dtype, byteOrder: 'little', headerBytes: 0, voxelSize, unit, origin }, { run: run.id, labels });
       const fh = await open(`${outPath}.json`, 'w');
       try { await fh.writeFile(sidecar); } finally { await fh.close(); }
     }
@@ -377,11 +408,12 @@ async function writeSolidStl(writer: SequentialWriter, run: ExportableRun, spec:
   const reader = await openVolume(volumePath(run, spec));
   try {
     const { dims, voxelSize } = reader.header;
+    const origin = frameOrigin(reader.header.meta);
     await writer.write(stlHeader(0, `PackBench solid phase of run ${run.id}`));
     // Rows per call: keeps the triangle buffer of one call to a few tens of MB even for dense faces.
     const rowsPerCall = Math.max(1, Math.floor(2 ** 16 / dims[0]));
     await forEachSliceWindow(reader, async (w) => {
-      for (let y0 = 0; y0 < w.ny; y0 += rowsPerCall) await writer.write(solidSurfaceTriangles(w, voxelSize, y0, Math.min(w.ny, y0 + rowsPerCall)));
+      for (let y0 = 0; y0 < w.ny; y0 += rowsPerCall) await writer.write(solidSurfaceTriangles(w, voxelSize, y0, Math.min(w.ny, y0 + rowsPerCall), origin));
       onProgress((w.z + 1) / dims[2]);
     });
     await writer.patchUint32(80, (writer.bytes - STL_HEADER_BYTES) / STL_TRIANGLE_BYTES);
@@ -399,6 +431,7 @@ async function writeParticleStl(writer: SequentialWriter, run: ExportableRun, sp
   const reader = await openVolume(volumePath(run, spec));
   try {
     const { dims, voxelSize, meta } = reader.header;
+    const origin = frameOrigin(meta);
     const [nx, ny, nz] = dims;
     let labels = 0;
     await forEachSlab(reader, slabBytes, (slab) => { labels = Math.max(labels, maxOf(slab)); });
@@ -444,7 +477,7 @@ async function writeParticleStl(writer: SequentialWriter, run: ExportableRun, sp
         let lines = pending.get(l);
         if (!lines) pending.set(l, (lines = []));
         const out = lines;
-        pendingBytes += ASCII_FACET_BYTES * surface.voxel(w, x, y, (n, a, b, c) => out.push(asciiFacet(n, a, b, c, voxelSize)));
+        pendingBytes += ASCII_FACET_BYTES * surface.voxel(w, x, y, (n, a, b, c) => out.push(asciiFacet(n, a, b, c, voxelSize, origin)));
       }
       if (pendingBytes > PENDING_BYTES) await flush();
       onProgress(0.5 + (0.5 * (w.z + 1)) / nz);

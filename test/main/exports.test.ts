@@ -15,6 +15,8 @@ import { analyseVoxelPacking } from '../../core/analysis/index';
 import type { ColumnTable, EngineResult, LabelVolume } from '../../core/common/engine';
 import { ballmillEngine, ballmillParamsSchema } from '../../core/ballmill/index';
 import { voxelEngine, voxelParamsSchema } from '../../core/voxel/index';
+import { surfaceEngine } from '../../core/surface/index';
+import { surfaceParamsSchema } from '../../core/surface/params';
 import { EXPORT_FORMATS, exportFileName, exportForDownload, exportRun, type ExportableRun } from '../../main/services/exports';
 
 let dir: string;
@@ -390,5 +392,77 @@ describe('LAMMPS dumps of runs without periodic sides', () => {
     const surface: ExportableRun = { ...run, id: 's2', engine: 'surface', artifacts: [{ kind: 'table', name: 'particles', path: join(dir, 'sample.pbt') }] };
     await exportRun(surface, 'lammps', join(dir, 'sample.dump'));
     expect(boxOf(readFileSync(join(dir, 'sample.dump'), 'utf8'))).toEqual({ flags: 'ff ff ff', bounds: [[0, 4], [0, 4], [0, 4]] });
+  });
+});
+
+describe('exports of a surface sampling are in the surface\'s own coordinates', () => {
+  it('positions, boxes, volume origins and meshes all put the unit sphere around the origin', async () => {
+    const res = surfaceEngine.run(surfaceParamsSchema.parse({ surface: { kind: 'sphere', radius: 1 }, spacing: 0.3, voxelsAcross: 12 }), { seed: 1, threads: 1, progress() {}, cancelled: () => false, log() {} }) as EngineResult;
+    const [table, solid] = res.artifacts as [ColumnTable, LabelVolume];
+    const offset = table.meta!.offset as number[];
+    expect(offset[0]).toBeLessThan(-1); // the sampling's frame starts below the sphere
+    writeFileSync(join(dir, 'sphere.pbt'), encodeTable(table));
+    writeFileSync(join(dir, 'sphere.pbv'), encodeVolume(solid));
+    const sampled: ExportableRun = {
+      ...run, id: 'u1', engine: 'surface',
+      artifacts: [{ kind: 'table', name: 'particles', path: join(dir, 'sphere.pbt') }, { kind: 'volume', name: 'solid', path: join(dir, 'sphere.pbv') }],
+    };
+    const out = (f: string) => join(dir, `sphere.${f}`);
+    for (const f of ['csv', 'lammps', 'vti', 'tiff', 'raw', 'stl-solid', 'stl-particles']) await exportRun(sampled, f, out(f));
+
+    // CSV and LAMMPS: every particle on the sphere |x| = 1; the dump's box is the frame where it is.
+    const [head, ...rows] = readFileSync(out('csv'), 'utf8').trim().split('\n');
+    const [ix, iy, iz] = ['x', 'y', 'z'].map((c) => head.split(',').indexOf(c));
+    expect(rows.length).toBe(res.metrics.particles);
+    for (const row of rows) {
+      const c = row.split(',').map(Number);
+      expect(Math.hypot(c[ix], c[iy], c[iz])).toBeCloseTo(1, 3);
+    }
+    const dumpText = readFileSync(out('lammps'), 'utf8');
+    const atoms = parseDump(dumpText).table.columns;
+    for (let i = 0; i < atoms.x.length; i++) expect(Math.hypot(atoms.x[i], atoms.y[i], atoms.z[i])).toBeCloseTo(1, 3);
+    const lines = dumpText.split('\n'), k = lines.findIndex((l) => l.startsWith('ITEM: BOX BOUNDS'));
+    const box = table.meta!.box as number[];
+    [0, 1, 2].forEach((a) => expect(lines[k + 1 + a].split(' ').map(Number)).toEqual([offset[a], offset[a] + box[a]]));
+
+    // Volumes: voxel (0, 0, 0)'s corner at the frame's offset, so the solid's centre is the origin.
+    const vti = decodeVti(new Uint8Array(readFileSync(out('vti'))));
+    expect(vti.origin).toEqual(offset);
+    const centre = [0, 0, 0];
+    let count = 0;
+    vti.labels.forEach((l, i) => {
+      if (!l) return;
+      const p = [i % vti.dims[0], Math.floor(i / vti.dims[0]) % vti.dims[1], Math.floor(i / (vti.dims[0] * vti.dims[1]))];
+      p.forEach((v, a) => (centre[a] += vti.origin[a] + (v + 0.5) * vti.voxelSize));
+      count++;
+    });
+    for (const c of centre) expect(Math.abs(c / count)).toBeLessThan(0.5 * vti.voxelSize);
+    expect(parseRawHeader(readFileSync(`${out('raw')}.json`, 'utf8')).origin).toEqual(offset);
+    // ImageJ: calibrated x = (pixel - xorigin) * pixel size, so voxel 0's corner is at the offset.
+    const description = decodeTiffStack(new Uint8Array(readFileSync(out('tiff')))).description;
+    (['x', 'y', 'z'] as const).forEach((axis, a) => expect(Number(new RegExp(`\\n${axis}origin=(.+)\\n`).exec(description)?.[1])).toBeCloseTo(-offset[a] / solid.voxelSize, 9));
+
+    // Meshes: the solid's voxel surface and the one particle solid both span about [-1, 1] on each axis.
+    const spans = (positions: ArrayLike<number>) => [0, 1, 2].map((a) => {
+      let lo = Infinity, hi = -Infinity;
+      for (let i = a; i < positions.length; i += 3) { lo = Math.min(lo, positions[i]); hi = Math.max(hi, positions[i]); }
+      return [lo, hi];
+    });
+    const meshes = [parseStl(new Uint8Array(readFileSync(out('stl-solid')))).positions, ...asciiSolids(readFileSync(out('stl-particles'), 'latin1')).values()];
+    expect(meshes.length).toBe(2);
+    for (const positions of meshes) for (const [lo, hi] of spans(positions)) {
+      expect(Math.abs(lo + 1)).toBeLessThan(solid.voxelSize);
+      expect(Math.abs(hi - 1)).toBeLessThan(solid.voxelSize);
+    }
+    // Without a volume the particles are meshed as spheres, around their own positions too.
+    const tableOnly: ExportableRun = { ...sampled, id: 'u2', artifacts: [sampled.artifacts[0]] };
+    await exportRun(tableOnly, 'stl-particles', out('spheres.stl'));
+    const discs = [...asciiSolids(readFileSync(out('spheres.stl'), 'latin1')).values()];
+    expect(discs.length).toBe(res.metrics.particles);
+    for (const [lo, hi] of spans(discs.flatMap((p) => Array.from(p)))) {
+      expect(lo).toBeGreaterThan(-1.3);
+      expect(hi).toBeLessThan(1.3);
+      expect(lo).toBeLessThan(-0.9);
+    }
   });
 });
