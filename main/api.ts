@@ -594,8 +594,7 @@ export function fieldIssues(schema: JsonSchema, value: unknown, path: string, ro
       const field = schema.properties[key];
       if (field) issues.push(...fieldIssues(field, v, at(key), root));
       else if (closed) {
-        const meant = closest(key, known);
-        issues.push({ path: at(key), message: meant ? `unknown field '${key}' (did you mean '${meant}'?)` : `unknown field '${key}'; known fields: ${known.join(', ')}` });
+        issues.push({ path: at(key), message: unknownFieldMessage(key, known) });
       }
     }
   }
@@ -609,6 +608,12 @@ export function fieldIssues(schema: JsonSchema, value: unknown, path: string, ro
     }
   }
   return issues;
+}
+
+/** What a field the schema does not know is told (the service and the batch form say the same). */
+export function unknownFieldMessage(key: string, known: readonly string[]): string {
+  const meant = closest(key, known);
+  return meant ? `unknown field '${key}' (did you mean '${meant}'?)` : `unknown field '${key}'; known fields: ${known.join(', ')}`;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

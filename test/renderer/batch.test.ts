@@ -144,6 +144,32 @@ describe('RunComposer', () => {
     expect(w.find('[data-testid="composer-origin"]').text()).toBe('Prefilled from spec.json.');
   });
 
+  it("shows an opened spec's unknown fields at their places, each with its message and a remove button", async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    const params = { resolutoin: 16, resolution: 8, box: { lx: 30, lz: 5 } };
+    const file = new File([JSON.stringify({ engine: 'toy', name: 'old spec', seed: 3, params })], 'old.json', { type: 'application/json' });
+    const input = w.find('[data-testid="spec-open"]');
+    Object.defineProperty(input.element, 'files', { value: [file], configurable: true });
+    await input.trigger('change');
+    await settle(10);
+    expect(w.find('[data-testid="field-resolutoin-error"]').text()).toBe("unknown field 'resolutoin' (did you mean 'resolution'?)");
+    // box.lz in the box's fieldset, after its known fields
+    expect(w.find('[data-testid="field-box"] [data-testid="field-box.lz"]').text()).toContain('lz');
+    expect(w.find('[data-testid="field-box.lz-error"]').text()).toBe("unknown field 'lz' (did you mean 'lx'?)");
+    expect(w.find('[data-testid="enqueue"]').attributes('disabled')).toBeDefined();
+    await w.find('[data-testid="field-resolutoin-remove"]').trigger('click');
+    expect(w.find('[data-testid="field-resolutoin"]').exists()).toBe(false);
+    expect(w.find('[data-testid="enqueue"]').attributes('disabled')).toBeDefined();
+    await w.find('[data-testid="field-box.lz-remove"]').trigger('click');
+    expect(w.find('[data-testid="field-box.lz"]').exists()).toBe(false);
+    // Everything else of the spec is kept.
+    expect((w.find('[data-testid="field-box.lx"]').element as HTMLInputElement).value).toBe('30');
+    expect((w.find('[data-testid="field-resolution"]').element as HTMLInputElement).value).toBe('8');
+    expect((w.find('[data-testid="run-name"]').element as HTMLInputElement).value).toBe('old spec');
+    expect(w.find('[data-testid="enqueue"]').attributes('disabled')).toBeUndefined();
+  });
+
   it('saves the form as a spec file named after the run', async () => {
     installFakeApi();
     const w = await mountComposer();

@@ -5,6 +5,8 @@
  * after its 'params.' prefix.
  */
 
+import { unknownFieldMessage } from '../../../../main/api';
+
 export interface JsonSchema {
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
@@ -29,6 +31,7 @@ export interface JsonSchema {
   description?: string;
   title?: string;
   unit?: string;
+  additionalProperties?: boolean | JsonSchema;
   [key: string]: unknown;
 }
 
@@ -245,6 +248,17 @@ function unreadListValue(field: JsonSchema, values: unknown[], root: JsonSchema)
   return `value ${i + 1} of the list is not ${n} numbers: write each value as its ${n} numbers separated by spaces, and the values separated by ';' (e.g. ${example})`;
 }
 
+/**
+ * Keys of an object value that its schema does not list, when the schema allows no others (engine
+ * params are strict: the service refuses them). An opened spec file may hold them; the form shows each
+ * at its place with its message and a way to remove just it.
+ */
+export function unknownKeys(s: JsonSchema, value: unknown): string[] {
+  if (!s.properties || !(s.additionalProperties === undefined || s.additionalProperties === false)) return [];
+  if (!value || typeof value !== 'object' || Array.isArray(value) || isSweep(value)) return [];
+  return Object.entries(value).filter(([k, v]) => v !== undefined && !(k in s.properties!)).map(([k]) => k);
+}
+
 function addMissing(into: Record<string, string>, more: Record<string, string>): void {
   for (const [k, m] of Object.entries(more)) if (!(k in into)) into[k] = m;
 }
@@ -321,6 +335,7 @@ export function validate(schema: JsonSchema, value: unknown, root: JsonSchema = 
         if (obj[k] === undefined && resolve(s.properties?.[k] ?? {}, root).default === undefined) put(join(path, k), 'required');
       }
       for (const [k, p] of Object.entries(s.properties ?? {})) addMissing(errors, validate(p, obj[k], root, join(path, k)));
+      for (const k of unknownKeys(s, obj)) put(join(path, k), unknownFieldMessage(k, Object.keys(s.properties!)));
       break;
     }
     case 'tuple':
