@@ -21,6 +21,17 @@ export const RUN_STATUSES = ['queued', 'running', 'paused', 'done', 'failed', 'c
  * registry (there is nothing to run), but listed, analysed and exported like any other run.
  */
 export const SPHERE_IMPORT_ENGINE = 'spheres';
+/**
+ * The periodic sides an imported sphere set can be analysed with (analysis.periodic), by the name
+ * `packbench import spheres --periodic` and History's import give them. 'x,y', a bed periodic
+ * sideways as PackBench's voxel packings are, is the default.
+ */
+export const SPHERE_PERIODIC_SIDES = {
+  'x,y': [true, true, false],
+  none: [false, false, false],
+  'x,y,z': [true, true, true],
+} as const satisfies Record<string, readonly [boolean, boolean, boolean]>;
+export type SpherePeriodicSides = keyof typeof SPHERE_PERIODIC_SIDES;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 /** Statuses a run never leaves by itself. */
 export const FINAL_STATUSES: readonly RunStatus[] = ['done', 'failed', 'cancelled'];

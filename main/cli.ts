@@ -12,7 +12,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
-import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, type RunRecord, type RunSpec, type RunSummary } from './api';
+import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun } from './services/exports';
 import { exportableRun, storageFault } from './services/handlers';
@@ -66,6 +66,11 @@ function boxArg(v: string): [number, number, number] {
   const parts = v.split(',').map((p) => (p.trim() === '' ? NaN : Number(p)));
   if (parts.length !== 3 || !parts.every((n) => n > 0 && Number.isFinite(n))) throw new InvalidArgumentError('--box must be three lengths > 0: X,Y,Z');
   return parts as [number, number, number];
+}
+
+function periodicArg(v: string): SpherePeriodicSides {
+  if (!Object.hasOwn(SPHERE_PERIODIC_SIDES, v)) throw new InvalidArgumentError(`--periodic must be one of ${Object.keys(SPHERE_PERIODIC_SIDES).map((k) => `'${k}'`).join(', ')}`);
+  return v as SpherePeriodicSides;
 }
 
 /** Options of the commands that run specs (`run`, `queue run`); one place to add more. */
@@ -459,10 +464,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .argument('<file.csv>')
     .option('--name <name>', 'run name (default: the file name)')
     .option('--box <x,y,z>', "box lengths (default: the spheres' extent from the origin)", boxArg)
-    .action(async (file: string, o: { name?: string; box?: [number, number, number] }) => {
+    .option('--periodic <sides>', "the box's periodic sides for the analysis: 'x,y' (a bed periodic sideways, as the voxel packings), 'none' or 'x,y,z'", periodicArg, 'x,y')
+    .action(async (file: string, o: { name?: string; box?: [number, number, number]; periodic: SpherePeriodicSides }) => {
       const csv = readInput(file).toString('utf8');
       await withServices({}, async (s) => {
-        const r = await s.dispatch('runs.importSpheres', { name: o.name ?? basename(file), csv, source: resolve(file), box: o.box });
+        const analysis = { periodic: [...SPHERE_PERIODIC_SIDES[o.periodic]] };
+        const r = await s.dispatch('runs.importSpheres', { name: o.name ?? basename(file), csv, source: resolve(file), box: o.box, analysis });
         print(`${r.status}: ${r.name} (${r.id}), engine ${r.engine}\n${formatMetrics(r.metrics)}`, { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics });
       });
     });

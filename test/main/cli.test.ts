@@ -248,6 +248,21 @@ describe('packbench CLI', () => {
     const out = join(t.dir, 'stack-out.csv');
     expect((await cli('runs', 'export', run.runId, '--format', 'csv', '--out', out)).code).toBe(0);
     expect(readFileSync(out, 'utf8').split('\n')[0]).toBe('x,y,z,r,type,id,coordination');
+    // Periodic sides: x,y by default (as stored), none or x,y,z when asked; the edge spheres of the
+    // stack lose their neighbours across the sides without them, and gain those across z with z.
+    expect(shown.params.analysis).toMatchObject({ periodic: [true, true, false] });
+    const sides = async (periodic: string) => JSON.parse((await cli('--json', 'import', 'spheres', join(t.dir, 'stack.csv'), '--box', '3,3,3', '--periodic', periodic)).stdout);
+    const [open, bed, all] = [await sides('none'), await sides('x,y'), await sides('x,y,z')];
+    expect(JSON.parse((await cli('--json', 'runs', 'show', open.runId)).stdout).params.analysis).toMatchObject({ periodic: [false, false, false] });
+    expect(open.metrics.coordinationMean).toBeLessThan(bed.metrics.coordinationMean);
+    expect(bed.metrics.coordinationMean).toBeLessThan(all.metrics.coordinationMean);
+    const before = JSON.parse((await cli('--json', 'runs', 'list')).stdout).total;
+    for (const wrong of ['xy', 'x', 'none,x', '']) {
+      const r = await cli('import', 'spheres', join(t.dir, 'stack.csv'), '--periodic', wrong);
+      expect(r.code, wrong).toBe(2);
+      expect(r.stderr, wrong).toMatch(/--periodic must be one of 'x,y', 'none', 'x,y,z'/);
+    }
+    expect(JSON.parse((await cli('--json', 'runs', 'list')).stdout).total).toBe(before);
     writeFileSync(join(t.dir, 'bad.csv'), 'x,y,z,r\n1,2,3,-1\n');
     const bad = await cli('import', 'spheres', join(t.dir, 'bad.csv'));
     expect(bad.code).toBe(2);

@@ -307,10 +307,22 @@ describe('Import spheres', () => {
     await w.find('[data-testid="sphere-import"]').trigger('submit');
     await settle(10);
     const call = api.calls.find((c) => c.method === 'runs.importSpheres');
-    expect(call?.params).toEqual({ name: 'bed', csv: 'x,y,z,r\n1,1,1,0.5\n2,2,1,0.5\n', source: 'bed.csv', box: [4, 4, 4] });
+    expect(call?.params).toEqual({ name: 'bed', csv: 'x,y,z,r\n1,1,1,0.5\n2,2,1,0.5\n', source: 'bed.csv', box: [4, 4, 4], analysis: { periodic: [true, true, false] } });
     expect(w.find('[data-testid="sphere-import"]').exists()).toBe(false);
     expect(w.find('[data-testid="history-total"]').text()).toBe('4 runs · 1 selected');
     expect(w.find('[data-testid="history-row-r100000"]').classes()).toContain('selected');
+  });
+
+  it('sends the periodic sides chosen, as `import spheres --periodic` names them', async () => {
+    const { api, w } = await mountHistory(3);
+    await w.find('[data-testid="history-import-spheres"]').trigger('click');
+    await chooseFile(w, 'bed.csv', 'x,y,z,r\n1,1,1,0.5\n');
+    const select = w.find('[data-testid="sphere-import-periodic"]');
+    expect(select.findAll('option').map((o) => o.attributes('value'))).toEqual(['x,y', 'none', 'x,y,z']);
+    await select.setValue('none');
+    await w.find('[data-testid="sphere-import"]').trigger('submit');
+    await settle(10);
+    expect(api.calls.find((c) => c.method === 'runs.importSpheres')?.params).toMatchObject({ analysis: { periodic: [false, false, false] } });
   });
 
   it('names the import after the file chosen last, unless the user typed a name', async () => {
