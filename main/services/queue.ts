@@ -206,6 +206,7 @@ export class JobQueue {
    * the point and the field. Nothing is stored unless every point passes.
    */
   validate(spec: RunSpec, priority = 0, issuePrefix = 'spec'): NewRun[] {
+    this.registry.refuseUnknownFields(spec, issuePrefix);
     const points = expandSweeps(spec);
     return points.map((p, i) => {
       let params: Record<string, unknown>;

@@ -62,7 +62,7 @@ describe('API contract', () => {
     // It was 'internal: too many SQL variables', after seconds of work.
     expect(await rejection('runs.list', { filter: { status: Array(40_000).fill('done') } })).toMatchObject({
       code: 'invalid',
-      issues: [{ path: 'filter.status', message: expect.stringMatching(/<=6/) }],
+      issues: [{ path: 'filter.status', message: 'has 40000 entries; allowed: 0 to 6' }],
     });
     expect(await rejection('nope.method' as MethodName, {})).toMatchObject({ code: 'not_found' });
     expect(await rejection('runs.get', { id: 'missing' })).toMatchObject({ code: 'not_found' });
@@ -83,6 +83,22 @@ describe('API contract', () => {
       issues: [{ path: 'spec.params.mixture.types.1.size.mean', message: "unknown field 'mean'; known fields: law, min, max" }],
     });
     expect(await rejection('runs.list', { limit: 5, fliter: {} })).toMatchObject({ issues: [{ path: 'fliter', message: "unknown field 'fliter' (did you mean 'filter'?)" }] });
+    expect((await s.dispatch('runs.list', {})).total).toBe(0);
+  });
+
+  it('refuses an array over its size limit before walking its entries, naming the field and the allowed range', async () => {
+    // 100,000 mixture types (the limit is 64) took 2.5 s to refuse: the unknown-field walk and the
+    // sweep search went through every entry first. Each entry here counts the walks that list its keys.
+    let entered = 0;
+    const type = { shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 } };
+    const types = Array.from({ length: 100_000 }, () => new Proxy(type, { ownKeys: (o) => (entered++, Reflect.ownKeys(o)) }));
+    for (const method of ['runs.validate', 'runs.enqueue'] as const) {
+      expect(await rejection(method, { spec: { engine: 'voxel', name: 'huge', params: { mixture: { types } } } })).toMatchObject({
+        code: 'invalid',
+        issues: [{ path: 'spec.params.mixture.types', message: 'has 100000 entries; allowed: 1 to 64' }],
+      });
+    }
+    expect(entered).toBe(0);
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 
