@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ParamsIssue } from '../common/engine';
-import { shapeIssues, shapeSchema, type Shape } from './shapes';
+import { quantiseSize, shapeIssues, shapeSchema, type Shape } from './shapes';
 import { solidBounds } from '../surface/solid';
 import { bitMatrixBytes } from './bit-matrix';
 import { WASM_WINDOW_BYTES } from './wasm-kernels';
@@ -188,6 +188,16 @@ export function boundingDiameter(shape: Shape): number {
   }
 }
 
+/**
+ * Largest reach, in voxels, of a particle of `sizeVoxels` from its reference voxel under any
+ * rotation, at least the packer's extent (packer.ts: ceil of its farthest voxel + 0.5): its voxels
+ * lie within half the bounding diameter of the shape's centre, which is at most half a voxel on
+ * each axis from the reference voxel (voxeliseShapeVoxels' sampling offset).
+ */
+export function extentBound(shape: Shape, sizeVoxels: number): number {
+  return Math.ceil((boundingDiameter(shape) * sizeVoxels) / 2 + Math.sqrt(3) / 2 + 0.5);
+}
+
 /** Box size in voxels; the z extent of the packing matrix adds headroom for an open top. */
 export function boxVoxels(p: VoxelParams): { nx: number; ny: number; nz: number; nzMatrix: number; maxExtent: number } {
   const r = p.box.resolution;
@@ -250,6 +260,17 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
         path: `mixture.types.${i}.size`,
         message: `the largest particle spans ${Math.ceil(d)} voxels, the box allows at most ${limit} (box.size × box.resolution − 2); use smaller particles or a larger box`,
       });
+    } else if (p.box.top === 'ceiling' && narrowest >= 3) {
+      // The packer inserts a particle where every rotation of it lies between the floor and the
+      // ceiling: 2 e + 1 voxels of height. A lower box is accepted but never gets a particle.
+      const e = extentBound(t.shape, quantiseSize(maxSize(t.size), r));
+      if (2 * e + 1 > nz) {
+        const allowed = (2 * (Math.floor((nz - 1) / 2) - 0.5 - Math.sqrt(3) / 2)) / boundingDiameter(t.shape) / r;
+        issues.push({
+          path: `mixture.types.${i}.size`,
+          message: `the largest particle (${quantiseSize(maxSize(t.size), r)} voxels) is inserted only where each of its rotations lies between the floor and the ceiling: ${2 * e + 1} voxels of height, the box has ${nz}; allowed sizes up to ${allowed > 0 ? allowed.toPrecision(3) : 0} units here, or a taller box, or box.top 'open'`,
+        });
+      }
     }
     const below = belowOneVoxel(t.size, r);
     if (below) issues.push({ path: `mixture.types.${i}.size.${below.field}`, message: `${below.value} units is below one voxel at ${r} voxels/unit; allowed ≥ ${1 / r}` });

@@ -287,6 +287,26 @@ describe('voxel engine', () => {
     expect(withPores - without).toBeGreaterThan(16 * 500 ** 3);
   });
 
+  it('a box under a ceiling that is accepted gets its particles: the height each rotation needs is checked', () => {
+    // A 10-voxel sphere spans 10 voxels, but the packer inserts it only where every rotation of it
+    // fits between floor and ceiling (2 e + 1 = 15 voxels): in a box 12 high the run ended 'full'
+    // with no particle.
+    const box = (height: number) => voxelParamsSchema.parse({
+      box: { size: [1.2, 1.2, height], resolution: 10 },
+      mixture: { types: [{ size: { law: 'fixed', value: 1 } }] },
+      insertionTries: 20,
+      analysis: { enabled: false },
+    });
+    expect(checkParams(box(1.2))).toEqual([expect.objectContaining({ path: 'mixture.types.0.size', message: expect.stringMatching(/15 voxels of height, the box has 12/) })]);
+    expect(checkParams(box(1.4))).toHaveLength(1);
+    expect(checkParams(box(1.5))).toEqual([]);
+    expect(run(box(1.5), ctx()).metrics.particles).toBe(1);
+    // An open top has the room above the box: accepted and packed.
+    const open = voxelParamsSchema.parse({ ...box(1.2), box: { size: [1.2, 1.2, 1.2], resolution: 10, top: 'open' } });
+    expect(checkParams(open)).toEqual([]);
+    expect(run(open, ctx()).metrics.particles).toBe(1);
+  });
+
   it('the examples parse, and the sphere example runs (scaled down)', () => {
     for (const name of ['voxel-spheres', 'voxel-plates']) {
       const spec = JSON.parse(readFileSync(new URL(`../../../resources/examples/${name}.json`, import.meta.url), 'utf8'));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { voxelEngine, pack, interpenetration, settle, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../../../core/voxel/index';
 import type { ColumnTable, EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
-import type { Packer } from '../../../core/voxel/packer';
+import { Packer } from '../../../core/voxel/packer';
 import { MAX_ROUNDS, settlingNote } from '../../../core/voxel/settle';
 import { rotation } from './rotation-reference';
 
@@ -202,9 +202,13 @@ describe('final settling pass', () => {
 
   it('says how many pairs stay deeper than one voxel when no move helps (a jammed layer under the ceiling)', () => {
     // Nine spheres of 16 voxels 13 apart on a square lattice filling a periodic 39² × 18 box: every
-    // neighbour pair shares 2 voxels, and the ceiling leaves no room to push any of them up.
+    // neighbour pair shares 2 voxels, and the ceiling leaves no room to push any of them up. The
+    // packer could not insert them there (checkParams refuses the box): they are placed by hand on
+    // a packer whose only insertion attempts, which fail, voxelise the sphere.
     const params = voxelParamsSchema.parse({ box: { size: [39 / 16, 39 / 16, 18 / 16], resolution: 16 }, stop: { particles: 9, settle: false }, analysis: { enabled: false } });
-    const { packer } = pack(params, ctx(1));
+    const packer = new Packer(params, 1);
+    while (packer.step());
+    expect(packer.count).toBe(0);
     packer.count = 9;
     for (let i = 0; i < 9; i++) {
       [packer.px[i], packer.py[i], packer.pz[i]] = [6 + 13 * (i % 3), 6 + 13 * Math.floor(i / 3), 8];
