@@ -266,7 +266,7 @@ async function writeLammps(writer: SequentialWriter, frameTable: ColumnTable, on
   const origin = frameOrigin(meta) ?? [0, 0, 0];
   const bounds = meta.box ? frameBounds(meta.box as [number, number, number], origin) : (containerBounds(meta) ?? { box: boundingBox(table, radius) });
   const n = rowCount(table);
-  await writer.write(dumpHead(table, { ...bounds, periodic }));
+  await writer.write(dumpHead(table, { ...thickened(bounds, radius), periodic }));
   for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
     const end = Math.min(n, start + CSV_CHUNK_ROWS);
     await writer.write(dumpRows(table, radius, start, end));
@@ -293,6 +293,21 @@ function containerBounds(meta: Record<string, unknown>): { lo: [number, number, 
   const axis = ['x', 'y', 'z'].indexOf(c.moves ?? '');
   const offset = typeof meta.containerOffset === 'number' ? meta.containerOffset : 0;
   if (axis >= 0) { lo[axis] += offset; hi[axis] += offset; }
+  return { lo, box: hi };
+}
+
+/**
+ * Bounds with every flat side given a thickness: a 2D table (disks in the plane z = 0) declares a
+ * box 0 thick along z, which OVITO and LAMMPS refuse or draw as nothing; the dump's box reaches the
+ * largest radius (0.5 without particles) either side of the plane instead, so every disk is in it.
+ */
+function thickened(bounds: { lo?: readonly number[]; box: readonly number[] }, radius: Float64Array): { lo: [number, number, number]; box: [number, number, number] } {
+  let reach = 0;
+  for (const r of radius) reach = Math.max(reach, r);
+  if (!(reach > 0)) reach = 0.5;
+  const lo: [number, number, number] = [bounds.lo?.[0] ?? 0, bounds.lo?.[1] ?? 0, bounds.lo?.[2] ?? 0];
+  const hi: [number, number, number] = [bounds.box[0], bounds.box[1], bounds.box[2]];
+  for (let a = 0; a < 3; a++) if (!(hi[a] > lo[a])) { lo[a] -= reach; hi[a] += reach; }
   return { lo, box: hi };
 }
 

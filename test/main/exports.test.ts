@@ -375,7 +375,8 @@ describe('LAMMPS dumps of runs without periodic sides', () => {
       const { flags, bounds } = boxOf(text);
       expect(flags).toBe('ff ff ff');
       // 2D: x horizontal, y vertical (the vial moves along y); 3D: a cylinder of diameter 60 along z.
-      expect(bounds).toEqual(dim === 2 ? [[0, 60], [offset, 80 + offset], [0, 0]] : [[0, 60], [0, 60], [offset, 80 + offset]]);
+      // 2D: the disks lie in z = 0 and the box reaches a radius (3) either side, not 0 thick (OVITO refuses that).
+      expect(bounds).toEqual(dim === 2 ? [[0, 60], [offset, 80 + offset], [-3, 3]] : [[0, 60], [0, 60], [offset, 80 + offset]]);
       const atoms = parseDump(text).table.columns;
       const vertical = dim === 2 ? atoms.y : atoms.z;
       for (let i = 0; i < 12; i++) {
@@ -384,6 +385,14 @@ describe('LAMMPS dumps of runs without periodic sides', () => {
         expect(vertical[i] + atoms.r[i]).toBeLessThanOrEqual(80 + offset + 1e-9);
       }
     }
+  });
+
+  it("a 2D stacking's flat box (lz = 0) gets the largest radius either side of the plane", async () => {
+    const disks: ColumnTable = { ...spheres, columns: { ...spheres.columns, z: new Float64Array(3) }, meta: { box: [4, 4, 0], dim: 2, periodic: [true, false, false] } };
+    writeFileSync(join(dir, 'disks.pbt'), encodeTable(disks));
+    const flat: ExportableRun = { ...run, id: 'd2', engine: 'stacking', artifacts: [{ kind: 'table', name: 'particles', path: join(dir, 'disks.pbt') }] };
+    await exportRun(flat, 'lammps', join(dir, 'disks.dump'));
+    expect(boxOf(readFileSync(join(dir, 'disks.dump'), 'utf8'))).toEqual({ flags: 'pp ff ff', bounds: [[0, 4], [0, 4], [-0.5, 0.5]] });
   });
 
   it('a table with a box but no periodic sides (a surface sample) is not periodic', async () => {
