@@ -9,7 +9,7 @@
  * Size laws, their ranges and bounds are the voxel engine's own (core/voxel/params.ts).
  */
 import { maxSize, minSize, particleTypeSchema, sizeLawSchema, type SizeLaw } from '../../../../core/voxel/params';
-import { readableNaN } from './shapeForm';
+import { schemaMessages } from './shapeForm';
 
 export type { SizeLaw };
 export type SizeLawKind = SizeLaw['law'];
@@ -82,10 +82,9 @@ export function validateMixture(m: Mixture): MixtureIssue[] {
   m.types.forEach((t, i) => {
     const p = `types.${i}`;
     if (!t.shapeId) issues.push({ path: `${p}.shapeId`, message: 'choose a shape' });
-    const size = sizeLawSchema.safeParse(t.size, readableNaN);
-    if (!size.success) for (const x of size.error.issues) issues.push({ path: [p, 'size', ...x.path].join('.'), message: x.message });
-    const fraction = particleTypeSchema.shape.fraction.safeParse(t.fraction, readableNaN);
-    if (!fraction.success) issues.push({ path: `${p}.fraction`, message: fraction.error.issues[0].message });
+    for (const [path, message] of Object.entries(schemaMessages(sizeLawSchema, t.size))) issues.push({ path: [p, 'size', path].filter(Boolean).join('.'), message });
+    const fraction = Object.values(schemaMessages(particleTypeSchema.shape.fraction, t.fraction))[0];
+    if (fraction) issues.push({ path: `${p}.fraction`, message: fraction });
   });
   // The engine's cross-field rule (core/voxel/params.ts checkParams): some type must be drawn.
   if (m.types.length && !m.types.some((t) => t.fraction > 0)) issues.push({ path: 'types', message: 'at least one fraction must be > 0' });

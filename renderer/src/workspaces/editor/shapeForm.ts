@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { shapeIssues, shapeKindSchemas } from '../../../../core/voxel/shapes';
-import type { JsonSchema } from '../batch/schema';
+import { validate, type JsonSchema } from '../batch/schema';
 import { voxelParamsSchema } from '../../../../core/voxel/params';
 
 export type ShapeKind = keyof typeof shapeKindSchemas;
@@ -109,21 +109,39 @@ export function defaultShape(kind: ShapeKind): Record<string, unknown> {
   return shapeKindSchemas[kind].parse({ kind }) as Record<string, unknown>;
 }
 
-/** zod parse options under which an empty or unreadable number entry (NaN) reads 'enter a number'. */
-export const readableNaN = { error: (iss: { code: string; input?: unknown }) => (iss.code === 'invalid_type' && Number.isNaN(iss.input) ? 'enter a number' : undefined) };
+const jsonSchemas = new WeakMap<z.ZodType, JsonSchema>();
+
+/**
+ * Messages of a value by one of core's schemas, keyed by dotted path ({} when valid), in the batch
+ * form's words ('must be in (0, 1]', 'enter a number' for an empty or unreadable entry): the form's
+ * validator reads the schema's ranges as JSON Schema. zod's own messages for the schema's refinements,
+ * which the engine writes in the product's words (and for anything the form's validator let pass).
+ */
+export function schemaMessages(schema: z.ZodType, value: unknown): Record<string, string> {
+  let json = jsonSchemas.get(schema);
+  if (!json) jsonSchemas.set(schema, (json = z.toJSONSchema(schema, { io: 'input' }) as JsonSchema));
+  const out = validate(json, value);
+  const checked = Object.keys(out).length > 0;
+  const r = schema.safeParse(value);
+  // Refinements ('custom') always; zod's other issues only when the form's validator found nothing.
+  if (!r.success) for (const issue of r.error.issues) if (issue.code === 'custom' || !checked) out[issue.path.join('.')] ??= issue.message;
+  return out;
+}
 
 /** Field messages of a shape, keyed by the field's dotted path ('e1', 'surface.blobs.0.radius'; {} when
- *  valid): the kind's schema first, then the checks that need several fields (shapeIssues). */
+ *  valid): the kind's schema first (schemaMessages), then the checks that need several fields
+ *  (shapeIssues). A parameter of the kind names itself ('e1 must be in [0.1, 4]'), as the size and
+ *  resolution below it do; a field of a surface is named by its row of the surface's form. */
 export function validateShape(shape: Record<string, unknown>): Record<string, string> {
   const kind = String(shape.kind);
   if (!isShapeKind(kind)) return { kind: `unknown shape kind '${kind}'` };
-  const r = shapeKindSchemas[kind].safeParse(shape, readableNaN);
   const out: Record<string, string> = {};
-  if (r.success) {
-    for (const issue of shapeIssues(r.data, '')) out[issue.path] ??= issue.message;
-    return out;
+  for (const [path, message] of Object.entries(schemaMessages(shapeKindSchemas[kind], shape))) {
+    if (!path) out.kind ??= message;
+    else out[path] = path.includes('.') ? message : `${path}${message.startsWith('must') ? ' ' : ': '}${message}`;
   }
-  for (const issue of r.error.issues) out[issue.path.length ? issue.path.join('.') : 'kind'] ??= issue.message;
+  if (Object.keys(out).length) return out;
+  for (const issue of shapeIssues(shapeKindSchemas[kind].parse(shape), '')) out[issue.path] ??= issue.message;
   return out;
 }
 

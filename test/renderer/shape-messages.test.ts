@@ -1,0 +1,36 @@
+/**
+ * The particle editor's messages for shape parameters and size laws read like the batch form's (the
+ * field and its allowed range), not zod's wording ('Too small: expected number to be >0').
+ */
+import { describe, expect, it } from 'vitest';
+import { validateShape } from '../../renderer/src/workspaces/editor/shapeForm';
+import { validateMixture } from '../../renderer/src/workspaces/editor/mixture';
+
+describe('shape parameter messages', () => {
+  it("name the kind's parameter and its range", () => {
+    expect(validateShape({ kind: 'superellipsoid', b: 0, c: Number.NaN, e1: 0, e2: 9 })).toEqual({
+      b: 'b must be in (0, 1]',
+      c: 'c: enter a number',
+      e1: 'e1 must be in [0.1, 4]',
+      e2: 'e2 must be in [0.1, 4]',
+    });
+    expect(validateShape({ kind: 'cylinder', length: 60 })).toEqual({ length: 'length must be in (0, 50]' });
+  });
+
+  it("give a surface's field its range, as the batch form's rows do", () => {
+    expect(validateShape({ kind: 'implicit', surface: { kind: 'torus', majorRadius: 0, minorRadius: 0.3 } })).toEqual({ 'surface.majorRadius': 'must be in (0, 1000000]' });
+  });
+
+  it("give a size law's fields and a fraction their ranges, and keep the engine's own cross-field words", () => {
+    const issues = validateMixture({ basis: 'number', types: [
+      { shapeId: 'a', size: { law: 'normal', mean: 1, sd: -1 }, fraction: -1 },
+      { shapeId: 'a', size: { law: 'table', sizes: [1, -1], weights: [1] }, fraction: 1 },
+    ] });
+    expect(issues).toEqual([
+      { path: 'types.0.size.sd', message: 'must be in [0, 1000000]' },
+      { path: 'types.0.fraction', message: 'must be in [0, 1000000000]' },
+      { path: 'types.1.size.sizes.1', message: 'must be in (0, 1000000]' },
+      { path: 'types.1.size.weights', message: 'weights must have one entry per size' },
+    ]);
+  });
+});
