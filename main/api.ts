@@ -640,12 +640,16 @@ function walk(schema: JsonSchema, value: unknown, path: string, w: FieldWalk): v
     const closed = schema.additionalProperties === undefined || schema.additionalProperties === false;
     for (const [key, v] of Object.entries(value)) {
       if (v === undefined) continue;
-      const field = schema.properties[key];
+      // Own fields only: '__proto__' (an own key as JSON.parse makes it) found Object.prototype here.
+      const field = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
       if (field) walk(field, v, at(key), w);
       else if (closed) {
         w.issues.push({ path: at(key), message: unknownFieldMessage(key, known) });
       }
     }
+  } else if (isRecord(value) && schema.additionalProperties !== undefined && Object.hasOwn(value, '__proto__')) {
+    // A record (any field names): zod copies it by assignment, and a '__proto__' key then sets the copy's prototype.
+    w.issues.push({ path: at('__proto__'), message: "'__proto__' is not allowed as a field name" });
   }
   if (Array.isArray(value)) {
     if (schema.maxItems !== undefined && value.length > schema.maxItems) {

@@ -83,9 +83,8 @@ export function decodeMessage(bytes: Uint8Array): unknown {
         const start = bytes.byteOffset + dataStart + off;
         return new ctor(bytes.buffer.slice(start, start + len) as ArrayBuffer);
       }
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[k] = revive(x);
-      return out;
+      // fromEntries defines each key as an own field: assigning a '__proto__' key set the object's prototype instead.
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, revive(x)]));
     }
     return v;
   };

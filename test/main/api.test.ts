@@ -82,6 +82,17 @@ describe('API contract', () => {
     expect(await enqueue({ params: { mixture: { types: [{}, { size: { law: 'uniform', min: 1, max: 2, mean: 1.5 } }] } } })).toMatchObject({
       issues: [{ path: 'spec.params.mixture.types.1.size.mean', message: "unknown field 'mean'; known fields: law, min, max" }],
     });
+    // '__proto__' as JSON.parse makes it (an own field), at any level: unknown like any other.
+    expect(await enqueue({ params: JSON.parse('{"box": {"__proto__": 5}}') })).toMatchObject({
+      code: 'invalid',
+      issues: [{ path: 'spec.params.box.__proto__', message: expect.stringMatching(/^unknown field '__proto__'/) }],
+    });
+    // The spec's params are a record (zod copied it, and the key became the copy's prototype).
+    expect(await enqueue({ params: JSON.parse('{"__proto__": {"x": 1}}') })).toMatchObject({
+      code: 'invalid',
+      issues: [{ path: 'spec.params.__proto__', message: "'__proto__' is not allowed as a field name" }],
+    });
+    expect(await rejection('runs.validate', JSON.parse('{"spec": {"engine": "voxel", "name": "x", "__proto__": {}}}'))).toMatchObject({ issues: [{ path: 'spec.__proto__' }] });
     expect(await rejection('runs.list', { limit: 5, fliter: {} })).toMatchObject({ issues: [{ path: 'fliter', message: "unknown field 'fliter' (did you mean 'filter'?)" }] });
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });

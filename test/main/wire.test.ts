@@ -37,6 +37,14 @@ describe('WebSocket message codec', () => {
     expect(decodeMessage(bigger.subarray(5))).toEqual({ a: Float64Array.of(1, 2, 3) });
   });
 
+  it("keeps a '__proto__' key as a field of its object, as JSON.parse does, not as the object's prototype", () => {
+    const value = JSON.parse('{"params": {"__proto__": {"box": {"resolution": 5}}}}');
+    const back = decodeMessage(encodeMessage(value)) as { params: Record<string, unknown> };
+    expect(Object.keys(back.params)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(back.params)).toBe(Object.prototype);
+    expect((back.params as { box?: unknown }).box).toBeUndefined();
+  });
+
   it('rejects truncated frames', () => {
     const frame = encodeMessage({ a: Float64Array.of(1, 2, 3) });
     expect(() => decodeMessage(frame.subarray(0, 2))).toThrow(/preamble/);
