@@ -15,6 +15,15 @@ describe('surface params', () => {
     }
   });
 
+  it('refuses a time step outside [0.1, 0.5], naming the field and the range', () => {
+    for (const timeStep of [1e-300, 0.05, 0.6, 1e300]) {
+      const r = surfaceParamsSchema.safeParse({ dynamics: { timeStep } });
+      expect(r.success, String(timeStep)).toBe(false);
+      expect(r.error!.issues.map((i) => [i.path.join('.'), i.message.slice(0, 26)])).toEqual([['dynamics.timeStep', 'must be in [0.1, 0.5]: wit']]);
+    }
+    expect(parse({ dynamics: { timeStep: 0.1 } }).dynamics.timeStep).toBe(0.1);
+  });
+
   it('every field carries a description (and numbers a unit)', () => {
     let numbers = 0;
     const walk = (node: Record<string, unknown>, path: string) => {
