@@ -74,13 +74,18 @@ export function surfaceGeometry(surface: ImplicitSurface): { bounds: Float64Arra
 /**
  * Checks that need several fields, each naming the field and the allowed range: the surface's own
  * (surfaceIssues), the spacing against the surface's size and maxParticles, the O(n²) search
- * against its practical size, and the Euler step against the feedback.
+ * against its practical size, the Euler step against the feedback, and the stop window against
+ * maxIterations.
  */
 export function checkParams(p: SurfaceParams): ParamsIssue[] {
   const issues = surfaceIssues(p.surface, 'surface');
   const { timeStep, feedback } = p.dynamics;
   if (timeStep * feedback > 1) {
     issues.push({ path: 'dynamics.feedback', message: `timeStep · feedback must be ≤ 1 (a full projection each step at most); allowed ≤ ${1 / timeStep} with timeStep ${timeStep}, got ${feedback}` });
+  }
+  if (p.stop.window > p.stop.maxIterations) {
+    // Uniform takes `window` iterations in a row: a longer window can only end at maxIterations.
+    issues.push({ path: 'stop.window', message: `must be at most stop.maxIterations = ${p.stop.maxIterations} (the sampling is uniform after window iterations in a row), got ${p.stop.window}` });
   }
   if (issues.length > 0) return issues;
   const { bounds, area } = surfaceGeometry(p.surface);

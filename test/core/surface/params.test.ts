@@ -58,6 +58,10 @@ describe('surface params', () => {
     expect(paths({ spacing: 0.02, neighbourSearch: 'direct' })).toEqual(['neighbourSearch']);
     expect(paths({ spacing: 0.05, neighbourSearch: 'direct' })).toEqual([]);
     expect(paths({ dynamics: { timeStep: 0.5, feedback: 3 } })).toEqual(['dynamics.feedback']);
+    expect(checkParams(parse({ stop: { window: 50, maxIterations: 40 } }))).toEqual([
+      { path: 'stop.window', message: 'must be at most stop.maxIterations = 40 (the sampling is uniform after window iterations in a row), got 50' },
+    ]);
+    expect(paths({ stop: { window: 40, maxIterations: 40 } })).toEqual([]);
   });
 
   it('the smallest spacing the check allows passes it', () => {
