@@ -13,7 +13,8 @@ import { bundleDirs, WorkerPool } from './pool';
 import { Limiter } from './limiter';
 import { JobQueue } from './queue';
 import { ShapeLibrary } from './shapes';
-import { RunStore } from './store';
+import { ApiError } from '../api';
+import { BUSY_TIMEOUT_MS, RunStore } from './store';
 import { appVersion } from './datadir';
 
 export interface ServicesOptions {
@@ -37,7 +38,16 @@ export interface ServicesOptions {
    * folder still works; calls that write fail with 'unavailable'.
    */
   readOnly?: boolean;
+  /** How long opening waits in all for a write lock another process holds on the database (default OPEN_LOCK_WAIT_MS). */
+  lockWaitMs?: number;
 }
+
+/**
+ * How long opening a data folder for writing waits for another process to release the database's
+ * write lock (another PackBench migrating a big database, a command writing a large batch) before
+ * it gives up naming the folder. Opening writes at once (the built-in shapes, crash recovery).
+ */
+export const OPEN_LOCK_WAIT_MS = 60_000;
 
 export interface Services extends HandlerContext {
   events: EventBus;
@@ -59,13 +69,34 @@ const UNWRITABLE = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT', 'SQL
 export function openServices(o: ServicesOptions): Services {
   if (o.readOnly) return open(o);
   try {
-    return open(o);
+    return openWaitingForLock(o);
   } catch (err) {
     const code = String((err as { code?: unknown }).code ?? '');
     if (!UNWRITABLE.has(code) && !code.startsWith('SQLITE_IOERR')) throw err;
     // The banner says it in words; the system's message (path, call) goes to the log.
     console.warn(`PackBench: opening ${o.dataDir} for writing failed: ${(err as Error).message}`);
     return open({ ...o, readOnly: true }, `${storageFaultMeaning(code) ?? (err as Error).message} (${code})`);
+  }
+}
+
+/**
+ * Opens the folder for writing, trying again while another process holds the database's write lock
+ * (each try waits BUSY_TIMEOUT_MS in SQLite) for lockWaitMs in all; says once that it waits. SQLite
+ * cannot tell which process holds the lock, so the error names the folder and who may hold it.
+ */
+function openWaitingForLock(o: ServicesOptions): Services {
+  const waitMs = o.lockWaitMs ?? OPEN_LOCK_WAIT_MS;
+  const tries = Math.max(1, Math.ceil(waitMs / BUSY_TIMEOUT_MS));
+  for (let i = 1; ; i++) {
+    try {
+      return open(o);
+    } catch (err) {
+      if (!String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')) throw err;
+      if (i === tries) {
+        throw new ApiError('unavailable', `cannot open the data folder ${o.dataDir}: another process has held the write lock of its database (packbench.db) for over ${Math.round((i * BUSY_TIMEOUT_MS) / 1000)} s: a PackBench app, web host or packbench command writing to this folder, or a database tool with a transaction open; close it or let it finish, then try again`);
+      }
+      if (i === 1) console.warn(`PackBench: the database of ${o.dataDir} is locked by another process; waiting up to ${Math.round((tries * BUSY_TIMEOUT_MS) / 1000)} s for it`);
+    }
   }
 }
 

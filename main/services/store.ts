@@ -343,7 +343,7 @@ export interface RunOrigin {
 }
 
 /** How long a call that writes waits for a lock another process holds before it fails with SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 5000;
+export const BUSY_TIMEOUT_MS = 5000;
 
 export class RunStore {
   readonly db: Database.Database;

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runnableEntry, WorkerPool } from '../../main/services/pool';
@@ -89,6 +90,27 @@ describe('queue faults', () => {
 });
 
 describe('data folder faults', () => {
+  it("waits at opening for a write lock another process holds, saying so, and past lockWaitMs fails naming the folder", async () => {
+    const data = dir();
+    await fixtureServices(data).close();
+    // Another process holds the write lock until told to let go some time later (this process
+    // cannot tell it while it waits: SQLite's wait blocks the thread).
+    const hold = `const d = new (require('better-sqlite3'))(${JSON.stringify(join(data, 'packbench.db'))}); d.exec('BEGIN IMMEDIATE'); console.log('locked');
+      process.stdin.once('data', (ms) => setTimeout(() => { d.exec('COMMIT'); d.close(); }, Number(ms)));`;
+    const holder = spawn(process.execPath, ['-e', hold], { stdio: ['pipe', 'pipe', 'inherit'] });
+    later(() => void holder.kill());
+    await new Promise((r) => holder.stdout.once('data', r));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    later(() => warn.mockRestore());
+    // It failed after 5 s with 'the database is locked by another process; try again (SQLITE_BUSY)', naming no folder.
+    expect(() => fixtureServices(data, { lockWaitMs: 5000 })).toThrow(`cannot open the data folder ${data}: another process has held the write lock of its database (packbench.db) for over 5 s`);
+    holder.stdin.write('6000');
+    const s = fixtureServices(data, { lockWaitMs: 30_000 });
+    later(() => s.close());
+    expect(s.readOnlyBecause).toBeNull();
+    expect(warn).toHaveBeenCalledWith(`PackBench: the database of ${data} is locked by another process; waiting up to 30 s for it`);
+  });
+
   /** A data folder with one finished run in it. */
   async function folderWithARun(dir: string): Promise<string> {
     const s = fixtureServices(dir, { autoStart: true });
