@@ -1,0 +1,59 @@
+/// <reference lib="dom" />
+/**
+ * The batch manager's tables in a 1024 px window, the narrowest the app is laid out for: every number
+ * of the gradation table shows whole, and the table stays inside the form.
+ * Screenshot: test/e2e/artifacts/batch-layout-gradation.png.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { openServices, type Services } from '../../main/services/services';
+import { tempDir } from '../main/helpers';
+import { ARTIFACTS, CHROMIUM, openBrowserSession, type BrowserSession } from './chromium';
+
+let services: Services;
+let session: BrowserSession;
+let page: Page;
+let cleanup: () => void;
+const testid = (id: string) => `[data-testid="${id}"]`;
+
+beforeAll(async () => {
+  const t = tempDir('packbench-e2e-batch-layout-');
+  cleanup = t.cleanup;
+  services = openServices({ dataDir: t.dir, autoStart: false });
+  session = await openBrowserSession(services, { viewport: { width: 1024, height: 768 }, colorScheme: 'light' });
+  page = session.page;
+  await page.goto(session.host.url);
+  await page.waitForSelector(testid('engine-select'));
+});
+
+afterAll(async () => {
+  await session?.close();
+  await services?.close();
+  cleanup?.();
+});
+
+/** Inputs under `selector` whose value is wider than the box showing it: 'testid value'. */
+function cutInputs(selector: string): Promise<string[]> {
+  return page.$$eval(`${selector} input[type="number"]`, (inputs) =>
+    (inputs as HTMLInputElement[]).filter((i) => i.scrollWidth > i.clientWidth).map((i) => `${i.dataset.testid} ${i.value}`),
+  );
+}
+
+describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
+  it("shows the gradation table's radii, shares and a_f whole, inside the form", async () => {
+    await page.selectOption(testid('engine-select'), 'stacking');
+    await page.waitForSelector(testid('field-gradation.classes.1.radius'));
+    // The 3D example's radii (0.15725, 0.07175), a longer one a user types (8 characters), and the
+    // 5 characters a share or an a_f is given room for.
+    await page.fill(testid('field-gradation.classes.1.radius'), '0.157255');
+    await page.fill(testid('field-gradation.classes.2.af.1'), '0.125');
+    await page.fill(testid('field-gradation.classes.3.fraction'), '0.125');
+    expect(await cutInputs(testid('field-gradation'))).toEqual([]);
+    const form = (await page.locator(testid('field-gradation')).boundingBox())!;
+    const table = (await page.locator(`${testid('field-gradation')} table`).boundingBox())!;
+    expect(table.x + table.width).toBeLessThanOrEqual(form.x + form.width);
+    await page.locator(testid('field-gradation')).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-gradation.png') });
+  });
+});
