@@ -3,7 +3,8 @@
  *
  *   ITEM: TIMESTEP / ITEM: NUMBER OF ATOMS / ITEM: BOX BOUNDS pp pp ff / ITEM: ATOMS id type x y z radius ...
  *
- * LAMMPS ids and types start at 1, so id = row + 1 and type = table type + 1. Spheres carry their
+ * LAMMPS ids and types start at 1, so id = row + 1 and type = the table's category + 1 (its `type`
+ * column, or the column its declaration names: a stacking's size `class`). Spheres carry their
  * radius; voxel particles half the equivalent diameter of the voxels they hold (the same function
  * and count as the particle table's equivalentDiameter: core/analysis/sizes.ts) and their
  * rotation angles rx ry rz as extra columns.
@@ -44,9 +45,10 @@ export function dumpHead(table: ColumnTable, opts: DumpOptions): string {
   ].join('\n') + '\n';
 }
 
-/** Atom lines for rows [start, end). */
-export function dumpRows(table: ColumnTable, radius: Float64Array, start: number, end: number): string {
-  const { x, y, z, type } = table.columns;
+/** Atom lines for rows [start, end); the LAMMPS type from column `typeColumn` (0-based, absent: all 1). */
+export function dumpRows(table: ColumnTable, radius: Float64Array, start: number, end: number, typeColumn = 'type'): string {
+  const { x, y, z } = table.columns;
+  const type = table.columns[typeColumn];
   if (!x || !y || !z) throw new Error(`table '${table.name}' lacks x, y or z, which a LAMMPS dump needs`);
   const extra = ['rx', 'ry', 'rz'].filter((c) => c in table.columns).map((c) => table.columns[c]);
   const lines: string[] = [];

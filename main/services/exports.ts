@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ColumnTable, EngineSeries } from '../../core/common/engine';
+import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/common/engine';
 import { decodeHeader, decodeTable, headerByteLength, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
 import { dumpHead, dumpRadius, dumpRows } from '../../core/io/lammps';
@@ -266,10 +266,13 @@ async function writeLammps(writer: SequentialWriter, frameTable: ColumnTable, on
   const origin = frameOrigin(meta) ?? [0, 0, 0];
   const bounds = meta.box ? frameBounds(meta.box as [number, number, number], origin) : (containerBounds(meta) ?? { box: boundingBox(table, radius) });
   const n = rowCount(table);
+  // The category the table declares (a stacking's size class, a voxel packing's type) is the atom type OVITO colours by.
+  const category = (meta.particleTable as ParticleTableSpec | undefined)?.category?.column;
+  const typeColumn = category && category in table.columns ? category : 'type';
   await writer.write(dumpHead(table, { ...thickened(bounds, radius), periodic }));
   for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
     const end = Math.min(n, start + CSV_CHUNK_ROWS);
-    await writer.write(dumpRows(table, radius, start, end));
+    await writer.write(dumpRows(table, radius, start, end, typeColumn));
     onProgress(end / n);
   }
 }

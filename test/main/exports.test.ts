@@ -16,6 +16,7 @@ import type { ColumnTable, EngineResult, LabelVolume } from '../../core/common/e
 import { ballmillEngine, ballmillParamsSchema } from '../../core/ballmill/index';
 import { voxelEngine, voxelParamsSchema } from '../../core/voxel/index';
 import { surfaceEngine } from '../../core/surface/index';
+import { stackingEngine } from '../../core/stacking/index';
 import { surfaceParamsSchema } from '../../core/surface/params';
 import { EXPORT_FORMATS, exportFileName, exportForDownload, exportRun, type ExportableRun } from '../../main/services/exports';
 
@@ -393,6 +394,18 @@ describe('LAMMPS dumps of runs without periodic sides', () => {
     const flat: ExportableRun = { ...run, id: 'd2', engine: 'stacking', artifacts: [{ kind: 'table', name: 'particles', path: join(dir, 'disks.pbt') }] };
     await exportRun(flat, 'lammps', join(dir, 'disks.dump'));
     expect(boxOf(readFileSync(join(dir, 'disks.dump'), 'utf8'))).toEqual({ flags: 'pp ff ff', bounds: [[0, 4], [0, 4], [-0.5, 0.5]] });
+  });
+
+  it("a stacking's size class is the atom type (the category its table declares)", async () => {
+    const classed: ColumnTable = {
+      kind: 'table', name: 'particles',
+      columns: { x: Float64Array.of(1, 2, 3), y: Float64Array.of(1, 1, 1), z: Float64Array.of(1, 1, 1), r: Float64Array.of(0.5, 0.25, 0.125), class: Uint8Array.of(2, 0, 1) },
+      meta: { box: [4, 4, 4], particleTable: stackingEngine.particleTable },
+    };
+    writeFileSync(join(dir, 'classed.pbt'), encodeTable(classed));
+    const stacked: ExportableRun = { ...run, id: 'c3', engine: 'stacking', artifacts: [{ kind: 'table', name: 'particles', path: join(dir, 'classed.pbt') }] };
+    await exportRun(stacked, 'lammps', join(dir, 'classed.dump'));
+    expect(Array.from(parseDump(readFileSync(join(dir, 'classed.dump'), 'utf8')).table.columns.type)).toEqual([2, 0, 1]);
   });
 
   it('a table with a box but no periodic sides (a surface sample) is not periodic', async () => {
