@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from './implicit';
 import type { ParamsIssue } from '../common/engine';
 import { estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
+import { sigmaForSpacing } from './sampler';
+import { RANGE_SIGMAS } from './rows';
 
 export const surfaceParamsSchema = z.strictObject({
   surface: implicitSurfaceSchema.default({ kind: 'sphere', radius: 1 }),
@@ -71,11 +73,17 @@ export function surfaceGeometry(surface: ImplicitSurface): { bounds: Float64Arra
   return { bounds, area: estimateArea(fn, bounds) };
 }
 
+/** x to four significant digits, rounded down (a limit printed this way is itself allowed). */
+function fourDigitsDown(x: number): number {
+  const rounded = Number(x.toPrecision(4));
+  return rounded <= x ? rounded : Number((x - 0.5 * 10 ** (Math.floor(Math.log10(x)) - 3)).toPrecision(4));
+}
+
 /**
  * Checks that need several fields, each naming the field and the allowed range: the surface's own
- * (surfaceIssues), the spacing against the surface's size and maxParticles, the O(n²) search
- * against its practical size, the Euler step against the feedback, and the stop window against
- * maxIterations.
+ * (surfaceIssues), the spacing against the surface's size, its thinnest side and maxParticles, the
+ * O(n²) search against its practical size, the Euler step against the feedback, and the stop
+ * window against maxIterations.
  */
 export function checkParams(p: SurfaceParams): ParamsIssue[] {
   const issues = surfaceIssues(p.surface, 'surface');
@@ -92,6 +100,19 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   const side = longestSide(bounds);
   if (p.spacing > side / 4) {
     issues.push({ path: 'spacing', message: `must be at most a quarter of the surface's longest side (${side / 4}), got ${p.spacing}` });
+    return issues;
+  }
+  // Particles within the repulsion range 3σ of each other repel, through the solid as well: on a
+  // sheet or tube thinner than that the two sides push each other apart, births outrun deaths and
+  // the count runs away to maxParticles without the sampling ever becoming uniform.
+  const reach = RANGE_SIGMAS * sigmaForSpacing(p.spacing);
+  const thickness = [0, 1, 2].map((a) => bounds[a + 3] - bounds[a]);
+  const thinnest = Math.min(...thickness);
+  if (thinnest < reach) {
+    issues.push({
+      path: 'spacing',
+      message: `must be at most ${fourDigitsDown((p.spacing * thinnest) / reach)}: the solid is ${thinnest.toPrecision(4)} thick along ${'xyz'[thickness.indexOf(thinnest)]}, less than the repulsion range 3σ (${reach.toPrecision(4)}) at spacing ${p.spacing}, so its two sides would repel each other through it; got ${p.spacing}`,
+    });
     return issues;
   }
   const expected = area / hexagonArea(p.spacing);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { EngineResult } from '../../../core/common/engine';
 import { checkParams, estimateMemoryBytes, surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
 
 const parse = (p: unknown) => surfaceParamsSchema.parse(p);
@@ -69,6 +70,24 @@ describe('surface params', () => {
     const smallest = Number(/≥ ([\d.e-]+)/.exec(msg)![1]);
     expect(checkParams(parse({ spacing: smallest * 1.01, maxParticles: 50_000 }))).toEqual([]);
     expect(checkParams(parse({ spacing: smallest * 0.98, maxParticles: 50_000 }))).toHaveLength(1);
+  });
+
+  it('a solid thinner than the repulsion range 3σ is refused: its two sides would repel each other', () => {
+    // A flat ellipsoid 0.02 thick sampled at 0.1 was accepted; its count ran away (85,000 particles
+    // after 550 iterations of the 725 its area needs, nearest-neighbour CV 0.65, minutes an hour).
+    const sheet = (spacing: number) => checkParams(parse({ surface: { kind: 'ellipsoid', semiAxes: [1, 0.01, 1] }, spacing }));
+    expect(sheet(0.1)).toEqual([{
+      path: 'spacing',
+      message: 'must be at most 0.01338: the solid is 0.02000 thick along y, less than the repulsion range 3σ (0.1494) at spacing 0.1, so its two sides would repel each other through it; got 0.1',
+    }]);
+    expect(sheet(0.01338)).toEqual([]);
+    expect(sheet(0.01339)).toHaveLength(1);
+    expect(paths({ surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.05 }, spacing: 0.1 })).toEqual(['spacing']);
+    // A tube 1.5 spacings thick is sampled uniformly.
+    const tube = parse({ surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.075 }, spacing: 0.1, voxelsAcross: 0 });
+    expect(checkParams(tube)).toEqual([]);
+    const r = surfaceEngine.run(tube, { seed: 1, threads: 1, progress() {}, cancelled: () => false, log() {} }) as EngineResult;
+    expect(r.metrics.stopReason).toBe('uniform');
   });
 
   it('the engine refuses a spec that fails the checks before sampling', () => {
