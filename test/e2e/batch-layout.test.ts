@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 /**
  * The batch manager's tables in a 1024 px window, the narrowest the app is laid out for: every number
- * of the gradation table shows whole, and the table stays inside the form.
- * Screenshot: test/e2e/artifacts/batch-layout-gradation.png.
+ * of the gradation table shows whole, and the table stays inside the form; the queue's engine names
+ * and headers show whole at 1024 and at 1440 px.
+ * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -55,5 +56,25 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
     expect(table.x + table.width).toBeLessThanOrEqual(form.x + form.width);
     await page.locator(testid('field-gradation')).scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-gradation.png') });
+  });
+
+  it("shows every engine's name and every header of the queue whole, at 1024 and 1440 px", async () => {
+    // Queued (the queue is not started): one run of each engine, by their ids.
+    await page.evaluate(async () => {
+      const api = (window as unknown as { packbench: { call(m: string, p: unknown): Promise<unknown> } }).packbench;
+      for (const engine of ['voxel', 'stacking', 'ballmill', 'surface']) await api.call('runs.enqueue', { spec: { engine, name: `${engine} run`, seed: 1, params: {} } });
+    });
+    await page.locator('[data-testid^="queue-row-"]').nth(3).waitFor();
+    for (const width of [1024, 1440]) {
+      await page.setViewportSize({ width, height: 768 });
+      const cut = await page.$$eval('[data-testid="queue"] table', ([table]) => {
+        const heads = [...table.querySelectorAll('thead th')];
+        const engine = heads.findIndex((th) => th.textContent === 'Engine') + 1;
+        const cells = [...heads, ...table.querySelectorAll(`tbody tr[data-testid] td:nth-child(${engine})`)];
+        return cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent);
+      });
+      expect(cut, `at ${width} px`).toEqual([]);
+      await page.screenshot({ path: join(ARTIFACTS, `batch-layout-queue-${width}.png`) });
+    }
   });
 });
