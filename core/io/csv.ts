@@ -53,6 +53,15 @@ export const SPHERE_TABLE: ParticleTableSpec = {
  * Parses a sphere CSV (a header line naming at least x, y, z and r; `type` optional; extra columns
  * ignored) into a sphere table. Errors name the line and column so a user can fix the file.
  */
+/**
+ * Text of the file quoted in an error: at most 60 characters, control characters as '?'. A binary
+ * or one-line file otherwise put its whole first line (megabytes) into the message.
+ */
+function excerpt(s: string): string {
+  const clean = s.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return clean.length > 60 ? `${clean.slice(0, 57)}…` : clean;
+}
+
 export function sphereCsvToTable(text: string): ColumnTable {
   const all = text.split(/\r?\n/);
   const lineNumbers = csvLineNumbers(all);
@@ -63,9 +72,9 @@ export function sphereCsvToTable(text: string): ColumnTable {
   // Excel in many locales writes ';' between fields (and decimal commas), tools often tabs: say so, not only 'lacks x'.
   const namesBy = (c: string) => lines[0].split(c).map((h) => h.trim().replace(/^"(.*)"$/, '$1').toLowerCase());
   const separator = header.length === 1 ? [';', '\t'].find((c) => ['x', 'y', 'z', 'r'].every((n) => namesBy(c).includes(n))) : undefined;
-  if (separator) throw new Error(`sphere CSV header '${lines[0]}' is separated by ${separator === ';' ? "';'" : 'tabs'}: fields must be separated by commas (x,y,z,r[,type]), numbers written with a decimal point`);
+  if (separator) throw new Error(`sphere CSV header '${excerpt(lines[0])}' is separated by ${separator === ';' ? "';'" : 'tabs'}: fields must be separated by commas (x,y,z,r[,type]), numbers written with a decimal point`);
   for (const c of ['x', 'y', 'z', 'r']) {
-    if (index(c) < 0) throw new Error(`sphere CSV header '${lines[0]}' lacks column '${c}' (needs x,y,z,r and optionally type)`);
+    if (index(c) < 0) throw new Error(`sphere CSV header '${excerpt(lines[0])}' lacks column '${c}' (needs x,y,z,r and optionally type)`);
   }
   const n = lines.length - 1;
   const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n), r = new Float64Array(n);
@@ -76,12 +85,12 @@ export function sphereCsvToTable(text: string): ColumnTable {
     const cells = csvFields(lines[i + 1]);
     // More fields than the header names: the columns are misaligned (decimal commas, '1,5' for 1.5), so no field can be trusted.
     if (cells.length > header.length) {
-      throw new Error(`sphere CSV line ${lineNumbers[i + 1]} has ${cells.length} fields, the header ${header.length} (${lines[0]}); decimal commas? Numbers need a decimal point`);
+      throw new Error(`sphere CSV line ${lineNumbers[i + 1]} has ${cells.length} fields, the header ${header.length} (${excerpt(lines[0])}); decimal commas? Numbers need a decimal point`);
     }
     const num = (k: number, col: string) => {
       const v = Number(cells[k]);
       if (cells[k] === undefined || cells[k].trim() === '' || !Number.isFinite(v)) {
-        throw new Error(`sphere CSV line ${lineNumbers[i + 1]}: column '${col}' is '${cells[k] ?? ''}', expected a finite number`);
+        throw new Error(`sphere CSV line ${lineNumbers[i + 1]}: column '${col}' is '${excerpt(cells[k] ?? '')}', expected a finite number`);
       }
       return v;
     };

@@ -47,4 +47,13 @@ describe('particle csv', () => {
     // Line numbers are the file's, comments and blank lines counted.
     expect(() => sphereCsvToTable('# exported\nx,y,z,r\n\n1,2,3,1\n1,2,3,0\n')).toThrow(/line 5: radius r must be > 0/);
   });
+
+  it('quotes at most 60 characters of the file in an error, control characters as ?', () => {
+    // A one-line file (or a binary one) quoted its whole first line: 20 MB of message on a 20 MB file.
+    const message = (text: string) => { try { sphereCsvToTable(text); } catch (e) { return (e as Error).message; } return ''; };
+    const long = message('a'.repeat(1e6));
+    expect(long).toBe(`sphere CSV header '${'a'.repeat(57)}…' lacks column 'x' (needs x,y,z,r and optionally type)`);
+    expect(message('x,y,z,r\n1,2,3,' + '9'.repeat(5000) + 'x\n')).toMatch(/^sphere CSV line 2: column 'r' is '9{57}…', expected a finite number$/);
+    expect(message('\u0000\u0001PK\u0003\u0004,b\n')).toBe("sphere CSV header '??PK??,b' lacks column 'x' (needs x,y,z,r and optionally type)");
+  });
 });
