@@ -68,9 +68,9 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
     for (const width of [1024, 1440]) {
       await page.setViewportSize({ width, height: 768 });
       const cut = await page.$$eval('[data-testid="queue"] table', ([table]) => {
-        const heads = [...table.querySelectorAll('thead th')];
+        const heads = Array.from(table.querySelectorAll('thead th'));
         const engine = heads.findIndex((th) => th.textContent === 'Engine') + 1;
-        const cells = [...heads, ...table.querySelectorAll(`tbody tr[data-testid] td:nth-child(${engine})`)];
+        const cells = [...heads, ...Array.from(table.querySelectorAll(`tbody tr[data-testid] td:nth-child(${engine})`))];
         return cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent);
       });
       expect(cut, `at ${width} px`).toEqual([]);
