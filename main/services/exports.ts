@@ -61,9 +61,9 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
 
 const APPLIES_TO: Record<ExportNeed, string> = {
   results: 'every finished run',
-  table: 'runs with a particle table: voxel packings, imported sphere sets',
+  table: 'runs with a particle table: every engine (voxel packing, stacking, ball mill, surface sampling) and imported sphere sets',
   volume: 'voxel packings with a label volume (labelVolume on, or auto and at most 512³ voxels), surface samplings with voxelsAcross > 0 (the solid, 1 inside)',
-  'volume-or-table': 'voxel packings with a label volume and surface samplings with a solid (voxel faces), and sphere sets (spheres)',
+  'volume-or-table': 'voxel packings with a label volume and surface samplings with a solid (voxel faces), and runs whose particles are spheres (stacking, ball mill, surface samplings without a solid, imported sphere sets)',
   heightmap: 'voxel packings with a label volume and the analysis on (they have a height map)',
 };
 

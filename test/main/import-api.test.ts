@@ -215,5 +215,7 @@ describe('exports.formats', () => {
     }
     expect(formats.find((f) => f.id === 'heightmap-tiff')).toMatchObject({ needs: 'heightmap', extension: 'tif' });
     expect(formats.find((f) => f.id === 'csv')).toMatchObject({ needs: 'table', appliesTo: expect.stringMatching(/sphere/) });
+    // Every engine's run has a particle table, and the sphere engines' tables mesh as spheres: say so.
+    for (const id of ['csv', 'lammps', 'stl-particles']) expect(formats.find((f) => f.id === id)!.appliesTo, id).toMatch(/stacking, ball mill, surface/);
   });
 });
