@@ -101,12 +101,8 @@ export class JobQueue {
    * machines (which cannot be asked), are left alone. Returns the ids recovered.
    */
   recover(startUp = true): string[] {
-    const [host, pidText] = this.owner.split(':');
     const recovered: string[] = [];
-    for (const r of this.store.runningRuns()) {
-      const [ownerHost, ownerPid] = (r.owner ?? '').split(':');
-      if (ownerHost && ownerHost !== host) continue;
-      if (ownerPid === pidText ? !startUp : pidAlive(Number(ownerPid))) continue;
+    for (const r of this.orphans(startUp)) {
       const status = this.store.getSummary(r.id)?.status;
       if (status !== 'running' && status !== 'paused') continue;
       this.store.requeue(r.id, 'interrupted: the process running it ended; re-queued to resume from its last checkpoint (or the beginning, without one)', status === 'paused' ? 'paused' : 'queued');
@@ -114,6 +110,25 @@ export class JobQueue {
       this.emitRun(r.id);
     }
     return recovered;
+  }
+
+  /** Runs left 'running' or 'paused' whose process on this machine has ended (see recover). */
+  private orphans(startUp: boolean): { id: string }[] {
+    const [host, pidText] = this.owner.split(':');
+    return this.store.runningRuns().filter((r) => {
+      const [ownerHost, ownerPid] = (r.owner ?? '').split(':');
+      if (ownerHost && ownerHost !== host) return false;
+      return ownerPid === pidText ? startUp : !pidAlive(Number(ownerPid));
+    });
+  }
+
+  /**
+   * The runs recover would re-queue, without re-queuing them: for services opened read-only, which
+   * show them as re-queued (RunStore.showInterrupted) instead of 'running' for good. A run of this
+   * very process is not one (read-only services beside a writer in one process: the CLI's tests).
+   */
+  interruptedRuns(): string[] {
+    return this.orphans(false).map((r) => r.id);
   }
 
   /**

@@ -132,6 +132,8 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
   const shapes = new ShapeLibrary(store);
   if (!o.readOnly) shapes.installBuiltins();
   const recovered = o.readOnly ? [] : queue.recover();
+  // Read-only: runs whose process ended are shown as the next writer's recovery will leave them.
+  if (o.readOnly) store.showInterrupted(queue.interruptedRuns());
   const heavy = new Limiter(Math.min(2, availableParallelism()));
   const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, heavy, pool, readOnlyBecause };
   const dispatch = createDispatch(createHandlers(ctx));

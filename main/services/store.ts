@@ -445,7 +445,7 @@ export class RunStore {
   /** Counts of a batch's runs by status. */
   batchCounts(batchId: string): Record<RunStatus, number> {
     const out: Record<RunStatus, number> = { queued: 0, running: 0, paused: 0, done: 0, failed: 0, cancelled: 0 };
-    const rows = this.sql('SELECT status, count(*) AS n FROM runs WHERE batch_id = ? GROUP BY status').all(batchId) as { status: RunStatus; n: number }[];
+    const rows = this.sql(`SELECT ${this.statusSql} AS status, count(*) AS n FROM runs WHERE batch_id = @batchId GROUP BY 1`).all(this.statusArgs({ batchId })) as { status: RunStatus; n: number }[];
     for (const r of rows) out[r.status] = r.n;
     return out;
   }
@@ -517,12 +517,40 @@ export class RunStore {
 
   getRun(id: string): RunRecord | null {
     const r = this.row(id);
-    return r ? toRecord(r) : null;
+    return r ? this.shown(toRecord(r)) : null;
   }
 
   getSummary(id: string): RunSummary | null {
     const r = this.sql(`SELECT ${SUMMARY_COLUMNS} FROM runs WHERE id = ?`).get(id) as RunRow | undefined;
-    return r ? toSummary(r) : null;
+    return r ? this.shown(toSummary(r)) : null;
+  }
+
+  /** Runs shown as re-queued though stored as 'running' (see showInterrupted). */
+  private interrupted: string[] = [];
+
+  /**
+   * Shows these 'running' runs as the queue's recovery will leave them (queued, not started, with a
+   * line in the log saying why): their process has ended, and no process that writes has re-queued
+   * them yet (JobQueue.interruptedRuns). For services opened read-only, which must not re-queue them.
+   */
+  showInterrupted(ids: string[]): void {
+    this.interrupted = ids;
+  }
+
+  /** The status column as shown (see showInterrupted), for WHERE, ORDER BY and GROUP BY; with statusArgs. */
+  private get statusSql(): string {
+    return this.interrupted.length ? "(CASE WHEN status = 'running' AND id IN (SELECT value FROM json_each(@interrupted)) THEN 'queued' ELSE status END)" : 'status';
+  }
+
+  private statusArgs<T extends Record<string, unknown>>(args: T): T {
+    return this.interrupted.length ? { ...args, interrupted: JSON.stringify(this.interrupted) } : args;
+  }
+
+  private shown<T extends RunSummary | RunRecord>(r: T): T {
+    if (r.status !== 'running' || !this.interrupted.includes(r.id)) return r;
+    const requeued = { ...r, status: 'queued', startedAt: null, progress: { done: 0, total: 0, phase: '' } };
+    if ('log' in r) (requeued as RunRecord).log = [...r.log, `interrupted: the process running it has ended; it goes back to the queue when PackBench next works through it (the app, the web host, packbench queue run)`];
+    return requeued;
   }
 
   listRuns(q: ListQuery): { total: number; rows: RunSummary[] } {
@@ -534,7 +562,7 @@ export class RunStore {
       args.engine = f.engine;
     }
     if (f.status?.length) {
-      where.push(`status IN (${f.status.map((_, i) => `@status${i}`).join(', ')})`);
+      where.push(`${this.statusSql} IN (${f.status.map((_, i) => `@status${i}`).join(', ')})`);
       f.status.forEach((s, i) => (args[`status${i}`] = s));
     }
     if (f.text) {
@@ -567,16 +595,16 @@ export class RunStore {
       where.push(`seq IN (SELECT m.run_seq FROM run_metrics m WHERE ${cond.join(' AND ')})`);
     }
     const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (this.sql(`SELECT count(*) AS n FROM runs ${whereSql}`).get(args) as { n: number }).n;
-    const sortCol = SORT_COLUMNS[q.sort?.field ?? 'createdAt'];
+    const sortCol = q.sort?.field === 'status' ? this.statusSql : SORT_COLUMNS[q.sort?.field ?? 'createdAt'];
+    const total = (this.sql(`SELECT count(*) AS n FROM runs ${whereSql}`).get(this.statusArgs(args)) as { n: number }).n;
     const dir = (q.sort?.dir ?? 'desc') === 'asc' ? 'ASC' : 'DESC';
     // seq breaks ties so that paging is stable; runs of equal priority come in the queue's order
     // (oldest first, as nextQueued starts them), which the batch manager's queue table shows.
     const order = sortCol === 'seq' ? `seq ${dir}` : `${sortCol} ${dir}, seq ${sortCol === 'priority' ? 'ASC' : dir}`;
     const rows = this.db
       .prepare(`SELECT ${SUMMARY_COLUMNS} FROM runs ${whereSql} ORDER BY ${order} LIMIT @limit OFFSET @offset`)
-      .all({ ...args, limit: q.limit, offset: q.offset }) as RunRow[];
-    return { total, rows: rows.map(toSummary) };
+      .all(this.statusArgs({ ...args, limit: q.limit, offset: q.offset })) as RunRow[];
+    return { total, rows: rows.map((r) => this.shown(toSummary(r))) };
   }
 
   /**
@@ -598,7 +626,7 @@ export class RunStore {
 
   countByStatus(): Record<RunStatus, number> {
     const out: Record<RunStatus, number> = { queued: 0, running: 0, paused: 0, done: 0, failed: 0, cancelled: 0 };
-    const rows = this.sql('SELECT status, count(*) AS n FROM runs GROUP BY status').all() as { status: RunStatus; n: number }[];
+    const rows = this.sql(`SELECT ${this.statusSql} AS status, count(*) AS n FROM runs GROUP BY 1`).all(this.statusArgs({})) as { status: RunStatus; n: number }[];
     for (const r of rows) out[r.status] = r.n;
     return out;
   }

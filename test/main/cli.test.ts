@@ -333,6 +333,21 @@ describe('packbench CLI', () => {
       store.close();
     }
 
+    // Read-only commands show the killed run as the next writer's recovery will leave it: queued,
+    // not 'running' for good (they showed 'running' until a command that writes re-queued it).
+    const killed = added.runIds[0];
+    const listed = JSON.parse((await cli('--json', 'queue', 'list')).stdout) as { id: string; status: string }[];
+    expect(listed.map((r) => [r.id, r.status])).toEqual(added.runIds.map((id: string) => [id, 'queued']));
+    const shown = JSON.parse((await cli('--json', 'runs', 'show', killed)).stdout);
+    expect(shown).toMatchObject({ status: 'queued', startedAt: null });
+    expect(shown.log.at(-1)).toMatch(/^interrupted: the process running it has ended/);
+    expect(JSON.parse((await cli('--json', 'runs', 'list', '--status', 'running')).stdout).total).toBe(0);
+    expect(JSON.parse((await cli('--json', 'runs', 'list', '--status', 'queued')).stdout).total).toBe(3);
+    // Without writing: the database still says 'running'.
+    const untouched = new RunStore(join(t.dir, 'packbench.db'));
+    expect(untouched.getSummary(killed)!.status).toBe('running');
+    untouched.close();
+
     const again = await cli('--json', 'queue', 'run');
     expect(again.stderr).toMatch(/re-queued 1 run/);
     expect(again.code).toBe(0);
