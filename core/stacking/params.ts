@@ -154,7 +154,7 @@ export function ballVolume(r: number, dim: 2 | 3): number {
 /**
  * Solid volume to place per class (largest class first), and a bound on the number of balls: a
  * class stops at the first ball that brings it to its quota, so it holds at most
- * ceil(quota / smallest ball) balls.
+ * ceil(quota / smallest ball) balls; the last class also what the others left under theirs.
  */
 export function plan(p: StackingParams, classes: SizeClass[]): { solidVolume: number; quotas: Float64Array; maxParticles: number } {
   const V = regionVolume(p.region);
@@ -167,11 +167,17 @@ export function plan(p: StackingParams, classes: SizeClass[]): { solidVolume: nu
     solidVolume = p.target.particles / perVolume;
   }
   const quotas = new Float64Array(classes.length);
-  let maxParticles = 0;
+  let maxParticles = 0, leftOver = 0;
   classes.forEach((c, j) => {
     quotas[j] = c.fraction * solidVolume;
     maxParticles += c.fraction > 0 ? Math.ceil(quotas[j] / ballVolume(c.rMin, p.dim)) + 1 : 0;
+    if (j < classes.length - 1 && c.fraction > 0) leftOver += ballVolume(c.rMax, p.dim) / 2;
   });
+  // A class whose rest no whole number of balls of its range can make (every class at rang 0)
+  // ends up to half a ball under its quota, and the last (smallest) class fills the solid volume
+  // asked, so it may place up to half a largest ball of every earlier class more, in its own balls.
+  const last = classes[classes.length - 1];
+  maxParticles += Math.ceil(leftOver / ballVolume(last.rMin, p.dim)) + 1;
   if (p.target.kind === 'count') maxParticles = Math.max(maxParticles, p.target.particles);
   return { solidVolume, quotas, maxParticles };
 }

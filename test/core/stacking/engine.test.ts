@@ -141,6 +141,24 @@ describe('stacking engine', () => {
     }
   });
 
+  it.each([
+    ['2D rectangle', { dim: 2, region: { shape: 'rectangle', size: [5, 4] }, target: { kind: 'voidRatio', e: 0.3 } }],
+    ['3D box', { dim: 3, region: { shape: 'box', size: [1.2, 1.2, 1.2] }, target: { kind: 'voidRatio', e: 0.6 } }],
+  ])('rang 0 (every ball at its nominal radius), %s: runs to the void ratio asked', (_, o) => {
+    // A class of one radius ends within half a ball of its quota, and the smallest class makes up
+    // what the larger ones left: more balls than plan() allowed, and the run threw 'reached the
+    // capacity bound' (the seed's examples with rang 0 did).
+    const p = params({ ...o, gradation: group1(0) });
+    const res = run(p);
+    expect(res.metrics.stopReason).toBe('target');
+    const t = tableOf(res), nominal = p.gradation.kind === 'classes' ? p.gradation.classes.map((c) => c.radius) : [];
+    const { r } = t.columns as Record<string, Float64Array>, cls = t.columns.class;
+    for (let i = 0; i < r.length; i++) expect(r[i]).toBe(nominal[cls[i]]);
+    // Within half of the smallest ball of the solid asked (area in 2D, volume in 3D).
+    const half = (o.dim === 2 ? Math.PI * 0.029 ** 2 : (4 / 3) * Math.PI * 0.029 ** 3) / 2;
+    expect(Math.abs((res.metrics.solidFraction as number) - (res.metrics.solidFractionAsked as number)) * (res.metrics.regionVolume as number)).toBeLessThanOrEqual(half);
+  });
+
   it('a count target stops at exactly that many balls', () => {
     const p = params({ region: { shape: 'box', size: [1.5, 1.5, 1.5] }, target: { kind: 'count', particles: 2500 } });
     const res = run(p);
