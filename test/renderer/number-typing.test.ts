@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { installFakeApi, settle } from './fakeApi';
 import SchemaField from '../../renderer/src/workspaces/batch/SchemaField.vue';
 import { validate, type JsonSchema } from '../../renderer/src/workspaces/batch/schema';
+import { readNumber } from '../../renderer/src/components/numberValue';
 import { stackingParamsSchema } from '../../core/stacking/params';
 import { ballmillParamsSchema } from '../../core/ballmill/params';
 
@@ -70,6 +71,21 @@ describe('number fields keep what the user types', () => {
     const radius = w.find('[data-testid="field-gradation.classes.0.radius"]').element as HTMLInputElement;
     await type(radius, '1e-13');
     expect((holder.params.gradation as { classes: { radius: number }[] }).classes[0].radius).toBe(1e-13);
+  });
+});
+
+describe('readNumber, the one reading of a number input', () => {
+  const typed = (value: string) => {
+    const input = document.createElement('input');
+    input.value = value;
+    return { target: input } as unknown as Event;
+  };
+  it('reads the number, an empty entry as NaN (never a default), or as unset when the field is optional', () => {
+    expect(readNumber(typed('2.5e-3'))).toBe(0.0025);
+    expect(readNumber(typed('-0'))).toBe(-0);
+    expect(readNumber(typed(''))).toBeNaN();
+    expect(readNumber(typed(''), true)).toBeUndefined();
+    expect(readNumber(typed('4'), true)).toBe(4);
   });
 });
 

@@ -19,3 +19,16 @@ function show(el: HTMLInputElement, { value }: { value: unknown }): void {
   if (empty ? typed === '' || Number.isNaN(Number(typed)) : typed !== '' && Number(typed) === value) return;
   el.value = empty ? '' : String(value);
 }
+
+/**
+ * What a number input holds, the reading every form of the app shares: its number; NaN for an empty
+ * entry (a browser empties the value of unreadable text too), which validation names at the field,
+ * never a default; or, when the field is `optional`, undefined for an empty entry (the field unset).
+ */
+export function readNumber(e: Event): number;
+export function readNumber(e: Event, optional: boolean): number | undefined;
+export function readNumber(e: Event, optional = false): number | undefined {
+  const raw = (e.target as HTMLInputElement).value.trim();
+  if (raw === '') return optional ? undefined : Number.NaN;
+  return Number(raw);
+}
