@@ -46,7 +46,9 @@ export function rawSidecar(header: RawHeader, extra: Record<string, unknown> = {
 export function parseRawHeader(json: string, dataBytes?: number): RawHeader {
   let value: unknown;
   try {
-    value = JSON.parse(json);
+    // A byte-order mark (Windows editors save 'UTF-8 with BOM') is no part of the JSON; JSON.parse
+    // refused it with an invisible "Unexpected token '\uFEFF'".
+    value = JSON.parse(json.replace(/^\uFEFF/, ''));
   } catch (e) {
     throw new Error(`raw header is not valid JSON: ${(e as Error).message}`);
   }
