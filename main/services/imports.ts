@@ -150,10 +150,10 @@ export const MAX_BOX_DIAMETERS = 100_000;
 /**
  * Checks of a parsed sphere set before any analysis allocates: every centre inside the box (a given
  * one, or else the extent from the origin, so no coordinate below 0), no sphere wider than the box
- * in x or y, and a box the analysis grids can hold. Errors name the CSV line and the limit. Returns
- * the box.
+ * in x or y, nor in z when z is periodic (a sphere would overlap its own image), and a box the
+ * analysis grids can hold. Errors name the CSV line and the limit. Returns the box.
  */
-export function checkSphereSet(table: ColumnTable, given: [number, number, number] | undefined, lines: Uint32Array): [number, number, number] {
+export function checkSphereSet(table: ColumnTable, given: [number, number, number] | undefined, lines: Uint32Array, periodicZ = false): [number, number, number] {
   const { x, y, z, r } = table.columns;
   const n = r.length;
   if (n === 0) throw new Error('sphere CSV has a header but no spheres');
@@ -172,6 +172,9 @@ export function checkSphereSet(table: ColumnTable, given: [number, number, numbe
     }
     if (2 * r[i] > Math.min(box[0], box[1])) {
       throw new Error(`${line(i)}: the sphere's diameter ${2 * r[i]} is wider than the box (${box[0]} x ${box[1]}); spheres must fit the box in x and y`);
+    }
+    if (periodicZ && 2 * r[i] > box[2]) {
+      throw new Error(`${line(i)}: the sphere's diameter ${2 * r[i]} is taller than the box (${box[2]} along z); with z periodic, spheres must fit the box in z too`);
     }
     if (2 * r[i] < dmin) { dmin = 2 * r[i]; iMin = i; }
   }
@@ -207,7 +210,7 @@ export function sphereImportAnalysis(analysis: Record<string, unknown> = {}): Re
 /** Parses, checks (checkSphereSet) and analyses a sphere CSV: the work of a sphere import's task. */
 export function analyseSphereCsv(csv: string, source: string, box: [number, number, number] | undefined, analysis: Record<string, unknown>): AnalysedSpheres {
   const table = sphereTableFromCsv(csv, source);
-  const checkedBox = checkSphereSet(table, box, sphereCsvLineNumbers(csv));
+  const checkedBox = checkSphereSet(table, box, sphereCsvLineNumbers(csv), (analysis.periodic as boolean[] | undefined)?.[2] === true);
   const t0 = performance.now();
   const result = analyseSpheres(table, checkedBox, analysis);
   const analysisSeconds = (performance.now() - t0) / 1000;

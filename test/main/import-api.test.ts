@@ -172,9 +172,16 @@ describe('sphere imports that would not fit', () => {
       code: 'invalid',
       message: expect.stringMatching(/line 3: the sphere's diameter 10 is wider than the box \(4 x 4\)/),
     });
+    // With z periodic a sphere taller than the box overlaps its own image, which no analysis counted.
+    const thin = { csv: 'x,y,z,r\n1,1,0.3,0.5\n2,2,0.3,0.5\n', box: [3, 3, 0.6] as [number, number, number] };
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'tall', ...thin, analysis: { periodic: [true, true, true] } }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/line 2: the sphere's diameter 1 is taller than the box \(0\.6 along z\); with z periodic, spheres must fit the box in z too$/),
+    });
+    expect((await s.dispatch('runs.importSpheres', { name: 'flat bed', ...thin })).status).toBe('done');
     expect(await rejection(s.dispatch('runs.importSpheres', { name: 'empty', csv: 'x,y,z,r\n' }))).toMatchObject({ code: 'invalid', message: expect.stringMatching(/no spheres/) });
     const names = (await s.dispatch('runs.list', { filter: { engine: 'spheres' } })).rows.map((r) => r.name);
-    for (const bad of ['far', 'out', 'neg', 'wide', 'empty']) expect(names).not.toContain(bad);
+    for (const bad of ['far', 'out', 'neg', 'wide', 'tall', 'empty']) expect(names).not.toContain(bad);
   });
 
   it('runs imports in a worker under the memory budget: over it is refused, and the services answer meanwhile', async () => {
