@@ -5,6 +5,7 @@ import { installFakeApi, makeRun, settle } from './fakeApi';
 import RunComposer from '../../renderer/src/workspaces/batch/RunComposer.vue';
 import QueueTable from '../../renderer/src/workspaces/batch/QueueTable.vue';
 import { sendToBatch } from '../../renderer/src/stores/draft';
+import { toasts } from '../../renderer/src/stores/toasts';
 import { reorder, queueOrder, etaSeconds } from '../../renderer/src/workspaces/batch/queueModel';
 
 function router() {
@@ -308,6 +309,27 @@ describe('QueueTable', () => {
     await w.find('[data-testid="queue-checkpoint-seconds"]').setValue('-1');
     await settle();
     expect(api.calls.filter((c) => c.method === 'queue.setCheckpointSeconds')).toHaveLength(1);
+  });
+
+  it('refuses an emptied queue setting or priority instead of reading it as 0', async () => {
+    const api = installFakeApi([makeRun(1, { status: 'queued', finishedAt: null, priority: 5 })]);
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    // 0 would switch checkpoints off, and make the run's priority 0.
+    const checkpoint = w.find('[data-testid="queue-checkpoint-seconds"]');
+    const before = (checkpoint.element as HTMLInputElement).value;
+    expect(Number(before)).toBeGreaterThan(0);
+    await checkpoint.setValue('');
+    await settle();
+    expect(api.calls.some((c) => c.method === 'queue.setCheckpointSeconds')).toBe(false);
+    expect((checkpoint.element as HTMLInputElement).value).toBe(before);
+    const priority = w.find('[data-testid="queue-row-r1"] input.prio');
+    await priority.setValue('');
+    await settle();
+    expect(api.calls.some((c) => c.method === 'runs.setPriority')).toBe(false);
+    expect((priority.element as HTMLInputElement).value).toBe('5');
+    expect(toasts.map((t) => t.text)).toContain('priority must be a whole number in [-1000, 1000]');
   });
 });
 
