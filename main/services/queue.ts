@@ -35,6 +35,9 @@ export interface QueueOptions {
   only?: ReadonlySet<string>;
 }
 
+/** The store setting that keeps the queue's pause (JobQueue.pause, restorePause). */
+const PAUSED_SETTING = 'queue.paused';
+
 /** How often the queue looks for runs queued by other processes. */
 const POLL_MS = 2000;
 
@@ -183,15 +186,27 @@ export class JobQueue {
     return { paused: this.paused, running, queued: this.store.countByStatus().queued, concurrency: this.concurrency, threadsPerRun: this.threadsPerRun, checkpointSeconds: this.checkpointSeconds };
   }
 
+  /** Starts no more runs (those running go on); kept in the data folder, so that a restart keeps it (restorePause). */
   pause(): QueueState {
+    this.store.setSetting(PAUSED_SETTING, 'true');
     this.paused = true;
     return this.emitQueue();
   }
 
   resume(): QueueState {
+    this.store.setSetting(PAUSED_SETTING, 'false');
     this.paused = false;
     this.pump();
     return this.emitQueue();
+  }
+
+  /**
+   * Takes up the pause the data folder's queue was left in: the app and the web host, at start, so
+   * that a queue paused before a restart (or a crash) does not start every queued run on its own.
+   * The CLI's `queue run` and `run` do not: they are told to run.
+   */
+  restorePause(): void {
+    this.paused = this.store.setting(PAUSED_SETTING) === 'true';
   }
 
   /** Seconds between checkpoints of the runs started from now on (0: none). */

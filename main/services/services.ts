@@ -25,7 +25,7 @@ export interface ServicesOptions {
   /** Seconds between a run's checkpoints (default 60, 0: none). */
   checkpointSeconds?: number;
   memoryBudgetBytes?: number;
-  /** Start working through the queue right away (the app and the web host); the CLI decides itself. */
+  /** Start working through the queue right away (the app and the web host), unless it was left paused; the CLI decides itself. */
   autoStart?: boolean;
   /** Only start runs this accepts. */
   only?: ReadonlySet<string>;
@@ -137,7 +137,10 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
   const heavy = new Limiter(Math.min(2, availableParallelism()));
   const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, heavy, pool, readOnlyBecause };
   const dispatch = createDispatch(createHandlers(ctx));
-  if (o.autoStart && !o.readOnly) queue.start();
+  if (o.autoStart && !o.readOnly) {
+    queue.restorePause();
+    queue.start();
+  }
   let closed: Promise<void> | undefined;
   return {
     ...ctx,

@@ -199,6 +199,8 @@ const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
   // One name for one quantity across engines: the ball mill counted its balls as balls, every other
   // engine as particles (History's particles column was empty for ball-mill runs).
   retireMetricSql(['ballmill'], 'balls', 'particles'),
+  // Settings of the data folder that outlive a process (the queue's pause).
+  `CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -427,6 +429,17 @@ export class RunStore {
     } finally {
       if (--this.noWait === 0) this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
+  }
+
+  // ------------------------------------------------------------------ settings
+
+  /** A setting of the data folder; null when it was never set. */
+  setting(name: string): string | null {
+    return (this.sql('SELECT value FROM settings WHERE name = ?').get(name) as { value: string } | undefined)?.value ?? null;
+  }
+
+  setSetting(name: string, value: string): void {
+    this.sql('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value').run(name, value);
   }
 
   // ------------------------------------------------------------------ batches and runs

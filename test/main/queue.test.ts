@@ -116,6 +116,27 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect(started).toEqual(['c', 'd', 'a', 'b']);
   });
 
+  it('keeps the queue paused across a restart of the app or host, until resumed', async () => {
+    const { s, dir } = setup({ autoStart: true });
+    await s.dispatch('queue.pause', {});
+    const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('waits') });
+    await s.close();
+    // It started every queued run on its own after a restart.
+    const again = fixtureServices(dir, { autoStart: true });
+    try {
+      expect(await again.dispatch('queue.state', {})).toMatchObject({ paused: true, running: 0, queued: 1 });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(again.store.getSummary(runIds[0])!.status).toBe('queued');
+      await again.dispatch('queue.resume', {});
+      await again.queue.waitFor(runIds);
+    } finally {
+      await again.close();
+    }
+    const third = fixtureServices(dir, { autoStart: true });
+    expect((await third.dispatch('queue.state', {})).paused).toBe(false);
+    await third.close();
+  });
+
   it('pauses a queued run (skipped until resumed) and a running one (its worker waits), then resumes both', async () => {
     const { s } = setup({ autoStart: true });
     const long = (await s.dispatch('runs.enqueue', { spec: spec('long', { steps: 400, stepMs: 2 }) })).runIds[0];
