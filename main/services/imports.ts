@@ -62,6 +62,8 @@ export function meshBytesToShape(bytes: Uint8Array, fileName: string, options: M
   const parsed = meshImportOptionsSchema.safeParse(options);
   if (!parsed.success) throw new Error(`mesh import options: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ')}`);
   const mesh = meshFormat(fileName) === 'stl' ? parseStl(bytes) : parseObj(new TextDecoder().decode(bytes));
+  // An empty mesh is watertight (no edge is open) and has no extent: say what is wrong with it.
+  if (mesh.triangles === 0) throw new Error(`mesh '${fileName}' has no triangles`);
   assertWatertight(mesh, fileName);
   let resolution = parsed.data.resolution;
   if (resolution === undefined) {
@@ -71,7 +73,11 @@ export function meshBytesToShape(bytes: Uint8Array, fileName: string, options: M
     resolution = parsed.data.voxelsAcross! / longest;
   }
   const solid = voxeliseMesh(mesh, resolution);
-  if (solid.voxelCount === 0) throw new Error(`mesh '${fileName}' gives no solid voxel at resolution ${resolution}: raise the resolution`);
+  if (solid.voxelCount === 0) {
+    // Name the option the user gave: 'raise the resolution' misled one who gave voxelsAcross.
+    const given = parsed.data.resolution === undefined ? `${parsed.data.voxelsAcross} voxels across (resolution ${resolution}): raise voxelsAcross` : `resolution ${resolution}: raise the resolution`;
+    throw new Error(`mesh '${fileName}' gives no solid voxel at ${given}`);
+  }
   return {
     shape: { kind: 'voxels', dims: solid.dims, bits: Buffer.from(solid.bits).toString('base64') },
     voxelCount: solid.voxelCount,

@@ -66,6 +66,11 @@ describe('mesh shapes', () => {
     await expect(importMeshShape(join(dir, 'open.stl'), { resolution: 4 })).rejects.toThrow(/open.stl is not watertight: 3 boundary edges/);
     await expect(importMeshShape(join(dir, 'box.stl'), {})).rejects.toThrow(/exactly one of resolution or voxelsAcross/);
     await expect(importMeshShape(join(dir, 'box.ply'), { resolution: 1 })).rejects.toThrow(/must end in .stl or .obj/);
+    // An empty binary STL said 'has no extent'; a mesh too coarse for a voxel names the option given.
+    expect(() => meshBytesToShape(new Uint8Array(84), 'empty.stl', { voxelsAcross: 8 })).toThrow(/^mesh 'empty.stl' has no triangles$/);
+    const box = new TextEncoder().encode(asciiBox(2, 1, 0.5));
+    expect(() => meshBytesToShape(box, 'box.stl', { voxelsAcross: 1 })).toThrow(/^mesh 'box.stl' gives no solid voxel at 1 voxels across \(resolution 0.5\): raise voxelsAcross$/);
+    expect(() => meshBytesToShape(box, 'box.stl', { resolution: 0.4 })).toThrow(/^mesh 'box.stl' gives no solid voxel at resolution 0.4: raise the resolution$/);
   });
 });
 
