@@ -57,6 +57,22 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `over` laid on `base`: objects field by field, so that an override of box.resolution keeps the
+ * run's box.size instead of the default; anything else (a value, a list, a sweep) replaces.
+ */
+function overlay(base: unknown, over: unknown): unknown {
+  if (!isObject(base) || !isObject(over) || Object.hasOwn(over, '$sweep')) return over;
+  const out = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    // defineProperty: an own '__proto__' key stays a field (refused by the checks), not the prototype.
+    Object.defineProperty(out, k, { value: overlay(Object.hasOwn(base, k) ? base[k] : undefined, v), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
 export class JobQueue {
   private readonly store: RunStore;
   private readonly registry: EngineRegistry;
@@ -347,7 +363,7 @@ export class JobQueue {
   /** Queues the run again with the same spec and seed, optionally with some params replaced (may hold sweeps). */
   rerun(id: string, overrides: Record<string, unknown> = {}): { runIds: string[] } {
     const r = this.mustGet(id);
-    const spec: RunSpec = { ...r.spec, params: { ...r.spec.params, ...overrides } };
+    const spec: RunSpec = { ...r.spec, params: overlay(r.spec.params, overrides) as Record<string, unknown> };
     const { runIds } = this.enqueue(spec, r.priority, undefined, 'overrides');
     return { runIds };
   }

@@ -113,6 +113,14 @@ describe('API contract', () => {
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 
+  it('re-runs with overrides laid over the run\'s params field by field: a nested override keeps the fields beside it', async () => {
+    const { runIds } = await s.dispatch('runs.enqueue', { spec: { engine: 'voxel', name: 'base', params: { box: { size: [4, 5, 6], resolution: 8 }, reboundProbability: 0.5 } } });
+    const again = await s.dispatch('runs.rerun', { id: runIds[0], overrides: { box: { resolution: 10 } } });
+    // The box's size fell back to the default [10, 10, 10].
+    expect((await s.dispatch('runs.get', { id: again.runIds[0] })).params).toMatchObject({ box: { size: [4, 5, 6], resolution: 10 }, reboundProbability: 0.5 });
+    for (const id of [...runIds, ...again.runIds]) await s.dispatch('runs.delete', { id });
+  });
+
   it("refuses a spec that fails its engine's cross-field checks, at every sweep point, before anything is stored", async () => {
     // A particle of size 3 in a 2-unit box: the schema accepts every field, the voxel engine's check does not.
     const tooBig = { box: { size: [2, 2, 2], resolution: 10 }, mixture: { types: [{ size: { law: 'fixed', value: 3 } }] } };
