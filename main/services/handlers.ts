@@ -163,7 +163,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
 
     'presets.list': (p) => store.listPresets(p.engine),
     'presets.save': (p) => {
-      registry.get(p.spec.engine);
+      // The checks of runs.enqueue: a preset is a spec to queue later, and one it would refuse is no use.
+      queue.validate(p.spec);
       return store.savePreset(p.name, p.spec);
     },
     'presets.delete': (p) => {

@@ -227,6 +227,13 @@ describe('API contract', () => {
     const p = await s.dispatch('presets.save', { name: 'quick', spec: { engine: 'counter', name: 'q', params: { steps: 3 } } });
     expect(await s.dispatch('presets.list', { engine: 'counter' })).toEqual([p]);
     expect(await rejection('presets.save', { name: 'x', spec: { engine: 'nope', name: 'q' } })).toMatchObject({ code: 'invalid' });
+    // A spec runs.enqueue would refuse is refused as it is saved, naming the field (it was stored, and failed only when queued).
+    expect(await rejection('presets.save', { name: 'x', spec: { engine: 'counter', name: 'q', params: { steps: -5 } } })).toMatchObject({ code: 'invalid', issues: [{ path: 'spec.params.steps' }] });
+    expect(await rejection('presets.save', { name: 'x', spec: { engine: 'counter', name: 'q', params: { stepz: 5 } } })).toMatchObject({
+      issues: [{ path: 'spec.params.stepz', message: "unknown field 'stepz' (did you mean 'steps'?)" }],
+    });
+    const swept = await s.dispatch('presets.save', { name: 'sweep', spec: { engine: 'counter', name: 'q', params: { steps: { $sweep: [2, 3] } } } });
+    await s.dispatch('presets.delete', { id: swept.id });
     await s.dispatch('presets.delete', { id: p.id });
     expect(await s.dispatch('presets.list', {})).toEqual([]);
   });
