@@ -453,7 +453,9 @@ async function writeParticleStl(writer: SequentialWriter, run: ExportableRun, sp
     const [nx, ny, nz] = dims;
     let labels = 0;
     await forEachSlab(reader, slabBytes, (slab) => { labels = Math.max(labels, maxOf(slab)); });
-    const periodic = Array.isArray(meta.periodic) ? (meta.periodic as boolean[]) : [true, true, false];
+    // A volume that declares no periodic sides has none (a surface sampling's solid lies in open
+    // space): cutting it at a circular mean would move part of it a frame's width away.
+    const periodic = Array.isArray(meta.periodic) ? (meta.periodic as boolean[]) : [false, false, false];
     const cuts = new ParticleCuts(labels, nx, ny, [periodic[0] !== false, periodic[1] !== false]);
     await forEachSlab(reader, slabBytes, (slab) => cuts.add(slab));
     const surface = new ParticleSurface(cuts);

@@ -476,6 +476,22 @@ describe('exports of a surface sampling are in the surface\'s own coordinates', 
       expect(Math.abs(lo + 1)).toBeLessThan(solid.voxelSize);
       expect(Math.abs(hi - 1)).toBeLessThan(solid.voxelSize);
     }
+    // A lopsided solid (a bar with a crossbar near one end) is one piece where it is, in both STLs:
+    // the per-particle STL took the open frame for periodic and moved its far part a frame's width.
+    const lopsided = surfaceEngine.run(surfaceParamsSchema.parse({
+      surface: { kind: 'blobby', threshold: 0.5, blobs: [{ from: [-1, 0, 0], to: [1, 0, 0], radius: 0.45 }, { from: [0.8, -1, 0], to: [0.8, 1, 0], radius: 0.45 }] },
+      spacing: 0.15, voxelsAcross: 24,
+    }), { seed: 1, threads: 1, progress() {}, cancelled: () => false, log() {} }) as EngineResult;
+    writeFileSync(join(dir, 'lopsided.pbv'), encodeVolume(lopsided.artifacts[1] as LabelVolume));
+    const bar: ExportableRun = { ...sampled, id: 'u3', artifacts: [{ kind: 'volume', name: 'solid', path: join(dir, 'lopsided.pbv') }] };
+    await exportRun(bar, 'stl-solid', out('bar-solid.stl'));
+    await exportRun(bar, 'stl-particles', out('bar-particles.stl'));
+    const barSolid = spans(parseStl(new Uint8Array(readFileSync(out('bar-solid.stl')))).positions);
+    const barParticles = [...asciiSolids(readFileSync(out('bar-particles.stl'), 'latin1')).values()];
+    expect(barParticles.length).toBe(1);
+    spans(barParticles[0]).forEach((span, a) => span.forEach((v, k) => expect(v).toBeCloseTo(barSolid[a][k], 5)));
+    expect(barSolid[0][0]).toBeLessThan(-1.2); // the bar's far end, beyond its axis' end at x = -1
+
     // Without a volume the particles are meshed as spheres, around their own positions too.
     const tableOnly: ExportableRun = { ...sampled, id: 'u2', artifacts: [sampled.artifacts[0]] };
     await exportRun(tableOnly, 'stl-particles', out('spheres.stl'));
