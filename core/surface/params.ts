@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from './implicit';
 import type { ParamsIssue } from '../common/engine';
-import { estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
+import { AREA_SAMPLES, estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
 import { sigmaForSpacing } from './sampler';
 import { RANGE_SIGMAS } from './rows';
 
@@ -112,6 +112,16 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
     issues.push({
       path: 'spacing',
       message: `must be at most ${fourDigitsDown((p.spacing * thinnest) / reach)}: the solid is ${thinnest.toPrecision(4)} thick along ${'xyz'[thickness.indexOf(thinnest)]}, less than the repulsion range 3σ (${reach.toPrecision(4)}) at spacing ${p.spacing}, so its two sides would repel each other through it; got ${p.spacing}`,
+    });
+    return issues;
+  }
+  if (!(area > 0)) {
+    // The grid over the solid's box (estimateArea's) met no part of the surface: a part thinner
+    // than its step far from the rest. A run would seed no particle and end with no sampling.
+    const step = side / (AREA_SAMPLES - 4);
+    issues.push({
+      path: 'surface',
+      message: `no part of the surface was found on the grid that measures its area (${AREA_SAMPLES} steps along its longest side of ${side.toPrecision(4)}, step ${step.toPrecision(3)}), so a run would seed no particle: its parts must be at least about a step (1/${AREA_SAMPLES} of the longest side) thick`,
     });
     return issues;
   }

@@ -9,7 +9,7 @@ import { implicitFunction, type ImplicitFunction, type ImplicitSurface } from '.
 /** Grid nodes per axis when a blobby object's box is tightened by sampling. */
 const BOUNDS_SAMPLES = 48;
 /** Grid nodes per axis of the area estimate. */
-const AREA_SAMPLES = 64;
+export const AREA_SAMPLES = 64;
 
 /** Bisection steps of each face of a blobby object's box. */
 const FACE_STEPS = 40;

@@ -90,6 +90,18 @@ describe('surface params', () => {
     expect(r.metrics.stopReason).toBe('uniform');
   });
 
+  it('a surface the area grid does not find is refused: the run would have no particle', () => {
+    // Two blob rods 0.45 thick, one from x = 1.2 to 100: on the area grid's 1.7 steps nothing was
+    // inside, the area estimate was 0, and the run ended at maxIterations with no particle and
+    // NaN spacing metrics.
+    const rods = (x: number) => parse({
+      surface: { kind: 'blobby', blobs: [{ from: [x, 0, 0], to: [1.2, 0, 0], radius: 0.45 }, { from: [0, -1.2, 0], to: [0, 1.2, 0], radius: 0.45 }] },
+      spacing: 0.1,
+    });
+    expect(checkParams(rods(100))).toEqual([{ path: 'surface', message: expect.stringMatching(/^no part of the surface was found on the grid that measures its area \(64 steps along its longest side of 99\.57, step 1\.66\)/) }]);
+    expect(checkParams(rods(10))).toEqual([]);
+  });
+
   it('the engine refuses a spec that fails the checks before sampling', () => {
     expect(() => surfaceEngine.run(parse({ spacing: 0.6 }), { seed: 1, threads: 1, progress() {}, cancelled: () => false, log() {} })).toThrow(/spacing: must be at most a quarter/);
   });
