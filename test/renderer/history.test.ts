@@ -3,6 +3,8 @@ import { mount, type VueWrapper } from '@vue/test-utils';
 import { createMemoryHistory, createRouter } from 'vue-router';
 import { FAKE_EXPORT_FORMATS, installFakeApi, makeRun, settle } from './fakeApi';
 import HistoryWorkspace from '../../renderer/src/workspaces/history/HistoryWorkspace.vue';
+import RunCompare from '../../renderer/src/workspaces/history/RunCompare.vue';
+import PlotPanel from '../../renderer/src/components/PlotPanel.vue';
 import { PagedRuns, sortByMetric } from '../../renderer/src/workspaces/history/pagedRuns';
 import { compareRows, distinctNames, flatten } from '../../renderer/src/workspaces/history/compare';
 import { draft } from '../../renderer/src/stores/draft';
@@ -156,6 +158,23 @@ describe('HistoryWorkspace', () => {
     expect(w.find('[data-testid="compare-series"]').exists()).toBe(true);
     // Plain names stay whole in the column heads.
     expect(w.find('[data-testid="compare-params"] thead').text()).toContain('run 29');
+  });
+
+  it("overlays a series only where the runs plot it against the same quantity, naming the others", async () => {
+    const api = installFakeApi([makeRun(1), makeRun(2), makeRun(3)]);
+    const call = api.call.bind(api);
+    // Run 3 records 'particles' against iteration (as a surface run does), runs 1 and 2 against step.
+    api.call = (async (method: string, params: { id: string }) => {
+      if (method === 'runs.series' && params.id === 'r3') return [{ name: 'particles', xLabel: 'iteration', yLabel: 'particles', kind: 'line', x: new Float64Array([0, 1]), y: new Float64Array([5, 9]) }];
+      return call(method as never, params as never);
+    }) as typeof api.call;
+    const w = mount(RunCompare, { props: { ids: ['r1', 'r2', 'r3'] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle(10);
+    const plot = w.findComponent(PlotPanel);
+    expect(plot.props('xLabel')).toBe('step');
+    expect((plot.props('series') as { name: string }[]).map((x) => x.name)).toEqual(['run 1', 'run 2']);
+    expect(w.find('[data-testid="compare-series-apart"]').text()).toBe('Not drawn, on other axes: run 3 (particles against iteration).');
   });
 
   it('offers the export formats the service lists, and exports in the chosen one', async () => {
