@@ -253,7 +253,7 @@ export class JobQueue {
    */
   validate(spec: RunSpec, priority = 0, issuePrefix = 'spec'): NewRun[] {
     this.registry.refuseUnknownFields(spec, issuePrefix);
-    const points = expandSweeps(spec);
+    const points = expandSweeps(spec, issuePrefix);
     return points.map((p, i) => {
       let params: Record<string, unknown>;
       try {

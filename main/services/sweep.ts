@@ -50,9 +50,9 @@ function sweepIssues(where: string, issues: readonly z.core.$ZodIssue[], body: u
  * Finds the sweeps in params, in objects and arrays alike: their paths and their values (checked;
  * without `check`, paths only: stored batches are read as they were accepted).
  */
-function findSweeps(value: unknown, path: Path, out: { path: Path; values: unknown[] }[], check = true): void {
+function findSweeps(value: unknown, path: Path, out: { path: Path; values: unknown[] }[], check = true, issuePrefix = ''): void {
   if (Array.isArray(value)) {
-    value.forEach((v, i) => findSweeps(v, [...path, i], out, check));
+    value.forEach((v, i) => findSweeps(v, [...path, i], out, check, issuePrefix));
     return;
   }
   if (!isPlainObject(value)) return;
@@ -63,13 +63,13 @@ function findSweeps(value: unknown, path: Path, out: { path: Path; values: unkno
     }
     const r = sweepSchema.strict().safeParse(value);
     if (!r.success) {
-      const where = ['params', ...path].join('.');
+      const where = [issuePrefix, 'params', ...path].filter((x) => x !== '').join('.');
       throw new ApiError('invalid', `${where}: ${SWEEP_FORMS}`, sweepIssues(where, r.error.issues, value.$sweep));
     }
     out.push({ path, values: sweepValues(r.data) });
     return;
   }
-  for (const [k, v] of Object.entries(value)) findSweeps(v, [...path, k], out, check);
+  for (const [k, v] of Object.entries(value)) findSweeps(v, [...path, k], out, check, issuePrefix);
 }
 
 /** A copy of `node` with the value at `path` replaced (objects and arrays copied along the path only). */
@@ -89,15 +89,15 @@ function formatValue(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-/** The runs of a spec: one when it holds no sweep, else the cartesian product of its sweeps. */
-export function expandSweeps(spec: RunSpec): SweepPoint[] {
+/** The runs of a spec: one when it holds no sweep, else the cartesian product of its sweeps. Issue paths start with `issuePrefix` (the spec's place in the request). */
+export function expandSweeps(spec: RunSpec, issuePrefix = ''): SweepPoint[] {
   const sweeps: { path: Path; values: unknown[] }[] = [];
-  findSweeps(spec.params, [], sweeps);
+  findSweeps(spec.params, [], sweeps, true, issuePrefix);
   if (sweeps.length === 0) return [{ spec, values: {} }];
   const total = sweeps.reduce((n, s) => n * s.values.length, 1);
   if (total > MAX_SWEEP_POINTS) {
     throw new ApiError('invalid', `the sweep expands into ${total} runs; at most ${MAX_SWEEP_POINTS} are allowed`, [
-      { path: 'params', message: `sweep of ${total} runs exceeds ${MAX_SWEEP_POINTS}` },
+      { path: issuePrefix ? `${issuePrefix}.params` : 'params', message: `sweep of ${total} runs exceeds ${MAX_SWEEP_POINTS}` },
     ]);
   }
   const points: SweepPoint[] = [];

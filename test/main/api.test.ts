@@ -133,6 +133,13 @@ describe('API contract', () => {
     const err = await rejection('runs.enqueue', { spec: { engine: 'counter', name: 'sw', params: { failAt: 1, steps: { $sweep: [3, 4] }, exitAt: 2 } } });
     expect(err.message).toMatch(/sweep point 1 of 2/);
     expect(err.issues).toEqual([{ path: 'spec.params.exitAt', message: 'give at most one of failAt and exitAt' }]);
+    // A malformed sweep and one of too many runs, at their place in the request like every other issue (they said 'params.steps...').
+    expect(await rejection('runs.enqueue', { spec: { engine: 'counter', name: 'sw', params: { steps: { $sweep: { from: 1, to: 'x', steps: 3 } } } } })).toMatchObject({
+      issues: [{ path: 'spec.params.steps.$sweep.to' }],
+    });
+    expect(await rejection('runs.validate', { spec: { engine: 'counter', name: 'sw', params: { steps: { $sweep: { from: 1, to: 9, steps: 200 } }, stepMs: { $sweep: { from: 0, to: 1, steps: 200 } } } } })).toMatchObject({
+      issues: [{ path: 'spec.params', message: 'sweep of 40000 runs exceeds 10000' }],
+    });
     expect(await s.dispatch('runs.validate', { spec: { engine: 'counter', name: 'ok', params: { steps: { $sweep: [3, 4, 5] } } } })).toMatchObject({ runs: 3, memoryBytes: 1 << 20 });
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });

@@ -1,0 +1,26 @@
+import { it } from 'vitest';
+import { fixtureServices, tempDir } from './helpers';
+it('audit', async () => {
+  const t = tempDir();
+  const s = fixtureServices(t.dir, { autoStart: true });
+  const call = async (m: string, p: unknown) => { try { const r = await s.dispatch(m as never, p as never); console.log(m, JSON.stringify(p).slice(0, 100), '->', JSON.stringify(r).slice(0, 200)); return r as any; } catch (e) { console.log(m, JSON.stringify(p).slice(0, 100), '=> ERR', (e as any).code, (e as Error).message.slice(0, 300)); } };
+  const { runIds } = await call('runs.enqueue', { spec: { engine: 'counter', name: 'a', params: { steps: 3, stepMs: 0, volume: true } } });
+  await s.queue.waitFor(runIds);
+  const id = runIds[0];
+  await call('runs.list', { offset: 2 ** 60 });
+  await call('runs.list', { offset: 1e300 });
+  await call('runs.slice', { id, axis: 'z', index: 2 ** 53 });
+  await call('runs.slice', { id, axis: 'x', index: 1e300 });
+  await call('runs.frame', { id, table: 'particles', index: 1e300 });
+  await call('runs.list', { filter: { createdFrom: '2026-13-45T00:00:00Z' } });
+  await call('runs.list', { filter: { metric: { name: 'steps', min: NaN } } });
+  await call('runs.list', { filter: { metric: { name: 'steps', min: Infinity } } });
+  await call('runs.enqueue', { spec: { engine: 'counter', name: 'a', seed: -1 } });
+  await call('runs.enqueue', { spec: { engine: 'counter', name: 'a', params: { steps: { $sweep: { from: 1, to: 1e9, steps: 10000 } } } } });
+  await call('runs.enqueue', { spec: { engine: 'counter', name: 'a', params: { steps: { $sweep: { from: 0, to: NaN, steps: 3 } } } } });
+  await call('runs.enqueue', { spec: { engine: 'counter', name: 'a', params: { memoryBytes: 1e30 } } });
+  await call('queue.setThreadsPerRun', { threads: 256 });
+  await call('queue.state', {});
+  await new Promise((r) => setTimeout(r, 500));
+  await s.close(); t.cleanup();
+});
