@@ -65,6 +65,21 @@ describe.skipIf(!CHROMIUM)('editor and inspector in Chromium', () => {
     await page.screenshot({ path: `${ARTIFACTS}editor.png` });
   });
 
+  it("draws no voxels while the shape's fields are in error, instead of the last shape", async () => {
+    await page.goto(host.url + '#/editor');
+    await page.selectOption('[data-testid="new-shape-kind"]', 'ellipsoid');
+    await page.click('[data-testid="new-shape"]');
+    await page.waitForSelector('[data-testid="shape-param-b"]');
+    const drawn = () => page.getAttribute('[data-testid="voxel-preview-canvas"]', 'data-voxels');
+    await page.waitForFunction(() => Number(document.querySelector<HTMLCanvasElement>('[data-testid="voxel-preview-canvas"]')?.dataset.voxels) > 0);
+    await page.fill('[data-testid="shape-param-b"]', '0');
+    await page.waitForSelector('[data-testid="preview-none"]');
+    expect(await drawn()).toBe('0');
+    await page.screenshot({ path: `${ARTIFACTS}editor-invalid.png` });
+    await page.fill('[data-testid="shape-param-b"]', '0.5');
+    await page.waitForFunction(() => Number(document.querySelector<HTMLCanvasElement>('[data-testid="voxel-preview-canvas"]')?.dataset.voxels) > 0);
+  });
+
   it('opens a finished voxel run: surfaces, slice, series, and a picked particle record', async () => {
     const id = await page.evaluate(async () => {
       const api = (globalThis as unknown as { packbench: PackbenchApi }).packbench;
