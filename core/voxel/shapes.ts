@@ -243,7 +243,13 @@ export function voxeliseShapeVoxels(shape: Shape, sizeVoxels: number, reductionT
     };
   } else {
     const f = insideFunction(shape, sizeVoxels);
-    for (let a = 0; a < 3; a++) offset[a] = Math.round(2 * f.half[a]) % 2 === 0 ? 0.5 : 0;
+    // An axis under half a voxel wide (0 voxels when rounded) is sampled on its centre plane, as
+    // one of under a voxel is: one voxel thick. Offset, no sample would fall inside, and a plate
+    // 10 voxels across and 0.1 thick would be packed as the single voxel below.
+    for (let a = 0; a < 3; a++) {
+      const width = Math.round(2 * f.half[a]);
+      offset[a] = width > 0 && width % 2 === 0 ? 0.5 : 0;
+    }
     hx = Math.ceil(f.half[0]) + 1; hy = Math.ceil(f.half[1]) + 1; hz = Math.ceil(f.half[2]) + 1;
     const [o0, o1, o2] = offset;
     sample = (x, y, z) => f.inside(x + o0, y + o1, z + o2);

@@ -277,6 +277,21 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect((await s.dispatch('runs.get', { id: single.runIds[0] })).sweep).toEqual({});
   });
 
+  it('finishes a batch whose last run still to run is deleted, the others being final; one with no run left stays open', async () => {
+    const { s } = setup();
+    const finished: unknown[] = [];
+    s.events.on('batch.finished', (b) => finished.push(b));
+    const r = await s.dispatch('runs.enqueue', { spec: spec('cut short', { steps: { $sweep: [1, 2] } }) });
+    await s.dispatch('runs.cancel', { id: r.runIds[0] });
+    await s.dispatch('runs.delete', { id: r.runIds[1] });
+    // It stayed unfinished for good: no batch.finished, finishedAt null.
+    expect(finished).toEqual([{ batchId: r.batchId, name: 'cut short', done: 0, failed: 0, cancelled: 1 }]);
+    expect((await s.dispatch('batches.list', { ids: [r.batchId!] }))[0].finishedAt).not.toBeNull();
+    const gone = await s.dispatch('runs.enqueue', { spec: spec('all gone', { steps: { $sweep: [1, 2] } }) });
+    for (const id of gone.runIds) await s.dispatch('runs.delete', { id });
+    expect(finished).toHaveLength(1);
+  });
+
   it('re-queues runs left running by a dead process on restart; runs of a live process are left alone', async () => {
     const t = tempDir();
     dirs.push(t.cleanup);
