@@ -90,6 +90,18 @@ describe('voxelisation', () => {
     expect(shapeSchema.safeParse({ kind: 'voxels', dims: [100, 100, 10], bits: btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join('')) }).success).toBe(false);
   });
 
+  it('a plate thinner than half a voxel is one voxel thick, not a single voxel', () => {
+    // Offset by half a voxel on its thin axis, no sample fell inside: a hexagonal plate 10 voxels
+    // across and 0.1 voxel thick was packed as one voxel.
+    for (const [shape, across] of [[{ kind: 'hexagonalPlate', thickness: 0.01 }, [10, 9]], [{ kind: 'cuboid', b: 0.6, c: 1e-9 }, [10, 6]]] as const) {
+      const thin = voxeliseShapeVoxels(shapeSchema.parse(shape), 10);
+      expect(thin.dims).toEqual([...across, 1]);
+      // The same voxels as a plate half a voxel thick.
+      const halfVoxel = voxeliseShapeVoxels(shapeSchema.parse({ ...shape, [shape.kind === 'cuboid' ? 'c' : 'thickness']: 0.05 }), 10);
+      expect(Array.from(thin.solid)).toEqual(Array.from(halfVoxel.solid));
+    }
+  });
+
   it('the editor entry point quantises the size and names bad input', () => {
     const v = voxeliseShape({ kind: 'sphere' }, 1, 20);
     expect(v.dims).toEqual([20, 20, 20]);
