@@ -23,12 +23,12 @@ describe('particle columns from the engine’s declaration', () => {
     expect(p.categoryNames).toEqual(['coarse', 'fine']);
     expect(p.colourings.map((c) => c.key)).toEqual(['class', 'height', 'speed', 'id']);
     const out = new Float32Array(8);
-    expect(computeColours(p, 'speed', out)).toEqual({ kind: 'range', min: 3, max: 5, dataMin: 3, dataMax: 5, map: 'viridis' });
+    expect(computeColours(p, 'speed', out)).toEqual({ kind: 'range', min: 3, max: 5, autoMin: 3, autoMax: 5, map: 'viridis' });
     expect(out[3]).toBe(1);
     expect(out[0]).not.toBe(out[4]); // slowest and fastest differ
     // Disks in the x-y plane: height is y (cy), not z.
     expect(p.colourings.find((c) => c.key === 'height')!.label).toBe('Height (cy)');
-    expect(computeColours(p, 'height', out)).toEqual({ kind: 'range', min: 0, max: 1, dataMin: 0, dataMax: 1, map: 'viridis' });
+    expect(computeColours(p, 'height', out)).toEqual({ kind: 'range', min: 0, max: 1, autoMin: 0, autoMax: 1, map: 'viridis' });
     expect(computeColours(p, 'class', out)).toEqual({ kind: 'categories', values: [0, 1] });
     expect(p.categoryColumn).toBe('class');
   });
@@ -37,7 +37,7 @@ describe('particle columns from the engine’s declaration', () => {
     const cols = { cx: Float64Array.of(0, 1, 2), cy: Float64Array.of(0, 1, 2), cz: Float64Array.of(0, 4, 8), rad: Float64Array.of(1, 1, 1), speed: Float64Array.of(0, 5, 10) };
     const p = resolveParticleColumns(cols, 3, { particleTable: disks });
     const out = new Float32Array(12);
-    expect(computeColours(p, 'speed', out, { map: 'cividis', range: [2, 8] })).toEqual({ kind: 'range', min: 2, max: 8, dataMin: 0, dataMax: 10, map: 'cividis' });
+    expect(computeColours(p, 'speed', out, { map: 'cividis', range: [2, 8] })).toEqual({ kind: 'range', min: 2, max: 8, autoMin: 0, autoMax: 10, map: 'cividis' });
     const low = new Float32Array(3);
     const mid = new Float32Array(3);
     const high = new Float32Array(3);

@@ -76,8 +76,13 @@ describe('inspector playback', () => {
     await flushPromises();
     expect(calls.filter((c) => c.method === 'runs.frame').map((c) => c.params)).toEqual([{ id: 'r1', table: 'frames', index: 0 }]);
     expect(w.get('[data-testid="time-label"]').text()).toBe('t = 0.000 / 1.000 s');
-    // Frame 0 has speeds 0 and 5; the legend keeps the final table's range (5 to 20).
+    // Frame 0 has speeds 0 and 5; the legend keeps the final table's range (5 to 20), and so do the
+    // range fields' hints and an end left empty (they showed the frame's 0 and 5).
     expect(w.get('[data-testid="legend"]').find('.ends').text()).toMatch(/^5.*20$/);
+    expect([w.get('[data-testid="colour-min"]').attributes('placeholder'), w.get('[data-testid="colour-max"]').attributes('placeholder')]).toEqual(['5', '20']);
+    await w.get('[data-testid="colour-max"]').setValue('15');
+    await flushPromises();
+    expect(w.get('[data-testid="legend"]').find('.ends').text()).toMatch(/^5.*15$/);
     w.unmount();
   });
 

@@ -74,18 +74,23 @@ export function resolveParticleColumns(columns: Record<string, Column>, count: n
 }
 
 /**
- * What the legend shows: a continuous range (the one coloured, and the data's own) with its map, or
- * the list of categories present.
+ * What the legend shows: a continuous range (the one coloured, and the automatic one, used when the
+ * user chose none) with its map, or the list of categories present.
  */
 export type Legend =
-  | { kind: 'range'; min: number; max: number; dataMin: number; dataMax: number; map: ContinuousMap }
+  | { kind: 'range'; min: number; max: number; autoMin: number; autoMax: number; map: ContinuousMap }
   | { kind: 'categories'; values: number[] }
   | { kind: 'ids' };
 
-/** How continuous quantities are coloured: the map, and a range (null: the data's own). */
+/**
+ * How continuous quantities are coloured: the map, the user's range, and the automatic range used
+ * without one (null: the data's own; the inspector holds the final table's while it shows frames,
+ * so that a colour means the same in every frame).
+ */
 export interface ColourOptions {
   map: ContinuousMap;
   range: [number, number] | null;
+  auto?: [number, number] | null;
 }
 
 function range(c: Column, n: number): [number, number] {
@@ -122,11 +127,11 @@ export function computeColours(p: ParticleColumns, key: string, out: Float32Arra
     for (let i = 0; i < n; i++) idColour(c.values[i], out, i * 4, 1);
     return { kind: 'ids' };
   }
-  const [dataMin, dataMax] = range(c.values, n);
-  const [lo, hi] = options.range ?? [dataMin, dataMax];
+  const [autoMin, autoMax] = options.auto ?? range(c.values, n);
+  const [lo, hi] = options.range ?? [autoMin, autoMax];
   const span = hi > lo ? hi - lo : 1;
   for (let i = 0; i < n; i++) mapColour(options.map, (c.values[i] - lo) / span, out, i * 4, 1);
-  return { kind: 'range', min: lo, max: hi, dataMin, dataMax, map: options.map };
+  return { kind: 'range', min: lo, max: hi, autoMin, autoMax, map: options.map };
 }
 
 /** The record of particle i: every column's value, for the pick panel. */
