@@ -370,7 +370,7 @@ export class JobQueue {
 
   /** Deletes a run, its series and artifacts (cancelling it first if it runs). */
   async deleteRun(id: string): Promise<void> {
-    this.mustGet(id);
+    const { batchId } = this.mustGet(id);
     const job = this.active.get(id);
     if (job) {
       this.cancelRequested.add(id);
@@ -382,6 +382,8 @@ export class JobQueue {
     rmSync(this.runDir(id), { recursive: true, force: true });
     this.events.emit('run.deleted', { id });
     this.emitQueue();
+    // The last run of its batch still to run: the others are final, so the batch is finished.
+    if (batchId) this.finishBatchIfDone(batchId);
   }
 
   /**
@@ -621,10 +623,14 @@ export class JobQueue {
   private afterFinal(id: string): void {
     const s = this.emitRun(id);
     this.emitQueue();
-    if (!s?.batchId) return;
-    const c = this.store.batchCounts(s.batchId);
-    if (c.queued + c.running + c.paused === 0 && this.store.markBatchFinished(s.batchId)) {
-      this.events.emit('batch.finished', { batchId: s.batchId, name: this.store.batchName(s.batchId) ?? '', done: c.done, failed: c.failed, cancelled: c.cancelled });
+    if (s?.batchId) this.finishBatchIfDone(s.batchId);
+  }
+
+  /** Marks a batch finished (and says so) once none of its runs is left to run and some remain. */
+  private finishBatchIfDone(batchId: string): void {
+    const c = this.store.batchCounts(batchId);
+    if (c.queued + c.running + c.paused === 0 && c.done + c.failed + c.cancelled > 0 && this.store.markBatchFinished(batchId)) {
+      this.events.emit('batch.finished', { batchId, name: this.store.batchName(batchId) ?? '', done: c.done, failed: c.failed, cancelled: c.cancelled });
     }
   }
 
