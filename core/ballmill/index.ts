@@ -46,6 +46,8 @@ const METRICS: Record<string, MetricInfo> = {
   eventsPerSecond: { unit: '1/s', description: 'events per wall second of the event loop' },
   staleEvents: { description: "predicted collisions dropped because the partner's trajectory had changed since they were predicted" },
   queuePeak: { description: 'most pair collisions predicted and held at once (besides one box exit and one wall contact a ball)' },
+  impactsBelowHistogram: { description: "impacts with a normal energy under 1e-12 J (zero for a graze), left out of the 'impact energy' histogram" },
+  impactsAboveHistogram: { description: "impacts with a normal energy of 1e3 J or more, left out of the 'impact energy' histogram" },
   dissipatedEnergy: { unit: 'J', description: 'kinetic energy lost in impacts' },
   guardEnergy: { unit: 'J', description: 'energy added by the restitution floor (minimumRebound) to slow inelastic impacts' },
   guardedImpacts: { description: 'impacts whose rebound the restitution floor raised' },
@@ -109,6 +111,9 @@ export function ballmillMetrics(sim: BallMill, loopSeconds: number): Record<stri
     eventsPerSecond: loopSeconds > 0 ? sim.events / loopSeconds : 0,
     staleEvents: sim.staleEvents,
     queuePeak: sim.queue.peak,
+    // The histogram's bins cover 1e-12 to 1e3 J; these say how many impacts it does not show.
+    impactsBelowHistogram: sim.energyHistogram[0],
+    impactsAboveHistogram: sim.energyHistogram[ENERGY_BINS + 1],
     dissipatedEnergy: sim.dissipated,
     guardEnergy: sim.restitution.elasticBelow > 0 ? sim.guardEnergy : 0,
     guardedImpacts: sim.restitution.guarded,
@@ -122,7 +127,8 @@ export function ballmillMetrics(sim: BallMill, loopSeconds: number): Record<stri
   };
 }
 
-function seriesOf(sim: BallMill): EngineSeries[] {
+/** Series of a finished simulation: impact energy histogram, impacts per ball, energy against time. */
+export function ballmillSeries(sim: BallMill): EngineSeries[] {
   const h = sim.energyHistogram;
   let first = -1, last = -1;
   for (let k = 1; k <= ENERGY_BINS; k++) if (h[k] > 0) { if (first < 0) first = k; last = k; }
@@ -229,7 +235,7 @@ export const ballmillEngine = defineEngine({
     return {
       cancelled: sim.stopReason === 'cancelled',
       metrics: { ...ballmillMetrics(sim, loopSeconds), cdo: params.cdo, setupSeconds, wallSeconds: (performance.now() - t0) / 1000 },
-      series: seriesOf(sim),
+      series: ballmillSeries(sim),
       artifacts,
     };
   },

@@ -6,7 +6,7 @@
  * and an inelastic collapse that ends.
  */
 import { describe, expect, it } from 'vitest';
-import { BallMill, ballmillParamsSchema, type BallmillParams } from '../../../core/ballmill/index';
+import { BallMill, ballmillMetrics, ballmillParamsSchema, ballmillSeries, type BallmillParams } from '../../../core/ballmill/index';
 import type { InitialBalls } from '../../../core/ballmill/simulation';
 
 const params = (p: Record<string, unknown>): BallmillParams => ballmillParamsSchema.parse({
@@ -22,7 +22,6 @@ const balls = (b: Partial<Record<keyof InitialBalls, number[]>>, n: number): Ini
 /** Runs until the first impact; returns its time and the parties. */
 function firstImpact(sim: BallMill): { t: number; a: number; b: number } {
   let hit: { t: number; a: number; b: number } | null = null;
-  sim.onImpact = (t, a, b) => { if (!hit) hit = { t, a, b }; };
   const stop = { now: false };
   sim.onImpact = (t, a, b) => { if (!hit) { hit = { t, a, b }; stop.now = true; } };
   sim.run(() => {}, () => stop.now);
@@ -149,5 +148,18 @@ describe('ball mill physics', () => {
     const unguarded = new BallMill(ballmillParamsSchema.parse({ ...base, duration: 0.5, minimumRebound: 0 }), 2);
     expect(unguarded.run(() => {}, () => false)).toBe('stalled');
     expect(unguarded.now).toBeLessThan(1e-6);
+  });
+
+  it('every impact is in the energy histogram or counted beside it, below 1e-12 J or above 1e3 J', () => {
+    // Light slow balls hit with ~1e-13 J, heavy fast ones with ~1e3 J: both ends of the bins.
+    for (const [density, radius, speed, width, side] of [[1, 1, 10, 20, 'impactsBelowHistogram'], [1e5, 10, 1e5, 200, 'impactsAboveHistogram']] as const) {
+      const vial = { width, height: width, amplitude: 0, frequency: 0 };
+      const sim = new BallMill(params({ dim: 3, duration: 1, balls: { count: 30, density, radius: { law: 'fixed', value: radius }, initialSpeed: speed }, vial, maxEvents: 20_000 }), 5);
+      sim.run(() => {}, () => false);
+      const m = ballmillMetrics(sim, 1);
+      const inBins = ballmillSeries(sim).find((s) => s.name === 'impact energy')!.y.reduce((a, b) => a + b, 0);
+      expect(m[side] as number, side).toBeGreaterThan(0);
+      expect(inBins + (m.impactsBelowHistogram as number) + (m.impactsAboveHistogram as number)).toBe(m.collisions);
+    }
   });
 });
