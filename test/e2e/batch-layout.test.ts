@@ -77,4 +77,15 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
       await page.screenshot({ path: join(ARTIFACTS, `batch-layout-queue-${width}.png`) });
     }
   });
+
+  it("shows every number of every engine's form whole: the ball mill's max events, the largest seed", async () => {
+    await page.setViewportSize({ width: 1024, height: 768 });
+    for (const engine of ['voxel', 'stacking', 'ballmill', 'surface']) {
+      await page.selectOption(testid('engine-select'), engine);
+      await page.waitForSelector(testid('composer-defaults'));
+      await page.fill(testid('run-seed'), '4294967295');
+      if (engine === 'ballmill') expect(await page.inputValue(testid('field-maxEvents'))).toBe('10000000000');
+      expect(await cutInputs(testid('composer')), engine).toEqual([]);
+    }
+  });
 });
