@@ -108,6 +108,21 @@ describe('InspectorWorkspace', () => {
     w.unmount();
   });
 
+  it("keeps a clipping box side whose field is emptied, instead of moving it to 0", async () => {
+    installRunApi();
+    const { w } = await mountInspectorAt('/inspector/r1');
+    await w.get('[data-testid="clip-toggle"]').setValue(true);
+    const xMin = w.get('input[aria-label="x min"]');
+    await xMin.setValue('0.5');
+    await xMin.trigger('change');
+    expect((xMin.element as HTMLInputElement).value).toBe('0.5');
+    await xMin.setValue('');
+    await xMin.trigger('change');
+    await flushPromises();
+    expect((xMin.element as HTMLInputElement).value).toBe('0.5');
+    w.unmount();
+  });
+
   it('loads a run: particle count, colourings the table supports, slice at mid-height, series ordered by kind', async () => {
     const { calls } = installRunApi();
     const { w } = await mountInspectorAt('/inspector/r1');
