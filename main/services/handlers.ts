@@ -16,7 +16,7 @@ import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import type { Limiter } from './limiter';
 import type { JobQueue } from './queue';
-import type { ShapeLibrary } from './shapes';
+import { checkPreview, type ShapeLibrary } from './shapes';
 import type { RunStore } from './store';
 
 export interface HandlerContext {
@@ -146,7 +146,17 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'shapes.update': (p) => shapes.update(p.id, p.name, p.shape, p.voxelisation),
     'shapes.duplicate': (p) => shapes.duplicate(p.id, p.name),
     'shapes.delete': (p) => (shapes.delete(p.id), {}),
-    'shapes.preview': (p) => shapes.preview(p.shape, p.size, p.resolution, p.reductionThreshold),
+    'shapes.preview': async (p) => {
+      const shape = checkPreview(p.shape, p.size, p.resolution);
+      // In a worker, not in a heavy turn: the editor asks on every edit and should not wait behind an export.
+      const task: ImportTask = { kind: 'preview', shape, size: p.size, resolution: p.resolution, reductionThreshold: p.reductionThreshold };
+      const r = await ctx.pool.task<ImportResult>(IMPORT_WORKER, task, importTaskBytes(task)).catch((err: unknown) => {
+        if (err instanceof BudgetError) throw new ApiError(err.busy ? 'unavailable' : 'invalid', `the preview ${err.message}`);
+        throw err;
+      });
+      if (r.kind !== 'preview') throw new Error(`preview task gave ${r.kind}`);
+      return r.preview;
+    },
     'shapes.importMesh': async (p) => {
       const options = meshImportOptionsSchema.safeParse({ resolution: p.resolution, voxelsAcross: p.voxelsAcross });
       if (!options.success) {

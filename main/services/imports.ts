@@ -5,7 +5,8 @@
  * Parsing and voxelisation are pure (core/io); this module reads the files and checks sizes
  * before reading data. The handlers run each import as a task in a worker thread
  * (main/workers/imports.ts, runImportTask) under the runs' memory budget (importTaskBytes), so a
- * big or hostile file never blocks or exhausts the process that serves the app.
+ * big or hostile file never blocks or exhausts the process that serves the app. The shape editor's
+ * previews (shapes.ts, shapePreview) run as such tasks too, for the same reason.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,9 @@ import { sphereCsvLineNumbers, sphereCsvToTable } from '../../core/io/csv';
 import { assertWatertight, parseObj, parseStl } from '../../core/io/mesh';
 import { parseRawHeader, rawToSolidBits, RAW_DTYPE_BYTES, type RawHeader } from '../../core/io/raw';
 import { bounds, MAX_SHAPE_VOXELS_PER_AXIS, voxeliseMesh } from '../../core/io/voxelise';
-import { parseStrict, SPHERE_IMPORT_ENGINE, type MetricValue, type RunSummary } from '../api';
+import { parseStrict, SPHERE_IMPORT_ENGINE, type MetricValue, type Methods, type RunSummary } from '../api';
+import { previewBytes, shapePreview } from './shapes';
+import type { Shape as VoxelShape } from '../../core/voxel/shapes';
 import type { RunOrigin, RunStore } from './store';
 
 export interface VoxelShapeImport {
@@ -271,9 +274,14 @@ export function recordSphereRun(store: RunStore, runDir: (id: string) => string,
 export type ImportTask =
   | { kind: 'spheres'; csv: string; source: string; box?: [number, number, number]; analysis: Record<string, unknown> }
   | { kind: 'mesh'; bytes: Uint8Array; fileName: string; options: MeshImportOptions }
-  | { kind: 'raw'; bytes: Uint8Array; header: string; fileName: string };
+  | { kind: 'raw'; bytes: Uint8Array; header: string; fileName: string }
+  // Not an import, but the same kind of work: seconds of CPU at its largest, kept off the thread that serves the app.
+  | { kind: 'preview'; shape: VoxelShape; size: number; resolution: number; reductionThreshold?: number };
 
-export type ImportResult = { kind: 'spheres'; spheres: AnalysedSpheres } | { kind: 'shape'; shape: VoxelShapeImport };
+export type ImportResult =
+  | { kind: 'spheres'; spheres: AnalysedSpheres }
+  | { kind: 'shape'; shape: VoxelShapeImport }
+  | { kind: 'preview'; preview: Methods['shapes.preview']['result'] };
 
 /** The worker entry that runs import tasks (from source, or bundled next to the main bundle). */
 export const IMPORT_WORKER = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../workers/imports.ts' : './workers/imports.js', import.meta.url));
@@ -284,6 +292,7 @@ export function runImportTask(task: ImportTask): ImportResult {
     case 'spheres': return { kind: 'spheres', spheres: analyseSphereCsv(task.csv, task.source, task.box, task.analysis) };
     case 'mesh': return { kind: 'shape', shape: meshBytesToShape(task.bytes, task.fileName, task.options) };
     case 'raw': return { kind: 'shape', shape: rawBytesToShape(task.bytes, task.header, task.fileName) };
+    case 'preview': return { kind: 'preview', preview: shapePreview(task.shape, task.size, task.resolution, task.reductionThreshold) };
   }
 }
 
@@ -306,5 +315,7 @@ export function importTaskBytes(task: ImportTask): number {
       return 4 * task.bytes.length + 3 * (MAX_SHAPE_VOXELS_PER_AXIS ** 3 / 8);
     case 'raw':
       return 2 * task.bytes.length + 3 * Math.ceil(task.bytes.length / 8);
+    case 'preview':
+      return previewBytes(task.size, task.resolution);
   }
 }

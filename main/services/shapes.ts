@@ -3,7 +3,7 @@
  * renamed) and the user's shapes, validated by core/voxel's shapeSchema.
  */
 import { shapeIssues, shapeSchema, voxeliseShape, type Shape as VoxelShape } from '../../core/voxel/shapes';
-import { ApiError, invalidMessage, parseStrict, type Shape, type ShapeVoxelisation } from '../api';
+import { ApiError, invalidMessage, parseStrict, type Methods, type Shape, type ShapeVoxelisation } from '../api';
 import type { RunStore } from './store';
 
 export const BUILTIN_SHAPES: { id: string; name: string; params: VoxelShape }[] = [
@@ -64,24 +64,39 @@ export class ShapeLibrary {
     if (s.builtin) throw new ApiError('conflict', `'${s.name}' is a built-in shape and cannot be deleted`);
     this.store.deleteShape(id);
   }
+}
 
-  preview(shape: unknown, size: number, resolution: number, reductionThreshold?: number) {
-    const parsed = parseShape(shape);
-    const voxelsAcross = size * resolution;
-    if (voxelsAcross > 400) {
-      throw new ApiError('invalid', `size × resolution = ${voxelsAcross.toFixed(0)} voxels across; the preview allows at most 400`, [
-        { path: 'resolution', message: `size × resolution must be at most 400 voxels (is ${voxelsAcross.toFixed(0)})` },
-      ]);
-    }
-    const v = voxeliseShape(parsed, size, resolution, reductionThreshold);
-    return {
-      dims: v.dims,
-      solidCount: v.solid.length / 3,
-      shellCount: v.shell.length / 3,
-      reducedShellCount: v.reducedShell.length / 3,
-      solid: v.solid,
-      shell: v.shell,
-      reducedShell: v.reducedShell,
-    };
+/** Most voxels across a shape preview: 400³ samples take the voxeliser some 15 s and 1 GB. */
+export const PREVIEW_MAX_VOXELS_ACROSS = 400;
+
+/** A preview's shape, checked, and its size within PREVIEW_MAX_VOXELS_ACROSS; or ApiError('invalid') naming the field. */
+export function checkPreview(shape: unknown, size: number, resolution: number): VoxelShape {
+  const parsed = parseShape(shape);
+  const voxelsAcross = size * resolution;
+  if (voxelsAcross > PREVIEW_MAX_VOXELS_ACROSS) {
+    throw new ApiError('invalid', `size × resolution = ${voxelsAcross.toFixed(0)} voxels across; the preview allows at most ${PREVIEW_MAX_VOXELS_ACROSS}`, [
+      { path: 'resolution', message: `size × resolution must be at most ${PREVIEW_MAX_VOXELS_ACROSS} voxels (is ${voxelsAcross.toFixed(0)})` },
+    ]);
   }
+  return parsed;
+}
+
+/** Upper bound of the bytes a preview allocates: its sample box as bits and every voxel's coordinates, solid and shell. */
+export function previewBytes(size: number, resolution: number): number {
+  const box = (Math.round(size * resolution) + 2) ** 3;
+  return box / 8 + 2 * 12 * box;
+}
+
+/** The voxels of a checked shape (checkPreview) as the editor draws them: solid, shell and reduced shell. */
+export function shapePreview(shape: VoxelShape, size: number, resolution: number, reductionThreshold?: number): Methods['shapes.preview']['result'] {
+  const v = voxeliseShape(shape, size, resolution, reductionThreshold);
+  return {
+    dims: v.dims,
+    solidCount: v.solid.length / 3,
+    shellCount: v.shell.length / 3,
+    reducedShellCount: v.reducedShell.length / 3,
+    solid: v.solid,
+    shell: v.shell,
+    reducedShell: v.reducedShell,
+  };
 }

@@ -1,14 +1,17 @@
 /**
  * The worker of import tasks (main/services/imports.ts): parses, checks and analyses or voxelises a
- * file the user brought, off the thread that serves the app, and posts the outcome. It serves one
- * task per message, so the pool can keep it for the next one.
+ * file the user brought, or voxelises a shape for the editor's preview, off the thread that serves
+ * the app, and posts the outcome. It serves one task per message, so the pool can keep it for the
+ * next one.
  */
 import { parentPort } from 'node:worker_threads';
 import { runImportTask, type ImportResult, type ImportTask } from '../services/imports';
 
 function buffersOf(r: ImportResult): ArrayBuffer[] {
   if (r.kind === 'shape') return [];
-  const arrays = [...Object.values(r.spheres.table.columns), ...r.spheres.series.flatMap((s) => [s.x, s.y])];
+  const arrays = r.kind === 'preview'
+    ? [r.preview.solid, r.preview.shell, r.preview.reducedShell]
+    : [...Object.values(r.spheres.table.columns), ...r.spheres.series.flatMap((s) => [s.x, s.y])];
   return [...new Set(arrays.map((a) => a.buffer).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer))];
 }
 

@@ -230,6 +230,18 @@ describe('API contract', () => {
     expect(await rejection('shapes.preview', { shape: { kind: 'sphere' }, size: 10, resolution: 100 })).toMatchObject({ issues: [{ path: 'resolution' }] });
   });
 
+  it('voxelises a preview off the thread that serves the calls: a call made after a large preview answers first', async () => {
+    // 200 voxels across: about a second of voxelising. On the serving thread it held every other call back.
+    const order: string[] = [];
+    const preview = s.dispatch('shapes.preview', { shape: { kind: 'sphere' }, size: 2, resolution: 100 }).then((p) => { order.push('preview'); return p; });
+    const info = s.dispatch('app.info', {}).then(() => order.push('app.info'));
+    const [p] = await Promise.all([preview, info]);
+    expect(order).toEqual(['app.info', 'preview']);
+    expect(p.dims).toEqual([200, 200, 200]);
+    expect(p.solid).toBeInstanceOf(Int32Array);
+    expect(p.solid.length).toBe(3 * p.solidCount);
+  });
+
   it('saves presets for known engines only', async () => {
     const p = await s.dispatch('presets.save', { name: 'quick', spec: { engine: 'counter', name: 'q', params: { steps: 3 } } });
     expect(await s.dispatch('presets.list', { engine: 'counter' })).toEqual([p]);
