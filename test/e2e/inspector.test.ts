@@ -124,6 +124,15 @@ describe.skipIf(!CHROMIUM)('editor and inspector in Chromium', () => {
     expect(download.suggestedFilename()).toMatch(/^e2e_plates-.*\.png$/);
     const bytes = await download.createReadStream().then(async (s) => { const parts: Buffer[] = []; for await (const c of s) parts.push(c as Buffer); return Buffer.concat(parts); });
     expect(bytes.subarray(1, 4).toString()).toBe('PNG');
+
+    // A colour range typed to 4 digits shows whole in its fields, the auto button shown beside them.
+    await page.selectOption('[data-testid="colour-by"]', 'height');
+    await page.fill('[data-testid="colour-min"]', '0.0735');
+    await page.fill('[data-testid="colour-max"]', '1.8125');
+    await page.waitForSelector('[data-testid="colour-auto"]');
+    const cut = await page.$$eval('[data-testid="colour-min"], [data-testid="colour-max"]', (els) => (els as HTMLInputElement[]).filter((e) => e.scrollWidth > e.clientWidth).map((e) => e.value));
+    expect(cut).toEqual([]);
+    await page.click('[data-testid="colour-auto"]');
   });
 
   it('turns the camera on a plain drag; Shift moves the slice plane', async () => {
