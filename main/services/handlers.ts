@@ -222,6 +222,12 @@ export function createHandlers(ctx: HandlerContext): Handlers {
         const size = statSync(path).size;
         const limit = ctx.maxApiExportBytes ?? MAX_API_EXPORT_BYTES;
         if (size > limit) {
+          // The browser then takes it from the web host's download route; the app has none, so its
+          // user gets the command that writes the file (with its data folder: the app may have been started with --data).
+          if (ctx.electron) {
+            const cli = `packbench runs export ${p.id} --format ${p.format} --data "${ctx.dataDir}" --out FILE`;
+            throw new ApiError('too_large', `the export is ${size} bytes, more than the app sends at once (${limit} bytes): write it with the command line, ${cli}`);
+          }
           throw new ApiError('too_large', `the export is ${size} bytes; use the CLI (packbench runs export) or the download link for files over ${limit} bytes`);
         }
         const bytes = readFileSync(path);

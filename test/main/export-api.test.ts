@@ -58,6 +58,12 @@ describe('runs.export', () => {
     const err = await rejection(small('runs.export', { id: runId, format: 'json' }));
     expect(err).toMatchObject({ code: 'too_large', message: expect.stringMatching(/the export is \d+ bytes.*download link/) });
     expect(exportReads(before)).toEqual([]);
+    // The app has no download link: it names the command that writes the file, with its data folder.
+    const inApp = createDispatch(createHandlers({ ...s, maxApiExportBytes: 64, electron: true }));
+    const appErr = await rejection(inApp('runs.export', { id: runId, format: 'json' }));
+    expect(appErr.code).toBe('too_large');
+    expect(appErr.message).not.toMatch(/download link/);
+    expect(appErr.message).toContain(`packbench runs export ${runId} --format json --data "${t.dir}" --out FILE`);
   });
 
   it("gives 'conflict' for a format the run lacks the data for, however small the limit", async () => {
