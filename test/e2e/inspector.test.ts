@@ -78,6 +78,12 @@ describe.skipIf(!CHROMIUM)('editor and inspector in Chromium', () => {
     await page.screenshot({ path: `${ARTIFACTS}editor-invalid.png` });
     await page.fill('[data-testid="shape-param-b"]', '0.5');
     await page.waitForFunction(() => Number(document.querySelector<HTMLCanvasElement>('[data-testid="voxel-preview-canvas"]')?.dataset.voxels) > 0);
+    // Leave the unsaved shape as a user would: the editor asks before discarding it (playwright
+    // dismisses dialogs by default, which kept every later test of this page in the editor).
+    const asked = new Promise<string>((resolve) => page.once('dialog', (d) => { resolve(d.message()); void d.accept(); }));
+    await page.goto(host.url + '#/history');
+    expect(await asked).toMatch(/unsaved changes/);
+    await page.waitForFunction(() => location.hash === '#/history');
   });
 
   it('opens a finished voxel run: surfaces, slice, series, and a picked particle record', async () => {
