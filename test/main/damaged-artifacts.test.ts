@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as fs from 'node:fs';
 import { encodeTable } from '../../core/io/container';
 import type { Services } from '../../main/services/services';
-import { fixtureServices, tempDir } from './helpers';
+import { fixtureServices, rejection, tempDir } from './helpers';
 
 const t = tempDir('packbench-damaged-');
 let s: Services;
@@ -24,15 +24,6 @@ async function finishedRun(): Promise<{ id: string; table: string; volume: strin
   await s.queue.waitFor([id]);
   const path = (kind: string) => s.store.artifacts(id).find((a) => a.kind === kind)!.path;
   return { id, table: path('table'), volume: path('volume') };
-}
-
-async function rejection(p: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as never;
-  }
-  throw new Error('the call was accepted');
 }
 
 const escape = (path: string) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

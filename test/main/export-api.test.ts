@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as fs from 'node:fs';
 import { createDispatch, createHandlers } from '../../main/services/handlers';
 import type { Services } from '../../main/services/services';
-import { fixtureServices, tempDir } from './helpers';
+import { fixtureServices, rejection, tempDir } from './helpers';
 
 // Records which files are read whole, so that the test sees whether the export itself was.
 vi.mock('node:fs', async (importOriginal) => {
@@ -31,15 +31,6 @@ afterAll(async () => {
   await s.close();
   t.cleanup();
 });
-
-async function rejection(p: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as never;
-  }
-  throw new Error('the call was accepted');
-}
 
 /** Paths of the exports' own files read whole since `from` calls of readFileSync. */
 const exportReads = (from: number) =>

@@ -7,6 +7,16 @@ import { defaultRegistry } from '../../main/services/engines';
 import { openServices, type Services, type ServicesOptions } from '../../main/services/services';
 import { fixtureRegistry } from './fixtures/registry';
 
+/** The error a call's promise rejects with (ApiError's fields); fails the test if the call was accepted. */
+export async function rejection(p: Promise<unknown>): Promise<{ code: string; message: string; issues?: { path: string; message: string }[] }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as never;
+  }
+  throw new Error('the call was accepted');
+}
+
 /** A temp data directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'packbench-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));

@@ -11,7 +11,7 @@ import { rawSidecar } from '../../core/io/raw';
 import { sphereCsvToTable } from '../../core/io/csv';
 import { EXPORT_FORMATS } from '../../main/services/exports';
 import { openServices, type Services } from '../../main/services/services';
-import { tempDir } from './helpers';
+import { rejection, tempDir } from './helpers';
 import { asciiBox, cubicSpheresCsv } from './fixtures/imports';
 
 let s: Services;
@@ -23,15 +23,6 @@ afterAll(async () => {
   await s.close();
   t.cleanup();
 });
-
-async function rejection(p: Promise<unknown>): Promise<{ code: string; message: string; issues?: { path: string; message: string }[] }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as never;
-  }
-  throw new Error('the call was accepted');
-}
 
 describe('shapes.importMesh / shapes.importRaw', () => {
   it('voxelises STL bytes into a shape of the library, with a unique name', async () => {
