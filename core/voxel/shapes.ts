@@ -216,6 +216,21 @@ function checkSize(size: number): void {
 }
 
 /**
+ * Half-extents [hx, hy, hz] of the box voxeliseShapeVoxels samples, [-h, h] voxels on each axis:
+ * known before sampling, so that its size (a cylinder's box grows with its length) can be checked
+ * first. A voxel map's longest side is sizeVoxels; an analytic shape's box has a voxel to spare.
+ */
+export function sampleHalfExtents(shape: Shape, sizeVoxels: number): [number, number, number] {
+  if (shape.kind === 'voxels') {
+    const [mx, my, mz] = shape.dims;
+    const scale = Math.max(mx, my, mz) / sizeVoxels;
+    return [Math.ceil(mx / scale / 2), Math.ceil(my / scale / 2), Math.ceil(mz / scale / 2)];
+  }
+  const half = insideFunction(shape, sizeVoxels).half;
+  return [Math.ceil(half[0]) + 1, Math.ceil(half[1]) + 1, Math.ceil(half[2]) + 1];
+}
+
+/**
  * Voxelises a shape whose characteristic size is `sizeVoxels` voxels (an integer: sizes are
  * quantised to the grid).
  */
@@ -225,7 +240,7 @@ export function voxeliseShapeVoxels(shape: Shape, sizeVoxels: number, reductionT
     throw new RangeError(`reductionThreshold must be an integer in [0, 26], got ${reductionThreshold}`);
   }
   // Sample a symmetric integer box [-h, h]^3 around the origin.
-  let hx: number, hy: number, hz: number;
+  const [hx, hy, hz] = sampleHalfExtents(shape, sizeVoxels);
   let sample: (x: number, y: number, z: number) => boolean;
   // Voxel (x, y, z) samples the shape at (x, y, z) + offset: half a voxel on an axis whose extent
   // is an even number of voxels, so that a 40-voxel sphere is 40 voxels wide, not 41.
@@ -234,7 +249,6 @@ export function voxeliseShapeVoxels(shape: Shape, sizeVoxels: number, reductionT
     const [mx, my, mz] = shape.dims;
     const src = decodeBits(shape.bits, mx * my * mz);
     const scale = Math.max(mx, my, mz) / sizeVoxels; // source voxels per target voxel
-    hx = Math.ceil((mx / scale) / 2); hy = Math.ceil((my / scale) / 2); hz = Math.ceil((mz / scale) / 2);
     sample = (x, y, z) => {
       // Nearest source voxel to the target voxel centre, both grids centred on the map centre.
       const sx = Math.floor((x + 0.5) * scale + mx / 2 - 1e-9), sy = Math.floor((y + 0.5) * scale + my / 2 - 1e-9), sz = Math.floor((z + 0.5) * scale + mz / 2 - 1e-9);
@@ -250,7 +264,6 @@ export function voxeliseShapeVoxels(shape: Shape, sizeVoxels: number, reductionT
       const width = Math.round(2 * f.half[a]);
       offset[a] = width > 0 && width % 2 === 0 ? 0.5 : 0;
     }
-    hx = Math.ceil(f.half[0]) + 1; hy = Math.ceil(f.half[1]) + 1; hz = Math.ceil(f.half[2]) + 1;
     const [o0, o1, o2] = offset;
     sample = (x, y, z) => f.inside(x + o0, y + o1, z + o2);
   }

@@ -316,6 +316,6 @@ export function importTaskBytes(task: ImportTask): number {
     case 'raw':
       return 2 * task.bytes.length + 3 * Math.ceil(task.bytes.length / 8);
     case 'preview':
-      return previewBytes(task.size, task.resolution);
+      return previewBytes(task.shape, task.size, task.resolution);
   }
 }

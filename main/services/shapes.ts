@@ -2,7 +2,7 @@
  * The shape library: built-in shapes (written at start-up with fixed ids, cannot be deleted or
  * renamed) and the user's shapes, validated by core/voxel's shapeSchema.
  */
-import { shapeIssues, shapeSchema, voxeliseShape, type Shape as VoxelShape } from '../../core/voxel/shapes';
+import { quantiseSize, sampleHalfExtents, shapeIssues, shapeSchema, voxeliseShape, type Shape as VoxelShape } from '../../core/voxel/shapes';
 import { ApiError, invalidMessage, parseStrict, type Methods, type Shape, type ShapeVoxelisation } from '../api';
 import type { RunStore } from './store';
 
@@ -68,8 +68,19 @@ export class ShapeLibrary {
 
 /** Most voxels across a shape preview: 400³ samples take the voxeliser some 15 s and 1 GB. */
 export const PREVIEW_MAX_VOXELS_ACROSS = 400;
+/**
+ * Most voxels a preview samples: the box of a shape 400 voxels across. A shape longer than its size
+ * (a cylinder of length 50 diameters) samples a box that many times longer, which the limit across
+ * alone let through: 400 voxels across, it would have sampled 3.2 billion voxels (some 60 GB).
+ */
+export const PREVIEW_MAX_SAMPLED_VOXELS = sampledVoxels({ kind: 'cuboid', b: 1, c: 1 }, PREVIEW_MAX_VOXELS_ACROSS);
 
-/** A preview's shape, checked, and its size within PREVIEW_MAX_VOXELS_ACROSS; or ApiError('invalid') naming the field. */
+/** Voxels in the box the voxeliser samples for `shape` at `sizeVoxels` (core/voxel sampleHalfExtents). */
+function sampledVoxels(shape: VoxelShape, sizeVoxels: number): number {
+  return sampleHalfExtents(shape, sizeVoxels).reduce((n, h) => n * (2 * h + 1), 1);
+}
+
+/** A preview's shape, checked, and its size within the preview's limits; or ApiError('invalid') naming the field. */
 export function checkPreview(shape: unknown, size: number, resolution: number): VoxelShape {
   const parsed = parseShape(shape);
   const voxelsAcross = size * resolution;
@@ -78,18 +89,21 @@ export function checkPreview(shape: unknown, size: number, resolution: number): 
       { path: 'resolution', message: `size × resolution must be at most ${PREVIEW_MAX_VOXELS_ACROSS} voxels (is ${voxelsAcross.toFixed(0)})` },
     ]);
   }
+  const sampled = sampledVoxels(parsed, quantiseSize(size, resolution));
+  if (sampled > PREVIEW_MAX_SAMPLED_VOXELS) {
+    const message = `this shape samples ${sampled.toExponential(2)} voxels at ${voxelsAcross.toFixed(0)} voxels across; the preview allows at most ${PREVIEW_MAX_SAMPLED_VOXELS.toExponential(2)} (a shape ${PREVIEW_MAX_VOXELS_ACROSS} voxels across): lower the resolution`;
+    throw new ApiError('invalid', message, [{ path: 'resolution', message }]);
+  }
   return parsed;
 }
 
 /**
- * About the bytes a preview allocates, 24 a voxel of a cube (size × resolution + 2)³: the voxeliser
- * keeps three byte maps of its sample box and 12-byte coordinates of the solid and shell voxels,
- * measured 4.5 (a plate) to 24 (a cylinder L/D 2) bytes a voxel of that cube at 200 voxels across.
- * Not a bound: a shape longer than its size (a cylinder's length) samples a larger box than the cube.
+ * About the bytes a preview allocates, 20 a voxel of the box it samples: the voxeliser keeps byte
+ * maps of that box and of the shape's bounds and 12-byte coordinates of the solid and shell voxels;
+ * measured 10 (a sphere) to 16 (a cube) bytes a sampled voxel at 200 voxels across.
  */
-export function previewBytes(size: number, resolution: number): number {
-  const box = (Math.round(size * resolution) + 2) ** 3;
-  return box / 8 + 2 * 12 * box;
+export function previewBytes(shape: VoxelShape, size: number, resolution: number): number {
+  return 20 * sampledVoxels(shape, quantiseSize(size, resolution));
 }
 
 /** The voxels of a checked shape (checkPreview) as the editor draws them: solid, shell and reduced shell. */

@@ -228,6 +228,11 @@ describe('API contract', () => {
     expect(Math.abs(p.solidCount - (Math.PI / 6) * 1000) / ((Math.PI / 6) * 1000)).toBeLessThan(0.1);
     expect(p.reducedShellCount).toBeLessThanOrEqual(p.shellCount);
     expect(await rejection('shapes.preview', { shape: { kind: 'sphere' }, size: 10, resolution: 100 })).toMatchObject({ issues: [{ path: 'resolution' }] });
+    // A long cylinder samples a box its length long: 400 across at length 50 would be 3.2e9 voxels.
+    expect(await rejection('shapes.preview', { shape: { kind: 'cylinder', length: 50 }, size: 1, resolution: 400 }))
+      .toMatchObject({ code: 'invalid', issues: [{ path: 'resolution', message: expect.stringMatching(/samples 3\.2\de\+9 voxels .* at most 6\.5\de\+7/) }] });
+    // The mixture editor's volume factor of such a shape (32 voxels across) is still drawn.
+    expect((await s.dispatch('shapes.preview', { shape: { kind: 'cylinder', length: 50 }, size: 1, resolution: 32 })).dims).toEqual([32, 32, 1600]);
   });
 
   it('voxelises a preview off the thread that serves the calls: a call made after a large preview answers first', async () => {

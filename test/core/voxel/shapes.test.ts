@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shapeSchema, voxeliseShape, voxeliseShapeVoxels, type Shape } from '../../../core/voxel/shapes';
+import { sampleHalfExtents, shapeSchema, voxeliseShape, voxeliseShapeVoxels, type Shape } from '../../../core/voxel/shapes';
 import { checkParams, voxelParamsSchema } from '../../../core/voxel/params';
 import { voxelEngine } from '../../../core/voxel/index';
 import type { EngineResult } from '../../../core/common/engine';
@@ -26,6 +26,23 @@ const volume = (s: Shape, d: number): number => {
 };
 
 describe('voxelisation', () => {
+  it('every solid voxel lies in the box sampleHalfExtents gives before sampling (what the preview limits)', () => {
+    const map = shapeSchema.parse({ kind: 'voxels', dims: [6, 3, 2], bits: Array.from({ length: 5 }, () => 255) });
+    const implicit = shapeSchema.parse({ kind: 'implicit', surface: { kind: 'ellipsoid', semiAxes: [1, 0.7, 0.5] } });
+    for (const s of [...shapes, shapeSchema.parse({ kind: 'cylinder', length: 7 }), map, implicit]) {
+      for (const d of [1, 7, 40]) {
+        const h = sampleHalfExtents(s, d);
+        const v = voxeliseShapeVoxels(s, d);
+        const reach = [0, 0, 0];
+        for (let i = 0; i < v.solid.length; i++) reach[i % 3] = Math.max(reach[i % 3], Math.abs(v.solid[i]));
+        expect(v.solid.length, `${s.kind} at ${d}`).toBeGreaterThan(0);
+        reach.forEach((r, a) => expect(r, `${s.kind} at ${d}, axis ${a}`).toBeLessThanOrEqual(h[a]));
+      }
+    }
+    // A cylinder's box grows with its length, not its size alone.
+    expect(sampleHalfExtents(shapeSchema.parse({ kind: 'cylinder', length: 50 }), 40)).toEqual([21, 21, 1001]);
+  });
+
   it.each(shapes.map((s) => [s.kind, s] as const))('%s: volume near the analytic one, coordinates centred, shell inside solid', (_k, s) => {
     const v = voxeliseShapeVoxels(s, 40);
     const n = v.solid.length / 3;
