@@ -15,7 +15,7 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun } from './services/exports';
-import { exportableRun, storageFault } from './services/handlers';
+import { exportableRun, notExportable, storageFault } from './services/handlers';
 import { openServices, type Services, type ServicesOptions } from './services/services';
 import { formatBytes } from './services/pool';
 
@@ -414,7 +414,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       await withServices({ readOnly: true }, async (s) => {
         const r = s.store.getRun(id);
         if (!r) throw new ApiError('not_found', `no run with id '${id}'`);
-        if (r.status !== 'done') throw new CliError(`run ${id} is ${r.status}${r.error ? ` (${r.error})` : ''}: only finished runs can be exported`, 2);
+        const unfinished = notExportable(r);
+        if (unfinished) throw new CliError(unfinished, 2);
         const tty = io.stderrIsTTY;
         let result;
         try {

@@ -57,6 +57,16 @@ export function exportableRun(run: RunRecord, ctx: Pick<HandlerContext, 'store'>
 }
 
 /**
+ * Why a run cannot be exported yet, or null: only a finished run ('done') has its results and
+ * artifacts stored. A running run has none recorded (its export would be the spec with empty
+ * results, mistaken for an outcome); a failed or cancelled one kept no artifacts. The CLI's export,
+ * runs.export and the web host's download route ask the same.
+ */
+export function notExportable(run: Pick<RunRecord, 'id' | 'status' | 'error'>): string | null {
+  return run.status === 'done' ? null : `run ${run.id} is ${run.status}${run.error ? ` (${run.error})` : ''}: only finished runs can be exported`;
+}
+
+/**
  * Exports a run to a file under the data directory's tmp/ and hands the path to `use`, then removes
  * it; one of ctx.heavy's turns from start to end.
  */
@@ -67,6 +77,8 @@ export function withExport<T>(ctx: HandlerContext, id: string, format: string, u
 async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>): Promise<T> {
   const run = ctx.store.getRun(id);
   if (!run) throw new ApiError('not_found', `no run with id '${id}'`);
+  const unfinished = notExportable(run);
+  if (unfinished) throw new ApiError('conflict', unfinished);
   const f = EXPORT_FORMATS.find((x) => x.id === format);
   if (!f) {
     throw new ApiError('invalid', `unknown export format '${format}'; allowed: ${EXPORT_FORMATS.map((x) => x.id).join(', ')}`, [

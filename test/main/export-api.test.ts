@@ -78,4 +78,16 @@ describe('runs.export', () => {
     const slice = await rejection(s.dispatch('runs.slice', { id, axis: 'z', index: 0 }));
     expect(slice.message).toMatch(/artifact is truncated: its header needs 4294967292 bytes, the file has \d+/);
   });
+
+  it("gives 'conflict' for a run that has not finished, as the CLI's export refuses it: a running run's export would be its spec with no results", async () => {
+    const [running] = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'still running', seed: 1, params: { steps: 1000, stepMs: 20 } } })).runIds;
+    for (const t0 = Date.now(); s.store.getSummary(running)?.status !== 'running'; ) {
+      if (Date.now() - t0 > 15_000) throw new Error('the run did not start');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await rejection(s.dispatch('runs.export', { id: running, format: 'json' }))).toMatchObject({ code: 'conflict', message: `run ${running} is running: only finished runs can be exported` });
+    await s.dispatch('runs.cancel', { id: running });
+    await s.queue.waitFor([running]);
+    expect(await rejection(s.dispatch('runs.export', { id: running, format: 'metrics-csv' }))).toMatchObject({ code: 'conflict', message: `run ${running} is cancelled: only finished runs can be exported` });
+  });
 });
