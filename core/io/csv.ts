@@ -1,12 +1,12 @@
 /**
  * Particle tables as CSV and back. A sphere table (it has an `r` column) is written as
  * `x,y,z,r,type` first (the order PFC, YADE and PoreSpy scripts expect), then its other columns
- * (a stacking run's class, a ball mill's speed) in table order; any other table writes all its
- * columns in table order. Numbers use the shortest form that parses back to the same value.
+ * (a ball mill's speed, a coordination) in table order; its `type` is the category its declaration
+ * names when it has no `type` column (a stacking's size class), so that the import reads it back.
+ * Any other table writes all its columns in table order. Numbers use the shortest form that parses
+ * back to the same value.
  */
 import type { ColumnTable, ParticleTableSpec } from '../common/engine';
-
-export const SPHERE_CSV_COLUMNS = ['x', 'y', 'z', 'r', 'type'] as const;
 
 export function isSphereTable(table: ColumnTable): boolean {
   return ['x', 'y', 'z', 'r'].every((c) => c in table.columns);
@@ -14,16 +14,28 @@ export function isSphereTable(table: ColumnTable): boolean {
 
 /** Columns a CSV export of this table writes, in order. */
 export function csvColumns(table: ColumnTable): string[] {
+  return csvSources(table).map(([name]) => name);
+}
+
+/**
+ * [CSV column, table column] in the order written. A sphere table without a `type` column writes
+ * the category column its declaration names (meta.particleTable.category) as `type`, once.
+ */
+function csvSources(table: ColumnTable): [string, string][] {
   const names = Object.keys(table.columns);
-  if (!isSphereTable(table)) return names;
-  const first: readonly string[] = SPHERE_CSV_COLUMNS;
-  return [...first.filter((c) => c in table.columns), ...names.filter((c) => !first.includes(c))];
+  if (!isSphereTable(table)) return names.map((n) => [n, n]);
+  const category = (table.meta?.particleTable as ParticleTableSpec | undefined)?.category?.column;
+  const type = 'type' in table.columns ? 'type' : category && category in table.columns ? category : undefined;
+  const first: [string, string][] = [['x', 'x'], ['y', 'y'], ['z', 'z'], ['r', 'r']];
+  if (type) first.push(['type', type]);
+  return [...first, ...names.filter((n) => !first.some(([, source]) => source === n)).map((n): [string, string] => [n, n])];
 }
 
 /** CSV text for rows [start, end) of the table; the header line only when start is 0. */
 export function tableToCsv(table: ColumnTable, start = 0, end = rowCount(table)): string {
-  const names = csvColumns(table);
-  const cols = names.map((n) => table.columns[n]);
+  const sources = csvSources(table);
+  const names = sources.map(([name]) => name);
+  const cols = sources.map(([, source]) => table.columns[source]);
   const lines: string[] = start === 0 ? [names.join(',')] : [];
   for (let i = start; i < end; i++) {
     let line = '';

@@ -396,7 +396,7 @@ describe('LAMMPS dumps of runs without periodic sides', () => {
     expect(boxOf(readFileSync(join(dir, 'disks.dump'), 'utf8'))).toEqual({ flags: 'pp ff ff', bounds: [[0, 4], [0, 4], [-0.5, 0.5]] });
   });
 
-  it("a stacking's size class is the atom type (the category its table declares)", async () => {
+  it("a stacking's size class is the atom type and the CSV's type (the category its table declares)", async () => {
     const classed: ColumnTable = {
       kind: 'table', name: 'particles',
       columns: { x: Float64Array.of(1, 2, 3), y: Float64Array.of(1, 1, 1), z: Float64Array.of(1, 1, 1), r: Float64Array.of(0.5, 0.25, 0.125), class: Uint8Array.of(2, 0, 1) },
@@ -406,6 +406,8 @@ describe('LAMMPS dumps of runs without periodic sides', () => {
     const stacked: ExportableRun = { ...run, id: 'c3', engine: 'stacking', artifacts: [{ kind: 'table', name: 'particles', path: join(dir, 'classed.pbt') }] };
     await exportRun(stacked, 'lammps', join(dir, 'classed.dump'));
     expect(Array.from(parseDump(readFileSync(join(dir, 'classed.dump'), 'utf8')).table.columns.type)).toEqual([2, 0, 1]);
+    await exportRun(stacked, 'csv', join(dir, 'classed.csv'));
+    expect(Array.from(sphereCsvToTable(readFileSync(join(dir, 'classed.csv'), 'utf8')).columns.type)).toEqual([2, 0, 1]);
   });
 
   it('a table with a box but no periodic sides (a surface sample) is not periodic', async () => {

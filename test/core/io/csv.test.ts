@@ -16,6 +16,17 @@ describe('particle csv', () => {
     expect(csvColumns({ ...t, columns: { ...t.columns, type: Uint16Array.of(3) } })).toEqual(['x', 'y', 'z', 'r', 'type', 'class', 'speed']);
   });
 
+  it("writes the category a sphere table declares (a stacking's size class) as its type, which the import reads back", () => {
+    const one = Float64Array.of(1, 2);
+    const stacking: ColumnTable = {
+      kind: 'table', name: 'particles',
+      columns: { x: one, y: one, z: one, r: Float64Array.of(0.5, 0.25), class: Uint8Array.of(2, 1), coordination: Uint8Array.of(1, 1) },
+      meta: { particleTable: { name: 'particles', centre: ['x', 'y', 'z'], size: [{ column: 'r', is: 'radius' }], glyph: { kind: 'sphere' }, category: { column: 'class', label: 'Size class' }, quantities: [] } },
+    };
+    expect(tableToCsv(stacking)).toBe('x,y,z,r,type,coordination\n1,1,1,0.5,2,1\n2,2,2,0.25,1,1\n');
+    expect(Array.from(sphereCsvToTable(tableToCsv(stacking)).columns.type)).toEqual([2, 1]);
+  });
+
   it('round-trips awkward doubles exactly', () => {
     const x = Float64Array.of(0.1 + 0.2, 1e-300, -123456.789, 2 ** 52 + 1);
     const t: ColumnTable = { kind: 'table', name: 's', columns: { x, y: x, z: x, r: Float64Array.of(1, 2, 3, 4) } };
