@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ApiError, isMethodName } from '../api';
 import type { Services } from '../services/services';
-import { MAX_API_EXPORT_BYTES, withExport } from '../services/handlers';
+import { exportHeaders, MAX_API_EXPORT_BYTES, withExport } from '../services/handlers';
 import { decodeMessage, encodeFrames, FrameAssembler, MAX_FRAME_BYTES, TransferRefused, type ClientMessage, type HostMessage } from '../wire';
 import { contentSecurityPolicy } from '../security';
 
@@ -127,13 +127,20 @@ export async function startHost(o: HostOptions): Promise<Host> {
       }
       if (!sameToken(url.searchParams.get('token'), token)) throw new ApiError('unauthorized', 'missing or wrong token');
       const format = url.searchParams.get('format') ?? '';
-      await withExport(services, decodeComponent(download[1]), format, async (path, fileName, mime) => {
-        res.writeHead(200, {
-          'content-type': mime,
-          'content-length': statSync(path).size,
-          'content-disposition': `attachment; filename="${fileName.replace(/"/g, '')}"`,
-          'cache-control': 'no-store',
-        });
+      const id = decodeComponent(download[1]);
+      const headers = (fileName: string, mime: string) => ({
+        'content-type': mime,
+        'content-disposition': `attachment; filename="${fileName.replace(/"/g, '')}"`,
+        'cache-control': 'no-store',
+      });
+      if (req.method === 'HEAD') {
+        // The same checks and names as the download, without making the export (it may take minutes).
+        const { fileName, mime } = exportHeaders(services, id, format);
+        res.writeHead(200, headers(fileName, mime)).end();
+        return;
+      }
+      await withExport(services, id, format, async (path, fileName, mime) => {
+        res.writeHead(200, { ...headers(fileName, mime), 'content-length': statSync(path).size });
         // A client that stops reading (a paused browser download) would hold the export's turn and
         // file for good: after downloadIdleMs without a byte taken, the download is dropped.
         res.setTimeout(downloadIdleMs, () => res.destroy());

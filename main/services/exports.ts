@@ -87,10 +87,16 @@ export async function exportForDownload(run: ExportableRun, format: string, dir:
   const fileName = exportFileName(run, spec);
   const path = join(dir, fileName);
   await exportRun(run, format, path);
-  if (spec.id !== 'raw') return { path, fileName, mime: spec.mime };
-  const tarName = `${fileName}.tar`;
-  await writeTar(join(dir, tarName), [{ name: fileName, path }, { name: `${fileName}.json`, path: `${path}.json` }]);
-  return { path: join(dir, tarName), fileName: tarName, mime: 'application/x-tar' };
+  const download = downloadFile(run, spec);
+  if (spec.id !== 'raw') return { path, ...download };
+  await writeTar(join(dir, download.fileName), [{ name: fileName, path }, { name: `${fileName}.json`, path: `${path}.json` }]);
+  return { path: join(dir, download.fileName), ...download };
+}
+
+/** The name and type of a run's export as one download (exportForDownload): raw volumes come as a tar with their header. */
+export function downloadFile(run: { name: string; id: string }, spec: ExportFormat): { fileName: string; mime: string } {
+  const fileName = exportFileName(run, spec);
+  return spec.id === 'raw' ? { fileName: `${fileName}.tar`, mime: 'application/x-tar' } : { fileName, mime: spec.mime };
 }
 
 /** Copies files into an uncompressed tar, chunk by chunk. */

@@ -8,7 +8,7 @@ import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, SPHERE_IMPORT_ENGINE, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
-import { EXPORT_FORMATS, exportFormatList, exportForDownload, type ExportableRun } from './exports';
+import { downloadFile, EXPORT_FORMATS, exportFormatList, exportForDownload, type ExportableRun, type ExportFormat } from './exports';
 import { IMPORT_WORKER, importTaskBytes, meshImportOptionsSchema, recordSphereRun, sphereImportAnalysis, type ImportResult, type ImportTask, type VoxelShapeImport } from './imports';
 import { BudgetError, type WorkerPool } from './pool';
 import { readFrame, readLiveParticles, readLiveSeries, readParticles, readSlice } from './artifacts';
@@ -74,17 +74,32 @@ export function withExport<T>(ctx: HandlerContext, id: string, format: string, u
   return ctx.heavy.run(() => exportOnce(ctx, id, format, use));
 }
 
-async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>): Promise<T> {
+/** The run and format of an export asked for, checked: the run exists and is finished, the format is one. */
+function exportTarget(ctx: Pick<HandlerContext, 'store'>, id: string, format: string): { run: RunRecord; spec: ExportFormat } {
   const run = ctx.store.getRun(id);
   if (!run) throw new ApiError('not_found', `no run with id '${id}'`);
   const unfinished = notExportable(run);
   if (unfinished) throw new ApiError('conflict', unfinished);
-  const f = EXPORT_FORMATS.find((x) => x.id === format);
-  if (!f) {
+  const spec = EXPORT_FORMATS.find((x) => x.id === format);
+  if (!spec) {
     throw new ApiError('invalid', `unknown export format '${format}'; allowed: ${EXPORT_FORMATS.map((x) => x.id).join(', ')}`, [
       { path: 'format', message: `must be one of ${EXPORT_FORMATS.map((x) => x.id).join(', ')}` },
     ]);
   }
+  return { run, spec };
+}
+
+/**
+ * The name and type withExport would hand over, from the same checks, without making the export (the
+ * web host's answer to HEAD: its length is known only once the export is made, and HTTP lets HEAD omit it).
+ */
+export function exportHeaders(ctx: Pick<HandlerContext, 'store'>, id: string, format: string): { fileName: string; mime: string } {
+  const { run, spec } = exportTarget(ctx, id, format);
+  return downloadFile(run, spec);
+}
+
+async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>): Promise<T> {
+  const { run } = exportTarget(ctx, id, format);
   // Beside the runs (the same disk, so a big export's size is the data folder's business), or in the
   // OS's temporary folder when the data folder cannot be written.
   const dir = mkdtempSync(join(ctx.readOnlyBecause === null ? ctx.dataDir : tmpdir(), 'tmp-export-'));

@@ -206,6 +206,41 @@ describe('web host under faults', () => {
     await stillAnswers();
   });
 
+  it('download route: answers HEAD with the headers of the download without making the export', async () => {
+    const api = client();
+    const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'counter', name: 'head', seed: 2, params: { steps: 2, stepMs: 0, volume: true } } });
+    await waitFor('the run to finish', () => services.store.getSummary(runIds[0])?.status === 'done');
+    const limiter = services.heavy;
+    const run = limiter.run.bind(limiter);
+    let exports = 0;
+    limiter.run = (job) => (exports++, run(job));
+    try {
+      const ask = (method: string, query: string) =>
+        new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+          const req = request({ method, host: '127.0.0.1', port: host.port, path: `/api/runs/${runIds[0]}/export?${query}&token=${host.token}`, headers: { host: `127.0.0.1:${host.port}` } }, (res) => {
+            let body = '';
+            res.setEncoding('latin1').on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      const head = await ask('HEAD', 'format=raw');
+      expect(head.status).toBe(200);
+      expect(head.headers).toMatchObject({ 'content-type': 'application/x-tar', 'content-disposition': `attachment; filename="head-${runIds[0]}.labels.raw.tar"` });
+      expect(head.body).toBe('');
+      expect((await ask('HEAD', 'format=nope')).status).toBe(400);
+      expect(exports).toBe(0);
+      // The GET makes it, under the same name and type.
+      const got = await ask('GET', 'format=raw');
+      expect(got.status).toBe(200);
+      expect(got.headers).toMatchObject({ 'content-type': head.headers['content-type'], 'content-disposition': head.headers['content-disposition'] });
+      expect(got.body.length).toBe(Number(got.headers['content-length']));
+      expect(exports).toBe(1);
+    } finally {
+      limiter.run = run;
+    }
+  });
+
   it('drops a download whose client stopped reading, so that it does not hold an export turn for good', async () => {
     const api = client();
     const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'counter', name: 'big volume', seed: 5, params: { steps: 1, stepMs: 0, volume: true, volumeDepth: 150_000 } } });
