@@ -45,6 +45,27 @@ export function dumpHead(table: ColumnTable, opts: DumpOptions): string {
   ].join('\n') + '\n';
 }
 
+/**
+ * The table with its centres wrapped into [lo, hi) along its periodic axes (the others as they are):
+ * a voxel particle's centre, its reference voxel plus the shape's centre offset, can lie just
+ * outside the box, and LAMMPS and OVITO expect every atom of a periodic box inside it.
+ */
+export function wrapIntoBox(table: ColumnTable, lo: readonly number[], hi: readonly number[], periodic: readonly boolean[]): ColumnTable {
+  const columns = { ...table.columns };
+  (['x', 'y', 'z'] as const).forEach((c, a) => {
+    const col = table.columns[c];
+    if (!col || !periodic[a]) return;
+    const l = lo[a], h = hi[a], width = h - l;
+    columns[c] = Float64Array.from(col, (v) => {
+      if (v >= l && v < h) return v;
+      const w = v - Math.floor((v - l) / width) * width;
+      // Rounding can land a value just below lo on hi itself (-1e-18 + 3 is 3).
+      return w >= h ? l : w;
+    });
+  });
+  return { ...table, columns };
+}
+
 /** Atom lines for rows [start, end); the LAMMPS type from column `typeColumn` (0-based, absent: all 1). */
 export function dumpRows(table: ColumnTable, radius: Float64Array, start: number, end: number, typeColumn = 'type'): string {
   const { x, y, z } = table.columns;

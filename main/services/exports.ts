@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/common/engine';
 import { decodeHeader, decodeTable, headerByteLength, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
-import { dumpHead, dumpRadius, dumpRows } from '../../core/io/lammps';
+import { dumpHead, dumpRadius, dumpRows, wrapIntoBox } from '../../core/io/lammps';
 import { bytesPerLabel, labelBytes, labelDtype, maxOf, type LabelDtype } from '../../core/io/labels';
 import { rawSidecar } from '../../core/io/raw';
 import { asciiFacet, asciiSolidHead, asciiSolidTail, solidSurfaceTriangles, sphereSolid, stlHeader, ParticleCuts, ParticleSurface, ASCII_FACET_BYTES, STL_HEADER_BYTES, STL_TRIANGLE_BYTES, type SliceWindow } from '../../core/io/stl';
@@ -275,10 +275,12 @@ async function writeLammps(writer: SequentialWriter, frameTable: ColumnTable, on
   // The category the table declares (a stacking's size class, a voxel packing's type) is the atom type OVITO colours by.
   const category = (meta.particleTable as ParticleTableSpec | undefined)?.category?.column;
   const typeColumn = category && category in table.columns ? category : 'type';
-  await writer.write(dumpHead(table, { ...thickened(bounds, radius), periodic }));
+  const box = thickened(bounds, radius);
+  await writer.write(dumpHead(table, { ...box, periodic }));
+  const atoms = wrapIntoBox(table, box.lo, box.box, periodic);
   for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
     const end = Math.min(n, start + CSV_CHUNK_ROWS);
-    await writer.write(dumpRows(table, radius, start, end, typeColumn));
+    await writer.write(dumpRows(atoms, radius, start, end, typeColumn));
     onProgress(end / n);
   }
 }

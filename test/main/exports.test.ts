@@ -285,8 +285,29 @@ describe('exports of a packed voxel run agree with the run', () => {
     const [head, ...rows] = readFileSync(join(dir, 'packed.csv'), 'utf8').trim().split('\n');
     const diameter = head.split(',').indexOf('equivalentDiameter');
     expect(diameter).toBeGreaterThanOrEqual(0);
-    const radii = parseDump(readFileSync(join(dir, 'packed.dump'), 'utf8')).table.columns.r;
+    const dump = readFileSync(join(dir, 'packed.dump'), 'utf8');
+    const radii = parseDump(dump).table.columns.r;
     expect(radii.length).toBe(rows.length);
+    // Centres (a reference voxel plus the shape's centre offset) can lie just outside the periodic
+    // box (here y = -0.01): the dump has them wrapped into [lo, hi) along x and y, z as it is.
+    const lines = dump.split('\n');
+    const k = lines.findIndex((l) => l.startsWith('ITEM: BOX BOUNDS'));
+    expect(lines[k]).toBe('ITEM: BOX BOUNDS pp pp ff');
+    const bounds = [1, 2, 3].map((j) => lines[k + j].split(' ').map(Number));
+    expect(bounds.slice(0, 2)).toEqual([[0, 3], [0, 3]]);
+    const atoms = lines.slice(lines.findIndex((l) => l.startsWith('ITEM: ATOMS')) + 1).filter((l) => l).map((l) => l.split(' ').map(Number));
+    const { x, y, z } = table.columns;
+    expect(Math.min(...y)).toBeLessThan(0);
+    atoms.forEach(([id, , ax, ay, az]) => {
+      const i = id - 1;
+      [ax, ay].forEach((v, a) => {
+        expect(v).toBeGreaterThanOrEqual(bounds[a][0]);
+        expect(v).toBeLessThan(bounds[a][1]);
+        const periods = (v - [x, y][a][i]) / 3; // moved by whole box widths only
+        expect(Math.abs(periods - Math.round(periods))).toBeLessThan(1e-12);
+      });
+      expect(az).toBe(z[i]);
+    });
     rows.forEach((row, i) => expect(radii[i]).toBe(Number(row.split(',')[diameter]) / 2));
     // Counted here from the labels: every solid voxel belongs to one sphere of the dump.
     let solid = 0;

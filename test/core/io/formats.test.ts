@@ -4,7 +4,7 @@ import { decodeTiffStack, tiffLayout } from '../../../core/io/tiff';
 import { decodeVti, vtiHead, vtiTail } from '../../../core/io/vti';
 import { labelBytes, labelDtype, type LabelDtype } from '../../../core/io/labels';
 import { parseRawHeader, rawSidecar, rawToSolidBits } from '../../../core/io/raw';
-import { dumpHead, dumpRadius, dumpRows, parseDump } from '../../../core/io/lammps';
+import { dumpHead, dumpRadius, dumpRows, parseDump, wrapIntoBox } from '../../../core/io/lammps';
 
 const dims: [number, number, number] = [5, 4, 3];
 const labels = Uint32Array.from({ length: 60 }, (_, i) => (i * 7919) % 13);
@@ -135,5 +135,14 @@ describe('LAMMPS dump', () => {
     expect(dumpHead(t, { box: [2, 2, 2], periodic: [true, true, false] })).toContain('radius rx ry rz');
     expect(dumpRows(t, r, 0, 1).trim().split(' ').slice(-3)).toEqual(['90', '0', '45']);
     expect(() => dumpRadius({ kind: 'table', name: 'q', columns: { x: new Float64Array(1) } })).toThrow(/no r, voxels .* or size column/);
+  });
+
+  it('wraps centres into [lo, hi) along periodic axes only', () => {
+    const v = Float64Array.of(-1e-18, -0.25, 3, 7.5, 1);
+    const t: ColumnTable = { kind: 'table', name: 'p', columns: { x: v, y: v, z: v } };
+    const w = wrapIntoBox(t, [0, 1, 0], [3, 4, 3], [true, true, false]).columns;
+    expect(Array.from(w.x)).toEqual([0, 2.75, 0, 1.5, 1]);
+    expect(Array.from(w.y)).toEqual([3 - 1e-18, 2.75, 3, 1.5, 1]);
+    expect(w.z).toBe(v);
   });
 });
