@@ -3,7 +3,9 @@
  * The batch manager's tables in a 1024 px window, the narrowest the app is laid out for: every number
  * of the gradation table shows whole, and the table stays inside the form; the queue's engine names
  * and headers show whole at 1024 and at 1440 px.
- * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png.
+ * The particle editor's mixture table fits its panel without scrolling sideways at 1024, 1280 and
+ * 1920 px, with every size law and a message in a row.
+ * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png, batch-layout-mixture-*.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -86,6 +88,26 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
       await page.fill(testid('run-seed'), '4294967295');
       if (engine === 'ballmill') expect(await page.inputValue(testid('field-maxEvents'))).toBe('10000000000');
       expect(await cutInputs(testid('composer')), engine).toEqual([]);
+    }
+  });
+});
+
+describe.skipIf(!CHROMIUM)("the particle editor's mixture table", () => {
+  it('fits its panel at 1024, 1280 and 1920 px, with every size law and a message in a row', async () => {
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.click(testid('nav-editor'));
+    await page.waitForSelector(testid('mixture-add'));
+    for (let i = 0; i < 5; i++) await page.click(testid('mixture-add'));
+    const laws = ['fixed', 'uniform', 'normal', 'lognormal', 'table'];
+    for (const [i, law] of laws.entries()) await page.selectOption(testid(`mixture-law-${i}`), law);
+    // A message in the row: an emptied size.
+    await page.fill(testid('mixture-size-0'), '');
+    await page.locator(`${testid('mixture-type-0')} .error-text`).waitFor();
+    for (const width of [1024, 1280, 1920]) {
+      await page.setViewportSize({ width, height: 768 });
+      const [scroll, client] = await page.$eval('.mixture .types', (e) => [e.scrollWidth, e.clientWidth]);
+      expect(scroll, `at ${width} px`).toBeLessThanOrEqual(client);
+      await page.screenshot({ path: join(ARTIFACTS, `batch-layout-mixture-${width}.png`) });
     }
   });
 });
