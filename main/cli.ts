@@ -14,7 +14,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
-import { EXPORT_FORMATS, exportRun } from './services/exports';
+import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/exports';
 import { exportableRun, notExportable, storageFault } from './services/handlers';
 import { openServices, type Services, type ServicesOptions } from './services/services';
 import { formatBytes } from './services/pool';
@@ -424,12 +424,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           });
         } catch (err) {
           if (tty) io.stderr('\n');
-          const code = (err as { code?: unknown }).code;
+          const { code, path } = err as { code?: unknown; path?: unknown };
           // A full disk is no fault of the input (3); a format that does not apply to this run, or
-          // a folder that cannot be written, is the user's to fix (2). Nothing was written either way.
+          // a folder that cannot be written, is the user's to fix (2); an artifact file of the run
+          // damaged or gone is a failed operation (3). Nothing was written either way.
           if (code === 'ENOSPC' || code === 'EDQUOT') throw new CliError(`cannot write ${out}: the disk is full (${code}); nothing was written`, 3);
-          if (typeof code === 'string') throw new CliError(`cannot write ${out}: ${(err as Error).message}`, 2);
-          throw new CliError(`cannot export run ${id} as ${o.format}: ${(err as Error).message}`, 2);
+          if (typeof code === 'string' && typeof path === 'string' && path.startsWith(out)) throw new CliError(`cannot write ${out}: ${(err as Error).message}`, 2);
+          throw new CliError(`cannot export run ${id} as ${o.format}: ${(err as Error).message}`, err instanceof FormatNotApplicable ? 2 : 3);
         }
         if (tty) io.stderr('\n');
         print(`wrote ${result.path} (${statSync(result.path).size} bytes)`, result);

@@ -72,6 +72,12 @@ export function exportFormatList(): ExportFormatInfo[] {
   return EXPORT_FORMATS.map((f) => ({ id: f.id, label: f.title, extension: f.extension, mime: f.mime, needs: f.needs, appliesTo: APPLIES_TO[f.needs] }));
 }
 
+/**
+ * A format the run has no data for (no label volume, no particle table, no height map): the choice of
+ * format is the caller's to change (the CLI's exit 2), unlike a damaged or missing artifact file.
+ */
+export class FormatNotApplicable extends Error {}
+
 /** The file name of a run's export: its name and id, the format's stem and extension. */
 export function exportFileName(run: { name: string; id: string }, spec: ExportFormat): string {
   return `${run.name.replace(/[^A-Za-z0-9._ -]+/g, '_').slice(0, 60)}-${run.id}.${spec.stem}.${spec.extension}`;
@@ -173,7 +179,7 @@ export async function exportRun(
         break;
       case 'heightmap-tiff': {
         const heightmap = run.artifacts.find((a) => a.kind === 'volume' && a.name === 'heightmap');
-        if (!heightmap) throw new Error(`run ${run.id} has no height map artifact, which format '${spec.id}' needs (voxel runs analysed by core/analysis have one)`);
+        if (!heightmap) throw new FormatNotApplicable(`run ${run.id} has no height map artifact, which format '${spec.id}' needs (voxel runs analysed by core/analysis have one)`);
         await writeVolume(writer, run, heightmap.path, 'tiff', partial, onProgress, slabBytes, 'heightmap');
         break;
       }
@@ -229,7 +235,7 @@ function csvText(s: string): string {
 const CSV_CHUNK_ROWS = 65536;
 
 async function writeTableCsv(writer: SequentialWriter, table: ColumnTable, onProgress: (f: number) => void): Promise<void> {
-  if (csvColumns(table).length === 0) throw new Error(`table '${table.name}' has no columns to export`);
+  if (csvColumns(table).length === 0) throw new FormatNotApplicable(`table '${table.name}' has no columns to export`);
   const n = rowCount(table);
   if (n === 0) await writer.write(tableToCsv(table, 0, 0));
   for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
@@ -517,7 +523,7 @@ async function writeParticleStl(writer: SequentialWriter, run: ExportableRun, sp
 }
 
 async function writeSphereStl(writer: SequentialWriter, table: ColumnTable, onProgress: (f: number) => void): Promise<void> {
-  if (!isSphereTable(table)) throw new Error(`table '${table.name}' is not a sphere table (x, y, z, r) and the run has no label volume, so there are no surfaces to export`);
+  if (!isSphereTable(table)) throw new FormatNotApplicable(`table '${table.name}' is not a sphere table (x, y, z, r) and the run has no label volume, so there are no surfaces to export`);
   const { x, y, z, r } = table.columns;
   const n = rowCount(table);
   const chunk = 1024;
@@ -540,7 +546,7 @@ function volumeArtifact(run: ExportableRun): ExportableRun['artifacts'][number] 
 
 function volumePath(run: ExportableRun, spec: { id: string }): string {
   const pick = volumeArtifact(run);
-  if (!pick) throw new Error(`run ${run.id} has no label volume artifact, which format '${spec.id}' needs (voxel packings have one, and surface samplings with voxelsAcross > 0)`);
+  if (!pick) throw new FormatNotApplicable(`run ${run.id} has no label volume artifact, which format '${spec.id}' needs (voxel packings have one, and surface samplings with voxelsAcross > 0)`);
   return pick.path;
 }
 
@@ -548,7 +554,7 @@ function volumePath(run: ExportableRun, spec: { id: string }): string {
 export async function loadTable(run: ExportableRun, spec: { id: string }): Promise<ColumnTable> {
   const tables = run.artifacts.filter((a) => a.kind === 'table');
   const pick = tables.find((a) => a.name === 'particles') ?? tables.find((a) => a.name === 'spheres') ?? tables[0];
-  if (!pick) throw new Error(`run ${run.id} has no particle table artifact, which format '${spec.id}' needs`);
+  if (!pick) throw new FormatNotApplicable(`run ${run.id} has no particle table artifact, which format '${spec.id}' needs`);
   return readTableFile(pick.path);
 }
 

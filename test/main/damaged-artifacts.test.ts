@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as fs from 'node:fs';
 import { encodeTable } from '../../core/io/container';
 import type { Services } from '../../main/services/services';
-import { fixtureServices, rejection, tempDir } from './helpers';
+import { cliIn, fixtureServices, rejection, tempDir } from './helpers';
 
 const t = tempDir('packbench-damaged-');
 let s: Services;
@@ -55,5 +55,24 @@ describe('damaged artifact files', () => {
     expect(await rejection(s.dispatch('runs.slice', { id, axis: 'z', index: 0 }))).toMatchObject({ code: 'conflict', message: expect.stringMatching(truncated) });
     expect(await rejection(s.dispatch('runs.frame', { id, table: 'particles', index: 1 }))).toMatchObject({ code: 'conflict', message: expect.stringMatching(truncated) });
     expect(await rejection(s.dispatch('runs.particles', { id }))).toMatchObject({ code: 'conflict', message: expect.stringMatching(/the table 'particles' of this run is damaged \(.*\): column '\w+' is truncated/) });
+  });
+
+  it("make the CLI's export exit 3 (the operation failed), not 2 (bad input), naming the file; a format the run lacks stays 2", async () => {
+    const { id, table, volume } = await finishedRun();
+    const out = `${t.dir}/out`;
+    // A format this run has no data for is the user's choice to change: bad input.
+    const lacking = await cliIn(t.dir, 'runs', 'export', id, '--format', 'heightmap-tiff', '--out', `${out}.tif`);
+    expect(lacking).toMatchObject({ code: 2, stderr: expect.stringMatching(/^packbench: cannot export run \w+ as heightmap-tiff: run \w+ has no height map artifact/) });
+    const bytes = fs.readFileSync(table);
+    bytes.fill(0x7b, 14, 30);
+    fs.writeFileSync(table, bytes);
+    const damaged = await cliIn(t.dir, 'runs', 'export', id, '--format', 'csv', '--out', `${out}.csv`);
+    expect(damaged).toMatchObject({ code: 3, stderr: expect.stringMatching(new RegExp(`^packbench: cannot export run ${id} as csv: table ${escape(table)} is damaged: artifact header is damaged`)) });
+    // A missing artifact file was reported as the output that cannot be written.
+    fs.rmSync(volume);
+    const missing = await cliIn(t.dir, 'runs', 'export', id, '--format', 'vti', '--out', `${out}.vti`);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(new RegExp(`^packbench: cannot export run ${id} as vti: ENOENT: no such file or directory, open '${escape(volume)}'\n$`));
+    expect(fs.readdirSync(t.dir).filter((f) => f.startsWith('out'))).toEqual([]);
   });
 });
