@@ -326,6 +326,8 @@ export const paramsSchemas = {
   /** Batches, newest first; or exactly those of `ids`. */
   'batches.list': z.object({ ids: z.array(z.string().min(1).max(100)).max(1000).optional(), limit: z.number().int().min(1).max(10_000).default(200) }),
   'runs.export': z.object({ id, format: z.string().min(1).max(40) }),
+  /** The app only: asks the user where to save (a dialog of the main process), then writes the export there, whatever its size. */
+  'runs.saveExport': z.object({ id, format: z.string().min(1).max(40) }),
   /** A sphere CSV (x, y, z, r[, type]) recorded as a finished, analysed run of the 'spheres' pseudo-engine. */
   'runs.importSpheres': z.object({
     name: z.string().min(1).max(200),
@@ -435,6 +437,8 @@ export interface Methods {
   'runs.metricNames': { params: P<'runs.metricNames'>; result: string[] };
   'batches.list': { params: P<'batches.list'>; result: BatchSummary[] };
   'runs.export': { params: P<'runs.export'>; result: { fileName: string; mime: string; bytes: Uint8Array } };
+  /** The files written (the raw format writes its JSON header beside the volume); none when the user closed the dialog. */
+  'runs.saveExport': { params: P<'runs.saveExport'>; result: { files: string[]; bytes: number } };
   'runs.importSpheres': { params: P<'runs.importSpheres'>; result: RunSummary };
 
   'exports.formats': { params: P<'exports.formats'>; result: ExportFormatInfo[] };
@@ -459,9 +463,11 @@ export interface Events {
   'run.deleted': { id: string };
   /** The queue was paused/resumed or its concurrency changed, or a run started or stopped. */
   'queue.updated': QueueState;
+  /** runs.saveExport writing a file: a few per second, and once at 1. */
+  'export.progress': { id: string; format: string; path: string; fraction: number };
 }
 export type EventName = keyof Events;
-export const EVENT_NAMES: EventName[] = ['run.updated', 'batch.finished', 'run.deleted', 'queue.updated'];
+export const EVENT_NAMES: EventName[] = ['run.updated', 'batch.finished', 'run.deleted', 'queue.updated', 'export.progress'];
 
 /** window.packbench: the only way the renderer reaches the services. */
 export interface PackbenchApi {

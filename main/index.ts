@@ -7,7 +7,7 @@
  * notifications) are refused; IPC is answered only for this window's main frame, and every payload
  * is validated against main/api.ts by the services' dispatch.
  */
-import { app, BrowserWindow, ipcMain, net, protocol, session, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, net, protocol, session, type IpcMainInvokeEvent, type SaveDialogOptions } from 'electron';
 import { existsSync } from 'node:fs';
 import { join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,6 +39,13 @@ function nativeBinding(): string | undefined {
 
 let services: Services | undefined;
 let window: BrowserWindow | undefined;
+
+/** runs.saveExport's question: where to write the file (the user's Downloads folder suggested). */
+async function chooseSavePath(suggestedName: string): Promise<string | null> {
+  const options: SaveDialogOptions = { defaultPath: join(app.getPath('downloads'), suggestedName) };
+  const r = window && !window.isDestroyed() ? await dialog.showSaveDialog(window, options) : await dialog.showSaveDialog(options);
+  return r.canceled || !r.filePath ? null : r.filePath;
+}
 
 function serveRenderer(): void {
   const csp = contentSecurityPolicy();
@@ -131,7 +138,7 @@ app.whenReady().then(() => {
   session.defaultSession.setPermissionRequestHandler((_wc, permission, grant) => grant(permission === 'notifications'));
   serveRenderer();
   // Services boot before the window and shut down after it.
-  services = openServices({ dataDir: dataDirFromArgs(), autoStart: true, electron: true, nativeBinding: nativeBinding() });
+  services = openServices({ dataDir: dataDirFromArgs(), autoStart: true, electron: true, chooseSavePath, nativeBinding: nativeBinding() });
   if (services.readOnlyBecause) console.warn(`PackBench: the data folder cannot be written (${services.readOnlyBecause}): runs can be browsed, not added`);
   registerIpc(services);
   window = createWindow();

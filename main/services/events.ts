@@ -2,7 +2,7 @@
  * The services' event bus: what the preload, every WebSocket client and the CLI progress bar
  * subscribe to. Typed by main/api.ts Events. A listener that throws does not stop the others.
  */
-import type { EventName, Events } from '../api';
+import { EVENT_NAMES, type EventName, type Events } from '../api';
 
 type Listener<E extends EventName> = (payload: Events[E]) => void;
 
@@ -18,9 +18,7 @@ export class EventBus {
 
   /** Every event, for forwarding (IPC, WebSocket). */
   onAny(listener: <E extends EventName>(event: E, payload: Events[E]) => void): () => void {
-    const offs = (['run.updated', 'batch.finished', 'run.deleted', 'queue.updated'] as const).map((e) =>
-      this.on(e, (p) => listener(e, p)),
-    );
+    const offs = EVENT_NAMES.map((e) => this.on(e, (p) => listener(e, p)));
     return () => offs.forEach((off) => off());
   }
 

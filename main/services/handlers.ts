@@ -8,7 +8,7 @@ import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, SPHERE_IMPORT_ENGINE, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
-import { downloadFile, EXPORT_FORMATS, exportFormatList, exportForDownload, type ExportableRun, type ExportFormat } from './exports';
+import { downloadFile, EXPORT_FORMATS, exportFileName, exportFormatList, exportForDownload, exportRun, type ExportableRun, type ExportFormat } from './exports';
 import { IMPORT_WORKER, importTaskBytes, meshImportOptionsSchema, recordSphereRun, sphereImportAnalysis, type ImportResult, type ImportTask, type VoxelShapeImport } from './imports';
 import { BudgetError, type WorkerPool } from './pool';
 import { readFrame, readLiveParticles, readLiveSeries, readParticles, readSlice } from './artifacts';
@@ -36,6 +36,12 @@ export interface HandlerContext {
   readOnlyBecause: string | null;
   /** The largest export runs.export sends as bytes (default MAX_API_EXPORT_BYTES). */
   maxApiExportBytes?: number;
+  /**
+   * Asks the user where to save a file (the app's save dialog), suggesting a name; null when they
+   * closed it. Only the app has one: runs.saveExport is 'unavailable' without it, since a browser
+   * must never choose paths on the host's disk.
+   */
+  chooseSavePath?: (suggestedName: string) => Promise<string | null>;
 }
 
 type Parsed<M extends MethodName> = z.output<(typeof paramsSchemas)[M]>;
@@ -249,17 +255,37 @@ export function createHandlers(ctx: HandlerContext): Handlers {
         const size = statSync(path).size;
         const limit = ctx.maxApiExportBytes ?? MAX_API_EXPORT_BYTES;
         if (size > limit) {
-          // The browser then takes it from the web host's download route; the app has none, so its
-          // user gets the command that writes the file (with its data folder: the app may have been started with --data).
-          if (ctx.electron) {
-            const cli = `packbench runs export ${p.id} --format ${p.format} --data "${ctx.dataDir}" --out FILE`;
-            throw new ApiError('too_large', `the export is ${size} bytes, more than the app sends at once (${limit} bytes): write it with the command line, ${cli}`);
-          }
-          throw new ApiError('too_large', `the export is ${size} bytes; use the CLI (packbench runs export) or the download link for files over ${limit} bytes`);
+          // Not a failure: the browser takes it from the web host's download route, the app saves it
+          // with runs.saveExport, a script with the command line (with the data folder: the app or host may use --data).
+          const cli = `packbench runs export ${p.id} --format ${p.format} --data "${ctx.dataDir}" --out FILE`;
+          throw new ApiError('too_large', `the export is ${size} bytes, more than one API message carries (${limit} bytes): use the download link, or write it with ${cli}`);
         }
         const bytes = readFileSync(path);
         return { fileName, mime, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
       }),
+    'runs.saveExport': async (p) => {
+      const choose = ctx.chooseSavePath;
+      if (!choose) throw new ApiError('unavailable', 'saving an export to a file is the app\'s (it asks where); here, use runs.export, the download link or `packbench runs export`');
+      const { run, spec } = exportTarget(ctx, p.id, p.format);
+      const path = await choose(exportFileName(run, spec));
+      if (path === null) return { files: [], bytes: 0 };
+      return ctx.heavy.run(async () => {
+        let last = 0;
+        const progress = (fraction: number) => {
+          const now = Date.now();
+          if (fraction < 1 && now - last < 250) return;
+          last = now;
+          ctx.events.emit('export.progress', { id: p.id, format: p.format, path, fraction });
+        };
+        try {
+          const written = await exportRun(exportableRun(run, ctx), p.format, path, progress);
+          return { files: spec.id === 'raw' ? [path, `${path}.json`] : [path], bytes: written.bytes };
+        } catch (err) {
+          // exportRun leaves nothing behind on failure, and never touches a file already at `path`.
+          throw new ApiError('conflict', `cannot export run ${p.id} as ${p.format} to ${path}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      });
+    },
 
     'runs.importSpheres': async (p) => {
       const analysis = sphereImportAnalysis(p.analysis);

@@ -30,6 +30,8 @@ export interface ServicesOptions {
   /** Only start runs this accepts. */
   only?: ReadonlySet<string>;
   electron?: boolean;
+  /** The app's save dialog (HandlerContext.chooseSavePath). */
+  chooseSavePath?: (suggestedName: string) => Promise<string | null>;
   nativeBinding?: string;
   progressIntervalMs?: number;
   /**
@@ -135,7 +137,7 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
   // Read-only: runs whose process ended are shown as the next writer's recovery will leave them.
   if (o.readOnly) store.showInterrupted(queue.interruptedRuns());
   const heavy = new Limiter(Math.min(2, availableParallelism()));
-  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, heavy, pool, readOnlyBecause };
+  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, chooseSavePath: o.chooseSavePath, heavy, pool, readOnlyBecause };
   const dispatch = createDispatch(createHandlers(ctx));
   if (o.autoStart && !o.readOnly) {
     queue.restorePause();

@@ -49,12 +49,8 @@ describe('runs.export', () => {
     const err = await rejection(small('runs.export', { id: runId, format: 'json' }));
     expect(err).toMatchObject({ code: 'too_large', message: expect.stringMatching(/the export is \d+ bytes.*download link/) });
     expect(exportReads(before)).toEqual([]);
-    // The app has no download link: it names the command that writes the file, with its data folder.
-    const inApp = createDispatch(createHandlers({ ...s, maxApiExportBytes: 64, electron: true }));
-    const appErr = await rejection(inApp('runs.export', { id: runId, format: 'json' }));
-    expect(appErr.code).toBe('too_large');
-    expect(appErr.message).not.toMatch(/download link/);
-    expect(appErr.message).toContain(`packbench runs export ${runId} --format json --data "${t.dir}" --out FILE`);
+    // And the command that writes the file, with its data folder (the host may run with --data).
+    expect(err.message).toContain(`packbench runs export ${runId} --format json --data "${t.dir}" --out FILE`);
   });
 
   it("gives 'conflict' for a format the run lacks the data for, however small the limit", async () => {
@@ -89,5 +85,70 @@ describe('runs.export', () => {
     await s.dispatch('runs.cancel', { id: running });
     await s.queue.waitFor([running]);
     expect(await rejection(s.dispatch('runs.export', { id: running, format: 'metrics-csv' }))).toMatchObject({ code: 'conflict', message: `run ${running} is cancelled: only finished runs can be exported` });
+  });
+});
+
+describe('runs.saveExport (the app: its save dialog, then the export written there)', () => {
+  const withDialog = (choose: (name: string) => Promise<string | null>) => createDispatch(createHandlers({ ...s, chooseSavePath: choose }));
+
+  it("is 'unavailable' where nothing can ask the user for a path (the web host, scripts)", async () => {
+    const err = await rejection(s.dispatch('runs.saveExport', { id: runId, format: 'json' }));
+    expect(err).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/app's.*runs\.export.*download link.*packbench runs export/) });
+  });
+
+  it('writes what runs.export sends, at the chosen path, whatever the API limit, with progress ending at 1', async () => {
+    const out = `${t.dir}/chosen/run.json`;
+    fs.mkdirSync(`${t.dir}/chosen`, { recursive: true });
+    const suggested: string[] = [];
+    const progress: number[] = [];
+    const off = s.events.on('export.progress', (e) => {
+      expect(e).toMatchObject({ id: runId, format: 'json', path: out });
+      progress.push(e.fraction);
+    });
+    try {
+      const save = createDispatch(createHandlers({ ...s, maxApiExportBytes: 64, chooseSavePath: async (name) => (suggested.push(name), out) }));
+      const res = await save('runs.saveExport', { id: runId, format: 'json' });
+      expect(res).toEqual({ files: [out], bytes: fs.statSync(out).size });
+    } finally {
+      off();
+    }
+    const sent = await s.dispatch('runs.export', { id: runId, format: 'json' });
+    expect(suggested).toEqual([sent.fileName]);
+    expect(fs.readFileSync(out)).toEqual(Buffer.from(sent.bytes));
+    expect(progress.at(-1)).toBe(1);
+  });
+
+  it('writes nothing when the user closes the dialog', async () => {
+    const before = fs.readdirSync(t.dir).sort();
+    expect(await withDialog(async () => null)('runs.saveExport', { id: runId, format: 'json' })).toEqual({ files: [], bytes: 0 });
+    expect(fs.readdirSync(t.dir).sort()).toEqual(before);
+  });
+
+  it('refuses an unknown format, naming the field, and a run that has not finished, before asking where', async () => {
+    let asked = 0;
+    const save = withDialog(async () => (asked++, `${t.dir}/never`));
+    const bad = await rejection(save('runs.saveExport', { id: runId, format: 'xlsx' }));
+    expect(bad).toMatchObject({ code: 'invalid', issues: [{ path: 'format', message: expect.stringContaining('json') }] });
+    const [running] = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'long', seed: 1, params: { steps: 10_000, stepMs: 5 } } })).runIds;
+    const busy = await rejection(save('runs.saveExport', { id: running, format: 'json' }));
+    expect(busy).toMatchObject({ code: 'conflict', message: expect.stringMatching(/^run \S+ is (queued|running): only finished runs can be exported$/) });
+    await s.dispatch('runs.cancel', { id: running });
+    expect(asked).toBe(0);
+  });
+
+  it('keeps a file already at the path when the export fails, and writes the raw header beside the volume', async () => {
+    const out = `${t.dir}/kept.vti`;
+    fs.writeFileSync(out, 'the user’s file');
+    const err = await rejection(withDialog(async () => out)('runs.saveExport', { id: runId, format: 'vti' }));
+    expect(err).toMatchObject({ code: 'conflict', message: expect.stringMatching(/cannot export run \S+ as vti to .*kept\.vti: .*no label volume/) });
+    expect(fs.readFileSync(out, 'utf8')).toBe('the user’s file');
+
+    const [id] = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'volume', seed: 1, params: { steps: 2, stepMs: 0, volume: true } } })).runIds;
+    await s.queue.waitFor([id]);
+    const raw = `${t.dir}/labels.raw`;
+    const res = await withDialog(async () => raw)('runs.saveExport', { id, format: 'raw' });
+    expect(res.files).toEqual([raw, `${raw}.json`]);
+    expect(JSON.parse(fs.readFileSync(`${raw}.json`, 'utf8'))).toBeTypeOf('object');
+    expect(fs.statSync(raw).size).toBe(res.bytes);
   });
 });

@@ -232,6 +232,8 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             return FAKE_EXPORT_FORMATS;
           case 'runs.export':
             return { fileName: `${p.id}.${p.format}`, mime: 'text/csv', bytes: new TextEncoder().encode('a,b\n1,2\n') };
+          case 'runs.saveExport':
+            return { files: [`/home/u/${p.id}.${p.format}`], bytes: 8 };
           default:
             throw new Error(`fake api: ${method} not implemented`);
         }

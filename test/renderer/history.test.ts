@@ -8,6 +8,8 @@ import PlotPanel from '../../renderer/src/components/PlotPanel.vue';
 import { PagedRuns, sortByMetric } from '../../renderer/src/workspaces/history/pagedRuns';
 import { compareRows, distinctNames, flatten } from '../../renderer/src/workspaces/history/compare';
 import { draft } from '../../renderer/src/stores/draft';
+import { status } from '../../renderer/src/stores/status';
+import { toasts } from '../../renderer/src/stores/toasts';
 
 vi.mock('uplot', () => ({ default: class { static paths = {}; destroy() {} setSize() {} } }));
 
@@ -227,6 +229,46 @@ describe('HistoryWorkspace', () => {
     } finally {
       click.mockRestore();
       vi.unstubAllGlobals();
+    }
+  });
+
+  it('in the app, saves each export where the user chooses (runs.saveExport), showing its progress, never as bytes in the window', async () => {
+    const { api, w } = await mountHistory();
+    const info = status.info;
+    status.info = { version: '0.1.0', dataDir: '/data/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: true, readOnlyBecause: null };
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const call = api.call;
+    api.call = (async (method: string, params: unknown) => {
+      if (method === 'runs.saveExport') await gate;
+      return call(method as never, params as never);
+    }) as typeof api.call;
+    try {
+      await w.find('[data-testid="history-row-r29"]').trigger('click');
+      await w.find('[data-testid="history-export-format"]').setValue('heightmap-tiff');
+      await w.find('[data-testid="history-export"]').trigger('click');
+      await settle();
+      expect(w.find('[data-testid="history-export"]').attributes('disabled')).toBeDefined();
+      api.emit('export.progress', { id: 'r29', format: 'heightmap-tiff', path: '/home/u/r29.tif', fraction: 0.42 });
+      await settle();
+      expect(w.find('[data-testid="history-export-saving"]').text()).toBe('Saving /home/u/r29.tif: 42 %');
+      release();
+      await settle();
+      expect(w.find('[data-testid="history-export-saving"]').exists()).toBe(false);
+      expect(w.find('[data-testid="history-export"]').attributes('disabled')).toBeUndefined();
+      expect(api.calls.filter((c) => c.method === 'runs.saveExport').map((c) => c.params)).toEqual([{ id: 'r29', format: 'heightmap-tiff' }]);
+      expect(api.calls.some((c) => c.method === 'runs.export')).toBe(false);
+      expect(toasts.map((t) => t.text)).toContain('Saved /home/u/r29.heightmap-tiff');
+
+      // A failure shows at the export control, as in the browser.
+      const message = 'run r29 is running: only finished runs can be exported';
+      api.failNext('runs.saveExport', { code: 'conflict', message });
+      release();
+      await w.find('[data-testid="history-export"]').trigger('click');
+      await settle();
+      expect(w.find('[data-testid="history-export-error"]').text()).toContain(`“run 29”: ${message}`);
+    } finally {
+      status.info = info;
     }
   });
 
