@@ -9,7 +9,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { ApiError, FINAL_STATUSES, invalidMessage, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
+import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import { formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
@@ -35,8 +35,13 @@ export interface QueueOptions {
   only?: ReadonlySet<string>;
 }
 
-/** The store setting that keeps the queue's pause (JobQueue.pause, restorePause). */
-const PAUSED_SETTING = 'queue.paused';
+/** The store settings that keep the queue's controls across restarts (JobQueue.restoreSettings). */
+const SETTINGS = {
+  paused: 'queue.paused',
+  concurrency: 'queue.concurrency',
+  threadsPerRun: 'queue.threadsPerRun',
+  checkpointSeconds: 'queue.checkpointSeconds',
+} as const;
 
 /** How often the queue looks for runs queued by other processes. */
 const POLL_MS = 2000;
@@ -86,6 +91,8 @@ export class JobQueue {
   private readonly owner = `${hostname()}:${process.pid}`;
   private readonly active = new Map<string, RunningJob>();
   private concurrency: number;
+  /** Controls given as options, which restoreSettings leaves as they are. */
+  private readonly given: { concurrency: boolean; threadsPerRun: boolean; checkpointSeconds: boolean };
   private paused = false;
   private started = false;
   private closing = false;
@@ -101,6 +108,7 @@ export class JobQueue {
     this.events = o.events;
     this.dataDir = o.dataDir;
     this.appVersion = o.appVersion;
+    this.given = { concurrency: o.concurrency !== undefined, threadsPerRun: o.threadsPerRun !== undefined, checkpointSeconds: o.checkpointSeconds !== undefined };
     this.concurrency = o.concurrency ?? defaultConcurrency();
     this.threadsPerRun = o.threadsPerRun ?? 1;
     this.checkpointSeconds = o.checkpointSeconds ?? DEFAULT_CHECKPOINT_SECONDS;
@@ -202,43 +210,61 @@ export class JobQueue {
     return { paused: this.paused, running, queued: this.store.countByStatus().queued, concurrency: this.concurrency, threadsPerRun: this.threadsPerRun, checkpointSeconds: this.checkpointSeconds };
   }
 
-  /** Starts no more runs (those running go on); kept in the data folder, so that a restart keeps it (restorePause). */
+  /** Starts no more runs (those running go on); kept in the data folder, so that a restart keeps it (restoreSettings). */
   pause(): QueueState {
-    this.store.setSetting(PAUSED_SETTING, 'true');
+    this.store.setSetting(SETTINGS.paused, 'true');
     this.paused = true;
     return this.emitQueue();
   }
 
   resume(): QueueState {
-    this.store.setSetting(PAUSED_SETTING, 'false');
+    this.store.setSetting(SETTINGS.paused, 'false');
     this.paused = false;
     this.pump();
     return this.emitQueue();
   }
 
   /**
-   * Takes up the pause the data folder's queue was left in: the app and the web host, at start, so
-   * that a queue paused before a restart (or a crash) does not start every queued run on its own.
-   * The CLI's `queue run` and `run` do not: they are told to run.
+   * Takes up the controls the data folder's queue was left with (kept by pause, resume and the
+   * setters): the app and the web host, at start, so that a queue paused before a restart (or a
+   * crash) does not start every queued run on its own, and runs at a time, threads and checkpoint
+   * interval stay as the user set them. A value given to this queue's options wins; a stored value
+   * out of its range (written by hand) is left out. The CLI's `queue run` and `run` do not call this:
+   * they are told to run, with their own options.
    */
-  restorePause(): void {
-    this.paused = this.store.setting(PAUSED_SETTING) === 'true';
+  restoreSettings(): void {
+    this.paused = this.store.setting(SETTINGS.paused) === 'true';
+    const stored = (name: string, method: 'queue.setConcurrency' | 'queue.setThreadsPerRun' | 'queue.setCheckpointSeconds', key: string): number | undefined => {
+      const text = this.store.setting(name);
+      const parsed = text === null ? undefined : paramsSchemas[method].safeParse({ [key]: Number(text) });
+      return parsed?.success ? (parsed.data as Record<string, number>)[key] : undefined;
+    };
+    if (!this.given.concurrency) this.concurrency = stored(SETTINGS.concurrency, 'queue.setConcurrency', 'concurrency') ?? this.concurrency;
+    if (!this.given.threadsPerRun) this.threadsPerRun = stored(SETTINGS.threadsPerRun, 'queue.setThreadsPerRun', 'threads') ?? this.threadsPerRun;
+    if (!this.given.checkpointSeconds) this.checkpointSeconds = stored(SETTINGS.checkpointSeconds, 'queue.setCheckpointSeconds', 'seconds') ?? this.checkpointSeconds;
   }
 
-  /** Seconds between checkpoints of the runs started from now on (0: none). */
+  /** Seconds between checkpoints of the runs started from now on (0: none); kept in the data folder (restoreSettings). */
   setCheckpointSeconds(seconds: number): QueueState {
+    this.store.setSetting(SETTINGS.checkpointSeconds, String(seconds));
     this.checkpointSeconds = seconds;
     return this.emitQueue();
   }
 
+  /** Runs at a time; kept in the data folder (restoreSettings). */
   setConcurrency(n: number): QueueState {
+    this.store.setSetting(SETTINGS.concurrency, String(n));
     this.concurrency = n;
     this.pump();
     return this.emitQueue();
   }
 
-  /** Threads of the runs started from now on (a run's result may depend on them: each run records its own). */
+  /**
+   * Threads of the runs started from now on (a run's result may depend on them: each run records its
+   * own); kept in the data folder (restoreSettings).
+   */
   setThreadsPerRun(n: number): QueueState {
+    this.store.setSetting(SETTINGS.threadsPerRun, String(n));
     this.threadsPerRun = n;
     this.pump();
     return this.emitQueue();

@@ -140,7 +140,7 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
   const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, chooseSavePath: o.chooseSavePath, heavy, pool, readOnlyBecause };
   const dispatch = createDispatch(createHandlers(ctx));
   if (o.autoStart && !o.readOnly) {
-    queue.restorePause();
+    queue.restoreSettings();
     queue.start();
   }
   let closed: Promise<void> | undefined;

@@ -137,6 +137,28 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     await third.close();
   });
 
+  it("keeps the queue's runs at a time, threads per run and checkpoint interval across a restart of the app or host", async () => {
+    // As the app and the host open it: no option given, so the stored settings are taken up.
+    const asApp = (dir: string) => fixtureServices(dir, { autoStart: true, concurrency: undefined, threadsPerRun: undefined, checkpointSeconds: undefined });
+    const { dir } = setup();
+    const s = asApp(dir);
+    await s.dispatch('queue.setConcurrency', { concurrency: 3 });
+    await s.dispatch('queue.setThreadsPerRun', { threads: 2 });
+    await s.dispatch('queue.setCheckpointSeconds', { seconds: 7 });
+    await s.close();
+    // They went back to cores - 1, 1 thread and 60 s.
+    const again = asApp(dir);
+    try {
+      expect(await again.dispatch('queue.state', {})).toMatchObject({ concurrency: 3, threadsPerRun: 2, checkpointSeconds: 7 });
+    } finally {
+      await again.close();
+    }
+    // What a caller gives wins (the CLI's queue run --concurrency 1).
+    const told = fixtureServices(dir, { autoStart: true, concurrency: 1 });
+    expect(await told.dispatch('queue.state', {})).toMatchObject({ concurrency: 1, threadsPerRun: 2, checkpointSeconds: 7 });
+    await told.close();
+  });
+
   it('pauses a queued run (skipped until resumed) and a running one (its worker waits), then resumes both', async () => {
     const { s } = setup({ autoStart: true });
     const long = (await s.dispatch('runs.enqueue', { spec: spec('long', { steps: 400, stepMs: 2 }) })).runIds[0];
