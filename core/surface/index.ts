@@ -71,8 +71,13 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
     const it = sampler.iterations, cv = sampler.nearestCV, mean = sampler.meanNearest / p.spacing;
     if (it % stride === 0) { its.push(it); cvs.push(cv); counts.push(sampler.n); means.push(mean); }
     inARow = sampler.isUniform(st.targetCV, st.spacingTolerance) ? inARow + 1 : 0;
+    // How many iterations are left is not known until the sampling is uniform: until then the bar
+    // counts to maxIterations and the phase says it is an upper bound (a run uniform after 64
+    // iterations had shown 3 % and then done); while uniform, the window's end is the total.
+    const confirming = inARow > 0;
     ctx.progress({
-      done: it, total: st.maxIterations, phase: 'sampling',
+      done: it, total: confirming ? it + st.window - inARow : st.maxIterations,
+      phase: confirming ? `uniform: confirming over ${st.window} iterations` : `sampling (at most ${st.maxIterations} iterations)`,
       counters: { particles: sampler.n, nearestNeighbourCV: cv, meanSpacing: mean * p.spacing, uniformFor: inARow },
     });
     if (inARow >= st.window) { stopReason = 'uniform'; break; }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Random } from '../../../core/common/random';
-import type { ColumnTable, EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
+import type { ColumnTable, EngineContext, EngineProgress, EngineResult, LabelVolume } from '../../../core/common/engine';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from '../../../core/surface/implicit';
 import { solidBounds, longestSide } from '../../../core/surface/solid';
 import { SurfaceSampler, expNegative, variation, type NeighbourSearch } from '../../../core/surface/sampler';
@@ -119,6 +119,26 @@ describe('surface engine', () => {
     expect(c.cancelled).toBe(true);
     expect(c.metrics.stopReason).toBe('cancelled');
     expect(c.metrics.iterations).toBe(5);
+  });
+
+  it('progress counts to maxIterations only as an upper bound, and to the window\'s end once uniform', () => {
+    // A run uniform after some 60 iterations of 2,000 had shown 3 % and then done.
+    const reports: EngineProgress[] = [];
+    const r = run({ surface: { kind: 'sphere' }, spacing: 0.1 }, { ...ctx(), progress: (q) => { reports.push(q); } });
+    const end = r.metrics.iterations as number, window = 20;
+    expect(r.metrics.stopReason).toBe('uniform');
+    expect(end).toBeLessThan(500);
+    expect(reports.length).toBe(end);
+    const last = reports.slice(-window);
+    for (const q of last) {
+      expect(q.total).toBe(end);
+      expect(q.phase).toBe('uniform: confirming over 20 iterations');
+    }
+    expect(last[0].done / last[0].total).toBeGreaterThan(0.5);
+    expect(last.at(-1)!.done).toBe(end);
+    const before = reports[end - window - 1];
+    expect(before.total).toBe(2000);
+    expect(before.phase).toBe('sampling (at most 2000 iterations)');
   });
 });
 
