@@ -136,6 +136,26 @@ describe('the batch form substitutes no default silently', () => {
     expect(kinds).not.toContain('voxels');
     expect(enqueueDisabled(w)).toBe(false);
   });
+
+  it("shows an unknown field of an imported voxel map at its place with its message and a remove button, not in the map's summary", async () => {
+    installVoxelApi();
+    const w = await mountComposer();
+    const bits = btoa(String.fromCharCode(0b0111));
+    sendToBatch({
+      engine: 'voxel',
+      params: { mixture: { basis: 'number', types: [{ name: 'Grain', shape: { kind: 'voxels', dims: [2, 1, 2], bits, origin: 'scan 3' }, size: { law: 'fixed', value: 1 }, fraction: 1 }] } },
+    });
+    await settle();
+    const shape = w.find('[data-testid="field-mixture.types.0.shape"]');
+    expect(shape.find('[data-testid="field-mixture.types.0.shape.origin"]').text()).toContain('"scan 3"');
+    expect(w.find('[data-testid="field-mixture.types.0.shape.origin-error"]').text()).toBe("unknown field 'origin'; known fields: kind, dims, bits");
+    expect(w.find('[data-testid="field-mixture.types.0.shape-voxel-map"] .error-text').exists()).toBe(false);
+    expect(enqueueDisabled(w)).toBe(true);
+    await w.find('[data-testid="field-mixture.types.0.shape.origin-remove"]').trigger('click');
+    expect(w.find('[data-testid="field-mixture.types.0.shape.origin"]').exists()).toBe(false);
+    expect(w.find('[data-testid="voxel-map-dims"]').text()).toBe('2 × 1 × 2 voxels · 3 solid');
+    expect(enqueueDisabled(w)).toBe(false);
+  });
 });
 
 describe('a draft whose union field is of another variant than the default', () => {

@@ -103,6 +103,35 @@ describe('gradation editor in the schema form', () => {
     expect(w.find('[data-testid="field-region.periodic-sweep-toggle"]').exists()).toBe(false);
   });
 
+  it("shows an opened spec's unknown fields in the gradation and in a class at their places, each with its message and a remove button", async () => {
+    installFakeApi();
+    // A gradation of its own: the schema's default is one object, which the test before this one edits.
+    const classes = [0.2, 0.1, 0.05].map((radius) => ({ radius, fraction: 1, af: [0, 0.3] }));
+    const params = stackingParamsSchema.parse({ gradation: { kind: 'classes', rang: 0.05, classes } }) as Record<string, unknown>;
+    const g = params.gradation as ClassesGradation & Record<string, unknown>;
+    g.extra = 1;
+    (g.classes[1] as unknown as Record<string, unknown>).colour = 'red';
+    const { w, holder } = await mountForm(params);
+    await w.setProps({ errors: validate(schema, holder.params) });
+    // In the gradation's frame, and in the table under the class's row (not in the list of messages).
+    expect(w.find('[data-testid="field-gradation"] [data-testid="field-gradation.extra"]').text()).toContain('extra');
+    expect(w.find('[data-testid="field-gradation.extra-error"]').text()).toBe("unknown field 'extra'; known fields: kind, rang, classes");
+    expect(w.find('[data-testid="field-gradation"] tbody [data-testid="field-gradation.classes.1.colour"]').text()).toContain('"red"');
+    expect(w.find('[data-testid="field-gradation.classes.1.colour-error"]').text()).toBe("unknown field 'colour'; known fields: radius, fraction, af");
+    expect(w.findAll('[data-testid="field-gradation-error"]').map((e) => e.text())).toEqual([]);
+    expect(w.find('[data-testid="field-gradation-curve-missing"]').text()).toBe('the curve shows once the unknown fields are removed');
+    await w.find('[data-testid="field-gradation.classes.1.colour-remove"]').trigger('click');
+    await w.find('[data-testid="field-gradation.extra-remove"]').trigger('click');
+    const after = validate(schema, holder.params);
+    expect(after).toEqual({});
+    await w.setProps({ errors: after });
+    expect(w.find('[data-testid="field-gradation.extra"]').exists()).toBe(false);
+    expect(w.find('[data-testid="field-gradation.classes.1.colour"]').exists()).toBe(false);
+    // The rest of the gradation stays as it came.
+    expect((holder.params.gradation as ClassesGradation).classes).toEqual(classes);
+    expect(w.find('[data-testid="field-gradation-curve-line"]').exists()).toBe(true);
+  });
+
   it('switches to a sieve curve, takes a pasted sieve analysis, and saves and loads gradation presets', async () => {
     const api = installFakeApi();
     const { w, holder } = await mountForm(stackingParamsSchema.parse({}) as Record<string, unknown>);

@@ -89,7 +89,11 @@ export function sieveFromRows(rows: number[][]): SieveGradation {
 /** The curve a gradation asks for: % finer by volume at its sieve sizes, or why it cannot be drawn. */
 export function askedCurve(g: unknown, dim: 2 | 3): { x: number[]; y: number[]; marks: number[] } | { error: string } {
   const parsed = gradationSchema.safeParse(g);
-  if (!parsed.success) return { error: 'the curve shows once every cell holds a valid number' };
+  if (!parsed.success) {
+    // The engine refuses a gradation with fields it does not know, so the curve waits for them too.
+    const unknownOnly = parsed.error.issues.every((i) => i.code === 'unrecognized_keys');
+    return { error: unknownOnly ? 'the curve shows once the unknown fields are removed' : 'the curve shows once every cell holds a valid number' };
+  }
   const p = parsed.data;
   if (p.kind === 'sieve') {
     const n = p.sizes.length;
