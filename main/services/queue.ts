@@ -94,6 +94,8 @@ export class JobQueue {
   /** Controls given as options, which restoreSettings leaves as they are. */
   private readonly given: { concurrency: boolean; threadsPerRun: boolean; checkpointSeconds: boolean };
   private paused = false;
+  /** The pause is the data folder's (restoreSettings): another process may pause or resume it (followStoredPause). */
+  private followsStoredPause = false;
   private started = false;
   private closing = false;
   /** Runs that could not start for lack of memory budget are retried when a run ends. */
@@ -234,6 +236,7 @@ export class JobQueue {
    */
   restoreSettings(): void {
     this.paused = this.store.setting(SETTINGS.paused) === 'true';
+    this.followsStoredPause = true;
     const stored = (name: string, method: 'queue.setConcurrency' | 'queue.setThreadsPerRun' | 'queue.setCheckpointSeconds', key: string): number | undefined => {
       const text = this.store.setting(name);
       const parsed = text === null ? undefined : paramsSchemas[method].safeParse({ [key]: Number(text) });
@@ -512,6 +515,7 @@ export class JobQueue {
     if (!this.started || this.closing || this.pumping) return;
     this.pumping = true;
     try {
+      this.followStoredPause();
       // Runs at a time × threads per run ≤ cores (at least one run).
       const atOnce = Math.max(1, Math.min(this.concurrency, Math.floor(availableParallelism() / this.threadsPerRun)));
       while (!this.paused && this.state().running < atOnce) {
@@ -522,6 +526,25 @@ export class JobQueue {
     } finally {
       this.pumping = false;
     }
+  }
+
+  /**
+   * Takes up a pause or resume of the queue that another process on the data folder stored (the app
+   * beside a web host), before runs are picked: one read of a one-row table. Tells subscribers when
+   * it changed. A read that fails keeps the pause as it was.
+   */
+  private followStoredPause(): void {
+    if (!this.followsStoredPause) return;
+    let paused: boolean;
+    try {
+      paused = this.store.setting(SETTINGS.paused) === 'true';
+    } catch (err) {
+      console.error(`queue: cannot read the queue's pause: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    if (paused === this.paused) return;
+    this.paused = paused;
+    this.emitQueue();
   }
 
   /** This process as the runner of a run: machine, threads, app version, owner. */

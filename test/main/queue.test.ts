@@ -159,6 +159,28 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     await told.close();
   });
 
+  it('follows a pause or resume of the queue made by another process on the data folder (the app beside a web host) when it next picks a run', async () => {
+    const { s, dir } = setup({ autoStart: true });
+    const other = fixtureServices(dir);
+    try {
+      const told: boolean[] = [];
+      s.events.on('queue.updated', (q) => told.push(q.paused));
+      await other.dispatch('queue.pause', {});
+      const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('waits') });
+      await new Promise((r) => setTimeout(r, 300));
+      // It started the run: the pause was read only at start.
+      expect(s.store.getSummary(runIds[0])!.status).toBe('queued');
+      expect((await s.dispatch('queue.state', {})).paused).toBe(true);
+      expect(told).toContain(true);
+      await other.dispatch('queue.resume', {});
+      await s.queue.waitFor(runIds);
+      expect(s.store.getSummary(runIds[0])!.status).toBe('done');
+      expect((await s.dispatch('queue.state', {})).paused).toBe(false);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('pauses a queued run (skipped until resumed) and a running one (its worker waits), then resumes both', async () => {
     const { s } = setup({ autoStart: true });
     const long = (await s.dispatch('runs.enqueue', { spec: spec('long', { steps: 400, stepMs: 2 }) })).runIds[0];
