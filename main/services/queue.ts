@@ -9,7 +9,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
+import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, type ApiIssue, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import { formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
@@ -76,6 +76,33 @@ function overlay(base: unknown, over: unknown): unknown {
     Object.defineProperty(out, k, { value: overlay(Object.hasOwn(base, k) ? base[k] : undefined, v), enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** Whether `path` (below params) lies in a value `overrides` gives: the override itself or inside it. */
+function overridden(overrides: unknown, path: string[]): boolean {
+  let node = overrides;
+  for (const key of path) {
+    if (!isObject(node) || Object.hasOwn(node, '$sweep')) return true; // a value or a sweep replaces all below it
+    if (!Object.hasOwn(node, key)) return false;
+    node = node[key];
+  }
+  return node !== overrides || Object.keys(overrides as object).length > 0;
+}
+
+/**
+ * A re-run's refusal (its issues at `params.X` of the spec it would queue) with each issue named
+ * where its value came from: `overrides.X` for a value the caller gave, else `params.X` of the run,
+ * said in its message. The message's head (a sweep point) stays.
+ */
+function overrideIssues(err: ApiError, issues: ApiIssue[], overrides: Record<string, unknown>, runId: string): ApiError {
+  const named = issues.map((i) => {
+    const path = i.path === 'params' ? [] : i.path.startsWith('params.') ? i.path.slice('params.'.length).split('.') : null;
+    if (path === null) return i;
+    if (overridden(overrides, path)) return { path: ['overrides', ...path].join('.'), message: i.message };
+    return { path: i.path, message: `${i.message} (the value of run ${runId}, not overridden)` };
+  });
+  const at = err.message.indexOf('invalid request:');
+  return new ApiError(err.code, (at > 0 ? err.message.slice(0, at) : '') + invalidMessage(named), named);
 }
 
 export class JobQueue {
@@ -389,12 +416,20 @@ export class JobQueue {
     return this.emitRun(id)!;
   }
 
-  /** Queues the run again with the same spec and seed, optionally with some params replaced (may hold sweeps). */
+  /**
+   * Queues the run again with the same spec and seed, optionally with some params replaced (may hold
+   * sweeps). An issue is named where its value came from: `overrides.X` for a value the caller gave,
+   * `params.X` for one of the run's own spec.
+   */
   rerun(id: string, overrides: Record<string, unknown> = {}): { runIds: string[] } {
     const r = this.mustGet(id);
     const spec: RunSpec = { ...r.spec, params: overlay(r.spec.params, overrides) as Record<string, unknown> };
-    const { runIds } = this.enqueue(spec, r.priority, undefined, 'overrides');
-    return { runIds };
+    try {
+      return { runIds: this.enqueue(spec, r.priority, undefined, '').runIds };
+    } catch (err) {
+      if (!(err instanceof ApiError) || !err.issues) throw err;
+      throw overrideIssues(err, err.issues, overrides, id);
+    }
   }
 
   /** Deletes a run, its series and artifacts (cancelling it first if it runs). */

@@ -223,10 +223,22 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     const other = await s.dispatch('runs.rerun', { id: short, overrides: { steps: 21 } });
     await s.queue.waitFor(other.runIds);
     expect((await s.dispatch('runs.get', { id: other.runIds[0] })).metrics.steps).toBe(21);
+    // Named where the caller typed them (overrides.steps), not 'overrides.params.steps', which no one typed.
     await expect(s.dispatch('runs.rerun', { id: short, overrides: { steps: -1 } })).rejects.toMatchObject({
       code: 'invalid',
-      issues: [{ path: 'overrides.params.steps' }],
+      message: expect.stringMatching(/^invalid request:\n {2}overrides\.steps: /),
+      issues: [{ path: 'overrides.steps' }],
     });
+    const swept = await s.dispatch('runs.rerun', { id: short, overrides: { steps: { $sweep: [3, -1] } } }).then(() => null, (e) => e);
+    expect(swept).toMatchObject({ code: 'invalid', message: expect.stringMatching(/^sweep point 2 of 2 \(.*\): invalid request:\n {2}overrides\.steps: /), issues: [{ path: 'overrides.steps' }] });
+    // A cross-field check between an override and the run's own value: each named where it comes from.
+    const crossed = await s.dispatch('runs.rerun', { id: short, overrides: { failAt: 1, exitAt: 2 } }).then(() => null, (e) => e);
+    expect(crossed.issues).toEqual([{ path: 'overrides.exitAt', message: 'give at most one of failAt and exitAt' }]);
+    // A value of the run's own spec that no longer passes (an older PackBench's): named as the run's.
+    const [old] = s.store.insertRuns([{ name: 'old', engine: 'counter', spec: spec('old', { steps: -1 }), params: { steps: -1 }, seed: 1, priority: 0, batchId: null, status: 'paused' }]);
+    s.store.finishRun(old, { status: 'failed', error: 'made by hand' });
+    const own = await s.dispatch('runs.rerun', { id: old, overrides: { stepMs: 0 } }).then(() => null, (e) => e);
+    expect(own).toMatchObject({ code: 'invalid', issues: [{ path: 'params.steps', message: expect.stringMatching(new RegExp(`\\(the value of run ${old}, not overridden\\)$`)) }] });
 
     await s.dispatch('runs.delete', { id: short });
     await expect(s.dispatch('runs.get', { id: short })).rejects.toMatchObject({ code: 'not_found' });
