@@ -29,8 +29,12 @@ export const surfaceParamsSchema = z.strictObject({
       description: 'and the mean nearest-neighbour distance is within this share of the spacing',
     }),
     window: z.number().int().min(1).max(1e5).default(20).meta({ unit: 'iterations', description: 'both hold for this many iterations in a row' }),
+    surfaceTolerance: z.number().gt(0).max(1).default(0.1).meta({
+      unit: 'ratio',
+      description: 'and then every particle lies within this share of the spacing from the surface (|F|/|∇F|; near the sharp edges of a superquadric with ε near 2 some particles stay off it)',
+    }),
     maxIterations: z.number().int().min(1).max(1e6).default(2000).meta({ unit: 'iterations', description: 'stop here if the sampling is not uniform before' }),
-  }).default({ targetCV: 0.08, spacingTolerance: 0.02, window: 20, maxIterations: 2000 }),
+  }).default({ targetCV: 0.08, spacingTolerance: 0.02, window: 20, surfaceTolerance: 0.1, maxIterations: 2000 }),
   dynamics: z.strictObject({
     timeStep: z.number()
       .min(0.1, { error: 'must be in [0.1, 0.5]: with a smaller Δt the particles barely move and the sampling stalls short of uniform until maxIterations' })

@@ -140,6 +140,34 @@ describe('surface engine', () => {
     expect(before.total).toBe(2000);
     expect(before.phase).toBe('sampling (at most 2000 iterations)');
   });
+
+  it('uniform needs the particles on the surface: a sharp superquadric (ε = 2) is not uniform while particles stay off its edges', () => {
+    const sharp = (o: Record<string, unknown>) => ({ surface: { kind: 'superquadric', e1: 2, e2: 2 }, spacing: 0.05, stop: { maxIterations: 300, ...o } });
+    const logs: string[] = [];
+    const r = run(sharp({}), { ...ctx(), log: (m) => { logs.push(m); } });
+    // It had ended 'uniform' at iteration 142 with 6 % of the particles more than 0.01 off the surface.
+    expect(r.metrics.stopReason).toBe('maxIterations');
+    expect(logs.some((m) => m.includes('stop.surfaceTolerance'))).toBe(true);
+    // The residuals recomputed from the table, in the surface's coordinates.
+    const t = r.artifacts[0] as ColumnTable, off = t.meta!.offset as number[], fn = implicitFunction(implicitSurfaceSchema.parse(sharp({}).surface));
+    const g = new Float64Array(3), { x, y, z } = t.columns as Record<string, Float64Array>;
+    let off5 = 0;
+    for (let i = 0; i < x.length; i++) {
+      const F = fn.valueAndGradient(x[i] + off[0], y[i] + off[1], z[i] + off[2], g);
+      if (Math.abs(F) / Math.hypot(g[0], g[1], g[2]) > 0.1 * 0.05) off5++;
+    }
+    expect(r.metrics.offSurfaceParticles).toBe(off5);
+    expect(off5).toBeGreaterThan(0);
+    // With a looser tolerance it ends uniform, within it.
+    const loose = run(sharp({ surfaceTolerance: 1 }));
+    expect(loose.metrics.stopReason).toBe('uniform');
+    expect(loose.metrics.maxSurfaceResidual as number).toBeLessThanOrEqual(0.05);
+    expect(loose.metrics.offSurfaceParticles).toBe(0);
+    // A smooth surface is not held back: uniform, every particle within 0.1 spacing.
+    const round = run({ surface: { kind: 'superquadric', e1: 1.2, e2: 0.3 }, spacing: 0.1 });
+    expect(round.metrics.stopReason).toBe('uniform');
+    expect(round.metrics.maxSurfaceResidual as number).toBeLessThanOrEqual(0.1 * 0.1);
+  });
 });
 
 describe('surface sampler', () => {
