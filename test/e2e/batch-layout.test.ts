@@ -60,19 +60,23 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-gradation.png') });
   });
 
-  it("shows every engine's name and every header of the queue whole, at 1024 and 1440 px", async () => {
-    // Queued (the queue is not started): one run of each engine, by their ids.
+  it("shows every engine's name, every status and every header of the queue whole, at 1024 and 1440 px", async () => {
+    // Queued (the queue is not started): one run of each engine, by their ids, and a cancelled one,
+    // the longest status ('running' and 'cancelled' read 'runni…' and 'cance…' at 78 px).
     await page.evaluate(async () => {
-      const api = (window as unknown as { packbench: { call(m: string, p: unknown): Promise<unknown> } }).packbench;
+      const api = (window as unknown as { packbench: { call(m: string, p: unknown): Promise<{ runIds: string[] }> } }).packbench;
       for (const engine of ['voxel', 'stacking', 'ballmill', 'surface']) await api.call('runs.enqueue', { spec: { engine, name: `${engine} run`, seed: 1, params: {} } });
+      const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'voxel', name: 'cancelled run', seed: 1, params: {} } });
+      await api.call('runs.cancel', { id: runIds[0] });
     });
-    await page.locator('[data-testid^="queue-row-"]').nth(3).waitFor();
+    await page.locator('[data-testid^="queue-row-"][data-status="cancelled"]').waitFor();
+    await page.locator('[data-testid^="queue-row-"][data-status="queued"]').nth(3).waitFor();
     for (const width of [1024, 1440]) {
       await page.setViewportSize({ width, height: 768 });
       const cut = await page.$$eval('[data-testid="queue"] table', ([table]) => {
         const heads = Array.from(table.querySelectorAll('thead th'));
-        const engine = heads.findIndex((th) => th.textContent === 'Engine') + 1;
-        const cells = [...heads, ...Array.from(table.querySelectorAll(`tbody tr[data-testid] td:nth-child(${engine})`))];
+        const column = (name: string) => Array.from(table.querySelectorAll(`tbody tr[data-testid] td:nth-child(${heads.findIndex((th) => th.textContent === name) + 1})`));
+        const cells = [...heads, ...column('Engine'), ...column('Status')];
         return cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent);
       });
       expect(cut, `at ${width} px`).toEqual([]);
