@@ -6,6 +6,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeHeader, decodeTable, dtypeConstructor, headerByteLength, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
+import { frameOrigin, inOwnCoordinates } from '../../core/io/frame';
 import { LIVE_TABLE_FILE } from '../workers/protocol';
 import type { ColumnTable } from '../../core/common/engine';
 import { ApiError, type RunArtifact, type RunSeries } from '../api';
@@ -61,6 +62,17 @@ function needBytes(fd: number, bytes: number): void {
   if (bytes > size) throw new Error(`artifact data is truncated: needs ${bytes} bytes, the file has ${size}`);
 }
 
+/**
+ * Rows as served: positions in the run's own coordinates, as the exports write them (a surface
+ * sampling's table is stored in the frame of its solid's box, meta.offset away: core/io/frame.ts).
+ * The box [0, meta.box] and the volume (runs.artifacts: dims, voxelSize, offset) start at meta.offset.
+ */
+function served(rows: { total: number; count: number; columns: Record<string, Column> }, meta: Record<string, unknown>): { total: number; count: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
+  if (!frameOrigin(meta)) return { ...rows, meta };
+  const { columns } = inOwnCoordinates({ kind: 'table', name: '', columns: rows.columns, meta });
+  return { ...rows, columns, meta: { ...meta, positions: "the run's own coordinates; the box and the volume start at offset" } };
+}
+
 export function readParticles(artifacts: RunArtifact[], limit: number): { total: number; count: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
   const a = artifacts.find((x) => x.kind === 'table' && x.name === 'particles') ?? artifacts.find((x) => x.kind === 'table');
   if (!a) throw new ApiError('not_found', 'this run has no particle table');
@@ -68,7 +80,7 @@ export function readParticles(artifacts: RunArtifact[], limit: number): { total:
   // The declaration of the table's columns: written into the file by the worker, and added to the
   // stored record alone by migration 3 for tables written before engines declared them.
   const particleTable = a.meta.particleTable ?? table.meta?.particleTable;
-  return { ...decimateTable(table, limit), meta: { ...table.meta, ...(particleTable ? { particleTable } : {}) } };
+  return served(decimateTable(table, limit), { ...table.meta, ...(particleTable ? { particleTable } : {}) });
 }
 
 /**
@@ -82,7 +94,7 @@ export function readLiveParticles(runDir: string, limit: number): ReturnType<typ
   // Its series go through runs.series (readLiveSeries), not with every refresh of the particles.
   const meta: Record<string, unknown> = { ...table.meta, live: true };
   delete meta.series;
-  return { ...decimateTable(table, limit), meta };
+  return served(decimateTable(table, limit), meta);
 }
 
 /**
@@ -138,7 +150,8 @@ export function readFrame(artifacts: RunArtifact[], name: string, index: number)
       readSync(fd, new Uint8Array(out.buffer, out.byteOffset, out.byteLength), 0, out.byteLength, dataOffset + col.byteOffset + index * rows * ctor.BYTES_PER_ELEMENT);
       columns[col.name] = out;
     }
-    return { index, frames, time: frameTimes?.[index] ?? index, offset: frameOffsets?.[index] ?? 0, columns, meta };
+    const shown = served({ total: rows, count: rows, columns }, meta);
+    return { index, frames, time: frameTimes?.[index] ?? index, offset: frameOffsets?.[index] ?? 0, columns: shown.columns, meta: shown.meta };
   });
 }
 

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/common/engine';
 import { decodeHeader, decodeTable, headerByteLength, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
+import { frameOrigin, inOwnCoordinates } from '../../core/io/frame';
 import { dumpHead, dumpRadius, dumpRows, wrapIntoBox } from '../../core/io/lammps';
 import { bytesPerLabel, labelBytes, labelDtype, maxOf, type LabelDtype } from '../../core/io/labels';
 import { rawSidecar } from '../../core/io/raw';
@@ -242,29 +243,6 @@ async function writeTableCsv(writer: SequentialWriter, table: ColumnTable, onPro
     await writer.write(tableToCsv(table, start, Math.min(n, start + CSV_CHUNK_ROWS)));
     onProgress(Math.min(n, start + CSV_CHUNK_ROWS) / n);
   }
-}
-
-/**
- * Where the frame of an artifact lies in the run's own coordinates, when it is not at the origin: a
- * surface sampling's table and solid are in the frame of the solid's box (positions = surface
- * coordinates minus meta.offset, core/surface/solid.ts sampleFrame). Every export adds it back, so
- * that positions and meshes are in the surface's coordinates and volumes carry it as their origin.
- */
-function frameOrigin(meta: Record<string, unknown> | undefined): [number, number, number] | undefined {
-  const o = meta?.offset;
-  return Array.isArray(o) && o.length === 3 && o.every((v) => typeof v === 'number' && Number.isFinite(v)) ? [o[0], o[1], o[2]] : undefined;
-}
-
-/** The table with its positions in the run's own coordinates (frameOrigin added). */
-function inOwnCoordinates(table: ColumnTable): ColumnTable {
-  const o = frameOrigin(table.meta);
-  if (!o) return table;
-  const columns = { ...table.columns };
-  (['x', 'y', 'z'] as const).forEach((c, a) => {
-    const col = table.columns[c];
-    if (col) columns[c] = Float64Array.from(col, (v) => v + o[a]);
-  });
-  return { ...table, columns };
 }
 
 async function writeLammps(writer: SequentialWriter, frameTable: ColumnTable, onProgress: (f: number) => void): Promise<void> {

@@ -37,6 +37,18 @@ describe('surface engine in the services', () => {
     const particles = await s.dispatch('runs.particles', { id: runIds[0] });
     expect(particles.meta.particleTable).toEqual(surfaceEngine.particleTable);
     expect(Object.keys(particles.columns).sort()).toEqual(['energy', 'nx', 'ny', 'nz', 'r', 'sigma', 'x', 'y', 'z']);
+    // The inspector's particles are in the surface's coordinates, as every export: on the torus
+    // about the origin, where the CSV has them, inside the box that starts at meta.offset.
+    const { x, y, z } = particles.columns;
+    const csv = new TextDecoder().decode((await s.dispatch('runs.export', { id: runIds[0], format: 'csv' })).bytes).trim().split('\n');
+    expect(csv[0].split(',').slice(0, 3)).toEqual(['x', 'y', 'z']);
+    expect(csv.length - 1).toBe(particles.count);
+    const offset = particles.meta.offset as number[], box = particles.meta.box as number[];
+    for (let i = 0; i < particles.count; i++) {
+      expect(Math.hypot(Math.hypot(x[i], y[i]) - 1, z[i])).toBeCloseTo(0.4, 2);
+      expect(csv[i + 1].split(',').slice(0, 3).map(Number)).toEqual([x[i], y[i], z[i]]);
+      [x[i], y[i], z[i]].forEach((v, a) => expect(v >= offset[a] && v <= offset[a] + box[a]).toBe(true));
+    }
     const series = await s.dispatch('runs.series', { id: runIds[0] });
     expect(series.map((x) => x.name)).toEqual(['nearest-neighbour CV', 'particles', 'mean spacing']);
   });

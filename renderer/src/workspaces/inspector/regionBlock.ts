@@ -3,11 +3,20 @@
  * one slice at a time from disk and has no region call), cropped to an x/y window. A region is
  * limited to a voxel budget so that a 512^3 volume is never pulled into the renderer whole.
  */
+import { frameOrigin } from '../../../../core/io/frame';
 import type { VoxelBlock } from '../../scene/voxelSurface';
 
 export interface VolumeInfo {
   dims: [number, number, number];
   voxelSize: number;
+  /** Where voxel (0, 0, 0)'s corner lies: the volume's meta.offset (a surface sampling's frame), else the origin. */
+  origin: [number, number, number];
+}
+
+/** A volume artifact's dims, voxel size and origin (runs.artifacts' meta); null without dims. */
+export function volumeInfo(meta: Record<string, unknown>): VolumeInfo | null {
+  const dims = meta.dims as [number, number, number] | undefined;
+  return dims ? { dims, voxelSize: Number(meta.voxelSize) || 1, origin: frameOrigin(meta) ?? [0, 0, 0] } : null;
 }
 
 export interface Region {
@@ -17,11 +26,17 @@ export interface Region {
   z: [number, number];
 }
 
+/** Where the middle of slice `index` along `axis` lies, in length units. */
+export function slicePosition(v: VolumeInfo, axis: 'x' | 'y' | 'z', index: number): number {
+  const k = { x: 0, y: 1, z: 2 }[axis];
+  return v.origin[k] + (index + 0.5) * v.voxelSize;
+}
+
 /** The region of a world-space box (clamped to the volume), shrunk in z to fit `budget` voxels. */
 export function regionOf(box: { min: number[]; max: number[] }, v: VolumeInfo, budget: number): { region: Region; limited: boolean } {
   const r = (a: 0 | 1 | 2): [number, number] => {
-    const lo = Math.max(0, Math.floor(box.min[a] / v.voxelSize));
-    const hi = Math.min(v.dims[a], Math.ceil(box.max[a] / v.voxelSize));
+    const lo = Math.max(0, Math.floor((box.min[a] - v.origin[a]) / v.voxelSize));
+    const hi = Math.min(v.dims[a], Math.ceil((box.max[a] - v.origin[a]) / v.voxelSize));
     return [Math.min(lo, hi), hi];
   };
   const x = r(0), y = r(1), z = r(2);
@@ -75,7 +90,7 @@ export async function fetchRegion(
   return {
     labels,
     dims: [nx, ny, nz],
-    origin: [region.x[0] * v.voxelSize, region.y[0] * v.voxelSize, region.z[0] * v.voxelSize],
+    origin: [v.origin[0] + region.x[0] * v.voxelSize, v.origin[1] + region.y[0] * v.voxelSize, v.origin[2] + region.z[0] * v.voxelSize],
     voxelSize: v.voxelSize,
   };
 }
