@@ -176,6 +176,15 @@ export const stackingEngine = defineEngine({
     const t0 = performance.now();
     const { stacker: s, classes, solidVolume, seconds } = stack(params, ctx);
     const cancelled = s.stopReason === 'cancelled';
+    if (s.stopReason === 'full') {
+      // The status alone ('full') does not say how far short: a count target may ask for more than
+      // any stacking of the gradation holds, which check() can bound only for equal balls.
+      let placed = 0;
+      for (let j = 0; j < classes.length; j++) placed += s.classVolume[j];
+      const asked = params.target.kind === 'count' ? `${params.target.particles} balls` : `void ratio ${params.target.e}`;
+      ctx.log(`ended full: ${s.shortClasses.map((j) => `class ${classes[j].source}`).join(', ')} found no more room after ${s.counters.reshapePasses} reshape passes; ` +
+        `${s.count} balls at solid fraction ${(placed / s.region.volume).toFixed(4)}, short of the ${asked} asked (solid fraction ${(solidVolume / s.region.volume).toFixed(4)})`);
+    }
     const table = particleTable(s, classes, params);
     const { x, y, z, r } = table.columns as Record<string, Float64Array>;
     let solid = 0, rMin = Infinity;

@@ -257,6 +257,19 @@ export function check(p: StackingParams): ParamsIssue[] {
       message: `${p.target.particles} balls of this gradation have ${solidVolume.toPrecision(4)} of solid, more than the region's ${V.toPrecision(4)}; at most ${Math.floor((p.target.particles * V) / solidVolume)}`,
     });
   }
+  // Equal balls in a box or rectangle (with walls, mirrored across them, a packing of all space)
+  // fill at most the densest packing of space: Kepler's π/√18 (Hales), Thue's π/√12. For unequal
+  // balls no such bound holds (small balls fill the holes of large ones): a target the region
+  // cannot take ends 'full', and the run's log says so.
+  const fraction = solidVolume / V, r0 = classes[0].rMin;
+  const equal = classes.every((c) => c.fraction === 0 || (c.rMin === r0 && c.rMax === r0));
+  const densest = p.dim === 3 ? Math.PI / Math.sqrt(18) : Math.PI / Math.sqrt(12);
+  if (equal && (p.region.shape === 'box' || p.region.shape === 'rectangle') && fraction > densest && fraction < 1) {
+    const what = `equal ${p.dim === 3 ? 'balls' : 'disks'} (radius ${r0}) fill at most ${densest.toFixed(4)} of a ${p.region.shape} (the densest packing of ${p.dim === 3 ? 'space, Kepler' : 'the plane, Thue'})`;
+    issues.push(p.target.kind === 'count'
+      ? { path: 'target.particles', message: `${what}; ${p.target.particles} would fill ${fraction.toFixed(4)}: at most ${Math.floor((p.target.particles * densest) / fraction)}` }
+      : { path: 'target.e', message: `${what}; e = ${p.target.e} asks ${fraction.toFixed(4)}: at least ${(1 / densest - 1).toFixed(4)}` });
+  }
   if (maxParticles > MAX_PARTICLES) {
     issues.push({
       path: p.target.kind === 'count' ? 'target.particles' : 'target.e',

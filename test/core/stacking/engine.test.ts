@@ -285,6 +285,25 @@ describe('stacking engine', () => {
     expect(done.metrics).toHaveProperty('contacts');
   });
 
+  it('a target over the densest packing of equal balls is refused; one the stacking cannot reach ends full and the log says how short', () => {
+    const equal = (rang: number, target: Record<string, unknown>, dim: 2 | 3 = 2) => params({
+      dim, region: dim === 2 ? { shape: 'rectangle', size: [5, 5] } : { shape: 'box', size: [2, 2, 2] },
+      gradation: { kind: 'classes', rang, classes: [{ radius: 0.2, fraction: 1 }] }, target,
+    });
+    // 190 disks of radius 0.2 would cover 0.955 of the 5 x 5 rectangle (Thue: at most 0.9069).
+    expect(check(equal(0, { kind: 'count', particles: 190 }))).toEqual([
+      { path: 'target.particles', message: expect.stringContaining('at most 180') },
+    ]);
+    expect(check(equal(0, { kind: 'count', particles: 180 }))).toEqual([]);
+    expect(check(equal(0, { kind: 'voidRatio', e: 0.3 }, 3))[0]).toMatchObject({ path: 'target.e', message: expect.stringContaining('at least 0.3505') });
+    // Unequal disks have no such bound: accepted, it ends full, and the log names the class and the shortfall.
+    const logs: string[] = [];
+    const r = run(equal(0.05, { kind: 'count', particles: 190 }), { ...ctx(), log: (m) => { logs.push(m); } });
+    expect(r.metrics.stopReason).toBe('full');
+    expect(r.metrics.particles as number).toBeLessThan(190);
+    expect(logs).toEqual([expect.stringMatching(/^ended full: class 0 found no more room .* short of the 190 balls asked/)]);
+  });
+
   it('check() names the field and the allowed range; the schema refuses unknown keys', () => {
     const issues = (o: Record<string, unknown>) => check(params(o));
     expect(issues({ dim: 2, region: { shape: 'box', size: [2, 2, 2] } })[0].path).toBe('region.shape');
