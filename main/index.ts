@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ApiError, isMethodName } from './api';
 import { CALL_CHANNEL, EVENT_CHANNEL, type CallEnvelope } from './ipc';
 import { contentSecurityPolicy } from './security';
-import { openServices, type Services } from './services/services';
+import { openServicesWhenFree, type Services } from './services/services';
 
 const here = fileURLToPath(new URL('.', import.meta.url)); // out/main/
 const rendererRoot = resolve(here, '../renderer');
@@ -133,12 +133,19 @@ app.on('second-instance', () => {
   window?.focus();
 });
 
-app.whenReady().then(() => {
+app.whenReady().then(async () => {
   if (!primary) return;
   session.defaultSession.setPermissionRequestHandler((_wc, permission, grant) => grant(permission === 'notifications'));
   serveRenderer();
-  // Services boot before the window and shut down after it.
-  services = openServices({ dataDir: dataDirFromArgs(), autoStart: true, electron: true, chooseSavePath, nativeBinding: nativeBinding() });
+  // Services boot before the window and shut down after it. A data folder another process keeps
+  // locked is waited for without freezing this process; one that cannot be opened is said, then quit.
+  try {
+    services = await openServicesWhenFree({ dataDir: dataDirFromArgs(), autoStart: true, electron: true, chooseSavePath, nativeBinding: nativeBinding() });
+  } catch (err) {
+    dialog.showErrorBox('PackBench cannot open its data folder', err instanceof Error ? err.message : String(err));
+    app.quit();
+    return;
+  }
   if (services.readOnlyBecause) console.warn(`PackBench: the data folder cannot be written (${services.readOnlyBecause}): runs can be browsed, not added`);
   registerIpc(services);
   window = createWindow();

@@ -73,18 +73,58 @@ export function openServices(o: ServicesOptions): Services {
   try {
     return openWaitingForLock(o);
   } catch (err) {
-    const code = String((err as { code?: unknown }).code ?? '');
-    if (!UNWRITABLE.has(code) && !code.startsWith('SQLITE_IOERR')) throw err;
-    // The banner says it in words; the system's message (path, call) goes to the log.
-    console.warn(`PackBench: opening ${o.dataDir} for writing failed: ${(err as Error).message}`);
-    return open({ ...o, readOnly: true }, `${storageFaultMeaning(code) ?? (err as Error).message} (${code})`);
+    return openReadOnlyInstead(o, err);
   }
 }
 
 /**
+ * openServices for a process that must stay responsive while another holds the database's write
+ * lock (the Electron main process: a synchronous wait froze it with no window for up to
+ * lockWaitMs): it waits between short tries, and tells `onWait` once, with the message openServices
+ * prints, so that the app can say so; past lockWaitMs it fails with the same error.
+ */
+export async function openServicesWhenFree(o: ServicesOptions, onWait: (message: string) => void = (m) => console.warn(m)): Promise<Services> {
+  if (o.readOnly) return open(o);
+  const waitMs = o.lockWaitMs ?? OPEN_LOCK_WAIT_MS;
+  const t0 = Date.now();
+  for (let told = false; ; ) {
+    try {
+      return open(o, undefined, 0);
+    } catch (err) {
+      if (!isBusy(err)) return openReadOnlyInstead(o, err);
+      const waited = Date.now() - t0;
+      if (waited >= waitMs) throw lockedError(o, waited);
+      if (!told) onWait(waitingMessage(o, waitMs));
+      told = true;
+      await new Promise((r) => setTimeout(r, LOCK_TRY_MS));
+    }
+  }
+}
+
+/** Milliseconds between the tries of openServicesWhenFree (each fails at once on the lock: SQLite's wait would block). */
+const LOCK_TRY_MS = 100;
+
+const isBusy = (err: unknown) => String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY');
+
+/** The folder opened read-only after `err` failed opening it for writing, when it is a fault of the folder (else err is thrown). */
+function openReadOnlyInstead(o: ServicesOptions, err: unknown): Services {
+  const code = String((err as { code?: unknown }).code ?? '');
+  if (!UNWRITABLE.has(code) && !code.startsWith('SQLITE_IOERR')) throw err;
+  // The banner says it in words; the system's message (path, call) goes to the log.
+  console.warn(`PackBench: opening ${o.dataDir} for writing failed: ${(err as Error).message}`);
+  return open({ ...o, readOnly: true }, `${storageFaultMeaning(code) ?? (err as Error).message} (${code})`);
+}
+
+const waitingMessage = (o: ServicesOptions, waitMs: number) => `PackBench: the database of ${o.dataDir} is locked by another process; waiting up to ${Math.round(waitMs / 1000)} s for it`;
+
+/** SQLite cannot tell which process holds the lock, so the error names the folder and who may hold it. */
+function lockedError(o: ServicesOptions, waitedMs: number): ApiError {
+  return new ApiError('unavailable', `cannot open the data folder ${o.dataDir}: another process has held the write lock of its database (packbench.db) for over ${Math.round(waitedMs / 1000)} s: a PackBench app, web host or packbench command writing to this folder, or a database tool with a transaction open; close it or let it finish, then try again`);
+}
+
+/**
  * Opens the folder for writing, trying again while another process holds the database's write lock
- * (each try waits BUSY_TIMEOUT_MS in SQLite) for lockWaitMs in all; says once that it waits. SQLite
- * cannot tell which process holds the lock, so the error names the folder and who may hold it.
+ * (each try waits BUSY_TIMEOUT_MS in SQLite) for lockWaitMs in all; says once that it waits.
  */
 function openWaitingForLock(o: ServicesOptions): Services {
   const waitMs = o.lockWaitMs ?? OPEN_LOCK_WAIT_MS;
@@ -93,21 +133,24 @@ function openWaitingForLock(o: ServicesOptions): Services {
     try {
       return open(o);
     } catch (err) {
-      if (!String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')) throw err;
-      if (i === tries) {
-        throw new ApiError('unavailable', `cannot open the data folder ${o.dataDir}: another process has held the write lock of its database (packbench.db) for over ${Math.round((i * BUSY_TIMEOUT_MS) / 1000)} s: a PackBench app, web host or packbench command writing to this folder, or a database tool with a transaction open; close it or let it finish, then try again`);
-      }
-      if (i === 1) console.warn(`PackBench: the database of ${o.dataDir} is locked by another process; waiting up to ${Math.round((tries * BUSY_TIMEOUT_MS) / 1000)} s for it`);
+      if (!isBusy(err)) throw err;
+      if (i === tries) throw lockedError(o, i * BUSY_TIMEOUT_MS);
+      if (i === 1) console.warn(waitingMessage(o, tries * BUSY_TIMEOUT_MS));
     }
   }
 }
 
-/** `because`: why a folder asked to be written is opened read-only (readOnlyBecause). */
-function open(o: ServicesOptions, because = 'it was opened for reading only'): Services {
+/**
+ * `because`: why a folder asked to be written is opened read-only (readOnlyBecause). `lockWaitMs`:
+ * how long its writes at opening wait for another process's lock (BUSY_TIMEOUT_MS unless told).
+ */
+function open(o: ServicesOptions, because = 'it was opened for reading only', lockWaitMs?: number): Services {
   if (!o.readOnly) mkdirSync(join(o.dataDir, 'runs'), { recursive: true });
-  const store = new RunStore(join(o.dataDir, 'packbench.db'), { nativeBinding: o.nativeBinding, readOnly: o.readOnly });
+  const store = new RunStore(join(o.dataDir, 'packbench.db'), { nativeBinding: o.nativeBinding, readOnly: o.readOnly, busyTimeoutMs: lockWaitMs });
   try {
-    return withStore(o, store, o.readOnly ? because : null);
+    const services = withStore(o, store, o.readOnly ? because : null);
+    if (lockWaitMs !== undefined && !o.readOnly) store.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    return services;
   } catch (err) {
     store.close();
     throw err;

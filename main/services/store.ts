@@ -238,6 +238,8 @@ export interface StoreOptions {
    * (see openForReading); every write then fails with SQLITE_READONLY.
    */
   readOnly?: boolean;
+  /** How long opening waits for a lock another process holds (default BUSY_TIMEOUT_MS); the caller sets it back after. */
+  busyTimeoutMs?: number;
 }
 
 export function newId(): string {
@@ -364,7 +366,7 @@ export class RunStore {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
-      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
       this.migrate();
     } catch (err) {
       this.db.close(); // a read-only or full folder: the caller may open it again read-only

@@ -9,8 +9,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runnableEntry, WorkerPool } from '../../main/services/pool';
-import type { Services } from '../../main/services/services';
-import { COUNTER_WORKER } from './fixtures/registry';
+import { openServicesWhenFree, type Services } from '../../main/services/services';
+import { BUSY_TIMEOUT_MS } from '../../main/services/store';
+import { COUNTER_WORKER, fixtureRegistry } from './fixtures/registry';
 import { makeReadOnly, smallDisk } from './faults';
 import { afterEachTest, fixtureServices } from './helpers';
 
@@ -109,6 +110,26 @@ describe('data folder faults', () => {
     later(() => s.close());
     expect(s.readOnlyBecause).toBeNull();
     expect(warn).toHaveBeenCalledWith(`PackBench: the database of ${data} is locked by another process; waiting up to 30 s for it`);
+  });
+
+  it('openServicesWhenFree waits for a write lock without stopping the process, says so once, and past lockWaitMs fails naming the folder', async () => {
+    const data = dir();
+    await fixtureServices(data).close();
+    // A lock held in this very process: released only if the event loop turns while the opening waits.
+    const holder = new Database(join(data, 'packbench.db'));
+    later(() => void holder.close());
+    holder.exec('BEGIN IMMEDIATE');
+    const told: string[] = [];
+    await expect(openServicesWhenFree({ dataDir: data, registry: fixtureRegistry(), lockWaitMs: 1000 }, (m) => told.push(m))).rejects.toThrow(
+      `cannot open the data folder ${data}: another process has held the write lock of its database (packbench.db) for over 1 s`,
+    );
+    expect(told).toEqual([`PackBench: the database of ${data} is locked by another process; waiting up to 1 s for it`]);
+    // Let go by a timer of this process: a synchronous wait (openServices) never lets it run, and fails.
+    setTimeout(() => holder.exec('COMMIT'), 500);
+    const s = await openServicesWhenFree({ dataDir: data, registry: fixtureRegistry(), lockWaitMs: 30_000 }, () => {});
+    later(() => s.close());
+    expect(s.readOnlyBecause).toBeNull();
+    expect(s.store.db.pragma('busy_timeout', { simple: true })).toBe(BUSY_TIMEOUT_MS);
   });
 
   /** A data folder with one finished run in it. */
