@@ -179,8 +179,8 @@ export async function exportRun(
         await writeVolume(writer, run, volumePath(run, spec), spec.id, partial, onProgress, slabBytes, 'labels');
         break;
       case 'heightmap-tiff': {
-        const heightmap = run.artifacts.find((a) => a.kind === 'volume' && a.name === 'heightmap');
-        if (!heightmap) throw new FormatNotApplicable(`run ${run.id} has no height map artifact, which format '${spec.id}' needs (voxel runs analysed by core/analysis have one)`);
+        const heightmap = heightmapArtifact(run);
+        if (!heightmap) throw new FormatNotApplicable(MISSING.heightmap(run, spec));
         await writeVolume(writer, run, heightmap.path, 'tiff', partial, onProgress, slabBytes, 'heightmap');
         break;
       }
@@ -522,17 +522,50 @@ function volumeArtifact(run: ExportableRun): ExportableRun['artifacts'][number] 
   return volumes.find((a) => a.name === 'labels') ?? volumes[0];
 }
 
+/** The run's particle table: the one named 'particles' (or 'spheres'), else its only table. */
+function tableArtifact(run: ExportableRun): ExportableRun['artifacts'][number] | undefined {
+  const tables = run.artifacts.filter((a) => a.kind === 'table');
+  return tables.find((a) => a.name === 'particles') ?? tables.find((a) => a.name === 'spheres') ?? tables[0];
+}
+
+const heightmapArtifact = (run: ExportableRun) => run.artifacts.find((a) => a.kind === 'volume' && a.name === 'heightmap');
+
+/** What a format needs that the run has no artifact of, as the export says it. */
+const MISSING = {
+  table: (run: { id: string }, spec: { id: string }) => `run ${run.id} has no particle table artifact, which format '${spec.id}' needs`,
+  volume: (run: { id: string }, spec: { id: string }) => `run ${run.id} has no label volume artifact, which format '${spec.id}' needs (voxel packings have one, and surface samplings with voxelsAcross > 0)`,
+  heightmap: (run: { id: string }, spec: { id: string }) => `run ${run.id} has no height map artifact, which format '${spec.id}' needs (voxel runs analysed by core/analysis have one)`,
+};
+
+/**
+ * Why the run has no artifact a format needs (as exportRun says it), or null; from the run's artifact
+ * records, without reading a file (the web host's answer to HEAD). A file that turns out damaged, or
+ * a table that is no sphere table, is found only by the export.
+ */
+export function lackingData(run: ExportableRun, spec: ExportFormat): string | null {
+  switch (spec.needs) {
+    case 'results':
+      return null;
+    case 'table':
+      return tableArtifact(run) ? null : MISSING.table(run, spec);
+    case 'volume':
+      return volumeArtifact(run) ? null : MISSING.volume(run, spec);
+    case 'volume-or-table':
+      return volumeArtifact(run) || tableArtifact(run) ? null : MISSING.table(run, spec);
+    case 'heightmap':
+      return heightmapArtifact(run) ? null : MISSING.heightmap(run, spec);
+  }
+}
+
 function volumePath(run: ExportableRun, spec: { id: string }): string {
   const pick = volumeArtifact(run);
-  if (!pick) throw new FormatNotApplicable(`run ${run.id} has no label volume artifact, which format '${spec.id}' needs (voxel packings have one, and surface samplings with voxelsAcross > 0)`);
+  if (!pick) throw new FormatNotApplicable(MISSING.volume(run, spec));
   return pick.path;
 }
 
-/** The run's particle table: the one named 'particles' (or 'spheres'), else its only table. */
 export async function loadTable(run: ExportableRun, spec: { id: string }): Promise<ColumnTable> {
-  const tables = run.artifacts.filter((a) => a.kind === 'table');
-  const pick = tables.find((a) => a.name === 'particles') ?? tables.find((a) => a.name === 'spheres') ?? tables[0];
-  if (!pick) throw new FormatNotApplicable(`run ${run.id} has no particle table artifact, which format '${spec.id}' needs`);
+  const pick = tableArtifact(run);
+  if (!pick) throw new FormatNotApplicable(MISSING.table(run, spec));
   return readTableFile(pick.path);
 }
 

@@ -8,7 +8,7 @@ import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, SPHERE_IMPORT_ENGINE, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
-import { downloadFile, EXPORT_FORMATS, exportFileName, exportFormatList, exportForDownload, exportRun, type ExportableRun, type ExportFormat } from './exports';
+import { downloadFile, EXPORT_FORMATS, exportFileName, exportFormatList, exportForDownload, exportRun, lackingData, type ExportableRun, type ExportFormat } from './exports';
 import { IMPORT_WORKER, importTaskBytes, meshImportOptionsSchema, recordSphereRun, sphereImportAnalysis, type ImportResult, type ImportTask, type VoxelShapeImport } from './imports';
 import { BudgetError, type WorkerPool } from './pool';
 import { readFrame, readLiveParticles, readLiveSeries, readParticles, readSlice } from './artifacts';
@@ -101,6 +101,8 @@ function exportTarget(ctx: Pick<HandlerContext, 'store'>, id: string, format: st
  */
 export function exportHeaders(ctx: Pick<HandlerContext, 'store'>, id: string, format: string): { fileName: string; mime: string } {
   const { run, spec } = exportTarget(ctx, id, format);
+  const lacking = lackingData(exportableRun(run, ctx), spec);
+  if (lacking) throw new ApiError('conflict', `cannot export run ${id} as ${format}: ${lacking}`);
   return downloadFile(run, spec);
 }
 

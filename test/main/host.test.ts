@@ -229,6 +229,8 @@ describe('web host under faults', () => {
       expect(head.headers).toMatchObject({ 'content-type': 'application/x-tar', 'content-disposition': `attachment; filename="head-${runIds[0]}.labels.raw.tar"` });
       expect(head.body).toBe('');
       expect((await ask('HEAD', 'format=nope')).status).toBe(400);
+      // A format the run has no data for: the GET's 409, read from the run's artifact records.
+      expect((await ask('HEAD', 'format=heightmap-tiff')).status).toBe(409);
       expect(exports).toBe(0);
       // The GET makes it, under the same name and type.
       const got = await ask('GET', 'format=raw');
@@ -236,6 +238,7 @@ describe('web host under faults', () => {
       expect(got.headers).toMatchObject({ 'content-type': head.headers['content-type'], 'content-disposition': head.headers['content-disposition'] });
       expect(got.body.length).toBe(Number(got.headers['content-length']));
       expect(exports).toBe(1);
+      expect((await ask('GET', 'format=heightmap-tiff')).status).toBe(409);
     } finally {
       limiter.run = run;
     }
