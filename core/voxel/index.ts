@@ -139,7 +139,7 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
     seconds: (performance.now() - t0) / 1000,
     series: [
       { name: 'particles', xLabel: 'time step', yLabel: 'particles', x, y: Float64Array.from(particles), kind: 'line' },
-      { name: 'solid fraction', xLabel: 'time step', yLabel: 'solid volume / box volume', x, y: Float64Array.from(fraction), kind: 'line' },
+      { name: 'solid fraction', xLabel: 'time step', yLabel: 'summed particle volume / box volume', x, y: Float64Array.from(fraction), kind: 'line' },
     ],
   };
 }

@@ -32,7 +32,7 @@ export class LiveSeries {
     const xLabel = 'seconds since the packing started';
     return [
       { name: 'bed height (live)', xLabel, yLabel: 'mean height of the frozen particles\' tops (length units)', kind: 'line', x: this.seconds, y: this.bedHeight },
-      { name: 'solid fraction (live)', xLabel, yLabel: 'solid volume / box volume', kind: 'line', x: this.seconds, y: this.solidFraction },
+      { name: 'solid fraction (live)', xLabel, yLabel: 'summed particle volume / box volume', kind: 'line', x: this.seconds, y: this.solidFraction },
     ];
   }
 }
