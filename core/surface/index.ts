@@ -98,7 +98,9 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
   }
   const samplingMs = performance.now() - t1;
   const frame = sampleFrame(bounds);
-  const volume = p.voxelsAcross > 0 ? voxeliseSolid(fn, frame, p.voxelsAcross, 'solid') : null;
+  // Not for a cancelled run, whose artifacts the worker drops: at 400 voxels across the solid took
+  // 2 s after the cancel.
+  const volume = !cancelled && p.voxelsAcross > 0 ? voxeliseSolid(fn, frame, p.voxelsAcross, 'solid') : null;
   // With a volume the frame is its box (whole voxels), so that table and volume line up.
   if (volume) for (let a = 0; a < 3; a++) frame.size[a] = volume.dims[a] * volume.voxelSize;
   const result = finish(sampler, p, area, frame);

@@ -119,6 +119,8 @@ describe('surface engine', () => {
     expect(c.cancelled).toBe(true);
     expect(c.metrics.stopReason).toBe('cancelled');
     expect(c.metrics.iterations).toBe(5);
+    // A cancelled run does not voxelise the solid (its artifacts are dropped; 2 s at 400 across).
+    expect(c.artifacts.map((x) => x.kind)).toEqual(['table']);
   });
 
   it('progress counts to maxIterations only as an upper bound, and to the window\'s end once uniform', () => {
