@@ -4,8 +4,10 @@
  * of the gradation table shows whole, and the table stays inside the form; the queue's engine names
  * and headers show whole at 1024 and at 1440 px.
  * The particle editor's mixture table fits its panel without scrolling sideways at 1024, 1280 and
- * 1920 px, with every size law and a message in a row.
- * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png, batch-layout-mixture-*.png.
+ * 1920 px, with every size law and a message in a row. History's rows, wider than the window with
+ * metric columns at 1024 px, scroll sideways under a header that follows them.
+ * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
+ * batch-layout-history-scrolled.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -113,5 +115,41 @@ describe.skipIf(!CHROMIUM)("the particle editor's mixture table", () => {
       expect(scroll, `at ${width} px`).toBeLessThanOrEqual(client);
       await page.screenshot({ path: join(ARTIFACTS, `batch-layout-mixture-${width}.png`) });
     }
+  });
+});
+
+describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
+  it('scrolls the rows sideways under a header that follows them, each metric under its name, the selection across the row', async () => {
+    // Finished runs with four metrics, recorded straight into the store (no engine needs to run).
+    const spec = { engine: 'voxel', name: 'wide', seed: 1, params: {} };
+    const ids = services.store.insertRuns([1, 2].map((i) => ({ name: `wide ${i}`, engine: 'voxel', spec, params: {}, seed: i, priority: 0, batchId: null, status: 'paused' as const })));
+    for (const id of ids) {
+      services.store.finishRun(id, { status: 'done', metrics: { particles: 100, solidFraction: 0.5, porosity: 0.5, coordinationMean: 6 }, series: [], artifacts: [], wallSeconds: 1 });
+    }
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.click(testid('nav-history'));
+    await page.fill(testid('history-search'), 'wide');
+    await page.locator(testid(`history-row-${ids[0]}`)).click();
+    await page.locator(testid('history-sort-metric-coordinationMean')).waitFor();
+    const viewport = page.locator(testid('history-viewport'));
+    const [scrollWidth, clientWidth] = await viewport.evaluate((e) => [e.scrollWidth, e.clientWidth]);
+    expect(scrollWidth).toBeGreaterThan(clientWidth);
+    // As a user scrolls: the wheel sideways over the rows, to their end.
+    await viewport.hover();
+    await page.mouse.wheel(scrollWidth, 0);
+    await expect.poll(() => viewport.evaluate((e) => e.scrollLeft)).toBe(scrollWidth - clientWidth);
+    await page.waitForTimeout(100);
+    const table = (await viewport.boundingBox())!;
+    const head = (await page.locator(testid('history-sort-metric-coordinationMean')).boundingBox())!;
+    // The last metric's name is in view, right above its numbers.
+    expect(head.x).toBeGreaterThanOrEqual(table.x);
+    expect(head.x + head.width).toBeLessThanOrEqual(table.x + table.width + 1);
+    const row = page.locator(testid(`history-row-${ids[0]}`));
+    const cell = (await row.locator('span.num').last().boundingBox())!;
+    expect(Math.abs(cell.x + cell.width - (head.x + head.width))).toBeLessThanOrEqual(1);
+    // The selected row's background reaches its last column.
+    const rowBox = (await row.boundingBox())!;
+    expect(rowBox.x + rowBox.width).toBeGreaterThanOrEqual(cell.x + cell.width);
+    await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-scrolled.png') });
   });
 });
