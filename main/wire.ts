@@ -79,7 +79,9 @@ export function decodeMessage(bytes: Uint8Array): unknown {
         const { $typed, $i } = v as { $typed: CtorName; $i: number };
         const ctor = CTORS[$typed];
         const [off, len] = layout[$i] ?? [];
-        if (!ctor || off === undefined || dataStart + off + len > bytes.byteLength) throw new Error(`message array ${$i} is malformed`);
+        // Offsets and lengths are whole bytes within this message's data: a negative one read the bytes before it.
+        const whole = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
+        if (!ctor || !whole(off) || !whole(len) || dataStart + off + len > bytes.byteLength) throw new Error(`message array ${$i} is malformed`);
         const start = bytes.byteOffset + dataStart + off;
         return new ctor(bytes.buffer.slice(start, start + len) as ArrayBuffer);
       }

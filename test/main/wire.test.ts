@@ -51,6 +51,22 @@ describe('WebSocket message codec', () => {
     expect(() => decodeMessage(frame.subarray(0, frame.length - 8))).toThrow(/malformed/);
   });
 
+  it("refuses an array placed outside its message's data (a negative or fractional offset or length), instead of reading the bytes around it", () => {
+    /** A message whose one array the layout `b` places; the frame sits after 16 bytes of something else. */
+    const crafted = (b: unknown) => {
+      const text = new TextEncoder().encode(JSON.stringify({ v: { a: { $typed: 'Uint8Array', $i: 0 } }, b }));
+      const dataStart = Math.ceil((4 + text.length) / 8) * 8;
+      const buffer = new Uint8Array(16 + dataStart + 8).fill(7, 0, 16); // the bytes before: not the message's
+      new DataView(buffer.buffer).setUint32(16, text.length, true);
+      buffer.set(text, 20);
+      return buffer.subarray(16);
+    };
+    expect(decodeMessage(crafted([[0, 8]]))).toEqual({ a: new Uint8Array(8) });
+    for (const b of [[[-16, 16]], [[0, -8]], [[0.5, 4]], [[0, 2.5]], [['0', 8]], [[null, 8]]]) {
+      expect(() => decodeMessage(crafted(b)), JSON.stringify(b)).toThrow(/message array 0 is malformed/);
+    }
+  });
+
   it('splits long messages into chunk frames and puts them back together', () => {
     const value = { t: 'call', id: 9, params: { table: Float64Array.from({ length: 5000 }, (_, i) => i / 7), text: 'é'.repeat(3000) } };
     const frames = encodeFrames(value, 9, 4096);
