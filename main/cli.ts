@@ -10,8 +10,8 @@
  * drive the CLI without spawning a process; bin/packbench.mjs calls it with the real argv and stdio.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { readFileSync, statSync } from 'node:fs';
-import { basename, dirname, extname, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/exports';
@@ -526,9 +526,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .option('--port <n>', 'port (0: any free one)', intArg('--port', 0, 65535), 0)
     .option('--web-root <dir>', 'folder of the built renderer (default: out/web)')
     .action(async (o: { port: number; webRoot?: string }) => {
-      const { startHost } = await import('./host/server');
+      const { startHost, DEFAULT_WEB_ROOT } = await import('./host/server');
+      // Before the data folder is opened; a missing build is said in one line, not as a fault of ours.
+      const webRoot = resolve(o.webRoot ?? DEFAULT_WEB_ROOT);
+      if (!existsSync(join(webRoot, 'index.html'))) {
+        throw o.webRoot === undefined
+          ? new CliError(`no built renderer at ${webRoot}: run \`npm run build:web\` first (npm run serve does both)`, 3)
+          : new CliError(`--web-root ${webRoot}: no built renderer there (no index.html); give the folder npm run build:web writes (out/web)`, 2);
+      }
       const s = openServices({ dataDir: dataDir(), autoStart: true });
-      const host = await startHost({ services: s, port: o.port, webRoot: o.webRoot }).catch(async (err) => {
+      const host = await startHost({ services: s, port: o.port, webRoot }).catch(async (err) => {
         await s.close();
         throw err;
       });

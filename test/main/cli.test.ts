@@ -174,11 +174,14 @@ describe('packbench CLI', () => {
       [['import', 'shape', 'a.stl', '--voxels-across', '2000'], /--voxels-across must be an integer in \[1, 1024\]/],
       [['serve', '--port', '70000'], /--port must be an integer in \[0, 65535\]/],
       [['queue', 'run', '--concurrency', '-1'], /--concurrency must be an integer in \[1, 256\]/],
+      // It printed the message with a stack trace and exited 3, as a fault of ours.
+      [['serve', '--web-root', t.dir], /^packbench: --web-root .*: no built renderer there \(no index\.html\); give the folder npm run build:web writes \(out\/web\)\n$/],
     ];
     for (const [args, message] of cases) {
       const r = await cli(...args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(message);
+      noStack(r);
     }
     expect((await cli('--help')).code).toBe(0);
     expect((await cli('runs', 'export', '--help')).stdout).toMatch(/--format <f>/);
