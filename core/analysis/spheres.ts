@@ -153,7 +153,8 @@ export function analyseSpheres(
   for (let i = 0; i < n; i++) {
     const s0 = Math.max(0, Math.floor((zc[i] - r[i]) / dz)), s1 = Math.min(slices - 1, Math.floor((zc[i] + r[i]) / dz));
     for (let s = s0; s <= s1; s++) solidPerSlice[s] += sphereSliceVolume(zc[i], r[i], s * dz, (s + 1) * dz);
-    solidBed += v[i];
+    // The bed runs from the floor z = 0 up: a sphere reaching below it (centred on z = 0, as a 2D set's disks) counts its part above.
+    solidBed += zc[i] - r[i] >= 0 ? v[i] : sphereSliceVolume(zc[i], r[i], 0, zc[i] + r[i]);
     solidBulk += sphereSliceVolume(zc[i], r[i], floorLayer, valley);
   }
   const pz = new Float64Array(slices), py = new Float64Array(slices);

@@ -84,6 +84,15 @@ describe('analyseSpheres', () => {
     for (const k of ['bulkPorosity', 'bulkFrom', 'bulkTo']) expect(res.metrics).not.toHaveProperty(k);
   });
 
+  it("counts in the bed only the solid above the floor: spheres centred on z = 0 (a 2D set's disks) give a porosity in [0, 1]", () => {
+    // The bed is the volume under the height map from z = 0; a sphere centred on the floor has its upper half there.
+    const res = analyseSpheres(spheres([[2, 2, 0], [6, 6, 0]], 1), [8, 8, 1]);
+    const p = Number(res.metrics.bedPorosity);
+    // Under each cap the heights hold exactly the hemisphere (the height map's cells aside): about 0, not 1 - 2 = -1.
+    expect(p).toBeGreaterThanOrEqual(0);
+    expect(p).toBeLessThan(0.05);
+  });
+
   it('finds the same close pairs as brute force on random spheres', () => {
     const rand = new Random(11);
     const box: [number, number, number] = [5, 4, 3];
