@@ -66,6 +66,7 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
   const its: number[] = [], cvs: number[] = [], counts: number[] = [], means: number[] = [];
   let stopReason = 'maxIterations', inARow = 0, cancelled = false, offSurfaceLogged = false;
   const t1 = performance.now();
+  const phase = `sampling until uniform, at most ${st.maxIterations} iterations`;
   while (sampler.iterations < st.maxIterations) {
     if (ctx.cancelled()) { cancelled = true; stopReason = 'cancelled'; break; }
     sampler.step();
@@ -87,11 +88,10 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
     }
     // How many iterations are left is not known until the sampling is uniform: until then the bar
     // counts to maxIterations and the phase says it is an upper bound (a run uniform after 64
-    // iterations had shown 3 % and then done); while uniform, the window's end is the total.
-    const confirming = inARow > 0;
+    // iterations had shown 3 % and then done); while uniform, the window's end is the total. The
+    // phase stays the same (each change of phase is sent and stored at once).
     ctx.progress({
-      done: it, total: confirming ? it + st.window - inARow : st.maxIterations,
-      phase: confirming ? `uniform: confirming over ${st.window} iterations` : `sampling (at most ${st.maxIterations} iterations)`,
+      done: it, total: inARow > 0 ? it + st.window - inARow : st.maxIterations, phase,
       counters: { particles: sampler.n, nearestNeighbourCV: cv, meanSpacing: mean * p.spacing, uniformFor: inARow },
     });
     if (uniform) { stopReason = 'uniform'; break; }

@@ -134,13 +134,12 @@ describe('surface engine', () => {
     const last = reports.slice(-window);
     for (const q of last) {
       expect(q.total).toBe(end);
-      expect(q.phase).toBe('uniform: confirming over 20 iterations');
     }
     expect(last[0].done / last[0].total).toBeGreaterThan(0.5);
     expect(last.at(-1)!.done).toBe(end);
     const before = reports[end - window - 1];
     expect(before.total).toBe(2000);
-    expect(before.phase).toBe('sampling (at most 2000 iterations)');
+    expect(new Set(reports.map((q) => q.phase))).toEqual(new Set(['sampling until uniform, at most 2000 iterations']));
   });
 
   it('uniform needs the particles on the surface: a sharp superquadric (ε = 2) is not uniform while particles stay off its edges', () => {
