@@ -42,15 +42,28 @@ export function rawSidecar(header: RawHeader, extra: Record<string, unknown> = {
   }, null, 1) + '\n';
 }
 
+/**
+ * Where JSON.parse stopped, as an editor shows it: ' at line L, column C: <what>'. V8 says only
+ * 'in JSON at position P', a character count a user cannot find in a hand-edited header.
+ */
+function jsonErrorPlace(text: string, message: string): string {
+  const m = /^(.*?)(?: in JSON)? at position (\d+)/.exec(message);
+  if (!m) return `: ${message}`;
+  const at = Number(m[2]);
+  const line = text.slice(0, at).split('\n').length;
+  return ` at line ${line}, column ${at - text.lastIndexOf('\n', at - 1)}: ${m[1]}`;
+}
+
 /** Parses and checks a raw header (JSON text) against the data size. */
 export function parseRawHeader(json: string, dataBytes?: number): RawHeader {
   let value: unknown;
+  // A byte-order mark (Windows editors save 'UTF-8 with BOM') is no part of the JSON; JSON.parse
+  // refused it with an invisible "Unexpected token '\uFEFF'".
+  const text = json.replace(/^\uFEFF/, '');
   try {
-    // A byte-order mark (Windows editors save 'UTF-8 with BOM') is no part of the JSON; JSON.parse
-    // refused it with an invisible "Unexpected token '\uFEFF'".
-    value = JSON.parse(json.replace(/^\uFEFF/, ''));
+    value = JSON.parse(text);
   } catch (e) {
-    throw new Error(`raw header is not valid JSON: ${(e as Error).message}`);
+    throw new Error(`raw header is not valid JSON${jsonErrorPlace(text, (e as Error).message)}`);
   }
   const parsed = rawHeaderSchema.safeParse(value);
   if (!parsed.success) {

@@ -106,6 +106,8 @@ describe('raw with JSON header', () => {
     // The notes the raw export writes (layout, numpy, run, labels) read back.
     expect(parseRawHeader(rawSidecar({ dims: [1, 1, 1], dtype: 'uint8', byteOrder: 'little', headerBytes: 0, voxelSize: 0.5 }, { run: 'r1', labels: 'label = particle index + 1, 0 = void' })).voxelSize).toBe(0.5);
     expect(() => parseRawHeader('nope')).toThrow(/not valid JSON/);
+    // A hand-edited header: the place of the slip as an editor shows it, line and column.
+    expect(() => parseRawHeader('\uFEFF{\n  "dims": [2, 2, 2],\n  "dtype": "uint8"\n  "voxelSize": 1\n}')).toThrow(/^raw header is not valid JSON at line 4, column 3: /);
     // A header saved with a byte-order mark (Windows Notepad's 'UTF-8 with BOM') reads like any other.
     expect(parseRawHeader('\uFEFF{"dims":[2,3,4],"dtype":"uint8","voxelSize":0.25}').dims).toEqual([2, 3, 4]);
   });
