@@ -146,7 +146,16 @@ function openWaitingForLock(o: ServicesOptions): Services {
  */
 function open(o: ServicesOptions, because = 'it was opened for reading only', lockWaitMs?: number): Services {
   if (!o.readOnly) mkdirSync(join(o.dataDir, 'runs'), { recursive: true });
-  const store = new RunStore(join(o.dataDir, 'packbench.db'), { nativeBinding: o.nativeBinding, readOnly: o.readOnly, busyTimeoutMs: lockWaitMs });
+  const file = join(o.dataDir, 'packbench.db');
+  let store: RunStore;
+  try {
+    store = new RunStore(file, { nativeBinding: o.nativeBinding, readOnly: o.readOnly, busyTimeoutMs: lockWaitMs });
+  } catch (err) {
+    // SQLite's own words name no file ('file is not a database').
+    const code = (err as { code?: unknown }).code;
+    if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT') throw err;
+    throw new ApiError('unavailable', `cannot open the data folder ${o.dataDir}: its database ${file} is damaged or is not a PackBench database (${code}: ${(err as Error).message}); move it away to start with an empty one, or put back a copy from a backup`);
+  }
   try {
     const services = withStore(o, store, o.readOnly ? because : null);
     if (lockWaitMs !== undefined && !o.readOnly) store.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);

@@ -112,6 +112,14 @@ describe('data folder faults', () => {
     expect(warn).toHaveBeenCalledWith(`PackBench: the database of ${data} is locked by another process; waiting up to 30 s for it`);
   });
 
+  it('names the database file and what to do when it is damaged or no database, for writing and for reading', () => {
+    const data = dir();
+    writeFileSync(join(data, 'packbench.db'), 'a note saved over the database by mistake, long enough to be read '.repeat(20));
+    // It said 'file is not a database', naming no file.
+    const message = new RegExp(`^cannot open the data folder ${data}: its database ${join(data, 'packbench.db')} is damaged or is not a PackBench database \\(SQLITE_NOTADB: file is not a database\\); move it away to start with an empty one, or put back a copy from a backup$`);
+    for (const readOnly of [false, true]) expect(() => fixtureServices(data, { readOnly })).toThrow(message);
+  });
+
   it('openServicesWhenFree waits for a write lock without stopping the process, says so once, and past lockWaitMs fails naming the folder', async () => {
     const data = dir();
     await fixtureServices(data).close();
