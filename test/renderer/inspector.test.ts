@@ -123,6 +123,21 @@ describe('InspectorWorkspace', () => {
     w.unmount();
   });
 
+  it('names the clipping box axis whose sides cross, with the run\'s box along it, and marks only its fields', async () => {
+    installRunApi();
+    const { w } = await mountInspectorAt('/inspector/r1');
+    await w.get('[data-testid="clip-toggle"]').setValue(true);
+    const xMax = (w.get('input[aria-label="x max"]').element as HTMLInputElement).value;
+    const xMin = w.get('input[aria-label="x min"]');
+    await xMin.setValue('9');
+    await xMin.trigger('change');
+    await flushPromises();
+    expect(w.get('[data-testid="clip-error"]').text()).toBe(`x: min 9 must be below max ${xMax} (the box spans 0 to ${xMax})`);
+    const invalid = w.findAll('.clip input').filter((i) => i.attributes('aria-invalid') === 'true').map((i) => i.attributes('aria-label'));
+    expect(invalid).toEqual(['x min', 'x max']);
+    w.unmount();
+  });
+
   it('loads a run: particle count, colourings the table supports, slice at mid-height, series ordered by kind', async () => {
     const { calls } = installRunApi();
     const { w } = await mountInspectorAt('/inspector/r1');
