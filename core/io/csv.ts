@@ -79,7 +79,13 @@ export function sphereCsvToTable(text: string): ColumnTable {
   const lineNumbers = csvLineNumbers(all);
   const lines = Array.from(lineNumbers, (n) => all[n - 1]);
   if (lines.length === 0) throw new Error('sphere CSV is empty: expected a header line x,y,z,r[,type]');
-  const header = csvFields(lines[0]).map((h) => h.trim().toLowerCase());
+  // Excel quotes a cell holding a line break and keeps the break: the line splitting below cannot follow it.
+  const fields = (k: number): string[] => {
+    const f = csvFields(lines[k]);
+    if (!f) throw new Error(`sphere CSV line ${lineNumbers[k]}: a quoted field is not closed on its line (a line break inside quotes?); each sphere must be on one line`);
+    return f;
+  };
+  const header = fields(0).map((h) => h.trim().toLowerCase());
   const index = (c: string) => header.indexOf(c);
   // Excel in many locales writes ';' between fields (and decimal commas), tools often tabs: say so, not only 'lacks x'.
   const namesBy = (c: string) => lines[0].split(c).map((h) => h.trim().replace(/^"(.*)"$/, '$1').toLowerCase());
@@ -94,7 +100,7 @@ export function sphereCsvToTable(text: string): ColumnTable {
   const id = new Uint32Array(n);
   const [ix, iy, iz, ir, it] = ['x', 'y', 'z', 'r', 'type'].map(index);
   for (let i = 0; i < n; i++) {
-    const cells = csvFields(lines[i + 1]);
+    const cells = fields(i + 1);
     // More fields than the header names: the columns are misaligned (decimal commas, '1,5' for 1.5), so no field can be trusted.
     if (cells.length > header.length) {
       throw new Error(`sphere CSV line ${lineNumbers[i + 1]} has ${cells.length} fields, the header ${header.length} (${excerpt(lines[0])}); decimal commas? Numbers need a decimal point`);
@@ -121,8 +127,9 @@ export function sphereCsvToTable(text: string): ColumnTable {
 /**
  * The fields of one CSV line. A field may be quoted (RFC 4180; "" inside is a quote), as R's
  * write.csv writes every header name and Excel a field with a comma; lines without quotes split fast.
+ * Null when a quote is still open at the end of the line.
  */
-function csvFields(line: string): string[] {
+function csvFields(line: string): string[] | null {
   if (!line.includes('"')) return line.split(',');
   const out: string[] = [];
   let field = '', quoted = false;
@@ -137,7 +144,7 @@ function csvFields(line: string): string[] {
     else field += ch;
   }
   out.push(field);
-  return out;
+  return quoted ? null : out;
 }
 
 /**

@@ -42,6 +42,8 @@ describe('particle csv', () => {
     const excel = sphereCsvToTable('x,y,z,r,label\n1,2,3,0.5,"grain, ""large"""\n');
     expect(Array.from(excel.columns.z)).toEqual([3]);
     expect(() => sphereCsvToTable('x,y,z,r\n1,2,3,"0,5"\n')).toThrow(/line 2: column 'r' is '0,5', expected a finite number/);
+    // Excel quotes a cell with a line break and keeps the break: one sphere a line cannot hold it, say so (not "line 3: column 'x' is 'b'").
+    expect(() => sphereCsvToTable('x,y,z,r,label\n1,1,1,0.5,"a\nb"\n2,2,2,0.5,c\n')).toThrow(/^sphere CSV line 2: a quoted field is not closed on its line \(a line break inside quotes\?\); each sphere must be on one line$/);
   });
 
   it('rejects missing columns, non-numbers and bad radii naming line and column', () => {
