@@ -13,6 +13,7 @@ import { StandardMaterial } from '@babylonjs/core/Materials/standardMaterial';
 import { PointerDragBehavior } from '@babylonjs/core/Behaviors/Meshes/pointerDragBehavior';
 import { Color3 } from '@babylonjs/core/Maths/math.color';
 import { Vector3 } from '@babylonjs/core/Maths/math.vector';
+import { Plane } from '@babylonjs/core/Maths/math.plane';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh';
 import type { Bounds } from './viewer';
 
@@ -34,6 +35,11 @@ export function createSlicePlane(scene: Scene, onDrag: (position: number) => voi
   handleMat.diffuseColor = new Color3(0, 0, 0);
   handleMat.specularColor = new Color3(0, 0, 0);
   handleMat.emissiveColor = new Color3(0.15, 0.45, 0.95);
+  // The handle sits just outside the box, where the clipping box (the scene's six clip planes) cut it
+  // away, and with it the one way to drag the plane. Its material's own planes, which Babylon takes
+  // before the scene's, clip nothing (signed distance -1 everywhere).
+  handleMat.clipPlane = handleMat.clipPlane2 = handleMat.clipPlane3 = new Plane(0, 0, 0, -1);
+  handleMat.clipPlane4 = handleMat.clipPlane5 = handleMat.clipPlane6 = handleMat.clipPlane;
   // The plane takes part in a pointer-down pick only with Shift held (its handle always does): the
   // scene's pre-pointer observers run before that pick.
   const pre = scene.onPrePointerObservable.add((info) => {
