@@ -121,8 +121,12 @@ export class JobQueue {
   /** Controls given as options, which restoreSettings leaves as they are. */
   private readonly given: { concurrency: boolean; threadsPerRun: boolean; checkpointSeconds: boolean };
   private paused = false;
-  /** The pause is the data folder's (restoreSettings): another process may pause or resume it (followStoredPause). */
-  private followsStoredPause = false;
+  /**
+   * Set by restoreSettings, for the queue of the app or the web host (windows watch it): it follows
+   * the pause stored in the data folder (followStoredPause) and tells its subscribers about the runs
+   * of other processes (followOthers). The CLI's queue works its own way and prints only its runs.
+   */
+  private followsFolder = false;
   private started = false;
   private closing = false;
   /** Runs that could not start for lack of memory budget are retried when a run ends. */
@@ -194,6 +198,7 @@ export class JobQueue {
    */
   start(): void {
     this.started = true;
+    this.followOthers(false);
     this.pump();
     this.poll = setInterval(() => this.tick(), POLL_MS);
     this.poll.unref();
@@ -207,6 +212,7 @@ export class JobQueue {
   private tick(): void {
     try {
       for (const [id, write] of [...this.unstored]) this.storeOutcome(id, write);
+      this.followOthers(true);
       this.stopRunsEndedElsewhere();
       if (this.recover(false).length) this.emitQueue();
       this.pump();
@@ -215,6 +221,39 @@ export class JobQueue {
     } catch (err) {
       console.error(`queue: ${err instanceof Error ? err.message : String(err)}`);
     }
+  }
+
+  /** What followOthers saw: the data version, the last run's seq, and each unfinished run's status and progress. */
+  private others = { version: -1, seq: 0, runs: new Map<string, string>() };
+
+  /**
+   * Tells subscribers (the app's windows, the host's browsers) about runs another process on the
+   * folder changed: added (`queue add`), started, advanced, finished (`packbench run`) or deleted
+   * (`runs rm`); this process's own changes are told as they happen. Only when another process
+   * committed since the last look (the database's data_version), so a quiet folder costs one pragma.
+   * A run deleted after it finished is not seen (only unfinished runs are followed).
+   */
+  private followOthers(tell: boolean): void {
+    if (!this.followsFolder) return;
+    const version = this.store.dataVersion();
+    if (version === this.others.version) return;
+    const before = this.others.runs;
+    const runs = new Map<string, string>();
+    // At start, the runs already finished are of no interest: only those from now on.
+    let seq = tell ? this.others.seq : this.store.lastSeq();
+    for (const r of this.store.openRuns(seq)) {
+      seq = Math.max(seq, r.seq);
+      const state = `${r.status} ${r.done}`;
+      if (!FINAL_STATUSES.includes(r.status)) runs.set(r.id, state);
+      if (tell && before.get(r.id) !== state && !this.active.has(r.id)) this.emitRun(r.id);
+    }
+    if (tell) {
+      for (const id of before.keys()) {
+        if (runs.has(id) || this.active.has(id)) continue;
+        if (!this.emitRun(id)) this.events.emit('run.deleted', { id });
+      }
+    }
+    this.others = { version, seq, runs };
   }
 
   /**
@@ -263,7 +302,7 @@ export class JobQueue {
    */
   restoreSettings(): void {
     this.paused = this.store.setting(SETTINGS.paused) === 'true';
-    this.followsStoredPause = true;
+    this.followsFolder = true;
     const stored = (name: string, method: 'queue.setConcurrency' | 'queue.setThreadsPerRun' | 'queue.setCheckpointSeconds', key: string): number | undefined => {
       const text = this.store.setting(name);
       const parsed = text === null ? undefined : paramsSchemas[method].safeParse({ [key]: Number(text) });
@@ -569,7 +608,7 @@ export class JobQueue {
    * it changed. A read that fails keeps the pause as it was.
    */
   private followStoredPause(): void {
-    if (!this.followsStoredPause) return;
+    if (!this.followsFolder) return;
     let paused: boolean;
     try {
       paused = this.store.setting(SETTINGS.paused) === 'true';

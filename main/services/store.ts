@@ -433,6 +433,26 @@ export class RunStore {
     }
   }
 
+  /** Changes when another connection (another process) commits to the database; not for this one's own writes. */
+  dataVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  /** The seq of the newest run (0 when there is none). */
+  lastSeq(): number {
+    return (this.sql('SELECT max(seq) AS seq FROM runs').get() as { seq: number | null }).seq ?? 0;
+  }
+
+  /** Status and progress of the runs still to finish, and of every run after `afterSeq` (JobQueue.followOthers). */
+  openRuns(afterSeq: number): { seq: number; id: string; status: RunStatus; done: number }[] {
+    return this.sql("SELECT seq, id, status, progress_done AS done FROM runs WHERE status IN ('queued', 'running', 'paused') OR seq > ?").all(afterSeq) as {
+      seq: number;
+      id: string;
+      status: RunStatus;
+      done: number;
+    }[];
+  }
+
   // ------------------------------------------------------------------ settings
 
   /** A setting of the data folder; null when it was never set. */

@@ -181,6 +181,37 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     }
   });
 
+  it("tells its subscribers (the app's, a browser's) about runs another process on the folder adds, runs, finishes and deletes", async () => {
+    const { s, dir } = setup({ autoStart: true });
+    s.queue.pause(); // so that the runs below are the other process's to run
+    const mine = new Set<string>(); // as the CLI's run: it works only its own runs
+    const cli = fixtureServices(dir, { only: mine });
+    try {
+      const seen: string[] = [];
+      s.events.on('run.updated', (r) => seen.push(`${r.name} ${r.status}`));
+      s.events.on('run.deleted', ({ id }) => seen.push(`deleted ${id}`));
+      const { runIds } = await cli.dispatch('runs.enqueue', { spec: spec('beside', { steps: 300, stepMs: 10 }) });
+      mine.add(runIds[0]);
+      cli.queue.start();
+      await cli.queue.waitFor(runIds);
+      const waitSeen = async (what: string) => {
+        for (const t0 = Date.now(); !seen.includes(what); await new Promise((r) => setTimeout(r, 50))) {
+          if (Date.now() - t0 > 10_000) throw new Error(`never told '${what}': ${seen.join(', ')}`);
+        }
+      };
+      // Before, nothing: the app's History and queue table showed such runs only when reloaded.
+      await waitSeen('beside done');
+      expect(seen).toContain('beside running');
+      // A run that waits in the queue, deleted there.
+      const [waiting] = (await cli.dispatch('runs.enqueue', { spec: spec('waiting') })).runIds;
+      await waitSeen('waiting queued');
+      await cli.dispatch('runs.delete', { id: waiting });
+      await waitSeen(`deleted ${waiting}`);
+    } finally {
+      await cli.close();
+    }
+  });
+
   it('pauses a queued run (skipped until resumed) and a running one (its worker waits), then resumes both', async () => {
     const { s } = setup({ autoStart: true });
     const long = (await s.dispatch('runs.enqueue', { spec: spec('long', { steps: 400, stepMs: 2 }) })).runIds[0];
