@@ -58,6 +58,11 @@ export const ENERGY_BINS = 15 * BINS_PER_DECADE;
 /** Impacts and box moves between two checks that simulated time still advances: at least this
  *  many, and 64 a ball. */
 const STALL_EVENTS = 1 << 18;
+/**
+ * Impacts and box moves between two looks at the cancel flag besides the one every time step: a
+ * step of 20,000 balls took up to 1.7 s, and a cancel waited for it.
+ */
+const CANCEL_EVENTS = 1 << 14;
 
 export type StopReason = 'duration' | 'cancelled' | 'maxEvents' | 'stalled';
 
@@ -315,6 +320,7 @@ export class BallMill {
     const q = this.queue, maxEvents = this.params.maxEvents;
     const stallWindow = Math.max(STALL_EVENTS, 64 * this.n);
     let lastCheckTime = this.now, nextCheck = this.ballCollisions + this.wallCollisions + this.boxExits + stallWindow;
+    let nextCancelCheck = this.ballCollisions + this.wallCollisions + this.boxExits + CANCEL_EVENTS;
     while (this.stopReason === null) {
       const i = q.topBall, t = q.topTime;
       // A Step (kind 3) comes after every other event of the same time.
@@ -346,6 +352,10 @@ export class BallMill {
       }
       if (this.events >= maxEvents) this.stopReason = 'maxEvents';
       const moves = this.ballCollisions + this.wallCollisions + this.boxExits;
+      if (moves >= nextCancelCheck) {
+        nextCancelCheck = moves + CANCEL_EVENTS;
+        if (cancelled()) this.stopReason = 'cancelled';
+      }
       if (moves >= nextCheck) {
         // A window of impacts and box moves without simulated time moving on by a thousandth of a step.
         if (this.now - lastCheckTime < this.timeStep * 1e-3) this.stopReason = 'stalled';

@@ -150,6 +150,25 @@ describe('ball mill physics', () => {
     expect(unguarded.now).toBeLessThan(1e-6);
   });
 
+  it('a cancel is seen within some 16,000 impacts and box moves, not only at the next time step', () => {
+    // A time step of 20,000 balls took up to 1.7 s, and the flag was read only between steps.
+    const p = ballmillParamsSchema.parse({
+      dim: 2, cdo: 'hashedGrid', balls: { count: 300, radius: { law: 'fixed', value: 2 }, initialSpeed: 2000 },
+      vial: { width: 150, height: 150 }, duration: 0.5, timeStep: 0.5, output: { frameRate: 2 },
+    });
+    const sim = new BallMill(p, 1);
+    let asked = 0;
+    expect(sim.run(() => {}, () => (asked++, false))).toBe('duration');
+    const moves = sim.ballCollisions + sim.wallCollisions + sim.boxExits;
+    expect(moves).toBeGreaterThan(100_000);
+    expect(asked).toBeGreaterThan(moves / 32_768);
+    // Cancelled at the third look: within the first of the run's two time steps.
+    const cancelled = new BallMill(p, 1);
+    let looks = 0;
+    expect(cancelled.run(() => {}, () => ++looks >= 3)).toBe('cancelled');
+    expect(cancelled.now).toBeLessThan(0.5);
+  });
+
   it('every impact is in the energy histogram or counted beside it, below 1e-12 J or above 1e3 J', () => {
     // Light slow balls hit with ~1e-13 J, heavy fast ones with ~1e3 J: both ends of the bins.
     for (const [density, radius, speed, width, side] of [[1, 1, 10, 20, 'impactsBelowHistogram'], [1e5, 10, 1e5, 200, 'impactsAboveHistogram']] as const) {
