@@ -107,7 +107,7 @@ export function sphereCsvToTable(text: string): ColumnTable {
     }
     const num = (k: number, col: string) => {
       const v = Number(cells[k]);
-      if (cells[k] === undefined || cells[k].trim() === '' || !Number.isFinite(v)) {
+      if (cells[k] === undefined || cells[k].trim() === '' || !Number.isFinite(v) || (Number.isInteger(v) && isRadixLiteral(cells[k]))) {
         throw new Error(`sphere CSV line ${lineNumbers[i + 1]}: column '${col}' is '${excerpt(cells[k] ?? '')}', expected a finite number`);
       }
       return v;
@@ -122,6 +122,17 @@ export function sphereCsvToTable(text: string): ColumnTable {
     id[i] = i;
   }
   return { kind: 'table', name: SPHERE_TABLE.name, columns: { id, type, x, y, z, r }, meta: { particleTable: SPHERE_TABLE } };
+}
+
+/**
+ * '0x10', '0b11', '0o7' (spaces around allowed): Number() reads them as whole numbers, which no CSV
+ * writer means. Asked only of whole numbers, so the fractional coordinates of a sphere set never pay.
+ */
+function isRadixLiteral(cell: string): boolean {
+  let p = 0;
+  while (cell.charCodeAt(p) <= 32) p++;
+  const c = cell.charCodeAt(p + 1) | 32;
+  return cell.charCodeAt(p) === 48 && (c === 120 || c === 98 || c === 111);
 }
 
 /**

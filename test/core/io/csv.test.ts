@@ -51,6 +51,8 @@ describe('particle csv', () => {
     expect(() => sphereCsvToTable('x;y;z;r\n1;2;3;0,5\n')).toThrow(/header 'x;y;z;r' is separated by ';': fields must be separated by commas/);
     expect(() => sphereCsvToTable('x\ty\tz\tr\n1\t2\t3\t0.5\n')).toThrow(/is separated by tabs: fields must be separated by commas/);
     expect(() => sphereCsvToTable('x,y,z,r\n1,2,abc,3\n')).toThrow(/line 2: column 'z' is 'abc'/);
+    for (const literal of ['0x10', '0b11', '0O7']) expect(() => sphereCsvToTable(`x,y,z,r\n1,${literal},1,3\n`)).toThrow(`line 2: column 'y' is '${literal}', expected a finite number`);
+    expect(Array.from(sphereCsvToTable('x,y,z,r\n1e2,-0,100,3E-1\n').columns.x)).toEqual([100]);
     expect(() => sphereCsvToTable('x,y,z,r\n1,2,3,-1\n')).toThrow(/line 2: radius r must be > 0/);
     expect(() => sphereCsvToTable('x,y,z,r,type\n1,2,3,1,1.5\n')).toThrow(/type must be an integer/);
     expect(() => sphereCsvToTable('')).toThrow(/empty/);
