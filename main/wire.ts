@@ -77,7 +77,7 @@ export function decodeMessage(bytes: Uint8Array): unknown {
     if (v && typeof v === 'object') {
       if ('$typed' in v && '$i' in v) {
         const { $typed, $i } = v as { $typed: CtorName; $i: number };
-        const ctor = CTORS[$typed];
+        const ctor = Object.hasOwn(CTORS, $typed) ? CTORS[$typed] : undefined; // not an inherited 'constructor'
         const [off, len] = layout[$i] ?? [];
         // Offsets and lengths are whole bytes within this message's data: a negative one read the bytes before it.
         const whole = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;

@@ -67,6 +67,16 @@ describe('WebSocket message codec', () => {
     }
   });
 
+  it("refuses a placeholder whose $typed names no typed array ('constructor' gave the bare ArrayBuffer)", () => {
+    for (const typed of ['constructor', '__proto__', 'toString']) {
+      const text = new TextEncoder().encode(JSON.stringify({ v: { a: { $typed: typed, $i: 0 } }, b: [[0, 8]] }));
+      const frame = new Uint8Array(Math.ceil((4 + text.length) / 8) * 8 + 8);
+      new DataView(frame.buffer).setUint32(0, text.length, true);
+      frame.set(text, 4);
+      expect(() => decodeMessage(frame), typed).toThrow(/message array 0 is malformed/);
+    }
+  });
+
   it('splits long messages into chunk frames and puts them back together', () => {
     const value = { t: 'call', id: 9, params: { table: Float64Array.from({ length: 5000 }, (_, i) => i / 7), text: 'é'.repeat(3000) } };
     const frames = encodeFrames(value, 9, 4096);
