@@ -119,7 +119,7 @@ describe.skipIf(!CHROMIUM)("the particle editor's mixture table", () => {
 });
 
 describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
-  it('scrolls the rows sideways under a header that follows them, each metric under its name, the selection across the row', async () => {
+  it('scrolls the rows sideways under a header that follows them, each metric under its name, the selection across the row; the count reads whole', async () => {
     // Finished runs with four metrics, recorded straight into the store (no engine needs to run).
     const spec = { engine: 'voxel', name: 'wide', seed: 1, params: {} };
     const ids = services.store.insertRuns([1, 2].map((i) => ({ name: `wide ${i}`, engine: 'voxel', spec, params: {}, seed: i, priority: 0, batchId: null, status: 'paused' as const })));
@@ -131,6 +131,10 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     await page.fill(testid('history-search'), 'wide');
     await page.locator(testid(`history-row-${ids[0]}`)).click();
     await page.locator(testid('history-sort-metric-coordinationMean')).waitFor();
+    // The count above the table reads whole beside the selected run's buttons.
+    const count = page.locator(testid('history-total'));
+    await expect.poll(async () => (await count.textContent())?.trim()).toBe('2 runs · 1 selected');
+    expect(await count.evaluate((e) => e.scrollWidth - e.clientWidth)).toBe(0);
     const viewport = page.locator(testid('history-viewport'));
     const [scrollWidth, clientWidth] = await viewport.evaluate((e) => [e.scrollWidth, e.clientWidth]);
     expect(scrollWidth).toBeGreaterThan(clientWidth);
