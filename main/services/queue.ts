@@ -94,8 +94,8 @@ function overridden(overrides: unknown, path: string[]): boolean {
  * where its value came from: `overrides.X` for a value the caller gave, else `params.X` of the run,
  * said in its message. The message's head (a sweep point) stays.
  */
-function overrideIssues(err: ApiError, issues: ApiIssue[], overrides: Record<string, unknown>, runId: string): ApiError {
-  const named = issues.map((i) => {
+function overrideIssues(err: ApiError & { issues: ApiIssue[] }, overrides: Record<string, unknown>, runId: string): ApiError {
+  const named = err.issues.map((i) => {
     const path = i.path === 'params' ? [] : i.path.startsWith('params.') ? i.path.slice('params.'.length).split('.') : null;
     if (path === null) return i;
     if (overridden(overrides, path)) return { path: ['overrides', ...path].join('.'), message: i.message };
@@ -198,7 +198,7 @@ export class JobQueue {
    */
   start(): void {
     this.started = true;
-    this.followOthers(false);
+    this.bestEffort(() => this.followOthers(false)); // a failed look is taken again at the poll
     this.pump();
     this.poll = setInterval(() => this.tick(), POLL_MS);
     this.poll.unref();
@@ -237,9 +237,11 @@ export class JobQueue {
     if (!this.followsFolder) return;
     const version = this.store.dataVersion();
     if (version === this.others.version) return;
+    // The first look (at start, or at the poll after a failed one) only takes stock.
+    if (this.others.version === -1) tell = false;
     const before = this.others.runs;
     const runs = new Map<string, string>();
-    // At start, the runs already finished are of no interest: only those from now on.
+    // At the first look, the runs already finished are of no interest: only those from then on.
     let seq = tell ? this.others.seq : this.store.lastSeq();
     for (const r of this.store.openRuns(seq)) {
       seq = Math.max(seq, r.seq);
@@ -467,7 +469,7 @@ export class JobQueue {
       return { runIds: this.enqueue(spec, r.priority, undefined, '').runIds };
     } catch (err) {
       if (!(err instanceof ApiError) || !err.issues) throw err;
-      throw overrideIssues(err, err.issues, overrides, id);
+      throw overrideIssues(err as ApiError & { issues: ApiIssue[] }, overrides, id);
     }
   }
 
