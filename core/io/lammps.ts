@@ -66,6 +66,24 @@ export function wrapIntoBox(table: ColumnTable, lo: readonly number[], hi: reado
   return { ...table, columns };
 }
 
+/**
+ * Bounds widened along the wall (non-periodic) axes to hold every centre: LAMMPS loses the atoms
+ * outside a fixed boundary. An open-top voxel packing keeps a particle whose reference voxel lies
+ * below the box height, and its centre can lie just above it.
+ */
+export function boundsHoldingCentres(table: ColumnTable, lo: readonly number[], hi: readonly number[], periodic: readonly boolean[]): { lo: [number, number, number]; box: [number, number, number] } {
+  const outLo: [number, number, number] = [lo[0], lo[1], lo[2]], outHi: [number, number, number] = [hi[0], hi[1], hi[2]];
+  (['x', 'y', 'z'] as const).forEach((c, a) => {
+    const col = table.columns[c];
+    if (!col || periodic[a]) return;
+    for (let i = 0; i < col.length; i++) {
+      if (col[i] < outLo[a]) outLo[a] = col[i];
+      if (col[i] > outHi[a]) outHi[a] = col[i];
+    }
+  });
+  return { lo: outLo, box: outHi };
+}
+
 /** Atom lines for rows [start, end); the LAMMPS type from column `typeColumn` (0-based, absent: all 1). */
 export function dumpRows(table: ColumnTable, radius: Float64Array, start: number, end: number, typeColumn = 'type'): string {
   const { x, y, z } = table.columns;

@@ -14,7 +14,7 @@ import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/co
 import { decodeHeader, decodeTable, headerByteLength, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
 import { frameOrigin, inOwnCoordinates } from '../../core/io/frame';
-import { dumpHead, dumpRadius, dumpRows, wrapIntoBox } from '../../core/io/lammps';
+import { boundsHoldingCentres, dumpHead, dumpRadius, dumpRows, wrapIntoBox } from '../../core/io/lammps';
 import { bytesPerLabel, labelBytes, labelDtype, maxOf, type LabelDtype } from '../../core/io/labels';
 import { rawSidecar } from '../../core/io/raw';
 import { asciiFacet, asciiSolidHead, asciiSolidTail, solidSurfaceTriangles, sphereSolid, stlHeader, ParticleCuts, ParticleSurface, ASCII_FACET_BYTES, STL_HEADER_BYTES, STL_TRIANGLE_BYTES, type SliceWindow } from '../../core/io/stl';
@@ -259,7 +259,8 @@ async function writeLammps(writer: SequentialWriter, frameTable: ColumnTable, on
   // The category the table declares (a stacking's size class, a voxel packing's type) is the atom type OVITO colours by.
   const category = (meta.particleTable as ParticleTableSpec | undefined)?.category?.column;
   const typeColumn = category && category in table.columns ? category : 'type';
-  const box = thickened(bounds, radius);
+  const flat = thickened(bounds, radius);
+  const box = boundsHoldingCentres(table, flat.lo, flat.box, periodic);
   await writer.write(dumpHead(table, { ...box, periodic }));
   const atoms = wrapIntoBox(table, box.lo, box.box, periodic);
   for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {

@@ -431,6 +431,18 @@ describe('LAMMPS dumps of runs without periodic sides', () => {
     expect(Array.from(sphereCsvToTable(readFileSync(join(dir, 'classed.csv'), 'utf8')).columns.type)).toEqual([2, 0, 1]);
   });
 
+  it("a wall side's bounds hold every centre: an open-top voxel packing keeps particles centred just above the box height", async () => {
+    // top 'open' keeps a particle whose reference voxel is below the box top; its geometric centre
+    // can lie above it (box 3 x 3 x 1.5, 60 plates at 10 voxels a unit, seed 1: z = 1.52).
+    const open: ColumnTable = { ...particles, columns: { ...particles.columns, z: Float64Array.of(0.25, 1.3, 0.9) } };
+    writeFileSync(join(dir, 'open.pbt'), encodeTable(open));
+    const packed: ExportableRun = { ...voxelRun, id: 'o1', artifacts: [{ kind: 'table', name: 'particles', path: join(dir, 'open.pbt') }] };
+    await exportRun(packed, 'lammps', join(dir, 'open.dump'));
+    const { flags, bounds } = boxOf(readFileSync(join(dir, 'open.dump'), 'utf8'));
+    expect(flags).toBe('pp pp ff');
+    expect(bounds).toEqual([[0, 1.75], [0, 1.5], [0, 1.3]]);
+  });
+
   it('a table with a box but no periodic sides (a surface sample) is not periodic', async () => {
     const sample: ColumnTable = { ...spheres, meta: { box: [4, 4, 4] } };
     writeFileSync(join(dir, 'sample.pbt'), encodeTable(sample));
