@@ -147,6 +147,25 @@ describe('voxel engine', () => {
     expect(slow.metrics.voxelChecks).toBe(fast.metrics.voxelChecks);
   });
 
+  it('a cancel after the packing stops the settling pass between rounds and skips the finalisation and analysis', () => {
+    // Settling, finalisation and analysis took seconds each (736 ellipsoids: 1.8 s, 0.6 s, 2.5 s)
+    // and a cancel waited for all of them.
+    let looksOfPacking = 0;
+    pack(mixture(), { ...ctx(5), cancelled: () => (looksOfPacking++, false) });
+    for (const after of [0, 1]) {
+      const phases: string[] = [];
+      const r = run(mixture(), { ...ctx(5, looksOfPacking + after), progress: (q) => { phases.push(q.phase ?? ''); } });
+      expect(r.cancelled).toBe(true);
+      expect(r.metrics.stopReason).toBe('cancelled');
+      expect(r.metrics.particles).toBe(30);
+      expect(r.metrics.settlingRounds).toBeUndefined();
+      expect(r.artifacts).toEqual([]);
+      expect(phases).not.toContain('finalising');
+      // after = 1: the pass began (its rounds would set settlingRounds) and stopped at its first round.
+      expect(phases.includes('settling')).toBe(after === 1);
+    }
+  });
+
   it('reports results, series and artifacts, and honours cancel within a time step', () => {
     const r = run(mixture(), ctx(2));
     expect(r.artifacts.map((a) => a.name)).toEqual(['particles', 'labels', 'heightmap']);
