@@ -3,8 +3,8 @@
  * the CLI all call `dispatch(method, params)`, which validates params against main/api.ts and runs
  * the handler. Errors leave as ApiError (code, message, issues with field paths).
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism, tmpdir, totalmem } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, SPHERE_IMPORT_ENGINE, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
@@ -15,7 +15,7 @@ import { readFrame, readLiveParticles, readLiveSeries, readParticles, readSlice 
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import type { Limiter } from './limiter';
-import type { JobQueue } from './queue';
+import { pidAlive, type JobQueue } from './queue';
 import { checkPreview, type ShapeLibrary } from './shapes';
 import type { RunStore } from './store';
 
@@ -110,7 +110,7 @@ async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, us
   const { run } = exportTarget(ctx, id, format);
   // Beside the runs (the same disk, so a big export's size is the data folder's business), or in the
   // OS's temporary folder when the data folder cannot be written.
-  const dir = mkdtempSync(join(ctx.readOnlyBecause === null ? ctx.dataDir : tmpdir(), 'tmp-export-'));
+  const dir = mkdtempSync(join(ctx.readOnlyBecause === null ? ctx.dataDir : tmpdir(), `tmp-export-${process.pid}@${hostname()}-`));
   try {
     let file: { path: string; fileName: string; mime: string };
     try {
@@ -121,6 +121,20 @@ async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, us
     return await use(file.path, file.fileName, file.mime);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Removes the export folders (exportOnce's) that processes of this machine left in the data folder
+ * when they ended mid-export (a crash, a kill during a multi-gigabyte download): those of a process
+ * that no longer runs, and those of this process's pid (an earlier process's: none of this one's has
+ * begun). Another machine's (a folder on a shared disk) stay: its processes cannot be asked.
+ */
+export function removeLeftExports(dataDir: string): void {
+  for (const name of readdirSync(dataDir)) {
+    const m = /^tmp-export-(\d+)@(.+)-.{6}$/.exec(name);
+    if (!m || m[2] !== hostname() || (Number(m[1]) !== process.pid && pidAlive(Number(m[1])))) continue;
+    rmSync(join(dataDir, name), { recursive: true, force: true });
   }
 }
 

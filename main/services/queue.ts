@@ -53,7 +53,8 @@ export function defaultConcurrency(): number {
   return Math.max(1, availableParallelism() - 1);
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process of this machine runs (a process of another user counts). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defaultRegistry, type EngineRegistry } from './engines';
 import { EventBus } from './events';
-import { createDispatch, createHandlers, storageFaultMeaning, type Dispatch, type HandlerContext } from './handlers';
+import { createDispatch, createHandlers, removeLeftExports, storageFaultMeaning, type Dispatch, type HandlerContext } from './handlers';
 import { bundleDirs, WorkerPool } from './pool';
 import { Limiter } from './limiter';
 import { JobQueue } from './queue';
@@ -184,7 +184,10 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
     only: o.only,
   });
   const shapes = new ShapeLibrary(store);
-  if (!o.readOnly) shapes.installBuiltins();
+  if (!o.readOnly) {
+    shapes.installBuiltins();
+    removeLeftExports(o.dataDir);
+  }
   const recovered = o.readOnly ? [] : queue.recover();
   // Read-only: runs whose process ended are shown as the next writer's recovery will leave them.
   if (o.readOnly) store.showInterrupted(queue.interruptedRuns());

@@ -6,7 +6,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { runnableEntry, WorkerPool } from '../../main/services/pool';
 import { openServicesWhenFree, type Services } from '../../main/services/services';
@@ -110,6 +111,37 @@ describe('data folder faults', () => {
     later(() => s.close());
     expect(s.readOnlyBecause).toBeNull();
     expect(warn).toHaveBeenCalledWith(`PackBench: the database of ${data} is locked by another process; waiting up to 30 s for it`);
+  });
+
+  it('removes the export folders a process left in the data folder when it died mid-export, and keeps those of live processes', async () => {
+    const data = dir();
+    await fixtureServices(data).close();
+    const ended = spawn(process.execPath, ['-e', '']);
+    await new Promise((r) => ended.once('exit', r));
+    const alive = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    later(() => void alive.kill());
+    const left = (pid: number | undefined) => {
+      const folder = join(data, `tmp-export-${pid}@${hostname()}-abc123`);
+      mkdirSync(folder);
+      writeFileSync(join(folder, 'run.labels.raw.partial'), 'half an export');
+      return folder;
+    };
+    const dead = left(ended.pid), mine = left(process.pid), live = left(alive.pid);
+    // Another machine's (a folder on a shared disk): its processes cannot be asked.
+    const elsewhere = join(data, `tmp-export-${ended.pid}@another-machine-abc123`);
+    mkdirSync(elsewhere);
+    const s = fixtureServices(data, { autoStart: true });
+    later(() => s.close());
+    // They stayed for good, with what they held (a crash during a multi-gigabyte download left that much).
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(mine)).toBe(false); // an earlier process with this pid: none of this one's exports runs yet
+    expect(existsSync(live)).toBe(true);
+    expect(existsSync(elsewhere)).toBe(true);
+    // Read-only services write nothing.
+    const ro = left(ended.pid);
+    const reader = fixtureServices(data, { readOnly: true });
+    await reader.close();
+    expect(existsSync(ro)).toBe(true);
   });
 
   it('names the database file and what to do when it is damaged or no database, for writing and for reading', () => {
