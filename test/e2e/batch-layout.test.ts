@@ -113,6 +113,8 @@ describe.skipIf(!CHROMIUM)("the particle editor's mixture table", () => {
       await page.setViewportSize({ width, height: 768 });
       const [scroll, client] = await page.$eval('.mixture .types', (e) => [e.scrollWidth, e.clientWidth]);
       expect(scroll, `at ${width} px`).toBeLessThanOrEqual(client);
+      // The numbers the law switches made up show whole (the uniform law's 0.66666… was cut).
+      expect(await page.$$eval('.mixture .types input[type="number"]', (inputs) => (inputs as HTMLInputElement[]).filter((i) => i.scrollWidth > i.clientWidth).map((i) => i.value)), `at ${width} px`).toEqual([]);
       await page.screenshot({ path: join(ARTIFACTS, `batch-layout-mixture-${width}.png`) });
     }
   });

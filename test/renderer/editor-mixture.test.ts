@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { sizeDistribution, validateMixture, type Mixture } from '../../renderer/src/workspaces/editor/mixture';
+import { defaultLaw, sizeDistribution, validateMixture, type Mixture } from '../../renderer/src/workspaces/editor/mixture';
 import { Random } from '../../core/common/random';
 
 const SPHERE = Math.PI / 6;
@@ -77,5 +77,18 @@ describe('mixture size distribution', () => {
     const paths = issues.map((i) => i.path);
     expect(paths).toEqual(expect.arrayContaining(['types.0.shapeId', 'types.0.size.max', 'types.1.fraction', 'types.1.size.weights', 'types.1.size.sizes.1']));
     expect(validateMixture({ basis: 'number', types: [] })[0].path).toBe('types');
+  });
+});
+
+describe('the law a switch of size law fills in', () => {
+  it('keeps the typical size as it is and rounds the lengths it makes up to 4 significant digits', () => {
+    // Uniform around 1: 2/3 and 4/3 of it, which read 0.66666… and 1.3333… in their boxes, cut.
+    expect(defaultLaw('uniform', 1)).toEqual({ law: 'uniform', min: 0.6667, max: 1.333 });
+    expect(defaultLaw('fixed', 0.157255)).toEqual({ law: 'fixed', value: 0.157255 });
+    expect(defaultLaw('lognormal', 0.157255)).toMatchObject({ law: 'lognormal', median: 0.157255 });
+    const normal = defaultLaw('normal', 0.157255);
+    expect(normal).toMatchObject({ law: 'normal', mean: 0.157255 });
+    expect(String((normal as { sd: number }).sd).replace(/^0\.0*/, '').length).toBeLessThanOrEqual(4);
+    expect(defaultLaw('table', 0.157255)).toEqual({ law: 'table', sizes: [0.07863, 0.157255, 0.3145], weights: [0.25, 0.5, 0.25] });
   });
 });

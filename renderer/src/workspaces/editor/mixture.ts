@@ -48,18 +48,22 @@ export function typicalSize(law: SizeLaw): number {
   }
 }
 
+/** A length the app makes up, to 4 significant digits: 2/3 shows as 0.6667, whole in its box, not 0.66666666… cut. */
+const madeUp = (v: number): number => Number(v.toPrecision(4));
+
 /**
  * A law of `kind` around a typical size: the engine's defaults for the law (its schema's), lengths
  * scaled so that the typical size is `around`. The table law has no defaults: three sizes around it.
+ * The typical size itself is kept as it is; the other lengths are rounded (madeUp).
  */
 export function defaultLaw(kind: SizeLawKind, around = 1): SizeLaw {
-  if (kind === 'table') return { law: kind, sizes: [around * 0.5, around, around * 2], weights: [0.25, 0.5, 0.25] };
+  if (kind === 'table') return { law: kind, sizes: [madeUp(around * 0.5), around, madeUp(around * 2)], weights: [0.25, 0.5, 0.25] };
   const law = sizeLawSchema.parse({ law: kind });
   const k = around / typicalSize(law);
   switch (law.law) {
     case 'fixed': return { ...law, value: law.value * k };
-    case 'uniform': return { ...law, min: law.min * k, max: law.max * k };
-    case 'normal': return { ...law, mean: law.mean * k, sd: law.sd * k };
+    case 'uniform': return { ...law, min: madeUp(law.min * k), max: madeUp(law.max * k) };
+    case 'normal': return { ...law, mean: law.mean * k, sd: madeUp(law.sd * k) };
     case 'lognormal': return { ...law, median: law.median * k };
     case 'table': return law;
   }
