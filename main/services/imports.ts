@@ -298,15 +298,17 @@ export function runImportTask(task: ImportTask): ImportResult {
 
 /**
  * Upper bound of the bytes a task allocates, known before it starts (so it is refused up front):
- * for a sphere CSV, the text and its lines (a row is at least 8 characters: '0,0,0,1\n'), the
- * table and analysis per sphere, the pore grid, at most a million porosity slices (checkSphereSet
- * bounds box over diameter) and the height map; for a mesh, its triangles and the largest voxel
+ * for a sphere CSV, the text and its lines, the table and analysis per line (rows are at most the
+ * lines; counted, since characters / 8 took a typical 40-character row for five), the pore grid,
+ * at most a million porosity slices (checkSphereSet bounds box over diameter) and the height map;
+ * for a mesh, its triangles and the largest voxel
  * grid an import may have (1024^3 bits, also as base64); for a raw volume, its bytes and its bits.
  */
 export function importTaskBytes(task: ImportTask): number {
   switch (task.kind) {
     case 'spheres': {
-      const rows = task.csv.length / 8;
+      let rows = 1;
+      for (let at = task.csv.indexOf('\n'); at >= 0; at = task.csv.indexOf('\n', at + 1)) rows++;
       const cells = (task.analysis.poreGridVoxels as number | undefined) ?? 2 ** 21;
       const heightMap = ((task.analysis.heightMapCells as number | undefined) ?? 256) ** 2;
       return 6 * task.csv.length + rows * 600 + 17 * cells + 24 * 10 * MAX_BOX_DIAMETERS + 16 * heightMap;

@@ -8,7 +8,7 @@ import { shapeSchema } from '../../core/voxel/shapes';
 import { analyseSpheres } from '../../core/analysis/index';
 import type { ColumnTable } from '../../core/common/engine';
 import { exportRun, type ExportableRun } from '../../main/services/exports';
-import { importMeshShape, importRawVoxelShape, importSphereCsv, meshBytesToShape } from '../../main/services/imports';
+import { importMeshShape, importRawVoxelShape, importSphereCsv, importTaskBytes, meshBytesToShape } from '../../main/services/imports';
 
 let dir: string;
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'pb-import-')); });
@@ -98,6 +98,16 @@ describe('raw voxel shapes', () => {
 });
 
 describe('sphere csv', () => {
+  it("a sphere import's memory bound counts its rows, not its characters / 8", () => {
+    // Longer lines hold the same spheres: only the text itself (6 bytes a character) grows. By
+    // characters / 8, a typical 40-character row counted as 5 rows of 600 bytes (3.2 GiB asked for
+    // a 1,000,000-row, 41 MB file, refused on an 8 GB machine's 5.6 GB budget; it needs under 1 GB).
+    const rows = (pad: number) => 'x,y,z,r\n' + Array.from({ length: 1000 }, (_, i) => `${i},1,1,0.5${' '.repeat(pad)}`).join('\n') + '\n';
+    const bytes = (csv: string) => importTaskBytes({ kind: 'spheres', csv, source: 'a.csv', analysis: {} });
+    const short = rows(0), long = rows(72);
+    expect(bytes(long) - bytes(short)).toBe(6 * (long.length - short.length));
+  });
+
   it('brings an exported sphere csv back into a table that analyses like the original', async () => {
     const a = 1, k = 3;
     const pts: number[][] = [];
