@@ -111,6 +111,7 @@ async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, us
   // Beside the runs (the same disk, so a big export's size is the data folder's business), or in the
   // OS's temporary folder when the data folder cannot be written.
   const dir = mkdtempSync(join(ctx.readOnlyBecause === null ? ctx.dataDir : tmpdir(), `tmp-export-${process.pid}@${hostname()}-`));
+  exportsUnderWay.add(dir);
   try {
     let file: { path: string; fileName: string; mime: string };
     try {
@@ -120,20 +121,24 @@ async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, us
     }
     return await use(file.path, file.fileName, file.mime);
   } finally {
+    exportsUnderWay.delete(dir);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** The export folders of this process's exports under way (of any services it opened). */
+const exportsUnderWay = new Set<string>();
+
 /**
  * Removes the export folders (exportOnce's) that processes of this machine left in the data folder
  * when they ended mid-export (a crash, a kill during a multi-gigabyte download): those of a process
- * that no longer runs, and those of this process's pid (an earlier process's: none of this one's has
- * begun). Another machine's (a folder on a shared disk) stay: its processes cannot be asked.
+ * that no longer runs, and those of this process's pid but for its exports under way (the others are
+ * an earlier process's with the same pid). Another machine's (a folder on a shared disk) stay: its processes cannot be asked.
  */
 export function removeLeftExports(dataDir: string): void {
   for (const name of readdirSync(dataDir)) {
     const m = /^tmp-export-(\d+)@(.+)-.{6}$/.exec(name);
-    if (!m || m[2] !== hostname() || (Number(m[1]) !== process.pid && pidAlive(Number(m[1])))) continue;
+    if (!m || m[2] !== hostname() || (Number(m[1]) !== process.pid && pidAlive(Number(m[1]))) || exportsUnderWay.has(join(dataDir, name))) continue;
     rmSync(join(dataDir, name), { recursive: true, force: true });
   }
 }

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { runnableEntry, WorkerPool } from '../../main/services/pool';
+import { withExport } from '../../main/services/handlers';
 import { openServicesWhenFree, type Services } from '../../main/services/services';
 import { BUSY_TIMEOUT_MS } from '../../main/services/store';
 import { COUNTER_WORKER, fixtureRegistry } from './fixtures/registry';
@@ -137,6 +138,14 @@ describe('data folder faults', () => {
     expect(existsSync(mine)).toBe(false); // an earlier process with this pid: none of this one's exports runs yet
     expect(existsSync(live)).toBe(true);
     expect(existsSync(elsewhere)).toBe(true);
+    // An export of this process under way stays when it opens the folder again (a second services).
+    const [runId] = (await s.dispatch('runs.enqueue', { spec: spec('exported') })).runIds;
+    await s.queue.waitFor([runId]);
+    const stays = await withExport(s, runId, 'json', async (path) => {
+      await fixtureServices(data).close();
+      return existsSync(path);
+    });
+    expect(stays).toBe(true);
     // Read-only services write nothing.
     const ro = left(ended.pid);
     const reader = fixtureServices(data, { readOnly: true });
