@@ -288,6 +288,10 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       const choose = ctx.chooseSavePath;
       if (!choose) throw new ApiError('unavailable', 'saving an export to a file is the app\'s (it asks where); here, use runs.export, the download link or `packbench runs export`');
       const { run, spec } = exportTarget(ctx, p.id, p.format);
+      const exportable = exportableRun(run, ctx);
+      // A format the run has no data for is said before the user picks a file for it.
+      const lacking = lackingData(exportable, spec);
+      if (lacking) throw new ApiError('conflict', `cannot export run ${p.id} as ${p.format}: ${lacking}`);
       const path = await choose(exportFileName(run, spec));
       if (path === null) return { files: [], bytes: 0 };
       return ctx.heavy.run(async () => {
@@ -299,7 +303,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
           ctx.events.emit('export.progress', { id: p.id, format: p.format, path, fraction });
         };
         try {
-          const written = await exportRun(exportableRun(run, ctx), p.format, path, progress);
+          const written = await exportRun(exportable, p.format, path, progress);
           return { files: spec.id === 'raw' ? [path, `${path}.json`] : [path], bytes: written.bytes };
         } catch (err) {
           // exportRun leaves nothing behind on failure, and never touches a file already at `path`.

@@ -136,12 +136,11 @@ describe('runs.saveExport (the app: its save dialog, then the export written the
     expect(asked).toBe(0);
   });
 
-  it('keeps a file already at the path when the export fails, and writes the raw header beside the volume', async () => {
-    const out = `${t.dir}/kept.vti`;
-    fs.writeFileSync(out, 'the user’s file');
-    const err = await rejection(withDialog(async () => out)('runs.saveExport', { id: runId, format: 'vti' }));
-    expect(err).toMatchObject({ code: 'conflict', message: expect.stringMatching(/cannot export run \S+ as vti to .*kept\.vti: .*no label volume/) });
-    expect(fs.readFileSync(out, 'utf8')).toBe('the user’s file');
+  it('says a format the run has no data for before asking where, keeps a file already at the path when the export fails, and writes the raw header beside the volume', async () => {
+    let asked = 0;
+    const lacking = await rejection(withDialog(async () => (asked++, `${t.dir}/never.vti`))('runs.saveExport', { id: runId, format: 'vti' }));
+    expect(lacking).toMatchObject({ code: 'conflict', message: expect.stringMatching(/cannot export run \S+ as vti: .*no label volume/) });
+    expect(asked).toBe(0);
 
     const [id] = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'volume', seed: 1, params: { steps: 2, stepMs: 0, volume: true } } })).runIds;
     await s.queue.waitFor([id]);
@@ -150,5 +149,15 @@ describe('runs.saveExport (the app: its save dialog, then the export written the
     expect(res.files).toEqual([raw, `${raw}.json`]);
     expect(JSON.parse(fs.readFileSync(`${raw}.json`, 'utf8'))).toBeTypeOf('object');
     expect(fs.statSync(raw).size).toBe(res.bytes);
+
+    // Its volume cut short: the export fails after the dialog, and the user's file stays as it was.
+    const volume = s.store.artifacts(id).find((a) => a.kind === 'volume')!;
+    fs.truncateSync(volume.path, 64);
+    const out = `${t.dir}/kept.vti`;
+    fs.writeFileSync(out, 'the user’s file');
+    const err = await rejection(withDialog(async () => out)('runs.saveExport', { id, format: 'vti' }));
+    expect(err).toMatchObject({ code: 'conflict', message: expect.stringMatching(/cannot export run \S+ as vti to .*kept\.vti: .*truncated/) });
+    expect(fs.readFileSync(out, 'utf8')).toBe('the user’s file');
+    expect(fs.readdirSync(t.dir).filter((f) => f.startsWith('kept.vti.partial'))).toEqual([]);
   });
 });
