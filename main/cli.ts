@@ -18,6 +18,7 @@ import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/expor
 import { exportableRun, notExportable, storageFault } from './services/handlers';
 import { openServices, type Services, type ServicesOptions } from './services/services';
 import { formatBytes } from './services/pool';
+import { parseJsonText } from '../core/io/json';
 
 /** Where a command line writes, and whether stderr is a terminal (then progress bars are drawn). */
 export interface CliIo {
@@ -100,9 +101,9 @@ function readJsonFile(file: string, what: string): unknown {
     throw new CliError(`cannot read ${what} ${file}: ${(err as Error).message}`, 2);
   }
   try {
-    return JSON.parse(text.replace(/^\uFEFF/, ''));
+    return parseJsonText(text);
   } catch (err) {
-    throw new CliError(`${file}: not valid JSON: ${(err as Error).message}`, 2);
+    throw new CliError(`${file}: ${(err as Error).message}`, 2);
   }
 }
 

@@ -4,6 +4,7 @@
  * The same header describes imported raw voxel shapes (any non-zero sample is solid).
  */
 import { z } from 'zod';
+import { parseJsonText } from './json';
 
 export const RAW_DTYPES = ['uint8', 'uint16', 'uint32', 'float32'] as const;
 
@@ -42,28 +43,13 @@ export function rawSidecar(header: RawHeader, extra: Record<string, unknown> = {
   }, null, 1) + '\n';
 }
 
-/**
- * Where JSON.parse stopped, as an editor shows it: ' at line L, column C: <what>'. V8 says only
- * 'in JSON at position P', a character count a user cannot find in a hand-edited header.
- */
-function jsonErrorPlace(text: string, message: string): string {
-  const m = /^(.*?)(?: in JSON)? at position (\d+)/.exec(message);
-  if (!m) return `: ${message}`;
-  const at = Number(m[2]);
-  const line = text.slice(0, at).split('\n').length;
-  return ` at line ${line}, column ${at - text.lastIndexOf('\n', at - 1)}: ${m[1]}`;
-}
-
 /** Parses and checks a raw header (JSON text) against the data size. */
 export function parseRawHeader(json: string, dataBytes?: number): RawHeader {
   let value: unknown;
-  // A byte-order mark (Windows editors save 'UTF-8 with BOM') is no part of the JSON; JSON.parse
-  // refused it with an invisible "Unexpected token '\uFEFF'".
-  const text = json.replace(/^\uFEFF/, '');
   try {
-    value = JSON.parse(text);
+    value = parseJsonText(json);
   } catch (e) {
-    throw new Error(`raw header is not valid JSON${jsonErrorPlace(text, (e as Error).message)}`);
+    throw new Error(`raw header is ${(e as Error).message}`);
   }
   const parsed = rawHeaderSchema.safeParse(value);
   if (!parsed.success) {

@@ -145,6 +145,18 @@ describe('RunComposer', () => {
     expect(w.find('[data-testid="composer-origin"]').text()).toBe('Prefilled from spec.json.');
   });
 
+  it('names where an opened spec file stops being JSON, by line and column, and keeps the form', async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    const file = new File(['{\n  "engine": "toy",\n  "name": "x"\n  "seed": 1\n}'], 'broken.json', { type: 'application/json' });
+    const input = w.find('[data-testid="spec-open"]');
+    Object.defineProperty(input.element, 'files', { value: [file], configurable: true });
+    await input.trigger('change');
+    await settle(10);
+    expect(toasts.map((t) => t.text)).toContain("broken.json: not valid JSON at line 4, column 3: Expected ',' or '}' after property value");
+    expect(w.find('[data-testid="composer-origin"]').exists()).toBe(false);
+  });
+
   it("shows an opened spec's unknown fields at their places, each with its message and a remove button", async () => {
     installFakeApi();
     const w = await mountComposer();
