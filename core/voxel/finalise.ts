@@ -63,6 +63,18 @@ export function clearShellCube(packer: Packer, i: number): void {
   }
 }
 
+/**
+ * Whether particle i is in the result: its geometric centre lies at or below the box height (the
+ * promise of box.top 'open', where particles may stick out of the box). The reference voxel alone
+ * is not the centre: shapes with an even voxel count are centred half a voxel off it per axis,
+ * rotated, so a reference voxel test kept centres above the top and left out some inside it.
+ */
+export function centreInBox(packer: Packer, i: number): boolean {
+  const v = packer.shapes[packer.shape[i]];
+  const cz = rotatePoint(v.centre[0], v.centre[1], v.centre[2], packer.ax[i], packer.ay[i], packer.az[i])[2];
+  return packer.pz[i] + 0.5 + cz <= packer.nz;
+}
+
 export function finalise(packer: Packer, withLabels: boolean): Finalised {
   const { nx, ny, nz } = packer;
   const res = packer.params.box.resolution;
@@ -71,7 +83,7 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
   // Without labels, the packing matrix (its shells no longer needed) records occupancy.
   if (!labels) clearShells(packer);
   const keep: number[] = [];
-  for (let i = 0; i < packer.count; i++) if (packer.pz[i] < nz) keep.push(i);
+  for (let i = 0; i < packer.count; i++) if (centreInBox(packer, i)) keep.push(i);
   const rows = keep.length;
   const col = {
     id: new Uint32Array(rows), type: new Uint16Array(rows),

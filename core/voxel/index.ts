@@ -7,7 +7,7 @@ import { analyseParticleTable, analyseVoxelPacking, VOXEL_ANALYSIS_METRICS, type
 import { bedRegions } from '../analysis/porosity';
 import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { Packer } from './packer';
-import { finalise, type Finalised } from './finalise';
+import { centreInBox, finalise, type Finalised } from './finalise';
 import { LiveSeries, liveTable } from './live';
 import { interpenetration, settle, settlingNote, type Interpenetration } from './settle';
 import { voxelHelper, type HelperData } from './mover';
@@ -328,10 +328,10 @@ export const voxelEngine = defineEngine({
   },
 });
 
-/** Particles whose reference voxel lies inside the box (the rows finalise() keeps). */
+/** Particles whose centre lies inside the box (the rows finalise() keeps). */
 function particlesInBox(packer: Packer): number {
   let n = 0;
-  for (let i = 0; i < packer.count; i++) if (packer.pz[i] < packer.nz) n++;
+  for (let i = 0; i < packer.count; i++) if (centreInBox(packer, i)) n++;
   return n;
 }
 

@@ -43,7 +43,7 @@
  */
 import type { Packer } from './packer';
 import { ExactVoxels, rotatePoint } from './exact';
-import { clearShellCube } from './finalise';
+import { centreInBox, clearShellCube } from './finalise';
 
 /** Rounds of the settling pass at most (a round moves each particle at most once). */
 export const MAX_ROUNDS = 50;
@@ -103,7 +103,7 @@ class Neighbourhood {
 
   constructor(readonly packer: Packer) {
     const p = packer, ids: number[] = [];
-    for (let i = 0; i < p.count; i++) if (p.pz[i] < p.nz) ids.push(i);
+    for (let i = 0; i < p.count; i++) if (centreInBox(p, i)) ids.push(i);
     this.ids = Int32Array.from(ids);
     // Every solid voxel lies within maxRadius + √3/2 of the reference voxel: extent + 1 holds it.
     this.reach = Int32Array.from(p.shapes, (v) => Math.ceil(v.maxRadius + 0.5) + 1);
