@@ -203,6 +203,37 @@ export interface EngineInfo {
 /** What an export format needs from a run (main/services/exports.ts). */
 export type ExportNeed = 'results' | 'table' | 'volume' | 'volume-or-table' | 'heightmap';
 
+/** An artifact a run can lack that a format needs. */
+export type MissingArtifact = 'table' | 'volume' | 'heightmap';
+/** The missing artifact in words. */
+export const ARTIFACT_WORDS: Record<MissingArtifact, string> = { table: 'particle table', volume: 'label volume', heightmap: 'height map' };
+
+type ArtifactRecord = { kind: 'table' | 'volume'; name: string };
+/** The label volume: any volume but the height map. */
+export const isLabelVolume = (a: ArtifactRecord): boolean => a.kind === 'volume' && a.name !== 'heightmap';
+export const isHeightmap = (a: ArtifactRecord): boolean => a.kind === 'volume' && a.name === 'heightmap';
+
+/**
+ * The artifact a format of these needs that a run has none of, or null, from the run's artifact records
+ * (runs.artifacts) alone: the export service (lackingData) and History's format list ask the same.
+ */
+export function missingArtifact(needs: ExportNeed, artifacts: readonly ArtifactRecord[]): MissingArtifact | null {
+  const table = artifacts.some((a) => a.kind === 'table');
+  const volume = artifacts.some(isLabelVolume);
+  switch (needs) {
+    case 'results':
+      return null;
+    case 'table':
+      return table ? null : 'table';
+    case 'volume':
+      return volume ? null : 'volume';
+    case 'volume-or-table':
+      return volume || table ? null : 'table';
+    case 'heightmap':
+      return artifacts.some(isHeightmap) ? null : 'heightmap';
+  }
+}
+
 /** One export format, as exports.formats lists them. */
 export interface ExportFormatInfo {
   id: string;

@@ -21,7 +21,7 @@ import { asciiFacet, asciiSolidHead, asciiSolidTail, solidSurfaceTriangles, sphe
 import { tarHeader, tarPadding, TAR_END } from '../../core/io/tar';
 import { tiffLayout } from '../../core/io/tiff';
 import { vtiHead, vtiTail } from '../../core/io/vti';
-import type { ExportFormatInfo, ExportNeed } from '../api';
+import { isHeightmap, isLabelVolume, missingArtifact, type ExportFormatInfo, type ExportNeed } from '../api';
 
 export interface ExportableRun {
   id: string;
@@ -519,7 +519,7 @@ async function writeSphereStl(writer: SequentialWriter, table: ColumnTable, onPr
 // Artifacts on disk
 
 function volumeArtifact(run: ExportableRun): ExportableRun['artifacts'][number] | undefined {
-  const volumes = run.artifacts.filter((a) => a.kind === 'volume' && a.name !== 'heightmap');
+  const volumes = run.artifacts.filter(isLabelVolume);
   return volumes.find((a) => a.name === 'labels') ?? volumes[0];
 }
 
@@ -529,7 +529,7 @@ function tableArtifact(run: ExportableRun): ExportableRun['artifacts'][number] |
   return tables.find((a) => a.name === 'particles') ?? tables.find((a) => a.name === 'spheres') ?? tables[0];
 }
 
-const heightmapArtifact = (run: ExportableRun) => run.artifacts.find((a) => a.kind === 'volume' && a.name === 'heightmap');
+const heightmapArtifact = (run: ExportableRun) => run.artifacts.find(isHeightmap);
 
 /** What a format needs that the run has no artifact of, as the export says it. */
 const MISSING = {
@@ -544,18 +544,8 @@ const MISSING = {
  * a table that is no sphere table, is found only by the export.
  */
 export function lackingData(run: ExportableRun, spec: ExportFormat): string | null {
-  switch (spec.needs) {
-    case 'results':
-      return null;
-    case 'table':
-      return tableArtifact(run) ? null : MISSING.table(run, spec);
-    case 'volume':
-      return volumeArtifact(run) ? null : MISSING.volume(run, spec);
-    case 'volume-or-table':
-      return volumeArtifact(run) || tableArtifact(run) ? null : MISSING.table(run, spec);
-    case 'heightmap':
-      return heightmapArtifact(run) ? null : MISSING.heightmap(run, spec);
-  }
+  const missing = missingArtifact(spec.needs, run.artifacts);
+  return missing ? MISSING[missing](run, spec) : null;
 }
 
 function volumePath(run: ExportableRun, spec: { id: string }): string {

@@ -4,7 +4,7 @@
  * events that tests can emit. Calls are recorded for assertions.
  */
 import { z } from 'zod';
-import type { ApiIssue, BatchSummary, EngineInfo, Events, ExportFormatInfo, Methods, PackbenchApi, Preset, RunRecord, RunSummary } from '../../main/api';
+import type { ApiIssue, BatchSummary, EngineInfo, Events, ExportFormatInfo, Methods, PackbenchApi, Preset, RunArtifact, RunRecord, RunSummary } from '../../main/api';
 
 export const toyParams = z.object({
   box: z
@@ -58,6 +58,8 @@ export interface FakeApi extends PackbenchApi {
   /** The engine's cross-field checks as runs.validate runs them (default: none fail). */
   check: (spec: { engine: string; params: Record<string, unknown> }) => ApiIssue[];
   presets: Preset[];
+  /** What runs.artifacts answers for a run (default: a particle table). */
+  artifacts: Record<string, RunArtifact[]>;
   emit<E extends keyof Events>(event: E, payload: Events[E]): void;
   /** Make the next call of `method` reject with this error. */
   failNext(method: keyof Methods, error: unknown): void;
@@ -96,6 +98,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
     batches: [],
     check: () => [],
     presets: [],
+    artifacts: {},
     emit(event, payload) {
       listeners.get(event)?.forEach((l) => l(payload));
     },
@@ -196,7 +199,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             return [{ name: 'particles', xLabel: 'step', yLabel: 'particles', kind: 'line', x: new Float64Array([0, 1, 2]), y: new Float64Array([0, n, 2 * n]) }];
           }
           case 'runs.artifacts':
-            return [{ id: 1, kind: 'table', name: 'particles', path: `/runs/${find(p.id).id}/particles.pbt`, bytes: 2048, checksum: 'ab', meta: {} }];
+            return fake.artifacts[find(p.id).id] ?? [{ id: 1, kind: 'table', name: 'particles', path: `/runs/${find(p.id).id}/particles.pbt`, bytes: 2048, checksum: 'ab', meta: {} }];
           case 'runs.pause':
             return Object.assign(find(p.id), { status: 'paused' });
           case 'runs.resume':

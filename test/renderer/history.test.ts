@@ -182,6 +182,7 @@ describe('HistoryWorkspace', () => {
   it('offers the export formats the service lists, and exports in the chosen one', async () => {
     const { api, w } = await mountHistory();
     expect(api.calls.filter((c) => c.method === 'exports.formats')).toHaveLength(1);
+    api.artifacts.r29 = [{ id: 2, kind: 'volume', name: 'heightmap', path: '/runs/r29/heightmap.pbv', bytes: 4096, checksum: 'cd', meta: {} }];
     await w.find('[data-testid="history-row-r29"]').trigger('click');
     await settle();
     const select = w.find('[data-testid="history-export-format"]');
@@ -203,6 +204,29 @@ describe('HistoryWorkspace', () => {
     expect(api.calls.find((c) => c.method === 'runs.export')!.params).toEqual({ id: 'r29', format: 'heightmap-tiff' });
   });
 
+  it('marks the export formats the selected run has no data for, and says why', async () => {
+    const { api, w } = await mountHistory();
+    // r28 has only its particle table (the fake's default): no height map to export.
+    await w.find('[data-testid="history-row-r28"]').trigger('click');
+    await settle();
+    const option = () => w.findAll('[data-testid="history-export-format"] option')[1];
+    expect(option().attributes('disabled')).toBeDefined();
+    expect(option().text()).toBe('Height map as TIFF (not for this run)');
+    expect(option().attributes('title')).toBe('Not for this run: it has no height map (this format is for voxel packings with a height map)');
+    expect(w.findAll('[data-testid="history-export-format"] option')[0].attributes('disabled')).toBeUndefined();
+    await w.find('[data-testid="history-export-format"]').setValue('heightmap-tiff');
+    expect(w.find('[data-testid="history-export"]').attributes('disabled')).toBeDefined();
+    expect(w.find('[data-testid="history-export"]').attributes('title')).toContain('it has no height map');
+
+    // A run with a height map: offered, and exported.
+    api.artifacts.r27 = [{ id: 2, kind: 'volume', name: 'heightmap', path: '/runs/r27/heightmap.pbv', bytes: 4096, checksum: 'cd', meta: {} }];
+    await w.find('[data-testid="history-row-r27"]').trigger('click');
+    await settle();
+    expect(option().attributes('disabled')).toBeUndefined();
+    expect(option().text()).toBe('Height map as TIFF');
+    expect(w.find('[data-testid="history-export"]').attributes('disabled')).toBeUndefined();
+  });
+
   it('shows a failed export at the export control, and fetches only a too-large one from the download route', async () => {
     const { api, w } = await mountHistory();
     // The page a web host served (an earlier test's download may have left jsdom at about:blank).
@@ -212,9 +236,11 @@ describe('HistoryWorkspace', () => {
       clicked.push(this.getAttribute('href') ?? '');
     });
     try {
+      api.artifacts.r29 = [{ id: 2, kind: 'volume', name: 'heightmap', path: '/runs/r29/heightmap.pbv', bytes: 4096, checksum: 'cd', meta: {} }];
       await w.find('[data-testid="history-row-r29"]').trigger('click');
+      await settle();
       await w.find('[data-testid="history-export-format"]').setValue('heightmap-tiff');
-      const message = 'cannot export run r29 as heightmap-tiff: run r29 has no height map artifact';
+      const message = 'cannot export run r29 as heightmap-tiff: its height map file is damaged';
       api.failNext('runs.export', { code: 'conflict', message });
       await w.find('[data-testid="history-export"]').trigger('click');
       await settle();
@@ -244,6 +270,7 @@ describe('HistoryWorkspace', () => {
       return call(method as never, params as never);
     }) as typeof api.call;
     try {
+      api.artifacts.r29 = [{ id: 2, kind: 'volume', name: 'heightmap', path: '/runs/r29/heightmap.pbv', bytes: 4096, checksum: 'cd', meta: {} }];
       await w.find('[data-testid="history-row-r29"]').trigger('click');
       await w.find('[data-testid="history-export-format"]').setValue('heightmap-tiff');
       await w.find('[data-testid="history-export"]').trigger('click');
