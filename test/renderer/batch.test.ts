@@ -6,6 +6,7 @@ import RunComposer from '../../renderer/src/workspaces/batch/RunComposer.vue';
 import QueueTable from '../../renderer/src/workspaces/batch/QueueTable.vue';
 import { sendToBatch } from '../../renderer/src/stores/draft';
 import { toasts } from '../../renderer/src/stores/toasts';
+import { status } from '../../renderer/src/stores/status';
 import { reorder, queueOrder, etaSeconds } from '../../renderer/src/workspaces/batch/queueModel';
 
 function router() {
@@ -323,6 +324,52 @@ describe('QueueTable', () => {
     expect(api.calls.filter((c) => c.method === 'queue.setCheckpointSeconds')).toHaveLength(1);
   });
 
+  it('says at the queue fields what the cores make of them, and refuses a bad value there with its range', async () => {
+    const api = installFakeApi([]);
+    const info = status.info;
+    status.info = { version: '0.1.0', dataDir: '/tmp/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null };
+    try {
+      status.queue = await api.call('queue.state', {});
+      const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+      wrappers.push(w);
+      await settle();
+      // 2 at a time × 1 thread fits 2 cores: nothing to say.
+      expect(w.find('[data-testid="queue-cores-note"]').exists()).toBe(false);
+      // 99 × 99 is accepted (the API accepts it) and the field says what the queue will do.
+      await w.find('[data-testid="queue-concurrency"]').setValue('99');
+      await settle();
+      await w.find('[data-testid="queue-threads"]').setValue('99');
+      await settle();
+      expect(api.calls.find((c) => c.method === 'queue.setThreadsPerRun')!.params).toEqual({ threads: 99 });
+      expect(w.find('[data-testid="queue-cores-note"]').text()).toBe('2 cores: runs at a time × threads are kept within them, so 1 run at a time; 99 threads share 2 cores');
+      await w.find('[data-testid="queue-threads"]').setValue('1');
+      await settle();
+      expect(w.find('[data-testid="queue-cores-note"]').text()).toBe('2 cores: runs at a time × threads are kept within them, so 2 runs at a time');
+
+      // Bad values: refused at the field, with the range, without a call.
+      const sets = () => api.calls.filter((c) => c.method === 'queue.setConcurrency').length;
+      const before = sets();
+      await w.find('[data-testid="queue-concurrency"]').setValue('0');
+      await settle();
+      expect(w.find('[data-testid="queue-concurrency-error"]').text()).toBe('“0” refused: runs at a time must be a whole number in [1, 256] (this machine has 2 cores)');
+      expect(w.find('[data-testid="queue-concurrency"]').attributes('aria-invalid')).toBe('true');
+      await w.find('[data-testid="queue-threads"]').setValue('300');
+      await settle();
+      expect(w.find('[data-testid="queue-threads-error"]').text()).toBe('“300” refused: threads each must be a whole number in [1, 256] (this machine has 2 cores)');
+      await w.find('[data-testid="queue-checkpoint-seconds"]').setValue('1.5');
+      await settle();
+      expect(w.find('[data-testid="queue-checkpoint-seconds-error"]').text()).toContain('“1.5” refused: the checkpoint interval must be a whole number of seconds in [0, 86400]');
+      expect(sets()).toBe(before);
+      // A good value clears its field's error.
+      await w.find('[data-testid="queue-concurrency"]').setValue('2');
+      await settle();
+      expect(w.find('[data-testid="queue-concurrency-error"]').exists()).toBe(false);
+      expect(w.find('[data-testid="queue-threads-error"]').exists()).toBe(true);
+    } finally {
+      status.info = info;
+    }
+  });
+
   it('refuses an emptied queue setting or priority instead of reading it as 0', async () => {
     const api = installFakeApi([makeRun(1, { status: 'queued', finishedAt: null, priority: 5 })]);
     const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
@@ -342,6 +389,7 @@ describe('QueueTable', () => {
     expect(api.calls.some((c) => c.method === 'runs.setPriority')).toBe(false);
     expect((priority.element as HTMLInputElement).value).toBe('5');
     expect(toasts.map((t) => t.text)).toContain('priority must be a whole number in [-1000, 1000]');
+    expect(w.find('[data-testid="queue-checkpoint-seconds-error"]').text()).toContain('an empty field refused: the checkpoint interval must be a whole number of seconds in [0, 86400]');
   });
 });
 
