@@ -8,12 +8,14 @@ import { implicitFunction, type ImplicitFunction } from './implicit';
 import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, type SurfaceParams } from './params';
 import { surfaceHelper, type HelperData } from './board';
 import { SurfaceSampler } from './sampler';
+import { UniformStop } from './stop';
 import { sampleFrame, voxeliseSolid } from './solid';
 
 export { implicitSurfaceSchema, surfaceKindSchemas, blobSchema, implicitFunction, type ImplicitSurface, type ImplicitFunction, type Blob } from './implicit';
 export { solidBounds, surfaceIssues, estimateArea, projectToSurface, sampleFrame, voxeliseSolid, longestSide } from './solid';
 export { surfaceParamsSchema, checkParams, estimateMemoryBytes, surfaceGeometry, type SurfaceParams } from './params';
 export { SurfaceSampler, sigmaForSpacing, type SamplerOptions } from './sampler';
+export { UniformStop, type StopState } from './stop';
 
 /** The series keep at most about this many points (every k-th iteration). */
 const SERIES_POINTS = 4000;
@@ -64,7 +66,8 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
   const st = p.stop;
   const stride = Math.max(1, Math.ceil(st.maxIterations / SERIES_POINTS));
   const its: number[] = [], cvs: number[] = [], counts: number[] = [], means: number[] = [];
-  let stopReason = 'maxIterations', inARow = 0, cancelled = false, offSurfaceLogged = false;
+  const rule = new UniformStop(st);
+  let stopReason = 'maxIterations', cancelled = false, offSurfaceLogged = false;
   const t1 = performance.now();
   const phase = `sampling until uniform, at most ${st.maxIterations} iterations`;
   while (sampler.iterations < st.maxIterations) {
@@ -72,19 +75,10 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
     sampler.step();
     const it = sampler.iterations, cv = sampler.nearestCV, mean = sampler.meanNearest / p.spacing;
     if (it % stride === 0) { its.push(it); cvs.push(cv); counts.push(sampler.n); means.push(mean); }
-    inARow = sampler.isUniform(st.targetCV, st.spacingTolerance) ? inARow + 1 : 0;
-    // Even spacing is not enough: the particles must lie on the surface too (on a superquadric
-    // with ε = 2, 6-25 % of them stayed more than 0.01 off its edges and the run ended 'uniform').
-    // Checked once a window (a pass of F over the particles), at the positions the run ends with.
-    let uniform = false;
-    if (inARow >= st.window) {
-      const worst = sampler.maxSurfaceResidual();
-      uniform = worst <= st.surfaceTolerance * p.spacing;
-      if (!uniform) {
-        if (!offSurfaceLogged) ctx.log(`iteration ${it}: evenly spaced, but a particle lies ${worst.toPrecision(3)} from the surface, over stop.surfaceTolerance × spacing = ${(st.surfaceTolerance * p.spacing).toPrecision(3)}: sampling on`);
-        offSurfaceLogged = true;
-        inARow = 0;
-      }
+    const state = rule.update(sampler), inARow = rule.inARow;
+    if (state === 'offSurface' && !offSurfaceLogged) {
+      ctx.log(`iteration ${it}: evenly spaced, but a particle lies ${rule.worstResidual.toPrecision(3)} from the surface, over stop.surfaceTolerance × spacing = ${rule.tolerance(sampler).toPrecision(3)}: sampling on`);
+      offSurfaceLogged = true;
     }
     // How many iterations are left is not known until the sampling is uniform: until then the bar
     // counts to maxIterations and the phase says it is an upper bound (a run uniform after 64
@@ -94,7 +88,7 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
       done: it, total: inARow > 0 ? it + st.window - inARow : st.maxIterations, phase,
       counters: { particles: sampler.n, nearestNeighbourCV: cv, meanSpacing: mean * p.spacing, uniformFor: inARow },
     });
-    if (uniform) { stopReason = 'uniform'; break; }
+    if (state === 'uniform') { stopReason = 'uniform'; break; }
   }
   const samplingMs = performance.now() - t1;
   const frame = sampleFrame(bounds);
