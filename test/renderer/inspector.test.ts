@@ -201,7 +201,11 @@ describe('InspectorWorkspace', () => {
     // the bar is cividis: it starts dark blue (0 32 81)
     expect(legend.get('[data-testid="legend-bar"]').attributes('style')).toContain('rgb(0 32 81)');
     await w.get('[data-testid="colour-max"]').setValue('5');
-    expect(legend.text()).toContain('the range needs min below max');
+    expect(legend.text()).toContain('min 10 must be below max 5');
+    // An end left empty is named by its automatic value.
+    await w.get('[data-testid="colour-max"]').setValue('');
+    await w.get('[data-testid="colour-min"]').setValue('95');
+    expect(legend.text()).toContain('min 95 must be below max 90 (automatic)');
     // another quantity starts from its own range
     await w.get('[data-testid="colour-by"]').setValue('height');
     expect((w.get('[data-testid="colour-min"]').element as HTMLInputElement).value).toBe('');
