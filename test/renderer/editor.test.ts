@@ -109,7 +109,9 @@ describe('particle editor', () => {
     expect(input.attributes('max')).toBe('6');
     await input.setValue('7');
     expect(input.attributes('aria-invalid')).toBe('true');
-    expect(w.text()).toContain('reduction threshold must be an integer ≥ 0 and ≤ 6, got 7');
+    // The limit is written as the form's help and the shape parameters' messages write theirs.
+    expect(w.text()).toContain('reduction threshold must be a whole number in [0, 6]');
+    expect(w.text()).toContain('(in [0, 6]; runs use');
     await input.setValue('6');
     expect(input.attributes('aria-invalid')).toBe('false');
     w.unmount();

@@ -3,7 +3,7 @@
  * field and its allowed range), not zod's wording ('Too small: expected number to be >0').
  */
 import { describe, expect, it } from 'vitest';
-import { validateShape } from '../../renderer/src/workspaces/editor/shapeForm';
+import { rangeText, shapeFields, validateShape } from '../../renderer/src/workspaces/editor/shapeForm';
 import { validateMixture } from '../../renderer/src/workspaces/editor/mixture';
 
 describe('shape parameter messages', () => {
@@ -15,6 +15,12 @@ describe('shape parameter messages', () => {
       e2: 'e2 must be in [0.1, 4]',
     });
     expect(validateShape({ kind: 'cylinder', length: 60 })).toEqual({ length: 'length must be in (0, 50]' });
+  });
+
+  it('write the range under a field as its message does', () => {
+    const b = shapeFields('superellipsoid').find((f) => f.key === 'b')!;
+    expect(rangeText(b)).toBe('(0, 1]');
+    expect(rangeText({ ...b, min: 0, exclusiveMin: false, max: null })).toBe('[0, ∞)');
   });
 
   it("give a surface's field its range, as the batch form's rows do", () => {

@@ -95,7 +95,7 @@ export const reductionThresholdField: NumberField = numberField(
 export function reductionThresholdIssue(v: number): string {
   const f = reductionThresholdField;
   const ok = Number.isInteger(v) && (f.min === null || v >= f.min) && (f.max === null || v <= f.max);
-  return ok ? '' : `reduction threshold must be an integer ${rangeText(f)}, got ${Number.isNaN(v) ? 'nothing' : v}`;
+  return ok ? '' : `reduction threshold must be a whole number in ${rangeText(f)}`;
 }
 
 /** The kind's description (what "size" means for it). */
@@ -145,10 +145,10 @@ export function validateShape(shape: Record<string, unknown>): Record<string, st
   return out;
 }
 
-/** Range text shown under a field, e.g. "> 0 and ≤ 1". */
+/** Range text of a field as the batch form and the messages write it, with an exclusive bound marked, e.g. '(0, 1]'. */
 export function rangeText(f: NumberField): string {
-  const parts: string[] = [];
-  if (f.min !== null) parts.push(`${f.exclusiveMin ? '>' : '≥'} ${f.min}`);
-  if (f.max !== null) parts.push(`≤ ${f.max}`);
-  return parts.join(' and ');
+  if (f.min === null && f.max === null) return '';
+  const lo = f.min === null ? '(−∞' : `${f.exclusiveMin ? '(' : '['}${f.min}`;
+  const hi = f.max === null ? '∞)' : `${f.max}]`;
+  return `${lo}, ${hi}`;
 }
