@@ -147,6 +147,38 @@ export function frameCount(p: BallmillParams): number {
   return every === 0 ? 0 : Math.floor(stepCount(p) / every) + 1;
 }
 
+/** x to four significant digits, without trailing zeros. */
+function round4(x: number): number {
+  return Number(x.toPrecision(4));
+}
+
+/**
+ * The allowed range of one vial side for the largest ball (radius rMax) to fit (a radius at most a
+ * quarter of each side), the other side as it is; null when changing this side cannot help. Without
+ * a solid fraction rMax is fixed: the side must be at least 4 rMax. With one, the balls are scaled
+ * to fill the vial, so rMax = K · measure^(1/dim) grows with the vial too, and the side lies between
+ * two bounds (2D: measure = w·h; 3D: π w² h / 4).
+ */
+function sideRange(p: BallmillParams, side: 'width' | 'height', rMax: number): string | null {
+  const { width, height } = p.vial;
+  const other = side === 'width' ? `height ${height} mm` : `width ${width} mm`;
+  if (p.balls.solidFraction === null) {
+    if (p.vial[side] >= 4 * rMax) return null;
+    return `allowed ${side} ≥ ${round4(4 * rMax)} mm`;
+  }
+  const K = rMax / vialMeasure(p) ** (1 / p.dim);
+  let lo: number, hi: number;
+  if (p.dim === 2) {
+    const c = 16 * K * K;
+    [lo, hi] = side === 'width' ? [c * height, height / c] : [c * width, width / c];
+  } else {
+    const k3 = Math.PI * K ** 3;
+    [lo, hi] = side === 'width' ? [16 * k3 * height, height / (4 * Math.sqrt(k3))] : [4 * width * Math.sqrt(k3), width / (16 * k3)];
+  }
+  if (lo > hi) return `no ${side} fits at ${other} with balls.solidFraction ${p.balls.solidFraction}`;
+  return `allowed ${side} in [${round4(lo)}, ${round4(hi)}] mm at ${other} (balls.solidFraction scales the balls with the vial)`;
+}
+
 /**
  * Checks that need several fields, run before anything is allocated. Each issue names the field and
  * the allowed range.
@@ -160,21 +192,32 @@ export function checkParams(p: BallmillParams): ParamsIssue[] {
   }
   const fraction = p.balls.solidFraction ?? expectedSolidFraction(p);
   const limit = MAX_SOLID_FRACTION[p.dim];
-  if (fraction > limit) {
-    issues.push(p.balls.solidFraction !== null
-      ? { path: 'balls.solidFraction', message: `must be at most ${limit} in ${p.dim}D (the initial placement cannot reach more), got ${p.balls.solidFraction}` }
-      : { path: 'balls.count', message: `${p.balls.count} balls of these radii fill ${fraction.toFixed(3)} of the vial in expectation; at most ${limit} is allowed in ${p.dim}D: use fewer or smaller balls or a larger vial` });
+  const { width, height } = p.vial;
+  if (fraction > limit && p.balls.solidFraction !== null) {
+    issues.push({ path: 'balls.solidFraction', message: `must be at most ${limit} in ${p.dim}D (the initial placement cannot reach more), got ${p.balls.solidFraction}` });
+  } else if (fraction > limit) {
+    // The balls' expected area (volume) over the vial's: each of count, width and height alone can
+    // bring it to the limit.
+    const fill = `${p.balls.count} balls of these radii fill ${fraction.toFixed(3)} of the vial in expectation; at most ${limit} is allowed in ${p.dim}D`;
+    const need = (fraction / limit) * vialMeasure(p); // the smallest vial area (volume)
+    const [minWidth, minHeight] = p.dim === 2 ? [need / height, need / width] : [2 * Math.sqrt(need / (Math.PI * height)), need / (Math.PI * (width / 2) ** 2)];
+    issues.push({ path: 'balls.count', message: `${fill}: allowed count ≤ ${Math.floor((p.balls.count * limit) / fraction)} here, or smaller balls or a larger vial` });
+    issues.push({ path: 'vial.width', message: `${fill}: allowed width ≥ ${round4(minWidth)} mm at height ${height} mm, or fewer or smaller balls` });
+    issues.push({ path: 'vial.height', message: `${fill}: allowed height ≥ ${round4(minHeight)} mm at width ${width} mm, or fewer or smaller balls` });
   }
   // The largest ball must fit the vial with room to move (a diameter at most half the inner width
   // and height). With a solid fraction the radius is known only in expectation, so the bound uses
   // the expected scale with 10 % headroom for the draw.
   const rMax = maxRadius(law) * expectedRadiusScale(p) * (p.balls.solidFraction === null ? 1 : 1.1);
-  const room = Math.min(p.vial.width, p.vial.height) / 4;
+  const room = Math.min(width, height) / 4;
   if (rMax > room) {
-    issues.push({
-      path: p.balls.solidFraction === null ? `balls.radius.${law.law === 'fixed' ? 'value' : 'max'}` : 'balls.solidFraction',
-      message: `the largest ball (radius ${rMax.toPrecision(4)} mm) must have a radius of at most a quarter of the vial's smaller inner side (${room} mm)`,
-    });
+    const largest = `the largest ball (radius ${rMax.toPrecision(4)} mm) must have a radius of at most a quarter of the vial's smaller inner side (${room} mm)`;
+    issues.push({ path: p.balls.solidFraction === null ? `balls.radius.${law.law === 'fixed' ? 'value' : 'max'}` : 'balls.solidFraction', message: largest });
+    for (const side of ['width', 'height'] as const) {
+      const range = sideRange(p, side, rMax);
+      if (range === null) continue;
+      issues.push({ path: `vial.${side}`, message: `${largest}: ${range}` });
+    }
   }
   if (p.timeStep > p.duration) {
     issues.push({ path: 'timeStep', message: `must be at most duration = ${p.duration} s, got ${p.timeStep}` });

@@ -179,6 +179,27 @@ describe('ball mill parameters', () => {
     expect(message).toMatch(/at most 0\.5 in 3D/);
   });
 
+  it('check() names the vial sides that enter a bound, with their allowed range', () => {
+    const at = (p: Record<string, unknown>, path: string) => checkParams(ballmillParamsSchema.parse(p)).filter((i) => i.path === path).map((i) => i.message);
+    // A vial 5 mm wide for the default balls: it had named only balls.count and balls.radius.max.
+    expect(at({ vial: { width: 5 } }, 'vial.width')).toEqual([
+      expect.stringMatching(/fill 11\.624 of the vial .* allowed width ≥ 77\.49 mm at height 200 mm/),
+      expect.stringMatching(/radius 10\.00 mm.*allowed width ≥ 40 mm$/),
+    ]);
+    expect(at({ vial: { width: 5 } }, 'vial.height')).toEqual([expect.stringMatching(/allowed height ≥ 3100 mm at width 5 mm/)]);
+    expect(at({ vial: { width: 5 } }, 'balls.count')).toEqual([expect.stringMatching(/allowed count ≤ 6 here/)]);
+    // The bounds are the edges: 77.49 mm passes the fill, 40 mm the largest ball.
+    expect(at({ vial: { width: 77.5 } }, 'vial.width')).toEqual([]);
+    expect(at({ vial: { width: 39.9, height: 3000 } }, 'vial.width')).toEqual([expect.stringMatching(/allowed width ≥ 40 mm/)]);
+    expect(at({ vial: { width: 40, height: 3000 } }, 'vial.width')).toEqual([]);
+    // With a solid fraction the balls grow with the vial: the side has a range, and its ends pass.
+    const flat = (width: number) => ({ dim: 3, balls: { count: 10, solidFraction: 0.3, radius: { law: 'fixed', value: 1 } }, vial: { width, height: 10 } });
+    expect(at(flat(200), 'vial.width')).toEqual([expect.stringMatching(/allowed width in \[4\.792, 14\.45\] mm at height 10 mm/)]);
+    expect(at(flat(200), 'balls.solidFraction')).toHaveLength(1);
+    for (const width of [4.8, 10, 14.4]) expect(checkParams(ballmillParamsSchema.parse(flat(width)))).toEqual([]);
+    expect(at(flat(14.5), 'vial.width')).toHaveLength(1);
+  });
+
   it('estimates memory that grows with balls and frames', () => {
     const m = (p: Record<string, unknown>) => estimateMemoryBytes(ballmillParamsSchema.parse(p));
     expect(m({ balls: { count: 10000, radius: { law: 'fixed', value: 1 } } })).toBeGreaterThan(m({}));
