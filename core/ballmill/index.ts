@@ -67,7 +67,7 @@ const METRICS: Record<string, MetricInfo> = {
 export function simulate(params: BallmillParams, ctx: EngineContext): { sim: BallMill; setupSeconds: number; loopSeconds: number } {
   throwIfIssues(checkParams(params));
   const t0 = performance.now();
-  const sim = new BallMill(params, ctx.seed);
+  const sim = new BallMill(params, ctx.seed, undefined, () => ctx.cancelled());
   const t1 = performance.now();
   let shown = -1, published = performance.now();
   sim.run((done) => {

@@ -28,8 +28,11 @@ const GAP = 1e-9;
 /** Each push separates a pair by this multiple of its overlap. */
 const OVER_RELAXATION = 1.2;
 
-/** Writes overlap-free centres for balls of radii r into x, y, z (y = 0 in 2D). Returns the sweeps used. */
-export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Float64Array, y: Float64Array, z: Float64Array): number {
+/**
+ * Writes overlap-free centres for balls of radii r into x, y, z (y = 0 in 2D). Returns the sweeps
+ * used, or -1 when `cancelled` said so (asked once a sweep; the centres may then overlap).
+ */
+export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Float64Array, y: Float64Array, z: Float64Array, cancelled: () => boolean = () => false): number {
   const n = r.length, dim = v.dim, R = v.width / 2;
   let rMin = Infinity, rMax = 0, solid = 0;
   for (let i = 0; i < n; i++) {
@@ -84,6 +87,8 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
     clamp(j, s * r[j] * (1 + GAP));
   };
   for (let sweep = 0; sweep < grow + RELAX_SWEEPS; sweep++) {
+    // A sweep of 20,000 balls takes about 20 ms, and a dense set needs up to thousands of them.
+    if (cancelled()) return -1;
     s = scaleAt(sweep);
     overlaps = 0;
     tree.pairs(push);

@@ -165,7 +165,12 @@ export class BallMill {
   private readonly entered = new Float64Array(8);
   private readonly visit: (j: number) => void;
 
-  constructor(params: BallmillParams, seed: number, initial?: InitialBalls) {
+  /**
+   * Draws the radii, places the balls and makes the first predictions. A cancel during the placement
+   * (`cancelled`, asked once a relaxation sweep: a dense set of 20,000 balls takes thousands) skips
+   * the predictions and leaves stopReason 'cancelled', so that run() returns at once.
+   */
+  constructor(params: BallmillParams, seed: number, initial?: InitialBalls, cancelled: () => boolean = () => false) {
     this.params = params;
     const n = params.balls.count, dim = params.dim;
     this.n = n;
@@ -193,7 +198,7 @@ export class BallMill {
     if (initial) this.setInitial(initial, s0);
     else {
       this.drawRadii(rnd);
-      placeBalls({ dim, width: v.width, height: v.height }, this.r, rnd, s0.x, s0.y, s0.z);
+      if (placeBalls({ dim, width: v.width, height: v.height }, this.r, rnd, s0.x, s0.y, s0.z, cancelled) < 0) this.stopReason = 'cancelled';
       // Near balls get near ids (cache locality of the event loop); columns of 8 largest radii
       // measured best of 2, 4, 8 and 16.
       orderByColumns(dim, 8 * this.r.reduce((a, b) => Math.max(a, b), 0), this.r, s0.x, s0.y, s0.z);
@@ -245,7 +250,7 @@ export class BallMill {
       speed: new Float32Array(fc * n), impacts: new Uint32Array(fc * n), count: 0,
     };
     this.visit = (j: number) => this.candidate(j);
-    this.start(s0);
+    if (this.stopReason === null) this.start(s0);
   }
 
   /** Takes given balls; they must lie in the vial at rest without overlapping. */
