@@ -496,50 +496,67 @@ export class JobQueue {
    * Resolves when every run of `ids` has reached a final status (or was deleted), whichever process
    * ran it: runs another process took (the app or the web host on the same folder, beside a
    * `packbench run`) finish there, so the store is looked at every poll as well. The poll keeps
-   * this process alive while it waits.
+   * this process alive while it waits. Also resolves when the queue closes.
    */
   waitFor(ids: string[]): Promise<void> {
     const pending = new Set(ids);
     return new Promise((resolve) => {
+      const finish = () => {
+        clearInterval(timer);
+        offUpdated();
+        offDeleted();
+        this.waiters.delete(finish);
+        resolve();
+      };
       const check = () => {
         for (const id of pending) {
           const status = this.store.getSummary(id)?.status;
           if (status === undefined || FINAL_STATUSES.includes(status)) pending.delete(id);
         }
-        if (pending.size > 0) return;
-        clearInterval(timer);
-        offUpdated();
-        offDeleted();
-        resolve();
+        if (pending.size === 0) finish();
       };
       const offUpdated = this.events.on('run.updated', (s) => pending.has(s.id) && FINAL_STATUSES.includes(s.status) && check());
       const offDeleted = this.events.on('run.deleted', ({ id }) => pending.has(id) && check());
       const timer = setInterval(() => this.bestEffort(check), POLL_MS);
+      this.waiters.add(finish);
       check();
     });
   }
 
-  /** Resolves when nothing this queue may start is queued and nothing runs (CLI `queue run`). */
+  /**
+   * Resolves when nothing this queue may start is queued and nothing runs (CLI `queue run`), or
+   * when the queue closes (Ctrl-C of `queue run` puts its runs back: the queue is not empty then).
+   */
   idle(): Promise<void> {
     return new Promise((resolve) => {
+      const finish = () => {
+        off();
+        clearInterval(timer);
+        this.waiters.delete(finish);
+        resolve();
+      };
       const check = () => {
-        if (this.active.size === 0 && !this.nextStartable()) {
-          off();
-          clearInterval(timer);
-          resolve();
-        }
+        if (this.active.size === 0 && !this.nextStartable()) finish();
       };
       const off = this.events.on('queue.updated', check);
       // Another process may take the last queued runs: look at the store every poll too.
       const timer = setInterval(() => this.bestEffort(check), POLL_MS);
+      this.waiters.add(finish);
       check();
     });
   }
+
+  /**
+   * The pending waitFor and idle: close ends them, as their polls would read a closed database
+   * (a Ctrl-C'd `queue run` printed 'The database connection is not open' every 2 s and never exited).
+   */
+  private readonly waiters = new Set<() => void>();
 
   /** Stops starting runs; running ones are stopped and go back to the queue (nothing is lost). */
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.poll);
+    for (const finish of [...this.waiters]) finish();
     // Runs another process cancelled are recorded cancelled, not put back in the queue.
     this.bestEffort(() => this.stopRunsEndedElsewhere());
     const jobs = [...this.active.values()];

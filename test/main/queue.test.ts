@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
@@ -82,6 +82,25 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect(y.labels[2 + 8 * 1]).toBe(at(2, 5, 1));
     expect(x.labels[3 + 6 * 2]).toBe(at(7, 3, 2));
     await expect(s.dispatch('runs.slice', { id: r.id, axis: 'z', index: 4 })).rejects.toMatchObject({ code: 'invalid' });
+  });
+
+  it('ends idle() and waitFor() when the queue closes: a Ctrl-C of queue run with its run put back exited', async () => {
+    const { s } = setup();
+    const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('long', { steps: 100_000, stepMs: 1 }) });
+    s.queue.start();
+    await until(s, (r) => r.status === 'running' && r.progress.done > 0);
+    const idle = s.queue.idle();
+    const waited = s.queue.waitFor(runIds);
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      await s.close();
+      const stuck = new Promise((r) => setTimeout(() => r('stuck'), 3000));
+      // Before: both waited on, polling the closed database ('The database connection is not open' every 2 s).
+      expect(await Promise.race([Promise.all([idle, waited]).then(() => 'ended'), stuck])).toBe('ended');
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it("answers for a run whose files were removed outside PackBench: not_found naming the file, not 'internal'", async () => {
