@@ -54,3 +54,18 @@ export function timed<T>(fn: () => T): { value: T; seconds: number } {
   const value = fn();
   return { value, seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
 }
+
+/**
+ * `--only a,b` of a bench whose parts are `parts`: which parts to run (all without --only). A part
+ * not in the list is refused, naming the allowed ones: a typo ran nothing, printed nothing and
+ * overwrote the results file with no tables.
+ */
+export function onlyParts(args: readonly string[], parts: readonly string[]): (part: string) => boolean {
+  const at = args.indexOf('--only');
+  if (at < 0) return () => true;
+  const list = (args[at + 1] ?? '').split(',');
+  const unknown = list.filter((p) => !parts.includes(p));
+  if (unknown.length) throw new RangeError(`--only: unknown part ${unknown.map((p) => `'${p}'`).join(', ')}; allowed: ${parts.join(', ')} (comma-separated)`);
+  const only = new Set(list);
+  return (part) => only.has(part);
+}

@@ -20,7 +20,7 @@
  * `npm run bench -- stacking [--only table3,transposed,densest,...] [--quick]` (--quick: smaller counts, no 10^6).
  */
 import { cpus, loadavg } from 'node:os';
-import { tableRecorder, writeResults, type Row } from './_harness';
+import { onlyParts, tableRecorder, writeResults, type Row } from './_harness';
 import { stackingEngine, stackingParamsSchema, stack, resolveGradation, type StackingParams } from '../core/stacking/index';
 import { meanBallVolume } from '../core/stacking/params';
 import type { ColumnTable, EngineContext, EngineResult } from '../core/common/engine';
@@ -29,9 +29,7 @@ import { SpatialTree } from '../core/spatial/index';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const onlyIndex = args.indexOf('--only');
-const only = onlyIndex >= 0 ? new Set(args[onlyIndex + 1].split(',')) : null;
-const wanted = (part: string) => only === null || only.has(part);
+const wanted = onlyParts(args, ['table3', 'transposed', 'densest', 'scaling', 'voidratio', 'grid']);
 const seed = 1;
 
 const ctx = (s = seed): EngineContext => ({ seed: s, threads: 1, progress() {}, cancelled: () => false, log() {} });

@@ -31,7 +31,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { runnableEntry } from '../main/services/pool';
-import { tableRecorder, writeResults, type Row } from './_harness';
+import { onlyParts, tableRecorder, writeResults, type Row } from './_harness';
 import { implicitFunction, implicitSurfaceSchema } from '../core/surface/implicit';
 import { solidBounds } from '../core/surface/solid';
 import { SurfaceSampler, sigmaForSpacing, type NeighbourSearch } from '../core/surface/sampler';
@@ -40,9 +40,7 @@ import type { EngineResult } from '../core/common/engine';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const onlyIndex = args.indexOf('--only');
-const only = onlyIndex >= 0 ? new Set(args[onlyIndex + 1].split(',')) : null;
-const wanted = (part: string) => only === null || only.has(part);
+const wanted = onlyParts(args, ['scaling', 'runs', 'seed']);
 
 /** O(n²) passes are run up to this many particles (3·10^4: about 10^9 pair tests, seconds a pass). */
 const DIRECT_MAX = 30_000;

@@ -29,7 +29,7 @@
  * `npm run bench -- voxel [--only standard,ablation,...] [--quick]`. --quick shrinks the box and
  * the particle counts so that everything runs in a minute or two.
  */
-import { tableRecorder, writeResults, type Row } from './_harness';
+import { onlyParts, tableRecorder, writeResults, type Row } from './_harness';
 import { pack, settle, voxelEngine, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../core/voxel/index';
 import type { EngineResult } from '../core/common/engine';
 import { BitMatrix, markSelf, selfMaskLength } from '../core/voxel/bit-matrix';
@@ -40,7 +40,7 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const onlyIndex = args.indexOf('--only');
 const only = onlyIndex >= 0 ? new Set(args[onlyIndex + 1].split(',')) : null;
-const wanted = (part: string) => only === null || only.has(part);
+const wanted = onlyParts(args, ['standard', 'rebound', 'ablation', 'fig11', 'fig12', 'plates', 'settle', 'kernels']);
 
 const L = quick ? 5 : 10;
 /**
