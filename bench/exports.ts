@@ -1,6 +1,6 @@
 /**
  * Export formats of a packed voxel run, each written to a temporary file by exportRun as the app,
- * the CLI and the web host do: wall and process CPU time, bytes. The run is the 183-sphere example
+ * the CLI and the web host do: wall and process CPU time, bytes. The run is the 187-sphere example
  * (resources/examples/voxel-spheres.json: 96³ voxels), or `npm run bench -- exports FORMAT...`
  * for some formats only.
  */
@@ -33,6 +33,6 @@ for (const f of EXPORT_FORMATS.filter((x) => !wanted.length || wanted.includes(x
   rows.push({ format: f.id, MB: out.bytes / 2 ** 20, 'wall s': wall, 'cpu s': (cpu.user + cpu.system) / 1e6 });
 }
 rmSync(dir, { recursive: true, force: true });
-const title = `exportRun of the 183-sphere example (96³ voxels, ${result.metrics.particles} particles; one thread)`;
+const title = `exportRun of the 187-sphere example (96³ voxels, ${result.metrics.particles} particles; one thread)`;
 printTable(title, rows);
 writeResults('exports', { [title]: rows });
