@@ -568,6 +568,38 @@ export function invalidMessage(issues: ApiIssue[]): string {
   return 'invalid request:\n' + issues.map((i) => `  ${i.path}: ${i.message}`).join('\n');
 }
 
+/** Bounds at or beyond ±2^53 are zod's "any safe integer": not worth showing. */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The allowed range of a number field from its JSON Schema, exclusive bounds marked: '(0, 1000]',
+ * '[1, ∞)'; '' when it has none. The batch form and the API say ranges this one way.
+ */
+export function rangeText(s: { minimum?: number; maximum?: number; exclusiveMinimum?: number; exclusiveMaximum?: number }): string {
+  const lo = s.exclusiveMinimum ?? s.minimum;
+  const hi = s.exclusiveMaximum ?? s.maximum;
+  const hasLo = lo !== undefined && Math.abs(lo) < UNBOUNDED;
+  const hasHi = hi !== undefined && Math.abs(hi) < UNBOUNDED;
+  if (!hasLo && !hasHi) return '';
+  const l = hasLo ? `${s.exclusiveMinimum !== undefined ? '(' : '['}${lo}` : '(−∞';
+  const h = hasHi ? `${hi}${s.exclusiveMaximum !== undefined ? ')' : ']'}` : '∞)';
+  return `${l}, ${h}`;
+}
+
+/**
+ * A number out of its range, said with the whole allowed range and the value given ('must be in
+ * [0, 1], got 2'): zod names only the bound that was broken ('Too big: expected number to be <=1').
+ * Other issues keep zod's message.
+ */
+function rangeIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  if ((issue.code !== 'too_big' && issue.code !== 'too_small') || issue.origin !== 'number') return undefined;
+  const schema = (issue as { schema?: unknown }).schema;
+  if (!(schema instanceof z.ZodNumber)) return undefined;
+  const range = rangeText(z.toJSONSchema(schema) as Parameters<typeof rangeText>[0]);
+  if (!range) return undefined;
+  return `must be ${schema.isInt ? 'a whole number ' : ''}in ${range}, got ${String(issue.input)}`;
+}
+
 /** Validates the params of a method; throws ApiError('invalid') naming each field. */
 export function parseParams<M extends MethodName>(method: M, params: unknown): z.output<(typeof paramsSchemas)[M]> {
   const schema = paramsSchemas[method] as z.ZodType;
@@ -614,7 +646,7 @@ export function parseStrict(schema: z.ZodType, value: unknown, prefix: string): 
   const { issues, oversized } = walkFields(jsonSchemaOf(schema), value, prefix, false);
   // An array over its limit is refused before zod walks its entries (100,000 of them took seconds).
   if (oversized) throw new ApiError('invalid', invalidMessage(issues), issues);
-  const r = schema.safeParse(value);
+  const r = schema.safeParse(value, { error: rangeIssueMessage });
   if (!r.success) {
     // zod's own unknown-key issues (strict objects) say less than fieldIssues'.
     issues.push(...issuesFrom({ issues: r.error.issues.filter((i) => i.code !== 'unrecognized_keys') } as z.ZodError, prefix));

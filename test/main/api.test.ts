@@ -43,8 +43,8 @@ describe('API contract', () => {
     expect(await rejection('runs.list', { offset: -1, limit: 0 })).toMatchObject({
       code: 'invalid',
       issues: [
-        { path: 'offset', message: expect.stringMatching(/>=0/) },
-        { path: 'limit', message: expect.stringMatching(/>=1/) },
+        { path: 'offset', message: 'must be a whole number in [0, ∞), got -1' },
+        { path: 'limit', message: 'must be a whole number in [1, 10000], got 0' },
       ],
     });
     expect(await rejection('runs.enqueue', { spec: { engine: 'voxel', name: '', seed: 2 ** 32 } })).toMatchObject({
@@ -196,7 +196,7 @@ describe('API contract', () => {
     expect(updated.params).toEqual({ kind: 'hexagonalPlate', thickness: 0.2 });
     expect(await rejection('shapes.create', { name: 'bad', shape: { kind: 'ellipsoid', b: 2 } })).toMatchObject({
       code: 'invalid',
-      issues: [{ path: 'shape.b', message: expect.stringMatching(/<=1/) }],
+      issues: [{ path: 'shape.b', message: 'must be in (0, 1], got 2' }],
     });
     // A misspelt field is refused, naming the one meant (it was dropped: the default b = 1 made a round ellipsoid).
     for (const [method, params] of [['shapes.create', { name: 'flat' }], ['shapes.update', { id: copy.id }], ['shapes.preview', { size: 1, resolution: 10 }]] as const) {

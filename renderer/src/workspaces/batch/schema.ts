@@ -5,7 +5,9 @@
  * after its 'params.' prefix.
  */
 
-import { unknownFieldMessage } from '../../../../main/api';
+import { rangeText, unknownFieldMessage } from '../../../../main/api';
+
+export { rangeText };
 
 export interface JsonSchema {
   type?: string | string[];
@@ -36,9 +38,6 @@ export interface JsonSchema {
 }
 
 export type Sweep = { $sweep: unknown[] | { from: number; to: number; steps: number } };
-
-/** Bounds at or beyond ±2^53 are zod's "any safe integer": not worth showing. */
-const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 
 /** Follows a local $ref ('#/$defs/x') against the root schema. */
 export function resolve(schema: JsonSchema, root: JsonSchema): JsonSchema {
@@ -199,18 +198,6 @@ export function runCount(value: unknown): number {
   if (Array.isArray(value)) return value.reduce((n: number, v) => n * runCount(v), 1);
   if (value && typeof value === 'object') return Object.values(value).reduce((n: number, v) => n * runCount(v), 1);
   return 1;
-}
-
-/** Human range text of a number field, with exclusive bounds marked, e.g. '(0, 1000]'. */
-export function rangeText(s: JsonSchema): string {
-  const lo = s.exclusiveMinimum ?? s.minimum;
-  const hi = s.exclusiveMaximum ?? s.maximum;
-  const hasLo = lo !== undefined && Math.abs(lo) < UNBOUNDED;
-  const hasHi = hi !== undefined && Math.abs(hi) < UNBOUNDED;
-  if (!hasLo && !hasHi) return '';
-  const l = hasLo ? `${s.exclusiveMinimum !== undefined ? '(' : '['}${lo}` : '(−∞';
-  const h = hasHi ? `${hi}${s.exclusiveMaximum !== undefined ? ')' : ']'}` : '∞)';
-  return `${l}, ${h}`;
 }
 
 function numberError(s: JsonSchema, v: unknown, integer: boolean): string | null {
