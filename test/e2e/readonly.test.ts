@@ -1,10 +1,12 @@
 /**
  * A data folder the host can only read, from a real Chromium: the shell's banner names the folder
- * read-only and why, what would write is disabled, and a failed export (a format the run lacks the
- * data for) is a message at the export control, not a page that replaces the app. Screenshots in
+ * read-only and why, what would write is disabled, a format the run lacks the data for cannot be
+ * chosen, and a failed export (its particle table cut short) is a message at the export control,
+ * not a page that replaces the app. Screenshots in
  * test/e2e/artifacts/readonly-*.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openServices, type Services } from '../../main/services/services';
@@ -24,10 +26,11 @@ beforeAll(async () => {
   if (!CHROMIUM) return;
   const t = tempDir('packbench-e2e-ro-');
   cleanup = t.cleanup;
-  // A folder with one finished run (no label volume), then made read-only.
+  // A folder with one finished run (no label volume, its particle table cut short), then made read-only.
   const writable = fixtureServices(t.dir, { autoStart: true });
   [runId] = (await writable.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'kept run', seed: 1, params: { steps: 3, stepMs: 0 } } })).runIds;
   await writable.queue.waitFor([runId]);
+  truncateSync(writable.store.artifacts(runId).find((a) => a.kind === 'table')!.path, 40);
   await writable.close();
   restore = makeReadOnly(t.dir);
   if (!restore) return;
@@ -55,11 +58,13 @@ describe.skipIf(!CHROMIUM)('a read-only data folder in the browser', () => {
     expect(await page.locator('[data-testid="history-delete"]').isDisabled()).toBe(true);
     expect(await page.locator('[data-testid="history-import-spheres"]').isDisabled()).toBe(true);
 
-    await page.locator('[data-testid="history-export-format"]').selectOption('vti');
+    const vti = page.locator('[data-testid="history-export-format"] option[value="vti"]');
+    await expect.poll(() => vti.isDisabled()).toBe(true);
+    await page.locator('[data-testid="history-export-format"]').selectOption('csv');
     await page.locator('[data-testid="history-export"]').click();
     const error = page.locator('[data-testid="history-export-error"]');
     await error.waitFor();
-    expect(await error.textContent()).toMatch(/kept run.*no label volume/);
+    expect(await error.textContent()).toMatch(/kept run.*truncated/);
     expect(page.url()).toContain('#/history'); // the app is still there
     await page.screenshot({ path: join(ARTIFACTS, 'readonly-history-export-error.png') });
 
