@@ -4,6 +4,7 @@ import { Scene } from '@babylonjs/core/scene';
 import { Plane } from '@babylonjs/core/Maths/math.plane';
 import type { Mesh } from '@babylonjs/core/Meshes/mesh';
 import { createSlicePlane } from '../../renderer/src/scene/slicePlane';
+import { clipSceneToBox } from '../../renderer/src/scene/viewer';
 
 const CLIP_KEYS = ['clipPlane', 'clipPlane2', 'clipPlane3', 'clipPlane4', 'clipPlane5', 'clipPlane6'] as const;
 
@@ -13,13 +14,8 @@ describe('the slice plane under a clipping box', () => {
     const plane = createSlicePlane(scene, () => {}, () => {});
     const box = { min: [0, 0, 0], max: [6, 6, 6] } as const;
     plane.set('z', 2.4, { min: [...box.min], max: [...box.max] });
-    // The clipping box as the viewer sets it (viewer.ts setClipBox): the whole box.
-    scene.clipPlane = new Plane(-1, 0, 0, box.min[0]);
-    scene.clipPlane2 = new Plane(1, 0, 0, -box.max[0]);
-    scene.clipPlane3 = new Plane(0, -1, 0, box.min[1]);
-    scene.clipPlane4 = new Plane(0, 1, 0, -box.max[1]);
-    scene.clipPlane5 = new Plane(0, 0, -1, box.min[2]);
-    scene.clipPlane6 = new Plane(0, 0, 1, -box.max[2]);
+    // The clipping box as the viewer sets it: the whole box.
+    clipSceneToBox(scene, { min: [...box.min], max: [...box.max] });
     const handle = scene.getMeshByName('slice-handle') as Mesh;
     (handle.parent as Mesh).computeWorldMatrix(true);
     const centre = handle.computeWorldMatrix(true).getTranslation();

@@ -97,6 +97,20 @@ export function cssToColor4(css: string): Color4 {
   return new Color4(0.5, 0.5, 0.5, 1);
 }
 
+/** Clips the scene to a box (null: nothing), by its six clip planes; a plane clips where its signed distance is positive. */
+export function clipSceneToBox(scene: Scene, b: Bounds | null): void {
+  if (!b) {
+    scene.clipPlane = scene.clipPlane2 = scene.clipPlane3 = scene.clipPlane4 = scene.clipPlane5 = scene.clipPlane6 = null;
+    return;
+  }
+  scene.clipPlane = new Plane(-1, 0, 0, b.min[0]);
+  scene.clipPlane2 = new Plane(1, 0, 0, -b.max[0]);
+  scene.clipPlane3 = new Plane(0, -1, 0, b.min[1]);
+  scene.clipPlane4 = new Plane(0, 1, 0, -b.max[1]);
+  scene.clipPlane5 = new Plane(0, 0, -1, b.min[2]);
+  scene.clipPlane6 = new Plane(0, 0, 1, -b.max[2]);
+}
+
 /**
  * Points the camera at the centre of `b` from the preset's direction (or the current one) at the
  * distance that shows the whole box, with clipping, zoom and panning scaled to the box. The zoom
@@ -234,17 +248,7 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
   };
 
   const setClipBox = (b: Bounds | null): void => {
-    // Six scene clip planes; a plane clips where its signed distance is positive.
-    if (!b) {
-      scene.clipPlane = scene.clipPlane2 = scene.clipPlane3 = scene.clipPlane4 = scene.clipPlane5 = scene.clipPlane6 = null;
-    } else {
-      scene.clipPlane = new Plane(-1, 0, 0, b.min[0]);
-      scene.clipPlane2 = new Plane(1, 0, 0, -b.max[0]);
-      scene.clipPlane3 = new Plane(0, -1, 0, b.min[1]);
-      scene.clipPlane4 = new Plane(0, 1, 0, -b.max[1]);
-      scene.clipPlane5 = new Plane(0, 0, -1, b.min[2]);
-      scene.clipPlane6 = new Plane(0, 0, 1, -b.max[2]);
-    }
+    clipSceneToBox(scene, b);
     requestRender();
   };
 
