@@ -543,7 +543,7 @@ const MISSING = {
  * records, without reading a file (the web host's answer to HEAD). A file that turns out damaged, or
  * a table that is no sphere table, is found only by the export.
  */
-export function lackingData(run: ExportableRun, spec: ExportFormat): string | null {
+export function lackingData(run: Pick<ExportableRun, 'id' | 'artifacts'>, spec: ExportFormat): string | null {
   const missing = missingArtifact(spec.needs, run.artifacts);
   return missing ? MISSING[missing](run, spec) : null;
 }

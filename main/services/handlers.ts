@@ -80,7 +80,11 @@ export function withExport<T>(ctx: HandlerContext, id: string, format: string, u
   return ctx.heavy.run(() => exportOnce(ctx, id, format, use));
 }
 
-/** The run and format of an export asked for, checked: the run exists and is finished, the format is one. */
+/**
+ * The run and format of an export asked for, checked: the run exists and is finished, the format is
+ * one, and the run has the artifact it needs (from the records alone, before any export is made, a
+ * save dialog is shown or a HEAD is answered).
+ */
 function exportTarget(ctx: Pick<HandlerContext, 'store'>, id: string, format: string): { run: RunRecord; spec: ExportFormat } {
   const run = ctx.store.getRun(id);
   if (!run) throw new ApiError('not_found', `no run with id '${id}'`);
@@ -92,6 +96,8 @@ function exportTarget(ctx: Pick<HandlerContext, 'store'>, id: string, format: st
       { path: 'format', message: `must be one of ${EXPORT_FORMATS.map((x) => x.id).join(', ')}` },
     ]);
   }
+  const lacking = lackingData({ id, artifacts: ctx.store.artifacts(id) }, spec);
+  if (lacking) throw new ApiError('conflict', `cannot export run ${id} as ${format}: ${lacking}`);
   return { run, spec };
 }
 
@@ -101,8 +107,6 @@ function exportTarget(ctx: Pick<HandlerContext, 'store'>, id: string, format: st
  */
 export function exportHeaders(ctx: Pick<HandlerContext, 'store'>, id: string, format: string): { fileName: string; mime: string } {
   const { run, spec } = exportTarget(ctx, id, format);
-  const lacking = lackingData(exportableRun(run, ctx), spec);
-  if (lacking) throw new ApiError('conflict', `cannot export run ${id} as ${format}: ${lacking}`);
   return downloadFile(run, spec);
 }
 
@@ -287,11 +291,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'runs.saveExport': async (p) => {
       const choose = ctx.chooseSavePath;
       if (!choose) throw new ApiError('unavailable', 'saving an export to a file is the app\'s (it asks where); here, use runs.export, the download link or `packbench runs export`');
+      // exportTarget says a format the run has no data for before the user picks a file for it.
       const { run, spec } = exportTarget(ctx, p.id, p.format);
-      const exportable = exportableRun(run, ctx);
-      // A format the run has no data for is said before the user picks a file for it.
-      const lacking = lackingData(exportable, spec);
-      if (lacking) throw new ApiError('conflict', `cannot export run ${p.id} as ${p.format}: ${lacking}`);
       const path = await choose(exportFileName(run, spec));
       if (path === null) return { files: [], bytes: 0 };
       return ctx.heavy.run(async () => {
@@ -303,7 +304,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
           ctx.events.emit('export.progress', { id: p.id, format: p.format, path, fraction });
         };
         try {
-          const written = await exportRun(exportable, p.format, path, progress);
+          const written = await exportRun(exportableRun(run, ctx), p.format, path, progress);
           return { files: spec.id === 'raw' ? [path, `${path}.json`] : [path], bytes: written.bytes };
         } catch (err) {
           // exportRun leaves nothing behind on failure, and never touches a file already at `path`.
