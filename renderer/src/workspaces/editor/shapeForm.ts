@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { shapeIssues, shapeKindSchemas } from '../../../../core/voxel/shapes';
-import { validate, type JsonSchema } from '../batch/schema';
+import { rangeText as schemaRangeText, validate, type JsonSchema } from '../batch/schema';
 import { voxelParamsSchema } from '../../../../core/voxel/params';
 
 export type ShapeKind = keyof typeof shapeKindSchemas;
@@ -145,10 +145,7 @@ export function validateShape(shape: Record<string, unknown>): Record<string, st
   return out;
 }
 
-/** Range text of a field as the batch form and the messages write it, with an exclusive bound marked, e.g. '(0, 1]'. */
+/** Range text of a field as the batch form and the API write it (main/api.ts rangeText), with an exclusive bound marked, e.g. '(0, 1]'. */
 export function rangeText(f: NumberField): string {
-  if (f.min === null && f.max === null) return '';
-  const lo = f.min === null ? '(−∞' : `${f.exclusiveMin ? '(' : '['}${f.min}`;
-  const hi = f.max === null ? '∞)' : `${f.max}]`;
-  return `${lo}, ${hi}`;
+  return schemaRangeText({ [f.exclusiveMin ? 'exclusiveMinimum' : 'minimum']: f.min ?? undefined, maximum: f.max ?? undefined });
 }
