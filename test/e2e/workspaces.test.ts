@@ -167,7 +167,7 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await page.locator('[data-testid^="inspect-"]').first().click();
     await page.waitForSelector(testid('inspector-workspace'));
     await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
-    expect(await page.textContent(testid('inspector-run-name'))).toContain('walk spheres');
+    await page.locator(testid('inspector-run-name')).filter({ hasText: 'walk spheres' }).waitFor();
     // the voxel surfaces are meshed (in a worker) and drawn
     await page.locator(testid('region-note')).filter({ hasText: /[1-9][\d,]* faces/ }).waitFor();
     await shot('inspector');
@@ -302,7 +302,8 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     // The imported spheres in the inspector, drawn as spheres (thin instances).
     await page.click(testid('history-open'));
     await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
-    expect(await page.textContent(testid('inspector-count'))).toContain('48');
+    // The canvas is ready before the table arrives: wait for its count.
+    await page.locator(testid('inspector-count')).filter({ hasText: '48' }).waitFor();
     await shot('inspector-spheres');
     await page.click(testid('nav-history'));
     await page.fill(testid('history-search'), '');
@@ -441,7 +442,8 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     // The inspector: spheres coloured by their class, then by radius; the sieve curve asked against achieved.
     await page.goto(`${host.url}#/inspector/${run.id}`);
     await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
-    expect(await page.inputValue(testid('colour-by'))).toBe('class');
+    // The canvas is ready before the run's table arrives (an empty scene draws too): wait for the colouring the table brings.
+    await expect.poll(() => page.inputValue(testid('colour-by'))).toBe('class');
     const sieve = page.locator(testid('plot-panel')).filter({ has: page.locator('.plot-title', { hasText: /^sieve curve$/ }) });
     await sieve.locator('.u-legend').filter({ hasText: 'achieved' }).waitFor();
     expect(await sieve.locator('.u-legend').textContent()).toContain('asked');
@@ -459,7 +461,7 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await page.goto(`${host.url}#/inspector/${disks}`);
     await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`, { timeout: 60_000 });
     await page.locator(testid('inspector-run-name')).filter({ hasText: 'walk disks' }).waitFor();
-    expect(await page.locator('label', { has: page.locator(testid('show-spheres')) }).textContent()).toContain('Disks');
+    await page.locator('label', { has: page.locator(testid('show-spheres')) }).filter({ hasText: 'Disks' }).waitFor();
     await page.selectOption(testid('colour-by'), 'class');
     await page.click('button[title="Top (3)"]');
     await page.waitForSelector(`${testid('inspector-canvas')}[data-ready="1"]`);
