@@ -227,6 +227,36 @@ describe('HistoryWorkspace', () => {
     expect(w.find('[data-testid="history-export"]').attributes('disabled')).toBeUndefined();
   });
 
+  it('with several runs selected, offers a format only when every one has its data, and names the runs that lack it', async () => {
+    const { api, w } = await mountHistory();
+    const heightmap = (id: string) => [{ id: 2, kind: 'volume' as const, name: 'heightmap', path: `/runs/${id}/heightmap.pbv`, bytes: 4096, checksum: 'cd', meta: {} }];
+    api.artifacts.r29 = heightmap('r29');
+    api.artifacts.r27 = heightmap('r27');
+    // r28 has only its particle table (the fake's default).
+    await w.find('[data-testid="history-row-r29"]').trigger('click');
+    await w.find('[data-testid="history-row-r28"]').trigger('click', { ctrlKey: true });
+    await w.find('[data-testid="history-row-r27"]').trigger('click', { ctrlKey: true });
+    await settle();
+    const option = () => w.findAll('[data-testid="history-export-format"] option')[1];
+    expect(option().attributes('disabled')).toBeDefined();
+    expect(option().text()).toBe('Height map as TIFF (not for all selected runs)');
+    expect(option().attributes('title')).toBe('Not for 1 of the 3 selected runs: “run 28” has no height map (this format is for voxel packings with a height map)');
+    await w.find('[data-testid="history-export-format"]').setValue('heightmap-tiff');
+    expect(w.find('[data-testid="history-export"]').attributes('disabled')).toBeDefined();
+    // Every selected run has a particle table: its formats stay offered.
+    expect(w.findAll('[data-testid="history-export-format"] option')[0].attributes('disabled')).toBeUndefined();
+
+    // Unselect the run that lacks it: offered again.
+    await w.find('[data-testid="history-row-r28"]').trigger('click', { ctrlKey: true });
+    await settle();
+    expect(option().attributes('disabled')).toBeUndefined();
+    expect(option().text()).toBe('Height map as TIFF');
+    expect(w.find('[data-testid="history-export"]').attributes('disabled')).toBeUndefined();
+    // One light artifact-records call per selected run (and the details panel's for the first while it
+    // was the only one), none again for a run already asked.
+    expect(api.calls.filter((c) => c.method === 'runs.artifacts').map((c) => (c.params as { id: string }).id).sort()).toEqual(['r27', 'r28', 'r29', 'r29']);
+  });
+
   it('shows a failed export at the export control, and fetches only a too-large one from the download route', async () => {
     const { api, w } = await mountHistory();
     // The page a web host served (an earlier test's download may have left jsdom at about:blank).
