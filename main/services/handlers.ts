@@ -336,7 +336,12 @@ export function createHandlers(ctx: HandlerContext): Handlers {
 
 export type Dispatch = <M extends MethodName>(method: M, params: unknown) => Promise<Methods[M]['result']>;
 
-/** Validates and runs one call; every failure becomes an ApiError. */
+/**
+ * Validates and runs one call; every failure becomes an ApiError. Bad input is 'invalid' only as the
+ * services say so (ApiError('invalid') naming the field): any other error is a fault of ours
+ * ('internal', its stack in the log), a RangeError too (a typed array's inside a service is no
+ * fault of the caller's input).
+ */
 export function createDispatch(handlers: Handlers): Dispatch {
   return async (method, params) => {
     if (!Object.prototype.hasOwnProperty.call(handlers, method)) throw new ApiError('not_found', `unknown method '${String(method)}'`);
@@ -345,8 +350,10 @@ export function createDispatch(handlers: Handlers): Dispatch {
       return await (handlers[method] as (p: unknown) => unknown)(parsed) as Methods[typeof method]['result'];
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      if (err instanceof RangeError) throw new ApiError('invalid', err.message);
-      throw storageFault(err) ?? new ApiError('internal', err instanceof Error ? err.message : String(err));
+      const fault = storageFault(err);
+      if (fault) throw fault;
+      console.error(`packbench: ${method} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      throw new ApiError('internal', err instanceof Error ? err.message : String(err));
     }
   };
 }

@@ -2,10 +2,10 @@
  * The API surface every client sees: payload validation with field paths, the engine list the
  * forms are built from, the shape library, the handler table covering every method of the contract.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { METHOD_NAMES, paramsSchemas, type MethodName } from '../../main/api';
 import { EngineRegistry, defaultRegistry } from '../../main/services/engines';
-import { createHandlers } from '../../main/services/handlers';
+import { createDispatch, createHandlers } from '../../main/services/handlers';
 import { openServices, type Services } from '../../main/services/services';
 import { tempDir } from './helpers';
 import { counterEngine } from './fixtures/counter-engine';
@@ -68,6 +68,19 @@ describe('API contract', () => {
     expect(await rejection('runs.get', { id: 'missing' })).toMatchObject({ code: 'not_found' });
     // Nothing was stored by the rejected calls.
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
+  });
+
+  it("answers a fault of ours (a typed array's RangeError inside a service) as 'internal' with its stack in the log, not as bad input", async () => {
+    const handlers = createHandlers(s);
+    const dispatch = createDispatch({ ...handlers, 'runs.list': () => ({ rows: [], total: new Float64Array(-1).length }) });
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const err = await dispatch('runs.list', {}).then(() => null, (e: unknown) => e);
+      expect(err).toMatchObject({ code: 'internal', message: expect.stringMatching(/Invalid typed array length/) });
+      expect(log).toHaveBeenCalledWith(expect.stringMatching(/runs\.list[^]*RangeError: Invalid typed array length[^]*\n\s+at /));
+    } finally {
+      log.mockRestore();
+    }
   });
 
   it('refuses unknown fields at every level, naming the one meant when it is close, and short tuples', async () => {
