@@ -139,6 +139,9 @@ export async function startHost(o: HostOptions): Promise<Host> {
         res.writeHead(200, headers(fileName, mime)).end();
         return;
       }
+      // A download cancelled while it waits for its turn (the browser's cancel, a closed tab) is not made.
+      let gone = false;
+      res.once('close', () => (gone = true));
       await withExport(services, id, format, async (path, fileName, mime) => {
         res.writeHead(200, { ...headers(fileName, mime), 'content-length': statSync(path).size });
         // A client that stops reading (a paused browser download) would hold the export's turn and
@@ -146,7 +149,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
         res.setTimeout(downloadIdleMs, () => res.destroy());
         // Settles also when the client goes away mid-download, so the export's slot and files are freed.
         await pipeline(createReadStream(path), res);
-      });
+      }, () => !gone);
       return;
     }
     if (url.pathname.startsWith('/api/')) throw new ApiError('not_found', `no route ${url.pathname}`);

@@ -74,10 +74,14 @@ export function notExportable(run: Pick<RunRecord, 'id' | 'status' | 'error'>): 
 
 /**
  * Exports a run to a file under the data directory's tmp/ and hands the path to `use`, then removes
- * it; one of ctx.heavy's turns from start to end.
+ * it; one of ctx.heavy's turns from start to end. `wanted` is asked when the turn comes: false (the
+ * client that asked has gone) skips the export, which may take minutes of a turn others wait for.
  */
-export function withExport<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>): Promise<T> {
-  return ctx.heavy.run(() => exportOnce(ctx, id, format, use));
+export function withExport<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>, wanted = () => true): Promise<T> {
+  return ctx.heavy.run(() => {
+    if (!wanted()) throw new ApiError('unavailable', `the export of run ${id} as ${format} is no longer wanted: its client has gone`);
+    return exportOnce(ctx, id, format, use);
+  });
 }
 
 /**

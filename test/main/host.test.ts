@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, watch, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { hostname } from 'node:os';
@@ -265,6 +265,38 @@ describe('web host under faults', () => {
     } finally {
       for (const socket of stalled) socket.destroy();
     }
+  });
+
+  it('makes no export for a download whose client left while it waited for its turn', async () => {
+    const api = client();
+    const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'counter', name: 'left', seed: 6, params: { steps: 1, stepMs: 0, volume: true, volumeDepth: 150_000 } } });
+    await waitFor('the run to finish', () => services.store.getSummary(runIds[0])?.status === 'done');
+    const get = (format: string) => {
+      const socket = connect(host.port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(`GET /api/runs/${runIds[0]}/export?format=${format}&token=${host.token} HTTP/1.1\r\nhost: 127.0.0.1:${host.port}\r\n\r\n`);
+      return socket;
+    };
+    const exportDirs = () => readdirSync(t.dir).filter((n) => n.startsWith('tmp-export-'));
+    // Every turn held by a download that reads nothing (dropped after downloadIdleMs).
+    const stalled = Array.from({ length: services.heavy.slots }, () => get('raw').pause());
+    await waitFor('the stalled downloads to take every turn', () => exportDirs().length === stalled.length);
+    const held = new Set(exportDirs());
+    const made = new Set<string>(); // export folders made from here on
+    const watcher = watch(t.dir, (_event, name) => name?.startsWith('tmp-export-') && !held.has(name) && made.add(name));
+    try {
+      // Three clicks on the download link, each cancelled in the browser while it waits.
+      const left = ['raw', 'vti', 'json'].map(get);
+      await new Promise((r) => setTimeout(r, 200));
+      for (const socket of left) socket.destroy();
+      // Queued behind them: once it is answered, their turns have come.
+      const exported = await api.call('runs.export', { id: runIds[0], format: 'csv' });
+      expect(exported.fileName).toMatch(/\.csv$/);
+    } finally {
+      watcher.close();
+      for (const socket of stalled) socket.destroy();
+    }
+    expect(made.size).toBe(1); // runs.export's own
   });
 
   it('answers a request whose target is not a URL with 400, not 500', async () => {
