@@ -4,9 +4,10 @@
  * (a ball mill's speed, a coordination) in table order; its `type` is the category its declaration
  * names when it has no `type` column (a stacking's size class), so that the import reads it back.
  * Any other table writes all its columns in table order. Numbers use the shortest form that parses
- * back to the same value.
+ * back to the same value of the column's type (decimal.ts: a float32 column's own digits).
  */
 import type { ColumnTable, ParticleTableSpec } from '../common/engine';
+import { cellText } from './decimal';
 
 export function isSphereTable(table: ColumnTable): boolean {
   return ['x', 'y', 'z', 'r'].every((c) => c in table.columns);
@@ -36,10 +37,11 @@ export function tableToCsv(table: ColumnTable, start = 0, end = rowCount(table))
   const sources = csvSources(table);
   const names = sources.map(([name]) => name);
   const cols = sources.map(([, source]) => table.columns[source]);
+  const texts = cols.map(cellText);
   const lines: string[] = start === 0 ? [names.join(',')] : [];
   for (let i = start; i < end; i++) {
     let line = '';
-    for (let c = 0; c < cols.length; c++) line += (c ? ',' : '') + String(cols[c][i]);
+    for (let c = 0; c < cols.length; c++) line += (c ? ',' : '') + texts[c](cols[c][i]);
     lines.push(line);
   }
   return lines.join('\n') + '\n';

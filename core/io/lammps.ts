@@ -12,6 +12,7 @@
 import type { ColumnTable } from '../common/engine';
 import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { rowCount } from './csv';
+import { cellText } from './decimal';
 
 export interface DumpOptions {
   /** Upper bounds of the box along x, y, z. */
@@ -24,10 +25,10 @@ export interface DumpOptions {
   timestep?: number;
 }
 
-/** Radius column of the dump: r itself, or the equivalent radius of voxel particles (voxels held). */
-export function dumpRadius(table: ColumnTable, resolution?: number): Float64Array {
+/** Radius column of the dump: r itself (a float32 r stays float32, written with its own digits), or the equivalent radius of voxel particles (voxels held). */
+export function dumpRadius(table: ColumnTable, resolution?: number): Float64Array | Float32Array {
   const { r, voxels, size } = table.columns;
-  if (r) return Float64Array.from(r);
+  if (r) return r instanceof Float32Array ? Float32Array.from(r) : Float64Array.from(r);
   if (voxels && resolution) return voxelEquivalentDiameters(voxels, 1 / resolution).map((d) => d / 2);
   if (size) return Float64Array.from(size, (s) => s / 2);
   throw new Error(`table '${table.name}' has no r, voxels (with a resolution) or size column to give a radius`);
@@ -85,15 +86,17 @@ export function boundsHoldingCentres(table: ColumnTable, lo: readonly number[], 
 }
 
 /** Atom lines for rows [start, end); the LAMMPS type from column `typeColumn` (0-based, absent: all 1). */
-export function dumpRows(table: ColumnTable, radius: Float64Array, start: number, end: number, typeColumn = 'type'): string {
+export function dumpRows(table: ColumnTable, radius: Float64Array | Float32Array, start: number, end: number, typeColumn = 'type'): string {
   const { x, y, z } = table.columns;
   const type = table.columns[typeColumn];
   if (!x || !y || !z) throw new Error(`table '${table.name}' lacks x, y or z, which a LAMMPS dump needs`);
   const extra = ['rx', 'ry', 'rz'].filter((c) => c in table.columns).map((c) => table.columns[c]);
+  const extraText = extra.map(cellText);
+  const [tx, ty, tz, tr] = [x, y, z, radius].map(cellText);
   const lines: string[] = [];
   for (let i = start; i < end; i++) {
-    let line = `${i + 1} ${(type ? type[i] : 0) + 1} ${x[i]} ${y[i]} ${z[i]} ${radius[i]}`;
-    for (const col of extra) line += ' ' + col[i];
+    let line = `${i + 1} ${(type ? type[i] : 0) + 1} ${tx(x[i])} ${ty(y[i])} ${tz(z[i])} ${tr(radius[i])}`;
+    for (let c = 0; c < extra.length; c++) line += ' ' + extraText[c](extra[c][i]);
     lines.push(line);
   }
   return lines.length ? lines.join('\n') + '\n' : '';

@@ -297,7 +297,7 @@ function containerBounds(meta: Record<string, unknown>): { lo: [number, number, 
  * box 0 thick along z, which OVITO and LAMMPS refuse or draw as nothing; the dump's box reaches the
  * largest radius (0.5 without particles) either side of the plane instead, so every disk is in it.
  */
-function thickened(bounds: { lo?: readonly number[]; box: readonly number[] }, radius: Float64Array): { lo: [number, number, number]; box: [number, number, number] } {
+function thickened(bounds: { lo?: readonly number[]; box: readonly number[] }, radius: Float64Array | Float32Array): { lo: [number, number, number]; box: [number, number, number] } {
   let reach = 0;
   for (const r of radius) reach = Math.max(reach, r);
   if (!(reach > 0)) reach = 0.5;
@@ -313,7 +313,7 @@ function frameBounds(box: readonly [number, number, number], origin: readonly nu
 }
 
 /** [0, max(x + r)] etc. when a table carries no box. */
-function boundingBox(table: ColumnTable, radius: Float64Array): [number, number, number] {
+function boundingBox(table: ColumnTable, radius: Float64Array | Float32Array): [number, number, number] {
   return (['x', 'y', 'z'] as const).map((c) => {
     const col = table.columns[c];
     let hi = 0;

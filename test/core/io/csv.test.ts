@@ -27,6 +27,14 @@ describe('particle csv', () => {
     expect(Array.from(sphereCsvToTable(tableToCsv(stacking)).columns.type)).toEqual([2, 1]);
   });
 
+  it('writes float32 columns with their own shortest digits and float64 columns as they are', () => {
+    const t: ColumnTable = {
+      kind: 'table', name: 'particles',
+      columns: { id: Uint32Array.of(0, 1), principalTilt: Float32Array.of(80.74466, 1 / 3), size: Float64Array.of(Math.fround(80.74466), 0.1) },
+    };
+    expect(tableToCsv(t)).toBe('id,principalTilt,size\n0,80.74466,80.74465942382812\n1,0.33333334,0.1\n');
+  });
+
   it('round-trips awkward doubles exactly', () => {
     const x = Float64Array.of(0.1 + 0.2, 1e-300, -123456.789, 2 ** 52 + 1);
     const t: ColumnTable = { kind: 'table', name: 's', columns: { x, y: x, z: x, r: Float64Array.of(1, 2, 3, 4) } };

@@ -139,6 +139,12 @@ describe('LAMMPS dump', () => {
     expect(() => dumpRadius({ kind: 'table', name: 'q', columns: { x: new Float64Array(1) } })).toThrow(/no r, voxels .* or size column/);
   });
 
+  it('writes float32 columns with their own shortest digits', () => {
+    const f = Float32Array.of(80.74466);
+    const t: ColumnTable = { kind: 'table', name: 'frame', columns: { x: f, y: Float64Array.of(0.1), z: f, r: Float32Array.of(0.3) } };
+    expect(dumpRows(t, dumpRadius(t), 0, 1)).toBe('1 1 80.74466 0.1 80.74466 0.3\n');
+  });
+
   it('wraps centres into [lo, hi) along periodic axes only', () => {
     const v = Float64Array.of(-1e-18, -0.25, 3, 7.5, 1);
     const t: ColumnTable = { kind: 'table', name: 'p', columns: { x: v, y: v, z: v } };
