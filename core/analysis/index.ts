@@ -86,13 +86,37 @@ function rowsOf(table: ColumnTable): number {
   return first ? first.length : 0;
 }
 
+/** Thrown by a pass's progress hook once `cancelled` says so; never leaves analyseVoxelPacking. */
+class AnalysisCancelled extends Error {}
+
+/**
+ * With `cancelled`, asked at each pass's progress stride (16 slices; a z-slice of the pore grid),
+ * the analysis stops part-way and returns null once it says so: at 512³ the passes take seconds,
+ * the pores with a large poreGridVoxels minutes.
+ */
+export function analyseVoxelPacking(labels: LabelVolume, particles: ColumnTable, options?: VoxelAnalysisOptions, progress?: AnalysisProgress): AnalysisResult;
+export function analyseVoxelPacking(labels: LabelVolume, particles: ColumnTable, options: VoxelAnalysisOptions, progress: AnalysisProgress, cancelled: () => boolean): AnalysisResult | null;
 export function analyseVoxelPacking(
   labels: LabelVolume,
   particles: ColumnTable,
   options: VoxelAnalysisOptions = {},
   progress: AnalysisProgress = () => {},
-): AnalysisResult {
+  cancelled: () => boolean = () => false,
+): AnalysisResult | null {
   const opts = voxelAnalysisOptionsSchema.parse(options);
+  const tick: AnalysisProgress = (done, total, phase) => {
+    progress(done, total, phase);
+    if (cancelled()) throw new AnalysisCancelled();
+  };
+  try {
+    return analyse(labels, particles, opts, tick, () => { if (cancelled()) throw new AnalysisCancelled(); });
+  } catch (e) {
+    if (e instanceof AnalysisCancelled) return null;
+    throw e;
+  }
+}
+
+function analyse(labels: LabelVolume, particles: ColumnTable, opts: z.output<typeof voxelAnalysisOptionsSchema>, progress: AnalysisProgress, poreSlice: () => void): AnalysisResult {
   const [nx, ny, nz] = labels.dims;
   if (labels.labels.length !== nx * ny * nz) {
     throw new RangeError(`labels has ${labels.labels.length} voxels, but dims ${nx}x${ny}x${nz} need ${nx * ny * nz}`);
@@ -160,7 +184,7 @@ export function analyseVoxelPacking(
   metrics.coordinationMean = n ? sumDeg / n : 0;
 
   // Pores in the bed below the valley level, the floor as a wall, counted in the bulk.
-  const pores = poreSizes(vol, dims, periodic, bulkTo, bulkFrom, opts.poreGridVoxels, opts.poreBins, h, Math.ceil(maxDiameter / h));
+  const pores = poreSizes(vol, dims, periodic, bulkTo, bulkFrom, opts.poreGridVoxels, opts.poreBins, h, Math.ceil(maxDiameter / h), poreSlice);
   if (pores) {
     series.push(pores.series);
     metrics.poreDiameterMean = pores.mean;
@@ -245,6 +269,7 @@ function poreSizes(
   bins: number,
   h: number,
   maxDiameterVoxels: number,
+  onSlice: () => void,
 ): { series: EngineSeries; mean: number; median: number; max: number; stride: number; window: string } | undefined {
   const [nx, ny] = dims;
   if (zTop < 1) return undefined;
@@ -263,6 +288,6 @@ function poreSizes(
   const from: [number, number, number] = [mx, my, countFrom < zTop ? Math.floor(countFrom / s) + 1 : 1];
   const to: [number, number, number] = [wx - mx, wy - my, cz];
   const grid: [boolean, boolean, boolean] = [periodic[0] && plan.wholeX, periodic[1] && plan.wholeY, false];
-  const pores = poreSizeDistribution(solid, [wx, wy, cz], grid, from, to, s * h, bins);
+  const pores = poreSizeDistribution(solid, [wx, wy, cz], grid, from, to, s * h, bins, onSlice);
   return pores && { ...pores, stride: s, window: `${wx * s}x${wy * s}x${zTop} voxels` };
 }

@@ -51,18 +51,21 @@ function transform1d(f: Float64Array, n: number, d: Float64Array, v: Int32Array,
 
 /**
  * Squared distance (in voxels²) from every voxel to the nearest solid voxel (solid[i] !== 0); 0 in
- * solid voxels, >= 1e20 where no solid exists along the transformed axes.
+ * solid voxels, >= 1e20 where no solid exists along the transformed axes. `onSlice` is called once
+ * a slice's worth of lines (nx·ny voxels) in each of the three passes (a cancel hook).
  */
 export function squaredDistanceToSolid(
   solid: Uint8Array,
   dims: readonly [number, number, number],
   periodic: readonly [boolean, boolean, boolean],
+  onSlice: () => void = () => {},
 ): Float32Array {
   const [nx, ny, nz] = dims;
   const out = new Float32Array(nx * ny * nz);
   // Along x the input is binary, so the 1D transform is the squared distance to the nearest solid
   // of the row: one scan each way (starting from the row's last / first solid when x wraps).
   for (let row = 0; row < ny * nz; row++) {
+    if (row % ny === 0) onSlice();
     const base = row * nx;
     let last = -1, first = -1;
     for (let q = 0; q < nx; q++) if (solid[base + q]) { if (first < 0) first = q; last = q; }
@@ -82,9 +85,10 @@ export function squaredDistanceToSolid(
   const maxN = 3 * Math.max(nx, ny, nz);
   const f = new Float64Array(maxN), d = new Float64Array(maxN), zb = new Float64Array(maxN + 1);
   const v = new Int32Array(maxN);
-  const axis = (n: number, stride: number, lines: number, lineStart: (l: number) => number, wrap: boolean) => {
+  const axis = (n: number, stride: number, lines: number, lineStart: (l: number) => number, wrap: boolean, linesASlice: number) => {
     const reps = wrap ? 3 : 1;
     for (let l = 0; l < lines; l++) {
+      if (l % linesASlice === 0) onSlice();
       const start = lineStart(l);
       for (let r = 0; r < reps; r++) for (let q = 0; q < n; q++) f[r * n + q] = out[start + q * stride];
       transform1d(f, n * reps, d, v, zb);
@@ -92,8 +96,8 @@ export function squaredDistanceToSolid(
       for (let q = 0; q < n; q++) out[start + q * stride] = d[off + q];
     }
   };
-  axis(ny, nx, nx * nz, (l) => (l % nx) + Math.floor(l / nx) * nx * ny, periodic[1]);
-  axis(nz, nx * ny, nx * ny, (l) => l, periodic[2]);
+  axis(ny, nx, nx * nz, (l) => (l % nx) + Math.floor(l / nx) * nx * ny, periodic[1], nx);
+  axis(nz, nx * ny, nx * ny, (l) => l, periodic[2], Math.max(1, Math.floor(nx * ny / nz)));
   return out;
 }
 
@@ -155,12 +159,13 @@ const NEIGHBOURS: Int8Array = (() => {
 
 /**
  * Local thickness (diameter in voxels) of every void voxel; 0 in solid voxels. `d2` is the output
- * of squaredDistanceToSolid over the same grid.
+ * of squaredDistanceToSolid over the same grid. `onSlice` is called before each z-slice (a cancel hook).
  */
 export function localThickness(
   d2: Float32Array,
   dims: readonly [number, number, number],
   periodic: readonly [boolean, boolean, boolean],
+  onSlice: () => void = () => {},
 ): Float32Array {
   const [nx, ny, nz] = dims;
   const slice = nx * ny;
@@ -173,35 +178,38 @@ export function localThickness(
     return d2[x + nx * y + slice * z];
   };
   const need = new ContainmentTable();
-  for (let z = 0; z < nz; z++) for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) {
-    const D = d2[x + nx * y + slice * z];
-    if (D === 0 || D >= INF) continue;
-    const rp = Math.sqrt(D);
-    // Skip the ball when the digital ball of one of the 26 neighbours contains it (a discrete
-    // medial axis test after Rémy & Thiel): that ball paints every voxel of this one with a larger diameter.
-    const req = need.of(D);
-    let contained = false;
-    for (let k = 0; k < NEIGHBOURS.length; k += 4) {
-      if (at(x + NEIGHBOURS[k], y + NEIGHBOURS[k + 1], z + NEIGHBOURS[k + 2]) >= req[NEIGHBOURS[k + 3]]) { contained = true; break; }
-    }
-    if (contained) continue;
-    const diameter = 2 * rp - 1;
-    const R = Math.ceil(rp) - 1;
-    for (let dz = -R; dz <= R; dz++) {
-      let qz = z + dz;
-      if (qz < 0 || qz >= nz) { if (!periodic[2]) continue; qz = (qz + nz) % nz; }
-      for (let dy = -R; dy <= R; dy++) {
-        const rem = D - dz * dz - dy * dy;
-        if (rem <= 0) continue;
-        let qy = y + dy;
-        if (qy < 0 || qy >= ny) { if (!periodic[1]) continue; qy = (qy + ny) % ny; }
-        // Points strictly inside the ball: dx² < rem.
-        const W = Math.ceil(Math.sqrt(rem)) - 1;
-        const row = nx * qy + slice * qz;
-        for (let dx = -W; dx <= W; dx++) {
-          let qx = x + dx;
-          if (qx < 0 || qx >= nx) { if (!periodic[0]) continue; qx = (qx + nx) % nx; }
-          if (thickness[row + qx] < diameter) thickness[row + qx] = diameter;
+  for (let z = 0; z < nz; z++) {
+    onSlice();
+    for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) {
+      const D = d2[x + nx * y + slice * z];
+      if (D === 0 || D >= INF) continue;
+      const rp = Math.sqrt(D);
+      // Skip the ball when the digital ball of one of the 26 neighbours contains it (a discrete
+      // medial axis test after Rémy & Thiel): that ball paints every voxel of this one with a larger diameter.
+      const req = need.of(D);
+      let contained = false;
+      for (let k = 0; k < NEIGHBOURS.length; k += 4) {
+        if (at(x + NEIGHBOURS[k], y + NEIGHBOURS[k + 1], z + NEIGHBOURS[k + 2]) >= req[NEIGHBOURS[k + 3]]) { contained = true; break; }
+      }
+      if (contained) continue;
+      const diameter = 2 * rp - 1;
+      const R = Math.ceil(rp) - 1;
+      for (let dz = -R; dz <= R; dz++) {
+        let qz = z + dz;
+        if (qz < 0 || qz >= nz) { if (!periodic[2]) continue; qz = (qz + nz) % nz; }
+        for (let dy = -R; dy <= R; dy++) {
+          const rem = D - dz * dz - dy * dy;
+          if (rem <= 0) continue;
+          let qy = y + dy;
+          if (qy < 0 || qy >= ny) { if (!periodic[1]) continue; qy = (qy + ny) % ny; }
+          // Points strictly inside the ball: dx² < rem.
+          const W = Math.ceil(Math.sqrt(rem)) - 1;
+          const row = nx * qy + slice * qz;
+          for (let dx = -W; dx <= W; dx++) {
+            let qx = x + dx;
+            if (qx < 0 || qx >= nx) { if (!periodic[0]) continue; qx = (qx + nx) % nx; }
+            if (thickness[row + qx] < diameter) thickness[row + qx] = diameter;
+          }
         }
       }
     }
@@ -256,9 +264,10 @@ export function poreSizeDistribution(
   to: readonly [number, number, number],
   cellSize: number,
   bins: number,
+  onSlice: () => void = () => {},
 ): { series: EngineSeries; mean: number; median: number; max: number } | undefined {
   const [nx, ny] = dims;
-  const lt = localThickness(squaredDistanceToSolid(solid, dims, periodic), dims, periodic);
+  const lt = localThickness(squaredDistanceToSolid(solid, dims, periodic, onSlice), dims, periodic, onSlice);
   let voids = 0;
   for (let k = from[2]; k < to[2]; k++) for (let j = from[1]; j < to[1]; j++) for (let i = from[0]; i < to[0]; i++) voids += 1 - solid[i + nx * (j + ny * k)];
   if (voids === 0) return undefined;

@@ -285,10 +285,14 @@ export const voxelEngine = defineEngine({
     if (!stop()) ctx.progress({ done: 1000, total: 1000, phase: 'finalising' });
     const f = cancelled ? null : finalise(packer, labelsEnabled(params));
     const finaliseSeconds = (performance.now() - t1) / 1000;
-    // A cancelled run stops as soon as it can: no analysis.
+    // A cancelled run stops as soon as it can: no analysis, and one cancelled during it stops
+    // part-way (stop() is asked at each pass's progress stride: 512³ takes seconds).
     const t2 = performance.now();
-    const analysis = params.analysis.enabled && f !== null && !stop() ? analyse(f.table, f.labels, params.analysis, ctx) : null;
+    const analysis = params.analysis.enabled && f !== null && !stop() ? analyse(f.table, f.labels, params.analysis, ctx, stop) : null;
     const analysisSeconds = (performance.now() - t2) / 1000;
+    // Cancelled during the analysis: as one cancelled before the finalisation (the worker drops
+    // the artifacts), the packer's count, counters and series.
+    const finished = cancelled ? null : f;
     const c = packer.counters;
     const { nx, ny, nz, nzMatrix } = boxVoxels(params);
     return {
@@ -296,7 +300,7 @@ export const voxelEngine = defineEngine({
       metrics: {
         // Metrics both compute (bulkFrom, bulkTo, meanHeight) are equal; the engine's are written last.
         ...analysis?.metrics,
-        ...(f !== null ? bedMetrics(packer, f) : { particles: particlesInBox(packer) }),
+        ...(finished !== null ? bedMetrics(packer, finished) : { particles: particlesInBox(packer) }),
         ...depth,
         steps: c.steps,
         moveAttempts: c.moveAttempts,
@@ -305,7 +309,7 @@ export const voxelEngine = defineEngine({
         collisionTests: c.collisionTests,
         voxelChecks: c.voxelChecks,
         packingSeconds: seconds,
-        ...(f !== null ? { finaliseSeconds } : {}),
+        ...(finished !== null ? { finaliseSeconds } : {}),
         ...(analysis ? { analysisSeconds } : {}),
         wallSeconds: (performance.now() - t0) / 1000,
         nsPerVoxelCheck: c.voxelChecks > 0 ? (seconds * 1e9) / c.voxelChecks : 0,
@@ -323,7 +327,7 @@ export const voxelEngine = defineEngine({
         resumedFromStep,
       },
       series: analysis ? [...series, ...analysis.series] : series,
-      artifacts: f !== null ? [f.table, ...(f.labels ? [f.labels] : []), ...(analysis?.artifacts ?? [])] : [],
+      artifacts: finished !== null ? [finished.table, ...(finished.labels ? [finished.labels] : []), ...(analysis?.artifacts ?? [])] : [],
     };
   },
 });
@@ -343,13 +347,14 @@ function depthMetrics(d: Interpenetration): Record<string, number> {
 /**
  * core/analysis over the finished packing: the full voxel analysis when there is a label volume,
  * else what the particle table alone allows. Its per-particle columns join the particle table
- * (columns the engine already wrote keep the engine's values).
+ * (columns the engine already wrote keep the engine's values). Null when `stop` said so part-way.
  */
-function analyse(table: ColumnTable, labels: LabelVolume | null, o: AnalysisParams, ctx: EngineContext): AnalysisResult {
+function analyse(table: ColumnTable, labels: LabelVolume | null, o: AnalysisParams, ctx: EngineContext, stop: () => boolean): AnalysisResult | null {
   const { enabled: _enabled, ...options } = o;
   const result = labels
-    ? analyseVoxelPacking(labels, table, options, (done, total, part) => ctx.progress({ done, total, phase: `analysis: ${part}` }))
+    ? analyseVoxelPacking(labels, table, options, (done, total, part) => ctx.progress({ done, total, phase: `analysis: ${part}` }), stop)
     : analyseParticleTable(table, { angleBins: o.angleBins, bodyAxis: o.bodyAxis, sizeBins: o.sizeBins });
+  if (result === null) return null;
   for (const [name, column] of Object.entries(result.particleColumns)) {
     if (!(name in table.columns)) table.columns[name] = column;
   }

@@ -137,6 +137,29 @@ describe('analyseVoxelPacking', () => {
     expect(res.metrics.d50).toBeCloseTo(Math.cbrt((6 * 28) / Math.PI), 12);
   });
 
+  it('stops part-way at a cancel, in every pass including the pores, and returns null', () => {
+    // Cubes of 8 voxels with a spherical pore each, 7 layers in 64 slices: three passes of 4
+    // progress strides, and the pores below the flat top.
+    const vol = volume([24, 24, 64], (x, y, z) => {
+      const i = Math.floor(x / 8), j = Math.floor(y / 8), k = Math.floor(z / 8);
+      return (x % 8 - 3.5) ** 2 + (y % 8 - 3.5) ** 2 + (z % 8 - 3.5) ** 2 >= 9 && k < 7 ? 1 + i + 3 * j + 9 * k : 0;
+    });
+    const n = 3 * 3 * 7;
+    let looks = 0, phase = '', poreLooks = 0;
+    const full = analyseVoxelPacking(vol, table(n), {}, (_d, _t, p) => { phase = p; }, () => { looks++; if (phase === 'contacts') poreLooks++; return false; });
+    expect(full).not.toBeNull();
+    // The pores (no progress of their own; 57 slices under the top at 56) look once a slice in
+    // each pass of the distance transform and of the local thickness (and contacts 4 times).
+    expect(poreLooks).toBeGreaterThanOrEqual(4 + 4 * 57);
+    for (const at of [0, 2, 5, 9, looks - 50, looks - 1]) {
+      let seen = 0;
+      const r = analyseVoxelPacking(vol, table(n), {}, () => {}, () => ++seen > at);
+      expect(r, `cancel at look ${at}`).toBeNull();
+      // It stopped at the first look that said so.
+      expect(seen).toBe(at + 1);
+    }
+  });
+
   it('reports progress and rejects bad input before allocating', () => {
     const vol = volume([4, 4, 4], (_x, _y, z) => (z < 2 ? 1 : 0));
     const phases = new Set<string>();

@@ -166,6 +166,25 @@ describe('voxel engine', () => {
     }
   });
 
+  it('a cancel during the analysis stops it part-way and ends the run cancelled', () => {
+    // The analysis of a 512³ box takes seconds (minutes with a large poreGridVoxels) and a cancel
+    // was not seen inside it: the run waited for every pass.
+    let looks = 0, looksBeforeAnalysis = -1;
+    run(mixture(), { ...ctx(5), cancelled: () => (looks++, false), progress: (q) => { if (looksBeforeAnalysis < 0 && q.phase?.startsWith('analysis')) looksBeforeAnalysis = looks; } });
+    expect(looksBeforeAnalysis).toBeGreaterThan(0);
+    const phases: string[] = [];
+    const r = run(mixture(), { ...ctx(5, looksBeforeAnalysis), progress: (q) => { phases.push(q.phase ?? ''); } });
+    expect(r.cancelled).toBe(true);
+    expect(r.metrics.stopReason).toBe('cancelled');
+    expect(phases).toContain('analysis: porosity');
+    // Stopped in its first pass: the later passes never began.
+    expect(phases).not.toContain('analysis: orientation');
+    expect(phases).not.toContain('analysis: contacts');
+    expect(r.metrics.analysisSeconds).toBeUndefined();
+    expect(r.metrics.bedPorosity).toBeUndefined();
+    expect(r.artifacts).toEqual([]);
+  });
+
   it('reports results, series and artifacts, and honours cancel within a time step', () => {
     const r = run(mixture(), ctx(2));
     expect(r.artifacts.map((a) => a.name)).toEqual(['particles', 'labels', 'heightmap']);
