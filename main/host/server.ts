@@ -91,7 +91,8 @@ export async function startHost(o: HostOptions): Promise<Host> {
   }
   const downloadIdleMs = o.downloadIdleMs ?? 60_000;
   let port = 0;
-  const allowedHosts = () => [`127.0.0.1:${port}`, `localhost:${port}`];
+  // On port 80 a browser sends Host and Origin without the port (HTTP's default).
+  const allowedHosts = () => ['127.0.0.1', 'localhost'].flatMap((name) => (port === 80 ? [name, `${name}:80`] : [`${name}:${port}`]));
   const allowedOrigins = () => allowedHosts().map((h) => `http://${h}`);
 
   const server = createServer((req, res) => {

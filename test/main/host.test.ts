@@ -299,6 +299,31 @@ describe('web host under faults', () => {
     expect(made.size).toBe(1); // runs.export's own
   });
 
+  it('on port 80, takes the Host and Origin a browser sends there: without the port', async (ctx) => {
+    const on80 = await startHost({ services, webRoot: join(t.dir, 'web'), port: 80 }).catch(() => null);
+    if (!on80) return ctx.skip(); // port 80 taken, or not ours to bind
+    try {
+      const get = (host: string, origin?: string) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request({ host: '127.0.0.1', port: 80, path: `/api/runs/none/export?format=json&token=${on80.token}`, headers: { host, ...(origin ? { origin } : {}) } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await get('127.0.0.1', 'http://127.0.0.1')).toBe(404); // no such run: past the Host, Origin and token checks
+      expect(await get('localhost', 'http://localhost')).toBe(404);
+      expect(await get('127.0.0.1:80')).toBe(404);
+      expect(await get('evil.example')).toBe(421);
+      const api = createWsApi(`ws://127.0.0.1/api/ws?token=${on80.token}`, WebSocket as unknown as typeof globalThis.WebSocket);
+      clients.push(api);
+      expect((await api.call('app.info', {})).dataDir).toBe(t.dir);
+    } finally {
+      await on80.close();
+    }
+  });
+
   it('answers a request whose target is not a URL with 400, not 500', async () => {
     const statusLine = await new Promise<string>((resolve, reject) => {
       const socket = connect(host.port, '127.0.0.1');
