@@ -656,13 +656,16 @@ export function parseStrict(schema: z.ZodType, value: unknown, prefix: string): 
 }
 
 /**
- * Refuses what fieldIssues finds in `value` before anything else walks it (a spec before its sweeps
- * are expanded): unknown fields and arrays over their size limit, each named, in a walk that enters
- * neither; objects holding `$sweep` are taken as sweeps (checked when they are expanded).
+ * What fieldIssues finds in `value` before anything else walks it (a spec before its sweeps are
+ * expanded): unknown fields and arrays over their size limit, each named, in a walk that enters
+ * neither; objects holding `$sweep` are taken as sweeps (checked when they are expanded). An array
+ * over its limit is refused at once (throws ApiError('invalid')); the other issues are returned, to
+ * be said with the rest of the value's (a user who made two mistakes sees both).
  */
-export function refuseUnknownFields(schema: z.ZodType, value: unknown, prefix: string): void {
-  const { issues } = walkFields(jsonSchemaOf(schema), value, prefix, true);
-  if (issues.length) throw new ApiError('invalid', invalidMessage(issues), issues);
+export function unknownFields(schema: z.ZodType, value: unknown, prefix: string): ApiIssue[] {
+  const { issues, oversized } = walkFields(jsonSchemaOf(schema), value, prefix, true);
+  if (oversized) throw new ApiError('invalid', invalidMessage(issues), issues);
+  return issues;
 }
 
 /**

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { EngineDefinition } from '../../core/common/engine';
 import { ENGINES } from '../../core/common/engines';
-import { ApiError, invalidMessage, parseStrict, refuseUnknownFields, type EngineInfo, type RunSpec } from '../api';
+import { ApiError, invalidMessage, parseStrict, unknownFields, type ApiIssue, type EngineInfo, type RunSpec } from '../api';
 
 export interface EngineDeclaration {
   definition: EngineDefinition;
@@ -75,18 +75,18 @@ export class EngineRegistry {
   }
 
   /**
+   * The unknown fields of a spec's params before its sweeps are expanded, each named; an array over
+   * its size limit is refused at once (a walk of every entry of an oversized array took seconds).
+   */
+  unknownFields(spec: RunSpec, prefix = ''): ApiIssue[] {
+    return unknownFields(this.get(spec.engine).definition.paramsSchema, spec.params, prefix ? `${prefix}.params` : 'params');
+  }
+
+  /**
    * Validates a spec's params against its engine, schema first, then the engine's cross-field
    * checks: the parsed params (with defaults), or ApiError('invalid') whose issue paths start with
    * `prefix` (the spec's place in the request).
    */
-  /**
-   * Refuses unknown fields and arrays over their size limit in a spec's params before its sweeps are
-   * expanded (a walk of every entry of an oversized array took seconds), naming each field.
-   */
-  refuseUnknownFields(spec: RunSpec, prefix = ''): void {
-    refuseUnknownFields(this.get(spec.engine).definition.paramsSchema, spec.params, prefix ? `${prefix}.params` : 'params');
-  }
-
   parseParams(spec: RunSpec, prefix = ''): Record<string, unknown> {
     const d = this.get(spec.engine).definition;
     const at = prefix ? `${prefix}.params` : 'params';

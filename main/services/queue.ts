@@ -16,7 +16,7 @@ import { formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from '
 import { storageFault } from './handlers';
 import { CHECKPOINT_FILE } from '../workers/checkpoint';
 import type { NewRun, RunOrigin, RunStore } from './store';
-import { expandSweeps } from './sweep';
+import { expandSweeps, type SweepPoint } from './sweep';
 
 export interface QueueOptions {
   store: RunStore;
@@ -350,21 +350,37 @@ export class JobQueue {
    * the point and the field. Nothing is stored unless every point passes.
    */
   validate(spec: RunSpec, priority = 0, issuePrefix = 'spec'): NewRun[] {
-    this.registry.refuseUnknownFields(spec, issuePrefix);
-    const points = expandSweeps(spec, issuePrefix);
-    return points.map((p, i) => {
+    // Unknown fields are said with the spec's other mistakes (a user who made two sees both), once.
+    const unknown = this.registry.unknownFields(spec, issuePrefix);
+    const isUnknown = (i: ApiIssue) => unknown.some((u) => u.path === i.path && u.message === i.message);
+    /** `err` (a sweep point's when `head` names it) with the unknown fields. */
+    const refusal = (err: unknown, head = ''): unknown => {
+      if (!(err instanceof ApiError)) return err;
+      if (!unknown.length || err.code !== 'invalid') return head ? new ApiError(err.code, head + err.message, err.issues) : err;
+      const issues = [...unknown, ...(err.issues ?? []).filter((i) => !isUnknown(i))];
+      return new ApiError('invalid', head + invalidMessage(issues), issues);
+    };
+    let points: SweepPoint[];
+    try {
+      points = expandSweeps(spec, issuePrefix);
+    } catch (err) {
+      throw refusal(err);
+    }
+    const rows: NewRun[] = [];
+    for (const [i, p] of points.entries()) {
       let params: Record<string, unknown>;
       try {
         params = this.registry.parseParams(p.spec, issuePrefix);
         this.checkBudget(p.spec.engine, params, issuePrefix);
       } catch (err) {
-        if (err instanceof ApiError && points.length > 1) {
-          throw new ApiError(err.code, `sweep point ${i + 1} of ${points.length} (${p.spec.name}): ${err.message}`, err.issues);
-        }
-        throw err;
+        // A point whose only issues are the unknown fields (every point has them): the next may have others.
+        if (unknown.length && err instanceof ApiError && err.code === 'invalid' && err.issues?.every(isUnknown)) continue;
+        throw refusal(err, points.length > 1 ? `sweep point ${i + 1} of ${points.length} (${p.spec.name}): ` : '');
       }
-      return { name: p.spec.name, engine: p.spec.engine, spec: p.spec, params, seed: p.spec.seed, priority, batchId: null, sweep: p.values };
-    });
+      rows.push({ name: p.spec.name, engine: p.spec.engine, spec: p.spec, params, seed: p.spec.seed, priority, batchId: null, sweep: p.values });
+    }
+    if (unknown.length) throw new ApiError('invalid', invalidMessage(unknown), unknown);
+    return rows;
   }
 
   /** Bytes a run of parsed params will allocate at most (its engine's estimate). */

@@ -110,6 +110,28 @@ describe('API contract', () => {
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 
+  it('says an unknown field with the other mistakes of the spec at once, not alone', async () => {
+    const both = [
+      { path: 'spec.params.freezngInterval', message: "unknown field 'freezngInterval' (did you mean 'freezingInterval'?)" },
+      { path: 'spec.params.reboundProbability', message: 'must be in [0, 1], got 2' },
+    ];
+    for (const method of ['runs.validate', 'runs.enqueue'] as const) {
+      const err = await rejection(method, { spec: { engine: 'voxel', name: 'two', params: { reboundProbability: 2, freezngInterval: 100 } } });
+      expect(err).toMatchObject({ code: 'invalid', issues: both });
+      expect(err.message).toMatch(/freezngInterval[^]*reboundProbability/);
+    }
+    // In a sweep: the point that fails, with the unknown field (every point has it) said once.
+    const swept = await rejection('runs.enqueue', { spec: { engine: 'voxel', name: 'sw', params: { reboundProbability: { $sweep: [0.5, 2] }, freezngInterval: 100 } } });
+    expect(swept.message).toMatch(/^sweep point 2 of 2/);
+    expect(swept.issues).toEqual(both);
+    // A malformed sweep beside an unknown field: both too.
+    expect((await rejection('runs.validate', { spec: { engine: 'voxel', name: 'sw', params: { reboundProbability: { $sweep: [] }, freezngInterval: 100 } } })).issues?.map((i) => i.path)).toEqual([
+      'spec.params.freezngInterval',
+      'spec.params.reboundProbability.$sweep',
+    ]);
+    expect((await s.dispatch('runs.list', {})).total).toBe(0);
+  });
+
   it('refuses an array over its size limit before walking its entries, naming the field and the allowed range', async () => {
     // 100,000 mixture types (the limit is 64) took 2.5 s to refuse: the unknown-field walk and the
     // sweep search went through every entry first. Each entry here counts the walks that list its keys.

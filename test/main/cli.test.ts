@@ -107,6 +107,16 @@ describe('packbench CLI', () => {
     expect(JSON.parse((await cli('--json', 'runs', 'list')).stdout).total).toBe(1);
   });
 
+  it('queue add says every mistake of a spec at once, an unknown field with the others, exits 2 and stores nothing', async () => {
+    const before = JSON.parse((await cli('--json', 'runs', 'list')).stdout).total;
+    const file = writeJson('two-mistakes.json', smallSpec('two mistakes', { reboundProbability: 2, freezngInterval: 100 }));
+    const r = await cli('queue', 'add', file);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file}: invalid spec:\n  params.freezngInterval: unknown field 'freezngInterval' (did you mean 'freezingInterval'?)\n  params.reboundProbability: must be in [0, 1], got 2`);
+    noStack(r);
+    expect(JSON.parse((await cli('--json', 'runs', 'list')).stdout).total).toBe(before);
+  });
+
   it('with --json, a failing command prints one JSON document on stdout too: the error and its exit code', async () => {
     const spec = JSON.parse(readFileSync(example, 'utf8'));
     spec.params.box.resolution = -3;
