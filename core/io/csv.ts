@@ -77,7 +77,7 @@ function excerpt(s: string): string {
 }
 
 export function sphereCsvToTable(text: string): ColumnTable {
-  const all = text.split(/\r?\n/);
+  const all = text.split(LINE_BREAK);
   const lineNumbers = csvLineNumbers(all);
   const lines = Array.from(lineNumbers, (n) => all[n - 1]);
   if (lines.length === 0) throw new Error('sphere CSV is empty: expected a header line x,y,z,r[,type]');
@@ -165,8 +165,11 @@ function csvFields(line: string): string[] | null {
  * entry 0 is the header's line, entry i the line of data row i. Errors about a row name its line.
  */
 export function sphereCsvLineNumbers(text: string): Uint32Array {
-  return csvLineNumbers(text.split(/\r?\n/));
+  return csvLineNumbers(text.split(LINE_BREAK));
 }
+
+/** A line break of any system: CRLF (Windows), LF (Unix) and CR alone (classic Mac OS, old Excel for Mac's 'CSV'). */
+const LINE_BREAK = /\r\n?|\n/;
 
 function csvLineNumbers(lines: string[]): Uint32Array {
   const out: number[] = [];

@@ -307,8 +307,10 @@ export function runImportTask(task: ImportTask): ImportResult {
 export function importTaskBytes(task: ImportTask): number {
   switch (task.kind) {
     case 'spheres': {
+      // Lines end in LF, CRLF or CR alone (classic Mac): a CR not followed by LF ends a line too.
       let rows = 1;
       for (let at = task.csv.indexOf('\n'); at >= 0; at = task.csv.indexOf('\n', at + 1)) rows++;
+      for (let at = task.csv.indexOf('\r'); at >= 0; at = task.csv.indexOf('\r', at + 1)) if (task.csv.charCodeAt(at + 1) !== 10) rows++;
       const cells = (task.analysis.poreGridVoxels as number | undefined) ?? 2 ** 21;
       const heightMap = ((task.analysis.heightMapCells as number | undefined) ?? 256) ** 2;
       return 6 * task.csv.length + rows * 600 + 17 * cells + 24 * 10 * MAX_BOX_DIAMETERS + 16 * heightMap;

@@ -108,6 +108,16 @@ describe('sphere csv', () => {
     expect(bytes(long) - bytes(short)).toBe(6 * (long.length - short.length));
   });
 
+  it("counts the rows of a file with CR (classic Mac) or mixed line ends as those of its LF form", () => {
+    const lf = 'x,y,z,r\n' + Array.from({ length: 1000 }, (_, i) => `${i},1,1,0.5`).join('\n') + '\n';
+    const bytes = (csv: string) => importTaskBytes({ kind: 'spheres', csv, source: 'a.csv', analysis: {} });
+    // The same rows: only the text (6 bytes a character) differs, by CRLF's second character.
+    let k = 0;
+    for (const text of [lf.replace(/\n/g, '\r'), lf.replace(/\n/g, '\r\n'), lf.replace(/\n/g, () => ['\n', '\r', '\r\n'][k++ % 3])]) {
+      expect(bytes(text) - bytes(lf)).toBe(6 * (text.length - lf.length));
+    }
+  });
+
   it('brings an exported sphere csv back into a table that analyses like the original', async () => {
     const a = 1, k = 3;
     const pts: number[][] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvColumns, sphereCsvToTable, tableToCsv } from '../../../core/io/csv';
+import { csvColumns, sphereCsvLineNumbers, sphereCsvToTable, tableToCsv } from '../../../core/io/csv';
 import type { ColumnTable } from '../../../core/common/engine';
 
 describe('particle csv', () => {
@@ -33,6 +33,19 @@ describe('particle csv', () => {
       columns: { id: Uint32Array.of(0, 1), principalTilt: Float32Array.of(80.74466, 1 / 3), size: Float64Array.of(Math.fround(80.74466), 0.1) },
     };
     expect(tableToCsv(t)).toBe('id,principalTilt,size\n0,80.74466,80.74465942382812\n1,0.33333334,0.1\n');
+  });
+
+  it('reads CR (classic Mac), LF, CRLF and mixed line ends, numbering lines as an editor does', () => {
+    for (const breaks of [['\r'], ['\n'], ['\r\n'], ['\r', '\r\n', '\n']]) {
+      let k = 0;
+      const text = 'x,y,z,r,type\n1,2,3,0.5,1\n\n2,2,2,0.25,0\n'.replace(/\n/g, () => breaks[k++ % breaks.length]);
+      const t = sphereCsvToTable(text);
+      expect(Array.from(t.columns.x)).toEqual([1, 2]);
+      expect(Array.from(t.columns.type)).toEqual([1, 0]);
+      expect(Array.from(sphereCsvLineNumbers(text))).toEqual([1, 2, 4]);
+      expect(() => sphereCsvToTable(text.replace('0.25', 'abc'))).toThrow(/^sphere CSV line 4: column 'r' is 'abc'/);
+    }
+    expect(() => sphereCsvToTable('x,y,z\r1,2,3\r')).toThrow(/^sphere CSV header 'x,y,z' lacks column 'r'/);
   });
 
   it('round-trips awkward doubles exactly', () => {
