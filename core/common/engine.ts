@@ -145,6 +145,8 @@ export interface ParticleQuantity {
  * (meta.particleTable), so a run keeps the declaration it was written with.
  *
  * Table meta the inspector reads besides the declaration (all optional):
+ *  - `units`: the unit of the table's lengths (centres, container), e.g. 'mm'; without it the
+ *    inspector says 'length units'.
  *  - `container`: the outline to draw, { shape: 'box', min, max } or { shape: 'cylinder', axis: 'z',
  *    centre: [x, y], radius, min, max }, with `moves` ('x' | 'y' | 'z'), the axis along which a
  *    moving container is displaced by `containerOffset` (a number).

@@ -33,6 +33,16 @@ describe('particle columns from the engine’s declaration', () => {
     expect(p.categoryColumn).toBe('class');
   });
 
+  it('says heights in the unit the table declares (a ball mill’s mm), else in length units', () => {
+    const cols = { cx: Float64Array.of(0, 1), cy: Float64Array.of(0, 1), cz: Float64Array.of(0, 0), rad: Float64Array.of(1, 2) };
+    const mm = resolveParticleColumns(cols, 2, { particleTable: disks, units: 'mm' });
+    expect(mm.lengthUnit).toBe('mm');
+    expect(mm.colourings.find((c) => c.key === 'height')!.unit).toBe('mm');
+    const plain = resolveParticleColumns(cols, 2, { particleTable: disks });
+    expect(plain.lengthUnit).toBe('length units');
+    expect(plain.colourings.find((c) => c.key === 'height')!.unit).toBe('length units');
+  });
+
   it('colours by a chosen map and range, clamping values outside it to the ends', () => {
     const cols = { cx: Float64Array.of(0, 1, 2), cy: Float64Array.of(0, 1, 2), cz: Float64Array.of(0, 4, 8), rad: Float64Array.of(1, 1, 1), speed: Float64Array.of(0, 5, 10) };
     const p = resolveParticleColumns(cols, 3, { particleTable: disks });

@@ -37,6 +37,8 @@ export interface ParticleColumns {
   categoryNames: string[];
   /** The colourings this table supports, in menu order. */
   colourings: Colouring[];
+  /** The unit of its lengths: the table's meta.units (a ball mill's 'mm'), else 'length units'. */
+  lengthUnit: string;
 }
 
 /** Resolves the declared columns, or throws an error naming what is missing. */
@@ -57,12 +59,13 @@ export function resolveParticleColumns(columns: Record<string, Column>, count: n
   if (normal && normal.some((c) => !c)) throw new Error(`particle table lacks its normal columns (${(spec.glyph as { normal: string[] }).normal.join(', ')})`);
   const id = spec.id ? (columns[spec.id] ?? null) : null;
 
+  const lengthUnit = typeof meta.units === 'string' && meta.units ? meta.units : 'length units';
   const colourings: Colouring[] = [];
   const cat = spec.category && columns[spec.category.column] ? spec.category : null;
   if (cat) colourings.push({ key: cat.column, label: cat.label, unit: '', kind: 'categories', values: columns[cat.column] });
   // Height is along z, but for disks in the x-y plane (2D runs: the vertical is y, z is the same for all).
   const up = spec.glyph.kind === 'disk-xy' ? 1 : 2;
-  colourings.push({ key: 'height', label: `Height (${spec.centre[up]})`, unit: 'length units', kind: 'range', values: up === 1 ? y : z });
+  colourings.push({ key: 'height', label: `Height (${spec.centre[up]})`, unit: lengthUnit, kind: 'range', values: up === 1 ? y : z });
   for (const q of spec.quantities) {
     const values = columns[q.column];
     if (values) colourings.push({ key: q.column, label: q.label, unit: q.unit ?? '', kind: q.categorical ? 'categories' : 'range', values });
@@ -70,7 +73,7 @@ export function resolveParticleColumns(columns: Record<string, Column>, count: n
   colourings.push({ key: 'id', label: 'Particle id', unit: '', kind: 'ids', values: id ?? Uint32Array.from({ length: count }, (_, i) => i) });
   const names = cat?.namesFrom ? meta[cat.namesFrom] : undefined;
   const categoryNames = Array.isArray(names) ? names.map(String) : [];
-  return { count, x, y, z, radius, sizeFrom, glyph: spec.glyph, normal, id, categoryColumn: cat?.column ?? null, categoryNames, colourings };
+  return { count, x, y, z, radius, sizeFrom, glyph: spec.glyph, normal, id, categoryColumn: cat?.column ?? null, categoryNames, colourings, lengthUnit };
 }
 
 /**
