@@ -5,7 +5,7 @@
  * keeps a memory budget: a run whose estimate does not fit is not started.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir, totalmem } from 'node:os';
 import { basename, join } from 'node:path';
@@ -23,7 +23,28 @@ const bundled = new Map<string, string>();
  * writable, as in a read-only or global install) the data folder's cache/ and the OS temp folder.
  */
 export function bundleDirs(dataDir: string): string[] {
-  return [BUNDLE_DIR, join(dataDir, 'cache', 'workers'), join(tmpdir(), 'packbench-workers')];
+  return [BUNDLE_DIR, join(dataDir, 'cache', 'workers'), tempBundleDir()];
+}
+
+/** The OS temp folder's bundle folder: one per user, since every user may write in the temp folder. */
+function tempBundleDir(): string {
+  const uid = process.getuid?.();
+  return join(tmpdir(), uid === undefined ? 'packbench-workers' : `packbench-workers-${uid}`);
+}
+
+/**
+ * Makes the temp bundle folder, or checks the one there: a bundle in it runs as this user, so it must
+ * be this user's own folder that no one else can write (another user may have made it first and put
+ * a bundle of the name this one will look for, or a symlink where it will write).
+ */
+function ownTempFolder(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const uid = process.getuid?.();
+  if (uid === undefined) return; // Windows: the temp folder is the user's own
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o022) !== 0) {
+    throw new Error(`${dir} is not a folder of this user that only it can write (another user could put code there that would run as this one): remove it`);
+  }
 }
 
 /**
@@ -73,6 +94,7 @@ function writeBundle(entry: string, dir: string, externalPackages: boolean): str
   }).outputFiles[0].contents;
   const hash = createHash('sha256').update(out).digest('hex').slice(0, 16);
   const file = join(dir, `${basename(entry, '.ts')}-${externalPackages ? '' : 'all-'}${hash}.mjs`);
+  if (dir === tempBundleDir()) ownTempFolder(dir);
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;

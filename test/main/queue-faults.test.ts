@@ -6,10 +6,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { runnableEntry, WorkerPool } from '../../main/services/pool';
+import { bundleDirs, runnableEntry, WorkerPool } from '../../main/services/pool';
 import { withExport } from '../../main/services/handlers';
 import { openServicesWhenFree, type Services } from '../../main/services/services';
 import { BUSY_TIMEOUT_MS } from '../../main/services/store';
@@ -38,6 +38,22 @@ describe('queue faults', () => {
     expect((await job.done).status).toBe('done');
     expect(existsSync(fallback)).toBe(true);
     expect(() => runnableEntry(COUNTER_WORKER, ['/dev/null/a', '/dev/null/b'])).toThrow(/cannot write the worker bundle of counter-worker.ts to any of: \/dev\/null\/a: .*; \/dev\/null\/b: /);
+  });
+
+  it.skipIf(!process.getuid)('runs no bundle another user put in the OS temp folder: its bundle folder there must be this user\'s own', () => {
+    const shared = dir(); // the temp folder, which every user may write in
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = shared;
+    later(() => void (tmp === undefined ? delete process.env.TMPDIR : (process.env.TMPDIR = tmp)));
+    // node_modules/.cache and the data folder cannot be written: the temp folder is the last resort.
+    const dirs = bundleDirs('/dev/null/data').slice(1);
+    const tempDir = dirs[1];
+    expect(tempDir.startsWith(shared)).toBe(true);
+    // Another user made that folder first, open to all, with the bundle this one will look for in it.
+    const planted = runnableEntry(COUNTER_WORKER, [tempDir]);
+    chmodSync(tempDir, 0o777);
+    writeFileSync(planted, 'process.exit(99); // code of another user');
+    expect(() => runnableEntry(COUNTER_WORKER, dirs)).toThrow(/is not a folder of this user that only it can write/);
   });
 
   it('fails a run that cannot start (no bundle folder) with the reason, and goes on with the next', async () => {
