@@ -8,6 +8,7 @@
  */
 import type { ColumnTable, ParticleTableSpec } from '../common/engine';
 import { cellText } from './decimal';
+import { splitLines } from './lines';
 
 export function isSphereTable(table: ColumnTable): boolean {
   return ['x', 'y', 'z', 'r'].every((c) => c in table.columns);
@@ -77,7 +78,7 @@ function excerpt(s: string): string {
 }
 
 export function sphereCsvToTable(text: string): ColumnTable {
-  const all = text.split(LINE_BREAK);
+  const all = splitLines(text);
   const lineNumbers = csvLineNumbers(all);
   const lines = Array.from(lineNumbers, (n) => all[n - 1]);
   if (lines.length === 0) throw new Error('sphere CSV is empty: expected a header line x,y,z,r[,type]');
@@ -165,11 +166,8 @@ function csvFields(line: string): string[] | null {
  * entry 0 is the header's line, entry i the line of data row i. Errors about a row name its line.
  */
 export function sphereCsvLineNumbers(text: string): Uint32Array {
-  return csvLineNumbers(text.split(LINE_BREAK));
+  return csvLineNumbers(splitLines(text));
 }
-
-/** A line break of any system: CRLF (Windows), LF (Unix) and CR alone (classic Mac OS, old Excel for Mac's 'CSV'). */
-const LINE_BREAK = /\r\n?|\n/;
 
 function csvLineNumbers(lines: string[]): Uint32Array {
   const out: number[] = [];

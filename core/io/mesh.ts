@@ -9,6 +9,8 @@ export interface TriangleMesh {
   triangles: number;
 }
 
+import { splitLines } from './lines';
+
 const decoder = new TextDecoder();
 
 /** Binary when the size matches the triangle count in the header; ASCII when it starts with 'solid'. */
@@ -45,7 +47,7 @@ function parseBinaryStl(bytes: Uint8Array, count: number): TriangleMesh {
 
 function parseAsciiStl(text: string): TriangleMesh {
   const coords: number[] = [];
-  const lines = text.split(/\r?\n/);
+  const lines = splitLines(text);
   let inFacet = false, verticesInFacet = 0, facetLine = 0;
   for (let i = 0; i < lines.length; i++) {
     const words = lines[i].trim().split(/\s+/);
@@ -73,7 +75,7 @@ function parseAsciiStl(text: string): TriangleMesh {
 export function parseObj(text: string): TriangleMesh {
   const verts: number[] = [];
   const coords: number[] = [];
-  const lines = text.split(/\r?\n/);
+  const lines = splitLines(text);
   for (let i = 0; i < lines.length; i++) {
     const words = lines[i].trim().split(/\s+/);
     if (words[0] === 'v') {

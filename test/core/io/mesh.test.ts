@@ -81,6 +81,19 @@ describe('mesh import', () => {
     expect(meshVolume(m)).toBeCloseTo(8, 12);
   });
 
+  it('reads ASCII STL and OBJ with CR (classic Mac), CRLF and mixed line ends as with LF', () => {
+    const c = cube(2);
+    const obj = 'v 0 0 0\nv 2 0 0\nv 0 2 0\nv 0 0 2\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n';
+    for (const breaks of [['\r'], ['\r\n'], ['\r', '\n', '\r\n']]) {
+      let k = 0;
+      const re = (text: string) => text.replace(/\n/g, () => breaks[k++ % breaks.length]);
+      expect(Array.from(parseStl(new TextEncoder().encode(re(asciiStl(c)))).positions)).toEqual(Array.from(c.positions));
+      expect(parseObj(re(obj)).triangles).toBe(4);
+      // Errors still name the line an editor shows.
+      expect(() => parseObj(re('v 0 0 0\nv 1 x 0\n'))).toThrow(/^OBJ line 2: /);
+    }
+  });
+
   it('voxelises a hand-checked cube to exactly its volume', () => {
     // A 1 x 1 x 1 cube at 10 voxels per unit: 10^3 voxel centres inside, none on the boundary.
     const v = voxeliseMesh(cube(1), 10);
