@@ -51,6 +51,8 @@ export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
   const sampler = new SurfaceSampler({
     fn, bounds, spacing: p.spacing, capacity: p.maxParticles, neighbourSearch: p.neighbourSearch, seed: ctx.seed,
     timeStep: p.dynamics.timeStep, feedback: p.dynamics.feedback, threads: ctx.startHelpers ? Math.max(1, ctx.threads) : 1,
+    // Seeding takes seconds on a large blobby surface: a cancel then stops it, and the loop below ends the run.
+    cancelled: () => ctx.cancelled(),
   });
   const helperData = sampler.helperData();
   const helpers = helperData.length > 0 ? ctx.startHelpers!(helperData) : null;

@@ -102,6 +102,11 @@ export interface SamplerOptions {
   threads?: number;
   /** Particles from which the threads share the work (default PARALLEL_FROM). */
   parallelFrom?: number;
+  /**
+   * Asked once a row of the seeding grid (of corners, then of cells); seeding stops when it says
+   * true (a cancel: seeding 256 blobs over 20 units at spacing 0.1 took 12 s).
+   */
+  cancelled?: () => boolean;
 }
 
 export class SurfaceSampler {
@@ -218,7 +223,7 @@ export class SurfaceSampler {
     }
     this.starts = new Int32Array(shared(cells ? 4 * ((1 << (2 * this.grid!.maxBits)) + 1) : 0));
     this.board = new TaskBoard(this.rowArrays(), this.moveArrays(), o.fn, threads);
-    this.seedParticles(o.bounds, o.spacing);
+    this.seedParticles(o.bounds, o.spacing, o.cancelled ?? (() => false));
   }
 
   /**
@@ -251,28 +256,32 @@ export class SurfaceSampler {
    * One particle per cell of a coarse grid (cells of twice the spacing, at most SEED_CELLS a
    * side) that the surface crosses (corners of both signs): the cell centre projected onto the
    * surface, kept when it lands within the cell's reach. Every part of the surface larger than a
-   * cell gets particles; fission fills in the rest.
+   * cell gets particles; fission fills in the rest. Stops part-way when `cancelled` says so.
    */
-  private seedParticles(b: Float64Array, spacing: number): void {
+  private seedParticles(b: Float64Array, spacing: number, cancelled: () => boolean): void {
     const side = Math.max(b[3] - b[0], b[4] - b[1], b[5] - b[2]);
     const c = Math.max(2 * spacing, side / SEED_CELLS);
     const n = [0, 1, 2].map((a) => Math.max(1, Math.ceil((b[a + 3] - b[a]) / c) + 1));
     const o = [0, 1, 2].map((a) => (b[a] + b[a + 3]) / 2 - (n[a] * c) / 2);
     const nx = n[0] + 1, ny = n[1] + 1;
     const corner = new Float64Array(nx * ny * (n[2] + 1));
-    for (let k = 0; k <= n[2]; k++) for (let j = 0; j <= n[1]; j++) for (let i = 0; i <= n[0]; i++) {
-      corner[i + nx * (j + ny * k)] = this.fn.value(o[0] + i * c, o[1] + j * c, o[2] + k * c);
+    for (let k = 0; k <= n[2]; k++) for (let j = 0; j <= n[1]; j++) {
+      if (cancelled()) return;
+      for (let i = 0; i <= n[0]; i++) corner[i + nx * (j + ny * k)] = this.fn.value(o[0] + i * c, o[1] + j * c, o[2] + k * c);
     }
     const p = this.scratch;
-    for (let k = 0; k < n[2]; k++) for (let j = 0; j < n[1]; j++) for (let i = 0; i < n[0]; i++) {
-      let neg = 0;
-      for (let q = 0; q < 8; q++) if (corner[i + (q & 1) + nx * (j + ((q >> 1) & 1) + ny * (k + (q >> 2)))] < 0) neg++;
-      if (neg === 0 || neg === 8) continue;
-      const cx = o[0] + (i + 0.5) * c, cy = o[1] + (j + 0.5) * c, cz = o[2] + (k + 0.5) * c;
-      const r = projectToSurface(this.fn, cx, cy, cz, c / 2, p);
-      if (!(r < 1e-9 * side) || Math.hypot(p[0] - cx, p[1] - cy, p[2] - cz) > c) continue;
-      if (this.n === this.capacity) return;
-      this.add(p[0], p[1], p[2], this.sigmaHat);
+    for (let k = 0; k < n[2]; k++) for (let j = 0; j < n[1]; j++) {
+      if (cancelled()) return;
+      for (let i = 0; i < n[0]; i++) {
+        let neg = 0;
+        for (let q = 0; q < 8; q++) if (corner[i + (q & 1) + nx * (j + ((q >> 1) & 1) + ny * (k + (q >> 2)))] < 0) neg++;
+        if (neg === 0 || neg === 8) continue;
+        const cx = o[0] + (i + 0.5) * c, cy = o[1] + (j + 0.5) * c, cz = o[2] + (k + 0.5) * c;
+        const r = projectToSurface(this.fn, cx, cy, cz, c / 2, p);
+        if (!(r < 1e-9 * side) || Math.hypot(p[0] - cx, p[1] - cy, p[2] - cz) > c) continue;
+        if (this.n === this.capacity) return;
+        this.add(p[0], p[1], p[2], this.sigmaHat);
+      }
     }
   }
 

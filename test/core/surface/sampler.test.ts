@@ -115,12 +115,36 @@ describe('surface engine', () => {
     for (const l of vol.labels) solid += l;
     const exact = 2 * Math.PI * Math.PI * 1 * 0.16;
     expect(Math.abs((solid * vol.voxelSize ** 3) / exact - 1)).toBeLessThan(0.05);
-    const c = run(p, ctx(1, 5));
+    // The seeding looks once a row of its grid, the sampling once an iteration.
+    let looks = 0, seedingLooks = -1;
+    run(p, { ...ctx(), cancelled: () => (looks++, false), progress: () => { if (seedingLooks < 0) seedingLooks = looks - 1; } });
+    const c = run(p, ctx(1, seedingLooks + 5));
     expect(c.cancelled).toBe(true);
     expect(c.metrics.stopReason).toBe('cancelled');
     expect(c.metrics.iterations).toBe(5);
     // A cancelled run does not voxelise the solid (its artifacts are dropped; 2 s at 400 across).
     expect(c.artifacts.map((x) => x.kind)).toEqual(['table']);
+  });
+
+  it('a cancel during the seeding stops it part-way (seconds on a large blobby surface)', () => {
+    const p = { surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.4 }, spacing: 0.15, voxelsAcross: 0 };
+    let looks = 0, seedingLooks = -1;
+    const full = run(p, { ...ctx(), cancelled: () => (looks++, false), progress: () => { if (seedingLooks < 0) seedingLooks = looks - 1; } });
+    expect(seedingLooks).toBeGreaterThan(20);
+    const seeded = sampler(surfaceParamsSchema.parse(p).surface, 0.15).n;
+    expect(Number(full.metrics.particles)).toBeGreaterThan(0);
+    // At the first look (the grid's corners): no particle yet, no iteration.
+    const first = run(p, ctx(1, 0));
+    expect(first.cancelled).toBe(true);
+    expect(first.metrics.stopReason).toBe('cancelled');
+    expect(first.metrics.iterations).toBe(0);
+    expect(first.metrics.particles).toBe(0);
+    // Three quarters into its looks (half of them the corners' rows, half the cells'): some
+    // particles, not all.
+    const late = run(p, ctx(1, Math.floor(0.75 * seedingLooks)));
+    expect(late.metrics.iterations).toBe(0);
+    expect(Number(late.metrics.particles)).toBeGreaterThan(0);
+    expect(Number(late.metrics.particles)).toBeLessThan(seeded);
   });
 
   it('progress counts to maxIterations only as an upper bound, and to the window\'s end once uniform', () => {
