@@ -328,6 +328,28 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     });
   });
 
+  // The pause kept in the data folder, which the app and the web host follow (open, or started later).
+  const whoFollows = 'the app and web hosts on this data folder (open now, or started later)';
+  queue
+    .command('pause')
+    .description(`pause the queue: ${whoFollows} start no more of its runs; running runs go on. \`run\` and \`queue run\` ignore it`)
+    .action(async () => {
+      await withServices({}, async (s) => {
+        const { queued } = await s.dispatch('queue.pause', {});
+        print(`queue paused: the app and web hosts on this folder start none of its ${queued} queued run(s); running runs go on (\`packbench queue resume\` resumes)`, { paused: true, queued });
+      });
+    });
+
+  queue
+    .command('resume')
+    .description(`resume the paused queue: ${whoFollows} start its runs again`)
+    .action(async () => {
+      await withServices({}, async (s) => {
+        const { queued } = await s.dispatch('queue.resume', {});
+        print(`queue resumed: the app and web hosts on this folder start its ${queued} queued run(s)`, { paused: false, queued });
+      });
+    });
+
   queue
     .command('list')
     .description('running runs (in the order they started), then paused ones, then queued ones in the order they will start')

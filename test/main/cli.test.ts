@@ -402,6 +402,37 @@ describe('packbench CLI', () => {
     }
   });
 
+  it('queue pause and queue resume pause the queue kept in the data folder: a host on it follows, a host started later too', async () => {
+    const t2 = tempDir('packbench-cli-pause-');
+    const file = join(t2.dir, 'one.json');
+    writeFileSync(file, JSON.stringify(smallSpec('paused')));
+    try {
+      const paused = await cliIn(t2.dir, '--json', 'queue', 'pause');
+      expect(paused.code, paused.stderr).toBe(0);
+      expect(JSON.parse(paused.stdout)).toEqual({ paused: true, queued: 0 });
+      expect((await cliIn(t2.dir, 'queue', 'add', file)).code).toBe(0);
+      // A host started now takes up the pause: the queued run waits.
+      const host = openServices({ dataDir: t2.dir, autoStart: true, concurrency: 1 });
+      try {
+        expect(host.queue.state()).toMatchObject({ paused: true, queued: 1 });
+        const resumed = await cliIn(t2.dir, 'queue', 'resume');
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(resumed.stdout).toMatch(/^queue resumed: .*1 queued run/);
+        // The host follows at its next look (its 2 s poll) and runs it.
+        await host.queue.waitFor(host.store.listRuns({ offset: 0, limit: 1 }).rows.map((r) => r.id));
+        expect(host.queue.state().paused).toBe(false);
+        expect(host.store.countByStatus().done).toBe(1);
+        // Paused while the host is open: it follows too.
+        expect((await cliIn(t2.dir, 'queue', 'pause')).stdout).toMatch(/^queue paused: /);
+        await vi.waitFor(() => expect(host.queue.state().paused).toBe(true), { timeout: 5000, interval: 100 });
+      } finally {
+        await host.close();
+      }
+    } finally {
+      t2.cleanup();
+    }
+  });
+
   it('deletes a run with its folder', async () => {
     expect((await cli('runs', 'rm', runId)).code).toBe(0);
     expect((await cli('runs', 'show', runId)).code).toBe(2);
