@@ -241,7 +241,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
         if (msg?.t !== 'call' || typeof msg.id !== 'number') throw new Error('expected { t: "call", id, method, params }');
       } catch (err) {
         if (err instanceof TransferRefused) reply(err.transfer, new ApiError('invalid', err.message));
-        else ws.close(1003, err instanceof Error ? err.message.slice(0, 100) : 'bad message');
+        else ws.close(1003, closeReason(err instanceof Error ? err.message : 'bad message'));
         return;
       }
       void answer(msg);
@@ -277,6 +277,16 @@ export async function startHost(o: HostOptions): Promise<Host> {
         server.close(() => done());
       }),
   };
+}
+
+/**
+ * The message cut to the 123 bytes of UTF-8 a close frame's reason may hold: ws throws past it, and
+ * the messages quote what the client sent (100 characters of 'é' are 200 bytes).
+ */
+function closeReason(message: string): string {
+  let reason = message.slice(0, 123);
+  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
+  return reason;
 }
 
 /** A request target that is no URL ('http://[::1') is the client's error (400), not ours. */

@@ -106,6 +106,18 @@ describe('web host under faults', () => {
     await stillAnswers();
   });
 
+  it('closes a malformed frame whose error quotes non-ASCII text with a reason cut to 123 bytes, and keeps answering', async () => {
+    const ws = await rawSocket();
+    const reason = new Promise<Buffer>((ok) => ws.once('close', (_code, r) => ok(r)));
+    // The array index is quoted in the error: 100 two-byte characters made a 187-byte reason, and
+    // ws throws past 123 bytes, out of the message handler: it ended the host's process.
+    ws.send(encodeMessage({ t: 'call', id: 1, method: 'app.info', params: { x: { $typed: 'Uint8Array', $i: 'é'.repeat(100) } } }));
+    const got = await reason;
+    expect(got.byteLength).toBeLessThanOrEqual(123);
+    expect(got.toString()).toMatch(/^message array é+$/);
+    await stillAnswers();
+  });
+
   it('moves big messages in chunks both ways, and refuses one over the limit with an error reply', async () => {
     const api = client();
     // 20 MB of CSV-like text: five chunks up, its echo (the error message quotes nothing) small.
