@@ -65,10 +65,6 @@ export const SPHERE_TABLE: ParticleTableSpec = {
 };
 
 /**
- * Parses a sphere CSV (a header line naming at least x, y, z and r; `type` optional; extra columns
- * ignored) into a sphere table. Errors name the line and column so a user can fix the file.
- */
-/**
  * Text of the file quoted in an error: at most 60 characters, control characters as '?'. A binary
  * or one-line file otherwise put its whole first line (megabytes) into the message.
  */
@@ -77,6 +73,13 @@ function excerpt(s: string): string {
   return clean.length > 60 ? `${clean.slice(0, 57)}…` : clean;
 }
 
+/**
+ * Parses a sphere CSV (a header line naming at least x, y, z and r; `type` optional; extra columns
+ * ignored) into a sphere table. Errors name the line and column so a user can fix the file. A CSV
+ * without a `type` column gives a table without one: its spheres' classes are unknown (a stacking
+ * CSV exported before its class was written as type), so the inspector offers no colouring by type
+ * and the exports write none, rather than class 0 for every sphere.
+ */
 export function sphereCsvToTable(text: string): ColumnTable {
   const all = splitLines(text);
   const lineNumbers = csvLineNumbers(all);
@@ -99,9 +102,9 @@ export function sphereCsvToTable(text: string): ColumnTable {
   }
   const n = lines.length - 1;
   const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n), r = new Float64Array(n);
-  const type = new Uint16Array(n);
   const id = new Uint32Array(n);
   const [ix, iy, iz, ir, it] = ['x', 'y', 'z', 'r', 'type'].map(index);
+  const type = it >= 0 ? new Uint16Array(n) : null;
   for (let i = 0; i < n; i++) {
     const cells = fields(i + 1);
     // More fields than the header names: the columns are misaligned (decimal commas, '1,5' for 1.5), so no field can be trusted.
@@ -117,14 +120,14 @@ export function sphereCsvToTable(text: string): ColumnTable {
     };
     x[i] = num(ix, 'x'); y[i] = num(iy, 'y'); z[i] = num(iz, 'z'); r[i] = num(ir, 'r');
     if (r[i] <= 0) throw new Error(`sphere CSV line ${lineNumbers[i + 1]}: radius r must be > 0, got ${r[i]}`);
-    if (it >= 0) {
+    if (type) {
       const t = num(it, 'type');
       if (!Number.isInteger(t) || t < 0 || t > 65535) throw new Error(`sphere CSV line ${lineNumbers[i + 1]}: type must be an integer in [0, 65535], got ${t}`);
       type[i] = t;
     }
     id[i] = i;
   }
-  return { kind: 'table', name: SPHERE_TABLE.name, columns: { id, type, x, y, z, r }, meta: { particleTable: SPHERE_TABLE } };
+  return { kind: 'table', name: SPHERE_TABLE.name, columns: { id, ...(type ? { type } : {}), x, y, z, r }, meta: { particleTable: SPHERE_TABLE } };
 }
 
 /**

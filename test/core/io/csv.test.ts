@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { csvColumns, sphereCsvLineNumbers, sphereCsvToTable, tableToCsv } from '../../../core/io/csv';
 import type { ColumnTable } from '../../../core/common/engine';
+import { resolveParticleColumns } from '../../../renderer/src/workspaces/inspector/particleColumns';
 
 describe('particle csv', () => {
   it('writes all columns of a non-sphere table in order', () => {
@@ -53,7 +54,16 @@ describe('particle csv', () => {
     const t: ColumnTable = { kind: 'table', name: 's', columns: { x, y: x, z: x, r: Float64Array.of(1, 2, 3, 4) } };
     const back = sphereCsvToTable(tableToCsv(t));
     expect(Array.from(back.columns.x)).toEqual(Array.from(x));
-    expect(Array.from(back.columns.type)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('imports a CSV without a type column without one (classes unknown), not with type 0 for every sphere', () => {
+    // A stacking CSV exported before its class was written as type (932332b) has it as 'class'.
+    const t = sphereCsvToTable('x,y,z,r,class\n1,1,1,0.5,2\n2,2,2,0.5,1\n');
+    expect(Object.keys(t.columns).sort()).toEqual(['id', 'r', 'x', 'y', 'z']);
+    // The inspector offers no colouring by type, and the CSV export writes none.
+    expect(resolveParticleColumns(t.columns, 2, t.meta!).colourings.map((c) => c.key)).toEqual(['height', 'id']);
+    expect(tableToCsv(t)).toBe('x,y,z,r,id\n1,1,1,0.5,0\n2,2,2,0.5,1\n');
+    expect(Array.from(sphereCsvToTable('x,y,z,r,type\n1,1,1,0.5,0\n').columns.type)).toEqual([0]);
   });
 
   it("reads quoted fields: R's write.csv (quoted names, a row-name column) and Excel's quoted text", () => {
