@@ -179,6 +179,29 @@ describe('HistoryWorkspace', () => {
     expect(w.find('[data-testid="compare-series-apart"]').text()).toBe('Not drawn, on other axes: run 3 (particles against iteration).');
   });
 
+  it('says which compared runs lack the series drawn, and that none has a series only when none has one', async () => {
+    const api = installFakeApi([makeRun(1), makeRun(2), makeRun(3)]);
+    const call = api.call.bind(api);
+    let without = ['r2'];
+    api.call = (async (method: string, params: { id: string }) => {
+      if (method === 'runs.series' && without.includes(params.id)) return [];
+      return call(method as never, params as never);
+    }) as typeof api.call;
+    const w = mount(RunCompare, { props: { ids: ['r1', 'r2', 'r3'] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle(10);
+    expect((w.findComponent(PlotPanel).props('series') as { name: string }[]).map((x) => x.name)).toEqual(['run 1', 'run 3']);
+    expect(w.find('[data-testid="compare-series-missing"]').text()).toBe('Not recorded by run 2.');
+    expect(w.text()).not.toContain('recorded no series');
+
+    without = ['r1', 'r2', 'r3'];
+    await w.setProps({ ids: ['r1', 'r2'] });
+    await settle(10);
+    expect(w.findComponent(PlotPanel).exists()).toBe(false);
+    expect(w.text()).toContain('These runs recorded no series.');
+    expect(w.find('[data-testid="compare-series-missing"]').exists()).toBe(false);
+  });
+
   it('offers the export formats the service lists, and exports in the chosen one', async () => {
     const { api, w } = await mountHistory();
     expect(api.calls.filter((c) => c.method === 'exports.formats')).toHaveLength(1);
