@@ -30,7 +30,7 @@ for (const f of EXPORT_FORMATS.filter((x) => !wanted.length || wanted.includes(x
   const cpu0 = process.cpuUsage(), t0 = performance.now();
   const out = await exportRun(run, f.id, join(dir, `out.${f.extension}`));
   const wall = (performance.now() - t0) / 1000, cpu = process.cpuUsage(cpu0);
-  rows.push({ format: f.id, MB: out.bytes / 2 ** 20, 'wall s': wall, 'cpu s': (cpu.user + cpu.system) / 1e6 });
+  rows.push({ format: f.id, MiB: out.bytes / 2 ** 20, 'wall s': wall, 'cpu s': (cpu.user + cpu.system) / 1e6 });
 }
 rmSync(dir, { recursive: true, force: true });
 const title = `exportRun of the 187-sphere example (96³ voxels, ${result.metrics.particles} particles; one thread)`;
