@@ -204,9 +204,15 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   const print = (human: string, json: unknown) => io.stdout(globals().json ? JSON.stringify(json) + '\n' : human + '\n');
   const info = (line: string) => io.stderr(line + '\n');
 
-  async function withServices<T>(o: Partial<ServicesOptions>, fn: (s: Services) => Promise<T>): Promise<T> {
+  /** The services of the data folder; says what opening it re-queued (runs a crash interrupted), for every command alike. */
+  function open(o: Partial<ServicesOptions>): Services {
     const s = openServices({ dataDir: dataDir(), ...o });
     if (s.recovered.length) info(`re-queued ${s.recovered.length} run(s) interrupted by an earlier crash`);
+    return s;
+  }
+
+  async function withServices<T>(o: Partial<ServicesOptions>, fn: (s: Services) => Promise<T>): Promise<T> {
+    const s = open(o);
     try {
       return await fn(s);
     } finally {
@@ -557,7 +563,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           ? new CliError(`no built renderer at ${webRoot}: run \`npm run build:web\` first (npm run serve does both)`, 3)
           : new CliError(`--web-root ${webRoot}: no built renderer there (no index.html); give the folder npm run build:web writes (out/web)`, 2);
       }
-      const s = openServices({ dataDir: dataDir(), autoStart: true });
+      const s = open({ autoStart: true });
       const host = await startHost({ services: s, port: o.port, webRoot }).catch(async (err) => {
         await s.close();
         throw err;

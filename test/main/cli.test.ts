@@ -5,7 +5,8 @@
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../main/cli';
@@ -428,6 +429,32 @@ describe('packbench CLI', () => {
       } finally {
         await host.close();
       }
+    } finally {
+      t2.cleanup();
+    }
+  });
+
+  it('spawned: serve says it re-queued the runs a crash interrupted, as the other commands do', async () => {
+    const t2 = tempDir('packbench-cli-serve-');
+    try {
+      const added = JSON.parse((await cliIn(t2.dir, '--json', 'queue', 'add', writeJson('crashed.json', smallSpec('crashed')))).stdout);
+      expect((await cliIn(t2.dir, 'queue', 'pause')).code).toBe(0); // the host then runs nothing
+      // Left 'running' by a process of this machine that has ended.
+      const gone = spawnSync(process.execPath, ['-e', '']).pid;
+      const store = new RunStore(join(t2.dir, 'packbench.db'));
+      expect(store.claim(added.runIds[0], { owner: `${hostname()}:${gone}`, host: null, threads: 1, appVersion: 'test' })).toBe(true);
+      store.close();
+      const webRoot = join(t2.dir, 'web');
+      mkdirSync(webRoot);
+      writeFileSync(join(webRoot, 'index.html'), '<!doctype html>');
+      const child = spawn(process.execPath, [bin, '--data', t2.dir, 'serve', '--web-root', webRoot], { cwd: root });
+      let stdout = '', stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((done) => child.once('exit', done));
+      await new Promise<void>((up) => child.stdout.on('data', (d) => (stdout += d).includes('PackBench web host:') && up()));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(stderr).toMatch(/^re-queued 1 run\(s\) interrupted by an earlier crash$/m);
     } finally {
       t2.cleanup();
     }
