@@ -96,7 +96,7 @@ export type AnalysisParams = z.output<typeof analysisSchema>;
 export const voxelParamsSchema = z.object({
   box: z.object({
     size: z.tuple([positiveLength('box x', 10), positiveLength('box y', 10), positiveLength('box z (height)', 10)])
-      .default([10, 10, 10]).meta({ unit: 'unit', description: 'box edge lengths [x, y, z]; x and y are periodic' }),
+      .default([10, 10, 10]).meta({ unit: 'unit', description: 'box edge lengths [x, y, z]; x and y are periodic; each a whole number of voxels (length × resolution)' }),
     resolution: z.number().gt(0).max(1000).default(20).meta({ unit: 'voxels/unit', description: 'voxels per unit length' }),
     top: z.enum(['ceiling', 'open']).default('ceiling').meta({
       description: "'ceiling': a solid lid at the box height; 'open': particles may stick out of the top while packing, and those whose centre ends above the box height are left out of the result",
@@ -198,7 +198,10 @@ export function extentBound(shape: Shape, sizeVoxels: number): number {
   return Math.ceil((boundingDiameter(shape) * sizeVoxels) / 2 + Math.sqrt(3) / 2 + 0.5);
 }
 
-/** Box size in voxels; the z extent of the packing matrix adds headroom for an open top. */
+/**
+ * Box size in voxels; the z extent of the packing matrix adds headroom for an open top. The sides
+ * are whole voxels (checkParams refuses others); rounding only drops floating-point error.
+ */
 export function boxVoxels(p: VoxelParams): { nx: number; ny: number; nz: number; nzMatrix: number; maxExtent: number } {
   const r = p.box.resolution;
   const [nx, ny, nz] = p.box.size.map((l) => Math.max(1, Math.round(l * r)));
@@ -237,9 +240,37 @@ function belowOneVoxel(law: SizeLaw, resolution: number): { field: string; value
   }
 }
 
+/** A length of `voxels` voxels, to twelve significant digits (4.05, not 4.050000000000001). */
+const voxelsToLength = (voxels: number, resolution: number): number => Number((voxels / resolution).toPrecision(12));
+
+/**
+ * Each box side that is not a whole number of voxels at the resolution. The packing matrix has whole
+ * voxels only, so such a side was simulated rounded to the nearest voxel, up or down (3 × 3 × 2.04
+ * at 20 voxels/unit packed a box 2.05 high), and the solid fractions described that box, not the
+ * one typed. Refused with the two nearest sides that are whole (a product within 1e-9 of a whole
+ * number is whole: 4.1 × 30 is 122.99999999999999 in floating point).
+ */
+function fractionalSides(p: VoxelParams): ParamsIssue[] {
+  const r = p.box.resolution;
+  const issues: ParamsIssue[] = [];
+  p.box.size.forEach((l, a) => {
+    const v = l * r, whole = Math.round(v);
+    if (Math.abs(v - whole) <= 1e-9 * Math.max(1, v)) return;
+    const below = Math.floor(v), above = Math.ceil(v);
+    const allowed = below >= 1 ? `are ${voxelsToLength(below, r)} and ${voxelsToLength(above, r)}` : `is ${voxelsToLength(above, r)}`;
+    issues.push({
+      path: `box.size.${a}`,
+      message: `${l} units is ${Number(v.toPrecision(6))} voxels at box.resolution ${r} voxels/unit; each side must be a whole number of voxels (the packing matrix has no part voxels): the nearest allowed ${allowed}, or a resolution that makes it whole`,
+    });
+  });
+  return issues;
+}
+
 /** The engine's cross-field checks (EngineDefinition.check): every issue, each naming its field and the allowed range. */
 export function checkParams(p: VoxelParams): ParamsIssue[] {
-  const issues: ParamsIssue[] = [];
+  // The other checks count the box in voxels: first it must be whole voxels.
+  const issues = fractionalSides(p);
+  if (issues.length > 0) return issues;
   const { nx, ny, nz, nzMatrix } = boxVoxels(p);
   const r = p.box.resolution;
   if (nx > 65536 || ny > 65536 || nzMatrix > 65536) {

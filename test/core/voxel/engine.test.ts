@@ -332,6 +332,15 @@ describe('voxel engine', () => {
     expect(tiny({ law: 'normal', mean: 0.08, sd: 0.01 })).toEqual([{ path: 'mixture.types.0.size.mean', message: `0.08 ${oneVoxel}` }]);
     expect(tiny({ law: 'lognormal', median: 0.05 })).toEqual([{ path: 'mixture.types.0.size.median', message: `0.05 ${oneVoxel}` }]);
     expect(tiny({ law: 'uniform', min: 0.1, max: 0.5 })).toEqual([]);
+    // A side that is not a whole number of voxels was packed rounded to the nearest voxel (2.04 at
+    // 20 voxels/unit: a box 2.05 high), its solid fractions those of that box.
+    const side = (size: number[], resolution = 20) => checkParams(voxelParamsSchema.parse({ box: { size, resolution }, mixture: { types: [{ size: { law: 'fixed', value: 0.5 } }] } }));
+    expect(side([3, 3, 2.04])).toEqual([{ path: 'box.size.2', message: '2.04 units is 40.8 voxels at box.resolution 20 voxels/unit; each side must be a whole number of voxels (the packing matrix has no part voxels): the nearest allowed are 2 and 2.05, or a resolution that makes it whole' }]);
+    expect(side([3.01, 3, 2.02]).map((i) => i.path)).toEqual(['box.size.0', 'box.size.2']);
+    expect(side([0.01, 3, 3])[0].message).toMatch(/0\.2 voxels at box\.resolution 20 voxels\/unit; .* the nearest allowed is 0\.05,/);
+    // Whole up to floating-point error (4.1 × 30 = 122.99999999999999), and any resolution that makes it whole.
+    expect(side([4.1, 4.1, 4.1], 30)).toEqual([]);
+    expect(side([3, 3, 2.04], 25)).toEqual([]);
     const labels = voxelParamsSchema.parse({ box: { size: [10, 10, 10], resolution: 70 }, labelVolume: 'on' });
     expect(checkParams(labels)).toEqual([expect.objectContaining({ path: 'labelVolume' })]);
     expect(() => voxelEngine.run(big, ctx())).toThrow(/mixture\.types\.0\.size/);
