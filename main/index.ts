@@ -135,7 +135,10 @@ app.on('second-instance', () => {
 
 app.whenReady().then(async () => {
   if (!primary) return;
+  // Requests and checks alike: Electron grants every permission check (navigator.permissions.query,
+  // media device labels, HID, serial, USB) to a session without a check handler.
   session.defaultSession.setPermissionRequestHandler((_wc, permission, grant) => grant(permission === 'notifications'));
+  session.defaultSession.setPermissionCheckHandler((_wc, permission) => permission === 'notifications');
   serveRenderer();
   // Services boot before the window and shut down after it. A data folder another process keeps
   // locked is waited for without freezing this process; one that cannot be opened is said, then quit.

@@ -1,0 +1,157 @@
+/**
+ * The Electron main process's security rules (main/index.ts), with Electron replaced by a recording
+ * stand-in (the binary cannot run here): the window's web preferences, navigation and new-window
+ * guards, permissions, IPC from other frames, and the app:// protocol's paths and CSP.
+ */
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { contentSecurityPolicy } from '../../main/security';
+
+type Listener = (...args: unknown[]) => unknown;
+
+const electron = vi.hoisted(() => {
+  class Emitter {
+    readonly listeners = new Map<string, Listener[]>();
+    on(event: string, fn: Listener) {
+      this.listeners.set(event, [...(this.listeners.get(event) ?? []), fn]);
+      return this;
+    }
+    once(event: string, fn: Listener) {
+      return this.on(event, fn);
+    }
+    /** Calls the listeners of `event` as Electron would; true when one called preventDefault. */
+    emitPreventable(event: string, ...args: unknown[]): boolean {
+      let prevented = false;
+      for (const fn of this.listeners.get(event) ?? []) fn({ preventDefault: () => (prevented = true) }, ...args);
+      return prevented;
+    }
+  }
+  class WebContents extends Emitter {
+    readonly mainFrame = { url: 'app://packbench/index.html' };
+    windowOpenHandler: Listener | undefined;
+    setWindowOpenHandler(fn: Listener) {
+      this.windowOpenHandler = fn;
+    }
+    send() {}
+  }
+  const windows: BrowserWindow[] = [];
+  class BrowserWindow extends Emitter {
+    readonly webContents = new WebContents();
+    constructor(readonly options: { webPreferences: Record<string, unknown> }) {
+      super();
+      windows.push(this);
+    }
+    static getAllWindows = () => windows;
+    loadURL = async () => {};
+    isDestroyed = () => false;
+    isMinimized = () => false;
+    show() {}
+  }
+  const handlers = {
+    permissionRequest: undefined as undefined | ((wc: unknown, permission: string, grant: (ok: boolean) => void) => void),
+    permissionCheck: undefined as undefined | ((wc: unknown, permission: string) => boolean),
+    ipc: new Map<string, Listener>(),
+    protocols: new Map<string, (request: { url: string }) => Promise<Response>>(),
+  };
+  return {
+    handlers,
+    windows,
+    module: {
+      app: Object.assign(new Emitter(), {
+        isPackaged: true,
+        enableSandbox: () => {},
+        requestSingleInstanceLock: () => true,
+        whenReady: () => Promise.resolve(),
+        getPath: () => '/nonexistent/userData',
+        quit: () => {},
+      }),
+      BrowserWindow,
+      dialog: { showErrorBox: () => {}, showSaveDialog: async () => ({ canceled: true }) },
+      ipcMain: { handle: (channel: string, fn: Listener) => handlers.ipc.set(channel, fn) },
+      net: { fetch: async () => new Response('<!doctype html>', { headers: { 'content-type': 'text/html' } }) },
+      protocol: { registerSchemesAsPrivileged: () => {}, handle: (scheme: string, fn: (request: { url: string }) => Promise<Response>) => handlers.protocols.set(scheme, fn) },
+      session: {
+        defaultSession: {
+          setPermissionRequestHandler: (fn: typeof handlers.permissionRequest) => (handlers.permissionRequest = fn),
+          setPermissionCheckHandler: (fn: typeof handlers.permissionCheck) => (handlers.permissionCheck = fn),
+          webRequest: { onHeadersReceived: () => {} },
+        },
+      },
+    },
+  };
+});
+
+const dispatched = vi.hoisted(() => [] as { method: string; params: unknown }[]);
+
+vi.mock('electron', () => ({ ...electron.module, default: electron.module }));
+vi.mock('../../main/services/services', () => ({
+  openServicesWhenFree: async () => ({
+    readOnlyBecause: null,
+    events: { onAny: () => () => {} },
+    dispatch: async (method: string, params: unknown) => (dispatched.push({ method, params }), { ok: method }),
+    close: async () => {},
+  }),
+}));
+
+const win = () => electron.windows[0];
+
+beforeAll(async () => {
+  delete process.env.ELECTRON_RENDERER_URL;
+  await import('../../main/index');
+  for (let i = 0; i < 100 && !win(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(win()).toBeDefined();
+});
+
+describe('Electron main process security', () => {
+  it('opens its window context-isolated and sandboxed, without Node, web security on, no webviews', () => {
+    expect(win().options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false });
+  });
+
+  it('keeps the window on its own origin: other navigations, redirects, new windows and webviews are refused', () => {
+    const wc = win().webContents;
+    expect(wc.emitPreventable('will-navigate', 'https://evil.example/')).toBe(true);
+    expect(wc.emitPreventable('will-navigate', 'file:///etc/passwd')).toBe(true);
+    expect(wc.emitPreventable('will-redirect', 'https://evil.example/')).toBe(true);
+    expect(wc.windowOpenHandler?.({ url: 'https://evil.example/' })).toEqual({ action: 'deny' });
+    expect(wc.emitPreventable('will-attach-webview', {}, {})).toBe(true);
+  });
+
+  it('grants notifications and nothing else, to permission requests and to permission checks', () => {
+    const request = (permission: string) => {
+      let granted: boolean | undefined;
+      electron.handlers.permissionRequest!(win().webContents, permission, (ok) => (granted = ok));
+      return granted;
+    };
+    expect(request('notifications')).toBe(true);
+    for (const p of ['media', 'geolocation', 'clipboard-read', 'openExternal']) expect(request(p)).toBe(false);
+    // Electron grants every permission check (navigator.permissions.query, device lists, HID,
+    // serial, USB) unless the session has a check handler.
+    const check = electron.handlers.permissionCheck;
+    expect(check, 'a permission check handler').toBeDefined();
+    expect(check!(win().webContents, 'notifications')).toBe(true);
+    for (const p of ['media', 'hid', 'serial', 'usb', 'clipboard-read', 'geolocation', 'fileSystem']) expect(check!(win().webContents, p)).toBe(false);
+  });
+
+  it('answers IPC only from its window\'s main frame, and only for API methods', async () => {
+    const call = electron.handlers.ipc.get('packbench:call')!;
+    const wc = win().webContents;
+    const own = { sender: wc, senderFrame: wc.mainFrame };
+    expect(await call(own, 'app.info', {})).toEqual({ ok: true, result: { ok: 'app.info' } });
+    expect(await call({ sender: wc, senderFrame: { url: 'app://packbench/index.html' } }, 'app.info', {})).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    expect(await call({ sender: {}, senderFrame: wc.mainFrame }, 'app.info', {})).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    for (const method of ['__proto__', 'constructor', 'toString', 42]) {
+      expect(await call(own, method, {})).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    }
+    expect(dispatched.map((d) => d.method)).toEqual(['app.info']);
+  });
+
+  it('serves app:// only from the renderer folder, each page with the CSP', async () => {
+    const serve = electron.handlers.protocols.get('app')!;
+    const page = await serve({ url: 'app://packbench/index.html' });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toBe(contentSecurityPolicy());
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    for (const url of ['app://packbench/..%2f..%2f..%2fetc/passwd', 'app://packbench/%2e%2e%2f%2e%2e%2fpackage.json', 'app://other/index.html']) {
+      expect((await serve({ url })).status, url).toBe(404);
+    }
+  });
+});
