@@ -388,7 +388,18 @@ describe('QueueTable', () => {
     await settle();
     expect(api.calls.some((c) => c.method === 'runs.setPriority')).toBe(false);
     expect((priority.element as HTMLInputElement).value).toBe('5');
-    expect(toasts.map((t) => t.text)).toContain('priority must be a whole number in [-1000, 1000]');
+    // Refused at the field, as the queue settings are, naming the run and the range.
+    expect(w.find('[data-testid="queue-priority-error"]').text()).toBe('an empty field refused: the priority of “run 1” must be a whole number in [-1000, 1000]');
+    expect(priority.attributes('aria-invalid')).toBe('true');
+    await priority.setValue('5000');
+    await settle();
+    expect(w.find('[data-testid="queue-priority-error"]').text()).toBe('“5000” refused: the priority of “run 1” must be a whole number in [-1000, 1000]');
+    expect(api.calls.some((c) => c.method === 'runs.setPriority')).toBe(false);
+    // A good value clears it.
+    await priority.setValue('7');
+    await settle();
+    expect(w.find('[data-testid="queue-priority-error"]').exists()).toBe(false);
+    expect(priority.attributes('aria-invalid')).toBeUndefined();
     expect(w.find('[data-testid="queue-checkpoint-seconds-error"]').text()).toContain('an empty field refused: the checkpoint interval must be a whole number of seconds in [0, 86400]');
   });
 });
