@@ -71,7 +71,10 @@ export function decodeMessage(bytes: Uint8Array): unknown {
   if (4 + jsonLength > bytes.byteLength) throw new Error('message JSON is truncated');
   const dataStart = Math.ceil((4 + jsonLength) / 8) * 8;
   const { v: value, b: layout } = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + jsonLength))) as { v: unknown; b: [number, number][] };
-  // Replace placeholders with copies (aligned, independent of the frame).
+  // Replace placeholders with copies (aligned, independent of the frame). The encoder names each
+  // array once, so the copies together fit in the message: a placeholder named many times (or
+  // overlapping ones) would make a few megabytes of message into gigabytes of copies.
+  let copied = 0;
   const revive = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(revive);
     if (v && typeof v === 'object') {
@@ -82,6 +85,8 @@ export function decodeMessage(bytes: Uint8Array): unknown {
         // Offsets and lengths are whole bytes within this message's data: a negative one read the bytes before it.
         const whole = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
         if (!ctor || !whole(off) || !whole(len) || dataStart + off + len > bytes.byteLength) throw new Error(`message array ${$i} is malformed`);
+        copied += len;
+        if (dataStart + copied > bytes.byteLength) throw new Error(`message arrays take more bytes than the message holds (at array ${$i})`);
         const start = bytes.byteOffset + dataStart + off;
         return new ctor(bytes.buffer.slice(start, start + len) as ArrayBuffer);
       }

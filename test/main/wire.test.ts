@@ -77,6 +77,23 @@ describe('WebSocket message codec', () => {
     }
   });
 
+  it('refuses placeholders that take more bytes than the message holds (one array named many times, or overlapping ones)', () => {
+    /** A message of one 1 MiB array that `placeholders` name with the layout `b`. */
+    const crafted = (placeholders: number[], b: [number, number][]) => {
+      const text = new TextEncoder().encode(JSON.stringify({ v: { a: placeholders.map(($i) => ({ $typed: 'Uint8Array', $i })) }, b }));
+      const dataStart = Math.ceil((4 + text.length) / 8) * 8;
+      const frame = new Uint8Array(dataStart + (1 << 20));
+      new DataView(frame.buffer).setUint32(0, text.length, true);
+      frame.set(text, 4);
+      return frame;
+    };
+    const whole = crafted([0, 1], [[0, 1 << 19], [1 << 19, 1 << 19]]);
+    expect((decodeMessage(whole) as { a: Uint8Array[] }).a.map((x) => x.byteLength)).toEqual([1 << 19, 1 << 19]);
+    // Each was a copy of its bytes: 64 names of one array made 64 MiB of a 1 MiB message.
+    expect(() => decodeMessage(crafted(Array(64).fill(0), [[0, 1 << 20]]))).toThrow(/more bytes than the message holds/);
+    expect(() => decodeMessage(crafted([0, 1], [[0, 1 << 20], [0, 1 << 20]]))).toThrow(/more bytes than the message holds/);
+  });
+
   it('splits long messages into chunk frames and puts them back together', () => {
     const value = { t: 'call', id: 9, params: { table: Float64Array.from({ length: 5000 }, (_, i) => i / 7), text: 'é'.repeat(3000) } };
     const frames = encodeFrames(value, 9, 4096);
