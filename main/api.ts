@@ -69,6 +69,22 @@ export const sweepSchema = z.object({
 });
 export type Sweep = z.infer<typeof sweepSchema>;
 
+/**
+ * The values a sweep takes: its list, or its range evenly spaced with both ends exact and rounded to
+ * 12 significant digits (so that 0.1 steps read 0.1, and 0.2 to 1 in 4 steps ends at 1, not at
+ * 1.0000000000000002); [] for a range that is not one yet (the batch form reads it as it is typed).
+ * The service expands sweeps with it and the batch form checks and counts them with it, so both see
+ * the same values.
+ */
+export function sweepValues(s: Sweep): unknown[] {
+  const w = s.$sweep;
+  if (Array.isArray(w)) return w;
+  const { from, to, steps } = w;
+  if (!Number.isFinite(from) || !Number.isFinite(to) || !Number.isInteger(steps) || steps < 1) return [];
+  if (steps === 1) return [from];
+  return Array.from({ length: steps }, (_, i) => (i === steps - 1 ? to : Number((from + ((to - from) * i) / (steps - 1)).toPrecision(12))));
+}
+
 /** A run spec: what `packbench run SPEC.json` reads and what runs.enqueue takes. */
 export const runSpecSchema = z.object({
   engine: z.string().min(1).max(100).meta({ description: 'Engine id, e.g. "voxel"' }),

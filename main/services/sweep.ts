@@ -5,7 +5,7 @@
  */
 import { deriveSeed } from '../../core/common/random';
 import type { z } from 'zod';
-import { ApiError, sweepSchema, type ApiIssue, type RunSpec, type Sweep } from '../api';
+import { ApiError, sweepSchema, sweepValues, type ApiIssue, type RunSpec } from '../api';
 
 export const MAX_SWEEP_POINTS = 10_000;
 
@@ -18,14 +18,6 @@ export interface SweepPoint {
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
-}
-
-function sweepValues(s: Sweep): unknown[] {
-  if (Array.isArray(s.$sweep)) return s.$sweep;
-  const { from, to, steps } = s.$sweep;
-  if (steps === 1) return [from];
-  // Evenly spaced, both ends exact; rounded to 12 significant digits so 0.1 steps print as 0.1.
-  return Array.from({ length: steps }, (_, i) => (i === steps - 1 ? to : Number((from + ((to - from) * i) / (steps - 1)).toPrecision(12))));
 }
 
 type Path = (string | number)[];

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  defaultValue, formPath, kindOf, mergeOver, rangeText, runCount, sweepValues, validate, type JsonSchema,
+  defaultValue, formPath, kindOf, mergeOver, rangeText, runCount, validate, type JsonSchema,
 } from '../../renderer/src/workspaces/batch/schema';
+import { sweepValues } from '../../main/api';
 import { toyEngine, toyParams } from './fakeApi';
 
 const schema = toyEngine.paramsJsonSchema as JsonSchema;
@@ -36,6 +37,16 @@ describe('batch form schema', () => {
       const zodOk = toyParams.safeParse(c).success;
       expect(Object.keys(validate(schema, c)).length === 0, JSON.stringify(c)).toBe(zodOk);
     }
+  });
+
+  it('checks a range sweep at the values the service runs, not at their round-off', () => {
+    // 0.2 to 1 in 4 steps: 0.2 + 0.8 · 3/3 is 1.0000000000000002 in floating point, which a probability's
+    // [0, 1] refused, while the service (main/services/sweep.ts) runs 1 and accepts the sweep.
+    const probability = z.toJSONSchema(z.object({ p: z.number().min(0).max(1) })) as JsonSchema;
+    const sweep = { $sweep: { from: 0.2, to: 1, steps: 4 } };
+    expect(validate(probability, { p: sweep })).toEqual({});
+    expect(sweepValues(sweep)).toEqual([0.2, 0.466666666667, 0.733333333333, 1]);
+    expect(validate(probability, { p: { $sweep: { from: 0.5, to: -0.3, steps: 3 } } }).p).toBe('sweep value -0.3: must be in [0, 1]');
   });
 
   it('names the field path and the allowed range', () => {

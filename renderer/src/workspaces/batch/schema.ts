@@ -5,7 +5,7 @@
  * after its 'params.' prefix.
  */
 
-import { rangeText, unknownFieldMessage } from '../../../../main/api';
+import { rangeText, sweepValues, unknownFieldMessage } from '../../../../main/api';
 
 export { rangeText };
 
@@ -180,16 +180,6 @@ export function formWidget(schema: JsonSchema): 'voxelMap' | 'gradation' | null 
 
 export function isSweep(v: unknown): v is Sweep {
   return !!v && typeof v === 'object' && !Array.isArray(v) && '$sweep' in v;
-}
-
-/** Values of a sweep, expanded (a range includes both ends; steps = number of values). */
-export function sweepValues(s: Sweep): unknown[] {
-  const w = s.$sweep;
-  if (Array.isArray(w)) return w;
-  const { from, to, steps } = w;
-  if (!Number.isFinite(from) || !Number.isFinite(to) || !Number.isInteger(steps) || steps < 1) return [];
-  if (steps === 1) return [from];
-  return Array.from({ length: steps }, (_, i) => from + ((to - from) * i) / (steps - 1));
 }
 
 /** Runs a params tree makes: the product of the sizes of its sweeps (1 without sweeps). */
