@@ -232,19 +232,24 @@ export function check(p: StackingParams): ParamsIssue[] {
   const classes = resolveGradation(g);
   const rMax = Math.max(...classes.map((c) => c.rMax));
   const width = regionWidth(p.region);
-  if (width < 4 * rMax) {
+  // Bounds at 12 significant digits: rMax carries round-off (0.2 · 1.05 is 0.21000000000000002), and a
+  // bound must read as the user would type it, and accept it typed.
+  const bound = (x: number): number => Number(x.toPrecision(12));
+  const minWidth = bound(4 * rMax);
+  if (width < minWidth) {
     issues.push({
       path: p.region.shape === 'box' || p.region.shape === 'rectangle' ? 'region.size' : 'region.radius',
-      message: `the region is ${width} wide at its narrowest; it must hold two of the largest balls (diameter ${2 * rMax}): at least ${4 * rMax}`,
+      message: `the region is ${width} wide at its narrowest; it must hold two of the largest balls (diameter ${bound(2 * rMax)}): at least ${minWidth}`,
     });
   }
   if (p.region.shape === 'box' || p.region.shape === 'rectangle') {
     const { size, periodic } = p.region;
+    const minPeriodic = bound(10 * rMax);
     periodic.forEach((on, a) => {
-      if (on && size[a] < 10 * rMax) {
+      if (on && size[a] < minPeriodic) {
         issues.push({
           path: `region.size.${a}`,
-          message: `a periodic side must be at least five of the largest diameters (${10 * rMax}) so that every neighbour has one nearest image; got ${size[a]}`,
+          message: `a periodic side must be at least five of the largest diameters (${minPeriodic}) so that every neighbour has one nearest image; got ${size[a]}`,
         });
       }
     });

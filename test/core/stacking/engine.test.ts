@@ -309,6 +309,12 @@ describe('stacking engine', () => {
     expect(issues({ dim: 2, region: { shape: 'box', size: [2, 2, 2] } })[0].path).toBe('region.shape');
     expect(issues({ region: { shape: 'box', size: [0.5, 2, 2] } })[0]).toMatchObject({ path: 'region.size', message: expect.stringContaining('at least 0.84') });
     expect(issues({ region: { shape: 'box', size: [1.5, 4, 2], periodic: [true, false] } })[0]).toMatchObject({ path: 'region.size.0', message: expect.stringContaining('2.1') });
+    // The bounds read as the user would type them (rMax = 0.2 · 1.05 is 0.21000000000000002 in floating
+    // point), and the bound typed is accepted.
+    expect(issues({ region: { shape: 'box', size: [0.5, 2, 2] } })[0].message).toBe('the region is 0.5 wide at its narrowest; it must hold two of the largest balls (diameter 0.42): at least 0.84');
+    expect(issues({ region: { shape: 'box', size: [0.84, 2, 2] } }).filter((i) => i.path === 'region.size')).toEqual([]);
+    expect(issues({ region: { shape: 'box', size: [1.5, 4, 2], periodic: [true, false] } })[0].message).toBe('a periodic side must be at least five of the largest diameters (2.1) so that every neighbour has one nearest image; got 1.5');
+    expect(issues({ region: { shape: 'box', size: [2.1, 4, 2], periodic: [true, false] } }).filter((i) => i.path === 'region.size.0')).toEqual([]);
     expect(issues({ target: { kind: 'count', particles: 1e6 }, region: { shape: 'box', size: [1, 1, 1] } })[0].path).toBe('target.particles');
     expect(issues({ region: { shape: 'box', size: [1000, 1000, 1000] } })[0]).toMatchObject({ path: 'target.e', message: expect.stringContaining('at most') });
     const sieve = (g: Record<string, unknown>) => issues({ gradation: { kind: 'sieve', af: [[0, 0.3]], ...g } });
