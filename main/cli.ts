@@ -566,7 +566,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       const s = open({ autoStart: true });
       const host = await startHost({ services: s, port: o.port, webRoot }).catch(async (err) => {
         await s.close();
-        throw err;
+        throw portRefused(err, o.port) ?? err;
       });
       // Listening before the URL is printed: a Ctrl-C (or a script's SIGINT) as soon as it shows
       // found no listener in between, and ended the process without closing (~1 in 4 when sent at once).
@@ -600,6 +600,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     }
     return code;
   }
+}
+
+/** A --port already in use is the user's to change (2, bad input), said naming it; null for other errors. */
+function portRefused(err: unknown, port: number): CliError | null {
+  if ((err as { code?: unknown } | null)?.code !== 'EADDRINUSE') return null;
+  return new CliError(`--port ${port}: the port is in use (another program listens on 127.0.0.1:${port}); give another port, or --port 0 for any free one`, 2);
 }
 
 /**

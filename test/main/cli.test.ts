@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -198,6 +199,23 @@ describe('packbench CLI', () => {
     expect((await cli('runs', 'export', '--help')).stdout).toMatch(/--format <f>/);
     expect((await cli('--version')).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
     expect(JSON.parse((await cli('--json', 'runs', 'list')).stdout).total).toBe(1);
+  });
+
+  it('serve --port of a port in use: exit 2 (bad input, as the README says) naming the port, without a stack', async () => {
+    const webRoot = join(t.dir, 'web-busy');
+    mkdirSync(webRoot, { recursive: true });
+    writeFileSync(join(webRoot, 'index.html'), '<!doctype html>');
+    const taken = createServer();
+    await new Promise<void>((up) => taken.listen(0, '127.0.0.1', up));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const r = await cli('serve', '--port', String(port), '--web-root', webRoot);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`packbench: --port ${port}: the port is in use (another program listens on 127.0.0.1:${port}); give another port, or --port 0 for any free one\n`);
+      expect(JSON.parse((await cli('--json', 'serve', '--port', String(port), '--web-root', webRoot)).stdout)).toMatchObject({ error: { exitCode: 2 } });
+    } finally {
+      await new Promise((closed) => taken.close(closed));
+    }
   });
 
   it('exports safely: one line and exit 2 for a format that does not apply, a missing folder, a folder as --out, a run not done; never touches an existing file', async () => {
