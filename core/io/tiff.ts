@@ -73,6 +73,22 @@ function imageJDescription(nz: number, voxelSize: number, o: TiffOptions): strin
 }
 
 /**
+ * x (pixels per unit) as a TIFF rational num / den with the larger of the two as near 2^32 as
+ * fits, so that 1 / (num / den) is the voxel size to about 1e-9. A fixed denominator of 1000 gave
+ * a 0.0459375 voxel (a surface sampling's) as 0.0459369, and a voxel of 1500 (coarse voxels in
+ * micrometres) as 1000: round(1000 / 1500) = 1.
+ */
+function rational(x: number): [number, number] {
+  const MAX = 0xffffffff;
+  if (x >= 1) {
+    const den = Math.max(1, Math.floor(MAX / x));
+    return [Math.min(MAX, Math.round(x * den)), den];
+  }
+  const num = Math.max(1, Math.floor(MAX * x));
+  return [num, Math.min(MAX, Math.round(num / x))];
+}
+
+/**
  * TIFF's ResolutionUnit for a length unit, as ImageJ's TiffEncoder writes it: 2 for inch, 3 for cm,
  * else 1 (no absolute unit; ImageJ reads the unit from the description). Left out, it defaults to
  * inch, and readers other than ImageJ took a 1/16 mm voxel for 1/16 inch.
@@ -101,8 +117,7 @@ export function tiffLayout(
   const tailAt = dataOffset + nz * pageBytes;
   const manyIfds = !contiguousOnly && nz > 1 && tailAt + (nz - 1) * ifdBytes(commonEntries) < FOUR_GIB;
   if (!manyIfds && dataOffset + pageBytes > FOUR_GIB) throw new RangeError(`a single ${nx}x${ny} page of ${bps}-bit labels exceeds the 4 GiB TIFF limit`);
-  // Pixels per unit as a rational with a fixed denominator.
-  const den = 1000, num = Math.max(1, Math.min(0xffffffff, Math.round(den / voxelSize)));
+  const [num, den] = rational(1 / voxelSize);
   const entries = (page: number, withDescription: boolean): Entry[] => {
     const list: Entry[] = [
       { tag: 254, type: LONG, count: 1, value: 0 }, // NewSubfileType

@@ -59,6 +59,21 @@ describe('TIFF stack', () => {
     expect([unitOf('mm'), unitOf('unit'), unitOf('cm'), unitOf('inch')]).toEqual([1, 1, 3, 2]);
   });
 
+  it('gives XResolution (pixels per unit) so that 1 / XResolution is the voxel size, small or large', () => {
+    const pixelSize = (voxelSize: number) => {
+      const head = tiffLayout(dims, voxelSize, 'uint16', { unit: 'unit' }).head;
+      const v = new DataView(head.buffer, head.byteOffset, head.byteLength);
+      const ifd = v.getUint32(4, true);
+      for (let k = 0; k < v.getUint16(ifd, true); k++) {
+        const e = ifd + 2 + 12 * k;
+        if (v.getUint16(e, true) === 282) { const at = v.getUint32(e + 8, true); return v.getUint32(at + 4, true) / v.getUint32(at, true); }
+      }
+      return NaN;
+    };
+    // A surface sampling's voxel (2.94 / 64), a coarse voxel in micrometres, a fine one in metres, whole ones.
+    for (const size of [0.0459375, 1500, 2.5e-6, 0.025, 1, 16]) expect(Math.abs(pixelSize(size) / size - 1)).toBeLessThan(1e-9);
+  });
+
   it('chooses 16-bit labels when they fit', () => {
     expect(labelDtype(65535)).toBe('uint16');
     expect(labelDtype(65536)).toBe('uint32');
