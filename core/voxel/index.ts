@@ -242,7 +242,7 @@ export const voxelEngine = defineEngine({
     category: { column: 'type', label: 'Particle type', namesFrom: 'types' },
     quantities: [
       { column: 'bodyTilt', label: 'Tilt of the body axis', unit: '° from z' },
-      { column: 'principalTilt', label: 'Tilt of the longest principal axis', unit: '° from z' },
+      { column: 'principalTilt', label: "Tilt of the principal axis (a rod's axis, a plate's normal)", unit: '° from z' },
       { column: 'coordination', label: 'Coordination number' },
       { column: 'equivalentDiameter', label: 'Volume-equivalent diameter', unit: 'length units' },
       { column: 'voxels', label: 'Solid voxels' },

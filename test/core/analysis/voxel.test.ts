@@ -5,6 +5,7 @@ import { analyseParticleTable, analyseVoxelPacking } from '../../../core/analysi
 import { coordinationFromPairs, voxelContacts } from '../../../core/analysis/contacts';
 import { heightStats } from '../../../core/analysis/porosity';
 import { particleMoments } from '../../../core/analysis/orientation';
+import { voxelEngine } from '../../../core/voxel/index';
 
 function volume(dims: [number, number, number], fill: (x: number, y: number, z: number) => number, voxelSize = 1): LabelVolume {
   const [nx, ny, nz] = dims;
@@ -122,6 +123,13 @@ describe('analyseVoxelPacking', () => {
     expect(res.metrics.principalAxisOrder).toBeCloseTo(0.25, 12);
     expect(Array.from(res.particleColumns.principalTilt.subarray(0, 2))).toEqual([90, 0]);
     expect(res.particleColumns.bodyTilt[3]).toBeCloseTo(90, 4);
+    // A plate lying flat: its principal axis is its normal (0°), not its longest side (90°), and the
+    // inspector's label for the column says so (it said 'longest principal axis').
+    const plate = analyseVoxelPacking(volume([12, 12, 4], (x, y, z) => (x < 9 && y < 9 && z < 2 ? 1 : 0)), table(1), { angleBins: 6 });
+    expect(plate.particleColumns.principalTilt[0]).toBe(0);
+    const label = voxelEngine.particleTable!.quantities.find((q) => q.column === 'principalTilt')!.label;
+    expect(label).toMatch(/plate's normal/);
+    expect(label).not.toMatch(/longest/);
     const rzHist = res.series.find((s) => s.name === 'rotation angle rz')!;
     expect(rzHist.y[4]).toBeCloseTo(0.2); // 45° in the 40–50° bin
     expect(rzHist.y[27]).toBeCloseTo(0.2); // 270°
