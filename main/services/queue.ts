@@ -224,15 +224,21 @@ export class JobQueue {
     }
   }
 
-  /** What followOthers saw: the data version, the last run's seq, and each unfinished run's status and progress. */
-  private others = { version: -1, seq: 0, runs: new Map<string, string>() };
+  /**
+   * What followOthers saw: the data version, the last run's seq, the last entry of the log of deleted
+   * runs, and each unfinished run's status and progress.
+   */
+  private others = { version: -1, seq: 0, deletion: 0, runs: new Map<string, string>() };
+  /** Runs whose deletion this process told its subscribers itself (followOthers does not tell them again). */
+  private readonly toldDeleted = new Set<string>();
 
   /**
    * Tells subscribers (the app's windows, the host's browsers) about runs another process on the
    * folder changed: added (`queue add`), started, advanced, finished (`packbench run`) or deleted
-   * (`runs rm`); this process's own changes are told as they happen. Only when another process
-   * committed since the last look (the database's data_version), so a quiet folder costs one pragma.
-   * A run deleted after it finished is not seen (only unfinished runs are followed).
+   * (`runs rm`, finished or not: the store's log of deleted runs); this process's own changes are told
+   * as they happen. Only when another process committed since the last look (the database's
+   * data_version), so a quiet folder costs one pragma, and a look reads the unfinished runs and the
+   * new entries only, however many runs the folder holds.
    */
   private followOthers(tell: boolean): void {
     if (!this.followsFolder) return;
@@ -242,21 +248,28 @@ export class JobQueue {
     if (this.others.version === -1) tell = false;
     const before = this.others.runs;
     const runs = new Map<string, string>();
-    // At the first look, the runs already finished are of no interest: only those from then on.
+    // At the first look, the runs already finished (or deleted) are of no interest: only those from then on.
     let seq = tell ? this.others.seq : this.store.lastSeq();
+    let deletion = tell ? this.others.deletion : this.store.lastDeletion();
     for (const r of this.store.openRuns(seq)) {
       seq = Math.max(seq, r.seq);
       const state = `${r.status} ${r.done}`;
       if (!FINAL_STATUSES.includes(r.status)) runs.set(r.id, state);
       if (tell && before.get(r.id) !== state && !this.active.has(r.id)) this.emitRun(r.id);
     }
+    const gone = new Set<string>();
+    for (const d of this.store.deletedRuns(deletion)) {
+      deletion = d.seq;
+      gone.add(d.id);
+    }
     if (tell) {
       for (const id of before.keys()) {
-        if (runs.has(id) || this.active.has(id)) continue;
-        if (!this.emitRun(id)) this.events.emit('run.deleted', { id });
+        if (!runs.has(id) && !gone.has(id) && !this.active.has(id) && !this.emitRun(id)) gone.add(id);
       }
+      // A run of this process's own workers is told when its worker ends (onOutcome).
+      for (const id of gone) if (!this.toldDeleted.delete(id) && !this.active.has(id)) this.events.emit('run.deleted', { id });
     }
-    this.others = { version, seq, runs };
+    this.others = { version, seq, deletion, runs };
   }
 
   /**
@@ -502,7 +515,7 @@ export class JobQueue {
     }
     this.store.deleteRun(id);
     rmSync(this.runDir(id), { recursive: true, force: true });
-    this.events.emit('run.deleted', { id });
+    this.tellDeleted(id);
     this.emitQueue();
     // The last run of its batch still to run: the others are final, so the batch is finished.
     if (batchId) this.finishBatchIfDone(batchId);
@@ -748,6 +761,12 @@ export class JobQueue {
     }
   }
 
+  /** Tells subscribers a run is deleted, once: followOthers, reading the store's log of deletions, leaves it. */
+  private tellDeleted(id: string): void {
+    if (this.followsFolder) this.toldDeleted.add(id);
+    this.events.emit('run.deleted', { id });
+  }
+
   private bestEffort(fn: () => void): void {
     try {
       fn();
@@ -759,7 +778,7 @@ export class JobQueue {
   private onOutcome(id: string, o: JobOutcome, userCancelled: boolean): void {
     if (!this.store.getSummary(id)) {
       // Deleted by another process (a deletion here emits its own event once this is done).
-      this.events.emit('run.deleted', { id });
+      this.tellDeleted(id);
       this.emitQueue();
       return;
     }

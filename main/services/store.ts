@@ -201,6 +201,17 @@ const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
   retireMetricSql(['ballmill'], 'balls', 'particles'),
   // Settings of the data folder that outlive a process (the queue's pause).
   `CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  // The runs deleted, newest last, so that the processes following the folder (JobQueue.followOthers)
+  // learn of a finished run deleted by another one without listing every run. The last 10,000 are
+  // kept (they look every 2 s); each deletion trims by the key, in constant time (the newest entry
+  // stays, so seq keeps growing without AUTOINCREMENT).
+  `
+  CREATE TABLE IF NOT EXISTS deleted_runs (seq INTEGER PRIMARY KEY, id TEXT NOT NULL);
+  CREATE TRIGGER IF NOT EXISTS runs_deleted AFTER DELETE ON runs BEGIN
+    INSERT INTO deleted_runs (id) VALUES (old.id);
+    DELETE FROM deleted_runs WHERE seq <= (SELECT max(seq) FROM deleted_runs) - 10000;
+  END;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -451,6 +462,16 @@ export class RunStore {
       status: RunStatus;
       done: number;
     }[];
+  }
+
+  /** The newest entry of the log of deleted runs (0: none). */
+  lastDeletion(): number {
+    return (this.sql('SELECT max(seq) AS seq FROM deleted_runs').get() as { seq: number | null }).seq ?? 0;
+  }
+
+  /** The runs deleted after entry `afterSeq` of the log, oldest first (JobQueue.followOthers). */
+  deletedRuns(afterSeq: number): { seq: number; id: string }[] {
+    return this.sql('SELECT seq, id FROM deleted_runs WHERE seq > ? ORDER BY seq').all(afterSeq) as { seq: number; id: string }[];
   }
 
   // ------------------------------------------------------------------ settings

@@ -226,6 +226,27 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
       await waitSeen('waiting queued');
       await cli.dispatch('runs.delete', { id: waiting });
       await waitSeen(`deleted ${waiting}`);
+      // A finished run deleted there (`packbench runs rm` beside the app): History kept it until reloaded.
+      await cli.dispatch('runs.delete', { id: runIds[0] });
+      await waitSeen(`deleted ${runIds[0]}`);
+      // Its own deletions are told once, when made, not again when another process commits.
+      const [own] = (await s.dispatch('runs.enqueue', { spec: spec('own') })).runIds;
+      await s.dispatch('runs.delete', { id: own });
+      const [later] = (await cli.dispatch('runs.enqueue', { spec: spec('later') })).runIds;
+      await waitSeen('later queued');
+      expect(seen.filter((x) => x === `deleted ${own}`)).toHaveLength(1);
+      expect(seen.filter((x) => x === `deleted ${runIds[0]}`)).toHaveLength(1);
+      // A process opened later does not tell the deletions made before it.
+      const again = fixtureServices(dir, { autoStart: true });
+      try {
+        const told: string[] = [];
+        again.events.on('run.deleted', ({ id }) => told.push(id));
+        await cli.dispatch('runs.delete', { id: later });
+        for (const t0 = Date.now(); !told.includes(later) && Date.now() - t0 < 10_000; ) await new Promise((r) => setTimeout(r, 50));
+        expect(told).toEqual([later]);
+      } finally {
+        await again.close();
+      }
     } finally {
       await cli.close();
     }

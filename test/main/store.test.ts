@@ -34,7 +34,7 @@ describe('RunStore', () => {
     expect(store.schemaVersion).toBe(SCHEMA_VERSION);
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    expect(tables).toEqual(['artifacts', 'batches', 'presets', 'run_metrics', 'runs', 'series', 'settings', 'shapes']);
+    expect(tables).toEqual(['artifacts', 'batches', 'deleted_runs', 'presets', 'run_metrics', 'runs', 'series', 'settings', 'shapes']);
     store.insertRuns([run(1)]);
     store.close();
     const again = new RunStore(file);
