@@ -27,6 +27,9 @@ export interface ExportableRun {
   id: string;
   name: string;
   engine: string;
+  /** The seed and thread count it ran with (a run is repeated by engine, params, seed and threads): in the results JSON. */
+  seed?: number;
+  threads?: number;
   params: unknown;
   metrics: Record<string, unknown>;
   series: EngineSeries[];
@@ -47,7 +50,7 @@ export interface ExportFormat {
 }
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = [
-  { id: 'json', stem: 'results', title: 'Results as JSON (params, metrics, series)', extension: 'json', mime: 'application/json', needs: 'results' },
+  { id: 'json', stem: 'results', title: 'Results as JSON (engine, seed, threads, params, metrics, series)', extension: 'json', mime: 'application/json', needs: 'results' },
   { id: 'metrics-csv', stem: 'metrics', title: 'Metrics as CSV (metric, value)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'series-csv', stem: 'series', title: 'Series as CSV (series, x, y)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'csv', stem: 'particles', title: 'Particle table as CSV (spheres: x, y, z, r, type first, then their other columns)', extension: 'csv', mime: 'text/csv', needs: 'table' },
@@ -208,12 +211,14 @@ export async function exportRun(
   return result;
 }
 
-/** Params, metrics and series with typed arrays turned into plain arrays. */
+/** Engine, seed, threads, params, metrics and series (typed arrays as plain arrays). */
 export function runToJson(run: ExportableRun): object {
   return {
     id: run.id,
     name: run.name,
     engine: run.engine,
+    seed: run.seed,
+    threads: run.threads,
     params: run.params,
     metrics: run.metrics,
     series: run.series.map((s) => ({ name: s.name, kind: s.kind, xLabel: s.xLabel, yLabel: s.yLabel, x: Array.from(s.x), y: Array.from(s.y) })),

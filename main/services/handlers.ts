@@ -55,6 +55,8 @@ export function exportableRun(run: RunRecord, ctx: Pick<HandlerContext, 'store'>
     id: run.id,
     name: run.name,
     engine: run.engine,
+    seed: run.seed,
+    threads: run.threads,
     params: run.params,
     metrics: run.metrics,
     series: ctx.store.series(run.id),

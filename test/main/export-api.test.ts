@@ -21,7 +21,7 @@ let s: Services;
 let runId: string;
 beforeAll(async () => {
   s = fixtureServices(t.dir, { autoStart: true });
-  [runId] = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'to export', seed: 1, params: { steps: 2, stepMs: 0 } } })).runIds;
+  [runId] = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'to export', seed: 7, params: { steps: 2, stepMs: 0 } } })).runIds;
   for (const t0 = Date.now(); s.store.getSummary(runId)?.status !== 'done'; ) {
     if (Date.now() - t0 > 15_000) throw new Error('the run did not finish');
     await new Promise((r) => setTimeout(r, 20));
@@ -41,6 +41,11 @@ describe('runs.export', () => {
     const res = await s.dispatch('runs.export', { id: runId, format: 'json' });
     expect(res.fileName).toMatch(/\.json$/);
     expect(JSON.parse(new TextDecoder().decode(res.bytes))).toMatchObject({ id: runId });
+  });
+
+  it('writes the seed and thread count into the results JSON: with its engine and params, what repeats the run', async () => {
+    const json = JSON.parse(new TextDecoder().decode((await s.dispatch('runs.export', { id: runId, format: 'json' })).bytes));
+    expect(json).toMatchObject({ id: runId, engine: 'counter', seed: 7, threads: s.store.getRun(runId)!.threads, params: { steps: 2 } });
   });
 
   it("refuses an export over the API's limit as 'too_large' by its size on disk, without reading it", async () => {
