@@ -15,6 +15,7 @@ import { ApiError, isMethodName } from './api';
 import { CALL_CHANNEL, EVENT_CHANNEL, type CallEnvelope } from './ipc';
 import { contentSecurityPolicy } from './security';
 import { openServicesWhenFree, type Services } from './services/services';
+import { waitingPageUrl } from './waiting';
 
 const here = fileURLToPath(new URL('.', import.meta.url)); // out/main/
 const rendererRoot = resolve(here, '../renderer');
@@ -123,6 +124,20 @@ function createWindow(): BrowserWindow {
   return win;
 }
 
+/** A small window saying the app waits for its data folder (main/waiting.ts: no script); closing it quits. */
+function waitingWindow(message: string): BrowserWindow {
+  const win = new BrowserWindow({
+    width: 560,
+    height: 220,
+    resizable: false,
+    title: 'PackBench',
+    webPreferences: { sandbox: true, contextIsolation: true, nodeIntegration: false, javascript: false },
+  });
+  win.webContents.on('will-navigate', (e) => e.preventDefault());
+  void win.loadURL(waitingPageUrl(message));
+  return win;
+}
+
 app.enableSandbox();
 // One app per user: a second start focuses the first window (two would share one queue and database).
 const primary = app.requestSingleInstanceLock();
@@ -142,8 +157,12 @@ app.whenReady().then(async () => {
   serveRenderer();
   // Services boot before the window and shut down after it. A data folder another process keeps
   // locked is waited for without freezing this process; one that cannot be opened is said, then quit.
+  let waiting: BrowserWindow | undefined;
   try {
-    services = await openServicesWhenFree({ dataDir: dataDirFromArgs(), autoStart: true, electron: true, chooseSavePath, nativeBinding: nativeBinding() });
+    services = await openServicesWhenFree({ dataDir: dataDirFromArgs(), autoStart: true, electron: true, chooseSavePath, nativeBinding: nativeBinding() }, (message) => {
+      console.warn(message);
+      waiting = waitingWindow(message);
+    });
   } catch (err) {
     dialog.showErrorBox('PackBench cannot open its data folder', err instanceof Error ? err.message : String(err));
     app.quit();
@@ -152,6 +171,7 @@ app.whenReady().then(async () => {
   if (services.readOnlyBecause) console.warn(`PackBench: the data folder cannot be written (${services.readOnlyBecause}): runs can be browsed, not added`);
   registerIpc(services);
   window = createWindow();
+  waiting?.destroy(); // after the window is made: with no window left, the app would quit
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) window = createWindow();
   });
