@@ -1,3 +1,5 @@
+import { splitLines } from './lines';
+
 /**
  * JSON text a user wrote (a spec file, a raw volume's header), parsed with errors a user can act on:
  * where JSON.parse stopped as an editor shows it, line and column, since V8 says only 'in JSON at
@@ -19,7 +21,7 @@ export function parseJsonText(text: string): unknown {
 function errorPlace(text: string, message: string): string {
   const m = /^(.*?)(?: in JSON)? at position (\d+)/.exec(message);
   if (!m) return `: ${message}`;
-  const at = Number(m[2]);
-  const line = text.slice(0, at).split('\n').length;
-  return ` at line ${line}, column ${at - text.lastIndexOf('\n', at - 1)}: ${m[1]}`;
+  // Lines as an editor counts them: ended by LF, CRLF or CR alone.
+  const lines = splitLines(text.slice(0, Number(m[2])));
+  return ` at line ${lines.length}, column ${lines[lines.length - 1].length + 1}: ${m[1]}`;
 }

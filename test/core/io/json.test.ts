@@ -16,6 +16,12 @@ describe('parseJsonText', () => {
     expect(failure('{\n  "a": 1,\n}')).toBe('not valid JSON at line 3, column 1: Expected double-quoted property name');
   });
 
+  it('counts lines ended by CR (classic Mac) or CRLF as an editor does', () => {
+    for (const br of ['\r', '\r\n']) {
+      expect(failure(`{${br}  "a": 1${br}  "b": 2${br}}`)).toBe("not valid JSON at line 3, column 3: Expected ',' or '}' after property value");
+    }
+  });
+
   it('passes on a message that names no place, and reads past a byte-order mark', () => {
     expect(failure('')).toBe('not valid JSON: Unexpected end of JSON input');
     // V8 gives some errors (an unexpected token) with a snippet of the text, not a position.
