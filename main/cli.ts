@@ -563,11 +563,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           ? new CliError(`no built renderer at ${webRoot}: run \`npm run build:web\` first (npm run serve does both)`, 3)
           : new CliError(`--web-root ${webRoot}: no built renderer there (no index.html); give the folder npm run build:web writes (out/web)`, 2);
       }
-      const s = open({ autoStart: true });
+      const s = open({});
       const host = await startHost({ services: s, port: o.port, webRoot }).catch(async (err) => {
         await s.close();
         throw portRefused(err, o.port) ?? err;
       });
+      // Once it listens: a host that cannot (a port in use) started queued runs, then put them back as interrupted.
+      s.startQueue();
       // Listening before the URL is printed: a Ctrl-C (or a script's SIGINT) as soon as it shows
       // found no listener in between, and ended the process without closing (~1 in 4 when sent at once).
       const stopped = new Promise<void>((done) => {

@@ -57,6 +57,11 @@ export interface Services extends HandlerContext {
   dispatch: Dispatch;
   /** Ids of runs re-queued at start-up because the process running them had died. */
   recovered: string[];
+  /**
+   * Takes up the queue's stored settings (its pause too) and starts working through it, as autoStart
+   * does at opening; for a surface that is up only later (the web host, once it listens). Nothing when read-only.
+   */
+  startQueue(): void;
   close(): Promise<void>;
 }
 
@@ -194,15 +199,18 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
   const heavy = new Limiter(Math.min(2, availableParallelism()));
   const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, chooseSavePath: o.chooseSavePath, heavy, pool, readOnlyBecause };
   const dispatch = createDispatch(createHandlers(ctx));
-  if (o.autoStart && !o.readOnly) {
+  const startQueue = () => {
+    if (o.readOnly) return;
     queue.restoreSettings();
     queue.start();
-  }
+  };
+  if (o.autoStart) startQueue();
   let closed: Promise<void> | undefined;
   return {
     ...ctx,
     dispatch,
     recovered,
+    startQueue,
     close() {
       closed ??= (async () => {
         await queue.close();

@@ -218,6 +218,24 @@ describe('packbench CLI', () => {
     }
   });
 
+  it('serve that cannot listen starts no queued run (it started them, then put them back as interrupted)', async () => {
+    const t2 = tempDir('packbench-cli-busy-');
+    const taken = createServer();
+    await new Promise<void>((up) => taken.listen(0, '127.0.0.1', up));
+    try {
+      const webRoot = join(t2.dir, 'web');
+      mkdirSync(webRoot);
+      writeFileSync(join(webRoot, 'index.html'), '<!doctype html>');
+      const [id] = JSON.parse((await cliIn(t2.dir, '--json', 'queue', 'add', writeJson('busy.json', smallSpec('busy')))).stdout).runIds;
+      expect((await cliIn(t2.dir, 'serve', '--port', String((taken.address() as AddressInfo).port), '--web-root', webRoot)).code).toBe(2);
+      const run = JSON.parse((await cliIn(t2.dir, '--json', 'runs', 'show', id)).stdout);
+      expect(run).toMatchObject({ status: 'queued', attempts: 0, startedAt: null, log: [] });
+    } finally {
+      await new Promise((closed) => taken.close(closed));
+      t2.cleanup();
+    }
+  });
+
   it('exports safely: one line and exit 2 for a format that does not apply, a missing folder, a folder as --out, a run not done; never touches an existing file', async () => {
     writeFileSync(join(t.dir, 'few.csv'), cubicSpheresCsv());
     const spheres = JSON.parse((await cli('--json', 'import', 'spheres', join(t.dir, 'few.csv'))).stdout).runId;
