@@ -1,6 +1,6 @@
 /**
- * The inspector kept alive across workspaces (as App.vue keeps it): a view replaced by the run
- * picker and opened again.
+ * The inspector kept alive across workspaces (as App.vue keeps it): a run deleted elsewhere, and a
+ * view replaced by the run picker and opened again.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { flushPromises, mount } from '@vue/test-utils';
@@ -40,6 +40,22 @@ async function mountApp() {
 }
 
 describe('InspectorWorkspace kept alive', () => {
+  it('a run deleted from the History leaves the user in the History', async () => {
+    const { api, router, w } = await mountApp();
+    await router.push('/history');
+    await flushPromises();
+    api.emit('run.deleted', { id: 'r1' });
+    await flushPromises();
+    expect(router.currentRoute.value.path).toBe('/history');
+    // Deleted while in view: the inspector goes to its run picker.
+    await router.push('/inspector/r2');
+    await flushPromises();
+    api.emit('run.deleted', { id: 'r2' });
+    await flushPromises();
+    expect(router.currentRoute.value.path).toBe('/inspector');
+    w.unmount();
+  });
+
   it('a run opened after the run picker replaced the view is drawn on the new canvas', async () => {
     scenes.length = 0;
     const { router, w } = await mountApp();
