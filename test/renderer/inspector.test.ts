@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { flushPromises } from '@vue/test-utils';
 import SliceView from '../../renderer/src/workspaces/inspector/SliceView.vue';
 import { inspected, inspectorPath } from '../../renderer/src/stores/inspected';
-import { makeRun } from './fakeApi';
+import { installFakeApi, makeRun } from './fakeApi';
 import { mountInspectorAt } from './mountInspector';
 import { voxelEngine } from '../../core/voxel/index';
 import { stackingEngine } from '../../core/stacking/index';
@@ -79,6 +79,18 @@ function installLiveApi(): { calls: string[]; state: { count: number; points: nu
 }
 
 describe('InspectorWorkspace', () => {
+  it('a run that does not exist says so at the run picker, not in an empty inspector that speaks of its data', async () => {
+    installFakeApi([makeRun(1, { engine: 'voxel', name: 'plates' })]);
+    const { w } = await mountInspectorAt('/inspector/gone');
+    expect(w.get('[role="alert"]').text()).toBe('no run gone');
+    expect(w.find('[data-testid="open-run-r1"]').exists()).toBe(true);
+    expect(w.text()).not.toContain('This run has no');
+    expect(w.find('[data-testid="inspector-canvas"]').exists()).toBe(false);
+    // The Inspector link does not reopen it.
+    expect(inspected.runId).toBe('');
+    w.unmount();
+  });
+
   it('a running voxel run shows the particles so far and its live bed height and solid fraction, both refreshed while it runs', async () => {
     const api = installLiveApi();
     const { w } = await mountInspectorAt('/inspector/r2');
