@@ -126,7 +126,7 @@ export const voxelParamsSchema = z.object({
   }),
   stop: z.object({
     particles: z.number().int().min(0).max(1e8).default(0).meta({ unit: 'particles', description: 'stop inserting at this many particles (0 = until full)' }),
-    solidFraction: z.number().min(0).max(1).default(0).meta({ unit: 'fraction', description: "stop inserting when the particles' solid voxels add up to this share of the box (0 = until full). A voxel two particles claim counts twice here, and the settling passes afterwards change how many they share, so the run's boxSolidFraction ends below or above it by about its overlapFraction: asked 0.2, 16-voxel spheres end at 0.201, 4-voxel spheres at 0.157; asked 0.3, 8-voxel spheres at 0.293" }),
+    solidFraction: z.number().min(0).max(1).default(0).meta({ unit: 'fraction', description: "stop inserting when the particles' solid voxels add up to this share of the box (0 = until full). A voxel two particles claim counts twice here, and the settling passes afterwards change how many they share, so the run's boxSolidFraction ends below or above it by about its overlapFraction: asked 0.2, 16-voxel spheres end at 0.201" }),
     maxSteps: z.number().int().min(1).max(1e9).default(10_000_000).meta({ unit: 'steps', description: 'hard limit on time steps' }),
     settle: z.boolean().default(true).meta({ description: 'after the last insertion keep stepping until every particle is frozen' }),
   }).default({ particles: 0, solidFraction: 0, maxSteps: 10_000_000, settle: true }),
@@ -221,13 +221,24 @@ export function labelsEnabled(p: VoxelParams): boolean {
 }
 
 /**
- * The typed size of a law that is below one voxel at `resolution` (sizes are quantised to whole
- * voxels, at least one: such a size would be packed as one voxel, not as typed), or null. The
- * normal and log-normal laws are judged by their mean and median: a draw from their tails below
- * one voxel is packed as one voxel, as a size between half a voxel and one is.
+ * Smallest particle size in voxels (the shape's characteristic size × box.resolution), with the
+ * whole shell and with the reduced one. Below, particles pack through each other: 300 spheres
+ * (fixed size, seed 1, default parameters) leave overlapFraction 6.2 / 4.1 / 3.8 / 0.67 / 0.47 %
+ * at 2 / 3 / 4 / 5 / 6 voxels with the whole shell, and with the reduced shell, whose one-voxel
+ * holes are as large as such a particle's features (seed §3.2 assumes particles much larger),
+ * 36 / 15 / 23 / 9.3 / 5.5 / 2.4 / 1.0 / 0.62 / 0.21 % at 2 / 3 / 4 / 5 / 6 / 8 / 10 / 12 / 16
+ * voxels; ellipsoids (1 × 0.6 × 0.6) and hexagonal plates (thickness 0.4) a little more (whole
+ * shell at 6 voxels 1.8 and 1.1 %). The examples (16-voxel spheres) run at 0.2 %.
  */
-function belowOneVoxel(law: SizeLaw, resolution: number): { field: string; value: number } | null {
-  const small = (v: number) => v * resolution < 1;
+export const MIN_PARTICLE_VOXELS = { wholeShell: 5, reducedShell: 10 };
+
+/**
+ * The typed size of a law below `minVoxels` at `resolution`, or null. The normal and log-normal
+ * laws are judged by their mean and median (a draw from their tails below is packed as drawn).
+ */
+function belowVoxels(law: SizeLaw, resolution: number, minVoxels: number): { field: string; value: number } | null {
+  // Within 1e-9 of the limit is at it (0.6 × 10 is 6 here, however it rounds).
+  const small = (v: number) => v * resolution < minVoxels * (1 - 1e-9);
   switch (law.law) {
     case 'fixed': return small(law.value) ? { field: 'value', value: law.value } : null;
     case 'uniform': return small(law.min) ? { field: 'min', value: law.min } : null;
@@ -303,8 +314,14 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
         });
       }
     }
-    const below = belowOneVoxel(t.size, r);
-    if (below) issues.push({ path: `mixture.types.${i}.size.${below.field}`, message: `${below.value} units is below one voxel at ${r} voxels/unit; allowed ≥ ${1 / r}` });
+    const reduced = p.optimisations.shellReduction, min = reduced ? MIN_PARTICLE_VOXELS.reducedShell : MIN_PARTICLE_VOXELS.wholeShell;
+    const below = belowVoxels(t.size, r, min);
+    if (below) {
+      issues.push({
+        path: `mixture.types.${i}.size.${below.field}`,
+        message: `${below.value} units is ${Number((below.value * r).toPrecision(4))} voxels at ${r} voxels/unit; particles under ${min} voxels across pack through each other${reduced ? ` with the reduced shell (optimisations.shellReduction; without it from ${MIN_PARTICLE_VOXELS.wholeShell} voxels)` : ''}; allowed ≥ ${voxelsToLength(min, r)}, or a higher box.resolution`,
+      });
+    }
   });
   if (!p.mixture.types.some((t) => t.fraction > 0)) {
     issues.push({ path: 'mixture.types', message: 'at least one fraction must be > 0' });

@@ -189,7 +189,7 @@ describe.skipIf(!CHROMIUM)('editor and inspector in Chromium', () => {
     const id = await page.evaluate(async () => {
       const api = (globalThis as unknown as { packbench: PackbenchApi }).packbench;
       const r = await api.call('runs.enqueue', {
-        spec: { engine: 'voxel', name: 'e2e big box', seed: 3, params: { box: { size: [8, 8, 6], resolution: 4 }, mixture: { basis: 'number', types: [{ name: 'ball', shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, fraction: 1 }] } } },
+        spec: { engine: 'voxel', name: 'e2e big box', seed: 3, params: { box: { size: [8, 8, 6], resolution: 10 }, mixture: { basis: 'number', types: [{ name: 'ball', shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, fraction: 1 }] } } },
       });
       return r.runIds[0];
     });

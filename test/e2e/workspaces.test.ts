@@ -134,12 +134,12 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     expect(defaults.x + defaults.width).toBeLessThanOrEqual(composer.x + composer.width);
     await page.fill(testid('run-name'), 'walk spheres');
     for (const i of [0, 1, 2]) await page.fill(testid(`field-box.size.${i}`), '3');
-    await page.fill(testid('field-box.resolution'), '8');
+    await page.fill(testid('field-box.resolution'), '10');
     // Inline validation: an out-of-range value is named at its field and blocks Enqueue.
     await page.fill(testid('field-box.resolution'), '0');
     await page.waitForSelector(testid('field-box.resolution-error'));
     expect(await page.isDisabled(testid('enqueue'))).toBe(true);
-    await page.fill(testid('field-box.resolution'), '8');
+    await page.fill(testid('field-box.resolution'), '10');
     await page.click(testid('field-reboundProbability-sweep-toggle'));
     await page.fill(testid('field-reboundProbability-sweep-list'), '0.1, 0.5');
     await page.click(testid('field-freezingInterval-sweep-toggle'));

@@ -149,10 +149,10 @@ describe('API contract', () => {
   });
 
   it('re-runs with overrides laid over the run\'s params field by field: a nested override keeps the fields beside it', async () => {
-    const { runIds } = await s.dispatch('runs.enqueue', { spec: { engine: 'voxel', name: 'base', params: { box: { size: [4, 5, 6], resolution: 8 }, reboundProbability: 0.5 } } });
-    const again = await s.dispatch('runs.rerun', { id: runIds[0], overrides: { box: { resolution: 10 } } });
+    const { runIds } = await s.dispatch('runs.enqueue', { spec: { engine: 'voxel', name: 'base', params: { box: { size: [4, 5, 6], resolution: 10 }, reboundProbability: 0.5 } } });
+    const again = await s.dispatch('runs.rerun', { id: runIds[0], overrides: { box: { resolution: 12 } } });
     // The box's size fell back to the default [10, 10, 10].
-    expect((await s.dispatch('runs.get', { id: again.runIds[0] })).params).toMatchObject({ box: { size: [4, 5, 6], resolution: 10 }, reboundProbability: 0.5 });
+    expect((await s.dispatch('runs.get', { id: again.runIds[0] })).params).toMatchObject({ box: { size: [4, 5, 6], resolution: 12 }, reboundProbability: 0.5 });
     for (const id of [...runIds, ...again.runIds]) await s.dispatch('runs.delete', { id });
   });
 
@@ -181,7 +181,7 @@ describe('API contract', () => {
 
   it('runs every engine of core\'s list through the one generic worker, and its particle table carries the declaration', async () => {
     const { runIds } = await s.dispatch('runs.enqueue', {
-      spec: { engine: 'voxel', name: 'tiny', params: { box: { size: [3, 3, 2], resolution: 8 }, stop: { particles: 3 }, analysis: { enabled: false } } },
+      spec: { engine: 'voxel', name: 'tiny', params: { box: { size: [3, 3, 2], resolution: 10 }, stop: { particles: 3 }, analysis: { enabled: false } } },
     });
     s.queue.start();
     await s.queue.waitFor(runIds);

@@ -37,7 +37,7 @@ function smallSpec(name: string, params: Record<string, unknown> = {}): Record<s
     engine: 'voxel',
     name,
     seed: 1,
-    params: { box: { size: [4, 4, 4], resolution: 8 }, mixture: { types: [{ shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 } }] }, ...params },
+    params: { box: { size: [4, 4, 4], resolution: 10 }, mixture: { types: [{ shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 } }] }, ...params },
   };
 }
 
