@@ -122,7 +122,7 @@ export const voxelParamsSchema = z.object({
   insertionInterval: z.number().int().min(1).max(1e6).default(1).meta({ unit: 'steps', description: 'a new particle is tried every n-th time step' }),
   insertionTries: z.number().int().min(1).max(1e7).default(200).meta({
     unit: 'tries',
-    description: 'the box is full after this many failed insertions in a row at the top of the box',
+    description: "the box is full after this many failed insertions in a row at the top of the box. A particle is inserted there only where its bounding cube clears the highest frozen particle top in a footprint wider than itself, so under a ceiling 'full' leaves the valleys of the last layer empty: the mean top surface ends 1.5-1.8 diameters below the lid (16-voxel spheres in 96^3: 1.55), with room for more particles there; more tries do not change it (5000: the same count). For a bed up to a lid, pack a box about two diameters taller",
   }),
   stop: z.object({
     particles: z.number().int().min(0).max(1e8).default(0).meta({ unit: 'particles', description: 'stop inserting at this many particles (0 = until full)' }),
