@@ -217,17 +217,19 @@ export interface EngineInfo {
 }
 
 /** What an export format needs from a run (main/services/exports.ts). */
-export type ExportNeed = 'results' | 'table' | 'volume' | 'volume-or-table' | 'heightmap';
+export type ExportNeed = 'results' | 'table' | 'volume' | 'volume-or-table' | 'heightmap' | 'trajectory';
 
 /** An artifact a run can lack that a format needs. */
-export type MissingArtifact = 'table' | 'volume' | 'heightmap';
+export type MissingArtifact = 'table' | 'volume' | 'heightmap' | 'trajectory';
 /** The missing artifact in words. */
-export const ARTIFACT_WORDS: Record<MissingArtifact, string> = { table: 'particle table', volume: 'label volume', heightmap: 'height map' };
+export const ARTIFACT_WORDS: Record<MissingArtifact, string> = { table: 'particle table', volume: 'label volume', heightmap: 'height map', trajectory: 'trajectories' };
 
 type ArtifactRecord = { kind: 'table' | 'volume'; name: string };
 /** The label volume: any volume but the height map. */
 export const isLabelVolume = (a: ArtifactRecord): boolean => a.kind === 'volume' && a.name !== 'heightmap';
 export const isHeightmap = (a: ArtifactRecord): boolean => a.kind === 'volume' && a.name === 'heightmap';
+/** A ball mill's table of frames (core/ballmill TRAJECTORY_TABLE): runs with output.frameRate > 0 have it. */
+export const isTrajectories = (a: ArtifactRecord): boolean => a.kind === 'table' && a.name === 'trajectories';
 
 /**
  * The artifact a format of these needs that a run has none of, or null, from the run's artifact records
@@ -247,6 +249,8 @@ export function missingArtifact(needs: ExportNeed, artifacts: readonly ArtifactR
       return volume || table ? null : 'table';
     case 'heightmap':
       return artifacts.some(isHeightmap) ? null : 'heightmap';
+    case 'trajectory':
+      return artifacts.some(isTrajectories) ? null : 'trajectory';
   }
 }
 

@@ -3,6 +3,9 @@
  *
  *   ITEM: TIMESTEP / ITEM: NUMBER OF ATOMS / ITEM: BOX BOUNDS pp pp ff / ITEM: ATOMS id type x y z radius ...
  *
+ * A multi-frame dump (an animation in OVITO) is these blocks one after another, each led by
+ * ITEM: TIME when DumpOptions.time is given (main/services/exports.ts writes a ball mill's trajectories).
+ *
  * LAMMPS ids and types start at 1, so id = row + 1 and type = the table's category + 1 (its `type`
  * column, or the column its declaration names: a stacking's size `class`). Spheres carry their
  * radius; voxel particles half the equivalent diameter of the voxels they hold (the same function
@@ -23,7 +26,15 @@ export interface DumpOptions {
   /** Voxels per length unit, to turn a voxel count into a volume. */
   resolution?: number;
   timestep?: number;
+  /** Simulated time of the frame, written as ITEM: TIME before ITEM: TIMESTEP (as LAMMPS's `dump_modify time yes`; OVITO reads it as the attribute Time). */
+  time?: number;
+  /** Per-atom columns after radius (default: the rotations rx ry rz the table has). */
+  columns?: readonly string[];
 }
+
+/** The rotation angles of voxel particles: the extra columns of a dump by default. */
+const ROTATIONS = ['rx', 'ry', 'rz'];
+const rotationsOf = (table: ColumnTable) => ROTATIONS.filter((c) => c in table.columns);
 
 /** Radius column of the dump: r itself (a float32 r stays float32, written with its own digits), or the equivalent radius of voxel particles (voxels held). */
 export function dumpRadius(table: ColumnTable, resolution?: number): Float64Array | Float32Array {
@@ -36,8 +47,9 @@ export function dumpRadius(table: ColumnTable, resolution?: number): Float64Arra
 
 export function dumpHead(table: ColumnTable, opts: DumpOptions): string {
   const b = (p: boolean) => (p ? 'pp' : 'ff');
-  const extra = ['rx', 'ry', 'rz'].filter((c) => c in table.columns);
+  const extra = opts.columns ?? rotationsOf(table);
   return [
+    ...(opts.time === undefined ? [] : ['ITEM: TIME', String(opts.time)]),
     'ITEM: TIMESTEP', String(opts.timestep ?? 0),
     'ITEM: NUMBER OF ATOMS', String(rowCount(table)),
     `ITEM: BOX BOUNDS ${b(opts.periodic[0])} ${b(opts.periodic[1])} ${b(opts.periodic[2])}`,
@@ -85,12 +97,19 @@ export function boundsHoldingCentres(table: ColumnTable, lo: readonly number[], 
   return { lo: outLo, box: outHi };
 }
 
-/** Atom lines for rows [start, end); the LAMMPS type from column `typeColumn` (0-based, absent: all 1). */
-export function dumpRows(table: ColumnTable, radius: Float64Array | Float32Array, start: number, end: number, typeColumn = 'type'): string {
+/**
+ * Atom lines for rows [start, end) (id = row + 1); the LAMMPS type from column `typeColumn` (0-based,
+ * absent: all 1); after the radius the `columns` given (default the rotations the table has).
+ */
+export function dumpRows(table: ColumnTable, radius: Float64Array | Float32Array, start: number, end: number, typeColumn = 'type', columns: readonly string[] = rotationsOf(table)): string {
   const { x, y, z } = table.columns;
   const type = table.columns[typeColumn];
   if (!x || !y || !z) throw new Error(`table '${table.name}' lacks x, y or z, which a LAMMPS dump needs`);
-  const extra = ['rx', 'ry', 'rz'].filter((c) => c in table.columns).map((c) => table.columns[c]);
+  const extra = columns.map((c) => {
+    const col = table.columns[c];
+    if (!col) throw new Error(`table '${table.name}' has no column '${c}' for the dump`);
+    return col;
+  });
   const extraText = extra.map(cellText);
   const [tx, ty, tz, tr] = [x, y, z, radius].map(cellText);
   const lines: string[] = [];

@@ -1,7 +1,8 @@
 /**
  * Exports a finished run to the files the tools users already have can open: particle tables as
  * CSV and LAMMPS dumps (OVITO), label volumes as raw + JSON header (PoreSpy, numpy), multi-page
- * TIFF (Fiji) and VTK ImageData (ParaView), particle surfaces as STL, results as JSON and CSV.
+ * TIFF (Fiji) and VTK ImageData (ParaView), particle surfaces as STL, results as JSON and CSV, a
+ * ball mill's trajectories as a multi-frame LAMMPS dump (an animation in OVITO).
  *
  * Volumes are streamed: the .pbv artifact is read and the export written one z-slab at a time,
  * so a 2048^3 volume never has to be in memory. The format writers themselves are pure and live in
@@ -11,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/common/engine';
-import { decodeHeader, decodeTable, headerByteLength, VOLUME_MAGIC, type VolumeHeader } from '../../core/io/container';
+import { decodeHeader, decodeTable, dtypeConstructor, headerByteLength, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
 import { frameOrigin, inOwnCoordinates } from '../../core/io/frame';
 import { boundsHoldingCentres, dumpHead, dumpRadius, dumpRows, wrapIntoBox } from '../../core/io/lammps';
@@ -21,7 +22,7 @@ import { asciiFacet, asciiSolidHead, asciiSolidTail, solidSurfaceTriangles, sphe
 import { tarHeader, tarPadding, TAR_END } from '../../core/io/tar';
 import { tiffLayout } from '../../core/io/tiff';
 import { vtiHead, vtiTail } from '../../core/io/vti';
-import { isHeightmap, isLabelVolume, missingArtifact, type ExportFormatInfo, type ExportNeed } from '../api';
+import { isHeightmap, isLabelVolume, isTrajectories, missingArtifact, type ExportFormatInfo, type ExportNeed } from '../api';
 
 export interface ExportableRun {
   id: string;
@@ -55,6 +56,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'series-csv', stem: 'series', title: 'Series as CSV (series, x, y)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'csv', stem: 'particles', title: 'Particle table as CSV (spheres: x, y, z, r, type first, then their other columns)', extension: 'csv', mime: 'text/csv', needs: 'table' },
   { id: 'lammps', stem: 'particles', title: 'LAMMPS dump (OVITO, LIGGGHTS)', extension: 'dump', mime: 'text/plain', needs: 'table' },
+  { id: 'lammps-trajectory', stem: 'trajectories', title: "Trajectories as a multi-frame LAMMPS dump (OVITO plays it as an animation): a frame per sampled time, ITEM: TIME its simulated time in s, TIMESTEP its index; columns id type x y z radius speed impacts; lab frame, the box the vial where it is at that frame", extension: 'dump', mime: 'text/plain', needs: 'trajectory' },
   { id: 'vti', stem: 'labels', title: 'VTK ImageData of the labels (ParaView)', extension: 'vti', mime: 'application/xml', needs: 'volume' },
   { id: 'tiff', stem: 'labels', title: 'Multi-page TIFF stack of the labels (Fiji/ImageJ)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
   { id: 'raw', stem: 'labels', title: 'Raw labels, little-endian, with a .json header (numpy, PoreSpy); a download is one .tar of both', extension: 'raw', mime: 'application/octet-stream', needs: 'volume' },
@@ -69,6 +71,7 @@ const APPLIES_TO: Record<ExportNeed, string> = {
   volume: 'voxel packings with a label volume (labelVolume on, or auto and at most 512³ voxels), surface samplings with voxelsAcross > 0 (the solid, 1 inside)',
   'volume-or-table': 'voxel packings with a label volume and surface samplings with a solid (voxel faces), and runs whose particles are spheres (stacking, ball mill, surface samplings without a solid, imported sphere sets)',
   heightmap: 'voxel packings with a label volume and the analysis on (they have a height map)',
+  trajectory: 'ball mill runs with output.frameRate > 0, which store their trajectories',
 };
 
 /** The formats as exports.formats answers. */
@@ -176,6 +179,9 @@ export async function exportRun(
       case 'lammps':
         await writeLammps(writer, await loadTable(run, spec), onProgress);
         break;
+      case 'lammps-trajectory':
+        await writeTrajectoryLammps(writer, run, spec, onProgress);
+        break;
       case 'vti':
       case 'tiff':
       case 'raw':
@@ -272,6 +278,66 @@ async function writeLammps(writer: SequentialWriter, frameTable: ColumnTable, on
     const end = Math.min(n, start + CSV_CHUNK_ROWS);
     await writer.write(dumpRows(atoms, radius, start, end, typeColumn));
     onProgress(end / n);
+  }
+}
+
+/** Per-atom columns of the trajectory dump after radius. */
+const TRAJECTORY_COLUMNS = ['speed', 'impacts'];
+
+/**
+ * A table of frames (a ball mill's trajectories, core/common/engine.ts "Table meta") as a multi-frame
+ * LAMMPS dump, one ITEM: TIMESTEP block per frame, as OVITO reads an animation: ITEM: TIME the
+ * frame's simulated time (LAMMPS's `dump_modify time yes`), TIMESTEP the frame's index, id the
+ * ball's + 1 in every frame (so OVITO follows each ball). Positions are the stored ones, in the lab
+ * frame as the inspector plays them back: the box is the vial moved by the frame's offset
+ * (frameOffsets), widened to hold every centre. Streamed: a block of frames of at most
+ * CSV_CHUNK_ROWS rows (at least one frame) is read from the file and written at a time.
+ */
+async function writeTrajectoryLammps(writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, onProgress: (f: number) => void): Promise<void> {
+  const artifact = run.artifacts.find(isTrajectories);
+  if (!artifact) throw new FormatNotApplicable(MISSING.trajectory(run, spec));
+  const file = await openTable(artifact.path);
+  try {
+    const { header } = file;
+    const meta = header.meta as Record<string, unknown>;
+    const frames = Number(meta.frames), n = Number(meta.frameRows);
+    if (!(Number.isInteger(frames) && Number.isInteger(n) && frames > 0 && n > 0 && frames * n === header.rows)) {
+      throw new Error(`table ${artifact.path} is damaged: meta.frames × meta.frameRows (${String(meta.frames)} × ${String(meta.frameRows)}) must be its ${header.rows} rows`);
+    }
+    const times = meta.frameTimes as number[] | undefined, offsets = meta.frameOffsets as number[] | undefined;
+    const names = ['x', 'y', 'z', 'r', ...TRAJECTORY_COLUMNS];
+    const periodic = [false, false, false] as const;
+    const perBlock = Math.max(1, Math.floor(CSV_CHUNK_ROWS / n));
+    for (let f0 = 0; f0 < frames; f0 += perBlock) {
+      const f1 = Math.min(frames, f0 + perBlock);
+      const block = await file.readRows(names, f0 * n, f1 * n);
+      let text: string[] = [], rows = 0;
+      for (let f = f0; f < f1; f++) {
+        const columns: ColumnTable['columns'] = {};
+        for (const c of names) columns[c] = block[c].subarray((f - f0) * n, (f - f0 + 1) * n);
+        const frame: ColumnTable = { kind: 'table', name: 'trajectories', columns, meta };
+        const r = columns.r as Float32Array | Float64Array;
+        const bounds = containerBounds({ ...meta, containerOffset: offsets?.[f] ?? 0 }) ?? { box: boundingBox(frame, r) };
+        const flat = thickened(bounds, r);
+        const box = boundsHoldingCentres(frame, flat.lo, flat.box, periodic);
+        text.push(dumpHead(frame, { ...box, periodic, timestep: f, time: times?.[f] ?? f, columns: TRAJECTORY_COLUMNS }));
+        // A frame of more balls than a chunk goes out in chunks of rows.
+        for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
+          const end = Math.min(n, start + CSV_CHUNK_ROWS);
+          text.push(dumpRows(frame, r, start, end, 'type', TRAJECTORY_COLUMNS));
+          rows += end - start;
+          if (rows >= CSV_CHUNK_ROWS) {
+            await writer.write(text.join(''));
+            text = [];
+            rows = 0;
+          }
+        }
+      }
+      await writer.write(text.join(''));
+      onProgress(f1 / frames);
+    }
+  } finally {
+    await file.close();
   }
 }
 
@@ -541,6 +607,7 @@ const MISSING = {
   table: (run: { id: string }, spec: { id: string }) => `run ${run.id} has no particle table artifact, which format '${spec.id}' needs`,
   volume: (run: { id: string }, spec: { id: string }) => `run ${run.id} has no label volume artifact, which format '${spec.id}' needs (voxel packings have one, and surface samplings with voxelsAcross > 0)`,
   heightmap: (run: { id: string }, spec: { id: string }) => `run ${run.id} has no height map artifact, which format '${spec.id}' needs (voxel runs analysed by core/analysis have one)`,
+  trajectory: (run: { id: string }, spec: { id: string }) => `run ${run.id} has no trajectories artifact, which format '${spec.id}' needs (ball mill runs make it when output.frameRate > 0)`,
 };
 
 /**
@@ -572,6 +639,61 @@ async function readTableFile(path: string): Promise<ColumnTable> {
     return decodeTable(bytes);
   } catch (err) {
     throw new Error(`table ${path} is damaged: ${(err as Error).message}`);
+  }
+}
+
+/** An open .pbt file: its header and a reader of row ranges of its columns, for tables too large to load whole. */
+interface TableReader {
+  header: TableHeader;
+  /** Rows [start, end) of the named columns, each a new array of its column's type. */
+  readRows(names: readonly string[], start: number, end: number): Promise<Record<string, ColumnTable['columns'][string]>>;
+  close(): Promise<void>;
+}
+
+async function openTable(path: string): Promise<TableReader> {
+  const fh = await open(path, 'r');
+  try {
+    const { size } = await fh.stat();
+    const pre = new Uint8Array(12);
+    await fh.read(pre, 0, 12, 0);
+    const head = new Uint8Array(headerByteLength(pre, size, `table ${path}`));
+    await fh.read(head, 0, head.length, 0);
+    let parsed: { header: TableHeader; dataOffset: number };
+    try {
+      parsed = decodeHeader<TableHeader>(head, TABLE_MAGIC);
+    } catch (err) {
+      throw new Error(`table ${path} is damaged: ${(err as Error).message}`);
+    }
+    const { header, dataOffset } = parsed;
+    const columns = new Map(header.columns.map((c) => [c.name, c]));
+    for (const c of header.columns) {
+      const end = dataOffset + c.byteOffset + header.rows * dtypeConstructor(c.dtype).BYTES_PER_ELEMENT;
+      if (size < end) throw new Error(`table ${path} is truncated: column '${c.name}' needs ${end} bytes, the file has ${size}`);
+    }
+    return {
+      header,
+      async readRows(names, start, end) {
+        const out: Record<string, ColumnTable['columns'][string]> = {};
+        for (const name of names) {
+          const c = columns.get(name);
+          if (!c) throw new Error(`table ${path} has no column '${name}'`);
+          const ctor = dtypeConstructor(c.dtype);
+          const values = new ctor(end - start);
+          const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+          for (let done = 0; done < bytes.length; ) {
+            const { bytesRead } = await fh.read(bytes, done, bytes.length - done, dataOffset + c.byteOffset + start * ctor.BYTES_PER_ELEMENT + done);
+            if (bytesRead === 0) throw new Error(`table ${path} ended early in column '${name}'`);
+            done += bytesRead;
+          }
+          out[name] = values;
+        }
+        return out;
+      },
+      close: () => fh.close(),
+    };
+  } catch (e) {
+    await fh.close();
+    throw e;
   }
 }
 

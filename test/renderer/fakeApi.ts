@@ -47,6 +47,7 @@ export const toyEngine: EngineInfo = {
 export const FAKE_EXPORT_FORMATS: ExportFormatInfo[] = [
   { id: 'json', label: 'Results as JSON', extension: 'json', mime: 'application/json', needs: 'results', appliesTo: 'every finished run' },
   { id: 'heightmap-tiff', label: 'Height map as TIFF', extension: 'tif', mime: 'image/tiff', needs: 'heightmap', appliesTo: 'voxel packings with a height map' },
+  { id: 'lammps-trajectory', label: 'Trajectories as a multi-frame LAMMPS dump', extension: 'dump', mime: 'text/plain', needs: 'trajectory', appliesTo: 'ball mill runs with output.frameRate > 0' },
 ];
 
 type Listener = (payload: unknown) => void;

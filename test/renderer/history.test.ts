@@ -210,7 +210,8 @@ describe('HistoryWorkspace', () => {
     await settle();
     const select = w.find('[data-testid="history-export-format"]');
     const options = select.findAll('option');
-    expect(options.map((o) => o.text())).toEqual(FAKE_EXPORT_FORMATS.map((f) => f.label));
+    // r29 (a height map only) has no trajectories: that format is marked.
+    expect(options.map((o) => o.text())).toEqual(FAKE_EXPORT_FORMATS.map((f) => (f.needs === 'trajectory' ? `${f.label} (not for this run)` : f.label)));
     expect(options[1].attributes('title')).toBe('.tif: voxel packings with a height map');
     await select.setValue('heightmap-tiff');
     // jsdom has no object URLs; the download itself is the browser's business.
@@ -248,6 +249,30 @@ describe('HistoryWorkspace', () => {
     expect(option().attributes('disabled')).toBeUndefined();
     expect(option().text()).toBe('Height map as TIFF');
     expect(w.find('[data-testid="history-export"]').attributes('disabled')).toBeUndefined();
+  });
+
+  it("marks the trajectory dump for a run without a ball mill's trajectories, and offers it for one with them", async () => {
+    const { api, w } = await mountHistory();
+    const option = () => w.find('[data-testid="history-export-format"] option[value="lammps-trajectory"]');
+    // r28 has only its particle table (the fake's default): a ball mill run with output.frameRate 0.
+    await w.find('[data-testid="history-row-r28"]').trigger('click');
+    await settle();
+    expect(option().attributes('disabled')).toBeDefined();
+    expect(option().text()).toBe('Trajectories as a multi-frame LAMMPS dump (not for this run)');
+    expect(option().attributes('title')).toBe('Not for this run: it has no trajectories (this format is for ball mill runs with output.frameRate > 0)');
+    api.artifacts.r27 = [
+      { id: 1, kind: 'table', name: 'particles', path: '/runs/r27/particles.pbt', bytes: 2048, checksum: 'ab', meta: {} },
+      { id: 2, kind: 'table', name: 'trajectories', path: '/runs/r27/trajectories.pbt', bytes: 8192, checksum: 'cd', meta: { frames: 4, frameRows: 12 } },
+    ];
+    await w.find('[data-testid="history-row-r27"]').trigger('click');
+    await settle();
+    expect(option().attributes('disabled')).toBeUndefined();
+    expect(option().text()).toBe('Trajectories as a multi-frame LAMMPS dump');
+    // A volume named otherwise is no trajectories table.
+    api.artifacts.r26 = [{ id: 3, kind: 'volume', name: 'trajectories', path: '/runs/r26/trajectories.pbv', bytes: 8192, checksum: 'ef', meta: {} }];
+    await w.find('[data-testid="history-row-r26"]').trigger('click');
+    await settle();
+    expect(option().attributes('disabled')).toBeDefined();
   });
 
   it('with several runs selected, offers a format only when every one has its data, and names the runs that lack it', async () => {
