@@ -240,8 +240,6 @@ describe('voxel engine', () => {
     const deep = run(voxelParamsSchema.parse({
       box: { size: [4, 4, 5], resolution: 8 },
       mixture: { types: [{ name: 'spheres', shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, fraction: 1 }] },
-      // 8 voxels across: the whole shell (with the reduced one they pack through each other).
-      optimisations: { shellReduction: false },
       stop: { particles: 70 },
     }), ctx(4));
     expect(deep.metrics.bulkPorosity).toEqual(expect.any(Number));
@@ -326,16 +324,16 @@ describe('voxel engine', () => {
     expect(checkParams(thin)).toEqual([{ path: 'box.size', message: 'the box is 1 voxel across at its narrowest (box.size × box.resolution); it must be at least 3' }]);
     // Particles of a few voxels pack through each other (300 spheres of 2, 3, 4 voxels: 36, 15, 23 %
     // of their voxels claimed twice with the reduced shell; 6.2, 4.1, 3.8 % with the whole one):
-    // refused for every law at the field that gives it, below 10 voxels with the reduced shell and
+    // refused for every law at the field that gives it, below 8 voxels with the reduced shell and
     // 5 with the whole one (a size below one voxel, packed as one voxel, is among them).
     const tiny = (size: unknown, shellReduction = true) => checkParams(voxelParamsSchema.parse({ box: { size: [3, 3, 3], resolution: 10 }, mixture: { types: [{ size }] }, optimisations: { shellReduction } }));
-    const reduced = 'particles under 10 voxels across pack through each other with the reduced shell (optimisations.shellReduction; without it from 5 voxels); allowed ≥ 1, or a higher box.resolution';
+    const reduced = 'particles under 8 voxels across pack through each other with the reduced shell (optimisations.shellReduction; without it from 5 voxels); allowed ≥ 0.8, or a higher box.resolution';
     expect(tiny({ law: 'fixed', value: 0.05 })).toEqual([{ path: 'mixture.types.0.size.value', message: `0.05 units is 0.5 voxels at 10 voxels/unit; ${reduced}` }]);
     expect(tiny({ law: 'uniform', min: 0.25, max: 1.2 })).toEqual([{ path: 'mixture.types.0.size.min', message: `0.25 units is 2.5 voxels at 10 voxels/unit; ${reduced}` }]);
-    expect(tiny({ law: 'table', sizes: [0.01, 0.8, 1.2], weights: [0, 1, 1] })).toEqual([{ path: 'mixture.types.0.size.sizes.1', message: `0.8 units is 8 voxels at 10 voxels/unit; ${reduced}` }]);
-    expect(tiny({ law: 'normal', mean: 0.9, sd: 0.01 })).toEqual([{ path: 'mixture.types.0.size.mean', message: `0.9 units is 9 voxels at 10 voxels/unit; ${reduced}` }]);
+    expect(tiny({ law: 'table', sizes: [0.01, 0.7, 1.2], weights: [0, 1, 1] })).toEqual([{ path: 'mixture.types.0.size.sizes.1', message: `0.7 units is 7 voxels at 10 voxels/unit; ${reduced}` }]);
+    expect(tiny({ law: 'normal', mean: 0.75, sd: 0.01 })).toEqual([{ path: 'mixture.types.0.size.mean', message: `0.75 units is 7.5 voxels at 10 voxels/unit; ${reduced}` }]);
     expect(tiny({ law: 'lognormal', median: 0.05 })).toEqual([{ path: 'mixture.types.0.size.median', message: `0.05 units is 0.5 voxels at 10 voxels/unit; ${reduced}` }]);
-    expect(tiny({ law: 'uniform', min: 1, max: 1.2 })).toEqual([]);
+    expect(tiny({ law: 'uniform', min: 0.8, max: 1.2 })).toEqual([]);
     expect(tiny({ law: 'fixed', value: 0.4 }, false)).toEqual([{ path: 'mixture.types.0.size.value', message: '0.4 units is 4 voxels at 10 voxels/unit; particles under 5 voxels across pack through each other; allowed ≥ 0.5, or a higher box.resolution' }]);
     expect(tiny({ law: 'fixed', value: 0.5 }, false)).toEqual([]);
     // A side that is not a whole number of voxels was packed rounded to the nearest voxel (2.04 at
