@@ -49,14 +49,20 @@ export class EngineRegistry {
     return [...this.byId.keys()];
   }
 
-  get(id: string): EngineDeclaration {
+  /** The engine `id`; or ApiError('invalid') at `path`, the engine field's place in the request. */
+  get(id: string, path = 'engine'): EngineDeclaration {
     const d = this.byId.get(id);
     if (!d) {
       throw new ApiError('invalid', `unknown engine '${id}'; known engines: ${this.ids().join(', ') || '(none)'}`, [
-        { path: 'engine', message: `unknown engine '${id}'; known: ${this.ids().join(', ') || '(none)'}` },
+        { path, message: `unknown engine '${id}'; known: ${this.ids().join(', ') || '(none)'}` },
       ]);
     }
     return d;
+  }
+
+  /** A spec's engine; unknown, refused at `prefix`.engine (the spec's place in the request). */
+  private engineOf(spec: RunSpec, prefix: string): EngineDeclaration {
+    return this.get(spec.engine, prefix ? `${prefix}.engine` : 'engine');
   }
 
   info(): EngineInfo[] {
@@ -79,7 +85,7 @@ export class EngineRegistry {
    * its size limit is refused at once (a walk of every entry of an oversized array took seconds).
    */
   unknownFields(spec: RunSpec, prefix = ''): ApiIssue[] {
-    return unknownFields(this.get(spec.engine).definition.paramsSchema, spec.params, prefix ? `${prefix}.params` : 'params');
+    return unknownFields(this.engineOf(spec, prefix).definition.paramsSchema, spec.params, prefix ? `${prefix}.params` : 'params');
   }
 
   /**
@@ -88,7 +94,7 @@ export class EngineRegistry {
    * `prefix` (the spec's place in the request).
    */
   parseParams(spec: RunSpec, prefix = ''): Record<string, unknown> {
-    const d = this.get(spec.engine).definition;
+    const d = this.engineOf(spec, prefix).definition;
     const at = prefix ? `${prefix}.params` : 'params';
     const params = parseStrict(d.paramsSchema, spec.params, at);
     const checked = d.check?.(params as never) ?? [];

@@ -51,7 +51,11 @@ describe('API contract', () => {
       code: 'invalid',
       issues: [{ path: 'spec.name' }, { path: 'spec.seed', message: expect.stringMatching(/4294967295/) }],
     });
-    expect(await rejection('runs.enqueue', { spec: { engine: 'nope', name: 'x' } })).toMatchObject({ code: 'invalid', issues: [{ path: 'engine' }] });
+    // At its place in the request, as every other issue (it said 'engine').
+    const nope = { spec: { engine: 'nope', name: 'x' } };
+    for (const [method, params] of [['runs.enqueue', nope], ['runs.validate', nope], ['presets.save', { name: 'p', ...nope }]] as const) {
+      expect(await rejection(method, params)).toMatchObject({ code: 'invalid', issues: [{ path: 'spec.engine', message: expect.stringMatching(/^unknown engine 'nope'; known: voxel, /) }] });
+    }
     expect(await rejection('runs.enqueue', { spec: { engine: 'voxel', name: 'x', params: { box: { resolution: 0 } } } })).toMatchObject({
       code: 'invalid',
       issues: expect.arrayContaining([{ path: 'spec.params.box.resolution', message: expect.any(String) }]),
