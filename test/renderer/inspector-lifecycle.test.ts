@@ -7,22 +7,34 @@ import { flushPromises, mount } from '@vue/test-utils';
 import { createMemoryHistory, createRouter } from 'vue-router';
 import { installFakeApi, makeRun } from './fakeApi';
 import InspectorWorkspace from '../../renderer/src/workspaces/inspector/InspectorWorkspace.vue';
+import { voxelEngine } from '../../core/voxel/index';
 
-/** Each scene made, with its canvas and whether it was disposed; its other calls do nothing. */
-const scenes = vi.hoisted(() => [] as { canvas: HTMLCanvasElement; disposed: boolean }[]);
+type Box = { min: number[]; max: number[] };
+/** Each scene made: its canvas, whether it was disposed, and the boxes it framed the camera on; its other calls do nothing. */
+const scenes = vi.hoisted(() => [] as { canvas: HTMLCanvasElement; disposed: boolean; framed: Box[] }[]);
 vi.mock('../../renderer/src/scene/inspectorScene', () => ({
   createInspectorScene: (canvas: HTMLCanvasElement) => {
-    const made = { canvas, disposed: false };
+    const made = { canvas, disposed: false, framed: [] as Box[] };
     scenes.push(made);
-    return new Proxy(made, {
-      get: (t, k) => (k === 'dispose' ? () => { t.disposed = true; } : k in t ? t[k as keyof typeof t] : () => undefined),
-    });
+    const calls: Record<string, (...a: unknown[]) => void> = {
+      dispose: () => { made.disposed = true; },
+      setBounds: (b, frame) => { if (frame) made.framed.push(b as Box); },
+    };
+    return new Proxy(made, { get: (t, k) => calls[k as string] ?? (k in t ? t[k as keyof typeof t] : () => undefined) });
   },
 }));
 vi.mock('uplot', () => ({ default: class { static paths = {}; destroy() {} setSize() {} } }));
 
+/** Run r<n>'s particle table: one particle in a box n wide. */
+function table(id: string) {
+  const n = Number(id.slice(1));
+  return { total: 1, count: 1, meta: { box: [n, n, n], particleTable: voxelEngine.particleTable }, columns: { id: Int32Array.of(0), type: Int32Array.of(0), x: Float64Array.of(0.5), y: Float64Array.of(0.5), z: Float64Array.of(0.5), size: Float64Array.of(0.5) } };
+}
+
 async function mountApp() {
   const api = installFakeApi([makeRun(1, { engine: 'voxel', name: 'one' }), makeRun(2, { engine: 'voxel', name: 'two' })]);
+  const call = api.call.bind(api);
+  api.call = (async (method: string, params: { id: string }) => (method === 'runs.particles' ? table(params.id) : call(method as never, params as never))) as typeof api.call;
   const router = createRouter({
     history: createMemoryHistory(),
     routes: [
@@ -70,6 +82,9 @@ describe('InspectorWorkspace kept alive', () => {
     expect(scenes.length).toBe(2);
     expect(scenes[1].canvas).toBe(canvas);
     expect(scenes[1].disposed).toBe(false);
+    // Framed on its own box, never on the last run's.
+    expect(scenes[0].framed).toEqual([{ min: [0, 0, 0], max: [1, 1, 1] }]);
+    expect(scenes[1].framed).toEqual([{ min: [0, 0, 0], max: [2, 2, 2] }]);
     w.unmount();
     expect(scenes[1].disposed).toBe(true);
   });
