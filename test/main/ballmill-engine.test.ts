@@ -63,6 +63,24 @@ describe('ball mill engine in the services', () => {
     await expect(s.dispatch('runs.frame', { id: runIds[0], table: 'particles', index: 0 })).rejects.toMatchObject({ code: 'invalid' });
   });
 
+  it("exports its trajectories as a multi-frame LAMMPS dump, and refuses a run without them naming output.frameRate", async () => {
+    const params = (frameRate: number) => ({ dim: 3, duration: 0.2, balls: { count: 6, radius: { law: 'fixed', value: 4 } }, vial: { width: 60, height: 80 }, output: { frameRate } });
+    const [withFrames] = (await s.dispatch('runs.enqueue', { spec: { engine: 'ballmill', name: 'frames', seed: 4, params: params(20) } })).runIds;
+    const [without] = (await s.dispatch('runs.enqueue', { spec: { engine: 'ballmill', name: 'no frames', seed: 4, params: params(0) } })).runIds;
+    s.queue.start();
+    await s.queue.waitFor([withFrames, without]);
+    const dump = await s.dispatch('runs.export', { id: withFrames, format: 'lammps-trajectory' });
+    expect(dump.fileName).toMatch(/\.trajectories\.dump$/);
+    const text = new TextDecoder().decode(dump.bytes);
+    // 0.2 s at 20 frames/s: 5 frames of 6 balls, each led by its time.
+    expect(text.match(/^ITEM: TIMESTEP$/gm)).toHaveLength(5);
+    expect([...text.matchAll(/^ITEM: TIME\n(.*)$/gm)].map((m) => Number(m[1]))).toEqual([0, 0.05, 0.1, 0.15, 0.2]);
+    expect(text.match(/^ITEM: NUMBER OF ATOMS\n6$/gm)).toHaveLength(5);
+    await expect(s.dispatch('runs.export', { id: without, format: 'lammps-trajectory' })).rejects.toMatchObject({
+      code: 'conflict', message: `cannot export run ${without} as lammps-trajectory: run ${without} has no trajectories artifact, which format 'lammps-trajectory' needs (ball mill runs make it when output.frameRate > 0)`,
+    });
+  });
+
   it('a running run shows its latest published state; the live table goes when the run ends', async () => {
     const { runIds } = await s.dispatch('runs.enqueue', {
       spec: { engine: 'ballmill', name: 'long', seed: 1, params: { dim: 2, duration: 600, balls: { count: 200, radius: { law: 'fixed', value: 3 } }, output: { frameRate: 0 } } },
