@@ -126,7 +126,7 @@ export const voxelParamsSchema = z.object({
   }),
   stop: z.object({
     particles: z.number().int().min(0).max(1e8).default(0).meta({ unit: 'particles', description: 'stop inserting at this many particles (0 = until full)' }),
-    solidFraction: z.number().min(0).max(1).default(0).meta({ unit: 'fraction', description: "stop inserting when the particles' solid voxels add up to this share of the box (0 = until full). A voxel two particles claim counts twice here, and the settling passes afterwards change how many they share, so the run's boxSolidFraction ends below or above it by about its overlapFraction: asked 0.2, 16-voxel spheres end at 0.201" }),
+    solidFraction: z.number().min(0).max(1).default(0).meta({ unit: 'fraction', description: "stop inserting when the particles' solid voxels add up to this share of the box (0 = until full). A voxel two particles claim counts twice here, and the settling passes afterwards change how many they share, so the run's boxSolidFraction ends below or above it by about its overlapFraction: asked 0.2, 16-voxel spheres end at 0.201; asked 0.3, 8-voxel spheres at 0.293" }),
     maxSteps: z.number().int().min(1).max(1e9).default(10_000_000).meta({ unit: 'steps', description: 'hard limit on time steps' }),
     settle: z.boolean().default(true).meta({ description: 'after the last insertion keep stepping until every particle is frozen' }),
   }).default({ particles: 0, solidFraction: 0, maxSteps: 10_000_000, settle: true }),
