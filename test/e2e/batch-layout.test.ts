@@ -5,7 +5,8 @@
  * and headers show whole at 1024 and at 1440 px.
  * The particle editor's mixture table fits its panel without scrolling sideways at 1024, 1280 and
  * 1920 px, with every size law and a message in a row. History's rows, wider than the window with
- * metric columns at 1024 px, scroll sideways under a header that follows them.
+ * metric columns at 1024 px, scroll sideways under a header that follows them; its status filters
+ * are reached and toggled from the keyboard.
  * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
  * batch-layout-history-scrolled.png.
  */
@@ -157,5 +158,19 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     const rowBox = (await row.boundingBox())!;
     expect(rowBox.x + rowBox.width).toBeGreaterThanOrEqual(cell.x + cell.width);
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-scrolled.png') });
+  });
+
+  it("reaches and toggles History's status filters from the keyboard", async () => {
+    // From the engine filter, Tab goes to the first status, and Space turns it on (then off).
+    await page.focus(testid('history-engine'));
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('history-status-queued');
+    const chip = page.locator(`label:has(${testid('history-status-queued')})`);
+    await page.keyboard.press('Space');
+    await expect.poll(() => chip.getAttribute('class')).toContain('on');
+    // The focused chip shows that it has the focus.
+    expect(await chip.evaluate((e) => getComputedStyle(e).outlineStyle)).not.toBe('none');
+    await page.keyboard.press('Space');
+    await expect.poll(() => chip.getAttribute('class')).not.toContain('on');
   });
 });
