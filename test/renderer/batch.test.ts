@@ -287,6 +287,14 @@ describe('QueueTable', () => {
     expect(w.findAll('tbody tr[data-testid^="queue-row-"]').map((r) => r.attributes('data-testid'))).toEqual(['queue-row-r9', 'queue-row-r5', 'queue-row-r7']);
   });
 
+  it('counts a paused run in the queue\'s summary', async () => {
+    installFakeApi([makeRun(1, { status: 'paused', finishedAt: null }), makeRun(2, { status: 'queued', finishedAt: null })]);
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    expect(w.find('[data-testid="queue-summary"]').text()).toBe('0 running · 1 paused · 1 queued');
+  });
+
   it('pauses, cancels, re-prioritises and controls the queue', async () => {
     const api = installFakeApi([makeRun(1, { status: 'queued', finishedAt: null }), makeRun(2, { status: 'queued', finishedAt: null })]);
     const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
