@@ -358,11 +358,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   queue
     .command('list')
-    .description('running runs (in the order they started), then paused ones, then queued ones in the order they will start')
+    .description('running runs (in the order they started), then paused ones, then queued ones in the order they will start; first a line saying so when the queue is paused')
     .action(async () => {
       await withServices({ readOnly: true }, async (s) => {
         const rows = queueOrder(s);
-        print(rows.length ? rows.map((r) => `${r.status.padEnd(8)} p${String(r.priority).padEnd(4)} ${r.id} ${r.engine.padEnd(8)} ${r.name}`).join('\n') : '(queue is empty)', rows);
+        const list = rows.length ? rows.map((r) => `${r.status.padEnd(8)} p${String(r.priority).padEnd(4)} ${r.id} ${r.engine.padEnd(8)} ${r.name}`).join('\n') : '(queue is empty)';
+        // Why queued runs wait: the pause the app and web hosts follow (--json stays the list of runs).
+        print(s.queue.pausedInFolder() ? `queue paused: the app and web hosts on this folder start none of its queued runs (\`packbench queue resume\` resumes)\n${list}` : list, rows);
       });
     });
 

@@ -308,6 +308,11 @@ export class JobQueue {
     return this.emitQueue();
   }
 
+  /** Whether the data folder's queue is paused (stored by pause and resume), as the app and web hosts follow it. */
+  pausedInFolder(): boolean {
+    return this.store.setting(SETTINGS.paused) === 'true';
+  }
+
   /**
    * Takes up the controls the data folder's queue was left with (kept by pause, resume and the
    * setters): the app and the web host, at start, so that a queue paused before a restart (or a
@@ -317,7 +322,7 @@ export class JobQueue {
    * they are told to run, with their own options.
    */
   restoreSettings(): void {
-    this.paused = this.store.setting(SETTINGS.paused) === 'true';
+    this.paused = this.pausedInFolder();
     this.followsFolder = true;
     const stored = (name: string, method: 'queue.setConcurrency' | 'queue.setThreadsPerRun' | 'queue.setCheckpointSeconds', key: string): number | undefined => {
       const text = this.store.setting(name);
@@ -660,7 +665,7 @@ export class JobQueue {
     if (!this.followsFolder) return;
     let paused: boolean;
     try {
-      paused = this.store.setting(SETTINGS.paused) === 'true';
+      paused = this.pausedInFolder();
     } catch (err) {
       console.error(`queue: cannot read the queue's pause: ${err instanceof Error ? err.message : String(err)}`);
       return;

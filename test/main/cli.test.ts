@@ -448,6 +448,9 @@ describe('packbench CLI', () => {
       expect(paused.code, paused.stderr).toBe(0);
       expect(JSON.parse(paused.stdout)).toEqual({ paused: true, queued: 0 });
       expect((await cliIn(t2.dir, 'queue', 'add', file)).code).toBe(0);
+      // The list says why its queued run waits; --json stays the list of runs.
+      expect((await cliIn(t2.dir, 'queue', 'list')).stdout).toMatch(/^queue paused: .*`packbench queue resume`.*\nqueued /);
+      expect(JSON.parse((await cliIn(t2.dir, '--json', 'queue', 'list')).stdout)).toHaveLength(1);
       // A host started now takes up the pause: the queued run waits.
       const host = openServices({ dataDir: t2.dir, autoStart: true, concurrency: 1 });
       try {
