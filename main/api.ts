@@ -269,6 +269,8 @@ export interface ExportFormatInfo {
 export interface QueueState {
   paused: boolean;
   running: number;
+  /** Runs the user paused (they keep their place and do no work), in any process on the data folder. */
+  pausedRuns: number;
   queued: number;
   concurrency: number;
   /** Threads each run it starts may use (EngineContext.threads); runs at a time × threads ≤ cores. */

@@ -291,7 +291,8 @@ export class JobQueue {
   state(): QueueState {
     let running = 0;
     for (const j of this.active.values()) if (!j.paused) running++;
-    return { paused: this.paused, running, queued: this.store.countByStatus().queued, concurrency: this.concurrency, threadsPerRun: this.threadsPerRun, checkpointSeconds: this.checkpointSeconds };
+    const counts = this.store.countByStatus();
+    return { paused: this.paused, running, pausedRuns: counts.paused, queued: counts.queued, concurrency: this.concurrency, threadsPerRun: this.threadsPerRun, checkpointSeconds: this.checkpointSeconds };
   }
 
   /** Starts no more runs (those running go on); kept in the data folder, so that a restart keeps it (restoreSettings). */

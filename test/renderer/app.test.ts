@@ -54,6 +54,10 @@ describe('App shell', () => {
     await w.find('[data-testid="statusbar-queue"]').trigger('click');
     await settle();
     expect(w.find('[data-testid="statusbar"]').text()).toContain('Queue paused');
+    // Runs the user paused are counted apart: they are neither running nor about to start.
+    api.emit('queue.updated', { paused: false, running: 1, pausedRuns: 2, queued: 3, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60 });
+    await settle(1);
+    expect(w.find('[data-testid="statusbar"]').text()).toContain('Queue · 1 running · 2 paused · 3 queued · 2 at a time');
 
     window.dispatchEvent(new KeyboardEvent('keydown', { key: '?', shiftKey: true }));
     await settle(1);
