@@ -295,6 +295,24 @@ describe('QueueTable', () => {
     expect(w.find('[data-testid="queue-summary"]').text()).toBe('0 running · 1 paused · 1 queued');
   });
 
+  it('opens a started run in the inspector, paused too; a run that never started has nothing to show', async () => {
+    const started = new Date().toISOString();
+    installFakeApi([
+      makeRun(1, { status: 'running', startedAt: started, finishedAt: null }),
+      makeRun(2, { status: 'paused', startedAt: started, finishedAt: null }),
+      makeRun(3, { status: 'paused', startedAt: null, finishedAt: null }),
+      makeRun(4, { status: 'queued', startedAt: null, finishedAt: null }),
+    ]);
+    const r = router();
+    const w = mount(QueueTable, { global: { plugins: [r] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    expect(w.findAll('[data-testid^="live-inspect-"]').map((b) => b.attributes('data-testid'))).toEqual(['live-inspect-r1', 'live-inspect-r2']);
+    await w.find('[data-testid="live-inspect-r2"]').trigger('click');
+    await settle();
+    expect(r.currentRoute.value.path).toBe('/inspector/r2');
+  });
+
   it('pauses, cancels, re-prioritises and controls the queue', async () => {
     const api = installFakeApi([makeRun(1, { status: 'queued', finishedAt: null }), makeRun(2, { status: 'queued', finishedAt: null })]);
     const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
