@@ -653,18 +653,7 @@ interface TableReader {
 async function openTable(path: string): Promise<TableReader> {
   const fh = await open(path, 'r');
   try {
-    const { size } = await fh.stat();
-    const pre = new Uint8Array(12);
-    await fh.read(pre, 0, 12, 0);
-    const head = new Uint8Array(headerByteLength(pre, size, `table ${path}`));
-    await fh.read(head, 0, head.length, 0);
-    let parsed: { header: TableHeader; dataOffset: number };
-    try {
-      parsed = decodeHeader<TableHeader>(head, TABLE_MAGIC);
-    } catch (err) {
-      throw new Error(`table ${path} is damaged: ${(err as Error).message}`);
-    }
-    const { header, dataOffset } = parsed;
+    const { header, dataOffset, size } = await readFileHeader<TableHeader>(fh, `table ${path}`, TABLE_MAGIC);
     const columns = new Map(header.columns.map((c) => [c.name, c]));
     for (const c of header.columns) {
       const end = dataOffset + c.byteOffset + header.rows * dtypeConstructor(c.dtype).BYTES_PER_ELEMENT;
@@ -679,12 +668,7 @@ async function openTable(path: string): Promise<TableReader> {
           if (!c) throw new Error(`table ${path} has no column '${name}'`);
           const ctor = dtypeConstructor(c.dtype);
           const values = new ctor(end - start);
-          const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-          for (let done = 0; done < bytes.length; ) {
-            const { bytesRead } = await fh.read(bytes, done, bytes.length - done, dataOffset + c.byteOffset + start * ctor.BYTES_PER_ELEMENT + done);
-            if (bytesRead === 0) throw new Error(`table ${path} ended early in column '${name}'`);
-            done += bytesRead;
-          }
+          await readExactly(fh, new Uint8Array(values.buffer, values.byteOffset, values.byteLength), dataOffset + c.byteOffset + start * ctor.BYTES_PER_ELEMENT, `table ${path} ended early in column '${name}'`);
           out[name] = values;
         }
         return out;
@@ -694,6 +678,29 @@ async function openTable(path: string): Promise<TableReader> {
   } catch (e) {
     await fh.close();
     throw e;
+  }
+}
+
+/** The header of an open .pbt or .pbv file (`what` names it in errors: 'table PATH'), and the file's size. */
+async function readFileHeader<H>(fh: FileHandle, what: string, magic: string): Promise<{ header: H; dataOffset: number; size: number }> {
+  const { size } = await fh.stat();
+  const pre = new Uint8Array(12);
+  await fh.read(pre, 0, 12, 0);
+  const head = new Uint8Array(headerByteLength(pre, size, what));
+  await fh.read(head, 0, head.length, 0);
+  try {
+    return { ...decodeHeader<H>(head, magic), size };
+  } catch (err) {
+    throw new Error(`${what} is damaged: ${(err as Error).message}`);
+  }
+}
+
+/** Fills `bytes` from the file at `position` (a read may return fewer bytes than asked); `ended` is the error if the file ends first. */
+async function readExactly(fh: FileHandle, bytes: Uint8Array, position: number, ended: string): Promise<void> {
+  for (let done = 0; done < bytes.length; ) {
+    const { bytesRead } = await fh.read(bytes, done, bytes.length - done, position + done);
+    if (bytesRead === 0) throw new Error(ended);
+    done += bytesRead;
   }
 }
 
@@ -708,12 +715,7 @@ export interface VolumeReader {
 export async function openVolume(path: string): Promise<VolumeReader> {
   const fh = await open(path, 'r');
   try {
-    const { size } = await fh.stat();
-    const pre = new Uint8Array(12);
-    await fh.read(pre, 0, 12, 0);
-    const head = new Uint8Array(headerByteLength(pre, size, `volume ${path}`));
-    await fh.read(head, 0, head.length, 0);
-    const { header, dataOffset } = decodeVolumeHeader(head, path);
+    const { header, dataOffset, size } = await readFileHeader<VolumeHeader>(fh, `volume ${path}`, VOLUME_MAGIC);
     const [nx, ny, nz] = header.dims;
     if (size < dataOffset + nx * ny * nz * 4) throw new Error(`volume ${path} is truncated: needs ${dataOffset + nx * ny * nz * 4} bytes, has ${size}`);
     return {
@@ -721,13 +723,7 @@ export async function openVolume(path: string): Promise<VolumeReader> {
       async readSlab(z0, z1, into) {
         const slice = nx * ny;
         const view = into.subarray(0, (z1 - z0) * slice);
-        const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-        let done = 0;
-        while (done < bytes.length) {
-          const { bytesRead } = await fh.read(bytes, done, bytes.length - done, dataOffset + z0 * slice * 4 + done);
-          if (bytesRead === 0) throw new Error(`volume ${path} ended early at slice ${z0}`);
-          done += bytesRead;
-        }
+        await readExactly(fh, new Uint8Array(view.buffer, view.byteOffset, view.byteLength), dataOffset + z0 * slice * 4, `volume ${path} ended early at slice ${z0}`);
         return view;
       },
       close: () => fh.close(),
@@ -735,14 +731,6 @@ export async function openVolume(path: string): Promise<VolumeReader> {
   } catch (e) {
     await fh.close();
     throw e;
-  }
-}
-
-function decodeVolumeHeader(head: Uint8Array, path: string): { header: VolumeHeader; dataOffset: number } {
-  try {
-    return decodeHeader<VolumeHeader>(head, VOLUME_MAGIC);
-  } catch (err) {
-    throw new Error(`volume ${path} is damaged: ${(err as Error).message}`);
   }
 }
 
