@@ -18,6 +18,7 @@ import { analyseSpheres, sphereAnalysisOptionsSchema } from '../../core/analysis
 import type { ColumnTable, EngineSeries } from '../../core/common/engine';
 import { encodeTable } from '../../core/io/container';
 import { sphereCsvLineNumbers, sphereCsvToTable } from '../../core/io/csv';
+import { countLines } from '../../core/io/lines';
 import { assertWatertight, parseObj, parseStl } from '../../core/io/mesh';
 import { parseRawHeader, rawToSolidBits, RAW_DTYPE_BYTES, type RawHeader } from '../../core/io/raw';
 import { bounds, MAX_SHAPE_VOXELS_PER_AXIS, voxeliseMesh } from '../../core/io/voxelise';
@@ -307,10 +308,7 @@ export function runImportTask(task: ImportTask): ImportResult {
 export function importTaskBytes(task: ImportTask): number {
   switch (task.kind) {
     case 'spheres': {
-      // Lines end in LF, CRLF or CR alone (classic Mac): a CR not followed by LF ends a line too.
-      let rows = 1;
-      for (let at = task.csv.indexOf('\n'); at >= 0; at = task.csv.indexOf('\n', at + 1)) rows++;
-      for (let at = task.csv.indexOf('\r'); at >= 0; at = task.csv.indexOf('\r', at + 1)) if (task.csv.charCodeAt(at + 1) !== 10) rows++;
+      const rows = countLines(task.csv);
       const cells = (task.analysis.poreGridVoxels as number | undefined) ?? 2 ** 21;
       const heightMap = ((task.analysis.heightMapCells as number | undefined) ?? 256) ** 2;
       return 6 * task.csv.length + rows * 600 + 17 * cells + 24 * 10 * MAX_BOX_DIAMETERS + 16 * heightMap;
