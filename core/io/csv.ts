@@ -4,10 +4,11 @@
  * (a ball mill's speed, a coordination) in table order; its `type` is the category its declaration
  * names when it has no `type` column (a stacking's size class), so that the import reads it back.
  * Any other table writes all its columns in table order. Numbers use the shortest form that parses
- * back to the same value of the column's type (decimal.ts: a float32 column's own digits).
+ * back to the same value of the column's type (decimal.ts: a float32 column's own digits); a NaN (a
+ * value the particle does not have: a sphere's principal axis) is an empty field.
  */
 import type { ColumnTable, ParticleTableSpec } from '../common/engine';
-import { cellText } from './decimal';
+import { csvCellText } from './decimal';
 import { splitLines } from './lines';
 
 export function isSphereTable(table: ColumnTable): boolean {
@@ -38,7 +39,7 @@ export function tableToCsv(table: ColumnTable, start = 0, end = rowCount(table))
   const sources = csvSources(table);
   const names = sources.map(([name]) => name);
   const cols = sources.map(([, source]) => table.columns[source]);
-  const texts = cols.map(cellText);
+  const texts = cols.map(csvCellText);
   const lines: string[] = start === 0 ? [names.join(',')] : [];
   for (let i = start; i < end; i++) {
     let line = '';

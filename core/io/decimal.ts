@@ -57,3 +57,15 @@ function float32TextByPrecision(v: number): string {
 export function cellText(column: Column): (v: number) => string {
   return column instanceof Float32Array ? float32Text : String;
 }
+
+/**
+ * The text of a column's values in a CSV: cellText's, with NaN as an empty field. NaN marks a value
+ * a particle does not have (the principal axis of a sphere, or of a particle under 8 voxels:
+ * core/analysis/orientation.ts principalTilts). 'NaN' is text to a spreadsheet (a column of numbers
+ * no longer sums or sorts as numbers); an empty field is what spreadsheets leave blank and what
+ * pandas (read_csv) and R (read.csv) read as their missing value in a number column.
+ */
+export function csvCellText(column: Column): (v: number) => string {
+  const text = cellText(column);
+  return (v) => (v === v ? text(v) : '');
+}

@@ -36,6 +36,14 @@ describe('particle csv', () => {
     expect(tableToCsv(t)).toBe('id,principalTilt,size\n0,80.74466,80.74465942382812\n1,0.33333334,0.1\n');
   });
 
+  it("writes a value a particle does not have (NaN: a sphere's principal tilt) as an empty field, not 'NaN'", () => {
+    const t: ColumnTable = {
+      kind: 'table', name: 'particles',
+      columns: { id: Uint32Array.of(0, 1), principalTilt: Float32Array.of(NaN, 45.5), size: Float64Array.of(1, NaN) },
+    };
+    expect(tableToCsv(t)).toBe('id,principalTilt,size\n0,,1\n1,45.5,\n');
+  });
+
   it('reads CR (classic Mac), LF, CRLF and mixed line ends, numbering lines as an editor does', () => {
     for (const breaks of [['\r'], ['\n'], ['\r\n'], ['\r', '\r\n', '\n']]) {
       let k = 0;
