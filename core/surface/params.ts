@@ -70,11 +70,26 @@ const COUNT_HEADROOM = 1.25;
 /** 'direct' (O(n²)) is refused above this many expected particles: an iteration would take minutes. */
 export const DIRECT_MAX_PARTICLES = 20_000;
 
+/**
+ * The last few surfaces measured, by definition (their JSON): measuring takes seconds for a blobby
+ * object of 256 blobs, and a run's check, the engine's own check and its set-up, or the points of a
+ * sweep over other fields, each asked again for the same surface.
+ */
+const geometries = new Map<string, { bounds: Float64Array; area: number }>();
+const GEOMETRIES_KEPT = 16;
+
 /** The solid's box and surface area, the two things the checks and the engine need to know first. */
 export function surfaceGeometry(surface: ImplicitSurface): { bounds: Float64Array; area: number } {
-  const fn = implicitFunction(surface);
-  const bounds = solidBounds(surface, fn);
-  return { bounds, area: estimateArea(fn, bounds) };
+  const key = JSON.stringify(surface);
+  let g = geometries.get(key);
+  if (!g) {
+    const fn = implicitFunction(surface);
+    const bounds = solidBounds(surface, fn);
+    g = { bounds, area: estimateArea(fn, bounds) };
+    if (geometries.size >= GEOMETRIES_KEPT) geometries.delete(geometries.keys().next().value!);
+    geometries.set(key, g);
+  }
+  return { bounds: Float64Array.from(g.bounds), area: g.area };
 }
 
 /** x to four significant digits, rounded down (a limit printed this way is itself allowed). */
