@@ -117,12 +117,40 @@ export interface RunSummary {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** When the run's current pause began: set only while a run that has started is paused. */
+  pausedAt: string | null;
+  /** Seconds the run spent paused since it started, before the current pause (see workingSeconds). */
+  pausedSeconds: number;
+  /** Seconds the run worked, its pauses not counted; set when it ends. */
   wallSeconds: number | null;
   metrics: Record<string, MetricValue>;
   batchId: string | null;
   /** The values of the batch's swept params in this run (dotted params path → value); {} outside a sweep. */
   sweep: Record<string, unknown>;
   error: string | null;
+}
+
+/**
+ * Seconds a run has worked at `nowMs`: its wall time once it has ended, else the time since it started
+ * without its pauses (standing still while it is paused); null before it starts.
+ */
+export function workingSeconds(r: Pick<RunSummary, 'status' | 'startedAt' | 'pausedAt' | 'pausedSeconds' | 'wallSeconds'>, nowMs: number): number | null {
+  if (r.wallSeconds !== null && r.status !== 'running' && r.status !== 'paused') return r.wallSeconds;
+  if (!r.startedAt) return null;
+  const until = r.pausedAt ? Date.parse(r.pausedAt) : nowMs;
+  return Math.max(0, (until - Date.parse(r.startedAt)) / 1000 - r.pausedSeconds);
+}
+
+/**
+ * Seconds left by linear extrapolation of a started run's progress over its working time (so that a
+ * pause neither stretches nor moves it); null until there is progress to go by.
+ */
+export function remainingSeconds(r: Pick<RunSummary, 'status' | 'startedAt' | 'pausedAt' | 'pausedSeconds' | 'wallSeconds' | 'progress'>, nowMs: number): number | null {
+  if (r.status !== 'running' && r.status !== 'paused') return null;
+  const { done, total } = r.progress;
+  const worked = workingSeconds(r, nowMs);
+  if (!worked || !(total > 0) || !(done > 0) || done >= total) return null;
+  return (worked * (total - done)) / done;
 }
 
 /** A batch: the runs of one sweep (or one named enqueue), as batches.list lists it. */

@@ -12,7 +12,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
+import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, remainingSeconds, workingSeconds, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/exports';
 import { exportableRun, notExportable, storageFault } from './services/handlers';
@@ -142,14 +142,14 @@ function memoryLine(q: { runIds: string[]; memoryBytes: number; memoryBudgetByte
 }
 
 /**
- * A running (or paused) run's seconds since it started and the time left at its pace so far (null
- * before any progress); null for a run not under way or that reports no progress total.
+ * A running (or paused) run's seconds worked since it started (its pauses not counted) and the time
+ * left at its pace so far (null before any progress); null for a run not under way or that reports no
+ * progress total.
  */
 function runPace(r: RunRecord): { elapsedSeconds: number; etaSeconds: number | null } | null {
   if ((r.status !== 'running' && r.status !== 'paused') || !r.startedAt || r.progress.total <= 0) return null;
-  const elapsedSeconds = Math.max(0, (Date.now() - Date.parse(r.startedAt)) / 1000);
-  const { done, total } = r.progress;
-  return { elapsedSeconds, etaSeconds: done > 0 ? (elapsedSeconds * (total - done)) / done : null };
+  const now = Date.now();
+  return { elapsedSeconds: workingSeconds(r, now) ?? 0, etaSeconds: remainingSeconds(r, now) };
 }
 
 /** Seconds as '45 s', '12 min 5 s' or '3 h 20 min'. */

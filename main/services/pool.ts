@@ -251,7 +251,10 @@ export class WorkerPool {
       checkpointSeconds: job.checkpointSeconds ?? 0,
     };
     const started = performance.now();
-    const wall = () => (performance.now() - started) / 1000;
+    // The run's wall time leaves its pauses out (as the store's working time does: api.ts workingSeconds).
+    let pausedMs = 0;
+    let pausedSince: number | null = null;
+    const wall = () => (performance.now() - started - pausedMs - (pausedSince === null ? 0 : performance.now() - pausedSince)) / 1000;
     const worker = new Worker(runnableEntry(job.workerEntry, this.bundleDirs), { workerData: input });
 
     let paused = false;
@@ -305,10 +308,13 @@ export class WorkerPool {
       },
       pause() {
         paused = true;
+        pausedSince ??= performance.now();
         Atomics.store(control, CONTROL.pause, 1);
       },
       resume() {
         paused = false;
+        if (pausedSince !== null) pausedMs += performance.now() - pausedSince;
+        pausedSince = null;
         Atomics.store(control, CONTROL.pause, 0);
         Atomics.notify(control, CONTROL.pause);
       },

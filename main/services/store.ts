@@ -212,6 +212,14 @@ const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
     DELETE FROM deleted_runs WHERE seq <= (SELECT max(seq) FROM deleted_runs) - 10000;
   END;
   `,
+  // A run's pauses, so that its working time stands still while it is paused (api.ts workingSeconds):
+  // when its current pause began, and the seconds of its earlier pauses since it started.
+  (db) => {
+    // Tolerates a file that already has the columns (a test or a downgrade that rewound user_version).
+    const has = new Set((db.prepare('PRAGMA table_info(runs)').all() as { name: string }[]).map((c) => c.name));
+    if (!has.has('paused_at')) db.exec('ALTER TABLE runs ADD COLUMN paused_at TEXT');
+    if (!has.has('paused_seconds')) db.exec('ALTER TABLE runs ADD COLUMN paused_seconds REAL NOT NULL DEFAULT 0');
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -273,6 +281,8 @@ interface RunRow {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  paused_at: string | null;
+  paused_seconds: number;
   wall_seconds: number | null;
   progress_done: number;
   progress_total: number;
@@ -289,7 +299,7 @@ interface RunRow {
 }
 
 const SUMMARY_COLUMNS =
-  'seq, id, batch_id, name, engine, seed, status, priority, created_at, started_at, finished_at, wall_seconds, progress_done, progress_total, phase, metrics, sweep, error';
+  'seq, id, batch_id, name, engine, seed, status, priority, created_at, started_at, finished_at, paused_at, paused_seconds, wall_seconds, progress_done, progress_total, phase, metrics, sweep, error';
 
 function toSummary(r: RunRow): RunSummary {
   return {
@@ -303,6 +313,8 @@ function toSummary(r: RunRow): RunSummary {
     createdAt: r.created_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
+    pausedAt: r.paused_at,
+    pausedSeconds: r.paused_seconds,
     wallSeconds: r.wall_seconds,
     metrics: JSON.parse(r.metrics),
     batchId: r.batch_id,
@@ -604,7 +616,7 @@ export class RunStore {
 
   private shown<T extends RunSummary | RunRecord>(r: T): T {
     if (r.status !== 'running' || !this.interrupted.includes(r.id)) return r;
-    const requeued = { ...r, status: 'queued', startedAt: null, progress: { done: 0, total: 0, phase: '' } };
+    const requeued = { ...r, status: 'queued', startedAt: null, pausedAt: null, pausedSeconds: 0, progress: { done: 0, total: 0, phase: '' } };
     if ('log' in r) (requeued as RunRecord).log = [...r.log, `interrupted: the process running it has ended; it goes back to the queue when PackBench next works through it (the app, the web host, packbench queue run)`];
     return requeued;
   }
@@ -695,7 +707,7 @@ export class RunStore {
     return (
       this.db
         .prepare(
-          `UPDATE runs SET status = 'running', started_at = ?, finished_at = NULL, wall_seconds = NULL, error = NULL,
+          `UPDATE runs SET status = 'running', started_at = ?, finished_at = NULL, paused_at = NULL, paused_seconds = 0, wall_seconds = NULL, error = NULL,
              progress_done = 0, progress_total = 0, phase = 'starting', host = ?, threads = ?, app_version = ?,
              attempts = attempts + 1, owner = ?
            WHERE id = ? AND status = ?`,
@@ -710,8 +722,17 @@ export class RunStore {
       .run(p.done, p.total, p.phase, p.counters ? JSON.stringify(p.counters) : null, id);
   }
 
+  /**
+   * A run that has started and is paused from now on starts a pause (paused_at); leaving it adds the
+   * pause to paused_seconds. A run paused before it started has no time to stop.
+   */
   setStatus(id: string, status: RunStatus): void {
-    this.sql('UPDATE runs SET status = ? WHERE id = ?').run(status, id);
+    this.sql(
+      `UPDATE runs SET status = @status,
+         paused_seconds = paused_seconds + CASE WHEN paused_at IS NOT NULL AND @status <> 'paused' THEN max(0, (julianday(@now) - julianday(paused_at)) * 86400) ELSE 0 END,
+         paused_at = CASE WHEN @status = 'paused' AND started_at IS NOT NULL THEN coalesce(paused_at, @now) ELSE NULL END
+       WHERE id = @id`,
+    ).run({ status, now: now(), id });
   }
 
   setPriority(id: string, priority: number): void {
@@ -735,7 +756,7 @@ export class RunStore {
       const metrics = out.metrics ?? {};
       this.db
         .prepare(
-          `UPDATE runs SET status = ?, finished_at = ?, wall_seconds = ?, metrics = ?, error = ?,
+          `UPDATE runs SET status = ?, finished_at = ?, paused_at = NULL, wall_seconds = ?, metrics = ?, error = ?,
              progress_done = CASE WHEN ? = 'done' THEN progress_total ELSE progress_done END, phase = ?
            WHERE seq = ?`,
         )
@@ -758,7 +779,7 @@ export class RunStore {
   requeue(id: string, reason: string, status: 'queued' | 'paused' = 'queued'): void {
     this.appendLog(id, [`${now()} ${reason}`]);
     this.db
-      .prepare('UPDATE runs SET status = ?, started_at = NULL, owner = NULL, progress_done = 0, progress_total = 0, phase = \'\' WHERE id = ?')
+      .prepare('UPDATE runs SET status = ?, started_at = NULL, paused_at = NULL, paused_seconds = 0, owner = NULL, progress_done = 0, progress_total = 0, phase = \'\' WHERE id = ?')
       .run(status, id);
   }
 

@@ -264,14 +264,20 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     await until(s, (r) => r.id === long && r.progress.done > 5);
     const paused = await s.dispatch('runs.pause', { id: long });
     expect(paused.status).toBe('paused');
+    expect(paused.pausedAt).not.toBe(null);
     const at = s.pool.get(long)!.progress().done;
     await new Promise((r) => setTimeout(r, 150));
     expect(s.pool.get(long)!.progress().done).toBeLessThanOrEqual(at + 1);
     expect((await s.dispatch('runs.get', { id: held })).status).toBe('paused');
-    await s.dispatch('runs.resume', { id: long });
+    const resumed = await s.dispatch('runs.resume', { id: long });
+    expect(resumed.pausedAt).toBe(null);
+    expect(resumed.pausedSeconds).toBeGreaterThanOrEqual(0.14);
     await s.dispatch('runs.resume', { id: held });
     await s.queue.waitFor([long, held]);
-    expect((await s.dispatch('runs.get', { id: long })).status).toBe('done');
+    const l = await s.dispatch('runs.get', { id: long });
+    expect(l.status).toBe('done');
+    // Its wall time is the time it worked: from start to end without the pause (the pool's clock and the store's differ by milliseconds).
+    expect(l.wallSeconds!).toBeLessThan((Date.parse(l.finishedAt!) - Date.parse(l.startedAt!)) / 1000 - l.pausedSeconds + 0.1);
     expect((await s.dispatch('runs.get', { id: held })).status).toBe('done');
     await expect(s.dispatch('runs.resume', { id: held })).rejects.toMatchObject({ code: 'conflict' });
   });

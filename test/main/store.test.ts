@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { RunStore, SCHEMA_VERSION, type NewRun } from '../../main/services/store';
@@ -252,6 +252,32 @@ describe('RunStore', () => {
     expect(store.claim(id, info)).toBe(true);
     expect(store.claim(id, info)).toBe(false);
     expect(store.getRun(id)!.attempts).toBe(1);
+  });
+
+  it("keeps a started run's pauses: when the current one began and the seconds of the earlier ones", () => {
+    const { store } = open();
+    const [id, held] = store.insertRuns([run(1), run(2)]);
+    const t0 = Date.parse('2026-01-01T00:00:00Z');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(t0);
+      store.claim(id, { host: null, threads: 1, appVersion: 't', owner: 'h:1' });
+      vi.setSystemTime(t0 + 10_000);
+      store.setStatus(id, 'paused');
+      expect(store.getSummary(id)).toMatchObject({ pausedAt: '2026-01-01T00:00:10.000Z', pausedSeconds: 0 });
+      vi.setSystemTime(t0 + 25_000);
+      store.setStatus(id, 'running');
+      expect(store.getSummary(id)!.pausedAt).toBe(null);
+      expect(store.getSummary(id)!.pausedSeconds).toBeCloseTo(15, 3);
+      // A run paused before it started has no time to stand still.
+      store.setStatus(held, 'paused');
+      expect(store.getSummary(held)).toMatchObject({ pausedAt: null, pausedSeconds: 0 });
+      // Another attempt starts with no pauses.
+      store.requeue(id, 'test');
+      expect(store.getSummary(id)).toMatchObject({ pausedAt: null, pausedSeconds: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps shapes and presets', () => {

@@ -7,7 +7,8 @@ import QueueTable from '../../renderer/src/workspaces/batch/QueueTable.vue';
 import { sendToBatch } from '../../renderer/src/stores/draft';
 import { toasts } from '../../renderer/src/stores/toasts';
 import { status } from '../../renderer/src/stores/status';
-import { reorder, queueOrder, etaSeconds } from '../../renderer/src/workspaces/batch/queueModel';
+import { reorder, queueOrder } from '../../renderer/src/workspaces/batch/queueModel';
+import { remainingSeconds } from '../../main/api';
 
 function router() {
   return createRouter({ history: createMemoryHistory(), routes: [{ path: '/:p(.*)*', component: { template: '<div/>' } }] });
@@ -295,6 +296,34 @@ describe('QueueTable', () => {
     expect(w.find('[data-testid="queue-summary"]').text()).toBe('0 running · 1 paused · 1 queued');
   });
 
+  it("stands a paused run's time and ETA still, and goes on from there when it is resumed", async () => {
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    const at = (s: number) => new Date(start + s * 1000).toISOString();
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
+    try {
+      vi.setSystemTime(start + 100_000);
+      // Started at 0 s, paused 10 s to 30 s, paused again at 50 s: it has worked 30 s for 60 % of its steps.
+      const run = makeRun(1, { status: 'paused', startedAt: at(0), finishedAt: null, wallSeconds: null, pausedAt: at(50), pausedSeconds: 20, progress: { done: 60, total: 100, phase: '' } });
+      installFakeApi([run]);
+      const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+      wrappers.push(w);
+      await settle();
+      const times = () => w.findAll('[data-testid="queue-row-r1"] td').slice(4, 6).map((c) => c.text());
+      expect(times()).toEqual(['0:30', '0:20']);
+      vi.advanceTimersByTime(5000);
+      await settle();
+      expect(times()).toEqual(['0:30', '0:20']);
+      // Resumed at 105 s (its pauses now 75 s): 10 s later it has worked 40 s.
+      Object.assign(run, { status: 'running', pausedAt: null, pausedSeconds: 75 });
+      await (w.vm as unknown as { reload(): Promise<void> }).reload();
+      vi.advanceTimersByTime(10_000);
+      await settle();
+      expect(times()).toEqual(['0:40', '0:27']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('opens a started run in the inspector, paused too; a run that never started has nothing to show', async () => {
     const started = new Date().toISOString();
     installFakeApi([
@@ -456,7 +485,7 @@ describe('queue model', () => {
   it('extrapolates the remaining time from progress', () => {
     const start = Date.parse('2026-01-01T00:00:00Z');
     const r = makeRun(1, { status: 'running', startedAt: new Date(start).toISOString(), progress: { done: 25, total: 100, phase: '' } });
-    expect(etaSeconds(r, start + 10_000)).toBeCloseTo(30);
-    expect(etaSeconds({ ...r, progress: { done: 0, total: 100, phase: '' } }, start + 10_000)).toBe(null);
+    expect(remainingSeconds(r, start + 10_000)).toBeCloseTo(30);
+    expect(remainingSeconds({ ...r, progress: { done: 0, total: 100, phase: '' } }, start + 10_000)).toBe(null);
   });
 });

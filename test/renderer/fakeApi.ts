@@ -79,6 +79,8 @@ export function makeRun(i: number, over: Partial<RunSummary> = {}): RunSummary {
     createdAt: created,
     startedAt: created,
     finishedAt: created,
+    pausedAt: null,
+    pausedSeconds: 0,
     wallSeconds: 1 + (i % 7),
     metrics: { solidFraction: 0.5 + (i % 10) / 100, particles: 100 + i },
     batchId: null,

@@ -1,4 +1,4 @@
-/** Pure rules of the queue table: order, elapsed and remaining time, reordering by priority. */
+/** Pure rules of the queue table: order, reordering by priority (its times: workingSeconds and remainingSeconds in main/api.ts). */
 import type { RunSummary } from '../../api';
 
 export const ACTIVE = ['running', 'paused', 'queued'] as const;
@@ -15,22 +15,6 @@ export function isActive(r: Pick<RunSummary, 'status'>): boolean {
 export function queueOrder(a: RunSummary, b: RunSummary): number {
   const rank = (r: RunSummary) => (r.status === 'queued' ? 1 : 0);
   return rank(a) - rank(b) || b.priority - a.priority || a.createdAt.localeCompare(b.createdAt);
-}
-
-/** Seconds the run has been working (wall time when finished, else since it started). */
-export function elapsedSeconds(r: RunSummary, nowMs: number): number | null {
-  if (r.wallSeconds !== null && r.wallSeconds !== undefined && r.status !== 'running') return r.wallSeconds;
-  if (!r.startedAt) return null;
-  return Math.max(0, (nowMs - Date.parse(r.startedAt)) / 1000);
-}
-
-/** Remaining seconds by linear extrapolation of progress; null until there is progress to go by. */
-export function etaSeconds(r: RunSummary, nowMs: number): number | null {
-  if (r.status !== 'running') return null;
-  const { done, total } = r.progress;
-  const el = elapsedSeconds(r, nowMs);
-  if (!el || !(total > 0) || !(done > 0) || done >= total) return null;
-  return (el * (total - done)) / done;
 }
 
 export function fraction(r: RunSummary): number {
