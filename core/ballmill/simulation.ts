@@ -18,10 +18,10 @@
  *    One Step updates every ball; it counts as one predict-trajectory event per ball, as in the
  *    seed's tables.
  *  - BoxExit: the topological events of the CDO. Each ball has a box in the chosen core/spatial
- *    structure, a cube of half edge r + δ (δ = skin · mean radius) centred where the ball was when
- *    the box was placed; the ball's centre leaves it at an exactly computed time, and the box is then
- *    moved to the ball (the structure counts its own topological events: cell changes, remaps,
- *    endpoint swaps).
+ *    structure, a cube of half edge r + δ (δ = skin · mean radius) placed around the ball (centred
+ *    horizontally, vertically ahead along its flight: placeBox); the ball's centre leaves it at an
+ *    exactly computed time, and the box is then placed again (the structure counts its own
+ *    topological events: cell changes, remaps, endpoint swaps).
  *
  * Collision checks. A pair's next collision is predicted exactly (no horizon), so it stays valid
  * until one of the two trajectories changes. The invariant kept is: every pair whose boxes overlap
@@ -305,8 +305,8 @@ export class BallMill {
     }
     if (s) {
       for (let i = 0; i < this.n; i++) {
-        const B = this.box, k = 4 * i;
-        B[k] = s0.x[i]; B[k + 1] = s0.y[i]; B[k + 2] = s0.z[i];
+        this.px = s0.x[i]; this.py = s0.y[i]; this.pz = s0.z[i]; this.qz = s0.vz[i];
+        this.placeBox(i);
         this.insertBox(s, i);
       }
     }
@@ -510,15 +510,40 @@ export class BallMill {
     this.energyHistogram[bin]++;
   }
 
+  /**
+   * Places ball i's box for its state now (px..qz): centred on the ball horizontally, and
+   * vertically ahead of it along its flight. Between impacts a ball flies on a parabola, and most
+   * box exits were vertical (86 % at 1,000 balls); a box centred on the ball let it move only δ
+   * up or down. The band [c − δ, c + δ] that holds a free flight longest has the ball at its top
+   * when the ball falls (c = z − δ), its apex at its top when it rises less than 2δ
+   * (c = z + H − δ, H = v_z² / 2g), and the ball at its bottom when it rises more. The centre is
+   * kept within LEAD · δ of the ball: at the band's very edge rounding would let the ball leave at
+   * once. Horizontally the balls rattle (a lead there measured no fewer exits), and without gravity
+   * every axis is horizontal in this sense. The invariant needs only the ball inside its box.
+   */
+  private placeBox(i: number): void {
+    const B = this.box, bi = 4 * i, d = this.skin, g = this.g, vz = this.qz;
+    B[bi] = this.px; B[bi + 1] = this.py;
+    let lead = 0;
+    if (g > 0) {
+      const rise = vz > 0 ? (vz * vz) / (2 * g) : 0;
+      lead = Math.min(rise, 2 * d) - d;
+      const most = LEAD * d;
+      if (lead > most) lead = most; else if (lead < -most) lead = -most;
+    }
+    B[bi + 2] = this.pz + lead;
+  }
+
   /** Ball i's box is left: move it to the ball, check the new neighbours, schedule the next exit. */
   private moveBox(i: number): void {
     const s = this.structure!;
     this.stateAt(i, this.now);
     const B = this.box, bi = 4 * i;
     const ox = B[bi], oy = B[bi + 1], oz = B[bi + 2];
-    B[bi] = this.px; B[bi + 1] = this.py; B[bi + 2] = this.pz;
-    if (this.dim === 2) s.move(i, this.px, this.pz, 0);
-    else s.move(i, this.px, this.py, this.pz);
+    this.placeBox(i);
+    const cx = B[bi], cy = B[bi + 1], cz = B[bi + 2];
+    if (this.dim === 2) s.move(i, cx, cz, 0);
+    else s.move(i, cx, cy, cz);
     this.boxExits++;
     const nb = this.neighbours!, M = this.mark;
     if (++this.moveStamp >= 2 ** 29) { M.fill(0); this.moveStamp = 1; }
@@ -528,8 +553,8 @@ export class BallMill {
     let m = -1;
     if (grid) {
       const v = this.entered;
-      if (this.dim === 2) { v[0] = ox; v[1] = oz; v[2] = 0; v[3] = this.px; v[4] = this.pz; v[5] = 0; }
-      else { v[0] = ox; v[1] = oy; v[2] = oz; v[3] = this.px; v[4] = this.py; v[5] = this.pz; }
+      if (this.dim === 2) { v[0] = ox; v[1] = oz; v[2] = 0; v[3] = cx; v[4] = cz; v[5] = 0; }
+      else { v[0] = ox; v[1] = oy; v[2] = oz; v[3] = cx; v[4] = cy; v[5] = cz; }
       v[6] = inner; v[7] = outer;
       m = grid.cellsEntered(v);
     }
@@ -781,3 +806,6 @@ export class BallMill {
 }
 
 const MODE_START = 0, MODE_MOVED = 1;
+/** How far a box centre may lead its ball vertically, in δ (0.8, 0.95 and 0.99 gave 87, 83 and 82 k
+ *  box exits at 1,000 balls, 0.2 s; 1 stalls: exits at the placement). */
+const LEAD = 0.95;
