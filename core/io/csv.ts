@@ -4,11 +4,14 @@
  * (a ball mill's speed, a coordination) in table order; its `type` is the category its declaration
  * names when it has no `type` column (a stacking's size class), so that the import reads it back.
  * Any other table writes all its columns in table order. Numbers use the shortest form that parses
- * back to the same value of the column's type (decimal.ts: a float32 column's own digits); a NaN (a
- * value the particle does not have: a sphere's principal axis) is an empty field.
+ * back to the same value of the column's type (decimal.ts: a float32 column's own digits). A NaN
+ * marks a value a particle does not have (the principal axis of a sphere, or of a particle under 8
+ * voxels: core/analysis/orientation.ts principalTilts) and is an empty field: 'NaN' is text to a
+ * spreadsheet (the column no longer sums or sorts as numbers), an empty field is what spreadsheets
+ * leave blank and what pandas (read_csv) and R (read.csv) read as missing in a number column.
  */
 import type { ColumnTable, ParticleTableSpec } from '../common/engine';
-import { csvCellText } from './decimal';
+import { isFloat32, type TextBytes } from './decimal';
 import { splitLines } from './lines';
 
 export function isSphereTable(table: ColumnTable): boolean {
@@ -34,19 +37,23 @@ function csvSources(table: ColumnTable): [string, string][] {
   return [...first, ...names.filter((n) => !first.some(([, source]) => source === n)).map((n): [string, string] => [n, n])];
 }
 
-/** CSV text for rows [start, end) of the table; the header line only when start is 0. */
-export function tableToCsv(table: ColumnTable, start = 0, end = rowCount(table)): string {
+/** Appends the CSV text of rows [start, end) of the table to out; the header line only when start is 0. */
+export function tableToCsv(out: TextBytes, table: ColumnTable, start = 0, end = rowCount(table)): void {
   const sources = csvSources(table);
-  const names = sources.map(([name]) => name);
   const cols = sources.map(([, source]) => table.columns[source]);
-  const texts = cols.map(csvCellText);
-  const lines: string[] = start === 0 ? [names.join(',')] : [];
+  const float32 = cols.map(isFloat32);
+  if (start === 0) out.text(sources.map(([name]) => name).join(',') + '\n');
   for (let i = start; i < end; i++) {
-    let line = '';
-    for (let c = 0; c < cols.length; c++) line += (c ? ',' : '') + texts[c](cols[c][i]);
-    lines.push(line);
+    for (let c = 0; c < cols.length; c++) {
+      if (c) out.byte(44);
+      const v = cols[c][i];
+      // NaN: a value the particle does not have (a sphere's principal axis), an empty field (above).
+      if (v !== v) continue;
+      if (float32[c]) out.float32(v);
+      else out.number(v);
+    }
+    out.byte(10);
   }
-  return lines.join('\n') + '\n';
 }
 
 export function rowCount(table: ColumnTable): number {

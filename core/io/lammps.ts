@@ -15,7 +15,7 @@
 import type { ColumnTable } from '../common/engine';
 import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { rowCount } from './csv';
-import { cellText } from './decimal';
+import { isFloat32, type TextBytes } from './decimal';
 
 export interface DumpOptions {
   /** Upper bounds of the box along x, y, z. */
@@ -98,27 +98,31 @@ export function boundsHoldingCentres(table: ColumnTable, lo: readonly number[], 
 }
 
 /**
- * Atom lines for rows [start, end) (id = row + 1); the LAMMPS type from column `typeColumn` (0-based,
- * absent: all 1); after the radius the `columns` given (default the rotations the table has).
+ * Appends the atom lines of rows [start, end) to out (id = row + 1); the LAMMPS type from column
+ * `typeColumn` (0-based, absent: all 1); after the radius the `columns` given (default the rotations
+ * the table has).
  */
-export function dumpRows(table: ColumnTable, radius: Float64Array | Float32Array, start: number, end: number, typeColumn = 'type', columns: readonly string[] = rotationsOf(table)): string {
+export function dumpRows(out: TextBytes, table: ColumnTable, radius: Float64Array | Float32Array, start: number, end: number, typeColumn = 'type', columns: readonly string[] = rotationsOf(table)): void {
   const { x, y, z } = table.columns;
   const type = table.columns[typeColumn];
   if (!x || !y || !z) throw new Error(`table '${table.name}' lacks x, y or z, which a LAMMPS dump needs`);
-  const extra = columns.map((c) => {
+  const values = [x, y, z, radius, ...columns.map((c) => {
     const col = table.columns[c];
     if (!col) throw new Error(`table '${table.name}' has no column '${c}' for the dump`);
     return col;
-  });
-  const extraText = extra.map(cellText);
-  const [tx, ty, tz, tr] = [x, y, z, radius].map(cellText);
-  const lines: string[] = [];
+  })];
+  const float32 = values.map(isFloat32);
   for (let i = start; i < end; i++) {
-    let line = `${i + 1} ${(type ? type[i] : 0) + 1} ${tx(x[i])} ${ty(y[i])} ${tz(z[i])} ${tr(radius[i])}`;
-    for (let c = 0; c < extra.length; c++) line += ' ' + extraText[c](extra[c][i]);
-    lines.push(line);
+    out.integer(i + 1);
+    out.byte(32);
+    out.integer((type ? type[i] : 0) + 1);
+    for (let c = 0; c < values.length; c++) {
+      out.byte(32);
+      if (float32[c]) out.float32(values[c][i]);
+      else out.number(values[c][i]);
+    }
+    out.byte(10);
   }
-  return lines.length ? lines.join('\n') + '\n' : '';
 }
 
 /** Parses a single-frame dump with id type x y z radius columns into a sphere table (type back to 0-based). */

@@ -15,6 +15,7 @@ import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/co
 import { decodeHeader, decodeTable, dtypeConstructor, headerByteLength, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
 import { frameOrigin, inOwnCoordinates } from '../../core/io/frame';
+import { TextBytes } from '../../core/io/decimal';
 import { boundsHoldingCentres, dumpHead, dumpRadius, dumpRows, wrapIntoBox } from '../../core/io/lammps';
 import { bytesPerLabel, labelBytes, labelDtype, maxOf, type LabelDtype } from '../../core/io/labels';
 import { rawSidecar } from '../../core/io/raw';
@@ -249,11 +250,15 @@ const CSV_CHUNK_ROWS = 65536;
 async function writeTableCsv(writer: SequentialWriter, table: ColumnTable, onProgress: (f: number) => void): Promise<void> {
   if (csvColumns(table).length === 0) throw new FormatNotApplicable(`table '${table.name}' has no columns to export`);
   const n = rowCount(table);
-  if (n === 0) await writer.write(tableToCsv(table, 0, 0));
+  const out = new TextBytes();
+  if (n === 0) tableToCsv(out, table, 0, 0);
   for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
-    await writer.write(tableToCsv(table, start, Math.min(n, start + CSV_CHUNK_ROWS)));
+    tableToCsv(out, table, start, Math.min(n, start + CSV_CHUNK_ROWS));
+    await writer.write(out.view());
+    out.clear();
     onProgress(Math.min(n, start + CSV_CHUNK_ROWS) / n);
   }
+  await writer.write(out.view());
 }
 
 async function writeLammps(writer: SequentialWriter, frameTable: ColumnTable, onProgress: (f: number) => void): Promise<void> {
@@ -274,9 +279,12 @@ async function writeLammps(writer: SequentialWriter, frameTable: ColumnTable, on
   const box = boundsHoldingCentres(table, flat.lo, flat.box, periodic);
   await writer.write(dumpHead(table, { ...box, periodic }));
   const atoms = wrapIntoBox(table, box.lo, box.box, periodic);
+  const out = new TextBytes();
   for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
     const end = Math.min(n, start + CSV_CHUNK_ROWS);
-    await writer.write(dumpRows(atoms, radius, start, end, typeColumn));
+    dumpRows(out, atoms, radius, start, end, typeColumn);
+    await writer.write(out.view());
+    out.clear();
     onProgress(end / n);
   }
 }
@@ -308,10 +316,11 @@ async function writeTrajectoryLammps(writer: SequentialWriter, run: ExportableRu
     const names = ['x', 'y', 'z', 'r', ...TRAJECTORY_COLUMNS];
     const periodic = [false, false, false] as const;
     const perBlock = Math.max(1, Math.floor(CSV_CHUNK_ROWS / n));
+    const out = new TextBytes();
     for (let f0 = 0; f0 < frames; f0 += perBlock) {
       const f1 = Math.min(frames, f0 + perBlock);
       const block = await file.readRows(names, f0 * n, f1 * n);
-      let text: string[] = [], rows = 0;
+      let rows = 0;
       for (let f = f0; f < f1; f++) {
         const columns: ColumnTable['columns'] = {};
         for (const c of names) columns[c] = block[c].subarray((f - f0) * n, (f - f0 + 1) * n);
@@ -320,20 +329,21 @@ async function writeTrajectoryLammps(writer: SequentialWriter, run: ExportableRu
         const bounds = containerBounds({ ...meta, containerOffset: offsets?.[f] ?? 0 }) ?? { box: boundingBox(frame, r) };
         const flat = thickened(bounds, r);
         const box = boundsHoldingCentres(frame, flat.lo, flat.box, periodic);
-        text.push(dumpHead(frame, { ...box, periodic, timestep: f, time: times?.[f] ?? f, columns: TRAJECTORY_COLUMNS }));
+        out.text(dumpHead(frame, { ...box, periodic, timestep: f, time: times?.[f] ?? f, columns: TRAJECTORY_COLUMNS }));
         // A frame of more balls than a chunk goes out in chunks of rows.
         for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
           const end = Math.min(n, start + CSV_CHUNK_ROWS);
-          text.push(dumpRows(frame, r, start, end, 'type', TRAJECTORY_COLUMNS));
+          dumpRows(out, frame, r, start, end, 'type', TRAJECTORY_COLUMNS);
           rows += end - start;
           if (rows >= CSV_CHUNK_ROWS) {
-            await writer.write(text.join(''));
-            text = [];
+            await writer.write(out.view());
+            out.clear();
             rows = 0;
           }
         }
       }
-      await writer.write(text.join(''));
+      await writer.write(out.view());
+      out.clear();
       onProgress(f1 / frames);
     }
   } finally {

@@ -5,6 +5,7 @@ import { decodeVti, vtiHead, vtiTail } from '../../../core/io/vti';
 import { labelBytes, labelDtype, type LabelDtype } from '../../../core/io/labels';
 import { parseRawHeader, rawSidecar, rawToSolidBits } from '../../../core/io/raw';
 import { dumpHead, dumpRadius, dumpRows, parseDump, wrapIntoBox } from '../../../core/io/lammps';
+import { TextBytes } from '../../../core/io/decimal';
 
 const dims: [number, number, number] = [5, 4, 3];
 const labels = Uint32Array.from({ length: 60 }, (_, i) => (i * 7919) % 13);
@@ -128,13 +129,20 @@ describe('raw with JSON header', () => {
   });
 });
 
+/** dumpRows' atom lines as text. */
+function dumpText(...args: Parameters<typeof dumpRows> extends [TextBytes, ...infer Rest] ? Rest : never): string {
+  const out = new TextBytes();
+  dumpRows(out, ...args);
+  return out.toString();
+}
+
 describe('LAMMPS dump', () => {
   it('round-trips a sphere table with 1-based ids and types', () => {
     const t: ColumnTable = {
       kind: 'table', name: 'spheres',
       columns: { type: Uint16Array.of(0, 2), x: Float64Array.of(0.1, 1 / 3), y: Float64Array.of(2, 3), z: Float64Array.of(0.5, 4), r: Float64Array.of(0.5, 0.25) },
     };
-    const text = dumpHead(t, { box: [4, 5, 6], periodic: [true, true, false] }) + dumpRows(t, dumpRadius(t), 0, 1) + dumpRows(t, dumpRadius(t), 1, 2);
+    const text = dumpHead(t, { box: [4, 5, 6], periodic: [true, true, false] }) + dumpText(t, dumpRadius(t), 0, 1) + dumpText(t, dumpRadius(t), 1, 2);
     expect(text).toContain('ITEM: BOX BOUNDS pp pp ff\n0 4\n0 5\n0 6\nITEM: ATOMS id type x y z radius\n1 1 0.1 2 0.5 0.5\n2 3 ');
     const back = parseDump(text);
     expect(back.box).toEqual([4, 5, 6]);
@@ -150,14 +158,14 @@ describe('LAMMPS dump', () => {
     const r = dumpRadius(t, 20);
     expect(r[0]).toBeCloseTo(10 / 20, 3); // a radius-10-voxel sphere has ~4189 voxels
     expect(dumpHead(t, { box: [2, 2, 2], periodic: [true, true, false] })).toContain('radius rx ry rz');
-    expect(dumpRows(t, r, 0, 1).trim().split(' ').slice(-3)).toEqual(['90', '0', '45']);
+    expect(dumpText(t, r, 0, 1).trim().split(' ').slice(-3)).toEqual(['90', '0', '45']);
     expect(() => dumpRadius({ kind: 'table', name: 'q', columns: { x: new Float64Array(1) } })).toThrow(/no r, voxels .* or size column/);
   });
 
   it('writes float32 columns with their own shortest digits', () => {
     const f = Float32Array.of(80.74466);
     const t: ColumnTable = { kind: 'table', name: 'frame', columns: { x: f, y: Float64Array.of(0.1), z: f, r: Float32Array.of(0.3) } };
-    expect(dumpRows(t, dumpRadius(t), 0, 1)).toBe('1 1 80.74466 0.1 80.74466 0.3\n');
+    expect(dumpText(t, dumpRadius(t), 0, 1)).toBe('1 1 80.74466 0.1 80.74466 0.3\n');
   });
 
   it('wraps centres into [lo, hi) along periodic axes only', () => {
