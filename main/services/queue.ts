@@ -33,6 +33,8 @@ export interface QueueOptions {
   checkpointSeconds?: number;
   /** Only start these runs (the CLI's `run` works through its own runs only); filled as they are queued. */
   only?: ReadonlySet<string>;
+  /** Milliseconds between looks at the store for other processes' changes (default POLL_MS; tests set it short). */
+  pollMs?: number;
 }
 
 /** The store settings that keep the queue's controls across restarts (JobQueue.restoreSettings). */
@@ -43,7 +45,7 @@ const SETTINGS = {
   checkpointSeconds: 'queue.checkpointSeconds',
 } as const;
 
-/** How often the queue looks for runs queued by other processes. */
+/** How often the queue looks for runs queued by other processes, unless set otherwise. */
 const POLL_MS = 2000;
 
 /** Seconds between checkpoints of a running run, unless set otherwise. */
@@ -133,6 +135,7 @@ export class JobQueue {
   /** Runs that could not start for lack of memory budget are retried when a run ends. */
   private pumping = false;
   private poll: NodeJS.Timeout | undefined;
+  private readonly pollMs: number;
   private lastQueued = -1;
 
   constructor(o: QueueOptions) {
@@ -147,6 +150,7 @@ export class JobQueue {
     this.threadsPerRun = o.threadsPerRun ?? 1;
     this.checkpointSeconds = o.checkpointSeconds ?? DEFAULT_CHECKPOINT_SECONDS;
     this.only = o.only;
+    this.pollMs = o.pollMs ?? POLL_MS;
   }
 
   runDir(id: string): string {
@@ -201,7 +205,7 @@ export class JobQueue {
     this.started = true;
     this.bestEffort(() => this.followOthers(false)); // a failed look is taken again at the poll
     this.pump();
-    this.poll = setInterval(() => this.tick(), POLL_MS);
+    this.poll = setInterval(() => this.tick(), this.pollMs);
     this.poll.unref();
   }
 
@@ -552,7 +556,7 @@ export class JobQueue {
       };
       const offUpdated = this.events.on('run.updated', (s) => pending.has(s.id) && FINAL_STATUSES.includes(s.status) && check());
       const offDeleted = this.events.on('run.deleted', ({ id }) => pending.has(id) && check());
-      const timer = setInterval(() => this.bestEffort(check), POLL_MS);
+      const timer = setInterval(() => this.bestEffort(check), this.pollMs);
       this.waiters.add(finish);
       check();
     });
@@ -575,7 +579,7 @@ export class JobQueue {
       };
       const off = this.events.on('queue.updated', check);
       // Another process may take the last queued runs: look at the store every poll too.
-      const timer = setInterval(() => this.bestEffort(check), POLL_MS);
+      const timer = setInterval(() => this.bestEffort(check), this.pollMs);
       this.waiters.add(finish);
       check();
     });
@@ -635,7 +639,7 @@ export class JobQueue {
         this.unstored.delete(id);
         throw err;
       }
-      if (!this.unstored.has(id)) console.error(`queue: the outcome of run ${id} cannot be stored now: ${fault.message}; trying again every ${POLL_MS / 1000} s`);
+      if (!this.unstored.has(id)) console.error(`queue: the outcome of run ${id} cannot be stored now: ${fault.message}; trying again every ${this.pollMs / 1000} s`);
       this.unstored.set(id, write);
     }
   }

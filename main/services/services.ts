@@ -42,6 +42,8 @@ export interface ServicesOptions {
   readOnly?: boolean;
   /** How long opening waits in all for a write lock another process holds on the database (default OPEN_LOCK_WAIT_MS). */
   lockWaitMs?: number;
+  /** Milliseconds between the queue's looks at the folder for other processes' changes (QueueOptions.pollMs). */
+  pollMs?: number;
 }
 
 /**
@@ -187,6 +189,7 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
     threadsPerRun: o.threadsPerRun,
     checkpointSeconds: o.checkpointSeconds,
     only: o.only,
+    pollMs: o.pollMs,
   });
   const shapes = new ShapeLibrary(store);
   if (!o.readOnly) {

@@ -451,14 +451,15 @@ describe('packbench CLI', () => {
       // The list says why its queued run waits; --json stays the list of runs.
       expect((await cliIn(t2.dir, 'queue', 'list')).stdout).toMatch(/^queue paused: .*`packbench queue resume`.*\nqueued /);
       expect(JSON.parse((await cliIn(t2.dir, '--json', 'queue', 'list')).stdout)).toHaveLength(1);
-      // A host started now takes up the pause: the queued run waits.
-      const host = openServices({ dataDir: t2.dir, autoStart: true, concurrency: 1 });
+      // A host started now takes up the pause: the queued run waits. (It looks at the folder every
+      // 100 ms here, the app's 2 s otherwise.)
+      const host = openServices({ dataDir: t2.dir, autoStart: true, concurrency: 1, pollMs: 100 });
       try {
         expect(host.queue.state()).toMatchObject({ paused: true, queued: 1 });
         const resumed = await cliIn(t2.dir, 'queue', 'resume');
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(resumed.stdout).toMatch(/^queue resumed: .*1 queued run/);
-        // The host follows at its next look (its 2 s poll) and runs it.
+        // The host follows at its next look (its poll) and runs it.
         await host.queue.waitFor(host.store.listRuns({ offset: 0, limit: 1 }).rows.map((r) => r.id));
         expect(host.queue.state().paused).toBe(false);
         expect(host.store.countByStatus().done).toBe(1);

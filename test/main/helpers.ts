@@ -42,9 +42,12 @@ export function afterEachTest(): { later: (undo: () => void | Promise<void>) => 
   };
 }
 
-/** Services over a temp data dir with the fixture engine. */
+/**
+ * Services over a temp data dir with the fixture engine. The queue looks at the folder for other
+ * processes' changes every 100 ms (the app's 2 s made the tests of two processes wait seconds each).
+ */
 export function fixtureServices(dataDir: string, o: Partial<ServicesOptions> = {}): Services {
-  return openServices({ dataDir, registry: fixtureRegistry(), concurrency: 1, progressIntervalMs: 20, ...o });
+  return openServices({ dataDir, registry: fixtureRegistry(), concurrency: 1, progressIntervalMs: 20, pollMs: 100, ...o });
 }
 
 /**

@@ -100,7 +100,7 @@ describe('queue faults', () => {
       other.exec('COMMIT');
       other.close();
     }
-    // Within a few polls of the queue (every 2 s); before, the first run stayed 'running' for good.
+    // Within a few polls of the queue (every 100 ms here); before, the first run stayed 'running' for good.
     await Promise.race([s.queue.waitFor(runIds), new Promise((r) => setTimeout(r, 10_000))]);
     expect(s.store.getSummary(runIds[0])).toMatchObject({ status: 'done', metrics: { steps: 20 } });
     expect(s.store.series(runIds[0]).map((x) => x.name)).toEqual(['sum']);

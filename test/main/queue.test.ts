@@ -213,7 +213,7 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
       const seen: string[] = [];
       s.events.on('run.updated', (r) => seen.push(`${r.name} ${r.status}`));
       s.events.on('run.deleted', ({ id }) => seen.push(`deleted ${id}`));
-      const { runIds } = await cli.dispatch('runs.enqueue', { spec: spec('beside', { steps: 300, stepMs: 10 }) });
+      const { runIds } = await cli.dispatch('runs.enqueue', { spec: spec('beside', { steps: 100, stepMs: 10 }) });
       mine.add(runIds[0]);
       cli.queue.start();
       await cli.queue.waitFor(runIds);
