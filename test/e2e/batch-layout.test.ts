@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
 /**
  * The batch manager's tables in a 1024 px window, the narrowest the app is laid out for: every number
- * of the gradation table shows whole, and the table stays inside the form; the queue's engine names
- * and headers show whole at 1024 and at 1440 px.
+ * of the gradation table shows whole, and the table stays inside the form; the queue's engine names,
+ * headers, progress and buttons show whole from 1024 to 1920 px.
  * The particle editor's mixture table fits its panel without scrolling sideways at 1024, 1280 and
  * 1920 px, with every size law and a message in a row. History's rows, wider than the window with
  * metric columns at 1024 px, scroll sideways under a header that follows them; its status filters
@@ -63,26 +63,38 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-gradation.png') });
   });
 
-  it("shows every engine's name, every status and every header of the queue whole, at 1024 and 1440 px", async () => {
+  it("shows every engine's name, every status, every header, a run's progress and its actions whole, at 1024, 1280, 1440 and 1920 px", async () => {
     // Queued (the queue is not started): one run of each engine, by their ids, and a cancelled one,
     // the longest status ('running' and 'cancelled' read 'runni…' and 'cance…' at 78 px).
+    const ids = await page.evaluate(async () => {
+      const api = (window as unknown as { packbench: { call(m: string, p: unknown): Promise<{ runIds: string[] }> } }).packbench;
+      const ids: string[] = [];
+      for (const engine of ['voxel', 'stacking', 'ballmill', 'surface']) ids.push(...(await api.call('runs.enqueue', { spec: { engine, name: `${engine} run`, seed: 1, params: {} } })).runIds);
+      return ids;
+    });
+    // A run's progress with the engine's longest phase (written before the cancel below reloads the queue).
+    services.store.setProgress(ids[0], { done: 520, total: 1000, phase: 'inserting' });
     await page.evaluate(async () => {
       const api = (window as unknown as { packbench: { call(m: string, p: unknown): Promise<{ runIds: string[] }> } }).packbench;
-      for (const engine of ['voxel', 'stacking', 'ballmill', 'surface']) await api.call('runs.enqueue', { spec: { engine, name: `${engine} run`, seed: 1, params: {} } });
       const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'voxel', name: 'cancelled run', seed: 1, params: {} } });
       await api.call('runs.cancel', { id: runIds[0] });
     });
     await page.locator('[data-testid^="queue-row-"][data-status="cancelled"]').waitFor();
     await page.locator('[data-testid^="queue-row-"][data-status="queued"]').nth(3).waitFor();
-    for (const width of [1024, 1440]) {
+    await page.locator('.bar-text', { hasText: 'inserting' }).waitFor();
+    for (const width of [1024, 1280, 1440, 1920]) {
       await page.setViewportSize({ width, height: 768 });
       const cut = await page.$$eval('[data-testid="queue"] table', ([table]) => {
         const heads = Array.from(table.querySelectorAll('thead th'));
         const column = (name: string) => Array.from(table.querySelectorAll(`tbody tr[data-testid] td:nth-child(${heads.findIndex((th) => th.textContent === name) + 1})`));
         const cells = [...heads, ...column('Engine'), ...column('Status')];
-        return cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent);
+        const bars = Array.from(table.querySelectorAll('.bar'), (bar) => [bar, bar.querySelector('.bar-text')!] as const).filter(([bar, text]) => text.scrollWidth > bar.clientWidth);
+        return [...cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent), ...bars.map(([, text]) => text.textContent)];
       });
       expect(cut, `at ${width} px`).toEqual([]);
+      // Every run's buttons in view: the table does not scroll sideways.
+      const wrap = await page.$eval('[data-testid="queue"] .table-wrap', (e) => [e.scrollWidth, e.clientWidth]);
+      expect(wrap[0], `at ${width} px`).toBeLessThanOrEqual(wrap[1]);
       await page.screenshot({ path: join(ARTIFACTS, `batch-layout-queue-${width}.png`) });
     }
   });
