@@ -9,6 +9,14 @@ import { ApiError, sweepSchema, sweepValues, type ApiIssue, type RunSpec } from 
 
 export const MAX_SWEEP_POINTS = 10_000;
 
+/**
+ * The params all the runs of a sweep hold together, as JSON text: each run is parsed, checked and
+ * stored with its own copy, so a large inline field (a voxel map's bits) is multiplied by the
+ * points. 10,000 points of a 6 KiB spec fit; a 64³ map as byte values (131 kB) swept 1,000 times
+ * made 131 MB of params, two minutes of checks and 253 MB in the database before this limit.
+ */
+export const MAX_SWEEP_PARAMS_BYTES = 64 << 20;
+
 export interface SweepPoint {
   /** The spec of this point: params without any $sweep, the point's seed, a name naming its values. */
   spec: RunSpec;
@@ -92,6 +100,7 @@ export function expandSweeps(spec: RunSpec, issuePrefix = ''): SweepPoint[] {
       { path: issuePrefix ? `${issuePrefix}.params` : 'params', message: `sweep of ${total} runs exceeds ${MAX_SWEEP_POINTS}` },
     ]);
   }
+  checkSweepBytes(spec.params, total, issuePrefix);
   const points: SweepPoint[] = [];
   for (let i = 0; i < total; i++) {
     let params = spec.params;
@@ -110,6 +119,32 @@ export function expandSweeps(spec: RunSpec, issuePrefix = ''): SweepPoint[] {
     points.push({ spec: { ...spec, params, seed: deriveSeed(spec.seed, i), name: `${spec.name} [${label}]` }, values: ordered });
   }
   return points;
+}
+
+/** JSON length of a value (undefined, as in an object, counts as nothing). */
+const jsonLength = (v: unknown): number => JSON.stringify(v)?.length ?? 0;
+
+/**
+ * Refuses a sweep whose runs would hold more than MAX_SWEEP_PARAMS_BYTES of params together, before
+ * any point is made, naming the field that weighs most (where the user can act: a smaller map).
+ */
+function checkSweepBytes(params: Record<string, unknown>, points: number, issuePrefix: string): void {
+  const each = jsonLength(params);
+  if (points < 2 || points * each <= MAX_SWEEP_PARAMS_BYTES) return; // one point is a spec as any other
+  // Down the heaviest child while it holds most of its parent: the field to name.
+  const path: Path = [];
+  let node: unknown = params, size = each;
+  while (node !== null && typeof node === 'object') {
+    const [key, child, childSize] = Object.entries(node).map(([k, v]) => [k, v, jsonLength(v)] as const).reduce((a, b) => (b[2] > a[2] ? b : a), ['', null, 0] as const);
+    if (childSize * 2 < size) break;
+    path.push(key);
+    node = child;
+    size = childSize;
+  }
+  const where = [issuePrefix, 'params', ...path].filter((x) => x !== '').join('.');
+  const most = Math.floor(MAX_SWEEP_PARAMS_BYTES / each);
+  const message = `the sweep's ${points} runs would each hold these params of ${each} bytes (${size} of them in this field), ${points * each} bytes in all; allowed: at most ${MAX_SWEEP_PARAMS_BYTES} bytes in all, ${most >= 2 ? `here at most ${most} runs: sweep fewer values, or` : 'here one run, no sweep: queue it alone, or'} make ${path.length ? 'this field' : 'the params'} smaller`;
+  throw new ApiError('invalid', `${where}: ${message}`, [{ path: where, message }]);
 }
 
 /** The dotted paths of the sweeps in a (batch) spec's params, in expansion order. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expandSweeps, sweptPaths } from '../../main/services/sweep';
+import { expandSweeps, MAX_SWEEP_PARAMS_BYTES, sweptPaths } from '../../main/services/sweep';
 import { ApiError } from '../../main/api';
 
 const spec = (params: Record<string, unknown>) => ({ engine: 'e', name: 'n', seed: 5, params });
@@ -71,5 +71,24 @@ describe('expandSweeps', () => {
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).message).toMatch(/1000000 runs; at most 10000/);
     }
+  });
+
+  it('refuses a sweep whose runs would hold too many bytes of params together, naming the heavy field, before making its points', () => {
+    // An inline voxel map of 32 KiB as base64 (44 kB), swept 2000 times: 87 MB of params, each run's copy checked and stored.
+    const bits = Buffer.alloc(32 << 10, 0xff).toString('base64');
+    const map = (steps: number) => spec({ mixture: { types: [{ shape: { kind: 'voxels', dims: [64, 64, 64], bits }, size: { law: 'fixed', value: 1 } }] }, p: { $sweep: { from: 0, to: 1, steps } } });
+    const each = JSON.stringify(map(2000).params).length;
+    const most = Math.floor(MAX_SWEEP_PARAMS_BYTES / each);
+    expect(expandSweeps(map(most))).toHaveLength(most);
+    let refusal: ApiError | undefined;
+    try {
+      expandSweeps(map(most + 1), 'spec');
+    } catch (err) {
+      refusal = err as ApiError;
+    }
+    expect(refusal).toBeInstanceOf(ApiError);
+    expect(refusal!.code).toBe('invalid');
+    expect(refusal!.issues).toEqual([{ path: 'spec.params.mixture.types.0.shape.bits', message: expect.stringContaining(`allowed: at most ${MAX_SWEEP_PARAMS_BYTES} bytes in all, here at most ${most} runs`) }]);
+    expect(refusal!.message).toMatch(/^spec\.params\.mixture\.types\.0\.shape\.bits: the sweep's \d+ runs would each hold these params of \d+ bytes \(43694 of them in this field\)/);
   });
 });
