@@ -220,6 +220,21 @@ const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
     if (!has.has('paused_at')) db.exec('ALTER TABLE runs ADD COLUMN paused_at TEXT');
     if (!has.has('paused_seconds')) db.exec('ALTER TABLE runs ADD COLUMN paused_seconds REAL NOT NULL DEFAULT 0');
   },
+  // The voxel particle table's principalTilt is the tilt of the axis whose moment stands apart (a
+  // rod's axis, a plate's normal), as it always was; its declaration called it the longest principal
+  // axis until 432562c, and tables stored before (migration 3's copy too) kept that label, so the
+  // inspector read flat-lying plates of an old run as plates standing on edge.
+  (db) => {
+    const rows = db.prepare("SELECT id, meta FROM artifacts WHERE kind = 'table' AND meta LIKE '%Tilt of the longest principal axis%'").all() as { id: number; meta: string }[];
+    const set = db.prepare('UPDATE artifacts SET meta = ? WHERE id = ?');
+    for (const row of rows) {
+      const meta = JSON.parse(row.meta) as { particleTable?: { quantities?: { column: string; label: string }[] } };
+      for (const q of meta.particleTable?.quantities ?? []) {
+        if (q.column === 'principalTilt' && q.label === 'Tilt of the longest principal axis') q.label = "Tilt of the principal axis (a rod's axis, a plate's normal)";
+      }
+      set.run(JSON.stringify(meta), row.id);
+    }
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -90,6 +90,28 @@ describe('RunStore', () => {
     again.close();
   });
 
+  it("migrates a version-11 file: old voxel tables' principalTilt is labelled as the axis that stands apart, not the longest", () => {
+    const { store, file } = open();
+    const [id] = store.insertRuns([run(1)]);
+    const artifact = { kind: 'table' as const, name: 'particles', path: '/p.pbt', bytes: 1, checksum: 'c', meta: { rows: 1 } };
+    store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [artifact], wallSeconds: 1 });
+    // Migration 3's declaration, as runs of the voxel engine stored it before 432562c.
+    store.db.pragma('user_version = 2');
+    store.close();
+    new RunStore(file).close();
+    const old = new Database(file);
+    const stored = () => JSON.parse((old.prepare('SELECT meta FROM artifacts').get() as { meta: string }).meta);
+    expect(stored().particleTable.quantities[1]).toEqual({ column: 'principalTilt', label: "Tilt of the principal axis (a rod's axis, a plate's normal)", unit: '° from z' });
+    old.prepare('UPDATE artifacts SET meta = json_set(meta, \'$.particleTable.quantities[1].label\', \'Tilt of the longest principal axis\')').run();
+    old.pragma('user_version = 11');
+    old.close();
+    const again = new RunStore(file);
+    const quantities = again.artifacts(id)[0].meta.particleTable as { quantities: { column: string; label: string }[] };
+    expect(quantities.quantities.find((q) => q.column === 'principalTilt')!.label).toBe("Tilt of the principal axis (a rod's axis, a plate's normal)");
+    expect(again.artifacts(id)[0].meta.rows).toBe(1);
+    again.close();
+  });
+
   it('lists the numeric metric names of all runs', () => {
     const { store } = open();
     const ids = store.insertRuns([run(1), run(2)]);
