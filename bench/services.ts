@@ -19,7 +19,7 @@ const RUNS = Number(process.argv[2] ?? 10);
 const dir = mkdtempSync(join(tmpdir(), 'packbench-bench-services-'));
 const s = openServices({ dataDir: dir, registry: fixtureRegistry(), concurrency: 1 });
 const ids: string[] = [];
-for (let i = 0; i < RUNS; i++) ids.push(...s.queue.enqueue({ engine: 'counter', name: `x${i}`, seed: i, params: {} }).runIds);
+for (let i = 0; i < RUNS; i++) ids.push(...(await s.queue.enqueue({ engine: 'counter', name: `x${i}`, seed: i, params: {} })).runIds);
 const t0 = performance.now();
 s.queue.start();
 await s.queue.waitFor(ids);

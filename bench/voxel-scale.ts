@@ -69,7 +69,7 @@ async function measure(name: string, params: Record<string, unknown>, threadsPer
     let peak = process.memoryUsage.rss();
     const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 100);
     const cpu0 = process.cpuUsage();
-    const { runIds } = s.queue.enqueue({ engine: 'voxel', name, seed, params });
+    const { runIds } = await s.queue.enqueue({ engine: 'voxel', name, seed, params });
     s.queue.start();
     await s.queue.waitFor(runIds);
     const cpu = process.cpuUsage(cpu0);

@@ -121,10 +121,11 @@ function readSpec(file: string): RunSpec {
  * Queues a spec read from `file`, with the memory its largest run needs and the budget (a run over
  * the budget is refused here); an invalid one is reported against the file's fields.
  */
-function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number) {
+async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number) {
   try {
-    const memoryBytes = s.queue.validate(spec, priority, '').reduce((m, r) => Math.max(m, s.queue.memoryBytes(r.engine, r.params)), 0);
-    return { ...s.queue.enqueue(spec, priority, undefined, ''), memoryBytes, memoryBudgetBytes: s.pool.memoryBudgetBytes };
+    const rows = await s.queue.validate(spec, priority, '');
+    const memoryBytes = rows.reduce((m, r) => Math.max(m, s.queue.memoryBytes(r.engine, r.params)), 0);
+    return { ...s.queue.add(spec, rows), memoryBytes, memoryBudgetBytes: s.pool.memoryBudgetBytes };
   } catch (err) {
     if (err instanceof ApiError && err.code === 'invalid') {
       const lines = err.issues?.map((i) => `  ${i.path}: ${i.message}`) ?? [`  ${err.message}`];
@@ -246,7 +247,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     const spec = readSpec(file);
     const mine = new Set<string>();
     await withServices({ ...runServiceOptions(o), only: mine }, async (s) => {
-      const queued = enqueueFile(s, file, spec, 0);
+      const queued = await enqueueFile(s, file, spec, 0);
       const { runIds, batchId } = queued;
       runIds.forEach((id) => mine.add(id));
       if (!globals().json) info(memoryLine(queued));
@@ -296,7 +297,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .action(async (file: string, o: { priority: number }) => {
       const spec = readSpec(file);
       await withServices({}, async (s) => {
-        const r = enqueueFile(s, file, spec, o.priority);
+        const r = await enqueueFile(s, file, spec, o.priority);
         if (!globals().json) info(memoryLine(r));
         print(`queued ${r.runIds.length} run(s)${r.batchId ? ` in batch ${r.batchId}` : ''}: ${r.runIds.join(' ')}`, r);
       });

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { EngineDefinition } from '../../core/common/engine';
+import type { EngineDefinition, ParamsIssue } from '../../core/common/engine';
 import { ENGINES } from '../../core/common/engines';
 import { ApiError, invalidMessage, parseStrict, unknownFields, type ApiIssue, type EngineInfo, type RunSpec } from '../api';
 
@@ -89,20 +89,20 @@ export class EngineRegistry {
   }
 
   /**
-   * Validates a spec's params against its engine, schema first, then the engine's cross-field
-   * checks: the parsed params (with defaults), or ApiError('invalid') whose issue paths start with
-   * `prefix` (the spec's place in the request).
+   * Validates a spec's params against its engine's schema: the parsed params (with defaults), or
+   * ApiError('invalid') whose issue paths start with `prefix` (the spec's place in the request). The
+   * engine's cross-field checks come after, in a worker (JobQueue.validate, refusedByCheck).
    */
   parseParams(spec: RunSpec, prefix = ''): Record<string, unknown> {
     const d = this.engineOf(spec, prefix).definition;
+    return parseStrict(d.paramsSchema, spec.params, prefix ? `${prefix}.params` : 'params') as Record<string, unknown>;
+  }
+
+  /** The refusal of a spec whose engine's cross-field checks found `issues`, at the spec's `prefix`. */
+  refusedByCheck(issues: ParamsIssue[], prefix = ''): ApiError {
     const at = prefix ? `${prefix}.params` : 'params';
-    const params = parseStrict(d.paramsSchema, spec.params, at);
-    const checked = d.check?.(params as never) ?? [];
-    if (checked.length > 0) {
-      const issues = checked.map((i) => ({ path: `${at}.${i.path}`, message: i.message }));
-      throw new ApiError('invalid', invalidMessage(issues), issues);
-    }
-    return params as Record<string, unknown>;
+    const named = issues.map((i) => ({ path: `${at}.${i.path}`, message: i.message }));
+    return new ApiError('invalid', invalidMessage(named), named);
   }
 }
 

@@ -236,9 +236,9 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     },
 
     'presets.list': (p) => store.listPresets(p.engine),
-    'presets.save': (p) => {
+    'presets.save': async (p) => {
       // The checks of runs.enqueue: a preset is a spec to queue later, and one it would refuse is no use.
-      queue.validate(p.spec);
+      await queue.validate(p.spec);
       return store.savePreset(p.name, p.spec);
     },
     'presets.delete': (p) => {
@@ -247,8 +247,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     },
 
     'runs.enqueue': (p) => queue.enqueue(p.spec, p.priority, p.batchName),
-    'runs.validate': (p) => {
-      const rows = queue.validate(p.spec);
+    'runs.validate': async (p) => {
+      const rows = await queue.validate(p.spec);
       return { runs: rows.length, memoryBytes: rows.reduce((m, r) => Math.max(m, queue.memoryBytes(r.engine, r.params)), 0), memoryBudgetBytes: ctx.pool.memoryBudgetBytes };
     },
     'runs.list': (p) => store.listRuns(p),

@@ -12,9 +12,11 @@ import { join } from 'node:path';
 import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, type ApiIssue, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
+import { Limiter } from './limiter';
 import { formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
 import { storageFault } from './handlers';
 import { CHECKPOINT_FILE } from '../workers/checkpoint';
+import type { CheckOutcome, CheckTask } from '../workers/protocol';
 import type { NewRun, RunOrigin, RunStore } from './store';
 import { expandSweeps, type SweepPoint } from './sweep';
 
@@ -120,6 +122,8 @@ export class JobQueue {
   private readonly only?: ReadonlySet<string>;
   private readonly owner = `${hostname()}:${process.pid}`;
   private readonly active = new Map<string, RunningJob>();
+  /** Turns for the engines' checks (checkInWorker): a sweep of slow ones queues, the next form's check gets the other. */
+  private readonly checks = new Limiter(Math.min(2, availableParallelism()));
   private concurrency: number;
   /** Controls given as options, which restoreSettings leaves as they are. */
   private readonly given: { concurrency: boolean; threadsPerRun: boolean; checkpointSeconds: boolean };
@@ -370,40 +374,73 @@ export class JobQueue {
   /**
    * Expands a spec's sweeps and checks every point (the engine's schema and cross-field checks, and
    * its memory estimate against the budget): the runs it would queue, or ApiError('invalid') naming
-   * the point and the field. Nothing is stored unless every point passes.
+   * the first point that fails and the field. Nothing is stored unless every point passes. The
+   * cross-field checks run in a worker thread (checkInWorker): some take seconds.
    */
-  validate(spec: RunSpec, priority = 0, issuePrefix = 'spec'): NewRun[] {
+  async validate(spec: RunSpec, priority = 0, issuePrefix = 'spec'): Promise<NewRun[]> {
     // Unknown fields are said with the spec's other mistakes (a user who made two sees both), once.
     const unknown = this.registry.unknownFields(spec, issuePrefix);
     const isUnknown = (i: ApiIssue) => unknown.some((u) => u.path === i.path && u.message === i.message);
-    /** `err` (a sweep point's when `head` names it) with the unknown fields. */
-    const refusal = (err: unknown, head = ''): unknown => {
+    let points: SweepPoint[];
+    /** `err` (a sweep point's when `at` names it) with the unknown fields. */
+    const refusal = (err: unknown, at?: number): unknown => {
       if (!(err instanceof ApiError)) return err;
+      const head = at !== undefined && points.length > 1 ? `sweep point ${at + 1} of ${points.length} (${points[at].spec.name}): ` : '';
       if (!unknown.length || err.code !== 'invalid') return head ? new ApiError(err.code, head + err.message, err.issues) : err;
       const issues = [...unknown, ...(err.issues ?? []).filter((i) => !isUnknown(i))];
       return new ApiError('invalid', head + invalidMessage(issues), issues);
     };
-    let points: SweepPoint[];
     try {
       points = expandSweeps(spec, issuePrefix);
     } catch (err) {
       throw refusal(err);
     }
-    const rows: NewRun[] = [];
-    for (const [i, p] of points.entries()) {
-      let params: Record<string, unknown>;
+    // Schema and budget here, point by point up to the first that fails; the points before it (and
+    // it, when only its budget failed) go to the cross-field checks, which come first within a point.
+    const parsed: { at: number; params: Record<string, unknown> }[] = [];
+    let failed: { at: number; err: unknown } | null = null;
+    for (const [at, p] of points.entries()) {
       try {
-        params = this.registry.parseParams(p.spec, issuePrefix);
-        this.checkBudget(p.spec.engine, params, issuePrefix);
+        parsed.push({ at, params: this.registry.parseParams(p.spec, issuePrefix) });
       } catch (err) {
         // A point whose only issues are the unknown fields (every point has them): the next may have others.
         if (unknown.length && err instanceof ApiError && err.code === 'invalid' && err.issues?.every(isUnknown)) continue;
-        throw refusal(err, points.length > 1 ? `sweep point ${i + 1} of ${points.length} (${p.spec.name}): ` : '');
+        failed = { at, err };
+        break;
       }
-      rows.push({ name: p.spec.name, engine: p.spec.engine, spec: p.spec, params, seed: p.spec.seed, priority, batchId: null, sweep: p.values });
+      try {
+        this.checkBudget(p.spec.engine, parsed[parsed.length - 1].params, issuePrefix);
+      } catch (err) {
+        failed = { at, err };
+        break;
+      }
     }
+    const checked = await this.checkInWorker(spec.engine, parsed.map((x) => x.params));
+    if (checked) throw refusal(this.registry.refusedByCheck(checked.issues, issuePrefix), parsed[checked.point].at);
+    if (failed) throw refusal(failed.err, failed.at);
     if (unknown.length) throw new ApiError('invalid', invalidMessage(unknown), unknown);
-    return rows;
+    return parsed.map(({ at, params }) => {
+      const p = points[at];
+      return { name: p.spec.name, engine: p.spec.engine, spec: p.spec, params, seed: p.spec.seed, priority, batchId: null, sweep: p.values };
+    });
+  }
+
+  /**
+   * The engine's cross-field checks of parsed params, in order, in a worker thread of its entry: the
+   * first point with issues, or null. Some take seconds (the area of a blobby surface of 256 blobs),
+   * during which the thread that serves the app and the web host must go on answering. At most
+   * `checks.slots` at a time; a kept worker serves the next (and keeps what the engine caches).
+   */
+  private async checkInWorker(engine: string, points: Record<string, unknown>[]): Promise<CheckOutcome> {
+    const decl = this.registry.get(engine);
+    if (!decl.definition.check || points.length === 0) return null;
+    const task: CheckTask = { engineId: engine, points };
+    try {
+      // No memory reserved: a check allocates little, and must not wait for running runs' budget.
+      return await this.checks.run(() => this.pool.task<CheckOutcome>(decl.workerEntry, task, 0));
+    } catch (err) {
+      throw new Error(`the checks of engine '${engine}' failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** Bytes a run of parsed params will allocate at most (its engine's estimate). */
@@ -423,8 +460,12 @@ export class JobQueue {
   }
 
   /** Validates a spec (see validate) and queues its runs, as a batch when it has several. */
-  enqueue(spec: RunSpec, priority = 0, batchName?: string, issuePrefix = 'spec'): { batchId: string | null; runIds: string[] } {
-    const rows = this.validate(spec, priority, issuePrefix);
+  async enqueue(spec: RunSpec, priority = 0, batchName?: string, issuePrefix = 'spec'): Promise<{ batchId: string | null; runIds: string[] }> {
+    return this.add(spec, await this.validate(spec, priority, issuePrefix), batchName);
+  }
+
+  /** Queues the runs `validate` gave for `spec`, as a batch when there are several (or a name is given). */
+  add(spec: RunSpec, rows: NewRun[], batchName?: string): { batchId: string | null; runIds: string[] } {
     const { batchId, runIds } = this.store.transaction(() => {
       const batchId = rows.length > 1 || batchName ? this.store.createBatch(batchName ?? spec.name, spec) : null;
       for (const r of rows) r.batchId = batchId;
@@ -502,11 +543,11 @@ export class JobQueue {
    * sweeps). An issue is named where its value came from: `overrides.X` for a value the caller gave,
    * `params.X` for one of the run's own spec.
    */
-  rerun(id: string, overrides: Record<string, unknown> = {}): { runIds: string[] } {
+  async rerun(id: string, overrides: Record<string, unknown> = {}): Promise<{ runIds: string[] }> {
     const r = this.mustGet(id);
     const spec: RunSpec = { ...r.spec, params: overlay(r.spec.params, overrides) as Record<string, unknown> };
     try {
-      return { runIds: this.enqueue(spec, r.priority, undefined, '').runIds };
+      return { runIds: (await this.enqueue(spec, r.priority, undefined, '')).runIds };
     } catch (err) {
       if (!(err instanceof ApiError) || !err.issues) throw err;
       throw overrideIssues(err as ApiError & { issues: ApiIssue[] }, overrides, id);

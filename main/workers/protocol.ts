@@ -2,7 +2,7 @@
  * What the pool and a run's worker share: the layout of the control block (a small
  * SharedArrayBuffer) and the messages the worker posts. Pure data, no Node.
  */
-import type { EngineSeries } from '../../core/common/engine';
+import type { EngineSeries, ParamsIssue } from '../../core/common/engine';
 import type { RunArtifact } from '../api';
 
 /** Int32 slots of the control block. */
@@ -39,6 +39,18 @@ export interface HelperInput {
   engineId: string;
   data: unknown;
 }
+
+/**
+ * A task of an engine worker entry started without workerData (WorkerPool.task): the engine's
+ * cross-field checks (EngineDefinition.check) of each point's parsed params, in order.
+ */
+export interface CheckTask {
+  engineId: string;
+  points: unknown[];
+}
+
+/** A CheckTask's answer: the first point with issues and its issues, or null when every point passes. */
+export type CheckOutcome = { point: number; issues: ParamsIssue[] } | null;
 
 /** An artifact file the worker wrote, before the store gives it an id. */
 export type WrittenArtifact = Omit<RunArtifact, 'id'>;

@@ -10,7 +10,7 @@ import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type HelperThreads, type LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
 import { checkpointStore, removeCheckpoint } from './checkpoint';
-import { CONTROL, CONTROL_INTS, LIVE_TABLE_FILE, PROGRESS, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
+import { CONTROL, CONTROL_INTS, LIVE_TABLE_FILE, PROGRESS, type CheckOutcome, type CheckTask, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
 /** Volumes are written in slabs of this many bytes, so a 2048^3 volume needs no second copy. */
 const SLAB_BYTES = 16 << 20;
@@ -122,8 +122,36 @@ function startHelpers(engineId: string, data: unknown[]): HelperThreads {
   };
 }
 
-/** Runs the engine of `engines` named by the run's input, in this worker thread (or, for a helper thread, its helper). */
+/**
+ * Checks of specs being queued, one CheckTask per message (the services' JobQueue.validate): some
+ * take seconds (a blobby surface's area), which must not stop the thread that serves the app.
+ */
+function serveChecks(engines: readonly EngineDefinition[]): void {
+  parentPort!.on('message', (task: CheckTask) => {
+    try {
+      const engine = engines.find((e) => e.id === task.engineId);
+      if (!engine) throw new Error(`this worker has no engine '${task.engineId}'; it has: ${engines.map((e) => e.id).join(', ')}`);
+      let outcome: CheckOutcome = null;
+      for (const [point, params] of task.points.entries()) {
+        const issues = engine.check?.(params) ?? [];
+        if (issues.length > 0) {
+          outcome = { point, issues };
+          break;
+        }
+      }
+      parentPort!.postMessage({ ok: true, value: outcome });
+    } catch (err) {
+      parentPort!.postMessage({ ok: false, message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    }
+  });
+}
+
+/**
+ * Runs the engine of `engines` named by the run's input, in this worker thread (or, for a helper
+ * thread, its helper; started without input, as a task worker, it serves checks).
+ */
 export async function runEngineWorker(engines: readonly EngineDefinition[]): Promise<void> {
+  if (workerData === null || workerData === undefined) return serveChecks(engines);
   if ((workerData as HelperInput).helper === true) {
     const h = workerData as HelperInput;
     engines.find((e) => e.id === h.engineId)?.helper?.(h.data);

@@ -183,6 +183,14 @@ describe('API contract', () => {
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 
+  it("answers other calls while a spec's cross-field checks run: they run in a worker (a large blobby surface's take seconds)", async () => {
+    const answered: string[] = [];
+    const checking = s.dispatch('runs.validate', { spec: { engine: 'counter', name: 'slow check', params: { checkMs: 300 } } }).then(() => answered.push('runs.validate'));
+    const info = s.dispatch('app.info', {}).then(() => answered.push('app.info'));
+    await Promise.all([checking, info]);
+    expect(answered).toEqual(['app.info', 'runs.validate']);
+  });
+
   it('runs every engine of core\'s list through the one generic worker, and its particle table carries the declaration', async () => {
     const { runIds } = await s.dispatch('runs.enqueue', {
       spec: { engine: 'voxel', name: 'tiny', params: { box: { size: [3, 3, 2], resolution: 10 }, stop: { particles: 3 }, analysis: { enabled: false } } },

@@ -58,8 +58,12 @@ describe('queue faults', () => {
 
   it('fails a run that cannot start (no bundle folder) with the reason, and goes on with the next', async () => {
     const { s } = setup({ autoStart: true });
-    (s.pool as unknown as { bundleDirs: string[] }).bundleDirs = ['/dev/null/cache'];
+    // Queued while the bundle folder is there (the engine's checks run in a worker of the same
+    // entry), started once it is gone.
+    await s.dispatch('queue.pause', {});
     const first = await s.dispatch('runs.enqueue', { spec: spec('no bundle') });
+    (s.pool as unknown as { bundleDirs: string[] }).bundleDirs = ['/dev/null/cache'];
+    await s.dispatch('queue.resume', {});
     await s.queue.waitFor(first.runIds);
     expect(s.store.getSummary(first.runIds[0])).toMatchObject({ status: 'failed', error: expect.stringMatching(/^could not start: cannot write the worker bundle/) });
     (s.pool as unknown as { bundleDirs: string[] }).bundleDirs = [join(s.dataDir, 'cache')];

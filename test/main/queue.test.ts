@@ -471,8 +471,8 @@ describe('two processes on one data directory', () => {
   it('a queue limited to its own runs (`packbench run`) leaves the others queued', async () => {
     const mine = new Set<string>();
     const { s } = setup({ only: mine });
-    const other = s.queue.enqueue({ engine: 'counter', name: 'other', seed: 1, params: {} }, 10).runIds[0];
-    const own = s.queue.enqueue({ engine: 'counter', name: 'own', seed: 1, params: {} }).runIds[0];
+    const other = (await s.queue.enqueue({ engine: 'counter', name: 'other', seed: 1, params: {} }, 10)).runIds[0];
+    const own = (await s.queue.enqueue({ engine: 'counter', name: 'own', seed: 1, params: {} })).runIds[0];
     mine.add(own);
     s.queue.start();
     await s.queue.waitFor([own]);
@@ -492,7 +492,7 @@ describe('two processes on one data directory', () => {
       return runner.pool.size === 0;
     };
     const long = spec('long', { steps: 1_000_000, stepMs: 1 });
-    const cancelled = runner.queue.enqueue(long).runIds[0];
+    const cancelled = (await runner.queue.enqueue(long)).runIds[0];
     await until(runner, (r) => r.id === cancelled && r.progress.done > 0);
     expect((await app.dispatch('runs.cancel', { id: cancelled })).status).toBe('cancelled');
     expect(await stopped()).toBe(true);
@@ -500,7 +500,7 @@ describe('two processes on one data directory', () => {
     expect(r.status).toBe('cancelled');
     expect(r.metrics.steps).toBeLessThan(1_000_000);
 
-    const deleted = runner.queue.enqueue(long).runIds[0];
+    const deleted = (await runner.queue.enqueue(long)).runIds[0];
     await until(runner, (r) => r.id === deleted && r.progress.done > 0);
     const told = new Promise<string>((resolve) => runner.events.on('run.deleted', ({ id }) => resolve(id)));
     await app.dispatch('runs.delete', { id: deleted });
@@ -511,7 +511,7 @@ describe('two processes on one data directory', () => {
 
     // `packbench run` closes as soon as its runs are final, which a cancel elsewhere makes them at once:
     // the run stays cancelled (it was put back in the queue, and the app ran it again).
-    const closing = runner.queue.enqueue(long).runIds[0];
+    const closing = (await runner.queue.enqueue(long)).runIds[0];
     await until(runner, (r) => r.id === closing && r.progress.done > 0);
     await app.dispatch('runs.cancel', { id: closing });
     await runner.close();
@@ -525,7 +525,7 @@ describe('two processes on one data directory', () => {
     open.push(runner);
     const app = fixtureServices(t.dir, { autoStart: true });
     open.push(app);
-    const id = runner.queue.enqueue(spec('long', { steps: 1_000_000, stepMs: 1 })).runIds[0];
+    const id = (await runner.queue.enqueue(spec('long', { steps: 1_000_000, stepMs: 1 }))).runIds[0];
     await until(runner, (r) => r.id === id && r.progress.done > 0);
     const elsewhere = { code: 'conflict', message: expect.stringMatching(/another process on this data folder/) };
     await expect(app.dispatch('runs.pause', { id })).rejects.toMatchObject(elsewhere);
@@ -535,7 +535,7 @@ describe('two processes on one data directory', () => {
     expect(runner.store.getSummary(id)!.status).toBe('paused');
     // A paused run that waits in the queue (no worker) is resumed from anywhere.
     runner.queue.pause();
-    const queued = runner.queue.enqueue(spec('queued', { steps: 3 })).runIds[0];
+    const queued = (await runner.queue.enqueue(spec('queued', { steps: 3 }))).runIds[0];
     await runner.dispatch('runs.pause', { id: queued });
     expect((await app.dispatch('runs.resume', { id: queued })).status).not.toBe('paused');
   });
@@ -548,7 +548,7 @@ describe('two processes on one data directory', () => {
     const seen = new Promise<RunSummary>((resolve) => app.events.on('run.updated', (r) => r.status === 'done' && resolve(r)));
     // A second set of services on the same folder, as `packbench queue add` opens it.
     const cli = fixtureServices(t.dir);
-    const { runIds } = cli.queue.enqueue({ engine: 'counter', name: 'from the cli', seed: 1, params: { steps: 3 } });
+    const { runIds } = await cli.queue.enqueue({ engine: 'counter', name: 'from the cli', seed: 1, params: { steps: 3 } });
     await cli.close();
     expect((await seen).id).toBe(runIds[0]);
   });
