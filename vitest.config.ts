@@ -1,10 +1,14 @@
 import { defineConfig } from 'vitest/config';
 import vue from '@vitejs/plugin-vue';
+import { availableParallelism } from 'node:os';
 
 // Three projects: engines and services in Node, renderer components in happy-dom, and the
 // end-to-end walk in a real Chromium against the web host (run last, one file at a time).
 export default defineConfig({
   test: {
+    // One test file per core. Vitest's default (cores - 1) ran unit and renderer files one at a time
+    // on the 2-core CI machine, while most of them wait (on workers, sockets, child processes).
+    maxWorkers: availableParallelism(),
     projects: [
       {
         test: {
