@@ -15,6 +15,7 @@ import { orderParameter, particleMoments, principalTilts, tiltFromRotation } fro
 import { bedRegions, porosityProfile, scanColumns } from './porosity';
 import { poreGridPlan, poreSizeDistribution } from './pores';
 import { sizeDistributions, voxelEquivalentDiameters } from './sizes';
+import { UNITS } from '../common/units';
 
 export { analyseSpheres, coordinationSeries, sphereAnalysisOptionsSchema, sphereContacts, type SphereAnalysisOptions, type SphereContacts } from './spheres';
 
@@ -22,13 +23,13 @@ const periodicSchema = z.tuple([z.boolean(), z.boolean(), z.boolean()]);
 
 export const voxelAnalysisOptionsSchema = z.object({
   sliceThickness: z.number().gt(0).optional()
-    .meta({ unit: 'length', description: 'thickness of the porosity-profile slices (default: one voxel)' }),
+    .meta({ unit: UNITS.length, description: 'thickness of the porosity-profile slices (default: one voxel)' }),
   floorLayer: z.number().min(0).optional()
-    .meta({ unit: 'length', description: 'floor-affected layer left out of the bulk porosity (default: the largest particle diameter)' }),
+    .meta({ unit: UNITS.length, description: 'floor-affected layer left out of the bulk porosity (default: the largest particle diameter)' }),
   topPercentile: z.number().min(0).max(50).default(5)
     .meta({ unit: '%', description: 'the rough top starts at this percentile of the height map (the valley level)' }),
   bulkTop: z.number().gt(0).optional()
-    .meta({ unit: 'length', description: 'top of the bulk region, instead of the valley level' }),
+    .meta({ unit: UNITS.length, description: 'top of the bulk region, instead of the valley level' }),
   angleBins: z.number().int().min(2).max(360).default(18)
     .meta({ description: 'bins of the tilt histograms over [0°, 90°]' }),
   bodyAxis: z.tuple([z.number(), z.number(), z.number()]).default([0, 0, 1])
@@ -51,24 +52,24 @@ export type VoxelAnalysisOptions = z.input<typeof voxelAnalysisOptionsSchema>;
 export const VOXEL_ANALYSIS_METRICS: Record<string, MetricInfo> = {
   bedPorosity: { unit: 'fraction', description: 'porosity of the bed: void / volume below the top surface, column by column (the sum of the height map); 1 − bedSolidFraction' },
   bulkPorosity: { unit: 'fraction', description: 'porosity of the bulk: void / volume of the slices from bulkFrom to bulkTo (above the floor layer, below the valley level of the surface); 1 − bulkSolidFraction' },
-  bulkFrom: { unit: 'length', description: 'bottom of the bulk region: the floor layer, one largest equivalent particle diameter' },
-  bulkTo: { unit: 'length', description: 'top of the bulk region: the valley level of the surface, the topPercentile-th percentile of the height map' },
-  meanHeight: { unit: 'length', description: 'mean height of the top surface over the (x, y) columns' },
-  maxHeight: { unit: 'length', description: 'highest point of the top surface' },
-  rmsRoughness: { unit: 'length', description: 'RMS deviation of the top surface from its mean height' },
+  bulkFrom: { unit: UNITS.length, description: 'bottom of the bulk region: the floor layer, one largest equivalent particle diameter' },
+  bulkTo: { unit: UNITS.length, description: 'top of the bulk region: the valley level of the surface, the topPercentile-th percentile of the height map' },
+  meanHeight: { unit: UNITS.length, description: 'mean height of the top surface over the (x, y) columns' },
+  maxHeight: { unit: UNITS.length, description: 'highest point of the top surface' },
+  rmsRoughness: { unit: UNITS.length, description: 'RMS deviation of the top surface from its mean height' },
   particles: { description: 'particles analysed (the rows of the particle table)' },
-  meanDiameter: { unit: 'length', description: 'mean equivalent diameter by number (diameter of the sphere of equal volume: the voxels a particle holds)' },
-  d10: { unit: 'length', description: 'equivalent diameter that 10 % of the solid volume is finer than' },
-  d50: { unit: 'length', description: 'equivalent diameter that 50 % of the solid volume is finer than (volume median)' },
-  d90: { unit: 'length', description: 'equivalent diameter that 90 % of the solid volume is finer than' },
-  solidVolume: { unit: 'length³', description: 'volume of all solid voxels in the box' },
+  meanDiameter: { unit: UNITS.length, description: 'mean equivalent diameter by number (diameter of the sphere of equal volume: the voxels a particle holds)' },
+  d10: { unit: UNITS.length, description: 'equivalent diameter that 10 % of the solid volume is finer than' },
+  d50: { unit: UNITS.length, description: 'equivalent diameter that 50 % of the solid volume is finer than (volume median)' },
+  d90: { unit: UNITS.length, description: 'equivalent diameter that 90 % of the solid volume is finer than' },
+  solidVolume: { unit: UNITS.volume, description: 'volume of all solid voxels in the box' },
   principalAxisOrder: { description: 'order parameter ⟨(3 cos²θ − 1)/2⟩ of the principal-axis tilts to z: 1 aligned with z, −½ horizontal, 0 isotropic' },
   bodyAxisOrder: { description: 'the same order parameter for the body axis turned by the rotation angles' },
   contacts: { description: 'particle pairs with face-adjacent voxels (periodic sides wrap)' },
   coordinationMean: { description: 'mean number of contacts per particle' },
-  poreDiameterMean: { unit: 'length', description: 'mean local thickness of the bulk void: at each void voxel the diameter of the largest ball in the void that covers it, 2r − 1 voxels (PoreSpy reports 2r, rounded down to its sizes: about a voxel more)' },
-  poreDiameterMedian: { unit: 'length', description: 'median local thickness of the bulk void (see poreDiameterMean)' },
-  poreDiameterMax: { unit: 'length', description: 'largest local thickness of the bulk void' },
+  poreDiameterMean: { unit: UNITS.length, description: 'mean local thickness of the bulk void: at each void voxel the diameter of the largest ball in the void that covers it, 2r − 1 voxels (PoreSpy reports 2r, rounded down to its sizes: about a voxel more)' },
+  poreDiameterMedian: { unit: UNITS.length, description: 'median local thickness of the bulk void (see poreDiameterMean)' },
+  poreDiameterMax: { unit: UNITS.length, description: 'largest local thickness of the bulk void' },
   poreGridStride: { description: 'pore sizes were measured on every k-th voxel (1: full resolution)' },
   poreWindow: { description: 'the x-y window and height (voxels) the pore sizes were measured in' },
 };

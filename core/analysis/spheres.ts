@@ -16,23 +16,24 @@ import { sizeDistributions } from './sizes';
 import { poreGridPlan, poreSizeDistribution } from './pores';
 import { SphereGrid } from './neighbours';
 import type { AnalysisResult } from './index';
+import { UNITS } from '../common/units';
 
 export const sphereAnalysisOptionsSchema = z.object({
   gapTolerance: z.number().min(0).optional()
-    .meta({ unit: 'length', description: 'largest surface gap that still counts as a contact (default 1 % of the mean diameter)' }),
+    .meta({ unit: UNITS.length, description: 'largest surface gap that still counts as a contact (default 1 % of the mean diameter)' }),
   rdfBins: z.number().int().min(1).max(10000).default(100).meta({ description: 'bins of the radial distribution function' }),
   rdfMaxDistance: z.number().gt(0).optional()
-    .meta({ unit: 'length', description: 'RDF range (default 5 mean diameters, at most half the smallest periodic side)' }),
+    .meta({ unit: UNITS.length, description: 'RDF range (default 5 mean diameters, at most half the smallest periodic side)' }),
   rdfReferences: z.number().int().min(1).default(5000)
     .meta({ description: 'spheres (evenly spread over the table) whose neighbours make the RDF; all of them when fewer' }),
   sliceThickness: z.number().gt(0).optional()
-    .meta({ unit: 'length', description: 'porosity-profile slice thickness (default a tenth of the mean diameter)' }),
+    .meta({ unit: UNITS.length, description: 'porosity-profile slice thickness (default a tenth of the mean diameter)' }),
   floorLayer: z.number().min(0).optional()
-    .meta({ unit: 'length', description: 'floor-affected layer left out of the bulk porosity (default the largest diameter)' }),
+    .meta({ unit: UNITS.length, description: 'floor-affected layer left out of the bulk porosity (default the largest diameter)' }),
   topPercentile: z.number().min(0).max(50).default(5)
     .meta({ unit: '%', description: 'the rough top starts at this percentile of the height map' }),
   bulkTop: z.number().gt(0).optional()
-    .meta({ unit: 'length', description: 'top of the bulk region, instead of the valley level of the height map' }),
+    .meta({ unit: UNITS.length, description: 'top of the bulk region, instead of the valley level of the height map' }),
   poreBins: z.number().int().min(1).max(1000).default(30).meta({ description: 'bins of the pore-size distribution' }),
   poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 21)
     .meta({ unit: 'cells', description: 'cells of the grid the spheres are rasterised on (twenty per smallest diameter) for the local thickness of the pores; larger beds are measured in a centred x-y window of at least four largest diameters, else on a coarser grid' }),

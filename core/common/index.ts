@@ -1,2 +1,3 @@
 export * from './random';
 export * from './engine';
+export * from './units';

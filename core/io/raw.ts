@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { parseJsonText } from './json';
+import { UNITS } from '../common/units';
 
 export const RAW_DTYPES = ['uint8', 'uint16', 'uint32', 'float32'] as const;
 
@@ -18,10 +19,10 @@ export const rawHeaderSchema = z.strictObject({
   dtype: z.enum(RAW_DTYPES).meta({ description: 'sample type' }),
   byteOrder: z.enum(['little', 'big']).default('little'),
   headerBytes: z.number().int().min(0).default(0).meta({ unit: 'bytes', description: 'bytes to skip at the start of the raw file' }),
-  voxelSize: z.number().gt(0).default(1).meta({ unit: 'length', description: 'edge length of one voxel' }),
+  voxelSize: z.number().gt(0).default(1).meta({ unit: UNITS.length, description: 'edge length of one voxel' }),
   unit: z.string().optional(),
   origin: z.tuple([z.number(), z.number(), z.number()]).optional()
-    .meta({ unit: 'length', description: "where voxel (0, 0, 0)'s corner lies (informative: an import takes the shape's voxels, not its place)" }),
+    .meta({ unit: UNITS.length, description: "where voxel (0, 0, 0)'s corner lies (informative: an import takes the shape's voxels, not its place)" }),
   layout: z.string().optional(),
   numpy: z.string().optional(),
   run: z.string().optional(),

@@ -12,6 +12,7 @@ import { achievedPassing, askedPassing, resolveGradation, sieveSizes, type SizeC
 import { check, estimateMemoryBytes, plan, stackingParamsSchema, type StackingParams } from './params';
 import { Region } from './region';
 import { Stacker } from './stacker';
+import { UNITS } from '../common/units';
 
 export { stackingParamsSchema, check, estimateMemoryBytes, type StackingParams } from './params';
 export { resolveGradation, askedPassing, achievedPassing, type SizeClass } from './gradation';
@@ -32,7 +33,7 @@ export const PARTICLE_TABLE: ParticleTableSpec = {
   glyph: { kind: 'sphere' },
   category: { column: 'class', label: 'Size class', namesFrom: 'classNames' },
   quantities: [
-    { column: 'r', label: 'Radius', unit: 'length units' },
+    { column: 'r', label: 'Radius', unit: UNITS.length },
     { column: 'coordination', label: 'Coordination number' },
   ],
 };
@@ -45,16 +46,16 @@ const STACKING_METRICS: Record<string, MetricInfo> = {
   voidRatioAsked: { unit: 'ratio', description: 'the void ratio the target asked for' },
   particlesAsked: { description: 'the count the target asked for' },
   solidFractionAsked: { unit: 'fraction', description: 'the solid fraction of the region the target asked for' },
-  regionVolume: { unit: 'length³ (length² in 2D)', description: 'volume (area) of the region' },
+  regionVolume: { unit: `${UNITS.volume} (${UNITS.area} in 2D)`, description: 'volume (area) of the region' },
   stopReason: { description: "'target' (every class got its share), 'full' (a class found no more room: shortClasses) or 'cancelled'" },
   shortClasses: { description: 'the classes (their index in the gradation) that found no more room before their share' },
-  maxOverlap: { unit: 'length', description: 'largest interpenetration of two balls, by an independent exact check over every pair in reach' },
+  maxOverlap: { unit: UNITS.length, description: 'largest interpenetration of two balls, by an independent exact check over every pair in reach' },
   maxOverlapRelative: { unit: 'smallest radius', description: 'maxOverlap / the smallest radius of the gradation (at most 1e-9 by design)' },
   overlappingPairs: { description: 'pairs interpenetrating by more than the contact gap' },
-  maxWallOverlap: { unit: 'length', description: 'largest distance a ball reaches through a wall' },
+  maxWallOverlap: { unit: UNITS.length, description: 'largest distance a ball reaches through a wall' },
   contacts: { description: 'pairs whose surfaces are at most contactGap apart' },
   coordinationMean: { description: 'mean contacts per ball (2 contacts / balls)' },
-  contactGap: { unit: 'length', description: 'largest surface gap that counts as a contact (1e-6 of the smallest radius)' },
+  contactGap: { unit: UNITS.length, description: 'largest surface gap that counts as a contact (1e-6 of the smallest radius)' },
   placedRandom: { description: 'balls placed at a random position' },
   placedOneContact: { description: 'balls placed by one contact (Eq. 2)' },
   placedTwoContacts: { description: 'balls placed by two contacts (Eqs. 3-4)' },

@@ -7,8 +7,9 @@
 import { z } from 'zod';
 import type { ParamsIssue } from '../common/engine';
 import { resolveGradation, type SizeClass } from './gradation';
+import { UNITS } from '../common/units';
 
-const length = (description: string) => z.number().gt(0).max(1e6).meta({ unit: 'length', description });
+const length = (description: string) => z.number().gt(0).max(1e6).meta({ unit: UNITS.length, description });
 
 /** The seed's search radius index a_f = [a1, a2] of one class (description (3)). */
 export const searchIndexSchema = z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)])
@@ -34,7 +35,7 @@ export const gradationSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('sieve'),
     sizes: z.array(z.number().gt(0).max(1e6)).min(2).max(65)
-      .meta({ unit: 'length', description: 'sieve sizes (particle diameters), increasing' }),
+      .meta({ unit: UNITS.length, description: 'sieve sizes (particle diameters), increasing' }),
     passing: z.array(z.number().min(0).max(100)).min(2).max(65)
       .meta({ unit: '%', description: 'percent of the volume (mass) passing each sieve: non-decreasing, 0 at the first size and 100 at the last' }),
     af: z.array(searchIndexSchema).min(1).max(64)
@@ -49,7 +50,7 @@ const periodicXY = z.tuple([z.boolean(), z.boolean()]).default([false, false])
 export const regionSchema = z.discriminatedUnion('shape', [
   z.strictObject({
     shape: z.literal('box'),
-    size: z.tuple([length('x edge'), length('y edge'), length('z edge')]).meta({ unit: 'length', description: 'edges [x, y, z]; the box is [0, x] × [0, y] × [0, z]' }),
+    size: z.tuple([length('x edge'), length('y edge'), length('z edge')]).meta({ unit: UNITS.length, description: 'edges [x, y, z]; the box is [0, x] × [0, y] × [0, z]' }),
     periodic: periodicXY,
   }).meta({ description: '3D: a box' }),
   z.strictObject({
@@ -59,7 +60,7 @@ export const regionSchema = z.discriminatedUnion('shape', [
   }).meta({ description: '3D: an upright cylinder, axis at (radius, radius), z in [0, height]' }),
   z.strictObject({
     shape: z.literal('rectangle'),
-    size: z.tuple([length('x edge'), length('y edge')]).meta({ unit: 'length', description: 'edges [x, y]; the rectangle is [0, x] × [0, y]' }),
+    size: z.tuple([length('x edge'), length('y edge')]).meta({ unit: UNITS.length, description: 'edges [x, y]; the rectangle is [0, x] × [0, y]' }),
     periodic: periodicXY,
   }).meta({ description: '2D: a rectangle' }),
   z.strictObject({

@@ -8,14 +8,15 @@
  * allocate nothing (the blobs sit in one Float64Array), so they can run in hot loops.
  */
 import { z } from 'zod';
+import { UNITS } from '../common/units';
 
 const length = (description: string, dflt: number) =>
-  z.number().gt(0).max(1e6).default(dflt).meta({ unit: 'unit', description });
+  z.number().gt(0).max(1e6).default(dflt).meta({ unit: UNITS.length, description });
 const coordinate = z.number().min(-1e6).max(1e6);
 const point = (description: string) =>
-  z.tuple([coordinate, coordinate, coordinate]).default([0, 0, 0]).meta({ unit: 'unit', description });
+  z.tuple([coordinate, coordinate, coordinate]).default([0, 0, 0]).meta({ unit: UNITS.length, description });
 const semiAxes = z.tuple([length('x semi-axis', 1), length('y semi-axis', 0.7), length('z semi-axis', 0.5)])
-  .default([1, 0.7, 0.5]).meta({ unit: 'unit', description: 'semi-axes along x, y, z' });
+  .default([1, 0.7, 0.5]).meta({ unit: UNITS.length, description: 'semi-axes along x, y, z' });
 
 export const blobSchema = z.strictObject({
   falloff: z.enum(['gaussian', 'polynomial']).default('gaussian').meta({

@@ -10,6 +10,7 @@ import { surfaceHelper, type HelperData } from './board';
 import { SurfaceSampler } from './sampler';
 import { UniformStop } from './stop';
 import { sampleFrame, voxeliseSolid } from './solid';
+import { UNITS } from '../common/units';
 
 export { implicitSurfaceSchema, surfaceKindSchemas, blobSchema, implicitFunction, type ImplicitSurface, type ImplicitFunction, type Blob } from './implicit';
 export { solidBounds, surfaceIssues, estimateArea, projectToSurface, sampleFrame, voxeliseSolid, longestSide } from './solid';
@@ -24,12 +25,12 @@ const SERIES_POINTS = 4000;
 const SURFACE_METRICS: Record<string, MetricInfo> = {
   particles: { description: 'particles on the surface at the end' },
   nearestNeighbourCV: { unit: 'ratio', description: "standard deviation / mean of each particle's nearest-neighbour distance (0: perfectly even)" },
-  meanNearestNeighbour: { unit: 'length', description: "mean of each particle's nearest-neighbour distance" },
+  meanNearestNeighbour: { unit: UNITS.length, description: "mean of each particle's nearest-neighbour distance" },
   spacingError: { unit: 'ratio', description: 'meanNearestNeighbour / spacing − 1' },
-  maxSurfaceResidual: { unit: 'length', description: 'largest distance of a particle from the surface, |F| / |∇F|' },
+  maxSurfaceResidual: { unit: UNITS.length, description: 'largest distance of a particle from the surface, |F| / |∇F|' },
   offSurfaceParticles: { description: 'particles farther than stop.surfaceTolerance × spacing from the surface (|F| / |∇F|); 0 when the run ended uniform' },
   energy: { description: 'repulsion energy Σ_i Σ_j exp(−|r_ij|²/(2σ_i²)) over the neighbours within 3σ_i, at the final positions' },
-  surfaceArea: { unit: 'length²', description: 'area of the surface (estimate), from which the expected particle count follows' },
+  surfaceArea: { unit: UNITS.area, description: 'area of the surface (estimate), from which the expected particle count follows' },
   births: { description: 'particles born by fission' },
   deaths: { description: 'particles that died' },
   refusedBirths: { description: 'fissions refused because maxParticles was reached' },
@@ -190,7 +191,7 @@ export const surfaceEngine = defineEngine({
     size: [{ column: 'r', is: 'radius' }],
     glyph: { kind: 'tangent-disk', normal: ['nx', 'ny', 'nz'] },
     quantities: [
-      { column: 'sigma', label: 'Repulsion radius σ', unit: 'length units' },
+      { column: 'sigma', label: 'Repulsion radius σ', unit: UNITS.length },
       { column: 'energy', label: 'Repulsion energy' },
     ],
   },

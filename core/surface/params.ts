@@ -8,11 +8,12 @@ import type { ParamsIssue } from '../common/engine';
 import { AREA_SAMPLES, estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
 import { sigmaForSpacing } from './sampler';
 import { RANGE_SIGMAS } from './rows';
+import { UNITS } from '../common/units';
 
 export const surfaceParamsSchema = z.strictObject({
   surface: implicitSurfaceSchema.default({ kind: 'sphere', radius: 1 }),
   spacing: z.number().gt(0).max(1e6).default(0.1).meta({
-    unit: 'unit',
+    unit: UNITS.length,
     description: 'the mean distance from a particle to its nearest neighbour that birth and death steer to',
   }),
   maxParticles: z.number().int().min(1).max(1e7).default(200_000).meta({
@@ -40,11 +41,11 @@ export const surfaceParamsSchema = z.strictObject({
       .min(0.1, { error: 'must be in [0.1, 0.5]: with a smaller Δt the particles barely move and the sampling stalls short of uniform until maxIterations' })
       .max(0.5, { error: 'must be in [0.1, 0.5]: with a larger Δt the particles overshoot' })
       .default(0.25).meta({
-        unit: 'time',
+        unit: UNITS.time,
         description: 'Δt of the Euler steps, in [0.1, 0.5] (repulsion of strength 1: above about 0.5 particles overshoot; below 0.1 the sampling stalls: a unit sphere at spacing 0.1 is uniform after 58 iterations at 0.25, 17,859 at 0.1, not within 20,000 at 0.05)',
       }),
     feedback: z.number().gt(0).max(100).default(2).meta({
-      unit: '1/time',
+      unit: UNITS.rate,
       description: "φ: the constraint's pull back to F = 0 (timeStep · feedback ≤ 1, else it overshoots)",
     }),
   }).default({ timeStep: 0.25, feedback: 2 }),

@@ -12,6 +12,7 @@ import { LiveSeries, liveTable } from './live';
 import { interpenetration, settle, settlingNote, type Interpenetration } from './settle';
 import { voxelHelper, type HelperData } from './mover';
 import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
+import { UNITS } from '../common/units';
 
 export { BitMatrix } from './bit-matrix';
 export { IdMatrix } from './id-matrix';
@@ -244,7 +245,7 @@ export const voxelEngine = defineEngine({
       { column: 'bodyTilt', label: 'Tilt of the body axis', unit: '° from z' },
       { column: 'principalTilt', label: "Tilt of the principal axis (a rod's axis, a plate's normal)", unit: '° from z' },
       { column: 'coordination', label: 'Coordination number' },
-      { column: 'equivalentDiameter', label: 'Volume-equivalent diameter', unit: 'length units' },
+      { column: 'equivalentDiameter', label: 'Volume-equivalent diameter', unit: UNITS.length },
       { column: 'voxels', label: 'Solid voxels' },
     ],
   },

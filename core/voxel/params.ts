@@ -10,9 +10,10 @@ import { bitMatrixBytes } from './bit-matrix';
 import { WASM_WINDOW_BYTES } from './wasm-kernels';
 import { idMatrixBytes } from './id-matrix';
 import { voxelAnalysisOptionsSchema } from '../analysis/index';
+import { UNITS } from '../common/units';
 
 const positiveLength = (description: string, dflt: number) =>
-  z.number().gt(0).max(1e6).default(dflt).meta({ unit: 'unit', description });
+  z.number().gt(0).max(1e6).default(dflt).meta({ unit: UNITS.length, description });
 
 /** The voxel engine's id: its specs say `"engine": "voxel"`; the particle editor's mixture is its params. */
 export const VOXEL_ENGINE_ID = 'voxel';
@@ -25,16 +26,16 @@ export const sizeLawSchema = z.discriminatedUnion('law', [
   z.object({
     law: z.literal('normal'),
     mean: positiveLength('mean size', 1),
-    sd: z.number().min(0).max(1e6).default(0.1).meta({ unit: 'unit', description: 'standard deviation' }),
+    sd: z.number().min(0).max(1e6).default(0.1).meta({ unit: UNITS.length, description: 'standard deviation' }),
   }).meta({ description: 'normal, truncated to mean ± 4 sd and to sizes > 0' }),
   z.object({
     law: z.literal('lognormal'),
     median: positiveLength('median size', 1),
-    sigma: z.number().min(0).max(3).default(0.2).meta({ unit: 'ln unit', description: 'standard deviation of ln(size)' }),
+    sigma: z.number().min(0).max(3).default(0.2).meta({ description: 'standard deviation of ln(size), without a unit' }),
   }).meta({ description: 'log-normal, truncated to median · exp(± 4 sigma)' }),
   z.object({
     law: z.literal('table'),
-    sizes: z.array(z.number().gt(0).max(1e6)).min(1).max(10000).meta({ unit: 'unit', description: 'sizes' }),
+    sizes: z.array(z.number().gt(0).max(1e6)).min(1).max(10000).meta({ unit: UNITS.length, description: 'sizes' }),
     weights: z.array(z.number().min(0)).min(1).max(10000).meta({ unit: 'weight', description: 'relative weight of each size (number basis)' }),
   }).refine((s) => s.sizes.length === s.weights.length, { message: 'weights must have one entry per size', path: ['weights'] })
     .refine((s) => s.weights.some((w) => w > 0), { message: 'at least one weight must be > 0', path: ['weights'] })
@@ -50,11 +51,11 @@ export const particleTypeSchema = z.object({
   size: sizeLawSchema.default({ law: 'fixed', value: 1 }).meta({ description: "the shape's characteristic size (see the shape)" }),
   fraction: z.number().min(0).max(1e9).default(1).meta({ unit: 'share', description: 'share of this type in the mixture (normalised over types; number or volume basis, see mixture.basis)' }),
   maxRotation: z.tuple([degrees, degrees, degrees]).default([180, 180, 180]).meta({
-    unit: 'deg',
+    unit: UNITS.angle,
     description: 'largest rotation about x, y, z relative to the initial orientation (0 = none, 180 = free)',
   }),
   rotationStep: z.number().int().min(0).max(180).default(0).meta({
-    unit: 'deg',
+    unit: UNITS.angle,
     description: 'largest change of each rotation angle in one move (0 = automatic: the angle that moves the outermost voxel by about one voxel). Large steps let hollow shells jump through each other',
   }),
   orientation: z.enum(['random', 'aligned']).default('random').meta({
@@ -96,8 +97,8 @@ export type AnalysisParams = z.output<typeof analysisSchema>;
 export const voxelParamsSchema = z.object({
   box: z.object({
     size: z.tuple([positiveLength('box x', 10), positiveLength('box y', 10), positiveLength('box z (height)', 10)])
-      .default([10, 10, 10]).meta({ unit: 'unit', description: 'box edge lengths [x, y, z]; x and y are periodic; each a whole number of voxels (length × resolution)' }),
-    resolution: z.number().gt(0).max(1000).default(20).meta({ unit: 'voxels/unit', description: 'voxels per unit length' }),
+      .default([10, 10, 10]).meta({ unit: UNITS.length, description: 'box edge lengths [x, y, z]; x and y are periodic; each a whole number of voxels (length × resolution)' }),
+    resolution: z.number().gt(0).max(1000).default(20).meta({ unit: UNITS.resolution, description: 'voxels per unit length' }),
     top: z.enum(['ceiling', 'open']).default('ceiling').meta({
       description: "'ceiling': a solid lid at the box height; 'open': particles may stick out of the top while packing, and those whose centre ends above the box height are left out of the result",
     }),

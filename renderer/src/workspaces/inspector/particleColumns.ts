@@ -4,6 +4,7 @@
  * the quantities to colour by. The result is what the 3D view needs and what it can colour by.
  */
 import type { ParticleTableSpec } from '../../../../core/common/engine';
+import { UNITS } from '../../../../core/common/units';
 import { categorical, idColour, mapColour, type ContinuousMap } from '../../scene/colormap';
 
 type Column = ArrayLike<number>;
@@ -59,7 +60,7 @@ export function resolveParticleColumns(columns: Record<string, Column>, count: n
   if (normal && normal.some((c) => !c)) throw new Error(`particle table lacks its normal columns (${(spec.glyph as { normal: string[] }).normal.join(', ')})`);
   const id = spec.id ? (columns[spec.id] ?? null) : null;
 
-  const lengthUnit = typeof meta.units === 'string' && meta.units ? meta.units : 'length units';
+  const lengthUnit = typeof meta.units === 'string' && meta.units ? meta.units : UNITS.length;
   const colourings: Colouring[] = [];
   const cat = spec.category && columns[spec.category.column] ? spec.category : null;
   if (cat) colourings.push({ key: cat.column, label: cat.label, unit: '', kind: 'categories', values: columns[cat.column] });
