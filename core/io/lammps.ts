@@ -15,6 +15,7 @@
 import type { ColumnTable } from '../common/engine';
 import { voxelEquivalentDiameters } from '../analysis/sizes';
 import { rowCount } from './csv';
+import { splitLines } from './lines';
 import { isFloat32, type TextBytes } from './decimal';
 
 export interface DumpOptions {
@@ -125,9 +126,9 @@ export function dumpRows(out: TextBytes, table: ColumnTable, radius: Float64Arra
   }
 }
 
-/** Parses a single-frame dump with id type x y z radius columns into a sphere table (type back to 0-based). */
+/** Parses a single-frame dump with id type x y z radius columns into a sphere table (type back to 0-based); lines end as lines.ts reads them (CR alone too). */
 export function parseDump(text: string): { table: ColumnTable; box: [number, number, number]; periodic: [boolean, boolean, boolean] } {
-  const lines = text.split(/\r?\n/);
+  const lines = splitLines(text);
   const find = (item: string) => {
     const k = lines.findIndex((l) => l.startsWith(`ITEM: ${item}`));
     if (k < 0) throw new Error(`LAMMPS dump lacks 'ITEM: ${item}'`);

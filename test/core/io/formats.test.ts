@@ -145,6 +145,8 @@ describe('LAMMPS dump', () => {
     const text = dumpHead(t, { box: [4, 5, 6], periodic: [true, true, false] }) + dumpText(t, dumpRadius(t), 0, 1) + dumpText(t, dumpRadius(t), 1, 2);
     expect(text).toContain('ITEM: BOX BOUNDS pp pp ff\n0 4\n0 5\n0 6\nITEM: ATOMS id type x y z radius\n1 1 0.1 2 0.5 0.5\n2 3 ');
     const back = parseDump(text);
+    // Line ends as a Windows or classic-Mac editor saves them read the same.
+    for (const end of ['\r\n', '\r']) expect(parseDump(text.replace(/\n/g, end))).toEqual(back);
     expect(back.box).toEqual([4, 5, 6]);
     expect(back.periodic).toEqual([true, true, false]);
     for (const c of ['type', 'x', 'y', 'z', 'r']) expect(Array.from(back.table.columns[c])).toEqual(Array.from(t.columns[c]));
