@@ -459,6 +459,8 @@ export interface Methods {
       electron: boolean;
       /** Why the data folder is open read-only (runs are listed, shown and exported; calls that write fail); null when it can be written. */
       readOnlyBecause: string | null;
+      /** Runs that opening the data folder put back in the queue: a process that ran them ended without finishing them (a crash). */
+      recoveredRuns: number;
     };
   };
   'engines.list': { params: P<'engines.list'>; result: EngineInfo[] };

@@ -34,6 +34,8 @@ export interface HandlerContext {
   pool: WorkerPool;
   /** Why the data folder is open read-only (calls that write fail); null when it can be written. */
   readOnlyBecause: string | null;
+  /** Ids of runs re-queued at opening because the process running them had died (a crash). */
+  recovered: string[];
   /** The largest export runs.export sends as bytes (default MAX_API_EXPORT_BYTES). */
   maxApiExportBytes?: number;
   /**
@@ -202,6 +204,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       platform: process.platform,
       electron: ctx.electron,
       readOnlyBecause: ctx.readOnlyBecause,
+      recoveredRuns: ctx.recovered.length,
     }),
     'engines.list': () => registry.info(),
 

@@ -57,8 +57,6 @@ export interface Services extends HandlerContext {
   events: EventBus;
   pool: WorkerPool;
   dispatch: Dispatch;
-  /** Ids of runs re-queued at start-up because the process running them had died. */
-  recovered: string[];
   /**
    * Takes up the queue's stored settings (its pause too) and starts working through it, as autoStart
    * does at opening; for a surface that is up only later (the web host, once it listens). Nothing when read-only.
@@ -200,7 +198,7 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
   // Read-only: runs whose process ended are shown as the next writer's recovery will leave them.
   if (o.readOnly) store.showInterrupted(queue.interruptedRuns());
   const heavy = new Limiter(Math.min(2, availableParallelism()));
-  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, chooseSavePath: o.chooseSavePath, heavy, pool, readOnlyBecause };
+  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, chooseSavePath: o.chooseSavePath, heavy, pool, readOnlyBecause, recovered };
   const dispatch = createDispatch(createHandlers(ctx));
   const startQueue = () => {
     if (o.readOnly) return;
@@ -212,7 +210,6 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
   return {
     ...ctx,
     dispatch,
-    recovered,
     startQueue,
     close() {
       closed ??= (async () => {

@@ -445,6 +445,8 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     const second = fixtureServices(t.dir, { autoStart: true });
     open.push(second);
     expect(second.recovered).toEqual([runIds[0]]);
+    // The app and the web host's pages learn it from app.info (the CLI prints it).
+    expect((await second.dispatch('app.info', {})).recoveredRuns).toBe(1);
     await second.queue.waitFor([runIds[0], runIds[2]]);
     const r0 = await second.dispatch('runs.get', { id: runIds[0] });
     expect(r0.status).toBe('done');

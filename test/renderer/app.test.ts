@@ -26,7 +26,7 @@ describe('theme', () => {
 describe('App shell', () => {
   it('shows the workspaces, the queue and data dir, shortcuts, and batch notifications', async () => {
     const api = installFakeApi();
-    const info = { version: '0.1.0', dataDir: '/data/pb', cores: 2, totalMemoryBytes: 1, platform: 'linux', electron: true };
+    const info = { version: '0.1.0', dataDir: '/data/pb', cores: 2, totalMemoryBytes: 1, platform: 'linux', electron: true, recoveredRuns: 2 };
     const realCall = api.call;
     api.call = (async (method: string, params: unknown) => (method === 'app.info' ? info : realCall(method as never, params as never))) as typeof api.call;
     const shown: { title: string; body?: string }[] = [];
@@ -50,6 +50,8 @@ describe('App shell', () => {
     const bar = w.find('[data-testid="statusbar"]').text();
     expect(bar).toContain('0 running · 0 queued · 2 at a time');
     expect(bar).toContain('/data/pb');
+    // Runs a crash interrupted, re-queued when the data folder was opened: said until dismissed.
+    expect(toasts.map((t) => t.text)).toEqual(['Re-queued 2 runs interrupted by an earlier crash: each resumes from its last checkpoint, or starts again']);
 
     await w.find('[data-testid="statusbar-queue"]').trigger('click');
     await settle();

@@ -130,7 +130,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
       const result = ((): unknown => {
         switch (method) {
           case 'app.info':
-            return { version: '0.1.0', dataDir: '/tmp/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null };
+            return { version: '0.1.0', dataDir: '/tmp/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null, recoveredRuns: 0 };
           case 'engines.list':
             return [toyEngine];
           case 'queue.state':

@@ -25,7 +25,7 @@ import { stackingParamsSchema } from '../../core/stacking/params';
 vi.mock('uplot', () => ({ default: class { static paths = {}; destroy() {} setSize() {} } }));
 
 const WHY = "EROFS: read-only file system, mkdir '/data/pb/runs' (EROFS)";
-const INFO = { version: '0.1.0', dataDir: '/data/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false };
+const INFO = { version: '0.1.0', dataDir: '/data/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, recoveredRuns: 0 };
 
 let wrappers: VueWrapper[] = [];
 afterEach(() => {

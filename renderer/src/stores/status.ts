@@ -1,6 +1,7 @@
 /**
  * App-wide state shown in the status bar and used by several workspaces: app.info, the queue state, the
- * connection. Also turns batch.finished into an in-app toast and, in Electron only, a desktop notification.
+ * connection. Also turns batch.finished into an in-app toast and, in Electron only, a desktop notification,
+ * and says in a toast which runs opening the data folder re-queued after a crash.
  */
 import { computed, reactive } from 'vue';
 import { api, errorMessage, onBatchFinished, type AppInfo, type QueueState } from '../api';
@@ -54,6 +55,9 @@ export async function startStatus(): Promise<void> {
   try {
     status.info = await api.call('app.info', {});
     status.error = null;
+    // Said until dismissed: the user would otherwise never learn that runs were interrupted.
+    const n = status.info.recoveredRuns;
+    if (n > 0) toast('info', `Re-queued ${n} run${n === 1 ? '' : 's'} interrupted by an earlier crash: each resumes from its last checkpoint, or starts again`, null);
   } catch (e) {
     status.error = errorMessage(e);
   }

@@ -10,10 +10,11 @@ export interface Toast {
 export const toasts = reactive<Toast[]>([]);
 let nextId = 1;
 
-export function toast(kind: Toast['kind'], text: string, ms = kind === 'error' ? 8000 : 4000): void {
+/** Shows a toast for `ms` (null: until the user dismisses it). */
+export function toast(kind: Toast['kind'], text: string, ms: number | null = kind === 'error' ? 8000 : 4000): void {
   const id = nextId++;
   toasts.push({ id, kind, text });
-  setTimeout(() => dismissToast(id), ms);
+  if (ms !== null) setTimeout(() => dismissToast(id), ms);
 }
 
 export function dismissToast(id: number): void {
