@@ -64,11 +64,42 @@ export function encodeMessage(value: unknown): Uint8Array {
   return out;
 }
 
-export function decodeMessage(bytes: Uint8Array): unknown {
+/**
+ * The values of a JSON text, counted by the commas, '[' and '{' outside its strings (a value with
+ * none of them is one); stops counting past `max`. Strings are skipped to their closing quote by
+ * indexOf, so that a long one (a sphere CSV) is passed over at memchr speed.
+ */
+function countJsonValues(json: Uint8Array, max: number): number {
+  let values = 1;
+  for (let i = 0; i < json.length && values <= max; ) {
+    const c = json[i++];
+    if (c === 0x22) {
+      for (;;) {
+        const quote = json.indexOf(0x22, i);
+        if (quote < 0) return values; // unterminated: JSON.parse says so
+        let escapes = 0;
+        while (json[quote - 1 - escapes] === 0x5c) escapes++;
+        i = quote + 1;
+        if (escapes % 2 === 0) break;
+      }
+    } else if (c === 0x2c || c === 0x5b || c === 0x7b) values++;
+  }
+  return values;
+}
+
+/**
+ * The value of one message. `maxValues` bounds its JSON values, checked before parsing: a value is
+ * tens of bytes once parsed (an empty object about 70, and as much again for its revived copy), so
+ * that 3 bytes of '{},' each made a 200 MB message into 6 GB of objects and minutes of parsing.
+ */
+export function decodeMessage(bytes: Uint8Array, maxValues = Infinity): unknown {
   if (bytes.byteLength < 4) throw new Error('message is shorter than its 4-byte preamble');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const jsonLength = view.getUint32(0, true);
   if (4 + jsonLength > bytes.byteLength) throw new Error('message JSON is truncated');
+  if (maxValues < Infinity && countJsonValues(bytes.subarray(4, 4 + jsonLength), maxValues) > maxValues) {
+    throw new Error(`message of more than ${maxValues} JSON values (lists and objects of its params); send bulk data as text or typed arrays`);
+  }
   const dataStart = Math.ceil((4 + jsonLength) / 8) * 8;
   const { v: value, b: layout } = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + jsonLength))) as { v: unknown; b: [number, number][] };
   // Replace placeholders with copies (aligned, independent of the frame). The encoder names each
@@ -127,9 +158,16 @@ export function encodeFrames(value: unknown, transfer: number, maxFrame = MAX_FR
 
 /** A chunked message the receiver will not take; `transfer` is its id (the call id from a client). */
 export class TransferRefused extends Error {
-  constructor(message: string, readonly transfer: number) {
+  /** busy: refused for the messages the receiver holds already, not for its own size or form (try again later). */
+  constructor(message: string, readonly transfer: number, readonly busy = false) {
     super(message);
   }
+}
+
+/** The transfer id of a chunk frame; null for a whole message. */
+export function chunkTransfer(frame: Uint8Array): number | null {
+  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+  return frame.byteLength >= CHUNK_HEADER_BYTES && view.getUint32(0, true) === CHUNK_MARK ? view.getUint32(4, true) : null;
 }
 
 /**
@@ -141,13 +179,25 @@ export class FrameAssembler {
   private readonly open = new Map<number, { bytes: Uint8Array; count: number; next: number; filled: number }>();
   private readonly dropped = new Set<number>();
 
-  /** maxMessageBytes bounds one message and all incomplete ones of the connection together. */
-  constructor(private readonly maxMessageBytes = Number.MAX_SAFE_INTEGER) {}
+  /**
+   * maxMessageBytes bounds one message and all incomplete ones of the connection together; `room`
+   * says how many bytes the receiver can take in all (the web host's, over all its connections), and
+   * `roomLimit` is that total, to quote.
+   */
+  constructor(private readonly maxMessageBytes = Number.MAX_SAFE_INTEGER, private readonly room = () => Infinity, private readonly roomLimit = Infinity) {}
+
+  /** Bytes of the incomplete messages (allocated whole at their first chunk). */
+  get holding(): number {
+    let bytes = 0;
+    for (const t of this.open.values()) bytes += t.bytes.byteLength;
+    return bytes;
+  }
 
   push(frame: Uint8Array): Uint8Array | null {
+    const transfer = chunkTransfer(frame);
+    if (transfer === null) return frame;
     const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
-    if (frame.byteLength < CHUNK_HEADER_BYTES || view.getUint32(0, true) !== CHUNK_MARK) return frame;
-    const transfer = view.getUint32(4, true), index = view.getUint32(8, true), count = view.getUint32(12, true);
+    const index = view.getUint32(8, true), count = view.getUint32(12, true);
     const total = view.getFloat64(16, true);
     const part = frame.subarray(CHUNK_HEADER_BYTES);
     if (this.dropped.has(transfer)) {
@@ -156,10 +206,15 @@ export class FrameAssembler {
     }
     let t = this.open.get(transfer);
     if (!t) {
-      const inFlight = [...this.open.values()].reduce((n, x) => n + x.bytes.byteLength, 0);
+      const inFlight = this.holding;
       if (index !== 0 || !Number.isInteger(total) || total <= 0 || count < 2) return this.refuse(transfer, index, count, 'chunked message is malformed (no first chunk, or a bad total length)');
       if (total > this.maxMessageBytes - inFlight) {
         return this.refuse(transfer, index, count, `message of ${total} bytes is over the limit of ${this.maxMessageBytes} bytes${inFlight ? ` (with ${inFlight} bytes of other messages still arriving)` : ''}`);
+      }
+      const room = this.room();
+      if (total > room) {
+        const message = `message of ${total} bytes does not fit in the ${Math.max(0, room)} bytes the host has left for messages (limit ${this.roomLimit}): others are arriving or being answered; try again when they finish`;
+        return this.refuse(transfer, index, count, message, true);
       }
       t = { bytes: new Uint8Array(total), count, next: 0, filled: 0 };
       this.open.set(transfer, t);
@@ -177,9 +232,9 @@ export class FrameAssembler {
     return t.bytes;
   }
 
-  private refuse(transfer: number, index: number, count: number, message: string): never {
+  private refuse(transfer: number, index: number, count: number, message: string, busy = false): never {
     if (index < count - 1) this.dropped.add(transfer);
-    throw new TransferRefused(message, transfer);
+    throw new TransferRefused(message, transfer, busy);
   }
 }
 

@@ -10,6 +10,13 @@
  * frame over the size limit or a malformed one closes only its connection; a chunked message over
  * the limit (main/wire.ts) is refused with an error reply to its call; a client that stops reading
  * is cut off once maxBufferedBytes wait for it.
+ *
+ * Memory: what clients send is bounded in all, not only per connection: the messages arriving (in
+ * chunks) and the calls being answered, on every connection together, hold at most maxInboundBytes
+ * (a call counts its message, and at least CALL_BYTES); past it a call is answered 'unavailable'.
+ * A message of more than MAX_CALL_VALUES JSON values is refused before it is parsed. Before the
+ * token is checked a connection holds only its request head (Node's 16 KiB, until headersTimeout):
+ * an upgrade with a wrong token is answered 401 and closed without reading a frame.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
@@ -22,7 +29,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { ApiError, isMethodName } from '../api';
 import type { Services } from '../services/services';
 import { exportHeaders, MAX_API_EXPORT_BYTES, withExport } from '../services/handlers';
-import { decodeMessage, encodeFrames, FrameAssembler, MAX_FRAME_BYTES, TransferRefused, type ClientMessage, type HostMessage } from '../wire';
+import { chunkTransfer, decodeMessage, encodeFrames, FrameAssembler, MAX_FRAME_BYTES, TransferRefused, type ClientMessage, type HostMessage } from '../wire';
 import { contentSecurityPolicy } from '../security';
 
 export interface HostOptions {
@@ -34,6 +41,8 @@ export interface HostOptions {
   token?: string;
   /** Largest message a client may send (in chunks); default 512 MiB, about the longest string V8 makes. */
   maxMessageBytes?: number;
+  /** Bytes of client messages held at once over all connections (arriving, or being answered); default 1 GiB. */
+  maxInboundBytes?: number;
   /** A download whose client takes no bytes for this long is dropped; default 60 s. */
   downloadIdleMs?: number;
   /** A WebSocket client with more than this many bytes sent to it and not yet read is cut off; default 512 MiB. */
@@ -63,6 +72,20 @@ const MIME: Record<string, string> = {
 
 /** A frame longer than this closes its connection (clients send at most MAX_FRAME_BYTES). */
 const MAX_PAYLOAD_BYTES = 2 * MAX_FRAME_BYTES;
+
+/**
+ * What a call counts against maxInboundBytes at least, however small its message: a call waiting for
+ * its turn (an export behind others) holds about 2 kB of params, promises and closures (50,000
+ * waiting runs.export calls of 104 bytes each: 98 MiB of heap), 20 times its message.
+ */
+const CALL_BYTES = 4096;
+
+/**
+ * The most JSON values a client message may hold (main/wire.ts decodeMessage): far above any call's
+ * params (a spec, a size table), whose bulk data travel as text (a CSV, base64 voxel bits) or typed
+ * arrays; a million values parse into about 200 MB at most (empty objects).
+ */
+const MAX_CALL_VALUES = 1_000_000;
 
 /** Room for one reply as big as runs.export sends (MAX_API_EXPORT_BYTES) in flight, and as much again. */
 const DEFAULT_MAX_BUFFERED_BYTES = 2 * MAX_API_EXPORT_BYTES;
@@ -177,7 +200,16 @@ export async function startHost(o: HostOptions): Promise<Host> {
 
   // ------------------------------------------------------------------ WebSocket API
   const maxMessageBytes = o.maxMessageBytes ?? 512 << 20;
+  const maxInboundBytes = o.maxInboundBytes ?? 1 << 30;
   const maxBufferedBytes = o.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+  // The host's share of maxInboundBytes: the chunks of each connection's incomplete messages, and the calls being answered.
+  const assemblers = new Set<FrameAssembler>();
+  let answering = 0;
+  const inboundRoom = () => {
+    let room = maxInboundBytes - answering;
+    for (const a of assemblers) room -= a.holding;
+    return room;
+  };
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_PAYLOAD_BYTES });
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
@@ -228,23 +260,42 @@ export async function startHost(o: HostOptions): Promise<Host> {
     });
     // Protocol errors (a frame over maxPayload, a malformed frame) arrive here; ws then closes the connection.
     ws.on('error', (err) => console.error(`web host: connection closed: ${err.message}`));
-    ws.on('close', off);
-    const chunks = new FrameAssembler(maxMessageBytes);
+    const chunks = new FrameAssembler(maxMessageBytes, inboundRoom, maxInboundBytes);
+    assemblers.add(chunks);
+    ws.on('close', () => {
+      off();
+      assemblers.delete(chunks); // its incomplete messages are dropped with it
+    });
     ws.on('message', (data, isBinary) => {
       let msg: ClientMessage;
+      let bytes: Uint8Array | null = null;
+      let transfer: number | null = null;
       try {
         if (!isBinary) throw new Error('expected a binary message');
         const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-        const bytes = chunks.push(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength));
+        const frame = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+        transfer = chunkTransfer(frame);
+        bytes = chunks.push(frame);
         if (!bytes) return;
-        msg = decodeMessage(bytes) as ClientMessage;
+        msg = decodeMessage(bytes, MAX_CALL_VALUES) as ClientMessage;
         if (msg?.t !== 'call' || typeof msg.id !== 'number') throw new Error('expected { t: "call", id, method, params }');
       } catch (err) {
-        if (err instanceof TransferRefused) reply(err.transfer, new ApiError('invalid', err.message));
-        else ws.close(1003, closeReason(err instanceof Error ? err.message : 'bad message'));
+        const message = err instanceof Error ? err.message : 'bad message';
+        if (err instanceof TransferRefused) reply(err.transfer, new ApiError(err.busy ? 'unavailable' : 'invalid', message));
+        // A chunked message has its call's id in every frame: its refusal answers the call.
+        else if (transfer !== null && bytes) reply(transfer, new ApiError('invalid', message));
+        else ws.close(1003, closeReason(message));
         return;
       }
-      void answer(msg);
+      // A chunked message's bytes were counted while they arrived; a whole one's are counted here.
+      const cost = Math.max(bytes.byteLength, CALL_BYTES);
+      const room = inboundRoom();
+      if (cost > room) {
+        reply(msg.id, new ApiError('unavailable', `message of ${cost} bytes does not fit in the ${Math.max(0, room)} bytes the host has left for messages (limit ${maxInboundBytes}): others are arriving or being answered; try again when they finish`));
+        return;
+      }
+      answering += cost;
+      void answer(msg).finally(() => (answering -= cost));
     });
     async function answer(msg: ClientMessage): Promise<void> {
       try {

@@ -16,7 +16,7 @@ import type { Services } from '../../main/services/services';
 import { encodeMessage, MAX_FRAME_BYTES } from '../../main/wire';
 import { createWsApi, type WsApi } from '../../renderer/src/bridge/client';
 import { makeReadOnly } from './faults';
-import { fixtureServices, tempDir } from './helpers';
+import { fixtureServices, rejection, tempDir } from './helpers';
 
 const t = tempDir('packbench-host-');
 let services: Services;
@@ -135,6 +135,63 @@ describe('web host under faults', () => {
     expect(refused).toMatchObject({ code: 'invalid', message: expect.stringMatching(/over the limit of 25165824 bytes/) });
     // The same connection goes on.
     expect((await api.call('app.info', {})).dataDir).toBe(t.dir);
+  });
+
+  it('holds at most maxInboundBytes of client messages in all: those arriving on every connection and the calls being answered', async () => {
+    // Per connection 24 MiB; in all 32 MiB. Before, each connection had its own limit and nothing
+    // bounded them together, nor the calls decoded and waiting (an import waits for a heavy turn):
+    // four connections each sending 400 MiB made the host hold 1 GB, and it went on growing.
+    const small = await startHost({ services, webRoot: join(t.dir, 'web'), maxMessageBytes: 24 << 20, maxInboundBytes: 32 << 20 });
+    let release!: () => void;
+    const turns = new Promise<void>((r) => (release = r));
+    const limiter = services.heavy;
+    const held = Array.from({ length: limiter.slots }, () => limiter.run(() => turns));
+    const run = limiter.run.bind(limiter);
+    let asked = 0;
+    limiter.run = (job) => (asked++, run(job));
+    const a = createWsApi(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`, WebSocket as unknown as typeof globalThis.WebSocket);
+    const b = createWsApi(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`, WebSocket as unknown as typeof globalThis.WebSocket);
+    try {
+      const raw = (n: number) => ({ fileName: 'grain.raw', header: '{}', bytes: new Uint8Array(n << 20) });
+      // 20 MiB, decoded and waiting for its heavy turn.
+      const waiting = a.call('shapes.importRaw', raw(20)).catch((err: { code: string }) => err);
+      await waitFor('the first call to wait for its turn', () => asked === 1);
+      // 20 more MiB, from the other connection: over the 32 MiB in all.
+      expect(await rejection(b.call('shapes.importRaw', raw(20)))).toMatchObject({
+        code: 'unavailable',
+        message: expect.stringMatching(/^message of \d+ bytes does not fit in the \d+ bytes the host has left for messages \(limit 33554432\)/),
+      });
+      // The other connection goes on with small calls.
+      expect((await b.call('app.info', {})).dataDir).toBe(t.dir);
+      release();
+      expect(await waiting).toMatchObject({ code: 'invalid' }); // '{}' is no raw header: answered, and its bytes given back
+      await expect(b.call('shapes.importRaw', raw(20))).rejects.toMatchObject({ code: 'invalid' });
+    } finally {
+      limiter.run = run;
+      release();
+      await Promise.all(held);
+      a.close();
+      b.close();
+      await small.close();
+    }
+  });
+
+  it('refuses a message of more JSON values than a call needs before parsing it (each is tens of bytes of memory)', async () => {
+    // 1.1 million empty objects: 3.3 MB of JSON made about 200 MB of objects and seconds of parsing,
+    // and a 200 MB message of them held the host's event loop for minutes at 6 GB.
+    const values = Array.from({ length: 1_100_000 }, () => ({}));
+    const api = client();
+    expect(await rejection(api.call('runs.validate', { spec: { engine: 'counter', name: 'many', seed: 1, params: { values, pad: 'x'.repeat(2 << 20) } } }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/^message of more than 1000000 JSON values/),
+    });
+    expect((await api.call('app.info', {})).dataDir).toBe(t.dir);
+    // A whole frame (no call id is read from it): its connection is closed with the reason.
+    const ws = await rawSocket();
+    const reason = new Promise<string>((ok) => ws.once('close', (_code, r) => ok(r.toString())));
+    ws.send(encodeMessage({ t: 'call', id: 1, method: 'app.info', params: { values } }));
+    expect(await reason).toMatch(/^message of more than 1000000 JSON values/);
+    await stillAnswers();
   });
 
   it('cuts off a client that stops reading once its unread messages pass maxBufferedBytes, with the reason', async () => {

@@ -125,4 +125,11 @@ describe('WebSocket message codec', () => {
     const again = encodeFrames({ s: 'z'.repeat(6000) }, 5, 4096);
     expect(decodeMessage(again.map((f) => assembler.push(f)).at(-1)!)).toEqual({ s: 'z'.repeat(6000) });
   });
+
+  it('counts JSON values outside strings only: commas, brackets and escaped quotes inside text do not count', () => {
+    // {"v":{"csv":…,"q":…,"list":[1,2,3]},"b":[]}: 10 (each '{', '[' and ',' outside strings, and one).
+    const value = { csv: 'x,y,z,r\n1,2,3,[{4}]\n'.repeat(10_000), q: 'say \\"a, b\\" [', list: [1, 2, 3] };
+    expect(decodeMessage(encodeMessage(value), 10)).toEqual(value);
+    expect(() => decodeMessage(encodeMessage({ ...value, list: [1, 2, 3, 4] }), 10)).toThrow(/^message of more than 10 JSON values/);
+  });
 });
