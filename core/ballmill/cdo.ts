@@ -1,7 +1,8 @@
 /**
  * The collision-detection optimisations (seed §4) as core/spatial structures over the balls' boxes.
  * 'direct' has no structure: every pair is a neighbour. The others hold one axis-aligned box per
- * ball (a cube of half edge r + skin around the ball when the box was placed), and two
+ * ball (half edges r + δ, vertically r + δ_z: see simulation.ts, around the ball when the box
+ * was placed), and two
  * balls are neighbours when their boxes overlap; see simulation.ts for why that is enough.
  *
  *   regularSubdivision  the seed's regular subdivision: the PFC cell space without refinement, cells

@@ -50,7 +50,7 @@ export const ballmillParamsSchema = z.strictObject({
   }),
   skin: z.number().gt(0).max(100).default(0.25).meta({
     unit: 'mean radii',
-    description: 'how far a ball may move from the centre of its CDO box before the box is moved (a topological event); larger skins mean fewer box moves and more collision checks',
+    description: 'how far a ball may move horizontally from the centre of its CDO box before the box is moved (a topological event; under gravity twice as far vertically); larger skins mean fewer box moves and more collision checks',
   }),
   balls: z.strictObject({
     count: z.number().int().min(1).max(1_000_000).default(100).meta({ unit: 'balls', description: 'number of balls' }),

@@ -244,34 +244,35 @@ export class HashedGrid extends SpatialObjects {
    * box exits), without a visitor: the heads of the non-empty cells within `outer` of the new centre
    * (x1, y1, z1) on every axis that also meet, on some axis a along which the centre moved, the slab
    * from the old centre + `inner` to the new centre + `outer` (on the side it moved to), in
-   * `cellHeads[0 .. count)`; follow each list by `nextInCell`. For a box of half edge h among boxes
-   * of half edges in [hMin, hMax], outer = h + hMax and inner = h + hMin: the centre of every box
-   * that overlaps the new box but not the old one lies in these cells (on the axis a where it stops
-   * overlapping, it lies beyond old + h + its half edge), the cells of a thin shell on the leading
-   * faces instead of all cells of the query. Returns the count, or −1 when the range wraps around
-   * the grid (then every object is a candidate). Open domains only. Allocates only when cellHeads
-   * must grow. The arguments come in v[0 .. 8) = (x0, y0, z0, x1, y1, z1, inner, outer): no double
-   * crosses the call (V8 boxes those of a call it does not inline, and this one is too large to
-   * inline; box exits are the event loop's most frequent event).
+   * `cellHeads[0 .. count)`; follow each list by `nextInCell`. inner and outer are per axis: for a
+   * box of half edge h_a among boxes of half edges in [hMin_a, hMax_a] on axis a, outer_a =
+   * h_a + hMax_a and inner_a = h_a + hMin_a: the centre of every box that overlaps the new box but
+   * not the old one lies in these cells (on the axis a where it stops overlapping, it lies beyond
+   * old + h_a + its half edge), the cells of a thin shell on the leading faces instead of all cells
+   * of the query. Returns the count, or −1 when the range wraps around the grid (then every object
+   * is a candidate). Open domains only. Allocates only when cellHeads must grow. The arguments come
+   * in v[0 .. 12) = (x0, y0, z0, x1, y1, z1, inner x, y, z, outer x, y, z): no double crosses the
+   * call (V8 boxes those of a call it does not inline, and this one is too large to inline; box
+   * exits are the event loop's most frequent event).
    */
   cellsEntered(v: Float64Array): number {
-    const x0 = v[0], y0 = v[1], z0 = v[2], x1 = v[3], y1 = v[4], z1 = v[5], inner = v[6], outer = v[7];
+    const x0 = v[0], y0 = v[1], z0 = v[2], x1 = v[3], y1 = v[4], z1 = v[5];
     const s0 = this.cellSize[0], s1 = this.cellSize[1], s2 = this.cellSize[2];
     if (this.periodic) throw new Error('cellsEntered: open domains only (the grid is periodic)');
     const b0 = this.bits[0], b1 = this.bits[1], b2 = this.bits[2], three = this.dim === 3;
-    const r = outer * SLACK, q = inner / SLACK;
-    const xa = Math.floor((x1 - r) / s0), xb = Math.floor((x1 + r) / s0);
-    const ya = Math.floor((y1 - r) / s1), yb = Math.floor((y1 + r) / s1);
-    const za = three ? Math.floor((z1 - r) / s2) : 0, zb = three ? Math.floor((z1 + r) / s2) : 0;
+    const qx = v[6] / SLACK, qy = v[7] / SLACK, qz = v[8] / SLACK, rx = v[9] * SLACK, ry = v[10] * SLACK, rz = v[11] * SLACK;
+    const xa = Math.floor((x1 - rx) / s0), xb = Math.floor((x1 + rx) / s0);
+    const ya = Math.floor((y1 - ry) / s1), yb = Math.floor((y1 + ry) / s1);
+    const za = three ? Math.floor((z1 - rz) / s2) : 0, zb = three ? Math.floor((z1 + rz) / s2) : 0;
     if (xb - xa >= 1 << b0 || yb - ya >= 1 << b1 || zb - za >= 1 << b2) {
       this.counters.cellsVisited += this.head.length;
       return -1;
     }
     // Per axis, the slab's cells [lo, hi] (empty when the centre did not move along it): on the
     // side moved to, from the old centre + inner to the end of the range.
-    const sxa = x1 > x0 ? Math.floor((x0 + q) / s0) : xa, sxb = x1 > x0 ? xb : x1 < x0 ? Math.floor((x0 - q) / s0) : xa - 1;
-    const sya = y1 > y0 ? Math.floor((y0 + q) / s1) : ya, syb = y1 > y0 ? yb : y1 < y0 ? Math.floor((y0 - q) / s1) : ya - 1;
-    const sza = !three ? 1 : z1 > z0 ? Math.floor((z0 + q) / s2) : za, szb = !three ? 0 : z1 > z0 ? zb : z1 < z0 ? Math.floor((z0 - q) / s2) : za - 1;
+    const sxa = x1 > x0 ? Math.floor((x0 + qx) / s0) : xa, sxb = x1 > x0 ? xb : x1 < x0 ? Math.floor((x0 - qx) / s0) : xa - 1;
+    const sya = y1 > y0 ? Math.floor((y0 + qy) / s1) : ya, syb = y1 > y0 ? yb : y1 < y0 ? Math.floor((y0 - qy) / s1) : ya - 1;
+    const sza = !three ? 1 : z1 > z0 ? Math.floor((z0 + qz) / s2) : za, szb = !three ? 0 : z1 > z0 ? zb : z1 < z0 ? Math.floor((z0 - qz) / s2) : za - 1;
     const box = (xb - xa + 1) * (yb - ya + 1) * (zb - za + 1);
     if (box > this.heads.length) this.heads = new Int32Array(Math.max(box, 2 * this.heads.length));
     const heads = this.heads, head = this.head;

@@ -53,3 +53,38 @@ describe('ball mill CDOs', () => {
     }
   });
 });
+
+describe('ball mill CDOs: pairs that meet near the edges of their boxes', () => {
+  // Two balls of radius 2 (skin 0.25: δ = 0.5 mm; δ_z = 1 mm under gravity) on a collision course
+  // that touch when each has moved 98 % (diagonally) or some 95 % (vertically) of the way to its
+  // box's far edge, before any box move: their boxes overlap from the start, just, so every
+  // structure must have checked them then (vertically only with boxes taller by 2 (δ_z − δ) than
+  // cubes of half edge r + δ, in the structure and in the hashed grid's shell and box tests).
+  const r = 2, u = 1000, sigma = 2 * r, delta = 0.25 * r;
+  const two = (gravity: number, a: number[], va: number[], b: number[], vb: number[]) => ({
+    p: { dim: 3, gravity, skin: 0.25, balls: { count: 2, radius: { law: 'fixed', value: r } }, vial: { width: 100, height: 100, amplitude: 0, frequency: 0 }, duration: 0.004, timeStep: 0.005 },
+    initial: { r: [r, r], x: [a[0], b[0]], y: [a[1], b[1]], z: [a[2], b[2]], vx: [va[0], vb[0]], vy: [va[1], vb[1]], vz: [va[2], vb[2]] },
+  });
+  // Diagonally, without gravity (boxes centred on the balls): 0.98 δ per axis each.
+  const d = 2 * 0.98 * delta + sigma / Math.sqrt(3);
+  // Vertically, under gravity: the falling ball at its box's top, the rising one at its bottom
+  // (placeBox), each moving some 1.9 δ_z.
+  const gap = 3.8 * 2 * delta;
+  const CASES2: [string, ReturnType<typeof two>, number][] = [
+    ['diagonal, no gravity', two(0, [40, 40, 40], [u, u, u], [40 + d, 40 + d, 40 + d], [-u, -u, -u]), (0.98 * delta) / u],
+    ['vertical, gravity', two(9.81, [50, 50, 60], [0, 0, -u], [50, 50, 60 - sigma - gap], [0, 0, u]), gap / (2 * u)],
+  ];
+  it.each(CASES2)('every CDO predicts their collision (%s)', (_, c, expected) => {
+    for (const cdo of CDO_NAMES) {
+      const sim = new BallMill(ballmillParamsSchema.parse({ ...c.p, cdo, output: { frameRate: 0 } }), 1, c.initial);
+      const seq: Impact[] = [];
+      let exitsBefore = -1;
+      sim.onImpact = (t, a, b) => { if (seq.length === 0) exitsBefore = sim.boxExits; seq.push([t, a, b]); };
+      expect(sim.run(() => {}, () => false)).toBe('duration');
+      expect({ cdo, first: seq[0]?.slice(1) }).toEqual({ cdo, first: [0, 1] });
+      expect(seq[0][0]).toBeCloseTo(expected, 9);
+      // Met in the boxes they had at the start.
+      expect(exitsBefore).toBe(0);
+    }
+  });
+});

@@ -102,22 +102,26 @@ describe('hashed grid: cells of a sphere for callers that test candidates themse
 });
 
 describe('hashed grid: cells entered by a moved box', () => {
-  it.each([2, 3] as const)('%iD: every box overlapping the new box but not the old lies in them, in fewer cells than a full query', (dim) => {
+  // tall: the boxes' half edges on the last axis exceed the others by this (core/ballmill's tall boxes).
+  it.each([[2, 0], [3, 0], [2, 0.3], [3, 0.3]] as const)('%iD, taller by %f on the last axis: every box overlapping the new box but not the old lies in them, in fewer cells than a full query', (dim, tall) => {
     const rnd = new Random(17), n = 1500, hMin = 0.2, hMax = 0.35;
     const g = new HashedGrid({ dim, capacity: n, autoRegrid: false, bits: 5, cellSize: 2 * hMax });
     const c = [new Float64Array(n), new Float64Array(n), new Float64Array(n)], h = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       for (let a = 0; a < dim; a++) c[a][i] = rnd.uniform(0, 12);
       h[i] = rnd.uniform(hMin, hMax);
-      g.insertBox(i, c[0][i], c[1][i], c[2][i], h[i], h[i], dim === 3 ? h[i] : 0);
+      g.insertBox(i, c[0][i], c[1][i], c[2][i], h[i], dim === 2 ? h[i] + tall : h[i], dim === 3 ? h[i] + tall : 0);
     }
-    const overlaps = (j: number, p: number[], q: number) => p.every((v, a) => Math.abs(c[a][j] - v) <= h[j] + q);
+    // On the last axis both boxes are taller by `tall`.
+    const extra = (a: number) => (a === dim - 1 ? 2 * tall : 0);
+    const overlaps = (j: number, p: number[], q: number) => p.every((v, a) => Math.abs(c[a][j] - v) <= h[j] + q + extra(a));
     let shell = 0, full = 0, found = 0;
     for (let k = 0; k < 400; k++) {
       const q = rnd.uniform(hMin, hMax), p0 = [0, 0, 0].slice(0, dim).map(() => rnd.uniform(1, 11));
       // A move of at most 0.1 per axis, along one axis only every third time.
       const p1 = p0.map((v, a) => (k % 3 === 0 && a > 0 ? v : v + rnd.uniform(-0.1, 0.1)));
-      const m = g.cellsEntered(Float64Array.of(p0[0], p0[1], p0[2] ?? 0, p1[0], p1[1], p1[2] ?? 0, q + hMin, q + hMax));
+      const inner = [0, 1, 2].map((a) => q + hMin + extra(a)), outer = [0, 1, 2].map((a) => q + hMax + extra(a));
+      const m = g.cellsEntered(Float64Array.of(p0[0], p0[1], p0[2] ?? 0, p1[0], p1[1], p1[2] ?? 0, ...inner, ...outer));
       expect(m).toBeGreaterThanOrEqual(0);
       const seen: number[] = [];
       for (let s = 0; s < m; s++) for (let j = g.cellHeads[s]; j >= 0; j = g.nextInCell[j]) seen.push(j);
@@ -128,7 +132,8 @@ describe('hashed grid: cells entered by a moved box', () => {
       }
       shell += seen.length;
       let all = 0;
-      g.queryBox(...[0, 1, 2].map((a) => (a < dim ? p1[a] - q : 0)) as [number, number, number], ...[0, 1, 2].map((a) => (a < dim ? p1[a] + q : 0)) as [number, number, number], () => all++);
+      const half = (a: number) => q + (a === dim - 1 ? tall : 0);
+      g.queryBox(...[0, 1, 2].map((a) => (a < dim ? p1[a] - half(a) : 0)) as [number, number, number], ...[0, 1, 2].map((a) => (a < dim ? p1[a] + half(a) : 0)) as [number, number, number], () => all++);
       full += g.counters.candidatesTested;
       g.resetCounters();
     }
