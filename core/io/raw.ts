@@ -61,11 +61,27 @@ export function parseRawHeader(json: string, dataBytes?: number): RawHeader {
     throw new Error(`raw header field '${issue.path.join('.')}': ${issue.message}`);
   }
   const h = parsed.data;
-  if (dataBytes !== undefined) {
-    const need = h.headerBytes + h.dims[0] * h.dims[1] * h.dims[2] * RAW_DTYPE_BYTES[h.dtype];
-    if (dataBytes < need) throw new Error(`raw data has ${dataBytes} bytes, but dims ${h.dims.join('x')} of ${h.dtype} need ${need}`);
-  }
+  const mismatch = dataBytes === undefined ? null : rawSizeMismatch(h, dataBytes);
+  if (mismatch) throw new Error(`raw data ${mismatch}`);
   return h;
+}
+
+/**
+ * Why a raw file of `fileBytes` bytes is not the volume its header describes, or null: it must be
+ * exactly headerBytes and the samples. A larger file was read in part, silently: a uint16 volume
+ * described as uint8 became half of its voxels, in the wrong places. When the samples would fill the
+ * file at another width, the message names that dtype.
+ */
+export function rawSizeMismatch(h: RawHeader, fileBytes: number): string | null {
+  const voxels = h.dims[0] * h.dims[1] * h.dims[2];
+  const need = h.headerBytes + voxels * RAW_DTYPE_BYTES[h.dtype];
+  if (fileBytes === need) return null;
+  const described = `the header (dims ${h.dims.join('x')}, ${h.dtype}, headerBytes ${h.headerBytes})`;
+  if (fileBytes < need) return `has ${fileBytes} bytes, but ${described} needs ${need}`;
+  const width = (fileBytes - h.headerBytes) / voxels;
+  const dtypes = RAW_DTYPES.filter((d) => RAW_DTYPE_BYTES[d] === width);
+  const hint = dtypes.length ? `; ${width} bytes a voxel would fill it: dtype ${dtypes.join(' or ')}?` : '';
+  return `has ${fileBytes} bytes, more than the ${need} that ${described} describes: its dims, dtype or headerBytes do not match the file${hint}`;
 }
 
 /** Solid bits (any non-zero sample) of raw data, packed 8 voxels a byte, least significant bit first. */

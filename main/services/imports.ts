@@ -20,7 +20,7 @@ import { encodeTable } from '../../core/io/container';
 import { sphereCsvLineNumbers, sphereCsvToTable } from '../../core/io/csv';
 import { countLines } from '../../core/io/lines';
 import { assertWatertight, parseObj, parseStl } from '../../core/io/mesh';
-import { parseRawHeader, rawToSolidBits, RAW_DTYPE_BYTES, type RawHeader } from '../../core/io/raw';
+import { parseRawHeader, rawSizeMismatch, rawToSolidBits, type RawHeader } from '../../core/io/raw';
 import { bounds, MAX_SHAPE_VOXELS_PER_AXIS, voxeliseMesh } from '../../core/io/voxelise';
 import { parseStrict, SPHERE_IMPORT_ENGINE, type MetricValue, type Methods, type RunSummary } from '../api';
 import { previewBytes, shapePreview } from './shapes';
@@ -100,8 +100,8 @@ export async function importRawVoxelShape(rawPath: string, headerPath = `${rawPa
   const header = checkRawHeader(headerJson);
   // Checked before reading: a wrong header must not make us read a huge file.
   const { size } = await stat(rawPath);
-  const need = header.headerBytes + header.dims[0] * header.dims[1] * header.dims[2] * RAW_DTYPE_BYTES[header.dtype];
-  if (size < need) throw new Error(`raw file '${rawPath}' has ${size} bytes, but the header (dims ${header.dims.join('x')}, ${header.dtype}, headerBytes ${header.headerBytes}) needs ${need}`);
+  const mismatch = rawSizeMismatch(header, size);
+  if (mismatch) throw new Error(`raw file '${rawPath}' ${mismatch}`);
   return rawBytesToShape(await readFile(rawPath), headerJson, rawPath);
 }
 

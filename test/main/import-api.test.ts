@@ -68,6 +68,10 @@ describe('shapes.importMesh / shapes.importRaw', () => {
       code: 'invalid',
       message: expect.stringMatching(/^g\.raw: /),
     });
+    expect(await rejection(s.dispatch('shapes.importRaw', { fileName: 'g.raw', bytes: Uint8Array.of(...data, 0, 0, 0), header }))).toMatchObject({
+      code: 'invalid',
+      message: 'g.raw: raw data has 15 bytes, more than the 12 that the header (dims 3x2x2, uint8, headerBytes 0) describes: its dims, dtype or headerBytes do not match the file',
+    });
     expect(await rejection(s.dispatch('shapes.importRaw', { fileName: 'g.raw', bytes: new Uint8Array(12), header }))).toMatchObject({
       code: 'invalid',
       message: expect.stringMatching(/no non-zero \(solid\) voxel/),

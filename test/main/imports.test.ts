@@ -92,6 +92,9 @@ describe('raw voxel shapes', () => {
     writeFileSync(join(dir, 's.raw'), new Uint8Array(10).fill(1));
     writeFileSync(join(dir, 's.raw.json'), JSON.stringify({ dims: [4, 4, 4], dtype: 'uint8' }));
     await expect(importRawVoxelShape(join(dir, 's.raw'))).rejects.toThrow(/has 10 bytes, but the header .* needs 64/);
+    // A uint16 volume (numpy '<u2') described as uint8: read in part, it was half its voxels in the wrong places.
+    writeFileSync(join(dir, 's.raw'), new Uint8Array(128).fill(1));
+    await expect(importRawVoxelShape(join(dir, 's.raw'))).rejects.toThrow(/s\.raw' has 128 bytes, more than the 64 that the header \(dims 4x4x4, uint8, headerBytes 0\) describes: .*2 bytes a voxel would fill it: dtype uint16\?/);
     writeFileSync(join(dir, 'h.json'), JSON.stringify({ dims: [2000, 1, 1], dtype: 'uint8' }));
     await expect(importRawVoxelShape(join(dir, 's.raw'), join(dir, 'h.json'))).rejects.toThrow(/dims\[0\] is 2000; a voxel shape has at most 1024/);
   });

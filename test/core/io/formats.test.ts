@@ -116,7 +116,7 @@ describe('raw with JSON header', () => {
   it('names the bad header field and a short data file', () => {
     expect(() => parseRawHeader('{"dims":[1,2],"dtype":"uint8"}')).toThrow(/raw header field 'dims'/);
     expect(() => parseRawHeader('{"dims":[1,2,3],"dtype":"int64"}')).toThrow(/raw header field 'dtype'/);
-    expect(() => parseRawHeader('{"dims":[10,10,10],"dtype":"uint16"}', 100)).toThrow(/raw data has 100 bytes, but dims 10x10x10 of uint16 need 2000/);
+    expect(() => parseRawHeader('{"dims":[10,10,10],"dtype":"uint16"}', 100)).toThrow(/raw data has 100 bytes, but the header \(dims 10x10x10, uint16, headerBytes 0\) needs 2000/);
     // A misspelt field is refused, not replaced by its default (a voxel size of 1).
     expect(() => parseRawHeader('{"dims":[1,1,1],"dtype":"uint8","voxel_size":0.05}')).toThrow(/raw header has unknown field 'voxel_size'; allowed: dims, dtype, byteOrder, headerBytes, voxelSize, unit/);
     // The notes the raw export writes (layout, numpy, run, labels) read back.
