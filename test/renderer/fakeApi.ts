@@ -61,6 +61,8 @@ export interface FakeApi extends PackbenchApi {
   presets: Preset[];
   /** What runs.artifacts answers for a run (default: a particle table). */
   artifacts: Record<string, RunArtifact[]>;
+  /** What runs.get answers as a run's log (default: none). */
+  logs: Record<string, string[]>;
   emit<E extends keyof Events>(event: E, payload: Events[E]): void;
   /** Make the next call of `method` reject with this error. */
   failNext(method: keyof Methods, error: unknown): void;
@@ -102,6 +104,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
     check: () => [],
     presets: [],
     artifacts: {},
+    logs: {},
     emit(event, payload) {
       listeners.get(event)?.forEach((l) => l(payload));
     },
@@ -189,7 +192,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
               spec: { engine: r.engine, name: r.name, seed: r.seed, params: { box: { lx: 10 + Number(r.id.slice(1)), ly: 20 } } },
               params: { box: { lx: 10 + Number(r.id.slice(1)), ly: 20 }, resolution: 4 },
               counters: {},
-              log: [],
+              log: fake.logs[r.id] ?? [],
               appVersion: '0.1.0',
               host: null,
               threads: 1,
