@@ -50,6 +50,9 @@ const SETTINGS = {
 /** How often the queue looks for runs queued by other processes, unless set otherwise. */
 const POLL_MS = 2000;
 
+/** Sweep points JobQueue.validate parses before it lets other calls and events through. */
+const POINTS_PER_TURN = 200;
+
 /** Seconds between checkpoints of a running run, unless set otherwise. */
 export const DEFAULT_CHECKPOINT_SECONDS = 60;
 
@@ -400,6 +403,8 @@ export class JobQueue {
     const parsed: { at: number; params: Record<string, unknown> }[] = [];
     let failed: { at: number; err: unknown } | null = null;
     for (const [at, p] of points.entries()) {
+      // A point's schema takes about 0.1-0.2 ms: 10,000 of them held the thread that serves the app for 2 s.
+      if (at > 0 && at % POINTS_PER_TURN === 0) await new Promise<void>((turn) => setImmediate(turn));
       try {
         parsed.push({ at, params: this.registry.parseParams(p.spec, issuePrefix) });
       } catch (err) {

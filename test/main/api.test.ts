@@ -191,6 +191,19 @@ describe('API contract', () => {
     expect(answered).toEqual(['app.info', 'runs.validate']);
   });
 
+  it('answers other calls while it reads the points of a large sweep', async () => {
+    const parse = vi.spyOn(s.registry, 'parseParams');
+    try {
+      let parsedWhenAnswered = -1;
+      const checking = s.dispatch('runs.validate', { spec: { engine: 'counter', name: 'sweep', params: { steps: { $sweep: { from: 1, to: 1000, steps: 1000 } } } } });
+      await s.dispatch('app.info', {}).then(() => (parsedWhenAnswered = parse.mock.calls.length));
+      expect((await checking).runs).toBe(1000);
+      expect(parsedWhenAnswered).toBeLessThan(1000);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it('runs every engine of core\'s list through the one generic worker, and its particle table carries the declaration', async () => {
     const { runIds } = await s.dispatch('runs.enqueue', {
       spec: { engine: 'voxel', name: 'tiny', params: { box: { size: [3, 3, 2], resolution: 10 }, stop: { particles: 3 }, analysis: { enabled: false } } },
