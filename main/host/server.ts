@@ -9,7 +9,8 @@
  * Faults: nothing a client sends may stop the host. Socket errors are handled per connection; a
  * frame over the size limit or a malformed one closes only its connection; a chunked message over
  * the limit (main/wire.ts) is refused with an error reply to its call; a client that stops reading
- * is cut off once maxBufferedBytes wait for it.
+ * is cut off once maxBufferedBytes wait for it, and once the unread bytes of all clients together
+ * pass maxBufferedTotalBytes, the one furthest behind is dropped.
  *
  * Memory: what clients send is bounded in all, not only per connection: the messages arriving (in
  * chunks) and the calls being answered, on every connection together, hold at most maxInboundBytes
@@ -47,6 +48,8 @@ export interface HostOptions {
   downloadIdleMs?: number;
   /** A WebSocket client with more than this many bytes sent to it and not yet read is cut off; default 512 MiB. */
   maxBufferedBytes?: number;
+  /** Past this many bytes sent and not read by all clients together, the one furthest behind is dropped; default 1 GiB. */
+  maxBufferedTotalBytes?: number;
 }
 
 export interface Host {
@@ -202,6 +205,8 @@ export async function startHost(o: HostOptions): Promise<Host> {
   const maxMessageBytes = o.maxMessageBytes ?? 512 << 20;
   const maxInboundBytes = o.maxInboundBytes ?? 1 << 30;
   const maxBufferedBytes = o.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+  // Two clients as far behind as one may be: two tabs each taking a runs.export reply of 256 MiB are not cut off.
+  const maxBufferedTotalBytes = o.maxBufferedTotalBytes ?? 2 * maxBufferedBytes;
   // The host's share of maxInboundBytes: the chunks of each connection's incomplete messages, and the calls being answered.
   const assemblers = new Set<FrameAssembler>();
   let answering = 0;
@@ -232,6 +237,24 @@ export async function startHost(o: HostOptions): Promise<Host> {
     wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws));
   });
 
+  /**
+   * False when `ws` was dropped for the unread bytes of all clients: past maxBufferedTotalBytes the
+   * client furthest behind is terminated, not closed, since a close frame would wait behind its unread
+   * bytes and hold them 30 s more (the renderer's bridge reconnects after either).
+   */
+  function withinBufferedTotal(ws: WebSocket): boolean {
+    let unread = 0;
+    let furthest = ws;
+    for (const c of wss.clients) {
+      unread += c.bufferedAmount;
+      if (c.bufferedAmount > furthest.bufferedAmount) furthest = c;
+    }
+    if (unread <= maxBufferedTotalBytes) return true;
+    console.warn(`web host: clients too far behind: ${unread} bytes sent and not read in all (limit ${maxBufferedTotalBytes}); the one with ${furthest.bufferedAmount} dropped`);
+    furthest.terminate();
+    return furthest !== ws;
+  }
+
   function serveSocket(ws: WebSocket): void {
     let transfers = 0;
     const send = (m: HostMessage) => {
@@ -245,6 +268,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
         ws.close(BEHIND_CLOSE_CODE, reason);
         return;
       }
+      if (!withinBufferedTotal(ws)) return;
       for (const frame of encodeFrames(m, ++transfers)) ws.send(frame);
     };
     const reply = (id: number, err: unknown) => {

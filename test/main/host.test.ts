@@ -232,6 +232,52 @@ describe('web host under faults', () => {
     await stillAnswers();
   });
 
+  it('drops the client furthest behind once the unread bytes of all clients together pass maxBufferedTotalBytes', async () => {
+    // Each client under its own limit (64 MiB), four together over 16 MiB: before, nothing bounded
+    // them together, and n frozen tabs held n times the per-connection limit.
+    const dims = 256;
+    const bits = Buffer.alloc((dims ** 3) / 8, 0xff).toString('base64'); // 2.8 MB as text, in every shapes.list
+    const block = await services.dispatch('shapes.create', { name: 'unread block', shape: { kind: 'voxels', dims: [dims, dims, dims], bits } });
+    let answered = 0;
+    const counted = { ...services, dispatch: (async (method, params) => {
+      try {
+        return await services.dispatch(method, params);
+      } finally {
+        answered++;
+      }
+    }) as Services['dispatch'] };
+    const small = await startHost({ services: counted, webRoot: join(t.dir, 'web'), maxBufferedBytes: 64 << 20, maxBufferedTotalBytes: 16 << 20 });
+    try {
+      const sockets = await Promise.all(Array.from({ length: 4 }, async () => {
+        const ws = new WebSocket(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`);
+        ws.on('error', () => {});
+        await new Promise((ok) => ws.once('open', ok));
+        const socket = (ws as unknown as { _socket: import('node:net').Socket })._socket;
+        socket.pause(); // reads nothing (a frozen tab)
+        return { ws, socket };
+      }));
+      const calls = 4; // 11 MB of replies each
+      for (const { ws } of sockets) for (let id = 1; id <= calls; id++) ws.send(encodeMessage({ t: 'call', id, method: 'shapes.list', params: {} }));
+      await waitFor('the calls to be answered', () => answered === calls * sockets.length);
+      await new Promise((r) => setTimeout(r, 50));
+      const ends = sockets.map(({ ws, socket }) => {
+        let replies = 0;
+        const end = new Promise<'all' | 'dropped'>((ok) => {
+          ws.on('message', () => ++replies === calls && ok('all'));
+          ws.once('close', () => ok(replies === calls ? 'all' : 'dropped'));
+        });
+        socket.resume();
+        return end;
+      });
+      const outcome = await Promise.all(ends);
+      expect(outcome.filter((o) => o === 'dropped').length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await small.close();
+      await services.dispatch('shapes.delete', { id: block.id });
+    }
+    await stillAnswers();
+  });
+
   it('answers an undecodable call with an error naming it, not a crash', async () => {
     const ws = await rawSocket();
     const reply = new Promise<Buffer>((ok) => ws.once('message', (d) => ok(d as Buffer)));
