@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { assertWatertight, checkWatertight, parseObj, parseStl, type TriangleMesh } from '../../../core/io/mesh';
+import { assertWatertight, checkWatertight, parseObj, parseStl, type TriangleMesh, type WatertightReport } from '../../../core/io/mesh';
 import { voxeliseMesh } from '../../../core/io/voxelise';
 import { stlHeader } from '../../../core/io/stl';
+import { Random } from '../../../core/common/random';
 
 /** An indexed mesh as flat triangles. */
 function mesh(verts: number[][], faces: number[][]): TriangleMesh {
@@ -150,5 +151,52 @@ describe('mesh import', () => {
   it('refuses a resolution that makes the shape too large before allocating', () => {
     expect(() => voxeliseMesh(cube(1), 2000)).toThrow(/gives 2000 voxels along x .*at most 1024/);
     expect(() => voxeliseMesh(cube(1), 0)).toThrow(/resolution must be a positive number/);
+  });
+});
+
+describe('watertightness check', () => {
+  /** The check as it was written first: vertices by their coordinates' text, a Map of edges in order of first use. */
+  function reference(m: TriangleMesh): Omit<WatertightReport, 'example'> {
+    const ids = new Map<string, number>();
+    const vid = (t: number, k: number) => {
+      const key = Array.from(m.positions.subarray(9 * t + 3 * k, 9 * t + 3 * k + 3)).join(',');
+      if (!ids.has(key)) ids.set(key, ids.size);
+      return ids.get(key)!;
+    };
+    const edges = new Map<string, [number, number]>();
+    for (let t = 0; t < m.triangles; t++) {
+      const v = [vid(t, 0), vid(t, 1), vid(t, 2)];
+      if (new Set(v).size < 3) continue;
+      for (let k = 0; k < 3; k++) {
+        const a = v[k], b = v[(k + 1) % 3];
+        const key = `${Math.min(a, b)}-${Math.max(a, b)}`;
+        const e = edges.get(key) ?? [0, 0];
+        e[a < b ? 0 : 1]++;
+        edges.set(key, e);
+      }
+    }
+    const r = { watertight: true, boundaryEdges: 0, nonManifoldEdges: 0, inconsistentEdges: 0 };
+    for (const [fwd, back] of edges.values()) {
+      if (fwd + back === 1) r.boundaryEdges++;
+      else if (fwd + back > 2) r.nonManifoldEdges++;
+      else if (fwd !== 1) r.inconsistentEdges++;
+    }
+    r.watertight = r.boundaryEdges + r.nonManifoldEdges + r.inconsistentEdges === 0;
+    return r;
+  }
+
+  it('counts holes, shared and flipped edges as the first check did, on random triangle soups and closed meshes', () => {
+    const rng = new Random(3);
+    // Few distinct points (0 and -0 among them, the same point) so that edges repeat, flip and go missing.
+    const coords = [0, -0, 1, 0.5, -2.25, 1e-300];
+    for (let trial = 0; trial < 200; trial++) {
+      const n = 1 + Math.floor(rng.next() * 40);
+      const positions = Float64Array.from({ length: 9 * n }, () => coords[Math.floor(rng.next() * coords.length)]);
+      const soup = { positions, triangles: n };
+      const { example, ...counts } = checkWatertight(soup);
+      expect(counts).toEqual(reference(soup));
+      expect(example === undefined).toBe(counts.watertight);
+    }
+    for (const closed of [cube(2), uvSphere(1, 12, 16)]) expect(checkWatertight(closed)).toEqual({ watertight: true, boundaryEdges: 0, nonManifoldEdges: 0, inconsistentEdges: 0 });
   });
 });
