@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ParamsIssue } from '../common/engine';
-import { quantiseSize, shapeIssues, shapeSchema, type Shape } from './shapes';
+import { quantiseSize, shapeIssues, shapeSchema, voxeliseShapeVoxels, type Shape } from './shapes';
 import { solidBounds } from '../surface/solid';
 import { bitMatrixBytes } from './bit-matrix';
 import { WASM_WINDOW_BYTES } from './wasm-kernels';
@@ -336,31 +336,97 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
   return issues;
 }
 
-/** Honest upper bound of the bytes a run allocates: matrix, labels, particle state, saved rotations, analysis. */
+const MiB = 2 ** 20;
+/**
+ * The worker thread a run gets, whatever its size: its V8 isolate, the bundle's compiled code and
+ * the JavaScript heap the packing, settling and analysis code grow before a collection. Resident
+ * set of the worker: 75 MiB for a one-particle run, 98-108 MiB for the 96³ cases of
+ * bench/voxel-memory.ts (of which their own arrays are 4-15 MiB).
+ */
+export const WORKER_BYTES = 96 * MiB;
+/**
+ * Per particle: its state in the packer (54 bytes in typed arrays grown by doubling), its row of
+ * the particle table (60 bytes, and the same again encoded for the artifact), the settling pass's
+ * per-particle arrays and the JavaScript objects all of these make (a particle's entries in maps
+ * and lists, and their garbage before a collection): 3.0 KiB a particle of 10-voxel spheres, 3.6
+ * with the settling runs of 8-voxel ones, resident in bench/voxel-memory.ts's largest fills.
+ */
+const PARTICLE_BYTES = 3 * 1024;
+/**
+ * Per particle of the analysis: moments (88 bytes), sizes, tilts and coordination (40), its new
+ * table columns (48, twice with the encoded table) and its share of the contact pairs' hash table
+ * (two uint32 keys a slot, at most half full, about 8 pairs a particle).
+ */
+const ANALYSIS_PARTICLE_BYTES = 512;
+/** Largest size at which the smallest particle is voxelised to count its voxels (27³ samples: a few ms). */
+const COUNT_SIZE_VOXELS = 24;
+/**
+ * The settling pass's cache of solid voxel runs (settle.ts CACHE_INTS, 2^25 int32): it keeps at
+ * most this many bytes, and never more than four int32 per run of every particle.
+ */
+const RUN_CACHE_BYTES = 2 ** 27;
+
+/**
+ * The most particles a run can hold: no more than the stop targets allow, and no more than fit in
+ * the packing matrix at the solid voxels of the smallest particle (types with a share), with a
+ * tenth to spare for the voxels packed particles share (a few per cent at most; cuboids held
+ * aligned may fill the box whole). Sizes above COUNT_SIZE_VOXELS are counted at that size, which
+ * has fewer voxels, so the bound stays above.
+ */
+export function particleBound(p: VoxelParams): number {
+  const { nx, ny, nz, nzMatrix } = boxVoxels(p);
+  const r = p.box.resolution;
+  let fewest = Infinity;
+  for (const t of p.mixture.types) {
+    if (t.fraction <= 0) continue;
+    const size = Math.min(quantiseSize(minSize(t.size), r), COUNT_SIZE_VOXELS);
+    fewest = Math.min(fewest, voxeliseShapeVoxels(t.shape, size, p.reductionThreshold).solid.length / 3);
+  }
+  let bound = (1.1 * nx * ny * nzMatrix) / fewest;
+  // The packer stops inserting once the particles' solid voxels reach the target: one more at most.
+  if (p.stop.solidFraction > 0) bound = Math.min(bound, (p.stop.solidFraction * nx * ny * nz) / fewest + 1);
+  if (p.stop.particles > 0) bound = Math.min(bound, p.stop.particles);
+  return Math.ceil(Math.min(bound, 1e8));
+}
+
+/**
+ * An upper bound of the memory a run takes in its worker (bench/voxel-memory.ts measures it
+ * against runs: resident set and the ArrayBuffers they allocate), term by term below.
+ */
 export function estimateMemoryBytes(p: VoxelParams): number {
   const { nx, ny, nz, nzMatrix } = boxVoxels(p);
   const r = p.box.resolution;
+  const boxCount = nx * ny * nz;
+  // The packing matrix. A bit matrix with the SIMD kernels lives in their WebAssembly.Memory, up to
+  // WASM_WINDOW_BYTES; a larger one in slabs, with a window of its planes copied there as well.
+  // That memory grows by doubling as the kernels' heap fills, but its pages beyond what the heap
+  // uses are never written: address space, not memory (the heap is counted with the particles).
   const bits = bitMatrixBytes(nx, ny, nzMatrix, p.optimisations.bricks ? 'bricks' : 'rows');
-  // A bit matrix larger than the SIMD kernels' memory keeps a window of its planes there as well.
   const matrix = p.matrix === 'bit' ? bits + (p.optimisations.simdKernels && bits > WASM_WINDOW_BYTES ? WASM_WINDOW_BYTES : 0) : idMatrixBytes(nx, ny, nzMatrix);
-  const labels = labelsEnabled(p) ? 4 * nx * ny * nz : 0;
-  // Particles: at most the box volume over the smallest particle's volume (a sphere of the smallest
-  // size bounds it from below for the shapes here); ~120 bytes of state and table per particle.
-  let minVolume = Infinity, maxShell = 0;
-  for (const t of p.mixture.types) {
-    const d = Math.max(1, minSize(t.size) * r);
-    minVolume = Math.min(minVolume, Math.max(1, (Math.PI / 6) * d * d * d * 0.1));
-    const D = boundingDiameter(t.shape) * maxSize(t.size) * r;
-    maxShell = Math.max(maxShell, Math.ceil(Math.PI * D * D * 1.5) + 8);
-  }
-  const particles = Math.min((nx * ny * nz) / minVolume, 1e8);
-  // Saved rotations: one shell of 3 int32 per active particle; the active set is bounded by the
-  // particles that fit in a few layers at the top of the bed.
-  const active = Math.min(particles, 4 * (nx * ny) / Math.max(1, (minVolume * 10) ** (2 / 3)) + 1000);
-  // The analysis after packing: with labels, the pore grid (a solid byte, two float32 and a float64
-  // per cell) and the height map; per particle its moments, tilts, sizes and contact-hash share.
-  const analysis = p.analysis.enabled ? (labels ? 17 * Math.min(p.analysis.poreGridVoxels, nx * ny * nz) + 4 * nx * ny : 0) + particles * 300 : 0;
-  // The interpenetration measure's cache of solid voxel lists (settle.ts CACHE_INTS): 12 bytes a voxel.
-  const solidLists = Math.min(2 ** 27, 12 * nx * ny * nz);
-  return matrix + labels + particles * 120 + active * maxShell * 12 + 4 * maxShell * 12 + analysis + solidLists;
+  // The label volume (finalise.ts), a uint32 a voxel, kept until the artifact is written.
+  const labels = labelsEnabled(p) ? 4 * boxCount : 0;
+  // Per column and plane: the finalisation's column heights and solid per plane, the analysis'
+  // height map (twice: its scan and its artifact) and the packer's height cells.
+  const columns = 16 * nx * ny + 16 * nzMatrix;
+  const particles = particleBound(p);
+  // The largest particle: its shell voxels (a sphere's π D², D its bounding diameter in voxels, at
+  // most) and the runs of its solid voxels along x (one per row: π D² / 4).
+  let largest = 0;
+  for (const t of p.mixture.types) largest = Math.max(largest, boundingDiameter(t.shape) * quantiseSize(maxSize(t.size), r) + 2);
+  const shellVoxels = Math.PI * largest * largest;
+  // Moving particles keep their rotated shell (12 bytes a voxel: three int32, or in the kernels'
+  // heap its matrix word, bit and mask bit) and a self mask (a bit a voxel of the cube around
+  // them). They are those not frozen yet: at most the particles of a few layers over the whole
+  // floor (settling starts only when insertions end), and never more than all.
+  const smallest = Math.max(1, Math.min(...p.mixture.types.map((t) => minSize(t.size) * r)));
+  const active = Math.min(particles, (4 * nx * ny) / (smallest * smallest) + 1000);
+  const moving = active * (12 * shellVoxels + (largest + 3) ** 3 / 8);
+  // The settling pass's runs (16 bytes each), for every particle, up to its cache.
+  const runs = Math.min(RUN_CACHE_BYTES, particles * 16 * (shellVoxels / 4));
+  // The analysis with a label volume: its pore grid (a solid byte, two float32 and a float64 per
+  // cell, at most poreGridVoxels cells of the box) and per particle its moments and contacts.
+  const analysis = p.analysis.enabled
+    ? (labels ? 17 * Math.min(p.analysis.poreGridVoxels, boxCount) : 0) + particles * ANALYSIS_PARTICLE_BYTES
+    : 0;
+  return WORKER_BYTES + matrix + labels + columns + particles * PARTICLE_BYTES + moving + runs + analysis;
 }
