@@ -70,6 +70,17 @@ describe('HistoryWorkspace', () => {
     await w.find('[data-testid="history-sort-created"]').trigger('click');
     await settle();
     expect((api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { sort: unknown }).sort).toEqual({ field: 'createdAt', dir: 'asc' });
+    // A min typed with a decimal comma ('0,4') is no number: the browser empties the value and flags it.
+    // Refused at the field; the list keeps its last filter instead of dropping the bound.
+    const min = w.find('[data-testid="history-metric-min"]');
+    Object.defineProperty(min.element, 'validity', { configurable: true, value: { badInput: true } });
+    const listed = api.calls.filter((c) => c.method === 'runs.list').length;
+    await min.setValue('');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect(w.get('[data-testid="history-filter-error"]').text()).toBe('metric min must be a number (decimals with a point: 0.4)');
+    expect(min.attributes('aria-invalid')).toBe('true');
+    expect(api.calls.filter((c) => c.method === 'runs.list').length).toBe(listed);
   });
 
   it('shift-click selects a range of runs without selecting the page text between them', async () => {

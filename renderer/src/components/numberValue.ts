@@ -22,13 +22,21 @@ function show(el: HTMLInputElement, { value }: { value: unknown }): void {
 
 /**
  * What a number input holds, the reading every form of the app shares: its number; NaN for an empty
- * entry (a browser empties the value of unreadable text too), which validation names at the field,
- * never a default; or, when the field is `optional`, undefined for an empty entry (the field unset).
+ * entry, which validation names at the field, never a default; or, when the field is `optional`,
+ * undefined for an empty entry (the field unset). Unreadable text ('0,5', '5 mm') also leaves the
+ * input's value empty, but it is not an empty entry (validity.badInput): NaN, optional or not, so
+ * that what the user typed is refused at the field instead of unsetting it.
  */
 export function readNumber(e: Event): number;
 export function readNumber(e: Event, optional: boolean): number | undefined;
 export function readNumber(e: Event, optional = false): number | undefined {
-  const raw = (e.target as HTMLInputElement).value.trim();
-  if (raw === '') return optional ? undefined : Number.NaN;
+  const input = e.target as HTMLInputElement;
+  const raw = input.value.trim();
+  if (raw === '') return optional && !unreadable(input) ? undefined : Number.NaN;
   return Number(raw);
+}
+
+/** Whether a number input holds text that does not read as a number (its value is then ''). */
+export function unreadable(input: HTMLInputElement): boolean {
+  return input.validity?.badInput === true;
 }
