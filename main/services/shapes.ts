@@ -75,9 +75,16 @@ export const PREVIEW_MAX_VOXELS_ACROSS = 400;
  */
 export const PREVIEW_MAX_SAMPLED_VOXELS = sampledVoxels({ kind: 'cuboid', b: 1, c: 1 }, PREVIEW_MAX_VOXELS_ACROSS);
 
-/** Voxels in the box the voxeliser samples for `shape` at `sizeVoxels` (core/voxel sampleHalfExtents). */
+/**
+ * Voxels in the box the voxeliser samples for `shape` at `sizeVoxels` (core/voxel sampleHalfExtents);
+ * for an implicit shape at most the cube of its size (its longest side is scaled to the size). Its
+ * exact box needs the surface's bounds (solidBounds: 5-7 s for a blobby object of 256 blobs, on
+ * every preview the editor asks for), which the voxeliser finds in the preview's worker, off the
+ * thread that serves the app.
+ */
 function sampledVoxels(shape: VoxelShape, sizeVoxels: number): number {
-  return sampleHalfExtents(shape, sizeVoxels).reduce((n, h) => n * (2 * h + 1), 1);
+  const box: VoxelShape = shape.kind === 'implicit' ? { kind: 'cuboid', b: 1, c: 1 } : shape;
+  return sampleHalfExtents(box, sizeVoxels).reduce((n, h) => n * (2 * h + 1), 1);
 }
 
 /** A preview's shape, checked, and its size within the preview's limits; or ApiError('invalid') naming the field. */
