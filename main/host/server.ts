@@ -17,7 +17,9 @@
  * (a call counts its message, and at least CALL_BYTES); past it a call is answered 'unavailable'.
  * A message of more than MAX_CALL_VALUES JSON values is refused before it is parsed. Before the
  * token is checked a connection holds only its request head (Node's 16 KiB, until headersTimeout):
- * an upgrade with a wrong token is answered 401 and closed without reading a frame.
+ * an upgrade with a wrong token is answered 401 and closed without reading a frame. At most
+ * maxConnections sockets are held; later ones are closed at once, so that sockets opened without the
+ * token cannot take the file descriptors the host needs for its runs and database.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
@@ -44,6 +46,11 @@ export interface HostOptions {
   maxMessageBytes?: number;
   /** Bytes of client messages held at once over all connections (arriving, or being answered); default 1 GiB. */
   maxInboundBytes?: number;
+  /**
+   * Sockets held at once (a browser tab takes one WebSocket and up to 6 HTTP connections); more are
+   * closed as they come; default 256, a quarter of the usual 1024 file descriptors.
+   */
+  maxConnections?: number;
   /** A download whose client takes no bytes for this long is dropped; default 60 s. */
   downloadIdleMs?: number;
   /** A WebSocket client with more than this many bytes sent to it and not yet read is cut off; default 512 MiB. */
@@ -132,6 +139,9 @@ export async function startHost(o: HostOptions): Promise<Host> {
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(err instanceof Error ? err.message : String(err));
     });
   });
+
+  // At 1024 descriptors, 1,000 half-sent request heads made the host stop answering its own app.
+  server.maxConnections = o.maxConnections ?? 256;
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!allowedHosts().includes(req.headers.host ?? '')) {

@@ -278,6 +278,34 @@ describe('web host under faults', () => {
     await stillAnswers();
   });
 
+  it('holds at most maxConnections sockets, so that connections without the token cannot take every file descriptor', async () => {
+    // At the usual 1024 descriptors, 1,000 sockets sending half a request head (no token needed, each
+    // held until Node's headersTimeout) made the host stop answering its own app: runs.enqueue from a
+    // connected client got no answer in 60 s.
+    const small = await startHost({ services, webRoot: join(t.dir, 'web'), maxConnections: 4 });
+    const api = createWsApi(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`, WebSocket as unknown as typeof globalThis.WebSocket);
+    const sockets: import('node:net').Socket[] = [];
+    try {
+      await api.ready();
+      let closed = 0;
+      for (let i = 0; i < 5; i++) {
+        const socket = connect(small.port, '127.0.0.1');
+        sockets.push(socket);
+        socket.on('error', () => {});
+        socket.once('close', () => closed++);
+        socket.write(`GET / HTTP/1.1\r\nhost: 127.0.0.1:${small.port}\r\n`); // and nothing more
+      }
+      // The app's connection and three others are kept; two are closed at once.
+      await waitFor('two sockets to be closed', () => closed >= 2);
+      expect(closed).toBe(2);
+      expect((await api.call('app.info', {})).dataDir).toBe(t.dir);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      api.close();
+      await small.close();
+    }
+  });
+
   it('answers an undecodable call with an error naming it, not a crash', async () => {
     const ws = await rawSocket();
     const reply = new Promise<Buffer>((ok) => ws.once('message', (d) => ok(d as Buffer)));
