@@ -7,6 +7,7 @@
  * seed's disks): masses are sphere masses, the solid fraction is the disks' area over the vial's.
  */
 import { z } from 'zod';
+import { WORKER_BYTES } from '../common/engine';
 
 /** The collision-detection optimisations (seed §4) over core/spatial's structures. */
 export const CDO_NAMES = ['direct', 'regularSubdivision', 'hashedGrid', 'cellSpace', 'sweepAndPrune', 'spatialTree'] as const;
@@ -242,7 +243,7 @@ export function checkParams(p: BallmillParams): ParamsIssue[] {
   return issues;
 }
 
-/** Honest upper bound of the bytes a run allocates. */
+/** Honest upper bound of what a run takes: its worker (WORKER_BYTES), then what it allocates. */
 export function estimateMemoryBytes(p: BallmillParams): number {
   const n = p.balls.count;
   // Ball state and statistics (~30 float64 / int32 arrays with the interleaved copies), the
@@ -251,5 +252,5 @@ export function estimateMemoryBytes(p: BallmillParams): number {
   // lists (up to 64 ids a ball), the placement's scratch.
   const perBall = 30 * 8 + 300 + 70 + 48 * 20 + 64 * 4 + 200;
   const trajectories = frameCount(p) * n * 36;
-  return 16 * 1024 * 1024 + n * perBall + trajectories;
+  return WORKER_BYTES + 16 * 1024 * 1024 + n * perBall + trajectories;
 }

@@ -202,7 +202,10 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
    * Run on every spec (every point of a sweep) before it is stored, and by the batch form.
    */
   check?(params: z.output<S>): ParamsIssue[];
-  /** Bytes the run will allocate at most, so the pool can refuse a run before starting it. */
+  /**
+   * Bytes the run takes at most in its worker (WORKER_BYTES, then what it allocates), so the pool
+   * can refuse a run before starting it.
+   */
   estimateMemoryBytes(params: z.output<S>): number;
   /** The particle table the engine writes (an artifact of kind 'table' with this name). */
   particleTable: ParticleTableSpec;
@@ -214,6 +217,15 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
 }
 
 /** Throws a RangeError listing the issues (for callers that run an engine directly, e.g. tests, benches). */
+/**
+ * What the worker thread of a run takes, whatever the run: its V8 isolate, the bundle's compiled
+ * code and the JavaScript heap the run's phases grow before a collection; each engine's
+ * estimateMemoryBytes counts it once. Resident set of the worker: 71-75 MiB for a one-particle
+ * voxel run, 98-123 MiB for the 96³ and 256² × 128 voxel runs of bench/voxel-memory.ts (of which
+ * their own arrays are 3-52 MiB).
+ */
+export const WORKER_BYTES = 96 * 2 ** 20;
+
 export function throwIfIssues(issues: ParamsIssue[]): void {
   if (issues.length > 0) throw new RangeError(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
 }

@@ -5,7 +5,7 @@
  * a_f, reshape.
  */
 import { z } from 'zod';
-import type { ParamsIssue } from '../common/engine';
+import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
 import { resolveGradation, type SizeClass } from './gradation';
 import { UNITS } from '../common/units';
 
@@ -286,9 +286,10 @@ export function check(p: StackingParams): ParamsIssue[] {
 }
 
 /**
- * Honest upper bound of the bytes a run allocates: per ball the stacker's state (position and
- * radius twice for renumbering, class, grid links, open list, order: 86 bytes), the particle table
- * (35 bytes) and the contact check (about 45 bytes); the grid's cell heads; the neighbour lists.
+ * Honest upper bound of what a run takes: its worker (WORKER_BYTES), and per ball the stacker's
+ * state (position and radius twice for renumbering, class, grid links, open list, order: 86 bytes),
+ * the particle table (35 bytes), its coordination column (2), the same table encoded for the
+ * artifact (37) and the contact check (about 45 bytes); the grid's cell heads; the neighbour lists.
  */
 export function estimateMemoryBytes(p: StackingParams): number {
   const classes = resolveGradation(p.gradation);
@@ -298,7 +299,7 @@ export function estimateMemoryBytes(p: StackingParams): number {
   let cells = 0;
   for (let l = 0; l < levels; l++) cells += Math.min(MAX_CELLS_PER_LEVEL, regionVolume(p.region) / ((p.gid * rMax) / 2 ** l) ** p.dim + 1);
   const neighbours = Math.min(maxParticles + 8, 2 ** 20, Math.ceil((6 * rMax / rMin) ** p.dim) + 8);
-  return maxParticles * (86 + 35 + 45) + 4 * cells + 40 * neighbours;
+  return WORKER_BYTES + maxParticles * (86 + 35 + 2 + 37 + 45) + 4 * cells + 40 * neighbours;
 }
 
 /** Cells of one level of the overlap grid at most (2^24: a 64 MiB head array); a larger level gets coarser cells. */

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from './implicit';
-import type { ParamsIssue } from '../common/engine';
+import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
 import { AREA_SAMPLES, estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
 import { sigmaForSpacing } from './sampler';
 import { RANGE_SIGMAS } from './rows';
@@ -168,12 +168,12 @@ const BYTES_PER_PARTICLE = 18 * 8 + 4 * 4 + (6 * 8 + 8 * 4 + 2) + 10 * 8;
 const MAX_GRID_CELLS = 2 ** 24;
 const MAX_GRID_ROWS = 2 ** 16;
 
-/** Honest upper bound of what a run allocates: particles at maxParticles, the grid's cell array at
- *  its largest, the seeding grid, and the label volume. */
+/** Honest upper bound of what a run takes: its worker (WORKER_BYTES), particles at maxParticles,
+ *  the grid's cell array at its largest, the seeding grid, and the label volume. */
 export function estimateMemoryBytes(p: SurfaceParams): number {
   const across = p.voxelsAcross;
   // The label volume's longest side is `across` voxels plus a margin; the others are at most that.
   const volume = across > 0 ? 4 * (across + 3) ** 3 : 0;
   const seeding = 8 * 66 ** 3;
-  return p.maxParticles * BYTES_PER_PARTICLE + 4 * MAX_GRID_CELLS + 12 * MAX_GRID_ROWS + seeding + volume;
+  return WORKER_BYTES + p.maxParticles * BYTES_PER_PARTICLE + 4 * MAX_GRID_CELLS + 12 * MAX_GRID_ROWS + seeding + volume;
 }

@@ -3,7 +3,7 @@
  * `packbench run` validates, and the checks that need several fields at once.
  */
 import { z } from 'zod';
-import type { ParamsIssue } from '../common/engine';
+import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
 import { quantiseSize, shapeIssues, shapeSchema, voxeliseShapeVoxels, type Shape } from './shapes';
 import { solidBounds } from '../surface/solid';
 import { bitMatrixBytes } from './bit-matrix';
@@ -336,14 +336,6 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
   return issues;
 }
 
-const MiB = 2 ** 20;
-/**
- * The worker thread a run gets, whatever its size: its V8 isolate, the bundle's compiled code and
- * the JavaScript heap the packing, settling and analysis code grow before a collection. Resident
- * set of the worker: 75 MiB for a one-particle run, 98-108 MiB for the 96³ cases of
- * bench/voxel-memory.ts (of which their own arrays are 4-15 MiB).
- */
-export const WORKER_BYTES = 96 * MiB;
 /**
  * Per particle: its state in the packer (54 bytes in typed arrays grown by doubling), its row of
  * the particle table (60 bytes, and the same again encoded for the artifact), the settling pass's
@@ -428,5 +420,6 @@ export function estimateMemoryBytes(p: VoxelParams): number {
   const analysis = p.analysis.enabled
     ? (labels ? 17 * Math.min(p.analysis.poreGridVoxels, boxCount) : 0) + particles * ANALYSIS_PARTICLE_BYTES
     : 0;
+  // The worker itself (WORKER_BYTES), then the run's own.
   return WORKER_BYTES + matrix + labels + columns + particles * PARTICLE_BYTES + moving + runs + analysis;
 }

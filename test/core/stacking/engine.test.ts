@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnTable, EngineContext, EngineResult } from '../../../core/common/engine';
+import { WORKER_BYTES, type ColumnTable, type EngineContext, type EngineResult } from '../../../core/common/engine';
+import { encodeTable } from '../../../core/io/container';
 import { stackingEngine, stackingParamsSchema, check, estimateMemoryBytes, stack, type StackingParams } from '../../../core/stacking/index';
 
 const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
@@ -333,7 +334,20 @@ describe('stacking engine', () => {
   it('estimates its memory from the count the target allows, before allocating', () => {
     const small = estimateMemoryBytes(params({ region: { shape: 'box', size: [1, 1, 1] } }));
     const large = estimateMemoryBytes(params({ region: { shape: 'box', size: [10, 10, 10] } }));
-    expect(large / small).toBeGreaterThan(500);
-    expect(large).toBeGreaterThan(1e8); // about 1.6 million balls at up to ~150 bytes each
+    expect((large - WORKER_BYTES) / (small - WORKER_BYTES)).toBeGreaterThan(500);
+    expect(large - WORKER_BYTES).toBeGreaterThan(1e8); // about 1.6 million balls at up to ~200 bytes each
+  });
+
+  it('a run allocates less than its estimate less the worker, the encoded particle table included', () => {
+    // The default spec (4,803 balls): 1,340 KiB of ArrayBuffers against an estimate of 1,209 KiB,
+    // which left out the table's copy the worker encodes for the artifact and its coordination column.
+    const p = stackingParamsSchema.parse({});
+    const base = process.memoryUsage().arrayBuffers;
+    let peak = 0;
+    const sample = () => void (peak = Math.max(peak, process.memoryUsage().arrayBuffers - base));
+    const result = stackingEngine.run(p, { seed: 1, threads: 1, progress: sample, cancelled: () => false, log: sample }) as EngineResult;
+    for (const a of result.artifacts) if (a.kind === 'table') encodeTable(a);
+    sample();
+    expect(estimateMemoryBytes(p) - WORKER_BYTES).toBeGreaterThan(peak);
   });
 });

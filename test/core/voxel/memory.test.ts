@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { voxelEngine, voxelParamsSchema } from '../../../core/voxel/index';
-import { WORKER_BYTES, estimateMemoryBytes, particleBound } from '../../../core/voxel/params';
+import { estimateMemoryBytes, particleBound } from '../../../core/voxel/params';
 import { bitMatrixBytes } from '../../../core/voxel/bit-matrix';
-import type { EngineResult } from '../../../core/common/engine';
+import { WORKER_BYTES, type EngineResult } from '../../../core/common/engine';
 
 describe('the voxel memory estimate (bench/voxel-memory.ts measures it on larger runs)', () => {
   // Each run's own allocation (ArrayBuffers and SharedArrayBuffers, seen at every progress report)
