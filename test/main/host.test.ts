@@ -489,8 +489,8 @@ describe('web host under faults', () => {
       const origin = services.queue.origin(1);
       expect(services.store.claim(runIds[0], { ...origin, owner: `${hostname()}:${sibling.pid}` })).toBe(true);
       services.queue.resume();
-      // While the sibling lives, its run is left alone.
-      await new Promise((r) => setTimeout(r, 2500));
+      // While the sibling lives, its run is left alone (for five polls of the queue, 100 ms each here).
+      await new Promise((r) => setTimeout(r, 500));
       expect(services.store.getSummary(runIds[0])!.status).toBe('running');
     } finally {
       sibling.kill('SIGKILL');
