@@ -70,7 +70,7 @@ describe('HistoryWorkspace', () => {
     await w.find('[data-testid="history-sort-created"]').trigger('click');
     await settle();
     expect((api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { sort: unknown }).sort).toEqual({ field: 'createdAt', dir: 'asc' });
-    // A min typed with a decimal comma ('0,4') is no number: the browser empties the value and flags it.
+    // A min typed as '1e' (an exponent not finished) is no number: the browser empties the value and flags it.
     // Refused at the field; the list keeps its last filter instead of dropping the bound.
     const min = w.find('[data-testid="history-metric-min"]');
     Object.defineProperty(min.element, 'validity', { configurable: true, value: { badInput: true } });

@@ -86,7 +86,7 @@ describe('readNumber, the one reading of a number input', () => {
     expect(readNumber(typed(''))).toBeNaN();
     expect(readNumber(typed(''), true)).toBeUndefined();
     expect(readNumber(typed('4'), true)).toBe(4);
-    // Text that is no number ('0,5'): the browser empties the value but flags it; refused, not unset.
+    // Text that is no number ('1e'): the browser empties the value but flags it; refused, not unset.
     const bad = typed('');
     Object.defineProperty(bad.target, 'validity', { value: { badInput: true } });
     expect(readNumber(bad, true)).toBeNaN();
@@ -108,7 +108,7 @@ describe('a field that may be null', () => {
     await input.setValue('');
     expect((holder.params.balls as { solidFraction: unknown }).solidFraction).toBe(null);
     expect(errors.value).toEqual({});
-    // '0,3' (a decimal comma) is no number: the browser empties the value and flags it; refused at the field, not null.
+    // '0.3e' (an exponent not finished) is no number: the browser empties the value and flags it; refused at the field, not null.
     Object.defineProperty(input.element, 'validity', { configurable: true, value: { badInput: true } });
     await input.setValue('');
     expect((holder.params.balls as { solidFraction: unknown }).solidFraction).toBeNaN();

@@ -23,9 +23,10 @@ function show(el: HTMLInputElement, { value }: { value: unknown }): void {
 /**
  * What a number input holds, the reading every form of the app shares: its number; NaN for an empty
  * entry, which validation names at the field, never a default; or, when the field is `optional`,
- * undefined for an empty entry (the field unset). Unreadable text ('0,5', '5 mm') also leaves the
- * input's value empty, but it is not an empty entry (validity.badInput): NaN, optional or not, so
- * that what the user typed is refused at the field instead of unsetting it.
+ * undefined for an empty entry (the field unset). Unreadable text ('1e', '-', '1e-'; Chromium drops
+ * other stray characters as they are typed) also leaves the input's value empty, but it is not an
+ * empty entry (validity.badInput): NaN, optional or not, so that what the user typed is refused at
+ * the field instead of unsetting it.
  */
 export function readNumber(e: Event): number;
 export function readNumber(e: Event, optional: boolean): number | undefined;
