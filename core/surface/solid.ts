@@ -13,18 +13,25 @@ export const AREA_SAMPLES = 64;
 
 /** Bisection steps of each face of a blobby object's box. */
 const FACE_STEPS = 40;
-const boundsCache = new WeakMap<ImplicitSurface, Float64Array>();
+/**
+ * The last few blobby solids' boxes, by surface definition (its JSON): a box takes seconds for 256
+ * blobs, and the checks, a run's start and every shape preview (each with its own copy of the
+ * surface, from a message) ask again for the same surface.
+ */
+const boxes = new Map<string, Float64Array>();
+const BOXES_KEPT = 16;
 
 /**
  * The solid's box [minX, minY, minZ, maxX, maxY, maxZ]: exact for the primitives. For a blobby
  * object, F is sampled on a grid over the conservative ImplicitFunction.bounds; then each face is
  * moved by bisection to the last plane where some node of that grid's lateral rows is inside (the
  * extreme point of a round end lies between lateral nodes: about 0.2 % of the side is missed at
- * worst for blobs a tenth of the shape wide). Cached per parsed surface.
+ * worst for blobs a tenth of the shape wide). Cached by surface definition (boxes).
  */
 export function solidBounds(surface: ImplicitSurface, fn: ImplicitFunction = implicitFunction(surface)): Float64Array {
   if (surface.kind !== 'blobby') return Float64Array.from(fn.bounds);
-  const cached = boundsCache.get(surface);
+  const key = JSON.stringify(surface);
+  const cached = boxes.get(key);
   if (cached) return Float64Array.from(cached);
   const b = fn.bounds, n = BOUNDS_SAMPLES;
   const h = [(b[3] - b[0]) / n, (b[4] - b[1]) / n, (b[5] - b[2]) / n];
@@ -62,7 +69,8 @@ export function solidBounds(surface: ImplicitSurface, fn: ImplicitFunction = imp
       }
     }
   }
-  boundsCache.set(surface, Float64Array.from(out));
+  if (boxes.size >= BOXES_KEPT) boxes.delete(boxes.keys().next().value!);
+  boxes.set(key, Float64Array.from(out));
   return out;
 }
 

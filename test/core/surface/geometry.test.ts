@@ -12,6 +12,8 @@ vi.mock('../../../core/surface/solid', async (actual) => {
   return { ...solid, estimateArea: (...a: Parameters<typeof solid.estimateArea>) => (measured.areas++, solid.estimateArea(...a)) };
 });
 const { surfaceEngine, surfaceParamsSchema } = await import('../../../core/surface/index');
+const { implicitFunction, implicitSurfaceSchema } = await import('../../../core/surface/implicit');
+const { solidBounds } = await import('../../../core/surface/solid');
 
 const ctx: EngineContext = { seed: 1, threads: 1, progress() {}, cancelled: () => false, log() {} };
 /** A torus of tube `minor` (each test its own: the measurements are kept across tests). */
@@ -32,5 +34,20 @@ describe('surface geometry', () => {
     expect(measured.areas).toBe(1);
     surfaceEngine.check!(torus(0.33, 0.15));
     expect(measured.areas).toBe(2);
+  });
+
+  it("a blobby solid's box is found once per definition, also for another copy of it (a shape preview's, from a message)", () => {
+    const text = JSON.stringify({ kind: 'blobby', threshold: 0.5, blobs: [{ from: [0, 0, 0], to: [1.3, 0, 0], radius: 0.4 }, { from: [0, 0, 0], to: [0, 0.7, 0], radius: 0.4 }] });
+    const first = implicitSurfaceSchema.parse(JSON.parse(text)), copy = implicitSurfaceSchema.parse(JSON.parse(text));
+    /** The surface's function, counting its evaluations. */
+    const counting = (s: typeof first) => {
+      const fn = implicitFunction(s), count = { values: 0 };
+      return { count, fn: { ...fn, bounds: fn.bounds, value: (x: number, y: number, z: number) => (count.values++, fn.value(x, y, z)) } };
+    };
+    const a = counting(first), b = counting(copy);
+    const box = solidBounds(first, a.fn);
+    expect(a.count.values).toBeGreaterThan(0);
+    expect(solidBounds(copy, b.fn)).toEqual(box);
+    expect(b.count.values).toBe(0);
   });
 });
