@@ -138,10 +138,10 @@ describe('web host under faults', () => {
   });
 
   it('holds at most maxInboundBytes of client messages in all: those arriving on every connection and the calls being answered', async () => {
-    // Per connection 24 MiB; in all 32 MiB. Before, each connection had its own limit and nothing
+    // Per connection 6 MiB; in all 8 MiB. Before, each connection had its own limit and nothing
     // bounded them together, nor the calls decoded and waiting (an import waits for a heavy turn):
     // four connections each sending 400 MiB made the host hold 1 GB, and it went on growing.
-    const small = await startHost({ services, webRoot: join(t.dir, 'web'), maxMessageBytes: 24 << 20, maxInboundBytes: 32 << 20 });
+    const small = await startHost({ services, webRoot: join(t.dir, 'web'), maxMessageBytes: 6 << 20, maxInboundBytes: 8 << 20 });
     let release!: () => void;
     const turns = new Promise<void>((r) => (release = r));
     const limiter = services.heavy;
@@ -153,19 +153,19 @@ describe('web host under faults', () => {
     const b = createWsApi(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`, WebSocket as unknown as typeof globalThis.WebSocket);
     try {
       const raw = (n: number) => ({ fileName: 'grain.raw', header: '{}', bytes: new Uint8Array(n << 20) });
-      // 20 MiB, decoded and waiting for its heavy turn.
-      const waiting = a.call('shapes.importRaw', raw(20)).catch((err: { code: string }) => err);
+      // 5 MiB (in chunks), decoded and waiting for its heavy turn.
+      const waiting = a.call('shapes.importRaw', raw(5)).catch((err: { code: string }) => err);
       await waitFor('the first call to wait for its turn', () => asked === 1);
-      // 20 more MiB, from the other connection: over the 32 MiB in all.
-      expect(await rejection(b.call('shapes.importRaw', raw(20)))).toMatchObject({
+      // 5 more MiB, from the other connection: over the 8 MiB in all.
+      expect(await rejection(b.call('shapes.importRaw', raw(5)))).toMatchObject({
         code: 'unavailable',
-        message: expect.stringMatching(/^message of \d+ bytes does not fit in the \d+ bytes the host has left for messages \(limit 33554432\)/),
+        message: expect.stringMatching(/^message of \d+ bytes does not fit in the \d+ bytes the host has left for messages \(limit 8388608\)/),
       });
       // The other connection goes on with small calls.
       expect((await b.call('app.info', {})).dataDir).toBe(t.dir);
       release();
       expect(await waiting).toMatchObject({ code: 'invalid' }); // '{}' is no raw header: answered, and its bytes given back
-      await expect(b.call('shapes.importRaw', raw(20))).rejects.toMatchObject({ code: 'invalid' });
+      await expect(b.call('shapes.importRaw', raw(5))).rejects.toMatchObject({ code: 'invalid' });
     } finally {
       limiter.run = run;
       release();
