@@ -17,3 +17,19 @@ export function countLines(text: string): number {
   for (let at = text.indexOf('\r'); at >= 0; at = text.indexOf('\r', at + 1)) if (text.charCodeAt(at + 1) !== 10) lines++;
   return lines;
 }
+
+/**
+ * Calls fn with each line of text and its 1-based number, the lines of splitLines, without making
+ * the array of them all (a mesh file's millions of lines held hundreds of MB at once).
+ */
+export function forEachLine(text: string, fn: (line: string, number: number) => void): void {
+  let start = 0, number = 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 10 && c !== 13) continue;
+    fn(text.slice(start, i), number++);
+    if (c === 13 && text.charCodeAt(i + 1) === 10) i++;
+    start = i + 1;
+  }
+  fn(text.slice(start), number);
+}

@@ -9,21 +9,24 @@ export interface TriangleMesh {
   triangles: number;
 }
 
-import { splitLines } from './lines';
+import { forEachLine } from './lines';
 
 const decoder = new TextDecoder();
 
-/** Binary when the size matches the triangle count in the header; ASCII when it starts with 'solid'. */
-export function parseStl(bytes: Uint8Array): TriangleMesh {
+/**
+ * Binary when the size matches the triangle count in the header; ASCII when it starts with 'solid'.
+ * More than maxTriangles triangles are refused before their arrays are allocated.
+ */
+export function parseStl(bytes: Uint8Array, maxTriangles = Infinity): TriangleMesh {
   if (bytes.length >= 84) {
     const count = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(80, true);
-    if (bytes.length === 84 + 50 * count) return parseBinaryStl(bytes, count);
+    if (bytes.length === 84 + 50 * count) return parseBinaryStl(bytes, count, maxTriangles);
   }
   const start = decoder.decode(bytes.subarray(0, Math.min(bytes.length, 512))).trimStart();
   // Text never holds a NUL byte; binary STL does (the count, the floats). Some binary headers start
   // with 'solid' too (SolidWorks writes 'solid <name>' there): such a file's fault is its size.
   const binary = bytes.length >= 84 && bytes.subarray(0, Math.min(bytes.length, 4096)).includes(0);
-  if (start.toLowerCase().startsWith('solid') && !binary) return parseAsciiStl(decoder.decode(bytes));
+  if (start.toLowerCase().startsWith('solid') && !binary) return parseAsciiStl(decoder.decode(bytes), maxTriangles);
   if (bytes.length < 84) throw new Error(`STL is malformed: ${bytes.length} bytes is shorter than the 84-byte binary header, and it does not start with 'solid'`);
   const count = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(80, true);
   const size = `header says ${count} triangles (${84 + 50 * count} bytes) but the file has ${bytes.length} bytes`;
@@ -31,7 +34,13 @@ export function parseStl(bytes: Uint8Array): TriangleMesh {
   throw new Error(`STL is malformed: binary ${size}, and it does not start with 'solid' (ASCII)`);
 }
 
-function parseBinaryStl(bytes: Uint8Array, count: number): TriangleMesh {
+/** The refusal of a mesh of more triangles than an import holds. */
+function checkTriangles(what: string, triangles: number, maxTriangles: number): void {
+  if (triangles > maxTriangles) throw new RangeError(`${what} has ${triangles} triangles, more than the ${maxTriangles} an import of a file this size holds (memory is set aside by the file's size); simplify the mesh`);
+}
+
+function parseBinaryStl(bytes: Uint8Array, count: number, maxTriangles: number): TriangleMesh {
+  checkTriangles('STL', count, maxTriangles);
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const positions = new Float64Array(count * 9);
   for (let t = 0; t < count; t++) {
@@ -45,59 +54,80 @@ function parseBinaryStl(bytes: Uint8Array, count: number): TriangleMesh {
   return { positions, triangles: count };
 }
 
-function parseAsciiStl(text: string): TriangleMesh {
-  const coords: number[] = [];
-  const lines = splitLines(text);
+const wordsOf = (line: string): string[] => line.trim().split(/\s+/);
+
+/**
+ * Two passes over the lines: the facets are counted first, so that the positions are one array
+ * allocated once, after the count is checked (a plain array grown vertex by vertex took twice the
+ * memory, and past 2^27 numbers V8 aborts the whole process instead of throwing).
+ */
+function parseAsciiStl(text: string, maxTriangles: number): TriangleMesh {
+  let facets = 0;
+  forEachLine(text, (line) => { if (wordsOf(line)[0]?.toLowerCase() === 'facet') facets++; });
+  checkTriangles('ASCII STL', facets, maxTriangles);
+  const positions = new Float64Array(9 * facets);
+  let at = 0;
   let inFacet = false, verticesInFacet = 0, facetLine = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const words = lines[i].trim().split(/\s+/);
+  forEachLine(text, (line, number) => {
+    const words = wordsOf(line);
     const w = words[0]?.toLowerCase();
     if (w === 'facet') {
-      if (inFacet) throw new Error(`ASCII STL line ${i + 1}: 'facet' inside the facet opened on line ${facetLine}`);
-      inFacet = true; verticesInFacet = 0; facetLine = i + 1;
+      if (inFacet) throw new Error(`ASCII STL line ${number}: 'facet' inside the facet opened on line ${facetLine}`);
+      inFacet = true; verticesInFacet = 0; facetLine = number;
     } else if (w === 'vertex') {
-      if (!inFacet) throw new Error(`ASCII STL line ${i + 1}: 'vertex' outside a facet`);
-      const xyz = words.slice(1, 4).map(Number);
-      if (words.length < 4 || !xyz.every(Number.isFinite)) throw new Error(`ASCII STL line ${i + 1}: expected 'vertex x y z', got '${lines[i].trim()}'`);
-      coords.push(...xyz);
-      verticesInFacet++;
+      if (!inFacet) throw new Error(`ASCII STL line ${number}: 'vertex' outside a facet`);
+      const x = Number(words[1]), y = Number(words[2]), z = Number(words[3]);
+      if (words.length < 4 || !Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) throw new Error(`ASCII STL line ${number}: expected 'vertex x y z', got '${line.trim()}'`);
+      if (++verticesInFacet > 3) throw new Error(`ASCII STL facet at line ${facetLine} has more than 3 vertices`);
+      positions[at++] = x; positions[at++] = y; positions[at++] = z;
     } else if (w === 'endfacet') {
       if (verticesInFacet !== 3) throw new Error(`ASCII STL facet at line ${facetLine} has ${verticesInFacet} vertices, expected 3`);
       inFacet = false;
     }
-  }
+  });
   if (inFacet) throw new Error(`ASCII STL ends inside the facet opened on line ${facetLine}`);
-  if (coords.length === 0) throw new Error('ASCII STL has no facets');
-  return { positions: Float64Array.from(coords), triangles: coords.length / 9 };
+  if (at === 0) throw new Error('ASCII STL has no facets');
+  return { positions, triangles: at / 9 };
 }
 
-/** OBJ vertices ('v x y z') and faces ('f a b c ...', 1-based or negative, '/' parts ignored), polygons fanned. */
-export function parseObj(text: string): TriangleMesh {
-  const verts: number[] = [];
-  const coords: number[] = [];
-  const lines = splitLines(text);
-  for (let i = 0; i < lines.length; i++) {
-    const words = lines[i].trim().split(/\s+/);
+/**
+ * OBJ vertices ('v x y z') and faces ('f a b c ...', 1-based or negative, '/' parts ignored),
+ * polygons fanned. Two passes, as parseAsciiStl: vertices and triangles counted, then more than
+ * maxTriangles refused before anything is allocated (a 40 MB file of long faces fans into 2·10⁷
+ * triangles, whose plain array of coordinates aborted the process).
+ */
+export function parseObj(text: string, maxTriangles = Infinity): TriangleMesh {
+  let vertices = 0, triangles = 0;
+  forEachLine(text, (line) => {
+    const words = wordsOf(line);
+    if (words[0] === 'v') vertices++;
+    else if (words[0] === 'f') triangles += Math.max(0, words.length - 3);
+  });
+  checkTriangles('OBJ', triangles, maxTriangles);
+  const verts = new Float64Array(3 * vertices), positions = new Float64Array(9 * triangles);
+  let nv = 0, at = 0;
+  forEachLine(text, (line, number) => {
+    const words = wordsOf(line);
     if (words[0] === 'v') {
-      const xyz = words.slice(1, 4).map(Number);
-      if (words.length < 4 || !xyz.every(Number.isFinite)) throw new Error(`OBJ line ${i + 1}: expected 'v x y z', got '${lines[i].trim()}'`);
-      verts.push(...xyz);
+      const x = Number(words[1]), y = Number(words[2]), z = Number(words[3]);
+      if (words.length < 4 || !Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) throw new Error(`OBJ line ${number}: expected 'v x y z', got '${line.trim()}'`);
+      verts[3 * nv] = x; verts[3 * nv + 1] = y; verts[3 * nv + 2] = z;
+      nv++;
     } else if (words[0] === 'f') {
-      const nv = verts.length / 3;
       const idx = words.slice(1).map((w) => {
         const k = parseInt(w.split('/')[0], 10);
         const j = k < 0 ? nv + k : k - 1;
-        if (!Number.isInteger(k) || k === 0 || j < 0 || j >= nv) throw new Error(`OBJ line ${i + 1}: vertex index '${w}' is not in 1..${nv} (or -1..-${nv})`);
+        if (!Number.isInteger(k) || k === 0 || j < 0 || j >= nv) throw new Error(`OBJ line ${number}: vertex index '${w}' is not in 1..${nv} (or -1..-${nv})`);
         return j;
       });
-      if (idx.length < 3) throw new Error(`OBJ line ${i + 1}: a face needs at least 3 vertices, got ${idx.length}`);
+      if (idx.length < 3) throw new Error(`OBJ line ${number}: a face needs at least 3 vertices, got ${idx.length}`);
       for (let k = 1; k + 1 < idx.length; k++) {
-        for (const j of [idx[0], idx[k], idx[k + 1]]) coords.push(verts[3 * j], verts[3 * j + 1], verts[3 * j + 2]);
+        for (const j of [idx[0], idx[k], idx[k + 1]]) { positions[at++] = verts[3 * j]; positions[at++] = verts[3 * j + 1]; positions[at++] = verts[3 * j + 2]; }
       }
     }
-  }
-  if (coords.length === 0) throw new Error('OBJ has no faces');
-  return { positions: Float64Array.from(coords), triangles: coords.length / 9 };
+  });
+  if (triangles === 0) throw new Error('OBJ has no faces');
+  return { positions, triangles };
 }
 
 export interface WatertightReport {

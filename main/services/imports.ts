@@ -65,7 +65,8 @@ export async function importMeshShape(path: string, options: MeshImportOptions):
 export function meshBytesToShape(bytes: Uint8Array, fileName: string, options: MeshImportOptions): VoxelShapeImport {
   const parsed = meshImportOptionsSchema.safeParse(options);
   if (!parsed.success) throw new Error(`mesh import options: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`).join('; ')}`);
-  const mesh = meshFormat(fileName) === 'stl' ? parseStl(bytes) : parseObj(new TextDecoder().decode(bytes));
+  const maxTriangles = meshTriangleLimit(bytes);
+  const mesh = meshFormat(fileName) === 'stl' ? parseStl(bytes, maxTriangles) : parseObj(new TextDecoder().decode(bytes), maxTriangles);
   // An empty mesh is watertight (no edge is open) and has no extent: say what is wrong with it.
   if (mesh.triangles === 0) throw new Error(`mesh '${fileName}' has no triangles`);
   assertWatertight(mesh, fileName);
@@ -89,6 +90,24 @@ export function meshBytesToShape(bytes: Uint8Array, fileName: string, options: M
     volume: solid.voxelCount / resolution ** 3,
     triangles: mesh.triangles,
   };
+}
+
+/**
+ * Bytes a mesh import holds per triangle: its nine float64 coordinates (72) and the watertightness
+ * check's vertex ids and first uses (24), hash slots (at most 48) and edge keys (24).
+ */
+const MESH_TRIANGLE_BYTES = 168;
+
+/**
+ * The most triangles a mesh import of these bytes takes (importTaskBytes sets memory aside for
+ * them): a binary STL's own count, else one per 16 bytes of file, and 2^20 whatever the size. A
+ * large OBJ has one per 20-30 bytes (quads of 6-digit indices and their vertex lines); one of long
+ * faces can have far more (a 40 MB file fans into 2·10⁷ triangles, 3.4 GB to hold) and is refused.
+ */
+export function meshTriangleLimit(bytes: Uint8Array): number {
+  const count = bytes.length >= 84 ? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(80, true) : -1;
+  if (bytes.length === 84 + 50 * count) return count;
+  return Math.max(2 ** 20, Math.floor(bytes.length / 16));
 }
 
 /**
@@ -302,7 +321,7 @@ export function runImportTask(task: ImportTask): ImportResult {
  * for a sphere CSV, the text and its lines, the table and analysis per line (rows are at most the
  * lines; counted, since characters / 8 took a typical 40-character row for five), the pore grid,
  * at most a million porosity slices (checkSphereSet bounds box over diameter) and the height map;
- * for a mesh, its triangles and the largest voxel
+ * for a mesh, its bytes and text, the triangles it may hold (meshTriangleLimit) and the largest voxel
  * grid an import may have (1024^3 bits, also as base64); for a raw volume, its bytes and its bits.
  */
 export function importTaskBytes(task: ImportTask): number {
@@ -314,7 +333,7 @@ export function importTaskBytes(task: ImportTask): number {
       return 6 * task.csv.length + rows * 600 + 17 * cells + 24 * 10 * MAX_BOX_DIAMETERS + 16 * heightMap;
     }
     case 'mesh':
-      return 4 * task.bytes.length + 3 * (MAX_SHAPE_VOXELS_PER_AXIS ** 3 / 8);
+      return 2 * task.bytes.length + MESH_TRIANGLE_BYTES * meshTriangleLimit(task.bytes) + 3 * (MAX_SHAPE_VOXELS_PER_AXIS ** 3 / 8);
     case 'raw':
       return 2 * task.bytes.length + 3 * Math.ceil(task.bytes.length / 8);
     case 'preview':

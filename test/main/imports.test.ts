@@ -8,7 +8,7 @@ import { shapeSchema } from '../../core/voxel/shapes';
 import { analyseSpheres } from '../../core/analysis/index';
 import type { ColumnTable } from '../../core/common/engine';
 import { exportRun, type ExportableRun } from '../../main/services/exports';
-import { importMeshShape, importRawVoxelShape, importSphereCsv, importTaskBytes, meshBytesToShape } from '../../main/services/imports';
+import { importMeshShape, importRawVoxelShape, importSphereCsv, importTaskBytes, meshBytesToShape, meshTriangleLimit } from '../../main/services/imports';
 
 let dir: string;
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'pb-import-')); });
@@ -71,6 +71,16 @@ describe('mesh shapes', () => {
     const box = new TextEncoder().encode(asciiBox(2, 1, 0.5));
     expect(() => meshBytesToShape(box, 'box.stl', { voxelsAcross: 1 })).toThrow(/^mesh 'box.stl' gives no solid voxel at 1 voxels across \(resolution 0.5\): raise voxelsAcross$/);
     expect(() => meshBytesToShape(box, 'box.stl', { resolution: 0.4 })).toThrow(/^mesh 'box.stl' gives no solid voxel at resolution 0.4: raise the resolution$/);
+  });
+});
+
+describe('mesh size', () => {
+  it('refuses an OBJ whose long faces fan into more triangles than its size sets memory aside for, before allocating them', () => {
+    // 2.2 MB: one face of 1,100,002 vertices. A 40 MB one (2·10⁷ triangles) aborted the whole process: its plain array of coordinates outgrew V8's limit.
+    const obj = new TextEncoder().encode(`v 0 0 0\nv 1 0 0\nv 0 1 0\nf ${'1 2 '.repeat(550001)}\n`);
+    expect(meshTriangleLimit(obj)).toBe(2 ** 20);
+    expect(() => meshBytesToShape(obj, 'fan.obj', { voxelsAcross: 10 })).toThrow(/^OBJ has 1100000 triangles, more than the 1048576 an import of a file this size holds/);
+    expect(importTaskBytes({ kind: 'mesh', bytes: obj, fileName: 'fan.obj', options: { voxelsAcross: 10 } })).toBeGreaterThan(168 * 2 ** 20);
   });
 });
 
