@@ -342,6 +342,18 @@ describe('QueueTable', () => {
     expect(r.currentRoute.value.path).toBe('/inspector/r2');
   });
 
+  it('opens a failed run in the inspector, where its error and log are, as a done one', async () => {
+    installFakeApi([makeRun(1, { status: 'failed', error: 'worker crashed' }), makeRun(2, { status: 'done' }), makeRun(3, { status: 'cancelled' })]);
+    const r = router();
+    const w = mount(QueueTable, { global: { plugins: [r] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    expect(w.findAll('[data-testid^="inspect-"]').map((b) => b.attributes('data-testid')).sort()).toEqual(['inspect-r1', 'inspect-r2']);
+    await w.find('[data-testid="inspect-r1"]').trigger('click');
+    await settle();
+    expect(r.currentRoute.value.path).toBe('/inspector/r1');
+  });
+
   it('pauses, cancels, re-prioritises and controls the queue', async () => {
     const api = installFakeApi([makeRun(1, { status: 'queued', finishedAt: null }), makeRun(2, { status: 'queued', finishedAt: null })]);
     const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
