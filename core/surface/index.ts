@@ -3,7 +3,7 @@
  * by constrained repulsion, adaptive radii, birth and death (Heckbert 1997, seed 002, after Witkin &
  * Heckbert 1994), the neighbour search in core/spatial's HashedGrid. See README.md in this folder.
  */
-import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type MetricInfo } from '../common/engine';
+import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type LabelVolume, type MetricInfo } from '../common/engine';
 import { implicitFunction, type ImplicitFunction } from './implicit';
 import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, type SurfaceParams } from './params';
 import { surfaceHelper, type HelperData } from './board';
@@ -96,8 +96,16 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
   const samplingMs = performance.now() - t1;
   const frame = sampleFrame(bounds);
   // Not for a cancelled run, whose artifacts the worker drops: at 400 voxels across the solid took
-  // 2 s after the cancel.
-  const volume = !cancelled && p.voxelsAcross > 0 ? voxeliseSolid(fn, frame, p.voxelsAcross, 'solid') : null;
+  // 2 s after the cancel. It reports its planes and stops at a cancel (minutes on a large blobby
+  // surface: no progress and no cancel until it ended).
+  let volume: LabelVolume | null = null;
+  if (!cancelled && p.voxelsAcross > 0) {
+    volume = voxeliseSolid(fn, frame, p.voxelsAcross, 'solid', (planes, total) => {
+      ctx.progress({ done: planes, total, phase: 'voxelising the solid' });
+      return ctx.cancelled();
+    });
+    if (volume === null) { cancelled = true; stopReason = 'cancelled'; }
+  }
   // With a volume the frame is its box (whole voxels), so that table and volume line up.
   if (volume) for (let a = 0; a < 3; a++) frame.size[a] = volume.dims[a] * volume.voxelSize;
   const result = finish(sampler, p, area, frame);

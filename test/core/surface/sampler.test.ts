@@ -126,6 +126,23 @@ describe('surface engine', () => {
     expect(c.artifacts.map((x) => x.kind)).toEqual(['table']);
   });
 
+  it('the solid\'s voxelisation reports its planes and stops at a cancel (minutes on a large blobby surface)', () => {
+    const p = { surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.4 }, spacing: 0.15, voxelsAcross: 60 };
+    const planes: number[] = [];
+    let voxelising = false;
+    const progress = (e: EngineProgress) => {
+      if (e.phase !== 'voxelising the solid') return;
+      voxelising = true;
+      planes.push(e.done);
+    };
+    // Cancelled at its fourth plane: no volume, the run cancelled.
+    const c = run(p, { ...ctx(), progress, cancelled: () => voxelising && planes.length > 3 });
+    expect(planes).toEqual([0, 1, 2, 3]);
+    expect(c.cancelled).toBe(true);
+    expect(c.metrics.stopReason).toBe('cancelled');
+    expect(c.artifacts.map((x) => x.kind)).toEqual(['table']);
+  });
+
   it('a cancel during the seeding stops it part-way (seconds on a large blobby surface)', () => {
     const p = { surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.4 }, spacing: 0.15, voxelsAcross: 0 };
     let looks = 0, seedingLooks = -1;
@@ -149,8 +166,11 @@ describe('surface engine', () => {
 
   it('progress counts to maxIterations only as an upper bound, and to the window\'s end once uniform', () => {
     // A run uniform after some 60 iterations of 2,000 had shown 3 % and then done.
-    const reports: EngineProgress[] = [];
-    const r = run({ surface: { kind: 'sphere' }, spacing: 0.1 }, { ...ctx(), progress: (q) => { reports.push(q); } });
+    const all: EngineProgress[] = [];
+    const r = run({ surface: { kind: 'sphere' }, spacing: 0.1 }, { ...ctx(), progress: (q) => { all.push(q); } });
+    // Then the solid's voxelisation, its planes (64 at voxelsAcross 64) in a phase of its own.
+    const reports = all.filter((q) => q.phase !== 'voxelising the solid');
+    expect(all.length - reports.length).toBe(64);
     const end = r.metrics.iterations as number, window = 20;
     expect(r.metrics.stopReason).toBe('uniform');
     expect(end).toBeLessThan(500);
@@ -164,6 +184,7 @@ describe('surface engine', () => {
     const before = reports[end - window - 1];
     expect(before.total).toBe(2000);
     expect(new Set(reports.map((q) => q.phase))).toEqual(new Set(['sampling until uniform, at most 2000 iterations']));
+    expect(all.slice(reports.length).map((q) => q.done)).toEqual([...Array(64).keys()]);
   });
 
   it('uniform needs the particles on the surface: a sharp superquadric (ε = 2) is not uniform while particles stay off its edges', () => {
