@@ -3,7 +3,7 @@ import vue from '@vitejs/plugin-vue';
 import { availableParallelism } from 'node:os';
 
 // Three projects: engines and services in Node, renderer components in happy-dom, and the
-// end-to-end walk in a real Chromium against the web host (run last, one file at a time).
+// end-to-end walk in a real Chromium against the web host.
 export default defineConfig({
   test: {
     // One test file per core. Vitest's default (cores - 1) ran unit and renderer files one at a time
@@ -40,7 +40,8 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 240_000,
           hookTimeout: 240_000,
-          fileParallelism: false,
+          // Beside the other files, not after them all: each e2e file waits on its browser and runs
+          // most of the time, and has its own host, data folder and browser.
         },
       },
     ],
