@@ -34,6 +34,18 @@ export function parseStl(bytes: Uint8Array, maxTriangles = Infinity): TriangleMe
   throw new Error(`STL is malformed: binary ${size}, and it does not start with 'solid' (ASCII)`);
 }
 
+/**
+ * The most triangles a mesh import of these bytes takes (the import task sets memory aside for
+ * them: main/services/imports.ts importTaskBytes): a binary STL's own count, else one per 16 bytes of file, and 2^20 whatever the size. A
+ * large OBJ has one per 20-30 bytes (quads of 6-digit indices and their vertex lines); one of long
+ * faces can have far more (a 40 MB file fans into 2·10⁷ triangles, 3.4 GB to hold) and is refused.
+ */
+export function meshTriangleLimit(bytes: Uint8Array): number {
+  const count = bytes.length >= 84 ? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(80, true) : -1;
+  if (bytes.length === 84 + 50 * count) return count;
+  return Math.max(2 ** 20, Math.floor(bytes.length / 16));
+}
+
 /** The refusal of a mesh of more triangles than an import holds. */
 function checkTriangles(what: string, triangles: number, maxTriangles: number): void {
   if (triangles > maxTriangles) throw new RangeError(`${what} has ${triangles} triangles, more than the ${maxTriangles} an import of a file this size holds (memory is set aside by the file's size); simplify the mesh`);

@@ -19,7 +19,7 @@ import type { ColumnTable, EngineSeries } from '../../core/common/engine';
 import { encodeTable } from '../../core/io/container';
 import { sphereCsvLineNumbers, sphereCsvToTable } from '../../core/io/csv';
 import { countLines } from '../../core/io/lines';
-import { assertWatertight, parseObj, parseStl } from '../../core/io/mesh';
+import { assertWatertight, meshTriangleLimit, parseObj, parseStl } from '../../core/io/mesh';
 import { parseRawHeader, rawSizeMismatch, rawToSolidBits, type RawHeader } from '../../core/io/raw';
 import { bounds, MAX_SHAPE_VOXELS_PER_AXIS, voxeliseMesh } from '../../core/io/voxelise';
 import { parseStrict, SPHERE_IMPORT_ENGINE, type MetricValue, type Methods, type RunSummary } from '../api';
@@ -93,22 +93,11 @@ export function meshBytesToShape(bytes: Uint8Array, fileName: string, options: M
 }
 
 /**
- * Bytes a mesh import holds per triangle: its nine float64 coordinates (72) and the watertightness
- * check's vertex ids and first uses (24), hash slots (at most 48) and edge keys (24).
+ * Bytes a mesh import holds per triangle (at most meshTriangleLimit of them): its nine float64
+ * coordinates (72) and the watertightness check's vertex ids and first uses (24), hash slots (at
+ * most 48) and edge keys (24).
  */
 const MESH_TRIANGLE_BYTES = 168;
-
-/**
- * The most triangles a mesh import of these bytes takes (importTaskBytes sets memory aside for
- * them): a binary STL's own count, else one per 16 bytes of file, and 2^20 whatever the size. A
- * large OBJ has one per 20-30 bytes (quads of 6-digit indices and their vertex lines); one of long
- * faces can have far more (a 40 MB file fans into 2·10⁷ triangles, 3.4 GB to hold) and is refused.
- */
-export function meshTriangleLimit(bytes: Uint8Array): number {
-  const count = bytes.length >= 84 ? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(80, true) : -1;
-  if (bytes.length === 84 + 50 * count) return count;
-  return Math.max(2 ** 20, Math.floor(bytes.length / 16));
-}
 
 /**
  * A raw voxel volume with a JSON header (rawHeaderSchema: dims, dtype, byteOrder, headerBytes,

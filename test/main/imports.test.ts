@@ -8,7 +8,8 @@ import { shapeSchema } from '../../core/voxel/shapes';
 import { analyseSpheres } from '../../core/analysis/index';
 import type { ColumnTable } from '../../core/common/engine';
 import { exportRun, type ExportableRun } from '../../main/services/exports';
-import { importMeshShape, importRawVoxelShape, importSphereCsv, importTaskBytes, meshBytesToShape, meshTriangleLimit } from '../../main/services/imports';
+import { importMeshShape, importRawVoxelShape, importSphereCsv, importTaskBytes, meshBytesToShape } from '../../main/services/imports';
+import { meshTriangleLimit } from '../../core/io/mesh';
 
 let dir: string;
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'pb-import-')); });

@@ -39,5 +39,8 @@ describe('shape import', () => {
     const open = new TextEncoder().encode('solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid x\n');
     expect(() => importMesh('open.stl', open, 10)).toThrow(/open\.stl/);
     expect(() => importRaw('v.raw', Uint8Array.of(0, 0), JSON.stringify({ dims: [2, 1, 1], dtype: 'uint8' }))).toThrow(/no solid voxel/);
+    // One long face fanned into more triangles than its size allows (as the services refuse it; 40 MB of such faces aborted the page).
+    const fan = new TextEncoder().encode(`v 0 0 0\nv 1 0 0\nv 0 1 0\nf ${'1 2 '.repeat(550001)}\n`);
+    expect(() => importMesh('fan.obj', fan, 10)).toThrow(/^OBJ has 1100000 triangles, more than the 1048576/);
   });
 });

@@ -4,7 +4,7 @@
  * solid). Either becomes a voxel-engine shape of kind 'voxels' (dims, bits as base64), which the
  * shape library stores like any other shape.
  */
-import { assertWatertight, parseObj, parseStl, type TriangleMesh } from '../../../../core/io/mesh';
+import { assertWatertight, meshTriangleLimit, parseObj, parseStl, type TriangleMesh } from '../../../../core/io/mesh';
 import { bounds, voxeliseMesh, MAX_SHAPE_VOXELS_PER_AXIS } from '../../../../core/io/voxelise';
 import { parseRawHeader, rawToSolidBits } from '../../../../core/io/raw';
 
@@ -41,8 +41,9 @@ export function importMesh(fileName: string, bytes: Uint8Array, voxelsAcross: nu
   }
   const lower = fileName.toLowerCase();
   let mesh: TriangleMesh;
-  if (lower.endsWith('.stl')) mesh = parseStl(bytes);
-  else if (lower.endsWith('.obj')) mesh = parseObj(new TextDecoder().decode(bytes));
+  // The services' limit: an OBJ of long faces fans into more triangles than the page can hold.
+  if (lower.endsWith('.stl')) mesh = parseStl(bytes, meshTriangleLimit(bytes));
+  else if (lower.endsWith('.obj')) mesh = parseObj(new TextDecoder().decode(bytes), meshTriangleLimit(bytes));
   else throw new Error(`${fileName}: import reads .stl and .obj meshes, or a .raw volume with its .json header`);
   if (mesh.triangles === 0) throw new Error(`${fileName}: the mesh has no triangles`);
   assertWatertight(mesh, fileName);
