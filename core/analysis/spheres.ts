@@ -202,6 +202,9 @@ export interface SphereContacts {
   maxOverlap: number;
 }
 
+/** Spheres between two looks of sphereContacts at its stop hook (about 0.15 s of the check). */
+const STOP_STRIDE = 16384;
+
 /** Size bands of sphereContacts: band b holds radii in (rmax / 2^(b+1), rmax / 2^b]; smaller ones share the last. */
 const MAX_BANDS = 12;
 
@@ -217,7 +220,21 @@ const MAX_BANDS = 12;
 export function sphereContacts(
   x: Float64Array, y: Float64Array, z: Float64Array, r: Float64Array,
   box: readonly [number, number, number], periodic: readonly [boolean, boolean, boolean], tol: number,
-): SphereContacts {
+): SphereContacts;
+/**
+ * With `stop`, asked every STOP_STRIDE spheres with the spheres done and their count (progress, and
+ * a cancel: true stops the check and gives null). A stacking of 3·10⁷ balls takes minutes here.
+ */
+export function sphereContacts(
+  x: Float64Array, y: Float64Array, z: Float64Array, r: Float64Array,
+  box: readonly [number, number, number], periodic: readonly [boolean, boolean, boolean], tol: number,
+  stop: (done: number, total: number) => boolean,
+): SphereContacts | null;
+export function sphereContacts(
+  x: Float64Array, y: Float64Array, z: Float64Array, r: Float64Array,
+  box: readonly [number, number, number], periodic: readonly [boolean, boolean, boolean], tol: number,
+  stop: (done: number, total: number) => boolean = () => false,
+): SphereContacts | null {
   const n = x.length;
   const degree = new Uint32Array(n);
   let contacts = 0, overlappingPairs = 0, maxOverlap = 0;
@@ -243,6 +260,7 @@ export function sphereContacts(
     ));
   }
   for (let i = 0; i < n; i++) {
+    if (i % STOP_STRIDE === 0 && stop(i, n)) return null;
     for (let b = 0; b <= band[i]; b++) {
       const grid = grids[b];
       if (!grid) continue;

@@ -176,7 +176,7 @@ export const stackingEngine = defineEngine({
   run(params, ctx): EngineResult {
     const t0 = performance.now();
     const { stacker: s, classes, solidVolume, seconds } = stack(params, ctx);
-    const cancelled = s.stopReason === 'cancelled';
+    let cancelled = s.stopReason === 'cancelled';
     if (s.stopReason === 'full') {
       // The status alone ('full') does not say how far short: a count target may ask for more than
       // any stacking of the gradation holds, which check() can bound only for equal balls.
@@ -199,9 +199,13 @@ export const stackingEngine = defineEngine({
     const reg = s.region;
     let contactMetrics: Record<string, number> = {};
     const contactSeries: EngineSeries[] = [];
-    if (!cancelled) {
-      ctx.progress({ done: 1000, total: 1000, phase: 'checking contacts' });
-      const contacts = sphereContacts(x, y, z, r, [reg.lx, reg.ly, reg.dim === 3 ? reg.lz : 1], [reg.periodicX, reg.periodicY, false], CONTACT_GAP * rMin);
+    // The check reports its balls and stops at a cancel: at 3·10⁷ balls it takes minutes.
+    const contacts = cancelled ? null : sphereContacts(x, y, z, r, [reg.lx, reg.ly, reg.dim === 3 ? reg.lz : 1], [reg.periodicX, reg.periodicY, false], CONTACT_GAP * rMin, (done, total) => {
+      ctx.progress({ done, total, phase: 'checking contacts' });
+      return ctx.cancelled();
+    });
+    if (!cancelled && contacts === null) cancelled = true;
+    if (contacts !== null) {
       table.columns.coordination = Uint16Array.from(contacts.degree, (d) => Math.min(d, 65535));
       contactMetrics = {
         maxOverlap: contacts.maxOverlap,
@@ -229,7 +233,7 @@ export const stackingEngine = defineEngine({
         ...(params.target.kind === 'voidRatio' ? { voidRatioAsked: params.target.e } : { particlesAsked: params.target.particles }),
         solidFractionAsked: solidVolume / reg.volume,
         regionVolume: reg.volume,
-        stopReason: s.stopReason ?? 'target',
+        stopReason: cancelled ? 'cancelled' : s.stopReason ?? 'target',
         shortClasses: s.shortClasses.map((j) => classes[j].source).join(' '),
         ...contactMetrics,
         placedRandom: c.randomPlaced,

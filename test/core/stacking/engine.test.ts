@@ -286,6 +286,21 @@ describe('stacking engine', () => {
     expect(done.metrics).toHaveProperty('contacts');
   });
 
+  it('the contact check reports its balls and stops at a cancel (minutes at 3·10⁷ balls)', () => {
+    const p = params({ region: { shape: 'box', size: [1.5, 1.5, 1.5] }, target: { kind: 'voidRatio', e: 0.5 } });
+    const checking: { done: number; total: number }[] = [];
+    const ctx: EngineContext = {
+      seed: 1, threads: 1, log() {},
+      progress: (q) => { if (q.phase === 'checking contacts') checking.push({ done: q.done, total: q.total }); },
+      cancelled: () => checking.length > 0,
+    };
+    const r = run(p, ctx);
+    expect(checking).toEqual([{ done: 0, total: r.metrics.particles }]);
+    expect(r.cancelled).toBe(true);
+    expect(r.metrics.stopReason).toBe('cancelled');
+    expect(r.metrics).not.toHaveProperty('contacts');
+  });
+
   it('a target over the densest packing of equal balls is refused; one the stacking cannot reach ends full and the log says how short', () => {
     const equal = (rang: number, target: Record<string, unknown>, dim: 2 | 3 = 2) => params({
       dim, region: dim === 2 ? { shape: 'rectangle', size: [5, 5] } : { shape: 'box', size: [2, 2, 2] },
