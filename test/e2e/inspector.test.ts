@@ -229,7 +229,8 @@ describe.skipIf(!CHROMIUM)('editor and inspector in Chromium', () => {
     await page.goto(host.url + '#/inspector/' + id);
     await page.locator('[data-testid="live-time"]').filter({ hasText: 'latest state' }).waitFor({ timeout: 60_000 });
     // The curves grow a point a second; wait for a few.
-    await page.waitForTimeout(8000);
+    const livePoints = async () => (await services.dispatch('runs.series', { id })).find((s) => s.name === 'bed height (live)')?.x.length ?? 0;
+    await expect.poll(livePoints, { timeout: 60_000, interval: 250 }).toBeGreaterThanOrEqual(3);
     await page.locator('.plot-panel').filter({ hasText: 'bed height (live)' }).waitFor({ timeout: 30_000 });
     await page.locator('.plot-panel').filter({ hasText: 'solid fraction (live)' }).waitFor();
     await frameReady('inspector-canvas');
