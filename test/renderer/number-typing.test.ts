@@ -6,6 +6,7 @@ import { installFakeApi, settle } from './fakeApi';
 import SchemaField from '../../renderer/src/workspaces/batch/SchemaField.vue';
 import { validate, type JsonSchema } from '../../renderer/src/workspaces/batch/schema';
 import { readNumber } from '../../renderer/src/components/numberValue';
+import { guardNumberEntry } from '../../renderer/src/components/numberEntry';
 import { stackingParamsSchema } from '../../core/stacking/params';
 import { ballmillParamsSchema } from '../../core/ballmill/params';
 
@@ -113,5 +114,59 @@ describe('a field that may be null', () => {
     await input.setValue('');
     expect((holder.params.balls as { solidFraction: unknown }).solidFraction).toBeNaN();
     expect(Object.keys(errors.value)).toEqual(['balls.solidFraction']);
+  });
+});
+
+describe('characters a number box cannot hold (numberEntry.ts)', () => {
+  guardNumberEntry(document);
+
+  /**
+   * One key as Chromium handles it in a number box: beforeinput (which may refuse it), then the box
+   * drops any character of no number ('0,4' holds '04') and reports an input event.
+   */
+  async function key(input: HTMLInputElement, k: string): Promise<void> {
+    const deleting = k === 'Backspace';
+    const before = new InputEvent('beforeinput', { inputType: deleting ? 'deleteContentBackward' : 'insertText', data: deleting ? null : k, cancelable: true, bubbles: true });
+    if (!input.dispatchEvent(before)) return;
+    input.value = deleting ? input.value.slice(0, -1) : (input.value + k).replace(/[^0-9.eE+-]/g, '');
+    input.dispatchEvent(new InputEvent('input', { inputType: before.inputType, data: before.data, bubbles: true }));
+    await nextTick();
+  }
+
+  it("a decimal comma is refused at the field: '0,4' is not read as 4, and deleting to correct it reads 0.4", async () => {
+    const holder = reactive({ params: { strength: 1, centre: [0, 0, 0] } as Record<string, unknown> });
+    const errors = computed(() => validate(numbers, holder.params));
+    const w = mount(SchemaField, { props: { schema: numbers, root: numbers, parent: holder, k: 'params', path: '', errors: errors.value }, attachTo: document.body });
+    wrappers.push(w);
+    const strength = w.find('[data-testid="field-strength"]').element as HTMLInputElement;
+    strength.value = '';
+    for (const k of '0,4') await key(strength, k);
+    expect(strength.validationMessage).toContain("',' was not entered");
+    expect(strength.validationMessage).toContain('0.4, not 0,4');
+    expect(holder.params.strength).toBeNaN();
+    expect(Object.keys(errors.value)).toEqual(['strength']);
+    for (const k of ['Backspace', '.', '4']) await key(strength, k);
+    expect(strength.validationMessage).toBe('');
+    expect(holder.params.strength).toBe(0.4);
+    expect(errors.value).toEqual({});
+  });
+
+  it("a unit typed after the number is refused too ('5 cm' is not 5), a pasted '0,4' is not entered", async () => {
+    const input = document.createElement('input');
+    input.type = 'number';
+    document.body.append(input);
+    for (const k of '5 cm') await key(input, k);
+    // The space, then each letter, was refused: the box says so of the last one.
+    expect(input.value).toBe('5');
+    expect(input.validationMessage).toContain("'m' was not entered");
+    expect(input.validity.customError).toBe(true);
+    expect(readNumber({ target: input } as unknown as Event)).toBeNaN();
+    input.value = '';
+    input.dispatchEvent(new InputEvent('input', { inputType: 'deleteContentBackward', bubbles: true }));
+    expect(input.validity.customError).toBe(false);
+    const paste = new InputEvent('beforeinput', { inputType: 'insertFromPaste', data: '0,4', cancelable: true, bubbles: true });
+    expect(input.dispatchEvent(paste)).toBe(false);
+    expect(input.validationMessage).toContain("',' was not entered");
+    input.remove();
   });
 });

@@ -16,7 +16,7 @@ export const vNumberValue: Directive<HTMLInputElement, unknown> = {
 function show(el: HTMLInputElement, { value }: { value: unknown }): void {
   const typed = el.value.trim();
   const empty = value === undefined || value === null || (typeof value === 'number' && Number.isNaN(value));
-  if (empty ? typed === '' || Number.isNaN(Number(typed)) : typed !== '' && Number(typed) === value) return;
+  if (empty ? typed === '' || unreadable(el) || Number.isNaN(Number(typed)) : typed !== '' && Number(typed) === value) return;
   el.value = empty ? '' : String(value);
 }
 
@@ -34,10 +34,15 @@ export function readNumber(e: Event, optional = false): number | undefined {
   const input = e.target as HTMLInputElement;
   const raw = input.value.trim();
   if (raw === '') return optional && !unreadable(input) ? undefined : Number.NaN;
+  // Text typed after a character the box refused (numberEntry.ts): '0,4' holds '04', not what was meant.
+  if (input.validity?.customError === true) return Number.NaN;
   return Number(raw);
 }
 
-/** Whether a number input holds text that does not read as a number (its value is then ''). */
+/**
+ * Whether a number input holds text that does not read as a number (its value is then ''), or text
+ * typed after a character it refused (numberEntry.ts: '0,4' holds '04', which is not what was meant).
+ */
 export function unreadable(input: HTMLInputElement): boolean {
-  return input.validity?.badInput === true;
+  return input.validity?.badInput === true || input.validity?.customError === true;
 }
