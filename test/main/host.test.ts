@@ -194,9 +194,13 @@ describe('web host under faults', () => {
     await stillAnswers();
   });
 
-  it('cuts off a client that stops reading once its unread messages pass maxBufferedBytes, with the reason', async () => {
+  /**
+   * A host whose shapes.list answers 2.8 MB (a 256³ voxel shape as text), counting the calls it has
+   * answered, and clients that read nothing (a frozen tab): the set-up of the unread-bytes limits.
+   */
+  async function unreadBlockHost(limits: Pick<Parameters<typeof startHost>[0], 'maxBufferedBytes' | 'maxBufferedTotalBytes'>) {
     const dims = 256;
-    const bits = Buffer.alloc((dims ** 3) / 8, 0xff).toString('base64'); // 2.8 MB as text, in every shapes.list
+    const bits = Buffer.alloc((dims ** 3) / 8, 0xff).toString('base64');
     const block = await services.dispatch('shapes.create', { name: 'unread block', shape: { kind: 'voxels', dims: [dims, dims, dims], bits } });
     let answered = 0;
     const counted = { ...services, dispatch: (async (method, params) => {
@@ -206,16 +210,31 @@ describe('web host under faults', () => {
         answered++;
       }
     }) as Services['dispatch'] };
-    const small = await startHost({ services: counted, webRoot: join(t.dir, 'web'), maxBufferedBytes: 8 << 20 });
+    const small = await startHost({ services: counted, webRoot: join(t.dir, 'web'), ...limits });
+    return {
+      answered: () => answered,
+      frozenClient: async () => {
+        const ws = new WebSocket(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`);
+        ws.on('error', () => {});
+        await new Promise((ok) => ws.once('open', ok));
+        const socket = (ws as unknown as { _socket: import('node:net').Socket })._socket;
+        socket.pause();
+        return { ws, socket };
+      },
+      close: async () => {
+        await small.close();
+        await services.dispatch('shapes.delete', { id: block.id });
+      },
+    };
+  }
+
+  it('cuts off a client that stops reading once its unread messages pass maxBufferedBytes, with the reason', async () => {
+    const { answered, frozenClient, close } = await unreadBlockHost({ maxBufferedBytes: 8 << 20 });
     try {
-      const ws = new WebSocket(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`);
-      ws.on('error', () => {});
-      await new Promise((ok) => ws.once('open', ok));
-      const socket = (ws as unknown as { _socket: import('node:net').Socket })._socket;
-      socket.pause(); // a client that reads nothing (a frozen tab)
+      const { ws, socket } = await frozenClient();
       const calls = 40; // 110 MB of replies
       for (let id = 1; id <= calls; id++) ws.send(encodeMessage({ t: 'call', id, method: 'shapes.list', params: {} }));
-      await waitFor('the calls to be answered', () => answered === calls);
+      await waitFor('the calls to be answered', () => answered() === calls);
       await new Promise((r) => setTimeout(r, 50));
       let replies = 0;
       const close = new Promise<{ code: number; reason: string } | null>((ok) => {
@@ -226,8 +245,7 @@ describe('web host under faults', () => {
       expect(await close).toMatchObject({ code: 1013, reason: expect.stringMatching(/^client too far behind: \d+ bytes sent and not read \(limit 8388608\)$/) });
       expect(replies).toBeLessThan(calls);
     } finally {
-      await small.close();
-      await services.dispatch('shapes.delete', { id: block.id });
+      await close();
     }
     await stillAnswers();
   });
@@ -235,30 +253,12 @@ describe('web host under faults', () => {
   it('drops the client furthest behind once the unread bytes of all clients together pass maxBufferedTotalBytes', async () => {
     // Each client under its own limit (64 MiB), four together over 16 MiB: before, nothing bounded
     // them together, and n frozen tabs held n times the per-connection limit.
-    const dims = 256;
-    const bits = Buffer.alloc((dims ** 3) / 8, 0xff).toString('base64'); // 2.8 MB as text, in every shapes.list
-    const block = await services.dispatch('shapes.create', { name: 'unread block', shape: { kind: 'voxels', dims: [dims, dims, dims], bits } });
-    let answered = 0;
-    const counted = { ...services, dispatch: (async (method, params) => {
-      try {
-        return await services.dispatch(method, params);
-      } finally {
-        answered++;
-      }
-    }) as Services['dispatch'] };
-    const small = await startHost({ services: counted, webRoot: join(t.dir, 'web'), maxBufferedBytes: 64 << 20, maxBufferedTotalBytes: 16 << 20 });
+    const { answered, frozenClient, close } = await unreadBlockHost({ maxBufferedBytes: 64 << 20, maxBufferedTotalBytes: 16 << 20 });
     try {
-      const sockets = await Promise.all(Array.from({ length: 4 }, async () => {
-        const ws = new WebSocket(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`);
-        ws.on('error', () => {});
-        await new Promise((ok) => ws.once('open', ok));
-        const socket = (ws as unknown as { _socket: import('node:net').Socket })._socket;
-        socket.pause(); // reads nothing (a frozen tab)
-        return { ws, socket };
-      }));
+      const sockets = await Promise.all(Array.from({ length: 4 }, frozenClient));
       const calls = 4; // 11 MB of replies each
       for (const { ws } of sockets) for (let id = 1; id <= calls; id++) ws.send(encodeMessage({ t: 'call', id, method: 'shapes.list', params: {} }));
-      await waitFor('the calls to be answered', () => answered === calls * sockets.length);
+      await waitFor('the calls to be answered', () => answered() === calls * sockets.length);
       await new Promise((r) => setTimeout(r, 50));
       const ends = sockets.map(({ ws, socket }) => {
         let replies = 0;
@@ -272,8 +272,7 @@ describe('web host under faults', () => {
       const outcome = await Promise.all(ends);
       expect(outcome.filter((o) => o === 'dropped').length).toBeGreaterThanOrEqual(1);
     } finally {
-      await small.close();
-      await services.dispatch('shapes.delete', { id: block.id });
+      await close();
     }
     await stillAnswers();
   });
