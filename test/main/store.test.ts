@@ -15,6 +15,15 @@ function open(): { store: RunStore; file: string } {
   return { store: new RunStore(file), file };
 }
 
+/** A store holding one finished run with a one-row particle table, as the migration tests start. */
+function openWithParticleTable(): { store: RunStore; file: string; id: string } {
+  const { store, file } = open();
+  const [id] = store.insertRuns([run(1)]);
+  const artifact = { kind: 'table' as const, name: 'particles', path: '/p.pbt', bytes: 1, checksum: 'c', meta: { rows: 1 } };
+  store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [artifact], wallSeconds: 1 });
+  return { store, file, id };
+}
+
 function run(i: number, extra: Partial<NewRun> = {}): NewRun {
   return {
     name: `run ${i}`,
@@ -56,10 +65,7 @@ describe('RunStore', () => {
   });
 
   it('migration 3 gives particle tables written before engines declared them the declaration of their engine', () => {
-    const { store, file } = open();
-    const [id] = store.insertRuns([run(1)]);
-    const artifact = { kind: 'table' as const, name: 'particles', path: '/p.pbt', bytes: 1, checksum: 'c', meta: { rows: 1 } };
-    store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [artifact], wallSeconds: 1 });
+    const { store, file, id } = openWithParticleTable();
     store.db.pragma('user_version = 2');
     store.close();
     const again = new RunStore(file);
@@ -91,10 +97,7 @@ describe('RunStore', () => {
   });
 
   it("migrates a version-11 file: old voxel tables' principalTilt is labelled as the axis that stands apart, not the longest", () => {
-    const { store, file } = open();
-    const [id] = store.insertRuns([run(1)]);
-    const artifact = { kind: 'table' as const, name: 'particles', path: '/p.pbt', bytes: 1, checksum: 'c', meta: { rows: 1 } };
-    store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [artifact], wallSeconds: 1 });
+    const { store, file, id } = openWithParticleTable();
     // Migration 3's declaration, as runs of the voxel engine stored it before 432562c.
     store.db.pragma('user_version = 2');
     store.close();
