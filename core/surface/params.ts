@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from './implicit';
 import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
+import { KeptBySurface } from './kept';
 import { AREA_SAMPLES, estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
 import { sigmaForSpacing } from './sampler';
 import { RANGE_SIGMAS } from './rows';
@@ -71,25 +72,16 @@ const COUNT_HEADROOM = 1.25;
 /** 'direct' (O(n²)) is refused above this many expected particles: an iteration would take minutes. */
 export const DIRECT_MAX_PARTICLES = 20_000;
 
-/**
- * The last few surfaces measured, by definition (their JSON): measuring takes seconds for a blobby
- * object of 256 blobs, and a run's check, the engine's own check and its set-up, or the points of a
- * sweep over other fields, each asked again for the same surface.
- */
-const geometries = new Map<string, { bounds: Float64Array; area: number }>();
-const GEOMETRIES_KEPT = 16;
+/** The last surfaces' box and area (seconds each for a blobby object of 256 blobs). */
+const geometries = new KeptBySurface<{ bounds: Float64Array; area: number }>(16);
 
 /** The solid's box and surface area, the two things the checks and the engine need to know first. */
 export function surfaceGeometry(surface: ImplicitSurface): { bounds: Float64Array; area: number } {
-  const key = JSON.stringify(surface);
-  let g = geometries.get(key);
-  if (!g) {
+  const g = geometries.get(JSON.stringify(surface), () => {
     const fn = implicitFunction(surface);
     const bounds = solidBounds(surface, fn);
-    g = { bounds, area: estimateArea(fn, bounds) };
-    if (geometries.size >= GEOMETRIES_KEPT) geometries.delete(geometries.keys().next().value!);
-    geometries.set(key, g);
-  }
+    return { bounds, area: estimateArea(fn, bounds) };
+  });
   return { bounds: Float64Array.from(g.bounds), area: g.area };
 }
 

@@ -5,6 +5,7 @@
  */
 import type { LabelVolume, ParamsIssue } from '../common/engine';
 import { implicitFunction, type ImplicitFunction, type ImplicitSurface } from './implicit';
+import { KeptBySurface } from './kept';
 
 /** Grid nodes per axis when a blobby object's box is tightened by sampling. */
 const BOUNDS_SAMPLES = 48;
@@ -13,13 +14,8 @@ export const AREA_SAMPLES = 64;
 
 /** Bisection steps of each face of a blobby object's box. */
 const FACE_STEPS = 40;
-/**
- * The last few blobby solids' boxes, by surface definition (its JSON): a box takes seconds for 256
- * blobs, and the checks, a run's start and every shape preview (each with its own copy of the
- * surface, from a message) ask again for the same surface.
- */
-const boxes = new Map<string, Float64Array>();
-const BOXES_KEPT = 16;
+/** The last blobby solids' boxes (seconds each for 256 blobs). */
+const boxes = new KeptBySurface<Float64Array>(16);
 
 /**
  * The solid's box [minX, minY, minZ, maxX, maxY, maxZ]: exact for the primitives. For a blobby
@@ -30,9 +26,11 @@ const BOXES_KEPT = 16;
  */
 export function solidBounds(surface: ImplicitSurface, fn: ImplicitFunction = implicitFunction(surface)): Float64Array {
   if (surface.kind !== 'blobby') return Float64Array.from(fn.bounds);
-  const key = JSON.stringify(surface);
-  const cached = boxes.get(key);
-  if (cached) return Float64Array.from(cached);
+  return Float64Array.from(boxes.get(JSON.stringify(surface), () => blobbyBounds(fn)));
+}
+
+/** solidBounds of a blobby object, measured. */
+function blobbyBounds(fn: ImplicitFunction): Float64Array {
   const b = fn.bounds, n = BOUNDS_SAMPLES;
   const h = [(b[3] - b[0]) / n, (b[4] - b[1]) / n, (b[5] - b[2]) / n];
   const lo = [n + 1, n + 1, n + 1], hi = [-1, -1, -1];
@@ -69,8 +67,6 @@ export function solidBounds(surface: ImplicitSurface, fn: ImplicitFunction = imp
       }
     }
   }
-  if (boxes.size >= BOXES_KEPT) boxes.delete(boxes.keys().next().value!);
-  boxes.set(key, Float64Array.from(out));
   return out;
 }
 
