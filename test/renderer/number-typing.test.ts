@@ -6,7 +6,7 @@ import { installFakeApi, settle } from './fakeApi';
 import SchemaField from '../../renderer/src/workspaces/batch/SchemaField.vue';
 import { validate, type JsonSchema } from '../../renderer/src/workspaces/batch/schema';
 import { readNumber } from '../../renderer/src/components/numberValue';
-import { guardNumberEntry } from '../../renderer/src/components/numberEntry';
+import { key } from './numberKeys';
 import { stackingParamsSchema } from '../../core/stacking/params';
 import { ballmillParamsSchema } from '../../core/ballmill/params';
 
@@ -118,21 +118,6 @@ describe('a field that may be null', () => {
 });
 
 describe('characters a number box cannot hold (numberEntry.ts)', () => {
-  guardNumberEntry(document);
-
-  /**
-   * One key as Chromium handles it in a number box: beforeinput (which may refuse it), then the box
-   * drops any character of no number ('0,4' holds '04') and reports an input event.
-   */
-  async function key(input: HTMLInputElement, k: string): Promise<void> {
-    const deleting = k === 'Backspace';
-    const before = new InputEvent('beforeinput', { inputType: deleting ? 'deleteContentBackward' : 'insertText', data: deleting ? null : k, cancelable: true, bubbles: true });
-    if (!input.dispatchEvent(before)) return;
-    input.value = deleting ? input.value.slice(0, -1) : (input.value + k).replace(/[^0-9.eE+-]/g, '');
-    input.dispatchEvent(new InputEvent('input', { inputType: before.inputType, data: before.data, bubbles: true }));
-    await nextTick();
-  }
-
   it("a decimal comma is refused at the field: '0,4' is not read as 4, and deleting to correct it reads 0.4", async () => {
     const holder = reactive({ params: { strength: 1, centre: [0, 0, 0] } as Record<string, unknown> });
     const errors = computed(() => validate(numbers, holder.params));
@@ -149,6 +134,18 @@ describe('characters a number box cannot hold (numberEntry.ts)', () => {
     expect(strength.validationMessage).toBe('');
     expect(holder.params.strength).toBe(0.4);
     expect(errors.value).toEqual({});
+  });
+
+  it('a flagged box whose whole text the user selects and types over reads what was typed (Chromium: insertText, no deletion)', async () => {
+    const input = document.createElement('input');
+    input.type = 'number';
+    document.body.append(input);
+    for (const k of '7,5') await key(input, k);
+    expect(readNumber({ target: input } as unknown as Event)).toBeNaN();
+    await key(input, '3', true);
+    expect(input.validity.customError).toBe(false);
+    expect(readNumber({ target: input } as unknown as Event)).toBe(3);
+    input.remove();
   });
 
   it("a unit typed after the number is refused too ('5 cm' is not 5), a pasted '0,4' is not entered", async () => {

@@ -5,7 +5,7 @@
  * times too large is worse than a refusal, so such a character is not entered, the box says why
  * (the browser's own message at the field), and it stays flagged (validity.customError, which
  * numberValue.ts reads as no number: the form names the field) until the user deletes something to
- * correct it or empties the box.
+ * correct it, empties the box or types over all of its text.
  */
 
 /** The characters of a number as these boxes read it (Number(), with a decimal point). */
@@ -35,8 +35,11 @@ function onBeforeInput(e: Event): void {
 function onInput(e: Event): void {
   const input = e.target;
   if (!isNumberBox(input) || !input.validity.customError) return;
-  // A deletion is the user correcting the box; an empty box holds nothing wrong.
-  if ((e as InputEvent).inputType?.startsWith('delete') || input.value === '') input.setCustomValidity('');
+  const { inputType, data, dataTransfer } = e as InputEvent;
+  // A deletion is the user correcting the box; an empty box holds nothing wrong; a box that holds
+  // just what was typed or pasted now had all its text selected and replaced (Ctrl+A, then '3').
+  const inserted = data ?? dataTransfer?.getData('text/plain');
+  if (inputType?.startsWith('delete') || input.value === '' || (!!inserted && input.value === inserted)) input.setCustomValidity('');
 }
 
 /** Installs the refusal on every number box under `root` (capture: before the forms read the box). */
