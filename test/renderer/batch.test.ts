@@ -9,6 +9,7 @@ import { toasts } from '../../renderer/src/stores/toasts';
 import { status } from '../../renderer/src/stores/status';
 import { reorder, queueOrder } from '../../renderer/src/workspaces/batch/queueModel';
 import { remainingSeconds } from '../../main/api';
+import { typeKeys } from './numberKeys';
 
 function router() {
   return createRouter({ history: createMemoryHistory(), routes: [{ path: '/:p(.*)*', component: { template: '<div/>' } }] });
@@ -131,6 +132,24 @@ describe('RunComposer', () => {
     await w.find('[data-testid="preset-select"]').setValue('p1');
     await settle();
     expect((w.find('[data-testid="field-box.lx"]').element as HTMLInputElement).value).toBe('33');
+  });
+
+  it("a seed or priority typed with a decimal comma ('1,5') is refused at its field, not read as 15", async () => {
+    const api = installFakeApi();
+    const w = await mountComposer();
+    for (const [id, name, range] of [['run-seed', 'seed', '[0, '], ['run-priority', 'priority', '[-1000, 1000]']] as const) {
+      const input = w.find(`[data-testid="${id}"]`);
+      await typeKeys(input.element as HTMLInputElement, '1,5');
+      expect(input.attributes('aria-invalid')).toBe('true');
+      expect(input.element.closest('.sf-control')!.querySelector('.error-text')!.textContent).toContain(`must be a whole number in ${range}`);
+      expect(w.find('[data-testid="enqueue"]').attributes('disabled')).toBeDefined();
+      expect(w.find('[data-testid="enqueue"]').element.parentElement!.textContent).toContain(`${name}: must be a whole number`);
+      await typeKeys(input.element as HTMLInputElement, '3');
+    }
+    await w.find('[data-testid="enqueue"]').trigger('click');
+    await settle();
+    const call = api.calls.find((c) => c.method === 'runs.enqueue')!.params as { spec: { seed: number }; priority: number };
+    expect([call.spec.seed, call.priority]).toEqual([3, 3]);
   });
 
   it('opens a spec file into the form', async () => {
