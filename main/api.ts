@@ -294,6 +294,14 @@ export interface ExportFormatInfo {
   appliesTo: string;
 }
 
+/** The memory a spec's largest run takes at most (JobQueue.memoryBytes), with the threads it counts, against the budget. */
+export interface MemoryEstimate {
+  memoryBytes: number;
+  /** The queue's threads per run the estimate is for: an engine with helper threads (voxel, surface) starts a worker for each beyond the first. */
+  threadsPerRun: number;
+  memoryBudgetBytes: number;
+}
+
 export interface QueueState {
   paused: boolean;
   running: number;
@@ -493,7 +501,7 @@ export interface Methods {
 
   'runs.enqueue': { params: P<'runs.enqueue'>; result: { batchId: string | null; runIds: string[] } };
   /** The runs a spec makes and the memory the largest of them needs (refused, as by runs.enqueue, over the budget). */
-  'runs.validate': { params: P<'runs.validate'>; result: { runs: number; memoryBytes: number; memoryBudgetBytes: number } };
+  'runs.validate': { params: P<'runs.validate'>; result: { runs: number } & MemoryEstimate };
   'runs.list': { params: P<'runs.list'>; result: { total: number; rows: RunSummary[] } };
   'runs.get': { params: P<'runs.get'>; result: RunRecord };
   /** A run's series; a running run's so far, from its latest published table (meta.series), when it has one. */

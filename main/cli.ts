@@ -12,7 +12,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, remainingSeconds, workingSeconds, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
+import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, remainingSeconds, workingSeconds, type MemoryEstimate, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/exports';
 import { exportableRun, notExportable, storageFault } from './services/handlers';
@@ -124,8 +124,7 @@ function readSpec(file: string): RunSpec {
 async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number) {
   try {
     const rows = await s.queue.validate(spec, priority, '');
-    const memoryBytes = rows.reduce((m, r) => Math.max(m, s.queue.memoryBytes(r.engine, r.params)), 0);
-    return { ...s.queue.add(spec, rows), memoryBytes, memoryBudgetBytes: s.pool.memoryBudgetBytes };
+    return { ...s.queue.add(spec, rows), ...s.queue.memoryEstimate(rows) };
   } catch (err) {
     if (err instanceof ApiError && err.code === 'invalid') {
       const lines = err.issues?.map((i) => `  ${i.path}: ${i.message}`) ?? [`  ${err.message}`];
@@ -138,8 +137,9 @@ async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: n
 }
 
 /** The memory a spec's runs need (the largest), against the budget (a run over it was refused already). */
-function memoryLine(q: { runIds: string[]; memoryBytes: number; memoryBudgetBytes: number }): string {
-  return `memory: about ${formatBytes(q.memoryBytes)}${q.runIds.length > 1 ? ' for the largest run' : ''} (budget ${formatBytes(q.memoryBudgetBytes)})`;
+function memoryLine(q: { runIds: string[] } & MemoryEstimate): string {
+  const threads = q.threadsPerRun > 1 ? ` with ${q.threadsPerRun} threads` : '';
+  return `memory: about ${formatBytes(q.memoryBytes)}${q.runIds.length > 1 ? ' for the largest run' : ''}${threads} (budget ${formatBytes(q.memoryBudgetBytes)})`;
 }
 
 /**

@@ -204,7 +204,8 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
   check?(params: z.output<S>): ParamsIssue[];
   /**
    * Bytes the run takes at most in its worker (WORKER_BYTES, then what it allocates), so the pool
-   * can refuse a run before starting it.
+   * can refuse a run before starting it. Its helper threads' workers are not in it: the queue adds
+   * WORKER_BYTES for each (JobQueue.memoryBytes), as it knows the threads a run starts with.
    */
   estimateMemoryBytes(params: z.output<S>): number;
   /** The particle table the engine writes (an artifact of kind 'table' with this name). */

@@ -252,7 +252,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'runs.enqueue': (p) => queue.enqueue(p.spec, p.priority, p.batchName),
     'runs.validate': async (p) => {
       const rows = await queue.validate(p.spec);
-      return { runs: rows.length, memoryBytes: rows.reduce((m, r) => Math.max(m, queue.memoryBytes(r.engine, r.params)), 0), memoryBudgetBytes: ctx.pool.memoryBudgetBytes };
+      return { runs: rows.length, ...queue.memoryEstimate(rows) };
     },
     'runs.list': (p) => store.listRuns(p),
     'runs.metricNames': () => store.metricNames(),

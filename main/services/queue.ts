@@ -9,7 +9,8 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, type ApiIssue, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
+import { WORKER_BYTES } from '../../core/common/engine';
+import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, type ApiIssue, type MemoryEstimate, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import { Limiter } from './limiter';
@@ -448,9 +449,26 @@ export class JobQueue {
     }
   }
 
-  /** Bytes a run of parsed params will allocate at most (its engine's estimate). */
-  memoryBytes(engine: string, params: Record<string, unknown>): number {
-    return this.registry.get(engine).definition.estimateMemoryBytes(params as never);
+  /**
+   * Bytes a run of parsed params takes at most with `threads` threads: its engine's estimate (which
+   * counts the run's worker once, WORKER_BYTES) and, for an engine with helper threads, a worker of
+   * the same size for each helper the run starts (threads - 1, EngineContext.startHelpers). The one
+   * estimate: the queue admits runs against the budget with it, and shows it.
+   */
+  memoryBytes(engine: string, params: Record<string, unknown>, threads = this.threadsPerRun): number {
+    const d = this.registry.get(engine).definition;
+    return d.estimateMemoryBytes(params as never) + (d.helper ? (threads - 1) * WORKER_BYTES : 0);
+  }
+
+  /** What runs.validate, `run` and `queue add` show: the largest of `runs`' estimates at this queue's threads, and the budget. */
+  memoryEstimate(runs: readonly { engine: string; params: Record<string, unknown> }[]): MemoryEstimate {
+    const memoryBytes = runs.reduce((m, r) => Math.max(m, this.memoryBytes(r.engine, r.params)), 0);
+    return { memoryBytes, threadsPerRun: this.threadsPerRun, memoryBudgetBytes: this.pool.memoryBudgetBytes };
+  }
+
+  /** '' for one thread, else ' with N threads' (the estimate counts a worker per helper thread). */
+  private withThreads(threads: number): string {
+    return threads > 1 ? ` with ${threads} threads` : '';
   }
 
   /** A run that could never start for its memory is refused when it is queued, not when its turn comes. */
@@ -458,7 +476,8 @@ export class JobQueue {
     const bytes = this.memoryBytes(engine, params);
     const budget = this.pool.memoryBudgetBytes;
     if (bytes > budget) {
-      const message = `the run needs about ${formatBytes(bytes)}, more than the memory budget of ${formatBytes(budget)}; use a smaller box, a coarser resolution or fewer particles`;
+      const fewer = this.registry.get(engine).definition.helper && this.threadsPerRun > 1 ? ', fewer threads per run' : '';
+      const message = `the run needs about ${formatBytes(bytes)}${this.withThreads(this.threadsPerRun)}, more than the memory budget of ${formatBytes(budget)}; use a smaller box, a coarser resolution${fewer} or fewer particles`;
       const issues = [{ path: issuePrefix ? `${issuePrefix}.params` : 'params', message }];
       throw new ApiError('invalid', invalidMessage(issues), issues);
     }
@@ -749,14 +768,15 @@ export class JobQueue {
 
   private tryStart(r: RunRecord): boolean {
     const decl = this.registry.get(r.engine);
-    const memoryBytes = decl.definition.estimateMemoryBytes(r.params as never);
+    const threads = this.threadsPerRun;
+    const memoryBytes = this.memoryBytes(r.engine, r.params, threads);
     if (memoryBytes > this.pool.memoryBudgetBytes) {
-      throw new Error(`run needs about ${(memoryBytes / 2 ** 30).toFixed(2)} GiB, more than the memory budget of ${(this.pool.memoryBudgetBytes / 2 ** 30).toFixed(2)} GiB`);
+      throw new Error(`run needs about ${formatBytes(memoryBytes)}${this.withThreads(threads)}, more than the memory budget of ${formatBytes(this.pool.memoryBudgetBytes)}`);
     }
     if (!this.pool.fits(memoryBytes)) return false;
     let claimed: boolean;
     try {
-      claimed = this.store.withoutWaiting(() => this.store.claim(r.id, this.origin(this.threadsPerRun)));
+      claimed = this.store.withoutWaiting(() => this.store.claim(r.id, this.origin(threads)));
     } catch (err) {
       // Locked by another process, or full: the run stays queued and the poll tries again.
       if (!storageFault(err)) throw err;
@@ -769,7 +789,7 @@ export class JobQueue {
     mkdirSync(dir, { recursive: true });
     for (const name of readdirSync(dir)) if (name !== CHECKPOINT_FILE) rmSync(join(dir, name), { recursive: true, force: true });
     const job = this.pool.start(
-      { runId: r.id, engineId: r.engine, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads: this.threadsPerRun, runDir: dir, memoryBytes, checkpointSeconds: this.checkpointSeconds },
+      { runId: r.id, engineId: r.engine, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads, runDir: dir, memoryBytes, checkpointSeconds: this.checkpointSeconds },
       {
         // Progress and logs are best effort: a full or locked database must not stop the run, nor this process.
         onProgress: (p) => this.bestEffort(() => {

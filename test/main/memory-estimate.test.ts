@@ -1,11 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { WORKER_BYTES } from '../../core/common/engine';
+import { ballmillEngine } from '../../core/ballmill';
 import { voxelEngine } from '../../core/voxel';
 import { openServices } from '../../main/services/services';
-import { defaultRegistry } from '../../main/services/engines';
+import { defaultRegistry, EngineRegistry } from '../../main/services/engines';
 import { formatBytes } from '../../main/services/pool';
-import { afterEachTest, cliIn } from './helpers';
+import { counterEngine } from './fixtures/counter-engine';
+import { COUNTER_WORKER } from './fixtures/registry';
+import { afterEachTest, cliIn, fixtureServices } from './helpers';
 
 const { later, dir } = afterEachTest();
 
@@ -18,7 +22,7 @@ describe('the memory a run needs, before it runs', () => {
     const sweep = { engine: 'voxel', name: 'm', seed: 1, params: { ...params(4), box: { size: { $sweep: [[4, 4, 4], [6, 6, 6]] }, resolution: 20 } } };
     const v = await s.dispatch('runs.validate', { spec: sweep });
     const largest = voxelEngine.estimateMemoryBytes(voxelEngine.paramsSchema.parse(params(6)));
-    expect(v).toEqual({ runs: 2, memoryBytes: largest, memoryBudgetBytes: 2 ** 30 });
+    expect(v).toEqual({ runs: 2, memoryBytes: largest, threadsPerRun: 1, memoryBudgetBytes: 2 ** 30 });
     expect(largest).toBeGreaterThan(voxelEngine.estimateMemoryBytes(voxelEngine.paramsSchema.parse(params(4))));
   });
 
@@ -39,5 +43,40 @@ describe('the memory a run needs, before it runs', () => {
     expect(huge.code).toBe(2);
     expect(huge.stderr).toMatch(/params: the run needs about [\d.]+ GiB, more than the memory budget/);
     expect(huge.stderr).not.toMatch(/^memory:/m);
+  });
+
+  it('counts a worker for each helper thread of an engine that has them (voxel), none for one that has not (ball mill)', async () => {
+    const s = openServices({ dataDir: dir('packbench-memory-'), registry: defaultRegistry(), autoStart: false, memoryBudgetBytes: 2 ** 32, threadsPerRun: 3 });
+    later(() => s.close());
+    const voxel = await s.dispatch('runs.validate', { spec: { engine: 'voxel', name: 'm', seed: 1, params: params(4) } });
+    expect(voxel).toEqual({ runs: 1, memoryBytes: voxelEngine.estimateMemoryBytes(voxelEngine.paramsSchema.parse(params(4))) + 2 * WORKER_BYTES, threadsPerRun: 3, memoryBudgetBytes: 2 ** 32 });
+    const mill = await s.dispatch('runs.validate', { spec: { engine: 'ballmill', name: 'm', seed: 1, params: {} } });
+    expect(mill.memoryBytes).toBe(ballmillEngine.estimateMemoryBytes(ballmillEngine.paramsSchema.parse({})));
+  });
+
+  it('admits a run with its helper threads\' workers: reserved while it runs, refused when they do not fit', async () => {
+    // The fixture engine with a helper, as the voxel and surface engines have: each of its runs starts threads - 1 more workers.
+    const registry = new EngineRegistry([{ definition: { ...counterEngine, helper: () => {} }, workerEntry: COUNTER_WORKER }]);
+    const budget = 512 * 2 ** 20;
+    const s = fixtureServices(dir('packbench-memory-'), { registry, memoryBudgetBytes: budget, threadsPerRun: 2, autoStart: true });
+    later(() => s.close());
+    const spec = (memoryBytes: number) => ({ engine: 'counter', name: 'm', seed: 1, params: { memoryBytes, steps: 1000, stepMs: 5 } });
+    const id = (await s.dispatch('runs.enqueue', { spec: spec(100 * 2 ** 20) })).runIds[0];
+    await vi.waitFor(() => expect(s.pool.get(id)).toBeDefined(), { timeout: 10_000, interval: 10 });
+    expect(s.pool.reservedBytes()).toBe(100 * 2 ** 20 + WORKER_BYTES);
+    await s.dispatch('runs.cancel', { id });
+    // Fits alone, but not with the worker of its helper thread.
+    const refused = await s.dispatch('runs.enqueue', { spec: spec(budget - WORKER_BYTES / 2) }).then(() => null, (e) => e);
+    expect(refused?.issues).toEqual([{ path: 'spec.params', message: 'the run needs about 560.0 MiB with 2 threads, more than the memory budget of 512.0 MiB; use a smaller box, a coarser resolution, fewer threads per run or fewer particles' }]);
+  });
+
+  it('`run --threads 2` prints the estimate with the voxel run\'s helper worker counted', async () => {
+    const data = dir('packbench-memory-');
+    const file = join(data, 'spec.json');
+    writeFileSync(file, JSON.stringify({ engine: 'voxel', name: 'm', seed: 1, params: { ...params(2), stop: { particles: 1 }, analysis: { enabled: false } } }));
+    const r = await cliIn(data, 'run', file, '--threads', '2');
+    expect(r.code, r.stderr).toBe(0);
+    const bytes = formatBytes(voxelEngine.estimateMemoryBytes(voxelEngine.paramsSchema.parse({ ...params(2), stop: { particles: 1 }, analysis: { enabled: false } })) + WORKER_BYTES);
+    expect(r.stderr).toMatch(new RegExp(`^memory: about ${bytes} with 2 threads \\(budget \\d+(\\.\\d)? GiB\\)$`, 'm'));
   });
 });

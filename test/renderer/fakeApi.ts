@@ -226,7 +226,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
           case 'runs.validate': {
             const issues = fake.check(p.spec);
             if (issues.length) throw { code: 'invalid', message: `invalid request:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, issues };
-            return { runs: 1, memoryBytes: 3 * 2 ** 30, memoryBudgetBytes: 16 * 2 ** 30 };
+            return { runs: 1, memoryBytes: 3 * 2 ** 30, threadsPerRun: 1, memoryBudgetBytes: 16 * 2 ** 30 };
           }
           case 'runs.metricNames':
             return [...new Set(fake.runs.flatMap((r) => Object.entries(r.metrics).filter(([, v]) => typeof v === 'number').map(([k]) => k)))].sort();
