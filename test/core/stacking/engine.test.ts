@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WORKER_BYTES, type ColumnTable, type EngineContext, type EngineResult } from '../../../core/common/engine';
 import { encodeTable } from '../../../core/io/container';
 import { stackingEngine, stackingParamsSchema, check, estimateMemoryBytes, stack, type StackingParams } from '../../../core/stacking/index';
+import { arrayBufferPeak } from '../common/array-buffer-peak';
 
 const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
   let calls = 0;
@@ -357,12 +358,10 @@ describe('stacking engine', () => {
     // The default spec (4,803 balls): 1,340 KiB of ArrayBuffers against an estimate of 1,209 KiB,
     // which left out the table's copy the worker encodes for the artifact and its coordination column.
     const p = stackingParamsSchema.parse({});
-    const base = process.memoryUsage().arrayBuffers;
-    let peak = 0;
-    const sample = () => void (peak = Math.max(peak, process.memoryUsage().arrayBuffers - base));
+    const { sample, peak } = arrayBufferPeak();
     const result = stackingEngine.run(p, { seed: 1, threads: 1, progress: sample, cancelled: () => false, log: sample }) as EngineResult;
     for (const a of result.artifacts) if (a.kind === 'table') encodeTable(a);
     sample();
-    expect(estimateMemoryBytes(p) - WORKER_BYTES).toBeGreaterThan(peak);
+    expect(estimateMemoryBytes(p) - WORKER_BYTES).toBeGreaterThan(peak());
   });
 });

@@ -3,6 +3,7 @@ import { voxelEngine, voxelParamsSchema } from '../../../core/voxel/index';
 import { estimateMemoryBytes, particleBound } from '../../../core/voxel/params';
 import { bitMatrixBytes } from '../../../core/voxel/bit-matrix';
 import { WORKER_BYTES, type EngineResult } from '../../../core/common/engine';
+import { arrayBufferPeak } from '../common/array-buffer-peak';
 
 describe('the voxel memory estimate (bench/voxel-memory.ts measures it on larger runs)', () => {
   // Each run's own allocation (ArrayBuffers and SharedArrayBuffers, seen at every progress report)
@@ -13,13 +14,11 @@ describe('the voxel memory estimate (bench/voxel-memory.ts measures it on larger
     ['plates, open top, no labels', { box: { size: [3, 3, 3], resolution: 12, top: 'open' }, labelVolume: 'off', mixture: { types: [{ shape: { kind: 'hexagonalPlate', thickness: 0.4 } }] } }],
   ])('%s: the run allocates less than the estimate says, and holds no more particles than its bound', (_, spec) => {
     const p = voxelParamsSchema.parse(spec);
-    const base = process.memoryUsage().arrayBuffers;
-    let peak = 0;
-    const sample = () => void (peak = Math.max(peak, process.memoryUsage().arrayBuffers - base));
+    const { sample, peak } = arrayBufferPeak();
     const result = voxelEngine.run(p, { seed: 1, threads: 1, progress: sample, cancelled: () => false, log: sample }) as EngineResult;
     sample();
-    expect(peak).toBeGreaterThan(0);
-    expect(estimateMemoryBytes(p) - WORKER_BYTES).toBeGreaterThan(peak);
+    expect(peak()).toBeGreaterThan(0);
+    expect(estimateMemoryBytes(p) - WORKER_BYTES).toBeGreaterThan(peak());
     expect(result.metrics.particles).toBeLessThanOrEqual(particleBound(p));
   });
 
