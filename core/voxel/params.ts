@@ -281,6 +281,27 @@ function fractionalSides(p: VoxelParams): ParamsIssue[] {
   return issues;
 }
 
+/**
+ * analysis.sliceThickness, unless absent (one voxel): the porosity profile sums whole voxel planes,
+ * so it must be a whole number of voxels from one to the box height. The analysis rounded any other
+ * to the nearest whole number, at least one (0.14 at 10 voxels/unit was 0.1, 0.03 was 0.1), and a
+ * slice taller than the box was one slice of the box: a profile of slices the user did not ask for.
+ */
+function sliceIssues(p: VoxelParams, nz: number): ParamsIssue[] {
+  const t = p.analysis.sliceThickness;
+  if (t === undefined) return [];
+  const r = p.box.resolution, v = t * r, whole = Math.round(v);
+  const isWhole = Math.abs(v - whole) <= 1e-9 * Math.max(1, v);
+  if (isWhole && whole >= 1 && whole <= nz) return [];
+  const range = `a whole number of voxels from ${voxelsToLength(1, r)} (one voxel) to ${voxelsToLength(nz, r)} (the box height)`;
+  const below = Math.min(Math.max(1, Math.floor(v)), nz), above = Math.max(1, Math.min(Math.ceil(v), nz));
+  const nearest = below === above ? `${voxelsToLength(below, r)}` : `are ${voxelsToLength(below, r)} and ${voxelsToLength(above, r)}`;
+  return [{
+    path: 'analysis.sliceThickness',
+    message: `${t} units is ${Number(v.toPrecision(6))} voxels at box.resolution ${r} voxels/unit; the porosity profile is summed over whole voxel planes: allowed ${range}, the nearest ${below === above ? 'is ' : ''}${nearest}`,
+  }];
+}
+
 /** The engine's cross-field checks (EngineDefinition.check): every issue, each naming its field and the allowed range. */
 export function checkParams(p: VoxelParams): ParamsIssue[] {
   // The other checks count the box in voxels: first it must be whole voxels.
@@ -330,6 +351,7 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
   if (!p.mixture.types.some((t) => t.fraction > 0)) {
     issues.push({ path: 'mixture.types', message: 'at least one fraction must be > 0' });
   }
+  issues.push(...sliceIssues(p, nz));
   if (p.labelVolume === 'on' && nx * ny * nz > LABEL_MAX_VOXELS) {
     issues.push({ path: 'labelVolume', message: `'on' allows at most ${LABEL_MAX_VOXELS} voxels (1 GiB of labels), the box has ${nx * ny * nz}; use 'off'` });
   }

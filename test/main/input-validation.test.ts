@@ -1,0 +1,62 @@
+/**
+ * What a user types wrong, engine by engine, through the API every surface calls (runs.validate:
+ * the schema, unknown fields, the engine's cross-field checks): each case is refused at its field
+ * with the allowed range, never taken with a default, rounded, clamped or ignored. Values at the
+ * edge of their range are accepted. The CLI's files (not JSON, a field written twice) are in the
+ * bad-input corpus (bad-input.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { engineServicesForFile, rejection } from './helpers';
+
+const { s } = engineServicesForFile();
+
+const spec = (engine: string, params: Record<string, unknown>) => ({ engine, name: 'typed', seed: 1, params });
+const voxel = (params: Record<string, unknown>) => spec('voxel', params);
+const stacking = (params: Record<string, unknown>) => spec('stacking', params);
+const surface = (params: Record<string, unknown>) => spec('surface', params);
+const ballmill = (params: Record<string, unknown>) => spec('ballmill', params);
+/** A small voxel box (10 voxels a unit) whose analysis options a case sets. */
+const analysed = (analysis: Record<string, unknown>) => voxel({ box: { size: [4, 4, 4], resolution: 10 }, analysis });
+
+type Refused = { path: string; message: RegExp };
+const refused: [why: string, spec: ReturnType<typeof spec>, issue: Refused][] = [
+  // voxel
+  ['a number written as text', voxel({ reboundProbability: '0.3' }), { path: 'params.reboundProbability', message: /./ }],
+  ['null for a number with a default', voxel({ freezingInterval: null }), { path: 'params.freezingInterval', message: /./ }],
+  ['a misspelt field two levels down', voxel({ stop: { solidFraction: 0.3, setle: false } }), { path: 'params.stop.setle', message: /did you mean 'settle'/ }],
+  ['a resolution that would allocate terabytes', voxel({ box: { size: [1000, 1000, 1000], resolution: 1000 } }), { path: 'params.box.size', message: /at most 65536 voxels per axis/ }],
+  ['a slice thinner than a voxel (was taken as one voxel)', analysed({ sliceThickness: 0.05 }), { path: 'params.analysis.sliceThickness', message: /^0\.05 units is 0\.5 voxels at box\.resolution 10 voxels\/unit; .*allowed a whole number of voxels from 0\.1 \(one voxel\) to 4 \(the box height\), the nearest is 0\.1$/ }],
+  ['a slice of part voxels (1.4 was taken as 1)', analysed({ sliceThickness: 0.14 }), { path: 'params.analysis.sliceThickness', message: /1\.4 voxels.*the nearest are 0\.1 and 0\.2$/ }],
+  ['a slice thicker than the box (was one slice of the box)', analysed({ sliceThickness: 5 }), { path: 'params.analysis.sliceThickness', message: /50 voxels.*from 0\.1 \(one voxel\) to 4 \(the box height\), the nearest is 4$/ }],
+  // stacking
+  ['a 2D region with dim 3', stacking({ dim: 3, region: { shape: 'circle', radius: 5 } }), { path: 'params.region.shape', message: /'circle' is a 2D region/ }],
+  ['a class field misspelt', stacking({ gradation: { kind: 'classes', classes: [{ radius: 0.2, fraction: 1, fration: 1 }] } }), { path: 'params.gradation.classes.0.fration', message: /did you mean 'fraction'/ }],
+  ['a count of balls that would need gigabytes', stacking({ region: { shape: 'box', size: [1000, 1000, 1000] } }), { path: 'params.target.e', message: /at most 3e\+7/ }],
+  // surface
+  ['a spacing that needs more particles than maxParticles', surface({ spacing: 0.001 }), { path: 'params.spacing', message: /spacing must be ≥/ }],
+  ['a torus field misspelt', surface({ surface: { kind: 'torus', majorRadius: 1, minorradius: 0.3 } }), { path: 'params.surface.minorradius', message: /did you mean 'minorRadius'/ }],
+  // ballmill
+  ['a Hertz field under the constant model (would be ignored)', ballmill({ restitution: { model: 'constant', value: 0.5, youngModulus: 3 } }), { path: 'params.restitution.youngModulus', message: /unknown field/ }],
+  ['more balls than the vial holds', ballmill({ balls: { count: 100000 } }), { path: 'params.balls.count', message: /allowed count ≤/ }],
+];
+
+const accepted: [why: string, spec: ReturnType<typeof spec>][] = [
+  ['slices of one voxel', analysed({ sliceThickness: 0.1 })],
+  ['slices of three voxels (0.3 × 10 is 2.9999999999999996)', analysed({ sliceThickness: 0.3 })],
+  ['one slice as tall as the box', analysed({ sliceThickness: 4 })],
+  ['the examples\' stacking defaults', stacking({})],
+  ['a ball mill at its defaults', ballmill({})],
+  ['a surface at its defaults', surface({})],
+];
+
+describe('typed input, refused at its field', () => {
+  it.each(refused)('%s', async (_, value, want) => {
+    const err = await rejection(s.dispatch('runs.validate', { spec: value }));
+    expect(err.code).toBe('invalid');
+    expect(err.issues).toContainEqual({ path: `spec.${want.path}`, message: expect.stringMatching(want.message) });
+  });
+
+  it.each(accepted)('%s is accepted', async (_, value) => {
+    expect(await s.dispatch('runs.validate', { spec: value })).toMatchObject({ runs: 1 });
+  });
+});
