@@ -151,6 +151,24 @@ export function ballmillSeries(sim: BallMill): EngineSeries[] {
 }
 
 /**
+ * Why a run ended before its duration, for its log: its status is 'done' (what it simulated is
+ * valid), and stopReason alone, among some thirty metrics, is easy to miss in a batch. Null for a
+ * run that reached its duration or was cancelled (the user's own act).
+ */
+function earlyStop(sim: BallMill): string | null {
+  const p = sim.params, at = `stopped at ${sim.now.toPrecision(4)} s of ${p.duration} s simulated`;
+  if (sim.stopReason === 'stalled') {
+    return `${at}: stalled (impacts went on without simulated time advancing: an inelastic collapse); ` +
+      `a larger minimumRebound (${p.minimumRebound} mm/s now) keeps slow impacts from collapsing`;
+  }
+  if (sim.stopReason === 'maxEvents') {
+    const needed = sim.now > 0 ? ` (about ${((sim.events / sim.now) * p.duration).toExponential(1)} at this run's rate)` : '';
+    return `${at}: the event budget maxEvents = ${p.maxEvents} was used up; raise maxEvents to reach the duration${needed}`;
+  }
+  return null;
+}
+
+/**
  * Table meta the inspector reads (core/common/engine.ts, "Table meta"): the vial as the container
  * outline (a rectangle in the x-y plane in 2D, a vertical cylinder in 3D) and the axis it moves along.
  */
@@ -229,6 +247,8 @@ export const ballmillEngine = defineEngine({
   run(params, ctx): EngineResult {
     const t0 = performance.now();
     const { sim, setupSeconds, loopSeconds } = simulate(params, ctx);
+    const early = earlyStop(sim);
+    if (early) ctx.log(early);
     const artifacts: ColumnTable[] = [particleTable(sim)];
     const traj = trajectoryTable(sim);
     if (traj) artifacts.push(traj);

@@ -6,7 +6,8 @@
  * and an inelastic collapse that ends.
  */
 import { describe, expect, it } from 'vitest';
-import { BallMill, ballmillMetrics, ballmillParamsSchema, ballmillSeries, type BallmillParams } from '../../../core/ballmill/index';
+import { BallMill, ballmillEngine, ballmillMetrics, ballmillParamsSchema, ballmillSeries, type BallmillParams } from '../../../core/ballmill/index';
+import type { EngineResult } from '../../../core/common/engine';
 import type { InitialBalls } from '../../../core/ballmill/simulation';
 
 const params = (p: Record<string, unknown>): BallmillParams => ballmillParamsSchema.parse({
@@ -190,6 +191,25 @@ describe('ball mill physics', () => {
     const unguarded = new BallMill(ballmillParamsSchema.parse({ ...base, duration: 0.5, minimumRebound: 0 }), 2);
     expect(unguarded.run(() => {}, () => false)).toBe('stalled');
     expect(unguarded.now).toBeLessThan(1e-6);
+  });
+
+  it('a run that stops before its duration says so in its log, with the simulated time reached and the parameter to change', () => {
+    const base = {
+      dim: 2, cdo: 'hashedGrid', balls: { count: 80, radius: { law: 'fixed', value: 6 }, solidFraction: 0.5, initialSpeed: 500 },
+      vial: { width: 150, height: 150, amplitude: 0, frequency: 0 }, restitution: { model: 'constant', value: 0.2 }, duration: 0.5, output: { frameRate: 0 },
+    };
+    const logOf = (p: Record<string, unknown>) => {
+      const lines: string[] = [];
+      const res = ballmillEngine.run(ballmillParamsSchema.parse({ ...base, ...p }), { seed: 2, threads: 1, progress() {}, cancelled: () => false, log: (l) => lines.push(l) }) as EngineResult;
+      return { lines, metrics: res.metrics };
+    };
+    const stalled = logOf({ minimumRebound: 0 });
+    expect(stalled.metrics.stopReason).toBe('stalled');
+    expect(stalled.lines).toEqual([expect.stringMatching(/^stopped at [\d.e-]+ s of 0\.5 s simulated: stalled \(.*collapse.*minimumRebound \(0 mm\/s now\)/)]);
+    const budget = logOf({ minimumRebound: 10, maxEvents: 5000 });
+    expect(budget.metrics.stopReason).toBe('maxEvents');
+    expect(budget.lines).toEqual([expect.stringMatching(/^stopped at [\d.e-]+ s of 0\.5 s simulated: the event budget maxEvents = 5000 was used up; raise maxEvents/)]);
+    expect(logOf({ minimumRebound: 10, duration: 0.05 }).lines).toEqual([]);
   });
 
   it('a cancel is seen within some 16,000 impacts and box moves, not only at the next time step', () => {
