@@ -17,15 +17,16 @@ const spec: ParticleTableSpec = {
 };
 const container = { shape: 'box', min: [0, 0, 0], max: [100, 80, 0], moves: 'y' };
 
-/** Frame k of 3: two balls, the first one's speed k * 10, impacts k. */
-function frame(k: number) {
+/** Frame k of 3: two balls, the first one's speed k * 10, impacts k; with `balls` > 2, ball i >= 2 at rest in a row, its speed i. */
+function frame(k: number, balls = 2) {
+  const more = (f: (i: number) => number) => Array.from({ length: balls - 2 }, (_, j) => f(j + 2));
   return {
-    x: Float32Array.of(10 + k, 50), y: Float32Array.of(20, 30 + k), z: Float32Array.of(0, 0), r: Float32Array.of(5, 5),
-    speed: Float32Array.of(k * 10, 5), impacts: Uint32Array.of(k, 0), id: Uint32Array.of(0, 1), time: Float64Array.of(k / 2, k / 2),
+    x: Float32Array.of(10 + k, 50, ...more((i) => i)), y: Float32Array.of(20, 30 + k, ...more(() => 70)), z: new Float32Array(balls), r: new Float32Array(balls).fill(5),
+    speed: Float32Array.of(k * 10, 5, ...more((i) => i)), impacts: Uint32Array.of(k, 0, ...more(() => 0)), id: Uint32Array.from({ length: balls }, (_, i) => i), time: new Float64Array(balls).fill(k / 2),
   };
 }
 
-function installApi(status: 'done' | 'running' = 'done') {
+function installApi(status: 'done' | 'running' = 'done', balls = 2) {
   const calls: { method: string; params: Record<string, unknown> }[] = [];
   const summary = makeRun(1, { engine: 'mill', name: 'shaken', status });
   window.packbench = {
@@ -36,13 +37,13 @@ function installApi(status: 'done' | 'running' = 'done') {
         case 'runs.series': return [];
         case 'runs.artifacts': return status === 'running' ? [] : [
           { id: 1, kind: 'table', name: 'particles', path: '/p', bytes: 1, checksum: '', meta: {} },
-          { id: 2, kind: 'table', name: 'frames', path: '/f', bytes: 1, checksum: '', meta: { frames: 3, frameRows: 2, frameTimes: [0, 0.5, 1], frameOffsets: [0, 4, 0] } },
+          { id: 2, kind: 'table', name: 'frames', path: '/f', bytes: 1, checksum: '', meta: { frames: 3, frameRows: balls, frameTimes: [0, 0.5, 1], frameOffsets: [0, 4, 0] } },
         ];
         case 'runs.particles': return {
-          total: 2, count: 2, columns: frame(2),
+          total: balls, count: balls, columns: frame(2, balls),
           meta: { particleTable: spec, container, containerOffset: 0, ...(status === 'running' ? { live: true, time: 0.75 } : {}) },
         };
-        case 'runs.frame': return { index: params.index, frames: 3, time: Number(params.index) / 2, offset: [0, 4, 0][Number(params.index)], columns: frame(Number(params.index)), meta: { particleTable: spec, container, frames: 3, frameRows: 2 } };
+        case 'runs.frame': return { index: params.index, frames: 3, time: Number(params.index) / 2, offset: [0, 4, 0][Number(params.index)], columns: frame(Number(params.index), balls), meta: { particleTable: spec, container, frames: 3, frameRows: balls } };
         default: throw new Error(`unexpected call ${method}`);
       }
     },
@@ -83,6 +84,21 @@ describe('inspector playback', () => {
     await w.get('[data-testid="colour-max"]').setValue('15');
     await flushPromises();
     expect(w.get('[data-testid="legend"]').find('.ends').text()).toMatch(/^5.*15$/);
+    w.unmount();
+  });
+
+  it('the run opened and its last frame (the same state) are coloured on one scale', async () => {
+    // 100 balls, speeds 2 to 99 besides 5 and 20: the 2nd to 98th percentile (3 to 98) is narrower than min to max.
+    installApi('done', 100);
+    const { w } = await mountInspectorAt('/inspector/r1');
+    await w.get('[data-testid="colour-by"]').setValue('speed');
+    const ends = () => w.get('[data-testid="legend"]').find('.ends').text();
+    const opened = ends();
+    await w.get('[data-testid="time-slider"]').setValue('2');
+    await flushPromises();
+    expect(w.get('[data-testid="time-label"]').text()).toBe('t = 1.000 / 1.000 s');
+    expect(ends()).toBe(opened);
+    expect(opened).toMatch(/^3.*98$/);
     w.unmount();
   });
 
