@@ -154,6 +154,8 @@ export interface ParticleQuantity {
  *    [f·frameRows, (f+1)·frameRows)), each frame a particle table of the declaration, with
  *    `frameTimes` (one per frame) and `frameOffsets` (the container's displacement per frame): the
  *    inspector plays it back, reading one frame at a time (runs.frame).
+ *  - `time`: the simulated time (s) of the state the table holds; the inspector shows it beside a
+ *    published table.
  *  - `series`, on a published table (EngineContext.publish) only: the running run's series so far,
  *    [{ name, xLabel, yLabel, kind, x: number[], y: number[] }] (EngineSeries with plain arrays),
  *    which runs.series returns while the run is under way (its stored series come when it ends).

@@ -127,7 +127,7 @@ describe('inspector playback', () => {
     installApi('running');
     const { w } = await mountInspectorAt('/inspector/r1');
     expect(w.find('[data-testid="playback"]').exists()).toBe(false);
-    expect(w.get('[data-testid="live-time"]').text()).toBe('latest state, t = 0.750');
+    expect(w.get('[data-testid="live-time"]').text()).toBe('latest state, t = 0.750 s');
     expect(w.get('[data-testid="inspector-count"]').text()).toContain('2');
     w.unmount();
   });
