@@ -64,6 +64,13 @@ export const sweepSchema = z.object({
       from: z.number(),
       to: z.number(),
       steps: z.number().int().min(1).max(10_000),
+    }).refine((r) => r.steps > 1 || r.from === r.to, {
+      // One step is the range's 'from' alone: the 'to' typed was dropped without a word.
+      path: ['steps'],
+      error: (issue) => {
+        const r = issue.input as { from: number; to: number };
+        return `a range of 1 step is its from (${r.from}) alone: from ${r.from} to ${r.to} needs steps ≥ 2 (or write { "$sweep": [${r.from}] })`;
+      },
     }),
   ]),
 });

@@ -28,6 +28,7 @@ const refused: [why: string, spec: ReturnType<typeof spec>, issue: Refused][] = 
   ['a slice thinner than a voxel (was taken as one voxel)', analysed({ sliceThickness: 0.05 }), { path: 'params.analysis.sliceThickness', message: /^0\.05 units is 0\.5 voxels at box\.resolution 10 voxels\/unit; .*allowed a whole number of voxels from 0\.1 \(one voxel\) to 4 \(the box height\), the nearest is 0\.1$/ }],
   ['a slice of part voxels (1.4 was taken as 1)', analysed({ sliceThickness: 0.14 }), { path: 'params.analysis.sliceThickness', message: /1\.4 voxels.*the nearest are 0\.1 and 0\.2$/ }],
   ['a slice thicker than the box (was one slice of the box)', analysed({ sliceThickness: 5 }), { path: 'params.analysis.sliceThickness', message: /50 voxels.*from 0\.1 \(one voxel\) to 4 \(the box height\), the nearest is 4$/ }],
+  ['a range sweep of one step from 0.1 to 0.5 (ran 0.1 alone)', voxel({ reboundProbability: { $sweep: { from: 0.1, to: 0.5, steps: 1 } } }), { path: 'params.reboundProbability.$sweep.steps', message: /from 0\.1 to 0\.5 needs steps ≥ 2/ }],
   // stacking
   ['a 2D region with dim 3', stacking({ dim: 3, region: { shape: 'circle', radius: 5 } }), { path: 'params.region.shape', message: /'circle' is a 2D region/ }],
   ['a class field misspelt', stacking({ gradation: { kind: 'classes', classes: [{ radius: 0.2, fraction: 1, fration: 1 }] } }), { path: 'params.gradation.classes.0.fration', message: /did you mean 'fraction'/ }],

@@ -61,6 +61,9 @@ describe('expandSweeps', () => {
     };
     expect(issues({ from: 0.1, to: 0.5, steps: 2.5 })).toEqual([{ path: 'params.a.$sweep.steps', message: expect.stringMatching(/expected int.*"steps": integer in \[1, 10000\]/) }]);
     expect(issues({ from: 'a', to: 0.5, steps: 3 })).toEqual([{ path: 'params.a.$sweep.from', message: expect.stringMatching(/expected number/) }]);
+    // A range of one step is its 'from' alone: a 'to' elsewhere was dropped without a word.
+    expect(issues({ from: 0.1, to: 0.5, steps: 1 })).toEqual([{ path: 'params.a.$sweep.steps', message: expect.stringMatching(/^a range of 1 step is its from \(0\.1\) alone: from 0\.1 to 0\.5 needs steps ≥ 2 \(or write \{ "\$sweep": \[0\.1\] \}\); /) }]);
+    expect(expandSweeps(spec({ a: { $sweep: { from: 0.3, to: 0.3, steps: 1 } } })).map((p) => p.spec.params.a)).toEqual([0.3]);
     expect(issues(5)).toEqual([{ path: 'params.a.$sweep', message: expect.stringMatching(/^expected a list of values or a range; .*\(1 to 10000 values\)/) }]);
     // A batch stored before that check still lists its swept paths.
     expect(sweptPaths({ a: { $sweep: { from: 1, to: 100, steps: 3, log: true } }, b: [{ $sweep: [1, 2] }] })).toEqual(['a', 'b.0']);
