@@ -6,6 +6,7 @@ import EditorWorkspace, { editorMixture } from '../../renderer/src/workspaces/ed
 import { draft, takeDraft } from '../../renderer/src/stores/draft';
 import { voxelParamsSchema } from '../../core/voxel/params';
 import { DEFAULT_REDUCTION_THRESHOLD } from '../../core/voxel/shapes';
+import { typeKeys } from './numberKeys';
 
 /** A shape library in memory, with a preview whose counts follow the size and resolution. */
 function installShapeApi(): { calls: { method: string; params: Record<string, unknown> }[] } {
@@ -137,6 +138,32 @@ describe('particle editor', () => {
     await flushPromises();
     expect(calls.some((c) => c.method === 'shapes.delete' && c.params.id === 'u1')).toBe(true);
     expect(w.findAll('[data-testid="shape-item"]')).toHaveLength(2);
+    w.unmount();
+  });
+
+  it("a voxelisation box or the import's voxels across typed with a decimal comma ('0,4') is refused at the field, not read as 4", async () => {
+    const { calls } = installShapeApi();
+    const { w } = await mountEditor();
+    await w.get('[data-testid="new-shape"]').trigger('click');
+    await flushPromises();
+    const previews = () => calls.filter((c) => c.method === 'shapes.preview').map((c) => c.params.size);
+    for (const [id, message] of [['preview-size', 'size: enter a number > 0'], ['preview-resolution', 'resolution: enter a number in (0, 1000]'], ['preview-threshold', 'reduction threshold must be a whole number in [']] as const) {
+      const input = w.get(`[data-testid="${id}"]`);
+      await typeKeys(input.element as HTMLInputElement, '0,4');
+      await wait(260);
+      await flushPromises();
+      expect(input.attributes('aria-invalid')).toBe('true');
+      expect(input.element.closest('.field')!.querySelector('.error-text')!.textContent).toContain(message);
+      expect(w.get('[data-testid="shape-save"]').attributes('disabled')).toBeDefined();
+      await typeKeys(input.element as HTMLInputElement, id === 'preview-resolution' ? '20' : '1');
+    }
+    expect(previews()).not.toContain(4);
+    await w.get('[data-testid="import-shape"]').trigger('click');
+    const across = w.get('[data-testid="import-voxels-across"]');
+    await typeKeys(across.element as HTMLInputElement, '4,0');
+    expect(across.attributes('aria-invalid')).toBe('true');
+    expect(w.get('[data-testid="import-voxels-across-error"]').text()).toBe('voxels along the longest side: a whole number in [2, 1024]');
+    expect(w.get('[data-testid="import-choose"]').attributes('disabled')).toBeDefined();
     w.unmount();
   });
 
