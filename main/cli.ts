@@ -167,8 +167,16 @@ function formatMetrics(m: Record<string, unknown>): string {
     .join('\n');
 }
 
+/**
+ * A run's log after what `run` prints (an engine's note on how its run ended: a ball mill that
+ * stopped before its duration, a stacking that ended full), as `runs show` ends with it.
+ */
+function logLines(r: RunRecord): string {
+  return r.log.length ? `\nlog:\n${r.log.slice(-20).map((l) => '  ' + l).join('\n')}` : '';
+}
+
 function resultOf(r: RunRecord) {
-  return { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics, wallSeconds: r.wallSeconds, error: r.error };
+  return { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics, wallSeconds: r.wallSeconds, error: r.error, log: r.log };
 }
 
 /** Queued, running and paused runs in the order they started or will start. */
@@ -272,7 +280,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const r = runs[0];
         if ('runId' in r) print(`deleted: run ${r.runId} was ${r.error}`, r);
         else print(
-          `${r.status}: ${r.name} (${r.id}) in ${r.wallSeconds?.toFixed(2) ?? '?'} s${r.error ? `\n  error: ${r.error}` : ''}\n${formatMetrics(r.metrics)}`,
+          `${r.status}: ${r.name} (${r.id}) in ${r.wallSeconds?.toFixed(2) ?? '?'} s${r.error ? `\n  error: ${r.error}` : ''}\n${formatMetrics(r.metrics)}${logLines(r)}`,
           resultOf(r),
         );
       } else {
@@ -425,8 +433,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           ...artifacts.map((a) => `  ${a.kind} ${a.name}: ${a.path} (${a.bytes} bytes, sha256 ${a.checksum.slice(0, 16)}...)`),
           'params:',
           JSON.stringify(r.params, null, 2).replace(/^/gm, '  '),
-          ...(r.log.length ? ['log:', ...r.log.slice(-20).map((l) => '  ' + l)] : []),
-        ].join('\n');
+        ].join('\n') + logLines(r);
         print(human, { ...r, artifacts, ...pace });
       });
     });

@@ -5,10 +5,10 @@
  * keeping its energy).
  */
 import { describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PARTICLE_TABLE, PARTICLE_TABLE_2D } from '../../core/ballmill/index';
-import { engineServicesForFile, runExample } from './helpers';
+import { cliIn, engineServicesForFile, runExample, tempDir } from './helpers';
 
 const { s, dir } = engineServicesForFile();
 
@@ -116,6 +116,24 @@ describe('ball mill examples', () => {
       expect(out.metrics.dissipatedEnergy).toBe(0);
     } else {
       expect(out.metrics.dissipatedEnergy).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('ball mill with `packbench run`', () => {
+  it("prints a finished run's log: a run that stopped at its event budget says so, in the text and in --json", async () => {
+    const data = tempDir();
+    try {
+      const file = `${data.dir}/budget.json`;
+      writeFileSync(file, JSON.stringify({ engine: 'ballmill', name: 'budget', seed: 1, params: { dim: 2, balls: { count: 20, radius: { law: 'fixed', value: 3 } }, vial: { width: 100, height: 100 }, duration: 5, maxEvents: 3000, output: { frameRate: 0 } } }));
+      const text = await cliIn(data.dir, 'run', file);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toMatch(/^done: budget .*\n[^]*\nlog:\n {2}stopped at [\d.e-]+ s of 5 s simulated: the event budget maxEvents = 3000 was used up; raise maxEvents/);
+      const json = JSON.parse((await cliIn(data.dir, '--json', 'run', file)).stdout);
+      expect(json.metrics.stopReason).toBe('maxEvents');
+      expect(json.log).toEqual([expect.stringMatching(/^stopped at .*maxEvents = 3000/)]);
+    } finally {
+      data.cleanup();
     }
   });
 });

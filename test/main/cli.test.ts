@@ -58,8 +58,8 @@ describe('packbench CLI', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ engine: 'voxel', status: 'done' });
-    // The same fields as each run of a batch: error is null here, the message for a failed run.
-    expect(Object.keys(out).sort()).toEqual(['engine', 'error', 'metrics', 'runId', 'status', 'wallSeconds']);
+    // The same fields as each run of a batch: error is null here, the message for a failed run; log its lines.
+    expect(Object.keys(out).sort()).toEqual(['engine', 'error', 'log', 'metrics', 'runId', 'status', 'wallSeconds']);
     expect(out.error).toBeNull();
     expect(out.metrics.particles).toBeGreaterThan(50);
     expect(out.wallSeconds).toBeGreaterThan(0);
