@@ -653,17 +653,32 @@ export function rangeText(s: { minimum?: number; maximum?: number; exclusiveMini
   return `${l}, ${h}`;
 }
 
+/** A value that is not a number as a message says it: 'the text "0.3"', 'null', 'a list'. */
+function describeValue(v: unknown): string {
+  if (typeof v === 'string') return `the text ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
+  if (Array.isArray(v)) return 'a list';
+  if (ArrayBuffer.isView(v)) return 'binary data';
+  if (v !== null && typeof v === 'object') return 'an object';
+  return String(v);
+}
+
 /**
- * A number out of its range, said with the whole allowed range and the value given ('must be in
- * [0, 1], got 2'): zod names only the bound that was broken ('Too big: expected number to be <=1').
- * Other issues keep zod's message.
+ * A number field given a value out of its range, of another type or not whole, said with the whole
+ * allowed range and the value given ('must be in [0, 1], got 2', 'must be a number in [0, 1], got
+ * the text "0.3"', 'must be a whole number in [1, 256], got 2.5'): zod names only the bound that
+ * was broken ('Too big: expected number to be <=1') or the type ('expected int, received number'),
+ * never the range. Other issues keep zod's message.
  */
 function rangeIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
-  if ((issue.code !== 'too_big' && issue.code !== 'too_small') || issue.origin !== 'number') return undefined;
   const schema = (issue as { schema?: unknown }).schema;
   if (!(schema instanceof z.ZodNumber)) return undefined;
   const range = rangeText(z.toJSONSchema(schema) as Parameters<typeof rangeText>[0]);
-  if (!range) return undefined;
+  const kind = schema.isInt ? 'a whole number' : 'a number';
+  if (issue.code === 'invalid_type') {
+    const got = typeof issue.input === 'number' && Number.isFinite(issue.input) ? String(issue.input) : describeValue(issue.input);
+    return `must be ${kind}${range ? ` in ${range}` : ''}, got ${got}${typeof issue.input === 'string' ? ' (write numbers without quotes)' : ''}`;
+  }
+  if ((issue.code !== 'too_big' && issue.code !== 'too_small') || issue.origin !== 'number' || !range) return undefined;
   return `must be ${schema.isInt ? 'a whole number ' : ''}in ${range}, got ${String(issue.input)}`;
 }
 

@@ -21,8 +21,13 @@ const analysed = (analysis: Record<string, unknown>) => voxel({ box: { size: [4,
 type Refused = { path: string; message: RegExp };
 const refused: [why: string, spec: ReturnType<typeof spec>, issue: Refused][] = [
   // voxel
-  ['a number written as text', voxel({ reboundProbability: '0.3' }), { path: 'params.reboundProbability', message: /./ }],
-  ['null for a number with a default', voxel({ freezingInterval: null }), { path: 'params.freezingInterval', message: /./ }],
+  // Type mistakes name the range as range mistakes do (zod said 'Invalid input: expected number, received string').
+  ['a number written as text', voxel({ reboundProbability: '0.3' }), { path: 'params.reboundProbability', message: /^must be a number in \[0, 1\], got the text "0\.3" \(write numbers without quotes\)$/ }],
+  ['null for a number with a default', voxel({ freezingInterval: null }), { path: 'params.freezingInterval', message: /^must be a whole number in \[1, 1000000\], got null$/ }],
+  ['a fraction where a whole number goes', voxel({ stop: { particles: 10.5 } }), { path: 'params.stop.particles', message: /^must be a whole number in \[0, 100000000\], got 10\.5$/ }],
+  ['a list for a number', stacking({ gid: [4] }), { path: 'params.gid', message: /^must be a number in \[2, 16\], got a list$/ }],
+  ['"Infinity" as text', surface({ spacing: 'Infinity' }), { path: 'params.spacing', message: /^must be a number in \(0, 1000000\], got the text "Infinity"/ }],
+  ['a switch where a number goes', ballmill({ gravity: true }), { path: 'params.gravity', message: /^must be a number in \[0, 10000\], got true$/ }],
   ['a misspelt field two levels down', voxel({ stop: { solidFraction: 0.3, setle: false } }), { path: 'params.stop.setle', message: /did you mean 'settle'/ }],
   ['a resolution that would allocate terabytes', voxel({ box: { size: [1000, 1000, 1000], resolution: 1000 } }), { path: 'params.box.size', message: /at most 65536 voxels per axis/ }],
   ['a slice thinner than a voxel (was taken as one voxel)', analysed({ sliceThickness: 0.05 }), { path: 'params.analysis.sliceThickness', message: /^0\.05 units is 0\.5 voxels at box\.resolution 10 voxels\/unit; .*allowed a whole number of voxels from 0\.1 \(one voxel\) to 4 \(the box height\), the nearest is 0\.1$/ }],
