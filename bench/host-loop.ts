@@ -1,0 +1,140 @@
+/**
+ * How long the host's thread is held (its longest single turn of the event loop) while it serves
+ * the calls that used to hold it: while it is held, every client of the app, the web host and the
+ * CLI waits (progress, cancel, other calls). Each case runs through Services.dispatch as the
+ * surfaces do; beside its longest turn, its wall time and the process's CPU time (worker threads
+ * included).
+ * - `bundle`: the first call of a process that needs a worker (runs.validate of the example spec):
+ *   from sources, the worker entry is bundled then. Run it first (it is, without --only).
+ * - `sweep`: runs.enqueue of a 100 × 100 voxel sweep (10,000 points), the queue not started.
+ * - `exports`: runs.export of a 200,000-sphere run (a stacking-like table made up here) as CSV,
+ *   LAMMPS dump and JSON, and of 200,000 rows of ball mill trajectories as a LAMMPS trajectory,
+ *   with the bytes' SHA-256 (an export must not change for being cut in turns).
+ * - `checks`: a burst of 8 runs.validate of a 2,000-point sweep, as a form sends while its user
+ *   types, then the last one: how long until the last check answers.
+ * `npm run bench -- host-loop [--only bundle,sweep,exports,checks]`.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ColumnTable } from '../core/common/engine';
+import { Random } from '../core/common/random';
+import { encodeTable } from '../core/io/container';
+import { openServices, type Services } from '../main/services/services';
+import { onlyParts, tableRecorder, writeResults, type Row } from './_harness';
+
+const only = onlyParts(process.argv.slice(2), ['bundle', 'sweep', 'exports', 'checks']);
+const { tables, table } = tableRecorder();
+
+/** The longest gap between two ticks of a 1 ms timer chain while `fn` runs: the longest turn the loop took. */
+async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; longestMs: number; wallS: number; cpuS: number }> {
+  let longest = 0, last = performance.now(), on = true;
+  const tick = () => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+    if (on) setTimeout(tick, 1);
+  };
+  setTimeout(tick, 1);
+  const cpu0 = process.cpuUsage(), t0 = performance.now();
+  const value = await fn();
+  const wallS = (performance.now() - t0) / 1000, cpu = process.cpuUsage(cpu0);
+  on = false;
+  longest = Math.max(longest, performance.now() - last);
+  await new Promise((r) => setTimeout(r, 5));
+  return { value, longestMs: longest, wallS, cpuS: (cpu.user + cpu.system) / 1e6 };
+}
+
+/** Services over a data folder of their own; runs are queued, never started. */
+function services(dir: string): Services {
+  return openServices({ dataDir: dir, concurrency: 1 });
+}
+
+const example = { engine: 'voxel', name: 'spheres', seed: 1, params: { box: { size: [6, 6, 6], resolution: 16, top: 'ceiling' }, mixture: { basis: 'number', types: [{ name: 'spheres', shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, fraction: 1, maxRotation: [180, 180, 180] }] }, reboundProbability: 0.25, freezingInterval: 100 } };
+/** The example with two swept fields: a × b points. */
+function sweep(a: number, b: number) {
+  return { ...example, name: `sweep ${a}x${b}`, params: { ...example.params, reboundProbability: { $sweep: { from: 0.05, to: 0.95, steps: a } }, freezingInterval: { $sweep: { from: 10, to: 1000, steps: b } } } };
+}
+
+const root = mkdtempSync(join(tmpdir(), 'packbench-bench-loop-'));
+try {
+  if (only('bundle')) {
+    // A process bundles each worker entry once, at its first use (main/services/pool.ts runnableEntry).
+    const s = services(join(root, 'bundle'));
+    const r = await measured(() => s.dispatch('runs.validate', { spec: example }));
+    await s.close();
+    table('First runs.validate of a process, worker bundle made from sources', [{ case: 'runs.validate (bundles the engine worker)', 'longest turn ms': r.longestMs, 'wall s': r.wallS, 'cpu s': r.cpuS }]);
+  }
+
+  if (only('sweep')) {
+    const s = services(join(root, 'sweep'));
+    await s.dispatch('runs.validate', { spec: example }); // the worker bundle and the check worker, before
+    const rows: Row[] = [];
+    for (const method of ['runs.validate', 'runs.enqueue'] as const) {
+      const r = await measured(() => s.dispatch(method, { spec: sweep(100, 100) }));
+      rows.push({ case: `${method} of a 100 x 100 sweep`, 'longest turn ms': r.longestMs, 'wall s': r.wallS, 'cpu s': r.cpuS });
+    }
+    await s.close();
+    table('A 10,000-point voxel sweep (queue not started)', rows);
+  }
+
+  if (only('exports')) {
+    const N = 200_000;
+    const rng = new Random(7);
+    const u = (scale: number) => Float64Array.from({ length: N }, () => rng.next() * scale);
+    const spheres: ColumnTable = {
+      kind: 'table', name: 'particles',
+      columns: { x: u(100), y: u(100), z: u(100), r: Float64Array.from({ length: N }, () => 0.5 + rng.next()), type: Uint16Array.from({ length: N }, (_, i) => i % 4), coordination: Uint16Array.from({ length: N }, (_, i) => i % 13) },
+      meta: { box: [100, 100, 100], periodic: [true, true, false] },
+    };
+    const dir = join(root, 'exports');
+    const s = services(dir);
+    // A ball mill's trajectories of as many rows: 200 frames of 1000 balls (bench/exports.ts makes them so too).
+    const balls = 1000, frames = N / balls, times = Array.from({ length: frames }, (_, f) => f * 1e-3);
+    const f32 = (scale: number) => Float32Array.from({ length: N }, () => rng.next() * scale);
+    const trajectories: ColumnTable = {
+      kind: 'table', name: 'trajectories',
+      columns: { id: Uint32Array.from({ length: N }, (_, i) => i % balls), x: f32(60), y: f32(60), z: f32(80), r: new Float32Array(N).fill(3), speed: f32(800), impacts: Uint32Array.from({ length: N }, (_, i) => Math.floor(i / balls / 10)) },
+      meta: { frames, frameRows: balls, frameTimes: times, frameOffsets: times.map((t) => 5 * Math.sin(90 * t)), container: { shape: 'box', min: [0, 0, 0], max: [60, 60, 80], moves: 'z' } },
+    };
+    const run = (engine: string, t: ColumnTable): string => {
+      const path = join(dir, `${t.name}.pbt`), bytes = encodeTable(t);
+      writeFileSync(path, bytes);
+      const id = s.store.insertRuns([{ name: `${N} rows`, engine, spec: { engine, name: `${N} rows`, seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }])[0];
+      s.store.finishRun(id, { status: 'done', metrics: { rows: N }, series: [], artifacts: [{ kind: 'table', name: t.name, path, bytes: bytes.byteLength, checksum: createHash('sha256').update(bytes).digest('hex'), meta: t.meta ?? {} }], wallSeconds: 1 });
+      return id;
+    };
+    const sphereRun = run('stacking', spheres), millRun = run('ballmill', trajectories);
+    const rows: Row[] = [];
+    // Not stl-particles: 200,000 spheres of 80 triangles are 4 GB, which runs.export does not carry.
+    for (const [id, format] of [[sphereRun, 'csv'], [sphereRun, 'lammps'], [sphereRun, 'json'], [millRun, 'lammps-trajectory']]) {
+      const r = await measured(() => s.dispatch('runs.export', { id, format }));
+      rows.push({ format, MiB: r.value.bytes.byteLength / 2 ** 20, 'longest turn ms': r.longestMs, 'wall s': r.wallS, 'cpu s': r.cpuS, sha256: createHash('sha256').update(r.value.bytes).digest('hex').slice(0, 16) });
+    }
+    await s.close();
+    table(`runs.export of a ${N}-sphere run`, rows);
+  }
+
+  if (only('checks')) {
+    const s = services(join(root, 'checks'));
+    await s.dispatch('runs.validate', { spec: example });
+    const BURST = 8;
+    const r = await measured(async () => {
+      const calls = [];
+      // A form's edits 20 ms apart: each a check of the spec as it stands.
+      for (let i = 0; i < BURST; i++) {
+        calls.push(s.dispatch('runs.validate', { spec: sweep(20, 100 + i) }).catch((e: unknown) => e));
+        await new Promise((t) => setTimeout(t, 20));
+      }
+      const t0 = performance.now();
+      await calls[BURST - 1];
+      return (performance.now() - t0) / 1000;
+    });
+    await s.close();
+    table(`A burst of ${BURST} runs.validate of a 20 x ~100 sweep, 20 ms apart`, [{ case: 'the last check answers after the burst', 'last answer s': r.value, 'longest turn ms': r.longestMs, 'wall s': r.wallS, 'cpu s': r.cpuS }]);
+  }
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
+console.log(`results: ${writeResults('host-loop', tables)}`);
