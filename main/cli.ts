@@ -124,7 +124,7 @@ function readSpec(file: string): RunSpec {
 async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number) {
   try {
     const rows = await s.queue.validate(spec, priority, '');
-    return { ...s.queue.add(spec, rows), ...s.queue.memoryEstimate(rows) };
+    return { ...(await s.queue.add(spec, rows)), ...s.queue.memoryEstimate(rows) };
   } catch (err) {
     if (err instanceof ApiError && err.code === 'invalid') {
       const lines = err.issues?.map((i) => `  ${i.path}: ${i.message}`) ?? [`  ${err.message}`];

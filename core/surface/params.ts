@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from './implicit';
 import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
-import { KeptBySurface } from './kept';
+import { Kept } from '../common/kept';
 import { AREA_SAMPLES, estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
 import { sigmaForSpacing } from './sampler';
 import { RANGE_SIGMAS } from './rows';
@@ -73,7 +73,7 @@ const COUNT_HEADROOM = 1.25;
 export const DIRECT_MAX_PARTICLES = 20_000;
 
 /** The last surfaces' box and area (seconds each for a blobby object of 256 blobs). */
-const geometries = new KeptBySurface<{ bounds: Float64Array; area: number }>(16);
+const geometries = new Kept<{ bounds: Float64Array; area: number }>(16);
 
 /** The solid's box and surface area, the two things the checks and the engine need to know first. */
 export function surfaceGeometry(surface: ImplicitSurface): { bounds: Float64Array; area: number } {

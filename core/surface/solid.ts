@@ -5,7 +5,7 @@
  */
 import type { LabelVolume, ParamsIssue } from '../common/engine';
 import { implicitFunction, type ImplicitFunction, type ImplicitSurface } from './implicit';
-import { KeptBySurface } from './kept';
+import { Kept } from '../common/kept';
 
 /** Grid nodes per axis when a blobby object's box is tightened by sampling. */
 const BOUNDS_SAMPLES = 48;
@@ -15,7 +15,7 @@ export const AREA_SAMPLES = 64;
 /** Bisection steps of each face of a blobby object's box. */
 const FACE_STEPS = 40;
 /** The last blobby solids' boxes (seconds each for 256 blobs). */
-const boxes = new KeptBySurface<Float64Array>(16);
+const boxes = new Kept<Float64Array>(16);
 
 /**
  * The solid's box [minX, minY, minZ, maxX, maxY, maxZ]: exact for the primitives. For a blobby

@@ -91,9 +91,18 @@ function formatValue(v: unknown): string {
 
 /** The runs of a spec: one when it holds no sweep, else the cartesian product of its sweeps. Issue paths start with `issuePrefix` (the spec's place in the request). */
 export function expandSweeps(spec: RunSpec, issuePrefix = ''): SweepPoint[] {
+  const plan = sweepPlan(spec, issuePrefix);
+  return Array.from({ length: plan.total }, (_, i) => plan.point(i));
+}
+
+/**
+ * The runs of a spec as expandSweeps gives them, checked at once but made one at a time: `point(i)`
+ * makes the i-th of `total` (a loop on the host's thread makes 10,000 in turns, not in one go).
+ */
+export function sweepPlan(spec: RunSpec, issuePrefix = ''): { total: number; point: (i: number) => SweepPoint } {
   const sweeps: { path: Path; values: unknown[] }[] = [];
   findSweeps(spec.params, [], sweeps, true, issuePrefix);
-  if (sweeps.length === 0) return [{ spec, values: {} }];
+  if (sweeps.length === 0) return { total: 1, point: () => ({ spec, values: {} }) };
   const total = sweeps.reduce((n, s) => n * s.values.length, 1);
   if (total > MAX_SWEEP_POINTS) {
     throw new ApiError('invalid', `the sweep expands into ${total} runs; at most ${MAX_SWEEP_POINTS} are allowed`, [
@@ -101,8 +110,7 @@ export function expandSweeps(spec: RunSpec, issuePrefix = ''): SweepPoint[] {
     ]);
   }
   checkSweepBytes(spec.params, total, issuePrefix);
-  const points: SweepPoint[] = [];
-  for (let i = 0; i < total; i++) {
+  const point = (i: number): SweepPoint => {
     let params = spec.params;
     const values: Record<string, unknown> = {};
     let rest = i;
@@ -116,9 +124,9 @@ export function expandSweeps(spec: RunSpec, issuePrefix = ''): SweepPoint[] {
     }
     const ordered = Object.fromEntries(sweeps.map((s) => [s.path.join('.'), values[s.path.join('.')]]));
     const label = Object.entries(ordered).map(([k, v]) => `${k}=${formatValue(v)}`).join(', ');
-    points.push({ spec: { ...spec, params, seed: deriveSeed(spec.seed, i), name: `${spec.name} [${label}]` }, values: ordered });
-  }
-  return points;
+    return { spec: { ...spec, params, seed: deriveSeed(spec.seed, i), name: `${spec.name} [${label}]` }, values: ordered };
+  };
+  return { total, point };
 }
 
 /** JSON length of a value (undefined, as in an object, counts as nothing). */

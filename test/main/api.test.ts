@@ -11,6 +11,7 @@ import { tempDir } from './helpers';
 import { counterEngine } from './fixtures/counter-engine';
 import { COUNTER_WORKER } from './fixtures/registry';
 import { voxelEngine } from '../../core/voxel/index';
+import type { CheckTask } from '../../main/workers/protocol';
 
 let s: Services;
 const t = tempDir();
@@ -201,6 +202,37 @@ describe('API contract', () => {
       expect(parsedWhenAnswered).toBeLessThan(1000);
     } finally {
       parse.mockRestore();
+    }
+  });
+
+  it('checks a large sweep in parts: each point estimated once, the cross-field checks sent to the worker 500 points a task', async () => {
+    const estimate = vi.spyOn(s.registry.get('counter').definition, 'estimateMemoryBytes');
+    const task = vi.spyOn(s.pool, 'task');
+    try {
+      // The voxel estimate takes milliseconds a point; one message of 10,000 points took the serving thread 0.2-0.4 s to copy.
+      expect((await s.dispatch('runs.validate', { spec: { engine: 'counter', name: 'sweep', params: { steps: { $sweep: { from: 1, to: 1200, steps: 1200 } } } } })).runs).toBe(1200);
+      expect(estimate).toHaveBeenCalledTimes(1200);
+      expect(task.mock.calls.map(([, t]) => (t as CheckTask).points.length)).toEqual([500, 500, 200]);
+    } finally {
+      estimate.mockRestore();
+      task.mockRestore();
+    }
+  });
+
+  it('answers other calls while it writes and tells the runs of a large sweep', async () => {
+    const told: string[] = [];
+    let toldWhenAnswered = -1;
+    const off = s.events.on('run.updated', (r) => {
+      if (told.push(r.id) === 1) void s.dispatch('app.info', {}).then(() => (toldWhenAnswered = told.length));
+    });
+    try {
+      const { runIds } = await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'sweep', params: { steps: { $sweep: { from: 1, to: 1000, steps: 1000 } } } } });
+      expect(told.slice(0, 1000)).toEqual(runIds);
+      expect(toldWhenAnswered).toBeGreaterThan(0);
+      expect(toldWhenAnswered).toBeLessThan(1000);
+      for (const id of runIds) await s.dispatch('runs.delete', { id });
+    } finally {
+      off();
     }
   });
 

@@ -1,10 +1,10 @@
 /**
- * The last few results of a costly measurement of a surface, by the surface's definition (its JSON),
- * the oldest dropped first. Measuring a blobby object of 256 blobs takes seconds, and the checks, a
- * run's start, the points of a sweep and every shape preview (each with its own copy of the surface,
- * from a message) ask again for the same surface.
+ * The last few results of a costly measurement, by the definition measured (its JSON), the oldest
+ * dropped first. Measuring a blobby surface of 256 blobs takes seconds, voxelising a particle for the
+ * voxel engine's memory estimate milliseconds; the checks, a run's start, every point of a sweep and
+ * every shape preview (each with its own copy of the definition, from a message) ask again for the same.
  */
-export class KeptBySurface<V> {
+export class Kept<V> {
   private readonly results = new Map<string, V>();
 
   constructor(private readonly kept: number) {}

@@ -1,0 +1,31 @@
+/**
+ * Long loops on the host's thread (a sweep's points, an export's rows) cut into turns of the event
+ * loop. That thread serves the app, the web host and the CLI: while a loop holds it, no other call
+ * is answered, no progress event goes out and no cancel is taken.
+ */
+
+/** Milliseconds of work a loop does in one go before it lets other calls and events through. */
+export const TURN_MS = 20;
+
+/** Lets other calls and events through (a macrotask: I/O and timers run before it resolves). */
+export function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * The clock of one loop: `pass()` at each step waits for the next turn once this turn has taken
+ * TURN_MS, or `steps` steps (when given: a bound that does not depend on the machine's speed).
+ */
+export class Turns {
+  private start = performance.now();
+  private count = 0;
+
+  constructor(private readonly steps = Infinity) {}
+
+  async pass(): Promise<void> {
+    if (++this.count < this.steps && performance.now() - this.start < TURN_MS) return;
+    await nextTurn();
+    this.start = performance.now();
+    this.count = 0;
+  }
+}
