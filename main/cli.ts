@@ -169,7 +169,8 @@ function formatMetrics(m: Record<string, unknown>): string {
 
 /**
  * A run's log after what `run` prints (an engine's note on how its run ended: a ball mill that
- * stopped before its duration, a stacking that ended full), as `runs show` ends with it.
+ * stopped before its duration, a stacking that ended full), as `runs show` ends with it. Not for a
+ * failed run in `run`: its log ends with the error's stack, and the error is printed already.
  */
 function logLines(r: RunRecord): string {
   return r.log.length ? `\nlog:\n${r.log.slice(-20).map((l) => '  ' + l).join('\n')}` : '';
@@ -280,7 +281,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const r = runs[0];
         if ('runId' in r) print(`deleted: run ${r.runId} was ${r.error}`, r);
         else print(
-          `${r.status}: ${r.name} (${r.id}) in ${r.wallSeconds?.toFixed(2) ?? '?'} s${r.error ? `\n  error: ${r.error}` : ''}\n${formatMetrics(r.metrics)}${logLines(r)}`,
+          `${r.status}: ${r.name} (${r.id}) in ${r.wallSeconds?.toFixed(2) ?? '?'} s${r.error ? `\n  error: ${r.error}` : ''}\n${formatMetrics(r.metrics)}${r.status === 'failed' ? '' : logLines(r)}`,
           resultOf(r),
         );
       } else {

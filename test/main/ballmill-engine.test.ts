@@ -121,7 +121,7 @@ describe('ball mill examples', () => {
 });
 
 describe('ball mill with `packbench run`', () => {
-  it("prints a finished run's log: a run that stopped at its event budget says so, in the text and in --json", async () => {
+  it("prints a finished run's log: a run that stopped at its event budget says so, in the text and in --json; a failed one its error", async () => {
     const data = tempDir();
     try {
       const file = `${data.dir}/budget.json`;
@@ -132,6 +132,12 @@ describe('ball mill with `packbench run`', () => {
       const json = JSON.parse((await cliIn(data.dir, '--json', 'run', file)).stdout);
       expect(json.metrics.stopReason).toBe('maxEvents');
       expect(json.log).toEqual([expect.stringMatching(/^stopped at .*maxEvents = 3000/)]);
+      // A failed run: its error once, without the stack its log keeps (runs show prints that).
+      writeFileSync(file, JSON.stringify({ engine: 'ballmill', name: 'drawn too large', seed: 104, params: { dim: 2, balls: { count: 4, radius: { law: 'uniform', min: 0.1, max: 10 }, solidFraction: 0.2 }, vial: { width: 100, height: 100 }, duration: 0.1 } }));
+      const failed = await cliIn(data.dir, 'run', file);
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toMatch(/^failed: drawn too large .*\n {2}error: balls: the largest drawn ball has radius 25\.06 mm/);
+      expect(failed.stdout).not.toMatch(/\n\s+at /);
     } finally {
       data.cleanup();
     }
