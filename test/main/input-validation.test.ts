@@ -5,10 +5,12 @@
  * edge of their range are accepted. The CLI's files (not JSON, a field written twice) are in the
  * bad-input corpus (bad-input.test.ts).
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { engineServicesForFile, rejection } from './helpers';
+import { cliIn, engineServicesForFile, rejection } from './helpers';
 
-const { s } = engineServicesForFile();
+const { s, dir } = engineServicesForFile();
 
 const spec = (engine: string, params: Record<string, unknown>) => ({ engine, name: 'typed', seed: 1, params });
 const voxel = (params: Record<string, unknown>) => spec('voxel', params);
@@ -66,3 +68,15 @@ describe('typed input, refused at its field', () => {
     expect(await s.dispatch('runs.validate', { spec: value })).toMatchObject({ runs: 1 });
   });
 });
+
+describe('typed command-line options, refused when the run cannot use them', () => {
+  it.each([['ballmill', ballmill({})], ['stacking', stacking({})]] as const)('--threads 2 for a %s run (ran on one thread, recorded as two)', async (engine, value) => {
+    const file = join(dir, `${engine}.json`);
+    writeFileSync(file, JSON.stringify(value));
+    const r = await cliIn(dir, 'run', file, '--threads', '2');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`packbench: --threads 2: the ${engine} engine runs each run on one thread (more threads help voxel, surface); leave --threads out\n`);
+    expect((await s.dispatch('runs.list', { filter: { engine } })).total).toBe(0);
+  });
+});
+
