@@ -9,7 +9,7 @@ import { toasts } from '../../renderer/src/stores/toasts';
 import { status } from '../../renderer/src/stores/status';
 import { reorder, queueOrder } from '../../renderer/src/workspaces/batch/queueModel';
 import { remainingSeconds } from '../../main/api';
-import { typeKeys } from './numberKeys';
+import { key, typeKeys } from './numberKeys';
 
 function router() {
   return createRouter({ history: createMemoryHistory(), routes: [{ path: '/:p(.*)*', component: { template: '<div/>' } }] });
@@ -454,6 +454,25 @@ describe('QueueTable', () => {
     } finally {
       status.info = info;
     }
+  });
+
+  it("a queue setting refused for a decimal comma shows the queue's value again, and reads what is typed after it", async () => {
+    const api = installFakeApi([makeRun(1, { status: 'queued', finishedAt: null, priority: 5 })]);
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    const box = w.find('[data-testid="queue-checkpoint-seconds"]');
+    const before = (box.element as HTMLInputElement).value;
+    await typeKeys(box.element as HTMLInputElement, '2,5');
+    await settle();
+    expect(api.calls.some((c) => c.method === 'queue.setCheckpointSeconds')).toBe(false);
+    expect((box.element as HTMLInputElement).value).toBe(before);
+    expect(w.find('[data-testid="queue-checkpoint-seconds-error"]').text()).toContain('the checkpoint interval must be a whole number of seconds in [0, 86400]');
+    // A digit added at the end of the value shown: a number the queue takes, read as typed.
+    await key(box.element as HTMLInputElement, '0');
+    box.element.dispatchEvent(new Event('change'));
+    await settle();
+    expect(api.calls.find((c) => c.method === 'queue.setCheckpointSeconds')?.params).toEqual({ seconds: Number(`${before}0`) });
   });
 
   it('refuses an emptied queue setting or priority instead of reading it as 0', async () => {

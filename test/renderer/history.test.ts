@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { createMemoryHistory, createRouter } from 'vue-router';
 import { FAKE_EXPORT_FORMATS, installFakeApi, makeRun, settle } from './fakeApi';
+import { key, typeKeys } from './numberKeys';
 import HistoryWorkspace from '../../renderer/src/workspaces/history/HistoryWorkspace.vue';
 import RunCompare from '../../renderer/src/workspaces/history/RunCompare.vue';
 import PlotPanel from '../../renderer/src/components/PlotPanel.vue';
@@ -81,6 +82,32 @@ describe('HistoryWorkspace', () => {
     expect(w.get('[data-testid="history-filter-error"]').text()).toBe('metric min must be a number (decimals with a point: 0.4)');
     expect(min.attributes('aria-invalid')).toBe('true');
     expect(api.calls.filter((c) => c.method === 'runs.list').length).toBe(listed);
+  });
+
+  it("a metric bound typed with a decimal comma ('0,4') is refused at the field; Clear filters then lists every run", async () => {
+    const { api, w } = await mountHistory();
+    await w.find('[data-testid="history-metric"]').setValue('solidFraction');
+    const min = w.find('[data-testid="history-metric-min"]');
+    await typeKeys(min.element as HTMLInputElement, '0,4');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect(w.get('[data-testid="history-filter-error"]').text()).toBe('metric min must be a number (decimals with a point: 0.4)');
+    expect(min.attributes('aria-invalid')).toBe('true');
+    expect(api.calls.filter((c) => c.method === 'runs.list').some((c) => JSON.stringify(c.params).includes('"min":4'))).toBe(false);
+    await w.findAll('button').find((b) => b.text() === 'Clear filters')!.trigger('click');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect(w.find('[data-testid="history-filter-error"]').exists()).toBe(false);
+    expect((min.element as HTMLInputElement).value).toBe('');
+    expect(min.attributes('aria-invalid')).toBeUndefined();
+    expect((api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { filter: unknown }).filter).toEqual({});
+    // The box, emptied by Clear filters, reads what is typed next.
+    await w.find('[data-testid="history-metric"]').setValue('solidFraction');
+    await (min.element as HTMLInputElement).focus();
+    for (const k of '0.5') await key(min.element as HTMLInputElement, k);
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect((api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { filter: unknown }).filter).toEqual({ metric: { name: 'solidFraction', min: 0.5 } });
   });
 
   it('shift-click selects a range of runs without selecting the page text between them', async () => {
@@ -488,6 +515,21 @@ describe('Import spheres', () => {
     expect(w.find('[data-testid="sphere-import"]').exists()).toBe(false);
     expect(w.find('[data-testid="history-total"]').text()).toBe('4 runs · 1 selected');
     expect(w.find('[data-testid="history-row-r100000"]').classes()).toContain('selected');
+  });
+
+  it("a side of the box typed with a decimal comma ('0,4') is refused at the field, not imported as 4", async () => {
+    const { api, w } = await mountHistory(3);
+    await w.find('[data-testid="history-import-spheres"]').trigger('click');
+    await chooseFile(w, 'bed.csv', 'x,y,z,r\n1,1,1,0.5\n');
+    const sides = w.findAll('.box input');
+    await typeKeys(sides[0].element as HTMLInputElement, '0,4');
+    for (const k of [1, 2]) await typeKeys(sides[k].element as HTMLInputElement, '4');
+    expect(sides[0].attributes('aria-invalid')).toBe('true');
+    expect(w.find('[data-testid="sphere-import-error"]').text()).toContain('box x: enter a number > 0');
+    expect(w.find('[data-testid="sphere-import-submit"]').attributes('disabled')).toBeDefined();
+    await w.find('[data-testid="sphere-import"]').trigger('submit');
+    await settle(10);
+    expect(api.calls.some((c) => c.method === 'runs.importSpheres')).toBe(false);
   });
 
   it('sends the periodic sides chosen, as `import spheres --periodic` names them', async () => {

@@ -4,6 +4,7 @@ import SliceView from '../../renderer/src/workspaces/inspector/SliceView.vue';
 import { inspected, inspectorPath } from '../../renderer/src/stores/inspected';
 import { installFakeApi, makeRun } from './fakeApi';
 import { mountInspectorAt } from './mountInspector';
+import { typeKeys } from './numberKeys';
 import { voxelEngine } from '../../core/voxel/index';
 import { stackingEngine } from '../../core/stacking/index';
 
@@ -233,6 +234,31 @@ describe('InspectorWorkspace', () => {
     // another quantity starts from its own range
     await w.get('[data-testid="colour-by"]').setValue('height');
     expect((w.get('[data-testid="colour-min"]').element as HTMLInputElement).value).toBe('');
+    w.unmount();
+  });
+
+  it("a colour range end or a figure size typed with a decimal comma ('0,4') is refused at the field, not read as 4", async () => {
+    installRunApi();
+    const { w } = await mountInspectorAt('/inspector/r1');
+    await w.get('[data-testid="colour-by"]').setValue('bodyTilt');
+    const legend = w.get('[data-testid="legend"]');
+    const min = w.get('[data-testid="colour-min"]');
+    await typeKeys(min.element as HTMLInputElement, '0,4');
+    await flushPromises();
+    expect(min.attributes('aria-invalid')).toBe('true');
+    expect(legend.text()).toContain('colour range min: enter a number (a decimal point: 0.4); the automatic range is shown');
+    expect(legend.find('.ends').text()).toMatch(/^0.*90$/);
+    await typeKeys(min.element as HTMLInputElement, '10');
+    await flushPromises();
+    expect(legend.find('.ends').text()).toMatch(/^10.*90$/);
+    // happy-dom has no WebGL, so the 3D view and the figure button are off; the figure's fields are what is under test.
+    (w.get('[data-testid="figure-toggle"]').element as HTMLButtonElement).disabled = false;
+    await w.get('[data-testid="figure-toggle"]').trigger('click');
+    const width = w.get('[data-testid="figure-width"]');
+    await typeKeys(width.element as HTMLInputElement, '1,6');
+    expect(width.attributes('aria-invalid')).toBe('true');
+    expect(w.get('[data-testid="figure-options"]').text()).toContain('width: a whole number of pixels in [200, 4096]');
+    expect(w.get('[data-testid="figure-save"]').attributes('disabled')).toBeDefined();
     w.unmount();
   });
 

@@ -5,8 +5,10 @@ import type { Directive } from 'vue';
  * user is typing. A `:value` binding sets the box to String(x) whenever x changes, and text on its way
  * to a number reads as another number first: '-0' (typing -0.25) is written back as '0', dropping the
  * sign, and '1e-1' (typing 1e-12) as '0.1', so that the next digit makes 0.12. The box is set only
- * when its text does not already read as x; NaN (an empty or unreadable entry) and undefined (an
- * optional field left empty) show as an empty box, or as the unreadable text being typed.
+ * when its text does not already read as x. NaN (what readNumber makes of an empty or unreadable
+ * entry) leaves the text being typed; undefined or null (an optional field unset) show as an empty box.
+ * A box flagged as holding refused text (numberEntry.ts) reads as NaN only: x set to anything else came
+ * from the app (a preset, Clear filters), which the box then shows, unflagged.
  */
 export const vNumberValue: Directive<HTMLInputElement, unknown> = {
   mounted: show,
@@ -15,9 +17,21 @@ export const vNumberValue: Directive<HTMLInputElement, unknown> = {
 
 function show(el: HTMLInputElement, { value }: { value: unknown }): void {
   const typed = el.value.trim();
-  const empty = value === undefined || value === null || (typeof value === 'number' && Number.isNaN(value));
-  if (empty ? typed === '' || unreadable(el) || Number.isNaN(Number(typed)) : typed !== '' && Number(typed) === value) return;
-  el.value = empty ? '' : String(value);
+  if (typeof value === 'number' && Number.isNaN(value)) {
+    if (typed === '' || unreadable(el) || Number.isNaN(Number(typed))) return;
+  } else if (value === undefined || value === null) {
+    if (typed === '' && !unreadable(el)) return;
+  } else if (typed !== '' && Number(typed) === value && el.validity?.customError !== true) return;
+  writeNumber(el, value as number | null | undefined);
+}
+
+/**
+ * Sets a number box to x (empty for NaN, undefined or null) as the app, not the user: the text it
+ * held goes, and with it any refusal flag (numberEntry.ts), so that what is typed next is read.
+ */
+export function writeNumber(el: HTMLInputElement, x: number | null | undefined): void {
+  el.value = x === undefined || x === null || Number.isNaN(x) ? '' : String(x);
+  el.setCustomValidity('');
 }
 
 /**
