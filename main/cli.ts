@@ -238,7 +238,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       const f = r.progress.total > 0 ? Math.min(1, r.progress.done / r.progress.total) : 0;
       const width = 30;
       const bar = '#'.repeat(Math.round(f * width)).padEnd(width, '-');
-      io.stderr(`\r[${bar}] ${(f * 100).toFixed(0).padStart(3)}% ${r.status === 'running' ? r.progress.phase : r.status} ${r.name.slice(0, 40)}\x1b[K`);
+      const left = remainingSeconds(r, Date.now());
+      io.stderr(`\r[${bar}] ${(f * 100).toFixed(0).padStart(3)}% ${r.status === 'running' ? r.progress.phase : r.status}${left !== null ? `, about ${formatDuration(left)} left` : ''} ${r.name.slice(0, 40)}\x1b[K`);
       if (FINAL_STATUSES.includes(r.status)) io.stderr('\n');
     };
     return s.events.on('run.updated', draw);

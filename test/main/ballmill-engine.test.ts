@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PARTICLE_TABLE, PARTICLE_TABLE_2D } from '../../core/ballmill/index';
+import { main } from '../../main/cli';
 import { cliIn, engineServicesForFile, runExample, tempDir } from './helpers';
 
 const { s, dir } = engineServicesForFile();
@@ -138,6 +139,20 @@ describe('ball mill with `packbench run`', () => {
       expect(failed.code).toBe(1);
       expect(failed.stdout).toMatch(/^failed: drawn too large .*\n {2}error: balls: the largest drawn ball has radius 25\.06 mm/);
       expect(failed.stdout).not.toMatch(/\n\s+at /);
+    } finally {
+      data.cleanup();
+    }
+  });
+
+  it('on a terminal, the progress bar of a long run says about how long is left', async () => {
+    const data = tempDir();
+    try {
+      const file = `${data.dir}/long.json`;
+      // Some 2 s of wall time: several progress updates.
+      writeFileSync(file, JSON.stringify({ engine: 'ballmill', name: 'long', seed: 1, params: { dim: 2, balls: { count: 100, radius: { law: 'uniform', min: 1, max: 10 } }, duration: 20, output: { frameRate: 0 } } }));
+      let stderr = '';
+      expect(await main(['--data', data.dir, 'run', file], { stdout: () => {}, stderr: (t) => void (stderr += t), stderrIsTTY: true })).toBe(0);
+      expect(stderr.split('\r').some((l) => /^\[[#-]{30}\] +\d+% simulating, about \d+ (s|min \d+ s) left long/.test(l)), stderr).toBe(true);
     } finally {
       data.cleanup();
     }
