@@ -353,8 +353,13 @@ export const runsListFilterSchema = z.object({
   /** Numeric metric within [min, max]; runs without the metric are excluded. */
   metric: z
     .object({ name: z.string().min(1).max(100), min: z.number().optional(), max: z.number().optional() })
+    // A range no value is in was answered with no runs, as if none had the metric there (History says so at its boxes).
+    .refine((m) => m.min === undefined || m.max === undefined || m.min <= m.max, { path: ['max'], error: (i) => `must be at least min (${(i.input as { min: number }).min}), got ${(i.input as { max: number }).max}` })
     .optional(),
   batchId: z.string().optional(),
+}).refine((f) => f.createdFrom === undefined || f.createdTo === undefined || Date.parse(f.createdFrom) <= Date.parse(f.createdTo), {
+  path: ['createdTo'],
+  error: (i) => `must not be before createdFrom (${(i.input as { createdFrom: string }).createdFrom}), got ${(i.input as { createdTo: string }).createdTo}`,
 });
 
 export const paramsSchemas = {

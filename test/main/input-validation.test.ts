@@ -69,6 +69,15 @@ describe('typed input, refused at its field', () => {
   });
 });
 
+describe('typed API filters, refused rather than answered with nothing', () => {
+  it.each([
+    ['a metric range with min above max', { metric: { name: 'porosity', min: 0.5, max: 0.4 } }, { path: 'filter.metric.max', message: 'must be at least min (0.5), got 0.4' }],
+    ['a creation window that ends before it starts', { createdFrom: '2026-11-02T00:00:00Z', createdTo: '2026-11-01T00:00:00Z' }, { path: 'filter.createdTo', message: 'must not be before createdFrom (2026-11-02T00:00:00Z), got 2026-11-01T00:00:00Z' }],
+  ])('%s', async (_, filter, issue) => {
+    expect(await rejection(s.dispatch('runs.list', { filter }))).toMatchObject({ code: 'invalid', issues: [issue] });
+  });
+});
+
 describe('typed command-line options, refused when the run cannot use them', () => {
   it.each([['ballmill', ballmill({})], ['stacking', stacking({})]] as const)('--threads 2 for a %s run (ran on one thread, recorded as two)', async (engine, value) => {
     const file = join(dir, `${engine}.json`);
