@@ -69,10 +69,15 @@ describe.skipIf(!CHROMIUM)('web host', () => {
       const info = await api.call('app.info', {});
       const engines = await api.call('engines.list', {});
       const statuses: string[] = [];
-      const off = api.on('run.updated', (r) => statuses.push(r.status));
+      // Until the run ends, however long the machine takes (it had 10 s); the test's timeout bounds it.
+      const ended = new Promise<void>((resolve) => {
+        const off = api.on('run.updated', (r) => {
+          statuses.push(r.status);
+          if (['done', 'failed', 'cancelled'].includes(r.status)) { off(); resolve(); }
+        });
+      });
       const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'counter', name: 'from the page', seed: 4, params: { steps: 15, volume: true } } });
-      for (let i = 0; i < 200 && !statuses.includes('done'); i++) await new Promise((r) => setTimeout(r, 50));
-      off();
+      await ended;
       const series = await api.call('runs.series', { id: runIds[0] });
       const slice = await api.call('runs.slice', { id: runIds[0], axis: 'z', index: 1 });
       const particles = await api.call('runs.particles', { id: runIds[0] });
