@@ -133,7 +133,7 @@ describe('InspectorWorkspace', () => {
     w.unmount();
   });
 
-  it("keeps a clipping box side whose field is emptied, instead of moving it to 0", async () => {
+  it("keeps a clipping box side whose field is emptied or unreadable, instead of moving it to 0, and says so", async () => {
     installRunApi();
     const { w } = await mountInspectorAt('/inspector/r1');
     await w.get('[data-testid="clip-toggle"]').setValue(true);
@@ -141,10 +141,18 @@ describe('InspectorWorkspace', () => {
     await xMin.setValue('0.5');
     await xMin.trigger('change');
     expect((xMin.element as HTMLInputElement).value).toBe('0.5');
-    await xMin.setValue('');
-    await xMin.trigger('change');
+    await xMin.setValue(''); // input, then change, as a user leaving the emptied box
     await flushPromises();
     expect((xMin.element as HTMLInputElement).value).toBe('0.5');
+    // Said at the field, with what the side stays at, as for a side typed with a decimal comma ('0,4' reads '04').
+    expect(w.get('[data-testid="clip-error"]').text()).toBe('x min: enter a number (a decimal point: 0.4); it stays 0.5');
+    await typeKeys(xMin.element as HTMLInputElement, '0,4');
+    await flushPromises();
+    expect((xMin.element as HTMLInputElement).value).toBe('0.5');
+    expect(w.get('[data-testid="clip-error"]').text()).toBe('x min: enter a number (a decimal point: 0.4); it stays 0.5');
+    await typeKeys(xMin.element as HTMLInputElement, '0.25');
+    await flushPromises();
+    expect(w.find('[data-testid="clip-error"]').exists()).toBe(false);
     w.unmount();
   });
 

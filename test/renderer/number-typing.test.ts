@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { computed, nextTick, reactive } from 'vue';
 import { z } from 'zod';
@@ -165,5 +167,17 @@ describe('characters a number box cannot hold (numberEntry.ts)', () => {
     expect(input.dispatchEvent(paste)).toBe(false);
     expect(input.validationMessage).toContain("',' was not entered");
     input.remove();
+  });
+});
+
+describe('every number box of the app', () => {
+  it('is read through readNumber, not v-model (which reads the digits left after a refused comma, 04 for 0,4)', () => {
+    const root = join(__dirname, '../../renderer/src');
+    const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.vue'));
+    const bound = files.flatMap((f) => [...readFileSync(join(root, f), 'utf8').matchAll(/<input\b[^>]*>/g)]
+      .filter(([tag]) => /type="number"/.test(tag) && /v-model/.test(tag))
+      .map(([tag]) => `${f}: ${tag.replace(/\s+/g, ' ').slice(0, 80)}`));
+    expect(files.length).toBeGreaterThan(10);
+    expect(bound).toEqual([]);
   });
 });
