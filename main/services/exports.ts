@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/common/engine';
+import { ENGINES } from '../../core/common/engines';
 import { decodeHeader, decodeTable, dtypeConstructor, headerByteLength, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
 import { frameOrigin, inOwnCoordinates } from '../../core/io/frame';
@@ -53,7 +54,7 @@ export interface ExportFormat {
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'json', stem: 'results', title: 'Results as JSON (engine, seed, threads, params, metrics, series)', extension: 'json', mime: 'application/json', needs: 'results' },
-  { id: 'metrics-csv', stem: 'metrics', title: 'Metrics as CSV (metric, value)', extension: 'csv', mime: 'text/csv', needs: 'results' },
+  { id: 'metrics-csv', stem: 'metrics', title: 'Metrics as CSV (metric, value, unit)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'series-csv', stem: 'series', title: 'Series as CSV (series, x, y)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'csv', stem: 'particles', title: 'Particle table as CSV (spheres: x, y, z, r, type first, then their other columns)', extension: 'csv', mime: 'text/csv', needs: 'table' },
   { id: 'lammps', stem: 'particles', title: 'LAMMPS dump (OVITO, LIGGGHTS)', extension: 'dump', mime: 'text/plain', needs: 'table' },
@@ -74,6 +75,15 @@ const APPLIES_TO: Record<ExportNeed, string> = {
   heightmap: 'voxel packings with a label volume and the analysis on (they have a height map)',
   trajectory: 'ball mill runs with output.frameRate > 0, which store their trajectories',
 };
+
+/**
+ * metric, value and the unit its engine declares (J, s, 1/s …; empty for counts, text, and engines
+ * this build does not know): a table read away from the app must say what its numbers measure.
+ */
+function metricsCsv(run: ExportableRun): string {
+  const info = ENGINES.find((e) => e.id === run.engine)?.metrics ?? {};
+  return 'metric,value,unit\n' + Object.entries(run.metrics).map(([k, v]) => `${csvText(k)},${csvText(String(v))},${csvText(info[k]?.unit ?? '')}\n`).join('');
+}
 
 /** The formats as exports.formats answers. */
 export function exportFormatList(): ExportFormatInfo[] {
@@ -169,7 +179,7 @@ export async function exportRun(
         await writer.write(JSON.stringify(runToJson(run), null, 1) + '\n');
         break;
       case 'metrics-csv':
-        await writer.write('metric,value\n' + Object.entries(run.metrics).map(([k, v]) => `${csvText(k)},${csvText(String(v))}\n`).join(''));
+        await writer.write(metricsCsv(run));
         break;
       case 'series-csv':
         await writeSeriesCsv(writer, run.series);

@@ -130,10 +130,13 @@ describe('exportRun', () => {
     expect(readFileSync(out, 'utf8')).toBe('series,x_label,y_label,x,y\ng(r),r,g,1,0.5\ng(r),r,g,2,1\n');
   });
 
-  it('writes metrics as csv, quoting text that needs it', async () => {
+  it('writes metrics as csv with the unit each engine declares, quoting text that needs it', async () => {
     const out = join(dir, 'm.csv');
-    await exportRun({ ...run, metrics: { porosity: 0.4, stopReason: 'full, at last', ok: true } }, 'metrics-csv', out);
-    expect(readFileSync(out, 'utf8')).toBe('metric,value\nporosity,0.4\nstopReason,"full, at last"\nok,true\n');
+    await exportRun({ ...run, engine: 'ballmill', metrics: { dissipatedEnergy: 1.5, eventsPerSecond: 2e5, stopReason: 'full, at last', ok: true } }, 'metrics-csv', out);
+    expect(readFileSync(out, 'utf8')).toBe('metric,value,unit\ndissipatedEnergy,1.5,J\neventsPerSecond,200000,1/s\nstopReason,"full, at last",\nok,true,\n');
+    // An engine the build does not know (a run imported from elsewhere): no units, the same columns.
+    await exportRun({ ...run, engine: 'gone', metrics: { porosity: 0.4 } }, 'metrics-csv', out);
+    expect(readFileSync(out, 'utf8')).toBe('metric,value,unit\nporosity,0.4,\n');
   });
 
   it('rejects an unknown format listing the allowed ones', async () => {
