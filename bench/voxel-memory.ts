@@ -16,54 +16,20 @@
  *
  *   npm run bench -- voxel-memory [--quick]   (--quick: 4 of the 19 specs)
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { MiB, residentBytes, resetPeak, runProbe as probeProcess, workerProbe } from './_memory';
 import { fileURLToPath } from 'node:url';
 import { tableRecorder, writeResults, type Row } from './_harness';
-
-const MiB = 2 ** 20;
-
-/** Resident set now and its peak since the last reset (bytes), from /proc/self/status. */
-function residentBytes(): { rss: number; peak: number } {
-  const status = readFileSync('/proc/self/status', 'utf8');
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
-}
-
-/** Resets the peak resident set to the resident set now (Linux ≥ 4.0). */
-function resetPeak(): void {
-  writeFileSync('/proc/self/clear_refs', '5');
-}
 
 async function probe(mode: string, specJson: string): Promise<void> {
   const spec = JSON.parse(specJson);
   const { voxelEngine } = await import('../core/voxel/index');
   const { encodeTable } = await import('../core/io/container');
   const { WASM_WINDOW_BYTES } = await import('../core/voxel/wasm-kernels');
-  const { openServices } = await import('../main/services/services');
-  const { defaultRegistry } = await import('../main/services/engines');
   const params = voxelEngine.paramsSchema.parse(spec.params);
   const estimate = voxelEngine.estimateMemoryBytes(params);
   global.gc?.();
   if (mode === 'worker') {
-    // The services are up before the peak is reset: only the run (its worker thread, the engine in
-    // it, the artifacts it writes and their records) is measured.
-    const data = mkdtempSync(join(tmpdir(), 'packbench-memory-'));
-    const s = openServices({ dataDir: data, registry: defaultRegistry(), concurrency: 1, autoStart: true });
-    const before = residentBytes().rss;
-    resetPeak();
-    const { runIds } = (await s.dispatch('runs.enqueue', { spec })) as { runIds: string[] };
-    let status = '';
-    while (!['done', 'failed', 'cancelled'].includes(status)) {
-      await new Promise((r) => setTimeout(r, 50));
-      status = ((await s.dispatch('runs.get', { id: runIds[0] })) as { status: string }).status;
-    }
-    const peak = residentBytes().peak - before;
-    await s.close();
-    rmSync(data, { recursive: true, force: true });
-    process.stdout.write(JSON.stringify({ status, estimate, peakRss: peak }));
+    process.stdout.write(JSON.stringify({ ...(await workerProbe(spec)), estimate }));
     return;
   }
   const base = process.memoryUsage().arrayBuffers;
@@ -112,10 +78,7 @@ function cases(quick: boolean): { name: string; params: Record<string, unknown> 
 }
 
 function runProbe(mode: string, spec: object): Record<string, number> {
-  const self = fileURLToPath(import.meta.url);
-  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', self, '--probe', mode, JSON.stringify(spec)], { encoding: 'utf8', maxBuffer: 1 << 24 });
-  if (r.status !== 0) throw new Error(`probe ${mode} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return probeProcess(fileURLToPath(import.meta.url), mode, JSON.stringify(spec));
 }
 
 const args = process.argv.slice(2);

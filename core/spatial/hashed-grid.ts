@@ -274,7 +274,7 @@ export class HashedGrid extends SpatialObjects {
     const sya = y1 > y0 ? Math.floor((y0 + qy) / s1) : ya, syb = y1 > y0 ? yb : y1 < y0 ? Math.floor((y0 - qy) / s1) : ya - 1;
     const sza = !three ? 1 : z1 > z0 ? Math.floor((z0 + qz) / s2) : za, szb = !three ? 0 : z1 > z0 ? zb : z1 < z0 ? Math.floor((z0 - qz) / s2) : za - 1;
     const box = (xb - xa + 1) * (yb - ya + 1) * (zb - za + 1);
-    if (box > this.heads.length) this.heads = new Int32Array(Math.max(box, 2 * this.heads.length));
+    if (box > this.heads.length) this.growHeads(box);
     const heads = this.heads, head = this.head;
     const mx = (1 << b0) - 1, my = (1 << b1) - 1, mz = (1 << b2) - 1;
     const xIn = Math.max(xa, sxa), xOut = Math.min(xb, sxb);
@@ -412,6 +412,12 @@ export class HashedGrid extends SpatialObjects {
     for (let k = 0; k < m; k++) for (let j = heads[k]; j >= 0; j = next[j]) this.candidate(j);
   }
 
+  /** Room for `box` cells' heads: doubling, but never past the grid's cells (a box is at most all
+   *  of them, else the caller returned -1), so that the scratch is bounded as the grid is. */
+  private growHeads(box: number): void {
+    this.heads = new Int32Array(Math.min(this.head.length, Math.max(box, 2 * this.heads.length)));
+  }
+
   /**
    * The heads of the non-empty cells within (rx, ry, rz) of the point into `heads`, and their
    * count; −1 when the range wraps around the grid. Scans the cells of the range's bounding box,
@@ -429,7 +435,7 @@ export class HashedGrid extends SpatialObjects {
       return -1;
     }
     const box = (x1 - x0 + 1) * (y1 - y0 + 1) * (z1 - z0 + 1);
-    if (box > this.heads.length) this.heads = new Int32Array(Math.max(box, 2 * this.heads.length));
+    if (box > this.heads.length) this.growHeads(box);
     const heads = this.heads, head = this.head;
     const mx = (1 << b0) - 1, my = (1 << b1) - 1, mz = (1 << b2) - 1;
     const yc = Math.floor(py / s1), zc = this.dim === 3 ? Math.floor(pz / s2) : 0;

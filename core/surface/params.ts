@@ -7,7 +7,7 @@ import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from '.
 import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
 import { Kept } from '../common/kept';
 import { AREA_SAMPLES, estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
-import { sigmaForSpacing } from './sampler';
+import { gridBits, gridBytes, sigmaForSpacing } from './sampler';
 import { RANGE_SIGMAS } from './rows';
 import { UNITS } from '../common/units';
 
@@ -155,17 +155,16 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
  *  float64 and 8 int32 arrays (5 of its lists, 3 of sortRows) and 2 bytes, the output table's 9
  *  float64 columns and a nearest-distance array. */
 const BYTES_PER_PARTICLE = 18 * 8 + 4 * 4 + (6 * 8 + 8 * 4 + 2) + 10 * 8;
-/** The grid never has more cells than this (HashedGrid's default maxCells, 4 bytes a cell), nor
- *  more rows than its square root (two int32 arrays of sortRows, and the sampler's copy of its starts). */
-const MAX_GRID_CELLS = 2 ** 24;
-const MAX_GRID_ROWS = 2 ** 16;
 
 /** Honest upper bound of what a run takes: its worker (WORKER_BYTES), particles at maxParticles,
- *  the grid's cell array at its largest, the seeding grid, and the label volume. */
+ *  the grid's cells at the most the sampler gives it (gridBits: by the surface's box and the
+ *  spacing; none for 'direct'), the seeding grid, and the label volume. */
 export function estimateMemoryBytes(p: SurfaceParams): number {
   const across = p.voxelsAcross;
   // The label volume's longest side is `across` voxels plus a margin; the others are at most that.
   const volume = across > 0 ? 4 * (across + 3) ** 3 : 0;
   const seeding = 8 * 66 ** 3;
-  return WORKER_BYTES + p.maxParticles * BYTES_PER_PARTICLE + 4 * MAX_GRID_CELLS + 12 * MAX_GRID_ROWS + seeding + volume;
+  // The box of the function (exact for the primitives, conservative for a blobby object): the solid's own takes seconds to measure.
+  const grid = p.neighbourSearch === 'direct' ? 0 : gridBytes(gridBits(implicitFunction(p.surface).bounds, p.spacing));
+  return WORKER_BYTES + p.maxParticles * BYTES_PER_PARTICLE + grid + seeding + volume;
 }

@@ -52,6 +52,12 @@ const SPACING_RANGE = 1.25;
  *  due when it exceeds the cell (then pairs would be missed) or falls below CELLS_COARSE of it. */
 const CELLS_FILL = 0.85;
 const CELLS_COARSE = 0.7;
+/** The grid starts with 2^GRID_START_BITS cells a side; it never has more than 2^GRID_MAX_BITS
+ *  (HashedGrid's default limit, 2^24 cells). */
+const GRID_START_BITS = 4;
+const GRID_MAX_BITS = 8;
+/** The grid grows while the particles' diameter exceeds this times its size (the seed's rule). */
+const GRID_GROWS_ABOVE = 1.2;
 /** Range queries: iterations between renumberings of the particles in the grid's cell order. */
 const SORT_INTERVAL = 16;
 /**
@@ -75,6 +81,34 @@ const BANDS_PER_THREAD = 4;
  */
 export function sigmaForSpacing(h: number): number {
   return h / Math.sqrt(2 * Math.log(6 / TARGET_ENERGY));
+}
+
+/**
+ * Most bits a side of the sampler's grid (2^bits cells a side) for a surface in the box `bounds`
+ * (ImplicitFunction.bounds) at `spacing`. Both searches grow the grid while the particles' diameter
+ * exceeds GRID_GROWS_ABOVE times its size (the seed's rule: adviseCells, HashedGrid.queryAdvisory),
+ * and keep its cells at least the repulsion range (the largest 3σ for 'cells', the mean for
+ * 'queries'), which is at least 3σ̂ while the σ are not all below σ̂ (σ̂ ≥ its lattice value /
+ * SPACING_RANGE): so the diameter being at most the box's diagonal, the grid they ask for never
+ * has more bits than this. Should every σ fall below σ̂ the grid stops here and wraps (more
+ * candidates a cell), with the same sums. The limit bounds the grid's memory (gridBytes) before a
+ * run starts.
+ */
+export function gridBits(bounds: Float64Array, spacing: number): number {
+  const cell = (RANGE_SIGMAS * sigmaForSpacing(spacing)) / SPACING_RANGE;
+  const diagonal = Math.hypot(bounds[3] - bounds[0], bounds[4] - bounds[1], bounds[5] - bounds[2]);
+  return Math.min(GRID_MAX_BITS, Math.max(GRID_START_BITS, Math.ceil(Math.log2(diagonal / (GRID_GROWS_ABOVE * cell)))));
+}
+
+/**
+ * Bytes of the grid's arrays with at most 2^bits cells a side: the cells' heads (4 bytes a cell),
+ * the smaller one a regrid replaces until it is collected (1/8 of it), the scratch of its queries
+ * (HashedGrid.cellHeads, at most a cell each), the rows' starts (the grid's and the sampler's copy)
+ * and sortRows' counts. The per-particle arrays are counted per particle.
+ */
+export function gridBytes(bits: number): number {
+  const cells = 2 ** (3 * bits), rows = 2 ** (2 * bits);
+  return 4 * (cells + cells / 8 + cells) + 4 * (2 * (rows + 1) + Math.max(rows, 2 ** (bits + STEP_BITS)));
 }
 
 export type NeighbourSearch = 'cells' | 'queries' | 'direct';
@@ -217,7 +251,8 @@ export class SurfaceSampler {
     this.carried = [this.x, this.y, this.z, this.sigma, this.nx, this.ny, this.nz];
     if (grid) {
       // Cells start at the seed's optimum for the expected query radius; advised every iteration.
-      this.grid = new HashedGrid({ dim: 3, capacity: cap, cellSize: (RANGE_SIGMAS * this.sigmaHat) / Math.sqrt(0.7), bits: 4, autoRegrid: false });
+      const maxCells = 2 ** (3 * gridBits(o.fn.bounds, o.spacing));
+      this.grid = new HashedGrid({ dim: 3, capacity: cap, cellSize: (RANGE_SIGMAS * this.sigmaHat) / Math.sqrt(0.7), bits: GRID_START_BITS, maxCells, autoRegrid: false });
     } else {
       this.grid = null;
     }
@@ -505,7 +540,7 @@ export class SurfaceSampler {
     if (range > cube || range < CELLS_COARSE * cube) cube = range / CELLS_FILL;
     let bits = Math.max(2, grid.bits[0]);
     while (diam < 0.5 * cube * 2 ** bits && bits > 2) bits--;
-    while (diam > 1.2 * cube * 2 ** bits && bits < grid.maxBits) bits++;
+    while (diam > GRID_GROWS_ABOVE * cube * 2 ** bits && bits < grid.maxBits) bits++;
     if (cube !== grid.cellSize[0] || bits !== grid.bits[0]) grid.regrid([bits, bits, bits], cube);
     return range;
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineResult } from '../../../core/common/engine';
-import { checkParams, estimateMemoryBytes, surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
+import { checkParams, estimateMemoryBytes, implicitFunction, solidBounds, surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
+import { gridBits, gridBytes, SurfaceSampler } from '../../../core/surface/sampler';
 
 const parse = (p: unknown) => surfaceParamsSchema.parse(p);
 const paths = (p: unknown) => checkParams(parse(p)).map((i) => i.path);
@@ -104,6 +105,30 @@ describe('surface params', () => {
 
   it('the engine refuses a spec that fails the checks before sampling', () => {
     expect(() => surfaceEngine.run(parse({ spacing: 0.6 }), { seed: 1, threads: 1, progress() {}, cancelled: () => false, log() {} })).toThrow(/spacing: must be at most a quarter/);
+  });
+
+  it("counts the grid the sampler can build for the surface and spacing (not 2^24 cells), and the grid stays within it without wrapping", () => {
+    for (const [surface, spacing, search] of [
+      [{ kind: 'sphere', radius: 1 }, 0.1, 'cells'],
+      [{ kind: 'torus', majorRadius: 1, minorRadius: 0.4 }, 0.05, 'queries'],
+    ] as const) {
+      const p = parse({ surface, spacing, neighbourSearch: search, maxParticles: 20_000, voxelsAcross: 0 });
+      const fn = implicitFunction(p.surface);
+      const bits = gridBits(fn.bounds, spacing);
+      expect(estimateMemoryBytes(p) - estimateMemoryBytes({ ...p, neighbourSearch: 'direct' })).toBe(gridBytes(bits));
+      expect(gridBytes(bits)).toBeLessThan(4 * 2 ** 20); // 64 MiB before: the grid's largest, whatever the run
+      const s = new SurfaceSampler({ fn, bounds: solidBounds(p.surface, fn), spacing, capacity: p.maxParticles, neighbourSearch: search, seed: 1, timeStep: 0.25, feedback: 2 });
+      let widest = 0;
+      for (let k = 0; k < 60; k++) {
+        s.step();
+        const g = s.grid!;
+        widest = Math.max(widest, g.bits[0]);
+        // The grid's period spans the particles' box: neighbours are never found through a wrap.
+        expect(g.cellSize[0] * 2 ** g.bits[0]).toBeGreaterThan(2 * Math.max(...fn.bounds.map(Math.abs)));
+      }
+      expect(widest).toBeLessThanOrEqual(bits);
+      expect(s.grid!.maxBits).toBe(bits);
+    }
   });
 
   it('memory grows with maxParticles and the label volume', () => {
