@@ -24,6 +24,7 @@ import { asciiFacet, asciiSolidHead, asciiSolidTail, solidSurfaceTriangles, sphe
 import { tarHeader, tarPadding, TAR_END } from '../../core/io/tar';
 import { tiffLayout } from '../../core/io/tiff';
 import { vtiHead, vtiTail } from '../../core/io/vti';
+import { Turns } from './turns';
 import { isHeightmap, isLabelVolume, isTrajectories, missingArtifact, type ExportFormatInfo, type ExportNeed } from '../api';
 
 export interface ExportableRun {
@@ -255,19 +256,40 @@ function csvText(s: string): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-const CSV_CHUNK_ROWS = 65536;
+/**
+ * Rows of a table formatted at a time (CSV, LAMMPS dumps). The formatting runs on the host's
+ * thread: between runs of rows, what is formatted is written once the turn has taken TURN_MS or
+ * ROWS_PER_TURN rows (the write lets other calls and events through), or WRITE_BYTES are held.
+ * Chunks of 65,536 rows formatted each in one go held every other call and event for 120-300 ms.
+ */
+const ROWS_AT_ONCE = 1024;
+const ROWS_PER_TURN = 16 * ROWS_AT_ONCE;
+/** Bytes of text held before they are written, whatever the time. */
+const WRITE_BYTES = 4 << 20;
+
+/**
+ * Rows [0, n) formatted by `format(out, start, end)` in runs of ROWS_AT_ONCE and written in turns
+ * (above); `onProgress` after each write.
+ */
+async function writeRows(writer: SequentialWriter, out: TextBytes, n: number, format: (out: TextBytes, start: number, end: number) => void, onProgress: (f: number) => void): Promise<void> {
+  const turns = new Turns(ROWS_PER_TURN / ROWS_AT_ONCE);
+  for (let start = 0; start < n; start += ROWS_AT_ONCE) {
+    const end = Math.min(n, start + ROWS_AT_ONCE);
+    format(out, start, end);
+    if (end < n && out.length < WRITE_BYTES && !turns.due()) continue;
+    await writer.write(out.view());
+    out.clear();
+    turns.restart();
+    onProgress(end / n);
+  }
+}
 
 async function writeTableCsv(writer: SequentialWriter, table: ColumnTable, onProgress: (f: number) => void): Promise<void> {
   if (csvColumns(table).length === 0) throw new FormatNotApplicable(`table '${table.name}' has no columns to export`);
   const n = rowCount(table);
   const out = new TextBytes();
   if (n === 0) tableToCsv(out, table, 0, 0);
-  for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
-    tableToCsv(out, table, start, Math.min(n, start + CSV_CHUNK_ROWS));
-    await writer.write(out.view());
-    out.clear();
-    onProgress(Math.min(n, start + CSV_CHUNK_ROWS) / n);
-  }
+  await writeRows(writer, out, n, (o, start, end) => tableToCsv(o, table, start, end), onProgress);
   await writer.write(out.view());
 }
 
@@ -289,15 +311,11 @@ async function writeLammps(writer: SequentialWriter, frameTable: ColumnTable, on
   const box = boundsHoldingCentres(table, flat.lo, flat.box, periodic);
   await writer.write(dumpHead(table, { ...box, periodic }));
   const atoms = wrapIntoBox(table, box.lo, box.box, periodic);
-  const out = new TextBytes();
-  for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
-    const end = Math.min(n, start + CSV_CHUNK_ROWS);
-    dumpRows(out, atoms, radius, start, end, typeColumn);
-    await writer.write(out.view());
-    out.clear();
-    onProgress(end / n);
-  }
+  await writeRows(writer, new TextBytes(), n, (out, start, end) => dumpRows(out, atoms, radius, start, end, typeColumn), onProgress);
 }
+
+/** Rows of trajectories read from the file at a time (whole frames, at least one). */
+const BLOCK_ROWS = 65536;
 
 /** Per-atom columns of the trajectory dump after radius. */
 const TRAJECTORY_COLUMNS = ['speed', 'impacts'];
@@ -309,7 +327,7 @@ const TRAJECTORY_COLUMNS = ['speed', 'impacts'];
  * ball's + 1 in every frame (so OVITO follows each ball). Positions are the stored ones, in the lab
  * frame as the inspector plays them back: the box is the vial moved by the frame's offset
  * (frameOffsets), widened to hold every centre. Streamed: a block of frames of at most
- * CSV_CHUNK_ROWS rows (at least one frame) is read from the file and written at a time.
+ * BLOCK_ROWS rows (at least one frame) is read from the file at a time, and written in turns (writeRows).
  */
 async function writeTrajectoryLammps(writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, onProgress: (f: number) => void): Promise<void> {
   const artifact = run.artifacts.find(isTrajectories);
@@ -325,12 +343,13 @@ async function writeTrajectoryLammps(writer: SequentialWriter, run: ExportableRu
     const times = meta.frameTimes as number[] | undefined, offsets = meta.frameOffsets as number[] | undefined;
     const names = ['x', 'y', 'z', 'r', ...TRAJECTORY_COLUMNS];
     const periodic = [false, false, false] as const;
-    const perBlock = Math.max(1, Math.floor(CSV_CHUNK_ROWS / n));
+    const perBlock = Math.max(1, Math.floor(BLOCK_ROWS / n));
     const out = new TextBytes();
+    const turns = new Turns(ROWS_PER_TURN / ROWS_AT_ONCE);
     for (let f0 = 0; f0 < frames; f0 += perBlock) {
       const f1 = Math.min(frames, f0 + perBlock);
       const block = await file.readRows(names, f0 * n, f1 * n);
-      let rows = 0;
+      turns.restart();
       for (let f = f0; f < f1; f++) {
         const columns: ColumnTable['columns'] = {};
         for (const c of names) columns[c] = block[c].subarray((f - f0) * n, (f - f0 + 1) * n);
@@ -340,16 +359,13 @@ async function writeTrajectoryLammps(writer: SequentialWriter, run: ExportableRu
         const flat = thickened(bounds, r);
         const box = boundsHoldingCentres(frame, flat.lo, flat.box, periodic);
         out.text(dumpHead(frame, { ...box, periodic, timestep: f, time: times?.[f] ?? f, columns: TRAJECTORY_COLUMNS }));
-        // A frame of more balls than a chunk goes out in chunks of rows.
-        for (let start = 0; start < n; start += CSV_CHUNK_ROWS) {
-          const end = Math.min(n, start + CSV_CHUNK_ROWS);
-          dumpRows(out, frame, r, start, end, 'type', TRAJECTORY_COLUMNS);
-          rows += end - start;
-          if (rows >= CSV_CHUNK_ROWS) {
-            await writer.write(out.view());
-            out.clear();
-            rows = 0;
-          }
+        // Written in turns as writeRows does, within a frame too (a frame may hold many balls).
+        for (let start = 0; start < n; start += ROWS_AT_ONCE) {
+          dumpRows(out, frame, r, start, Math.min(n, start + ROWS_AT_ONCE), 'type', TRAJECTORY_COLUMNS);
+          if (out.length < WRITE_BYTES && !turns.due()) continue;
+          await writer.write(out.view());
+          out.clear();
+          turns.restart();
         }
       }
       await writer.write(out.view());
@@ -596,13 +612,16 @@ async function writeSphereStl(writer: SequentialWriter, table: ColumnTable, onPr
   if (!isSphereTable(table)) throw new FormatNotApplicable(`table '${table.name}' is not a sphere table (x, y, z, r) and the run has no label volume, so there are no surfaces to export`);
   const { x, y, z, r } = table.columns;
   const n = rowCount(table);
-  const chunk = 1024;
-  for (let start = 0; start < n; start += chunk) {
-    const end = Math.min(n, start + chunk);
-    let text = '';
-    for (let i = start; i < end; i++) text += sphereSolid(i + 1, x[i], y[i], z[i], r[i]);
+  // In turns, as writeRows, of at most 256 spheres (5 MB of text): 1,024 at once held the host's thread 0.1-0.2 s.
+  const turns = new Turns(256);
+  let text = '';
+  for (let i = 0; i < n; i++) {
+    text += sphereSolid(i + 1, x[i], y[i], z[i], r[i]);
+    if (i + 1 < n && text.length < WRITE_BYTES && !turns.due()) continue;
     await writer.write(text);
-    onProgress(end / n);
+    text = '';
+    turns.restart();
+    onProgress((i + 1) / n);
   }
 }
 

@@ -3,7 +3,8 @@
  * the CLI all call `dispatch(method, params)`, which validates params against main/api.ts and runs
  * the handler. Errors leave as ApiError (code, message, issues with field paths).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { availableParallelism, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -294,7 +295,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
           const cli = `packbench runs export ${p.id} --format ${p.format} --data "${ctx.dataDir}" --out FILE`;
           throw new ApiError('too_large', `the export is ${size} bytes, more than one API message carries (${limit} bytes): use the download link, or write it with ${cli}`);
         }
-        const bytes = readFileSync(path);
+        // Read without holding the host's thread: up to 256 MiB.
+        const bytes = await readFile(path);
         return { fileName, mime, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
       }),
     'runs.saveExport': async (p) => {

@@ -14,7 +14,8 @@ export function nextTurn(): Promise<void> {
 
 /**
  * The clock of one loop: `pass()` at each step waits for the next turn once this turn has taken
- * TURN_MS, or `steps` steps (when given: a bound that does not depend on the machine's speed).
+ * TURN_MS, or `steps` steps (when given: a bound that does not depend on the machine's speed). A
+ * loop that awaits something else at times (a file write) asks `due()` and `restart()`s after it.
  */
 export class Turns {
   private start = performance.now();
@@ -22,10 +23,20 @@ export class Turns {
 
   constructor(private readonly steps = Infinity) {}
 
-  async pass(): Promise<void> {
-    if (++this.count < this.steps && performance.now() - this.start < TURN_MS) return;
-    await nextTurn();
+  /** Whether this turn has taken TURN_MS, or `steps` steps with this one. */
+  due(): boolean {
+    return ++this.count >= this.steps || performance.now() - this.start >= TURN_MS;
+  }
+
+  /** Begins a turn: the loop has just let others through. */
+  restart(): void {
     this.start = performance.now();
     this.count = 0;
+  }
+
+  async pass(): Promise<void> {
+    if (!this.due()) return;
+    await nextTurn();
+    this.restart();
   }
 }

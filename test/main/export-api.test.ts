@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as fs from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { encodeTable } from '../../core/io/container';
 import { createDispatch, createHandlers } from '../../main/services/handlers';
 import type { Services } from '../../main/services/services';
 import { fixtureServices, rejection, tempDir } from './helpers';
@@ -14,6 +16,10 @@ import { fixtureServices, rejection, tempDir } from './helpers';
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
   return { ...real, readFileSync: vi.fn(real.readFileSync) };
+});
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs/promises')>();
+  return { ...real, readFile: vi.fn(real.readFile) };
 });
 
 const t = tempDir('packbench-export-api-');
@@ -32,9 +38,9 @@ afterAll(async () => {
   t.cleanup();
 });
 
-/** Paths of the exports' own files read whole since `from` calls of readFileSync. */
-const exportReads = (from: number) =>
-  vi.mocked(fs.readFileSync).mock.calls.slice(from).map(([p]) => String(p)).filter((p) => p.includes('tmp-export-'));
+/** Paths of the exports' own files read whole since `from` calls of readFileSync and readFile (readCalls). */
+const readCalls = () => [...vi.mocked(fs.readFileSync).mock.calls, ...vi.mocked(readFile).mock.calls].map(([p]) => String(p));
+const exportReads = (from: number) => readCalls().slice(from).filter((p) => p.includes('tmp-export-'));
 
 describe('runs.export', () => {
   it('sends an export that fits as bytes', async () => {
@@ -50,7 +56,7 @@ describe('runs.export', () => {
 
   it("refuses an export over the API's limit as 'too_large' by its size on disk, without reading it", async () => {
     const small = createDispatch(createHandlers({ ...s, maxApiExportBytes: 64 }));
-    const before = vi.mocked(fs.readFileSync).mock.calls.length;
+    const before = readCalls().length;
     const err = await rejection(small('runs.export', { id: runId, format: 'json' }));
     expect(err).toMatchObject({ code: 'too_large', message: expect.stringMatching(/the export is \d+ bytes.*download link/) });
     expect(exportReads(before)).toEqual([]);
@@ -121,6 +127,28 @@ describe('runs.saveExport (the app: its save dialog, then the export written the
     expect(suggested).toEqual([sent.fileName]);
     expect(fs.readFileSync(out)).toEqual(Buffer.from(sent.bytes));
     expect(progress.at(-1)).toBe(1);
+  });
+
+  it('answers other calls while it writes a large table: a call made at its first progress answers before it ends', async () => {
+    // 40,000 rows of a sphere table: the CSV was formatted in one go of 65,536 rows, holding the thread that serves every call.
+    const n = 40_000, path = `${t.dir}/big.pbt`;
+    const f = (k: number) => Float64Array.from({ length: n }, (_, i) => (i * k) % 97);
+    const table = { kind: 'table' as const, name: 'particles', columns: { x: f(1), y: f(3), z: f(7), r: new Float64Array(n).fill(0.5) }, meta: {} };
+    fs.writeFileSync(path, encodeTable(table));
+    const [id] = s.store.insertRuns([{ name: 'big table', engine: 'counter', spec: { engine: 'counter', name: 'big table', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+    s.store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [{ kind: 'table', name: 'particles', path, bytes: fs.statSync(path).size, checksum: '', meta: {} }], wallSeconds: 1 });
+    const order: string[] = [];
+    const off = s.events.on('export.progress', (e) => {
+      if (e.fraction < 1 && !order.length) void s.dispatch('app.info', {}).then(() => order.push('app.info'));
+    });
+    try {
+      const res = await withDialog(async () => `${t.dir}/big.csv`)('runs.saveExport', { id, format: 'csv' }).then((r) => (order.push('export'), r));
+      expect(order).toEqual(['app.info', 'export']);
+      expect(fs.readFileSync(`${t.dir}/big.csv`, 'utf8').split('\n')).toHaveLength(n + 2);
+      expect(res.bytes).toBe(fs.statSync(`${t.dir}/big.csv`).size);
+    } finally {
+      off();
+    }
   });
 
   it('writes nothing when the user closes the dialog', async () => {
