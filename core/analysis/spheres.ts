@@ -92,6 +92,11 @@ export function analyseSpheres(
   // Contacts and RDF from one pass over close pairs.
   const tol = opts.gapTolerance ?? 0.01 * meanD;
   const halfSide = Math.min(...[0, 1, 2].filter((a) => periodic[a]).map((a) => box[a] / 2), Infinity);
+  // The default range is cut to half the smallest periodic side; a range typed beyond it was cut the same way, without a word.
+  if (opts.rdfMaxDistance !== undefined && opts.rdfMaxDistance > halfSide) {
+    const a = [0, 1, 2].find((k) => periodic[k] && box[k] / 2 === halfSide)!;
+    throw new RangeError(`rdfMaxDistance ${opts.rdfMaxDistance} is more than half the smallest periodic side (${'xyz'[a]}: ${box[a]}): a neighbour there would be counted through two of its images; allowed (0, ${halfSide}]`);
+  }
   const rdfMax = Math.min(opts.rdfMaxDistance ?? 5 * meanD, halfSide);
   const bins = opts.rdfBins;
   const rdfCounts = new Float64Array(bins);

@@ -78,6 +78,16 @@ describe('typed API filters, refused rather than answered with nothing', () => {
   });
 });
 
+describe('typed analysis options of a sphere import', () => {
+  // Four spheres in a 10-wide box, periodic in x and y.
+  const csv = 'x,y,z,r\n2,2,1,1\n6,2,1,1\n2,6,1,1\n6,6,1,1\n';
+  it('an RDF range beyond half the periodic side (was cut to it without a word)', async () => {
+    const err = await rejection(s.dispatch('runs.importSpheres', { name: 'rdf', csv, box: [10, 10, 10], analysis: { rdfMaxDistance: 6 } }));
+    expect(err).toMatchObject({ code: 'invalid', message: 'sphere CSV: rdfMaxDistance 6 is more than half the smallest periodic side (x: 10): a neighbour there would be counted through two of its images; allowed (0, 5]' });
+    expect(await s.dispatch('runs.importSpheres', { name: 'rdf', csv, box: [10, 10, 10], analysis: { rdfMaxDistance: 5 } })).toMatchObject({ status: 'done' });
+  });
+});
+
 describe('typed command-line options, refused when the run cannot use them', () => {
   it.each([['ballmill', ballmill({})], ['stacking', stacking({})]] as const)('--threads 2 for a %s run (ran on one thread, recorded as two)', async (engine, value) => {
     const file = join(dir, `${engine}.json`);
