@@ -19,6 +19,7 @@ import { exportableRun, notExportable, storageFault } from './services/handlers'
 import { openServices, type Services, type ServicesOptions } from './services/services';
 import { formatBytes } from './services/pool';
 import { parseJsonText } from '../core/io/json';
+import { metricInfo } from '../core/common/engines';
 
 /** Where a command line writes, and whether stderr is a terminal (then progress bars are drawn). */
 export interface CliIo {
@@ -161,9 +162,11 @@ function formatDuration(seconds: number): string {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-function formatMetrics(m: Record<string, unknown>): string {
+/** One line a metric, with the unit its engine declares (none for counts, text and unknown engines). */
+function formatMetrics(m: Record<string, unknown>, engine: string): string {
+  const info = metricInfo(engine);
   return Object.entries(m)
-    .map(([k, v]) => `  ${k}: ${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : String(v)}`)
+    .map(([k, v]) => `  ${k}: ${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : String(v)}${info[k]?.unit ? ` ${info[k].unit}` : ''}`)
     .join('\n');
 }
 
@@ -288,7 +291,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const r = runs[0];
         if ('runId' in r) print(`deleted: run ${r.runId} was ${r.error}`, r);
         else print(
-          `${r.status}: ${r.name} (${r.id}) in ${r.wallSeconds?.toFixed(2) ?? '?'} s${r.error ? `\n  error: ${r.error}` : ''}\n${formatMetrics(r.metrics)}${r.status === 'failed' ? '' : logLines(r)}`,
+          `${r.status}: ${r.name} (${r.id}) in ${r.wallSeconds?.toFixed(2) ?? '?'} s${r.error ? `\n  error: ${r.error}` : ''}\n${formatMetrics(r.metrics, r.engine)}${r.status === 'failed' ? '' : logLines(r)}`,
           resultOf(r),
         );
       } else {
@@ -436,7 +439,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           // Where and how it ran: nothing yet for a run that has not started.
           ...(r.startedAt ? [`  PackBench ${r.appVersion}, ${r.threads} thread(s)${r.host ? `, ${r.host.hostname} (${r.host.cpuModel}, ${r.host.cpus} cores)` : ''}`] : []),
           'metrics:',
-          formatMetrics(r.metrics),
+          formatMetrics(r.metrics, r.engine),
           'artifacts:',
           ...artifacts.map((a) => `  ${a.kind} ${a.name}: ${a.path} (${a.bytes} bytes, sha256 ${a.checksum.slice(0, 16)}...)`),
           'params:',
@@ -519,7 +522,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       await withServices({}, async (s) => {
         const analysis = { periodic: [...SPHERE_PERIODIC_SIDES[o.periodic]] };
         const r = await s.dispatch('runs.importSpheres', { name: o.name ?? basename(file), csv, source: resolve(file), box: o.box, analysis });
-        print(`${r.status}: ${r.name} (${r.id}), engine ${r.engine}\n${formatMetrics(r.metrics)}`, { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics });
+        print(`${r.status}: ${r.name} (${r.id}), engine ${r.engine}\n${formatMetrics(r.metrics, r.engine)}`, { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics });
       });
     });
 

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/common/engine';
-import { ENGINES } from '../../core/common/engines';
+import { metricInfo } from '../../core/common/engines';
 import { decodeHeader, decodeTable, dtypeConstructor, headerByteLength, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
 import { frameOrigin, inOwnCoordinates } from '../../core/io/frame';
@@ -82,7 +82,7 @@ const APPLIES_TO: Record<ExportNeed, string> = {
  * this build does not know): a table read away from the app must say what its numbers measure.
  */
 function metricsCsv(run: ExportableRun): string {
-  const info = ENGINES.find((e) => e.id === run.engine)?.metrics ?? {};
+  const info = metricInfo(run.engine);
   return 'metric,value,unit\n' + Object.entries(run.metrics).map(([k, v]) => `${csvText(k)},${csvText(String(v))},${csvText(info[k]?.unit ?? '')}\n`).join('');
 }
 

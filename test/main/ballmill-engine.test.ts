@@ -130,6 +130,8 @@ describe('ball mill with `packbench run`', () => {
       const text = await cliIn(data.dir, 'run', file);
       expect(text.code, text.stderr).toBe(0);
       expect(text.stdout).toMatch(/^done: budget .*\n[^]*\nlog:\n {2}stopped at [\d.e-]+ s of 5 s simulated: the event budget maxEvents = 3000 was used up; raise maxEvents/);
+      // Each metric with the unit the engine declares.
+      for (const line of [/\n {2}wallWork: [\d.e-]+ J\n/, /\n {2}simulatedSeconds: [\d.]+ s\n/, /\n {2}collisions: \d+\n/]) expect(text.stdout).toMatch(line);
       const json = JSON.parse((await cliIn(data.dir, '--json', 'run', file)).stdout);
       expect(json.metrics.stopReason).toBe('maxEvents');
       expect(json.log).toEqual([expect.stringMatching(/^stopped at .*maxEvents = 3000/)]);
