@@ -157,7 +157,8 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     await viewport.hover();
     await page.mouse.wheel(scrollWidth, 0);
     await expect.poll(() => viewport.evaluate((e) => e.scrollLeft)).toBe(scrollWidth - clientWidth);
-    await page.waitForTimeout(100);
+    // The header follows on the scroll event, a frame or more later (it had 100 ms): wait until it has.
+    await expect.poll(() => page.locator(testid('history-head')).evaluate((e) => (e as HTMLElement).style.transform)).toBe(`translateX(${clientWidth - scrollWidth}px)`);
     const table = (await viewport.boundingBox())!;
     const head = (await page.locator(testid('history-sort-metric-coordinationMean')).boundingBox())!;
     // The last metric's name is in view, right above its numbers.
