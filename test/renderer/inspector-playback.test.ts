@@ -102,6 +102,22 @@ describe('inspector playback', () => {
     w.unmount();
   });
 
+  it('a 2D run (its box flat along z) can be clipped: z min = max is its plane, not crossed sides', async () => {
+    installApi();
+    const { w } = await mountInspectorAt('/inspector/r1');
+    await w.get('[data-testid="clip-toggle"]').setValue(true);
+    expect((w.get('input[aria-label="z max"]').element as HTMLInputElement).value).toBe('0');
+    expect(w.find('[data-testid="clip-error"]').exists()).toBe(false);
+    expect(w.findAll('.clip input').filter((i) => i.attributes('aria-invalid') === 'true')).toEqual([]);
+    await w.get('input[aria-label="x max"]').setValue('50');
+    await flushPromises();
+    expect(w.find('[data-testid="clip-error"]').exists()).toBe(false);
+    await w.get('input[aria-label="z min"]').setValue('1');
+    await flushPromises();
+    expect(w.get('[data-testid="clip-error"]').text()).toBe('z: min 1 must be below max 0 (the box spans 0 to 0)');
+    w.unmount();
+  });
+
   it('plays from the start at the chosen speed and stops at the last frame', async () => {
     const { calls } = installApi();
     const { w } = await mountInspectorAt('/inspector/r1');
