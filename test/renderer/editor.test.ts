@@ -36,6 +36,15 @@ function installShapeApi(): { calls: { method: string; params: Record<string, un
           return s;
         }
         case 'shapes.delete': shapes.splice(shapes.findIndex((x) => x.id === params.id), 1); return {};
+        // The services parse and voxelise (their import worker, their limits) and add the shape; here, a 2 x 2 x 1 block.
+        case 'shapes.importMesh':
+        case 'shapes.importRaw': {
+          if (String(params.fileName).startsWith('fan')) throw Object.assign(new Error('fan.obj: OBJ has 1100000 triangles, more than the 1048576 an import of a file this size holds (memory is set aside by the file\'s size); simplify the mesh'), { code: 'invalid' });
+          const shape = { kind: 'voxels', dims: [2, 2, 1], bits: btoa(String.fromCharCode(0b1011)) };
+          const s: Shape = { id: `u${next++}`, name: String(params.fileName).replace(/\.[^.]+$/, ''), kind: 'voxels', params: shape, voxelisation: null, builtin: false, createdAt: now, updatedAt: now };
+          shapes.push(s);
+          return { shape: s, voxelCount: 3, resolution: 1, volume: 3 };
+        }
         case 'shapes.preview': {
           const n = Math.round(Number(params.size) * Number(params.resolution));
           const solid = Math.round((Math.PI / 6) * n ** 3);
@@ -167,18 +176,33 @@ describe('particle editor', () => {
     w.unmount();
   });
 
-  it('imports a raw voxel volume with its header as a voxels shape', async () => {
+  it('imports through the services (their worker and limits), never parsing a mesh in the page; a refused file is said at the import', async () => {
     const { calls } = installShapeApi();
     const { w } = await mountEditor();
+    const choose = async (files: File[]) => {
+      const input = w.get('[data-testid="import-file"]');
+      Object.defineProperty(input.element, 'files', { value: files, configurable: true });
+      await input.trigger('change');
+      await wait(50);
+      await flushPromises();
+    };
     await w.get('[data-testid="import-shape"]').trigger('click');
-    const input = w.get('[data-testid="import-file"]');
-    const files = [new File([Uint8Array.of(1, 1, 0, 1)], 'grain.raw'), new File([JSON.stringify({ dims: [2, 2, 1], dtype: 'uint8' })], 'grain.json')];
-    Object.defineProperty(input.element, 'files', { value: files, configurable: true });
-    await input.trigger('change');
-    await wait(50);
-    await flushPromises();
-    const created = calls.find((c) => c.method === 'shapes.create')!;
-    expect(created.params).toEqual({ name: 'grain', shape: { kind: 'voxels', dims: [2, 2, 1], bits: btoa(String.fromCharCode(0b1011)) } });
+    // Not a mesh the page could read (it parsed and voxelised these itself): the bytes go as they are.
+    const obj = new TextEncoder().encode('v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n');
+    await choose([new File([obj], 'grain.obj')]);
+    const mesh = calls.find((c) => c.method === 'shapes.importMesh')!;
+    expect(mesh.params).toEqual({ fileName: 'grain.obj', bytes: obj, voxelsAcross: 40 });
+    expect(calls.some((c) => c.method === 'shapes.create')).toBe(false);
+    expect(w.get('.shape-editor h2').text()).toContain('grain');
+
+    await w.get('[data-testid="import-shape"]').trigger('click');
+    await choose([new File([Uint8Array.of(1, 1, 0, 1)], 'block.raw'), new File([JSON.stringify({ dims: [2, 2, 1], dtype: 'uint8' })], 'block.json')]);
+    expect(calls.find((c) => c.method === 'shapes.importRaw')!.params).toEqual({ fileName: 'block.raw', bytes: Uint8Array.of(1, 1, 0, 1), header: '{"dims":[2,2,1],"dtype":"uint8"}' });
+
+    await w.get('[data-testid="import-shape"]').trigger('click');
+    await choose([new File(['v 0 0 0\n'], 'fan.obj')]);
+    expect(w.get('.import [role="alert"]').text()).toBe('fan.obj: OBJ has 1100000 triangles, more than the 1048576 an import of a file this size holds (memory is set aside by the file\'s size); simplify the mesh');
+    expect(w.findAll('[data-testid="shape-item"]').map((e) => e.attributes('data-shape-name'))).toEqual(['Sphere', 'Hexagonal plate', 'grain', 'block']);
     w.unmount();
   });
 
