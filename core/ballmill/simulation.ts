@@ -377,6 +377,10 @@ export class BallMill {
       }
     }
     if (this.stopReason === 'duration') this.now = this.duration;
+    // The energy series ends where the run does (a duration between two steps, a cancel, a stall),
+    // at finalEnergy.
+    const last = this.energyTime.length - 1;
+    if (last < 0 || this.energyTime[last] < this.now) { this.energyTime.push(this.now); this.energyValue.push(this.energyAt(this.now)); }
     return this.stopReason;
   }
 

@@ -212,6 +212,18 @@ describe('ball mill physics', () => {
     expect(logOf({ minimumRebound: 10, duration: 0.05 }).lines).toEqual([]);
   });
 
+  it("the 'energy' series ends where the run ends, at finalEnergy: a duration between two time steps, a cancel", () => {
+    const p = params({ dim: 2, gravity: 9.81, balls: { count: 20, radius: { law: 'fixed', value: 3 }, initialSpeed: 300 }, restitution: { model: 'constant', value: 0.8 }, duration: 0.0123, timeStep: 0.005 });
+    const cases: [string, () => boolean][] = [['duration', () => false], ['cancelled', () => true]];
+    for (const [reason, cancelled] of cases) {
+      const sim = new BallMill(p, 1);
+      expect(sim.run(() => {}, cancelled)).toBe(reason);
+      const m = ballmillMetrics(sim, 1), energy = ballmillSeries(sim).find((s) => s.name === 'energy')!;
+      expect([energy.x.at(-1), energy.y.at(-1)], reason).toEqual([m.simulatedSeconds, m.finalEnergy]);
+      expect(energy.x[0]).toBe(0);
+    }
+  });
+
   it('a cancel is seen within some 16,000 impacts and box moves, not only at the next time step', () => {
     // A time step of 20,000 balls took up to 1.7 s, and the flag was read only between steps.
     const p = ballmillParamsSchema.parse({
