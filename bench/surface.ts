@@ -77,7 +77,7 @@ function time(passes: number, fn: () => void, before: () => void = () => {}): { 
 }
 
 /** The engines' worker entry (bundled), whose helper threads run an engine's `helper`. */
-const workerEntry = runnableEntry(fileURLToPath(new URL('../main/workers/engine.ts', import.meta.url)));
+const workerEntry = await runnableEntry(fileURLToPath(new URL('../main/workers/engine.ts', import.meta.url)));
 
 /** Starts the helper threads of a sampler's repulsion pass, as a run's context would. */
 function startHelpers(s: SurfaceSampler): Worker[] {

@@ -5,7 +5,8 @@
  * keeps a memory budget: a run whose estimate does not fit is not started.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, renameSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir, totalmem } from 'node:os';
 import { basename, join } from 'node:path';
@@ -16,7 +17,8 @@ import type { EngineSeries } from '../../core/common/engine';
 
 /** Where worker entries run from sources are bundled (inside node_modules, so bare imports resolve). */
 const BUNDLE_DIR = fileURLToPath(new URL('../../node_modules/.cache/packbench-workers/', import.meta.url));
-const bundled = new Map<string, string>();
+/** Bundles made or under way in this process, by entry and folders. */
+const bundled = new Map<string, Promise<string>>();
 
 /**
  * Folders a worker bundle may be written to, in order: node_modules/.cache, then (when that is not
@@ -51,22 +53,31 @@ function ownTempFolder(dir: string): void {
  * The file a worker runs. Bundled builds (electron-vite) give .js entries, run as they are. From
  * sources (CLI, web host, tests) a .ts entry is bundled once per process with esbuild (tsx's own
  * compiler) into one ES module: a worker then starts in ~0.1 s instead of ~0.7 s for registering
- * tsx's loader thread and compiling file by file (bench/services.ts). Named by content hash and
- * written atomically, so processes sharing a checkout never read each other's half-written file.
- * The first of `dirs` that takes the file is used; outside node_modules the bundle carries its
- * packages too, since bare imports would not resolve there.
+ * tsx's loader thread and compiling file by file (bench/services.ts). esbuild's asynchronous build
+ * works in its own process: the synchronous one held the host's thread for 0.5-0.8 s at the first
+ * run, check or preview of a process (bench/host-loop.ts). Named by content hash and written
+ * atomically, so processes sharing a checkout never read each other's half-written file. The first
+ * of `dirs` that takes the file is used; outside node_modules the bundle carries its packages too,
+ * since bare imports would not resolve there.
  */
-export function runnableEntry(entry: string, dirs: string[] = [BUNDLE_DIR]): string {
-  if (!entry.endsWith('.ts')) return entry;
+export function runnableEntry(entry: string, dirs: string[] = [BUNDLE_DIR]): Promise<string> {
+  if (!entry.endsWith('.ts')) return Promise.resolve(entry);
   const key = [entry, ...dirs].join('\0');
-  const known = bundled.get(key);
-  if (known) return known;
+  let file = bundled.get(key);
+  if (!file) {
+    file = bundleInto(entry, dirs);
+    bundled.set(key, file);
+    // A failure is tried again at the next call (a folder made writable since).
+    file.catch(() => bundled.delete(key));
+  }
+  return file;
+}
+
+async function bundleInto(entry: string, dirs: string[]): Promise<string> {
   const failures: string[] = [];
   for (const dir of dirs) {
     try {
-      const file = writeBundle(entry, dir, dir === BUNDLE_DIR);
-      bundled.set(key, file);
-      return file;
+      return await writeBundle(entry, dir, dir === BUNDLE_DIR);
     } catch (err) {
       failures.push(`${dir}: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -74,10 +85,10 @@ export function runnableEntry(entry: string, dirs: string[] = [BUNDLE_DIR]): str
   throw new Error(`cannot write the worker bundle of ${basename(entry)} to any of: ${failures.join('; ')}`);
 }
 
-function writeBundle(entry: string, dir: string, externalPackages: boolean): string {
+async function writeBundle(entry: string, dir: string, externalPackages: boolean): Promise<string> {
   // Loaded only here: built apps never bundle at run time, so esbuild stays out of them.
-  const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-  const out = buildSync({
+  const { build } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+  const out = (await build({
     entryPoints: [entry],
     bundle: true,
     platform: 'node',
@@ -91,14 +102,14 @@ function writeBundle(entry: string, dir: string, externalPackages: boolean): str
     // Source map paths are relative to this (the bundle's folder), so traces name the real files.
     outfile: join(dir, 'entry.mjs'),
     logLevel: 'silent',
-  }).outputFiles[0].contents;
+  })).outputFiles[0].contents;
   const hash = createHash('sha256').update(out).digest('hex').slice(0, 16);
   const file = join(dir, `${basename(entry, '.ts')}-${externalPackages ? '' : 'all-'}${hash}.mjs`);
   if (dir === tempBundleDir()) ownTempFolder(dir);
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, out);
+    await writeFile(tmp, out);
     renameSync(tmp, file);
   }
   return file;
@@ -152,7 +163,7 @@ export class WorkerPool {
   readonly memoryBudgetBytes: number;
   private readonly progressIntervalMs: number;
   private readonly bundleDirs: string[];
-  private readonly jobs = new Map<string, { job: RunningJob; memoryBytes: number; worker: Worker }>();
+  private readonly jobs = new Map<string, { job: RunningJob; memoryBytes: number; entry: { worker?: Worker } }>();
 
   constructor(options: PoolOptions = {}) {
     this.memoryBudgetBytes = options.memoryBudgetBytes ?? Math.floor(totalmem() * 0.7);
@@ -187,14 +198,15 @@ export class WorkerPool {
     if (!this.fits(memoryBytes)) {
       throw new BudgetError(`needs about ${formatBytes(memoryBytes)}; runs hold all but ${formatBytes(this.memoryBudgetBytes - this.reservedBytes())} of the memory budget now: try again when they finish`, true);
     }
-    const file = runnableEntry(workerEntry, this.bundleDirs);
-    const worker = takeTaskWorker(file);
     this.taskBytes += memoryBytes;
     let reusable = false;
+    let file: string | undefined, worker: Worker | undefined;
     try {
+      file = await runnableEntry(workerEntry, this.bundleDirs);
+      const w = (worker = takeTaskWorker(file));
       return await new Promise<T>((resolve, reject) => {
         const off = () => {
-          worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+          w.off('message', onMessage).off('error', onError).off('exit', onExit);
         };
         const onMessage = (m: { ok: true; value: T } | { ok: false; message: string }) => {
           off();
@@ -210,13 +222,13 @@ export class WorkerPool {
           off();
           reject(new Error(`worker exited with code ${code} before finishing`));
         };
-        worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-        worker.postMessage(input, transfer);
+        w.on('message', onMessage).on('error', onError).on('exit', onExit);
+        w.postMessage(input, transfer);
       });
     } finally {
       this.taskBytes -= memoryBytes;
-      if (reusable) keepTaskWorker(file, worker);
-      else void worker.terminate();
+      if (reusable && file && worker) keepTaskWorker(file, worker);
+      else void worker?.terminate();
     }
   }
 
@@ -255,7 +267,9 @@ export class WorkerPool {
     let pausedMs = 0;
     let pausedSince: number | null = null;
     const wall = () => (performance.now() - started - pausedMs - (pausedSince === null ? 0 : performance.now() - pausedSince)) / 1000;
-    const worker = new Worker(runnableEntry(job.workerEntry, this.bundleDirs), { workerData: input });
+    // The worker starts once its entry is bundled (at once after the first time); a cancel or pause
+    // before is in the control block it reads.
+    const entry: { worker?: Worker } = {};
 
     let paused = false;
     const done = new Promise<JobOutcome>((resolve) => {
@@ -266,36 +280,42 @@ export class WorkerPool {
         this.jobs.delete(job.runId);
         resolve(o);
         // The worker has posted its result; let it end on its own, but do not wait for it.
-        void worker.terminate();
+        void entry.worker?.terminate();
       };
-      worker.on('message', (m: WorkerMessage) => {
-        switch (m.type) {
-          case 'progress':
-            callbacks.onProgress?.(m);
-            break;
-          case 'log':
-            callbacks.onLog?.(m.lines);
-            break;
-          case 'result':
-            settle(
-              m.cancelled
-                ? { status: 'cancelled', metrics: m.metrics, series: m.series, wallSeconds: wall() }
-                : { status: 'done', metrics: m.metrics, series: m.series, artifacts: m.artifacts, wallSeconds: wall() },
-            );
-            break;
-          case 'error':
-            callbacks.onLog?.([m.stack ?? m.message]);
-            settle({ status: 'failed', error: m.message, wallSeconds: wall() });
-            break;
-        }
-      });
-      worker.on('error', (err) => settle({ status: 'failed', error: `worker crashed: ${err.message}`, wallSeconds: wall() }));
-      worker.on('exit', (code) =>
-        settle(
-          Atomics.load(control, CONTROL.cancel) === 1
-            ? { status: 'cancelled', metrics: {}, series: [], wallSeconds: wall() }
-            : { status: 'failed', error: `worker exited with code ${code} before finishing the run`, wallSeconds: wall() },
-        ),
+      const listen = (worker: Worker) => {
+        worker.on('message', (m: WorkerMessage) => {
+          switch (m.type) {
+            case 'progress':
+              callbacks.onProgress?.(m);
+              break;
+            case 'log':
+              callbacks.onLog?.(m.lines);
+              break;
+            case 'result':
+              settle(
+                m.cancelled
+                  ? { status: 'cancelled', metrics: m.metrics, series: m.series, wallSeconds: wall() }
+                  : { status: 'done', metrics: m.metrics, series: m.series, artifacts: m.artifacts, wallSeconds: wall() },
+              );
+              break;
+            case 'error':
+              callbacks.onLog?.([m.stack ?? m.message]);
+              settle({ status: 'failed', error: m.message, wallSeconds: wall() });
+              break;
+          }
+        });
+        worker.on('error', (err) => settle({ status: 'failed', error: `worker crashed: ${err.message}`, wallSeconds: wall() }));
+        worker.on('exit', (code) =>
+          settle(
+            Atomics.load(control, CONTROL.cancel) === 1
+              ? { status: 'cancelled', metrics: {}, series: [], wallSeconds: wall() }
+              : { status: 'failed', error: `worker exited with code ${code} before finishing the run`, wallSeconds: wall() },
+          ),
+        );
+      };
+      runnableEntry(job.workerEntry, this.bundleDirs).then(
+        (file) => listen((entry.worker = new Worker(file, { workerData: input }))),
+        (err: unknown) => settle({ status: 'failed', error: `could not start: ${err instanceof Error ? err.message : String(err)}`, wallSeconds: wall() }),
       );
     });
 
@@ -323,7 +343,7 @@ export class WorkerPool {
       },
       progress: () => ({ done: progress[PROGRESS.done], total: progress[PROGRESS.total] }),
     };
-    this.jobs.set(job.runId, { job: running, memoryBytes: job.memoryBytes, worker });
+    this.jobs.set(job.runId, { job: running, memoryBytes: job.memoryBytes, entry });
     return running;
   }
 
@@ -335,7 +355,7 @@ export class WorkerPool {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(entries.map((e) => e.job.done)), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
-    await Promise.all(entries.map((e) => e.worker.terminate()));
+    await Promise.all(entries.map((e) => e.entry.worker?.terminate()));
   }
 }
 

@@ -11,7 +11,7 @@ import { surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index'
 import { cutBands } from '../../../core/surface/rows';
 
 /** Helper threads as the worker runtime starts them: the real worker entry, told it is a helper. */
-const entry = runnableEntry(fileURLToPath(new URL('../../../main/workers/engine.ts', import.meta.url)));
+const entry = await runnableEntry(fileURLToPath(new URL('../../../main/workers/engine.ts', import.meta.url)));
 /** Workers with the promise of their exit code, listened for from the start. */
 type Helper = { worker: Worker; exit: Promise<number> };
 function startWorkers(data: unknown[]): Helper[] {

@@ -8,7 +8,7 @@ import { Packer } from '../../../core/voxel/packer';
 import type { MoveBoard } from '../../../core/voxel/mover';
 
 /** Helper threads as the worker runtime starts them: the real worker entry, told it is a helper. */
-const entry = runnableEntry(fileURLToPath(new URL('../../../main/workers/engine.ts', import.meta.url)));
+const entry = await runnableEntry(fileURLToPath(new URL('../../../main/workers/engine.ts', import.meta.url)));
 const ctx = (threads: number): EngineContext => ({
   seed: 7, threads, progress() {}, cancelled: () => false, log() {},
   startHelpers(data) {
