@@ -311,7 +311,10 @@ export interface MemoryEstimate {
 
 export interface QueueState {
   paused: boolean;
+  /** Runs this process's workers run. */
   running: number;
+  /** Runs another process on the data folder runs (`packbench run` beside the app, another window's host). */
+  runningElsewhere: number;
   /** Runs the user paused (they keep their place and do no work), in any process on the data folder. */
   pausedRuns: number;
   queued: number;

@@ -155,6 +155,7 @@ export class JobQueue {
   private poll: NodeJS.Timeout | undefined;
   private readonly pollMs: number;
   private lastQueued = -1;
+  private lastElsewhere = -1;
 
   constructor(o: QueueOptions) {
     this.store = o.store;
@@ -239,8 +240,9 @@ export class JobQueue {
       this.stopRunsEndedElsewhere();
       if (this.recover(false).length) this.emitQueue();
       this.pump();
-      const queued = this.store.countByStatus().queued;
-      if (queued !== this.lastQueued) this.emitQueue();
+      // Runs queued, started or ended by another process change the counts subscribers show.
+      const { queued, runningElsewhere } = this.state();
+      if (queued !== this.lastQueued || runningElsewhere !== this.lastElsewhere) this.emitQueue();
     } catch (err) {
       console.error(`queue: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -314,7 +316,10 @@ export class JobQueue {
     let running = 0;
     for (const j of this.active.values()) if (!j.paused) running++;
     const counts = this.store.countByStatus();
-    return { paused: this.paused, running, pausedRuns: counts.paused, queued: counts.queued, concurrency: this.concurrency, threadsPerRun: this.threadsPerRun, checkpointSeconds: this.checkpointSeconds };
+    // The folder's running runs that are not this process's: another process's (`packbench run`
+    // beside the app), said apart rather than left out.
+    const runningElsewhere = Math.max(0, counts.running - running);
+    return { paused: this.paused, running, runningElsewhere, pausedRuns: counts.paused, queued: counts.queued, concurrency: this.concurrency, threadsPerRun: this.threadsPerRun, checkpointSeconds: this.checkpointSeconds };
   }
 
   /** Starts no more runs (those running go on); kept in the data folder, so that a restart keeps it (restoreSettings). */
@@ -930,6 +935,7 @@ export class JobQueue {
   private emitQueue(): QueueState {
     const s = this.state();
     this.lastQueued = s.queued;
+    this.lastElsewhere = s.runningElsewhere;
     this.events.emit('queue.updated', s);
     return s;
   }

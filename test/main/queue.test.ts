@@ -4,7 +4,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import { decodeTable, decodeVolume } from '../../core/io/container';
-import type { RunSummary } from '../../main/api';
+import type { QueueState, RunSummary } from '../../main/api';
 import type { Services } from '../../main/services/services';
 import { RunStore } from '../../main/services/store';
 import { fixtureServices, tempDir } from './helpers';
@@ -129,7 +129,7 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     const c = await s.dispatch('runs.enqueue', { spec: spec('c'), priority: 5 });
     const d = await s.dispatch('runs.enqueue', { spec: spec('d') });
     await s.dispatch('runs.setPriority', { id: d.runIds[0], priority: 3 });
-    expect(await s.dispatch('queue.state', {})).toEqual({ paused: true, running: 0, pausedRuns: 0, queued: 4, concurrency: 1, threadsPerRun: 1, checkpointSeconds: 60 });
+    expect(await s.dispatch('queue.state', {})).toEqual({ paused: true, running: 0, runningElsewhere: 0, pausedRuns: 0, queued: 4, concurrency: 1, threadsPerRun: 1, checkpointSeconds: 60 });
     // A paused run is counted apart from the queued ones: it keeps its place but waits for the user.
     await s.dispatch('runs.pause', { id: b.runIds[0] });
     expect(await s.dispatch('queue.state', {})).toMatchObject({ pausedRuns: 1, queued: 3 });
@@ -518,6 +518,29 @@ describe('two processes on one data directory', () => {
     await app.dispatch('runs.cancel', { id: closing });
     await runner.close();
     expect(app.store.getSummary(closing)!.status).toBe('cancelled');
+  });
+
+  it("counts the runs another process on the folder runs, and tells its subscribers when they start and end (the app said '0 running' beside `packbench run`)", async () => {
+    const t = tempDir();
+    dirs.push(t.cleanup);
+    // The runner as `packbench run` (its own runs; the folder's pause is not its own), the app paused: the run is the runner's.
+    const mine = new Set<string>();
+    const runner = fixtureServices(t.dir, { only: mine });
+    open.push(runner);
+    const app = fixtureServices(t.dir, { autoStart: true });
+    open.push(app);
+    app.queue.pause();
+    const told: QueueState[] = [];
+    app.events.on('queue.updated', (q) => void told.push(q));
+    const id = (await runner.queue.enqueue(spec('long', { steps: 1_000_000, stepMs: 1 }))).runIds[0];
+    mine.add(id);
+    runner.queue.start();
+    await until(runner, (r) => r.id === id && r.progress.done > 0);
+    expect(runner.queue.state()).toMatchObject({ running: 1, runningElsewhere: 0 });
+    expect(app.queue.state()).toMatchObject({ running: 0, runningElsewhere: 1 });
+    await vi.waitFor(() => expect(told.at(-1)).toMatchObject({ running: 0, runningElsewhere: 1 }), { timeout: 5000, interval: 20 });
+    await runner.dispatch('runs.cancel', { id });
+    await vi.waitFor(() => expect(told.at(-1)).toMatchObject({ running: 0, runningElsewhere: 0 }), { timeout: 5000, interval: 20 });
   });
 
   it("refuses to pause or resume a run inside another process's worker, saying so (a resume started it a second time)", async () => {

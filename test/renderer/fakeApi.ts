@@ -95,7 +95,7 @@ export function makeRun(i: number, over: Partial<RunSummary> = {}): RunSummary {
 export function installFakeApi(runs: RunSummary[] = []): FakeApi {
   const listeners = new Map<string, Set<Listener>>();
   const failures = new Map<string, unknown>();
-  let queue = { paused: false, running: 0, pausedRuns: 0, queued: 0, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60 };
+  let queue = { paused: false, running: 0, runningElsewhere: 0, pausedRuns: 0, queued: 0, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60 };
   let nextRun = 100_000;
   const fake: FakeApi = {
     calls: [],
