@@ -661,33 +661,85 @@ export function rangeText(s: { minimum?: number; maximum?: number; exclusiveMini
   return `${l}, ${h}`;
 }
 
-/** A value that is not a number as a message says it: 'the text "0.3"', 'null', 'a list'. */
+/** A value as a message says what was given: 'the text "0.3"', 'null', 'a list of 2'. */
 function describeValue(v: unknown): string {
   if (typeof v === 'string') return `the text ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
-  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'number') return String(v);
+  if (Array.isArray(v)) return `a list of ${v.length}`;
   if (ArrayBuffer.isView(v)) return 'binary data';
   if (v !== null && typeof v === 'object') return 'an object';
   return String(v);
 }
 
+/** The allowed values of a choice, as they are written in a spec: 'ceiling', 'open' or 2, 3. */
+const choiceList = (values: readonly unknown[]): string => values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ');
+
+/** ' (did you mean 'x'?)' when a typed string is close to one of the allowed values, or is one of the numbers in quotes. */
+function meantChoice(input: unknown, values: readonly unknown[]): string {
+  if (typeof input !== 'string') return '';
+  if (input.trim() !== '' && values.includes(Number(input))) return ' (write numbers without quotes)';
+  const meant = closest(input, values.filter((v): v is string => typeof v === 'string'));
+  return meant && meant !== input ? ` (did you mean '${meant}'?)` : '';
+}
+
+/** What a value of another type must be, in the words of a spec's author. */
+const TYPE_WORDS: Record<string, string> = {
+  boolean: 'true or false',
+  string: 'text in double quotes',
+  object: 'an object { ... }',
+  record: 'an object { ... }',
+  array: 'a list [ ... ]',
+  tuple: 'a list [ ... ]',
+};
+
 /**
- * A number field given a value out of its range, of another type or not whole, said with the whole
- * allowed range and the value given ('must be in [0, 1], got 2', 'must be a number in [0, 1], got
- * the text "0.3"', 'must be a whole number in [1, 256], got 2.5'): zod names only the bound that
- * was broken ('Too big: expected number to be <=1') or the type ('expected int, received number'),
- * never the range. Other issues keep zod's message.
+ * The message of a field given a value out of its range, of another type, not whole, not among its
+ * choices, or a list or text of the wrong length: each with what is allowed and what it got ('must
+ * be in [0, 1], got 2', 'must be a number in [0, 1], got the text "0.3"', "must be one of
+ * 'ceiling', 'open', got 'Ceiling' (did you mean 'ceiling'?)"). zod's own words name only the bound
+ * broken ('Too big: expected number to be <=1') or the type ('expected int, received number'),
+ * never the range nor the value. Other issues keep zod's message.
  */
-function rangeIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+function fieldIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
   const schema = (issue as { schema?: unknown }).schema;
-  if (!(schema instanceof z.ZodNumber)) return undefined;
-  const range = rangeText(z.toJSONSchema(schema) as Parameters<typeof rangeText>[0]);
-  const kind = schema.isInt ? 'a whole number' : 'a number';
-  if (issue.code === 'invalid_type') {
-    const got = typeof issue.input === 'number' && Number.isFinite(issue.input) ? String(issue.input) : describeValue(issue.input);
-    return `must be ${kind}${range ? ` in ${range}` : ''}, got ${got}${typeof issue.input === 'string' ? ' (write numbers without quotes)' : ''}`;
+  if (schema instanceof z.ZodNumber) {
+    const range = rangeText(z.toJSONSchema(schema) as Parameters<typeof rangeText>[0]);
+    const kind = schema.isInt ? 'a whole number' : 'a number';
+    if (issue.code === 'invalid_type') {
+      if (issue.input === undefined) return `is required (${kind}${range ? ` in ${range}` : ''})`;
+      const got = typeof issue.input === 'number' && Number.isFinite(issue.input) ? String(issue.input) : describeValue(issue.input);
+      return `must be ${kind}${range ? ` in ${range}` : ''}, got ${got}${typeof issue.input === 'string' ? ' (write numbers without quotes)' : ''}`;
+    }
+    if ((issue.code !== 'too_big' && issue.code !== 'too_small') || issue.origin !== 'number' || !range) return undefined;
+    return `must be ${schema.isInt ? 'a whole number ' : ''}in ${range}, got ${String(issue.input)}`;
   }
-  if ((issue.code !== 'too_big' && issue.code !== 'too_small') || issue.origin !== 'number' || !range) return undefined;
-  return `must be ${schema.isInt ? 'a whole number ' : ''}in ${range}, got ${String(issue.input)}`;
+  if (issue.code === 'invalid_value' && issue.values.length > 0) {
+    return `must be ${issue.values.length > 1 ? 'one of ' : ''}${choiceList(issue.values)}, got ${describeChoice(issue.input)}${meantChoice(issue.input, issue.values)}`;
+  }
+  if (issue.code === 'invalid_union' && (issue as { note?: string }).note === 'No matching discriminator') {
+    const { discriminator, options } = issue as unknown as { discriminator: string; options: unknown[] };
+    const input = issue.input as Record<string, unknown> | undefined;
+    const given = input && typeof input === 'object' ? input[discriminator] : undefined;
+    if (given === undefined) return `is required (one of ${choiceList(options)})`;
+    return `must be one of ${choiceList(options)}, got ${describeChoice(given)}${meantChoice(given, options)}`;
+  }
+  if (issue.code === 'invalid_type' && TYPE_WORDS[issue.expected]) {
+    return issue.input === undefined ? `is required (${TYPE_WORDS[issue.expected]})` : `must be ${TYPE_WORDS[issue.expected]}, got ${describeValue(issue.input)}`;
+  }
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && (issue.origin === 'array' || issue.origin === 'string')) {
+    const js = schema instanceof z.ZodType ? (z.toJSONSchema(schema, { unrepresentable: 'any' }) as { minItems?: number; maxItems?: number; minLength?: number; maxLength?: number }) : {};
+    const [lo, hi] = issue.origin === 'array' ? [js.minItems ?? 0, js.maxItems] : [js.minLength ?? 0, js.maxLength];
+    const unit = issue.origin === 'array' ? 'entries' : 'characters';
+    const length = (issue.input as { length: number }).length;
+    if (issue.origin === 'string' && length === 0 && lo === 1) return 'must not be empty';
+    return `must have ${hi === undefined ? `at least ${lo}` : lo === 0 ? `at most ${hi}` : `${lo} to ${hi}`} ${unit}, got ${length}`;
+  }
+  return undefined;
+}
+
+/** A choice given as it was written: 'Ceiling', 4, or what else it was. */
+function describeChoice(v: unknown): string {
+  return typeof v === 'string' ? `'${v}'` : describeValue(v);
 }
 
 /** Validates the params of a method; throws ApiError('invalid') naming each field. */
@@ -736,7 +788,7 @@ export function parseStrict(schema: z.ZodType, value: unknown, prefix: string): 
   const { issues, oversized } = walkFields(jsonSchemaOf(schema), value, prefix, false);
   // An array over its limit is refused before zod walks its entries (100,000 of them took seconds).
   if (oversized) throw new ApiError('invalid', invalidMessage(issues), issues);
-  const r = schema.safeParse(value, { error: rangeIssueMessage });
+  const r = schema.safeParse(value, { error: fieldIssueMessage });
   if (!r.success) {
     // zod's own unknown-key issues (strict objects) say less than fieldIssues'.
     issues.push(...issuesFrom({ issues: r.error.issues.filter((i) => i.code !== 'unrecognized_keys') } as z.ZodError, prefix));

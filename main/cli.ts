@@ -114,7 +114,7 @@ function readSpec(file: string): RunSpec {
     return parseStrict(runSpecSchema, readJsonFile(file, 'spec'), '') as RunSpec;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    throw new CliError(`${file}: invalid spec:\n${(err.issues ?? []).map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, 2);
+    throw new CliError(`${file}: invalid spec:\n${(err.issues ?? []).map((i) => `  ${i.path || 'the spec'}: ${i.message}`).join('\n')}`, 2);
   }
 }
 

@@ -27,9 +27,13 @@ const refused: [why: string, spec: ReturnType<typeof spec>, issue: Refused][] = 
   ['a number written as text', voxel({ reboundProbability: '0.3' }), { path: 'params.reboundProbability', message: /^must be a number in \[0, 1\], got the text "0\.3" \(write numbers without quotes\)$/ }],
   ['null for a number with a default', voxel({ freezingInterval: null }), { path: 'params.freezingInterval', message: /^must be a whole number in \[1, 1000000\], got null$/ }],
   ['a fraction where a whole number goes', voxel({ stop: { particles: 10.5 } }), { path: 'params.stop.particles', message: /^must be a whole number in \[0, 100000000\], got 10\.5$/ }],
-  ['a list for a number', stacking({ gid: [4] }), { path: 'params.gid', message: /^must be a number in \[2, 16\], got a list$/ }],
+  ['a list for a number', stacking({ gid: [4] }), { path: 'params.gid', message: /^must be a number in \[2, 16\], got a list of 1$/ }],
   ['"Infinity" as text', surface({ spacing: 'Infinity' }), { path: 'params.spacing', message: /^must be a number in \(0, 1000000\], got the text "Infinity"/ }],
   ['a switch where a number goes', ballmill({ gravity: true }), { path: 'params.gravity', message: /^must be a number in \[0, 10000\], got true$/ }],
+  ['a choice in the wrong case', voxel({ box: { top: 'Open' } }), { path: 'params.box.top', message: /^must be one of 'ceiling', 'open', got 'Open' \(did you mean 'open'\?\)$/ }],
+  ['a switch written as text', voxel({ stop: { settle: 'false' } }), { path: 'params.stop.settle', message: /^must be true or false, got the text "false"$/ }],
+  ['no particle types', voxel({ mixture: { types: [] } }), { path: 'params.mixture.types', message: /^must have 1 to 64 entries, got 0$/ }],
+  ['a shape without its kind', voxel({ mixture: { types: [{ shape: { b: 0.5 } }] } }), { path: 'params.mixture.types.0.shape.kind', message: /^is required \(one of 'sphere', 'ellipsoid', .*'implicit'\)$/ }],
   ['a misspelt field two levels down', voxel({ stop: { solidFraction: 0.3, setle: false } }), { path: 'params.stop.setle', message: /did you mean 'settle'/ }],
   ['a resolution that would allocate terabytes', voxel({ box: { size: [1000, 1000, 1000], resolution: 1000 } }), { path: 'params.box.size', message: /at most 65536 voxels per axis/ }],
   ['a slice thinner than a voxel (was taken as one voxel)', analysed({ sliceThickness: 0.05 }), { path: 'params.analysis.sliceThickness', message: /^0\.05 units is 0\.5 voxels at box\.resolution 10 voxels\/unit; .*allowed a whole number of voxels from 0\.1 \(one voxel\) to 4 \(the box height\), the nearest is 0\.1$/ }],
@@ -37,6 +41,8 @@ const refused: [why: string, spec: ReturnType<typeof spec>, issue: Refused][] = 
   ['a slice thicker than the box (was one slice of the box)', analysed({ sliceThickness: 5 }), { path: 'params.analysis.sliceThickness', message: /50 voxels.*from 0\.1 \(one voxel\) to 4 \(the box height\), the nearest is 4$/ }],
   ['a range sweep of one step from 0.1 to 0.5 (ran 0.1 alone)', voxel({ reboundProbability: { $sweep: { from: 0.1, to: 0.5, steps: 1 } } }), { path: 'params.reboundProbability.$sweep.steps', message: /from 0\.1 to 0\.5 needs steps ≥ 2/ }],
   // stacking
+  ['a target kind in the wrong case', stacking({ target: { kind: 'voidratio', e: 0.5 } }), { path: 'params.target.kind', message: /^must be one of 'voidRatio', 'count', got 'voidratio' \(did you mean 'voidRatio'\?\)$/ }],
+  ['dim written as text', stacking({ dim: '2' }), { path: 'params.dim', message: /^must be one of 2, 3, got '2' \(write numbers without quotes\)$/ }],
   ['a 2D region with dim 3', stacking({ dim: 3, region: { shape: 'circle', radius: 5 } }), { path: 'params.region.shape', message: /'circle' is a 2D region/ }],
   ['a class field misspelt', stacking({ gradation: { kind: 'classes', classes: [{ radius: 0.2, fraction: 1, fration: 1 }] } }), { path: 'params.gradation.classes.0.fration', message: /did you mean 'fraction'/ }],
   ['a count of balls that would need gigabytes', stacking({ region: { shape: 'box', size: [1000, 1000, 1000] } }), { path: 'params.target.e', message: /at most 3e\+7/ }],
@@ -44,6 +50,8 @@ const refused: [why: string, spec: ReturnType<typeof spec>, issue: Refused][] = 
   ['a spacing that needs more particles than maxParticles', surface({ spacing: 0.001 }), { path: 'params.spacing', message: /spacing must be ≥/ }],
   ['a torus field misspelt', surface({ surface: { kind: 'torus', majorRadius: 1, minorradius: 0.3 } }), { path: 'params.surface.minorradius', message: /did you mean 'minorRadius'/ }],
   // ballmill
+  ['null for an object', ballmill({ vial: null }), { path: 'params.vial', message: /^must be an object \{ \.\.\. \}, got null$/ }],
+  ['a collision structure misspelt', ballmill({ cdo: 'spatialtree' }), { path: 'params.cdo', message: /did you mean 'spatialTree'/ }],
   ['a Hertz field under the constant model (would be ignored)', ballmill({ restitution: { model: 'constant', value: 0.5, youngModulus: 3 } }), { path: 'params.restitution.youngModulus', message: /unknown field/ }],
   ['more balls than the vial holds', ballmill({ balls: { count: 100000 } }), { path: 'params.balls.count', message: /allowed count ≤/ }],
 ];
