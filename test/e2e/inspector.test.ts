@@ -35,15 +35,13 @@ afterAll(async () => {
   cleanup?.();
 });
 
-/** Waits until the camera has stopped gliding (its inertia runs on after a drag). */
+/**
+ * Waits until the camera has stopped gliding (its inertia runs on after a drag): the viewer's render
+ * loop has stopped. (Two equal readings 400 ms apart also held while no frame came in 400 ms.)
+ */
 async function cameraStill(): Promise<string> {
-  let last = '';
-  for (;;) {
-    const now = (await page.locator('[data-testid="inspector-canvas"]').getAttribute('data-camera')) ?? '';
-    if (now === last) return now;
-    last = now;
-    await new Promise((r) => setTimeout(r, 400));
-  }
+  await page.waitForSelector('[data-testid="inspector-canvas"][data-moving="0"]');
+  return (await page.locator('[data-testid="inspector-canvas"]').getAttribute('data-camera')) ?? '';
 }
 
 /** Waits until the 3D canvas has drawn a frame with every material ready. */

@@ -6,8 +6,10 @@
  * drags, wheels or the camera is still gliding from inertia.
  *
  * Every drawn frame increments `canvas.dataset.frames`, sets `canvas.dataset.ready` to '1' once
- * every material was ready for it and `canvas.dataset.camera` to the camera's 'alpha,beta,radius', so
- * tests can wait for a complete picture and see whether a drag turned the camera.
+ * every material was ready for it and `canvas.dataset.camera` to the camera's 'alpha,beta,radius';
+ * `canvas.dataset.moving` is '1' while the render loop runs (a drag, a wheel, the camera gliding) and
+ * '0' once the camera has come to rest. So tests can wait for a complete picture and a still camera,
+ * and see whether a drag turned it.
  * No Vue in here: components create a viewer in onMounted and dispose it in onBeforeUnmount.
  */
 import { Engine } from '@babylonjs/core/Engines/engine';
@@ -163,6 +165,7 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
   let still = 0;
   let outline: LinesMesh | null = null;
   let disposed = false;
+  canvas.dataset.moving = '0';
 
   const draw = (): void => {
     scene.render();
@@ -194,12 +197,14 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
     if (!pointerDown && still > 8 && scene.isReady()) {
       engine.stopRenderLoop(loop);
       looping = false;
+      canvas.dataset.moving = '0';
     }
   };
   const startLoop = (): void => {
     still = 0;
     if (looping || disposed) return;
     looping = true;
+    canvas.dataset.moving = '1';
     engine.runRenderLoop(loop);
   };
   const onDown = (): void => { pointerDown = true; startLoop(); };
