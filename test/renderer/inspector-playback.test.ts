@@ -11,6 +11,19 @@ import type { ParticleTableSpec } from '../../core/common/engine';
 import { makeRun } from './fakeApi';
 import { mountInspectorAt } from './mountInspector';
 
+/** The 3D scene, as far as these tests look: the particle it draws highlighted, as particleCloud keeps it (a new set of particles clears it); a click picks particle 1. */
+const drawn = vi.hoisted(() => ({ highlighted: -1 }));
+vi.mock('../../renderer/src/scene/inspectorScene', () => ({
+  createInspectorScene: () => {
+    const calls: Record<string, (...a: unknown[]) => unknown> = {
+      setParticles: () => { drawn.highlighted = -1; },
+      highlight: (i) => { drawn.highlighted = i as number; },
+      pick: () => ({ kind: 'sphere', index: 1 }),
+    };
+    return new Proxy({}, { get: (_, k) => calls[k as string] ?? (() => undefined) });
+  },
+}));
+
 const spec: ParticleTableSpec = {
   name: 'particles', centre: ['x', 'y', 'z'], size: [{ column: 'r', is: 'radius' }], glyph: { kind: 'disk-xy' }, id: 'id',
   quantities: [{ column: 'speed', label: 'Speed', unit: 'mm/s' }, { column: 'impacts', label: 'Impacts' }],
@@ -115,6 +128,21 @@ describe('inspector playback', () => {
     await w.get('input[aria-label="z min"]').setValue('1');
     await flushPromises();
     expect(w.get('[data-testid="clip-error"]').text()).toBe('z: min 1 must be below max 0 (the box spans 0 to 0)');
+    w.unmount();
+  });
+
+  it('the picked particle stays drawn white on every frame, as its record follows it', async () => {
+    installApi();
+    const { w } = await mountInspectorAt('/inspector/r1');
+    const canvas = w.get('[data-testid="inspector-canvas"]');
+    await canvas.trigger('pointerdown', { clientX: 5, clientY: 5 });
+    await canvas.trigger('pointerup', { clientX: 5, clientY: 5 });
+    await flushPromises();
+    expect(drawn.highlighted).toBe(1);
+    await w.get('[data-testid="time-slider"]').setValue('0');
+    await flushPromises();
+    expect(w.get('[data-testid="record-y"]').text()).toBe('30');
+    expect(drawn.highlighted).toBe(1);
     w.unmount();
   });
 
