@@ -249,6 +249,12 @@ export const ballmillEngine = defineEngine({
     const { sim, setupSeconds, loopSeconds } = simulate(params, ctx);
     const early = earlyStop(sim);
     if (early) ctx.log(early);
+    const every = frameInterval(params), taken = every > 0 ? 1 / (every * params.timeStep) : 0;
+    if (every > 0 && Math.abs(taken - params.output.frameRate) > 1e-9 * taken) {
+      // Frames come at time steps only: say which rate the trajectories have, not leave it to their meta.
+      ctx.log(`output.frameRate: ${params.output.frameRate} frames/s asked, ${Number(taken.toPrecision(4))} taken: frames are taken at time steps, ` +
+        `here every ${every} steps of ${params.timeStep} s (${Number((every * params.timeStep).toPrecision(6))} s apart)`);
+    }
     const artifacts: ColumnTable[] = [particleTable(sim)];
     const traj = trajectoryTable(sim);
     if (traj) artifacts.push(traj);

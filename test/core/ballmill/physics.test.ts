@@ -224,6 +224,19 @@ describe('ball mill physics', () => {
     }
   });
 
+  it('a frame rate that is not a whole number of time steps is named in the log with the rate taken', () => {
+    const logOf = (frameRate: number) => {
+      const lines: string[] = [];
+      const p = params({ dim: 2, balls: { count: 4, radius: { law: 'fixed', value: 3 } }, duration: 0.1, timeStep: 0.005, output: { frameRate } });
+      ballmillEngine.run(p, { seed: 1, threads: 1, progress() {}, cancelled: () => false, log: (l) => lines.push(l) });
+      return lines;
+    };
+    // 30 frames/s at Δt = 5 ms: a frame every round(6.67) = 7 steps, 35 ms apart, 28.57 frames/s.
+    expect(logOf(30)).toEqual(['output.frameRate: 30 frames/s asked, 28.57 taken: frames are taken at time steps, here every 7 steps of 0.005 s (0.035 s apart)']);
+    expect(logOf(50)).toEqual([]);
+    expect(logOf(0)).toEqual([]);
+  });
+
   it('a cancel is seen within some 16,000 impacts and box moves, not only at the next time step', () => {
     // A time step of 20,000 balls took up to 1.7 s, and the flag was read only between steps.
     const p = ballmillParamsSchema.parse({
