@@ -212,6 +212,38 @@ describe('the batch form asks the engine\'s combined checks before Enqueue', () 
   });
 });
 
+describe('the batch form sends the service one check at a time', () => {
+  it('edits made while a check is under way send one more when it answers, with the spec as it is then', async () => {
+    const api = installFakeApi();
+    const call = api.call.bind(api);
+    // The service holds the checks (a 10,000-point sweep takes it seconds) until released.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const sent: number[] = [];
+    api.call = (async (method: string, params: unknown) => {
+      if (method === 'runs.validate') {
+        sent.push((params as { spec: { params: { box: { lx: number } } } }).spec.params.box.lx);
+        await held;
+      }
+      return call(method as never, params as never);
+    }) as typeof api.call;
+    const w = await mountComposer();
+    await new Promise((r) => setTimeout(r, 300));
+    // Three pauses in typing, each longer than the form's 250 ms: each sent a check, queued on the service.
+    for (const lx of ['21', '22', '23']) {
+      await w.find('[data-testid="field-box.lx"]').setValue(lx);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(sent).toEqual([20]);
+    release();
+    await settle();
+    await new Promise((r) => setTimeout(r, 20));
+    await settle();
+    expect(sent).toEqual([20, 23]);
+    expect(enqueueDisabled(w)).toBe(false);
+  });
+});
+
 describe('the batch form shows the memory a run needs before Enqueue', () => {
   it('shows the estimate against the budget, and a run over the budget is refused at Enqueue with the reason', async () => {
     const api = installFakeApi();
