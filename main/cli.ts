@@ -316,6 +316,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .action(async (file: string, o: { priority: number }) => {
       const spec = readSpec(file);
       await withServices({}, async (s) => {
+        // The app or the web host runs what is queued here, with the folder's threads per run: the estimate is for those.
+        s.queue.restoreSettings();
         const r = await enqueueFile(s, file, spec, o.priority);
         if (!globals().json) info(memoryLine(r));
         print(`queued ${r.runIds.length} run(s)${r.batchId ? ` in batch ${r.batchId}` : ''}: ${r.runIds.join(' ')}`, r);

@@ -70,6 +70,19 @@ describe('the memory a run needs, before it runs', () => {
     expect(refused?.issues).toEqual([{ path: 'spec.params', message: 'the run needs about 560.0 MiB with 2 threads, more than the memory budget of 512.0 MiB; use a smaller box, a coarser resolution, fewer threads per run or fewer particles' }]);
   });
 
+  it("`queue add` estimates for the folder's threads per run, with which the app will run it", async () => {
+    const data = dir('packbench-memory-');
+    const app = openServices({ dataDir: data, registry: defaultRegistry(), autoStart: false });
+    await app.dispatch('queue.setThreadsPerRun', { threads: 3 });
+    await app.close();
+    const file = join(data, 'spec.json');
+    writeFileSync(file, JSON.stringify({ engine: 'voxel', name: 'm', seed: 1, params: params(4) }));
+    const r = await cliIn(data, 'queue', 'add', file);
+    expect(r.code, r.stderr).toBe(0);
+    const bytes = formatBytes(voxelEngine.estimateMemoryBytes(voxelEngine.paramsSchema.parse(params(4))) + 2 * WORKER_BYTES);
+    expect(r.stderr).toMatch(new RegExp(`^memory: about ${bytes} with 3 threads \\(budget`, 'm'));
+  });
+
   it('`run --threads 2` prints the estimate with the voxel run\'s helper worker counted', async () => {
     const data = dir('packbench-memory-');
     const file = join(data, 'spec.json');
