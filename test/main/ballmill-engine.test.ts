@@ -104,6 +104,13 @@ describe('ball mill engine in the services', () => {
     await s.dispatch('runs.cancel', { id: runIds[0] });
     await s.queue.waitFor(runIds);
     expect(existsSync(join(dir, 'runs', runIds[0], 'live-particles.pbt'))).toBe(false);
+    // The cancelled run keeps its row with what it simulated: metrics to where it stopped, and its series.
+    const run = await s.dispatch('runs.get', { id: runIds[0] });
+    expect([run.status, run.metrics.stopReason, run.error]).toEqual(['cancelled', 'cancelled', null]);
+    expect(run.metrics.simulatedSeconds as number).toBeGreaterThan(0);
+    expect(run.metrics.simulatedSeconds as number).toBeLessThan(600);
+    const energy = (await s.dispatch('runs.series', { id: runIds[0] })).find((x) => x.name === 'energy')!;
+    expect(energy.x.at(-1)).toBe(run.metrics.simulatedSeconds);
   });
 });
 
