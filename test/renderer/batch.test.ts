@@ -178,6 +178,20 @@ describe('RunComposer', () => {
     expect(w.find('[data-testid="composer-origin"]').exists()).toBe(false);
   });
 
+  it("refuses an opened spec whose seed, name or top-level field is typed wrong, naming each, and keeps the form", async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    // The seed as text and a misspelt field were dropped: the form kept its own seed, without a word.
+    const file = new File([JSON.stringify({ engine: 'toy', name: 'typed', seed: '9', sed: 4, params: { resolution: 16 } })], 'typed.json', { type: 'application/json' });
+    const input = w.find('[data-testid="spec-open"]');
+    Object.defineProperty(input.element, 'files', { value: [file], configurable: true });
+    await input.trigger('change');
+    await settle(10);
+    expect(toasts.map((t) => t.text)).toContain("typed.json: sed: unknown field 'sed' (did you mean 'seed'?); seed: must be a whole number in [0, 4294967295], got the text \"9\" (write numbers without quotes)");
+    expect(w.find('[data-testid="composer-origin"]').exists()).toBe(false);
+    expect((w.find('[data-testid="run-name"]').element as HTMLInputElement).value).not.toBe('typed');
+  });
+
   it("shows an opened spec's unknown fields at their places, each with its message and a remove button", async () => {
     installFakeApi();
     const w = await mountComposer();
