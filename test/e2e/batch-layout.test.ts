@@ -6,9 +6,9 @@
  * The particle editor's mixture table fits its panel without scrolling sideways at 1024, 1280 and
  * 1920 px, with every size law and a message in a row. History's rows, wider than the window with
  * metric columns at 1024 px, scroll sideways under a header that follows them; its status filters
- * are reached and toggled from the keyboard.
+ * are reached and toggled from the keyboard; the selected run's metrics show whole in its details.
  * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
- * batch-layout-history-scrolled.png.
+ * batch-layout-history-scrolled.png, batch-layout-history-metrics.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -171,6 +171,23 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     const rowBox = (await row.boundingBox())!;
     expect(rowBox.x + rowBox.width).toBeGreaterThanOrEqual(cell.x + cell.width);
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-scrolled.png') });
+  });
+
+  it("shows every metric of the selected run whole in its details (a ball mill's counts of tens of millions)", async () => {
+    // The metrics of ballmill-3d.json run for 15 s (History showed '14,139,…' and '1,230,5…' at 1024 px).
+    const spec = { engine: 'ballmill', name: 'counts', seed: 1, params: {} };
+    const [id] = services.store.insertRuns([{ name: 'counts', engine: 'ballmill', spec, params: {}, seed: 1, priority: 0, batchId: null, status: 'paused' as const }]);
+    const metrics = { particles: 400, solidFraction: 0.1177, collisions: 701798, topologicalEvents: 220096, boxExits: 1230579, trajectoryUpdates: 1200412, collisionChecks: 14139398, boxTests: 129391234, events: 3132712, relativeEnergyDrift: 0.000123456, stopReason: 'duration' };
+    services.store.finishRun(id, { status: 'done', metrics, series: [], artifacts: [], wallSeconds: 19 });
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.click(testid('nav-history'));
+    await page.fill(testid('history-search'), 'counts');
+    await page.locator(testid(`history-row-${id}`)).click();
+    const values = page.locator(`${testid('details-metrics')} td.num`);
+    await expect.poll(() => values.count()).toBe(Object.keys(metrics).length);
+    const cut = await values.evaluateAll((cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+    expect(cut).toEqual([]);
+    await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-metrics.png') });
   });
 
   it("reaches and toggles History's status filters from the keyboard", async () => {
