@@ -137,6 +137,13 @@ async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: n
   }
 }
 
+/** ' (37.0 %, about 5 min left)' after a run under way, as `runs show` says it; '' for the others. */
+function paceText(r: RunSummary): string {
+  const pace = runPace(r);
+  if (!pace) return '';
+  return ` (${((100 * r.progress.done) / r.progress.total).toFixed(1)} %, ${pace.etaSeconds !== null ? `about ${formatDuration(pace.etaSeconds)} left` : 'time left unknown'})`;
+}
+
 /** The memory a spec's runs need (the largest), against the budget (a run over it was refused already). */
 function memoryLine(q: { runIds: string[] } & MemoryEstimate): string {
   const threads = q.threadsPerRun > 1 ? ` with ${q.threadsPerRun} threads` : '';
@@ -148,7 +155,7 @@ function memoryLine(q: { runIds: string[] } & MemoryEstimate): string {
  * left at its pace so far (null before any progress); null for a run not under way or that reports no
  * progress total.
  */
-function runPace(r: RunRecord): { elapsedSeconds: number; etaSeconds: number | null } | null {
+function runPace(r: RunSummary): { elapsedSeconds: number; etaSeconds: number | null } | null {
   if ((r.status !== 'running' && r.status !== 'paused') || !r.startedAt || r.progress.total <= 0) return null;
   const now = Date.now();
   return { elapsedSeconds: workingSeconds(r, now) ?? 0, etaSeconds: remainingSeconds(r, now) };
@@ -384,7 +391,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .action(async () => {
       await withServices({ readOnly: true }, async (s) => {
         const rows = queueOrder(s);
-        const list = rows.length ? rows.map((r) => `${r.status.padEnd(8)} p${String(r.priority).padEnd(4)} ${r.id} ${r.engine.padEnd(8)} ${r.name}`).join('\n') : '(queue is empty)';
+        const list = rows.length ? rows.map((r) => `${r.status.padEnd(8)} p${String(r.priority).padEnd(4)} ${r.id} ${r.engine.padEnd(8)} ${r.name}${paceText(r)}`).join('\n') : '(queue is empty)';
         // Why queued runs wait: the pause the app and web hosts follow (--json stays the list of runs).
         print(s.queue.pausedInFolder() ? `queue paused: the app and web hosts on this folder start none of its queued runs (\`packbench queue resume\` resumes)\n${list}` : list, rows);
       });

@@ -101,6 +101,9 @@ describe('ball mill engine in the services', () => {
     expect(live!.count).toBe(200);
     expect(live!.meta.particleTable).toEqual(PARTICLE_TABLE_2D);
     expect(live!.meta.time as number).toBeGreaterThan(0);
+    // `queue list` beside it (another process on the folder) says how far it is and about how long is left.
+    const listed = await cliIn(dir, 'queue', 'list');
+    expect(listed.stdout).toMatch(/^running .* ballmill long \(\d+\.\d %, (about \d+ (s|min \d+ s|h \d+ min) left|time left unknown)\)$/m);
     await s.dispatch('runs.cancel', { id: runIds[0] });
     await s.queue.waitFor(runIds);
     expect(existsSync(join(dir, 'runs', runIds[0], 'live-particles.pbt'))).toBe(false);
