@@ -223,9 +223,10 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
 /**
  * What the worker thread of a run takes, whatever the run: its V8 isolate, the bundle's compiled
  * code and the JavaScript heap the run's phases grow before a collection; each engine's
- * estimateMemoryBytes counts it once. Resident set of the worker: 71-75 MiB for a one-particle
- * voxel run, 98-123 MiB for the 96³ and 256² × 128 voxel runs of bench/voxel-memory.ts (of which
- * their own arrays are 3-52 MiB).
+ * estimateMemoryBytes counts it once (the queue adds one per helper thread). Resident set of the
+ * worker: 42 MiB for a one-particle voxel run, 65-94 MiB for the 96³ and 256² × 128 voxel runs of
+ * bench/voxel-memory.ts (of which their own arrays are 3-52 MiB), 62 MiB for a surface run of a few
+ * particles (bench/surface-memory.ts).
  */
 export const WORKER_BYTES = 96 * 2 ** 20;
 
