@@ -8,9 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ApiError, invalidMessage, issuesFrom, parseParams, paramsSchemas, SPHERE_IMPORT_ENGINE, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
+import { ApiError, parseParams, parseStrict, paramsSchemas, SPHERE_IMPORT_ENGINE, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
 import { downloadFile, EXPORT_FORMATS, exportFileName, exportFormatList, exportForDownload, exportRun, lackingData, type ExportableRun, type ExportFormat } from './exports';
-import { IMPORT_WORKER, importTaskBytes, meshImportOptionsSchema, recordSphereRun, sphereImportAnalysis, type ImportResult, type ImportTask, type VoxelShapeImport } from './imports';
+import { IMPORT_WORKER, importTaskBytes, meshImportOptionsSchema, type MeshImportOptions, recordSphereRun, sphereImportAnalysis, type ImportResult, type ImportTask, type VoxelShapeImport } from './imports';
 import { BudgetError, type WorkerPool } from './pool';
 import { readFrame, readLiveParticles, readLiveSeries, readParticles, readSlice } from './artifacts';
 import type { EngineRegistry } from './engines';
@@ -226,12 +226,9 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       return r.preview;
     },
     'shapes.importMesh': async (p) => {
-      const options = meshImportOptionsSchema.safeParse({ resolution: p.resolution, voxelsAcross: p.voxelsAcross });
-      if (!options.success) {
-        const issues = issuesFrom(options.error, '');
-        throw new ApiError('invalid', invalidMessage(issues), issues);
-      }
-      const imported = await importing(ctx, p.fileName, { kind: 'mesh', bytes: p.bytes, fileName: p.fileName, options: options.data });
+      // Each option at its field with its range, and one of the two at 'resolution' (the issue had no path).
+      const options = parseStrict(meshImportOptionsSchema, { resolution: p.resolution, voxelsAcross: p.voxelsAcross }, '') as MeshImportOptions;
+      const imported = await importing(ctx, p.fileName, { kind: 'mesh', bytes: p.bytes, fileName: p.fileName, options });
       return addImported(p.name ?? baseName(p.fileName), shapeOf(imported));
     },
     'shapes.importRaw': async (p) => {

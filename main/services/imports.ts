@@ -45,7 +45,7 @@ export const meshImportOptionsSchema = z
     voxelsAcross: z.number().int().min(1).max(MAX_SHAPE_VOXELS_PER_AXIS).optional()
       .meta({ unit: 'voxels', description: "voxels along the mesh's longest side (instead of a resolution)" }),
   })
-  .refine((o) => (o.resolution === undefined) !== (o.voxelsAcross === undefined), 'give exactly one of resolution or voxelsAcross');
+  .refine((o) => (o.resolution === undefined) !== (o.voxelsAcross === undefined), { path: ['resolution'], error: 'give exactly one of resolution or voxelsAcross' });
 export type MeshImportOptions = z.input<typeof meshImportOptionsSchema>;
 
 /** The mesh format from a file name: .stl or .obj. */

@@ -96,6 +96,17 @@ describe('typed analysis options of a sphere import', () => {
   });
 });
 
+describe('typed mesh import options', () => {
+  const bytes = new TextEncoder().encode('solid x\nendsolid x\n');
+  it.each([
+    ['neither a resolution nor voxels across', {}, { path: 'resolution', message: 'give exactly one of resolution or voxelsAcross' }],
+    ['both', { resolution: 2, voxelsAcross: 10 }, { path: 'resolution', message: 'give exactly one of resolution or voxelsAcross' }],
+    ['more voxels across than a voxel shape holds', { voxelsAcross: 5000 }, { path: 'voxelsAcross', message: 'must be a whole number in [1, 1024], got 5000' }],
+  ])('%s', async (_, options, issue) => {
+    expect(await rejection(s.dispatch('shapes.importMesh', { fileName: 'grain.stl', bytes, ...options }))).toMatchObject({ code: 'invalid', issues: [issue] });
+  });
+});
+
 describe('typed command-line options, refused when the run cannot use them', () => {
   it.each([['ballmill', ballmill({})], ['stacking', stacking({})]] as const)('--threads 2 for a %s run (ran on one thread, recorded as two)', async (engine, value) => {
     const file = join(dir, `${engine}.json`);
