@@ -48,10 +48,18 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * Numbers as a user writes them, in decimal: Number() also reads '0x10' as 16, '0b10' as 2 and
+ * '1e1' as an integer 10, so a slip of the keyboard became another value without a word.
+ */
+const DECIMAL_INTEGER = /^\s*[+-]?\d+\s*$/;
+const DECIMAL_NUMBER = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+
 function intArg(name: string, min: number, max: number) {
   return (v: string) => {
     const n = Number(v);
-    if (v.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
+    if (!DECIMAL_INTEGER.test(v)) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}], written in decimal digits, got '${v}'`);
+    if (n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
     return n;
   };
 }
@@ -59,14 +67,15 @@ function intArg(name: string, min: number, max: number) {
 function positiveArg(name: string) {
   return (v: string) => {
     const n = Number(v);
+    if (!DECIMAL_NUMBER.test(v)) throw new InvalidArgumentError(`${name} must be a number > 0, written in decimal (2.5, 1e3), got '${v}'`);
     if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number > 0`);
     return n;
   };
 }
 
 function boxArg(v: string): [number, number, number] {
-  const parts = v.split(',').map((p) => (p.trim() === '' ? NaN : Number(p)));
-  if (parts.length !== 3 || !parts.every((n) => n > 0 && Number.isFinite(n))) throw new InvalidArgumentError('--box must be three lengths > 0: X,Y,Z');
+  const parts = v.split(',').map((p) => (DECIMAL_NUMBER.test(p) ? Number(p) : NaN));
+  if (parts.length !== 3 || !parts.every((n) => n > 0 && Number.isFinite(n))) throw new InvalidArgumentError('--box must be three lengths > 0: X,Y,Z, written in decimal');
   return parts as [number, number, number];
 }
 

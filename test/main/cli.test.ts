@@ -174,6 +174,11 @@ describe('packbench CLI', () => {
     const cases: [string[], RegExp][] = [
       [['run', example, '--threads', '0'], /--threads must be an integer in \[1, 256\]/],
       [['run', example, '--threads', 'two'], /--threads must be an integer/],
+      // Number() read these as 16, 10 and 2: a number is written as one, in decimal.
+      [['queue', 'add', example, '--priority', '0x10'], /--priority must be an integer in \[-1000, 1000\], written in decimal digits, got '0x10'/],
+      [['runs', 'list', '--limit', '1e1'], /--limit must be an integer in \[1, 10000\], written in decimal digits, got '1e1'/],
+      [['import', 'shape', 'a.stl', '--resolution', '0b10'], /--resolution must be a number > 0, written in decimal \(2\.5, 1e3\), got '0b10'/],
+      [['import', 'spheres', 'a.csv', '--box', '10,0x10,10'], /--box must be three lengths > 0: X,Y,Z, written in decimal/],
       [['run', example, '--thread', '2'], /unknown option '--thread'/],
       [['run'], /missing required argument 'spec'/],
       [['rnu', example], /unknown command 'rnu'/],
