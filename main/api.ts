@@ -304,7 +304,7 @@ export interface ExportFormatInfo {
 /** The memory a spec's largest run takes at most (JobQueue.memoryBytes), with the threads it counts, against the budget. */
 export interface MemoryEstimate {
   memoryBytes: number;
-  /** The queue's threads per run the estimate is for: an engine with helper threads (voxel, surface) starts a worker for each beyond the first. */
+  /** The threads the runs get: the queue's threads per run for an engine with helper threads (voxel, surface; it starts a worker for each beyond the first), one for the others. */
   threadsPerRun: number;
   memoryBudgetBytes: number;
 }
@@ -319,7 +319,7 @@ export interface QueueState {
   pausedRuns: number;
   queued: number;
   concurrency: number;
-  /** Threads each run it starts may use (EngineContext.threads); runs at a time × threads ≤ cores. */
+  /** Threads each run it starts may use (EngineContext.threads) if its engine has helper threads (others run on one); the runs' threads stay within the cores. */
   threadsPerRun: number;
   /** Seconds between checkpoints of the runs it starts (0: none). */
   checkpointSeconds: number;

@@ -2,8 +2,9 @@
  * JobQueue: the persistent queue of runs. The queue *is* the runs table (status 'queued',
  * priority, seq), so nothing queued is lost when the app dies; this class decides what to start,
  * starts it on the WorkerPool, stores progress and outcomes, and emits events. Concurrency
- * defaults to cores - 1 (at least 1); with several threads per run, at most cores / threads runs
- * run at once (runs at a time × threads ≤ cores, at least one run). Start-up recovery re-queues
+ * defaults to cores - 1 (at least 1); the threads of the runs at a time stay within the cores (at
+ * least one run), a run on threads per run if its engine has helper threads, else on one (threadsFor).
+ * Start-up recovery re-queues
  * runs left 'running' by a crash.
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -136,6 +137,8 @@ export class JobQueue {
   private readonly only?: ReadonlySet<string>;
   private readonly owner = `${hostname()}:${process.pid}`;
   private readonly active = new Map<string, RunningJob>();
+  /** Threads each active run was started with (threadsFor). */
+  private readonly activeThreads = new Map<string, number>();
   /** Turns for the engines' checks (checkInWorker): a sweep of slow ones queues, the next form's check gets the other. */
   private readonly checks = new Limiter(Math.min(2, availableParallelism()));
   private concurrency: number;
@@ -481,10 +484,11 @@ export class JobQueue {
     return d.estimateMemoryBytes(params as never) + (d.helper ? (threads - 1) * WORKER_BYTES : 0);
   }
 
-  /** What runs.validate, `run` and `queue add` show: the largest of the estimates validate made (at this queue's threads), and the budget. */
+  /** What runs.validate, `run` and `queue add` show: the largest of the estimates validate made (at this queue's threads), the threads the runs get, and the budget. */
   memoryEstimate(runs: readonly CheckedRun[]): MemoryEstimate {
     const memoryBytes = runs.reduce((m, r) => Math.max(m, r.memoryBytes), 0);
-    return { memoryBytes, threadsPerRun: this.threadsPerRun, memoryBudgetBytes: this.pool.memoryBudgetBytes };
+    const threadsPerRun = runs.reduce((m, r) => Math.max(m, this.threadsFor(r.engine)), 1);
+    return { memoryBytes, threadsPerRun, memoryBudgetBytes: this.pool.memoryBudgetBytes };
   }
 
   /** '' for one thread, else ' with N threads' (the estimate counts a worker per helper thread). */
@@ -752,11 +756,15 @@ export class JobQueue {
     this.pumping = true;
     try {
       this.followStoredPause();
-      // Runs at a time × threads per run ≤ cores (at least one run).
-      const atOnce = Math.max(1, Math.min(this.concurrency, Math.floor(availableParallelism() / this.threadsPerRun)));
-      while (!this.paused && this.state().running < atOnce) {
+      // At most `concurrency` runs, and the threads they run on within the cores (a run on more
+      // threads than there are cores runs alone). A run of an engine without helper threads counts
+      // one, whatever the threads per run.
+      const cores = availableParallelism();
+      while (!this.paused && this.state().running < this.concurrency) {
         const r = this.nextStartable();
         if (!r) break;
+        const busy = this.threadsInUse();
+        if (busy > 0 && busy + this.threadsFor(r.engine) > cores) break;
         if (!this.startRun(r)) break;
       }
     } finally {
@@ -799,14 +807,27 @@ export class JobQueue {
       return this.tryStart(r);
     } catch (err) {
       this.active.delete(r.id);
+      this.activeThreads.delete(r.id);
       this.failBeforeStart(r.id, `could not start: ${err instanceof Error ? err.message : String(err)}`);
       return true;
     }
   }
 
+  /** Threads a run of `engine` runs on: the threads per run for an engine with helper threads, else one. */
+  private threadsFor(engine: string): number {
+    return this.registry.ids().includes(engine) && this.registry.get(engine).definition.helper ? this.threadsPerRun : 1;
+  }
+
+  /** Threads this process's running (not paused) runs use. */
+  private threadsInUse(): number {
+    let n = 0;
+    for (const [id, job] of this.active) if (!job.paused) n += this.activeThreads.get(id) ?? 1;
+    return n;
+  }
+
   private tryStart(r: RunRecord): boolean {
     const decl = this.registry.get(r.engine);
-    const threads = this.threadsPerRun;
+    const threads = this.threadsFor(r.engine);
     const memoryBytes = this.memoryBytes(r.engine, r.params, threads);
     if (memoryBytes > this.pool.memoryBudgetBytes) {
       throw new Error(`run needs about ${formatBytes(memoryBytes)}${this.withThreads(threads)}, more than the memory budget of ${formatBytes(this.pool.memoryBudgetBytes)}`);
@@ -843,12 +864,14 @@ export class JobQueue {
       },
     );
     this.active.set(r.id, job);
+    this.activeThreads.set(r.id, threads);
     this.emitRun(r.id);
     this.emitQueue();
     this.settling.set(
       r.id,
       job.done.then((o) => {
         this.active.delete(r.id);
+        this.activeThreads.delete(r.id);
         this.settling.delete(r.id);
         const userCancelled = this.cancelRequested.delete(r.id);
         try {

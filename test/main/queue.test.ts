@@ -7,6 +7,7 @@ import { decodeTable, decodeVolume } from '../../core/io/container';
 import type { QueueState, RunSummary } from '../../main/api';
 import type { Services } from '../../main/services/services';
 import { RunStore } from '../../main/services/store';
+import { threadedFixtureRegistry } from './fixtures/registry';
 import { fixtureServices, tempDir } from './helpers';
 
 const open: Services[] = [];
@@ -372,7 +373,7 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
   });
 
   it('runs at a time × threads per run stay within the cores: with as many threads as cores, one run at a time', async () => {
-    const { s } = setup({ autoStart: true, concurrency: 3, threadsPerRun: availableParallelism() });
+    const { s } = setup({ registry: threadedFixtureRegistry(), autoStart: true, concurrency: 3, threadsPerRun: availableParallelism() });
     const ids = [];
     for (const name of ['a', 'b', 'c']) ids.push((await s.dispatch('runs.enqueue', { spec: spec(name, { steps: 10, stepMs: 3 }) })).runIds[0]);
     await s.queue.waitFor(ids);
@@ -382,8 +383,19 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect(runs[1].startedAt! >= runs[0].finishedAt! && runs[2].startedAt! >= runs[1].finishedAt!).toBe(true);
   });
 
+  it('a run of an engine without helper threads runs on one, whatever the threads per run, and does not hold the others back', async () => {
+    // As the ball mill and stacking engines: recorded as one thread, and two at a time on any machine.
+    const { s } = setup({ autoStart: true, concurrency: 2, threadsPerRun: availableParallelism() });
+    const a = (await s.dispatch('runs.enqueue', { spec: spec('a', { steps: 200, stepMs: 5 }) })).runIds[0];
+    const b = (await s.dispatch('runs.enqueue', { spec: spec('b', { steps: 200, stepMs: 5 }) })).runIds[0];
+    await vi.waitFor(() => expect(s.queue.state().running).toBe(2), { timeout: 10_000, interval: 10 });
+    await s.queue.waitFor([a, b]);
+    const [ra, rb] = [await s.dispatch('runs.get', { id: a }), await s.dispatch('runs.get', { id: b })];
+    expect([ra.status, ra.threads, rb.status, rb.threads]).toEqual(['done', 1, 'done', 1]);
+  });
+
   it('threads per run set through the API apply to the runs started afterwards, which record them', async () => {
-    const { s } = setup({ autoStart: true, concurrency: 1 });
+    const { s } = setup({ registry: threadedFixtureRegistry(), autoStart: true, concurrency: 1 });
     const a = (await s.dispatch('runs.enqueue', { spec: spec('a', { steps: 5, stepMs: 2 }) })).runIds[0];
     await s.queue.waitFor([a]);
     expect(await s.dispatch('queue.setThreadsPerRun', { threads: 2 })).toMatchObject({ threadsPerRun: 2 });
