@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { EngineDefinition, ParamsIssue } from '../../core/common/engine';
 import { ENGINES } from '../../core/common/engines';
-import { ApiError, invalidMessage, parseStrict, unknownFields, type ApiIssue, type EngineInfo, type RunSpec } from '../api';
+import { ApiError, closest, invalidMessage, parseStrict, unknownFields, type ApiIssue, type EngineInfo, type RunSpec } from '../api';
 
 export interface EngineDeclaration {
   definition: EngineDefinition;
@@ -53,8 +53,10 @@ export class EngineRegistry {
   get(id: string, path = 'engine'): EngineDeclaration {
     const d = this.byId.get(id);
     if (!d) {
-      throw new ApiError('invalid', `unknown engine '${id}'; known engines: ${this.ids().join(', ') || '(none)'}`, [
-        { path, message: `unknown engine '${id}'; known: ${this.ids().join(', ') || '(none)'}` },
+      const meant = closest(id, this.ids());
+      const hint = meant ? ` (did you mean '${meant}'?)` : '';
+      throw new ApiError('invalid', `unknown engine '${id}'${hint}; known engines: ${this.ids().join(', ') || '(none)'}`, [
+        { path, message: `unknown engine '${id}'${hint}; known: ${this.ids().join(', ') || '(none)'}` },
       ]);
     }
     return d;

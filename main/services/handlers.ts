@@ -236,7 +236,11 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       return addImported(p.name ?? baseName(p.fileName), shapeOf(imported));
     },
 
-    'presets.list': (p) => store.listPresets(p.engine),
+    'presets.list': (p) => {
+      // A misspelt engine would list no presets, as if there were none.
+      if (p.engine !== undefined) registry.get(p.engine);
+      return store.listPresets(p.engine);
+    },
     'presets.save': async (p) => {
       // The checks of runs.enqueue: a preset is a spec to queue later, and one it would refuse is no use.
       await queue.validate(p.spec);
@@ -252,7 +256,11 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       const rows = await queue.validate(p.spec);
       return { runs: rows.length, ...queue.memoryEstimate(rows) };
     },
-    'runs.list': (p) => store.listRuns(p),
+    'runs.list': (p) => {
+      // A misspelt engine would answer no runs, as if there were none.
+      if (p.filter?.engine !== undefined) registry.get(p.filter.engine, 'filter.engine');
+      return store.listRuns(p);
+    },
     'runs.metricNames': () => store.metricNames(),
     'batches.list': (p) => store.listBatches(p),
     'runs.get': (p) => mustRun(p.id),
