@@ -98,13 +98,19 @@ function overlay(base: unknown, over: unknown): unknown {
   return out;
 }
 
-/** Whether `path` (below params) lies in a value `overrides` gives: the override itself or inside it. */
-function overridden(overrides: unknown, path: string[]): boolean {
-  let node = overrides;
+/**
+ * Whether `path` (below params) lies in a value `overrides` gives: the override itself or inside it,
+ * or inside an object the override brought where the run's spec (`base`) had none, which is all the
+ * caller's (a missing 'model' of { restitution: { youngModulus: 5 } } on a run that had no restitution).
+ */
+function overridden(overrides: unknown, base: unknown, path: string[]): boolean {
+  let node = overrides, own = base;
   for (const key of path) {
     if (!isObject(node) || Object.hasOwn(node, '$sweep')) return true; // a value or a sweep replaces all below it
     if (!Object.hasOwn(node, key)) return false;
     node = node[key];
+    own = isObject(own) && Object.hasOwn(own, key) ? own[key] : undefined;
+    if (own === undefined) return true;
   }
   return node !== overrides || Object.keys(overrides as object).length > 0;
 }
@@ -114,11 +120,11 @@ function overridden(overrides: unknown, path: string[]): boolean {
  * where its value came from: `overrides.X` for a value the caller gave, else `params.X` of the run,
  * said in its message. The message's head (a sweep point) stays.
  */
-function overrideIssues(err: ApiError & { issues: ApiIssue[] }, overrides: Record<string, unknown>, runId: string): ApiError {
+function overrideIssues(err: ApiError & { issues: ApiIssue[] }, overrides: Record<string, unknown>, base: unknown, runId: string): ApiError {
   const named = err.issues.map((i) => {
     const path = i.path === 'params' ? [] : i.path.startsWith('params.') ? i.path.slice('params.'.length).split('.') : null;
     if (path === null) return i;
-    if (overridden(overrides, path)) return { path: ['overrides', ...path].join('.'), message: i.message };
+    if (overridden(overrides, base, path)) return { path: ['overrides', ...path].join('.'), message: i.message };
     return { path: i.path, message: `${i.message} (the value of run ${runId}, not overridden)` };
   });
   const at = err.message.indexOf('invalid request:');
@@ -616,7 +622,7 @@ export class JobQueue {
       return { runIds: (await this.enqueue(spec, r.priority, undefined, '')).runIds };
     } catch (err) {
       if (!(err instanceof ApiError) || !err.issues) throw err;
-      throw overrideIssues(err as ApiError & { issues: ApiIssue[] }, overrides, id);
+      throw overrideIssues(err as ApiError & { issues: ApiIssue[] }, overrides, r.spec.params, id);
     }
   }
 

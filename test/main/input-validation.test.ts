@@ -91,6 +91,18 @@ describe('typed API filters, refused rather than answered with nothing', () => {
   });
 });
 
+describe('re-run overrides', () => {
+  it('an override that brings an object the run did not have is named as the override, with what it lacks', async () => {
+    // A ball mill that ran with the default restitution; the override gives a Hertz field but not the model.
+    const [run] = s.store.insertRuns([{ name: 'mill', engine: 'ballmill', spec: ballmill({ balls: { count: 10 } }), params: {}, seed: 1, priority: 0, batchId: null, status: 'paused' }]);
+    s.store.finishRun(run, { status: 'failed', error: 'made by hand' });
+    const err = await rejection(s.dispatch('runs.rerun', { id: run, overrides: { restitution: { youngModulus: 5 } } }));
+    expect(err).toMatchObject({ code: 'invalid', issues: [{ path: 'overrides.restitution.model', message: expect.not.stringMatching(/not overridden/) }] });
+    // The other tests of the file count the folder's runs.
+    await s.dispatch('runs.delete', { id: run });
+  });
+});
+
 describe('typed analysis options of a sphere import', () => {
   // Four spheres in a 10-wide box, periodic in x and y.
   const csv = 'x,y,z,r\n2,2,1,1\n6,2,1,1\n2,6,1,1\n6,6,1,1\n';
