@@ -171,8 +171,13 @@ describe('particle editor', () => {
     const across = w.get('[data-testid="import-voxels-across"]');
     await typeKeys(across.element as HTMLInputElement, '4,0');
     expect(across.attributes('aria-invalid')).toBe('true');
-    expect(w.get('[data-testid="import-voxels-across-error"]').text()).toBe('voxels along the longest side: a whole number in [2, 1024]');
+    expect(w.get('[data-testid="import-voxels-across-error"]').text()).toBe('voxels along the longest side: a whole number in [1, 1024]');
     expect(w.get('[data-testid="import-choose"]').attributes('disabled')).toBeDefined();
+    // One voxel across, as the host's import and the CLI take it (the page refused it).
+    (across.element as HTMLInputElement).value = '';
+    await typeKeys(across.element as HTMLInputElement, '1');
+    expect(across.attributes('aria-invalid')).not.toBe('true');
+    expect(w.get('[data-testid="import-choose"]').attributes('disabled')).toBeUndefined();
     w.unmount();
   });
 
