@@ -101,6 +101,21 @@ describe('ball mill engine in the services', () => {
     expect(live!.count).toBe(200);
     expect(live!.meta.particleTable).toEqual(PARTICLE_TABLE_2D);
     expect(live!.meta.time as number).toBeGreaterThan(0);
+    // Its series so far, from its latest published table: the energy against time grows while it
+    // runs, and the impact energy histogram with it (not the per-ball frequency: see liveSeries).
+    let sofar: Awaited<ReturnType<typeof s.dispatch<'runs.series'>>> = [];
+    for (let k = 0; k < 300 && (sofar.find((x) => x.name === 'energy')?.x.length ?? 0) < 2; k++) {
+      await new Promise((r) => setTimeout(r, 100));
+      sofar = await s.dispatch('runs.series', { id: runIds[0] });
+    }
+    expect(sofar.map((x) => x.name)).toEqual(['impact energy', 'energy']);
+    const growing = sofar[1];
+    expect(growing.x.length, 'no two points of the energy within 30 s').toBeGreaterThanOrEqual(2);
+    expect(growing.y.length).toBe(growing.x.length);
+    expect(growing.x[0]).toBe(0);
+    for (let i = 1; i < growing.x.length; i++) expect(growing.x[i]).toBeGreaterThan(growing.x[i - 1]);
+    for (const e of growing.y) expect(e).toBeGreaterThan(0);
+    expect(growing.x.at(-1)!).toBeLessThan(600);
     // `queue list` beside it (another process on the folder) says how far it is and about how long is left.
     const listed = await cliIn(dir, 'queue', 'list');
     expect(listed.stdout).toMatch(/^running .* ballmill long \(\d+\.\d %, (about \d+ (s|min \d+ s|h \d+ min) left|time left unknown)\)$/m);
