@@ -144,13 +144,11 @@ describe('runs.importSpheres', () => {
 
 describe('sphere imports that would not fit', () => {
   it('refuses up front, naming the line and the limit: far-out coordinates, outside the box, wider than the box', async () => {
-    const t0 = performance.now();
+    // Refused by the line check before any grid (this took 36 s and 8.5 GB): that check's message.
     expect(await rejection(s.dispatch('runs.importSpheres', { name: 'far', csv: 'x,y,z,r\n1,1,1,1\n1,1,1e300,1\n', source: 'far.csv' }))).toMatchObject({
       code: 'invalid',
       message: expect.stringMatching(/^far\.csv: sphere CSV line 3: z = 1e\+300 makes the box 1e\+300 long along z, .* the analysis allows at most 100000$/),
     });
-    // Refused before any grid: well under the 36 s and 8.5 GB this took.
-    expect(performance.now() - t0).toBeLessThan(20_000);
     expect(await rejection(s.dispatch('runs.importSpheres', { name: 'out', csv: cubicSpheresCsv(), box: [2, 3, 3] }))).toMatchObject({
       code: 'invalid',
       message: expect.stringMatching(/sphere CSV line 20: x = 2\.5 lies outside the box \[0, 2\] along x/),
