@@ -50,6 +50,26 @@ export async function workerProbe(spec: { engine: string; params: unknown }, thr
   return { status, peakRss, estimate };
 }
 
+/**
+ * The engine run in this process, on one thread, and its particle tables encoded as the worker would:
+ * { result, allocated, peakRss } with allocated the most ArrayBuffer bytes held above those before
+ * the run (sampled at every progress and log call) and peakRss the growth of the peak resident set.
+ */
+export async function inProcessProbe<R extends { artifacts: { kind: string }[] }>(run: (ctx: { seed: number; threads: 1; progress: () => void; cancelled: () => boolean; log: () => void }) => R | Promise<R>, seed: number): Promise<{ result: R; allocated: number; peakRss: number }> {
+  const { encodeTable } = await import('../core/io/container');
+  const base = process.memoryUsage().arrayBuffers;
+  let allocated = 0;
+  const sample = () => {
+    allocated = Math.max(allocated, process.memoryUsage().arrayBuffers - base);
+  };
+  const before = residentBytes().rss;
+  resetPeak();
+  const result = await run({ seed, threads: 1, progress: sample, cancelled: () => false, log: sample });
+  sample();
+  for (const a of result.artifacts) if (a.kind === 'table') { encodeTable(a as never); sample(); }
+  return { result, allocated, peakRss: residentBytes().peak - before };
+}
+
 /** Runs `script --probe ...args` in a fresh Node process (with --expose-gc): the JSON it prints. */
 export function runProbe(script: string, ...args: string[]): Record<string, number> {
   const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', script, '--probe', ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });

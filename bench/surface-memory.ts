@@ -15,30 +15,19 @@
  *   npm run bench -- surface-memory [--quick]   (--quick: 4 of the cases)
  */
 import { fileURLToPath } from 'node:url';
-import { MiB, residentBytes, resetPeak, runProbe, workerProbe } from './_memory';
+import { inProcessProbe, MiB, runProbe, workerProbe } from './_memory';
 import { tableRecorder, writeResults, type Row } from './_harness';
 
 async function probe(mode: string, specJson: string, threads: number): Promise<void> {
   const spec = JSON.parse(specJson);
   const { surfaceEngine } = await import('../core/surface/index');
-  const { encodeTable } = await import('../core/io/container');
   const params = surfaceEngine.paramsSchema.parse(spec.params);
   global.gc?.();
   if (mode === 'worker') {
     process.stdout.write(JSON.stringify(await workerProbe(spec, threads)));
     return;
   }
-  const base = process.memoryUsage().arrayBuffers;
-  let allocated = 0;
-  const sample = () => {
-    allocated = Math.max(allocated, process.memoryUsage().arrayBuffers - base);
-  };
-  const before = residentBytes().rss;
-  resetPeak();
-  const result = await surfaceEngine.run(params, { seed: spec.seed ?? 1, threads: 1, progress: sample, cancelled: () => false, log: sample });
-  sample();
-  for (const a of result.artifacts) if (a.kind === 'table') { encodeTable(a); sample(); }
-  const peakRss = residentBytes().peak - before;
+  const { result, allocated, peakRss } = await inProcessProbe((ctx) => surfaceEngine.run(params, ctx), spec.seed ?? 1);
   process.stdout.write(JSON.stringify({ allocated, peakRss, particles: result.metrics.particles }));
 }
 

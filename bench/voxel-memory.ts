@@ -16,14 +16,13 @@
  *
  *   npm run bench -- voxel-memory [--quick]   (--quick: 4 of the 19 specs)
  */
-import { MiB, residentBytes, resetPeak, runProbe as probeProcess, workerProbe } from './_memory';
+import { inProcessProbe, MiB, runProbe as probeProcess, workerProbe } from './_memory';
 import { fileURLToPath } from 'node:url';
 import { tableRecorder, writeResults, type Row } from './_harness';
 
 async function probe(mode: string, specJson: string): Promise<void> {
   const spec = JSON.parse(specJson);
   const { voxelEngine } = await import('../core/voxel/index');
-  const { encodeTable } = await import('../core/io/container');
   const { WASM_WINDOW_BYTES } = await import('../core/voxel/wasm-kernels');
   const params = voxelEngine.paramsSchema.parse(spec.params);
   const estimate = voxelEngine.estimateMemoryBytes(params);
@@ -32,17 +31,7 @@ async function probe(mode: string, specJson: string): Promise<void> {
     process.stdout.write(JSON.stringify({ ...(await workerProbe(spec)), estimate }));
     return;
   }
-  const base = process.memoryUsage().arrayBuffers;
-  let allocated = 0;
-  const sample = () => {
-    allocated = Math.max(allocated, process.memoryUsage().arrayBuffers - base);
-  };
-  const before = residentBytes().rss;
-  resetPeak();
-  const result = await voxelEngine.run(params, { seed: spec.seed ?? 1, threads: 1, progress: sample, cancelled: () => false, log: sample });
-  sample();
-  for (const a of result.artifacts) if (a.kind === 'table') { encodeTable(a); sample(); }
-  const peakRss = residentBytes().peak - before;
+  const { result, allocated, peakRss } = await inProcessProbe((ctx) => voxelEngine.run(params, ctx), spec.seed ?? 1);
   // A bit matrix of the SIMD kernels (or its window) lives in their WebAssembly.Memory.
   const matrixBytes = Number(result.metrics.matrixBytes);
   const wasmMatrix = params.matrix === 'bit' && params.optimisations.simdKernels ? Math.min(matrixBytes, WASM_WINDOW_BYTES) : 0;
