@@ -1,3 +1,4 @@
+import { visit } from 'jsonc-parser';
 import { splitLines } from './lines';
 
 /**
@@ -60,124 +61,25 @@ function tokenHint(text: string, at: number): string | null {
   return null;
 }
 
-interface Container {
-  object: boolean;
-  /** Dotted path of the container ('' at the top), as API issues name fields. */
-  path: string;
-  /** An object's field names so far, with the offset of each. */
-  keys: Map<string, number>;
-  /** The field whose value comes next (objects), or the entry's index (arrays). */
-  key: string;
-  index: number;
-}
-
-/** Offset just past the string that opens at `at` (a '"'), or -1 when it does not end. */
-function stringEnd(text: string, at: number): number {
-  for (let from = at + 1; ;) {
-    const q = text.indexOf('"', from);
-    if (q < 0) return -1;
-    let slashes = 0;
-    while (text.charCodeAt(q - 1 - slashes) === 92) slashes++;
-    if (slashes % 2 === 0) return q + 1;
-    from = q + 1;
-  }
-}
-
 /**
- * Walks JSON text by its grammar: the offset of the first character where it stops being JSON, or the
- * first field written twice in one object (its dotted path, the offsets of both), or null when neither.
+ * Walks JSON text by its grammar (jsonc-parser's visitor, comments and trailing commas refused as
+ * JSON refuses them): the offset of the first character where it stops being JSON, or the first field
+ * written twice in one object (its dotted path, the offsets of both), whichever comes first; or null.
  */
 function scanJson(text: string): { errorAt: number } | { duplicate: { path: string; at: number; first: number } } | null {
-  const stack: Container[] = [];
-  const join = (path: string, key: string | number) => (path === '' ? String(key) : `${path}.${key}`);
-  type Want = 'value' | 'valueOrClose' | 'key' | 'keyOrClose' | 'colon' | 'next' | 'end';
-  let want: Want = 'value';
-  let i = 0;
-  const afterValue = (): Want => (stack.length > 0 ? 'next' : 'end');
-  for (;;) {
-    for (let w = text.charCodeAt(i); w === 32 || w === 10 || w === 13 || w === 9; w = text.charCodeAt(++i));
-    if (i >= text.length) return want === 'end' ? null : { errorAt: text.length };
-    const c = text[i];
-    const top = stack[stack.length - 1];
-    switch (want) {
-      case 'value':
-      case 'valueOrClose': {
-        if (want === 'valueOrClose' && c === ']') {
-          stack.pop();
-          i++;
-          want = afterValue();
-          break;
-        }
-        if (c === '{' || c === '[') {
-          const path = top ? join(top.path, top.object ? top.key : top.index) : '';
-          stack.push({ object: c === '{', path, keys: new Map(), key: '', index: 0 });
-          i++;
-          want = c === '{' ? 'keyOrClose' : 'valueOrClose';
-          break;
-        }
-        if (c === '"') {
-          const end = stringEnd(text, i);
-          if (end < 0) return { errorAt: text.length };
-          i = end;
-        } else if (text.startsWith('true', i) || text.startsWith('null', i)) {
-          i += 4;
-        } else if (text.startsWith('false', i)) {
-          i += 5;
-        } else {
-          // A number starts with '-' or a digit; its other characters are taken loosely (JSON.parse
-          // places a malformed number itself: 'Unexpected number in JSON at position P').
-          const d = text.charCodeAt(i);
-          if (d !== 45 && (d < 48 || d > 57)) return { errorAt: i };
-          for (let n = text.charCodeAt(++i); (n >= 48 && n <= 57) || n === 46 || n === 101 || n === 69 || n === 43 || n === 45; n = text.charCodeAt(++i));
-        }
-        want = afterValue();
-        break;
-      }
-      case 'key':
-      case 'keyOrClose': {
-        if (want === 'keyOrClose' && c === '}') {
-          stack.pop();
-          i++;
-          want = afterValue();
-          break;
-        }
-        if (c !== '"') return { errorAt: i };
-        const end = stringEnd(text, i);
-        if (end < 0) return { errorAt: text.length };
-        let key: string;
-        try {
-          key = JSON.parse(text.slice(i, end)) as string;
-        } catch {
-          return { errorAt: i };
-        }
-        const first = top.keys.get(key);
-        if (first !== undefined) return { duplicate: { path: join(top.path, key), at: i, first } };
-        top.keys.set(key, i);
-        top.key = key;
-        i = end;
-        want = 'colon';
-        break;
-      }
-      case 'colon':
-        if (c !== ':') return { errorAt: i };
-        i++;
-        want = 'value';
-        break;
-      case 'next':
-        if (c === ',') {
-          i++;
-          if (!top.object) top.index++;
-          want = top.object ? 'key' : 'value';
-        } else if (c === (top.object ? '}' : ']')) {
-          stack.pop();
-          i++;
-          want = afterValue();
-        } else {
-          return { errorAt: i };
-        }
-        break;
-      case 'end':
-        return { errorAt: i };
-    }
-  }
+  let found: { errorAt: number } | { duplicate: { path: string; at: number; first: number } } | null = null;
+  // The field names of each open object so far, with the offset of each.
+  const open: Map<string, number>[] = [];
+  visit(text, {
+    onObjectBegin: () => void open.push(new Map()),
+    onObjectEnd: () => void open.pop(),
+    onObjectProperty: (name, offset, _length, _line, _column, pathOfObject) => {
+      const seen = open[open.length - 1];
+      const first = seen.get(name);
+      if (first === undefined) seen.set(name, offset);
+      else found ??= { duplicate: { path: [...pathOfObject(), name].join('.'), at: offset, first } };
+    },
+    onError: (_error, offset) => void (found ??= { errorAt: offset }),
+  }, { disallowComments: true, allowTrailingComma: false });
+  return found;
 }
