@@ -142,6 +142,8 @@ export type JobOutcome =
 
 export interface RunningJob {
   readonly runId: string;
+  /** Threads the run was started on (PoolJob.threads). */
+  readonly threads: number;
   readonly done: Promise<JobOutcome>;
   cancel(): void;
   pause(): void;
@@ -321,6 +323,7 @@ export class WorkerPool {
 
     const running: RunningJob = {
       runId: job.runId,
+      threads: job.threads,
       done,
       cancel() {
         Atomics.store(control, CONTROL.cancel, 1);

@@ -143,8 +143,6 @@ export class JobQueue {
   private readonly only?: ReadonlySet<string>;
   private readonly owner = `${hostname()}:${process.pid}`;
   private readonly active = new Map<string, RunningJob>();
-  /** Threads each active run was started with (threadsFor). */
-  private readonly activeThreads = new Map<string, number>();
   /** Turns for the engines' checks (checkInWorker): a sweep of slow ones queues, the next form's check gets the other. */
   private readonly checks = new Limiter(Math.min(2, availableParallelism()));
   private concurrency: number;
@@ -813,7 +811,6 @@ export class JobQueue {
       return this.tryStart(r);
     } catch (err) {
       this.active.delete(r.id);
-      this.activeThreads.delete(r.id);
       this.failBeforeStart(r.id, `could not start: ${err instanceof Error ? err.message : String(err)}`);
       return true;
     }
@@ -827,7 +824,7 @@ export class JobQueue {
   /** Threads this process's running (not paused) runs use. */
   private threadsInUse(): number {
     let n = 0;
-    for (const [id, job] of this.active) if (!job.paused) n += this.activeThreads.get(id) ?? 1;
+    for (const job of this.active.values()) if (!job.paused) n += job.threads;
     return n;
   }
 
@@ -870,14 +867,12 @@ export class JobQueue {
       },
     );
     this.active.set(r.id, job);
-    this.activeThreads.set(r.id, threads);
     this.emitRun(r.id);
     this.emitQueue();
     this.settling.set(
       r.id,
       job.done.then((o) => {
         this.active.delete(r.id);
-        this.activeThreads.delete(r.id);
         this.settling.delete(r.id);
         const userCancelled = this.cancelRequested.delete(r.id);
         try {
