@@ -505,11 +505,12 @@ export class JobQueue {
    * comes; else the bytes it takes at most (memoryBytes).
    */
   private checkBudget(engine: string, params: Record<string, unknown>, issuePrefix: string): number {
-    const bytes = this.memoryBytes(engine, params);
+    const threads = this.threadsFor(engine);
+    const bytes = this.memoryBytes(engine, params, threads);
     const budget = this.pool.memoryBudgetBytes;
     if (bytes > budget) {
-      const fewer = this.registry.get(engine).definition.helper && this.threadsPerRun > 1 ? ', fewer threads per run' : '';
-      const message = `the run needs about ${formatBytes(bytes)}${this.withThreads(this.threadsPerRun)}, more than the memory budget of ${formatBytes(budget)}; use a smaller box, a coarser resolution${fewer} or fewer particles`;
+      const fewer = threads > 1 ? ', fewer threads per run' : '';
+      const message = `the run needs about ${formatBytes(bytes)}${this.withThreads(threads)}, more than the memory budget of ${formatBytes(budget)}; use a smaller box, a coarser resolution${fewer} or fewer particles`;
       const issues = [{ path: issuePrefix ? `${issuePrefix}.params` : 'params', message }];
       throw new ApiError('invalid', invalidMessage(issues), issues);
     }

@@ -53,6 +53,11 @@ describe('the memory a run needs, before it runs', () => {
     const mill = await s.dispatch('runs.validate', { spec: { engine: 'ballmill', name: 'm', seed: 1, params: {} } });
     // The ball mill runs on one thread whatever the queue's threads per run, and the answer says so.
     expect(mill).toEqual({ runs: 1, memoryBytes: ballmillEngine.estimateMemoryBytes(ballmillEngine.paramsSchema.parse({})), threadsPerRun: 1, memoryBudgetBytes: 2 ** 32 });
+    // Refused over a budget, it is not said to need 3 threads, nor told to use fewer.
+    const small = openServices({ dataDir: dir('packbench-memory-'), registry: defaultRegistry(), autoStart: false, memoryBudgetBytes: 2 ** 20, threadsPerRun: 3 });
+    later(() => small.close());
+    const refused = await small.dispatch('runs.validate', { spec: { engine: 'ballmill', name: 'm', seed: 1, params: {} } }).then(() => null, (e) => e);
+    expect(refused?.issues).toEqual([{ path: 'spec.params', message: expect.stringMatching(/^the run needs about [\d.]+ MiB, more than the memory budget of 1\.0 MiB; use a smaller box, a coarser resolution or fewer particles$/) }]);
   });
 
   it('admits a run with its helper threads\' workers: reserved while it runs, refused when they do not fit', async () => {
