@@ -278,7 +278,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     await withServices({ ...runServiceOptions(o), only: mine }, async (s) => {
       // An engine without helper threads runs on one whatever it is given: typed, --threads would be
       // dropped without a word (and the run recorded as run on that many).
-      const threaded = s.registry.ids().filter((id) => s.registry.get(id).definition.helper);
+      const threaded = s.registry.threaded();
       if (o.threads > 1 && s.registry.ids().includes(spec.engine) && !threaded.includes(spec.engine)) {
         throw new CliError(`--threads ${o.threads}: the ${spec.engine} engine runs each run on one thread (more threads help ${threaded.join(', ')}); leave --threads out`, 2);
       }

@@ -62,6 +62,11 @@ export class EngineRegistry {
     return d;
   }
 
+  /** Ids of the engines whose runs share their work among helper threads (definition.helper): the only ones more threads per run help. */
+  threaded(): string[] {
+    return [...this.byId.values()].filter((d) => d.definition.helper).map((d) => d.definition.id);
+  }
+
   /** A spec's engine; unknown, refused at `prefix`.engine (the spec's place in the request). */
   private engineOf(spec: RunSpec, prefix: string): EngineDeclaration {
     return this.get(spec.engine, prefix ? `${prefix}.engine` : 'engine');

@@ -819,7 +819,7 @@ export class JobQueue {
 
   /** Threads a run of `engine` runs on: the threads per run for an engine with helper threads, else one. */
   private threadsFor(engine: string): number {
-    return this.registry.ids().includes(engine) && this.registry.get(engine).definition.helper ? this.threadsPerRun : 1;
+    return this.registry.threaded().includes(engine) ? this.threadsPerRun : 1;
   }
 
   /** Threads this process's running (not paused) runs use. */
