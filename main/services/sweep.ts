@@ -89,15 +89,11 @@ function formatValue(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-/** The runs of a spec: one when it holds no sweep, else the cartesian product of its sweeps. Issue paths start with `issuePrefix` (the spec's place in the request). */
-export function expandSweeps(spec: RunSpec, issuePrefix = ''): SweepPoint[] {
-  const plan = sweepPlan(spec, issuePrefix);
-  return Array.from({ length: plan.total }, (_, i) => plan.point(i));
-}
-
 /**
- * The runs of a spec as expandSweeps gives them, checked at once but made one at a time: `point(i)`
- * makes the i-th of `total` (a loop on the host's thread makes 10,000 in turns, not in one go).
+ * The runs of a spec: one when it holds no sweep, else the cartesian product of its sweeps, checked
+ * at once but made one at a time: `point(i)` makes the i-th of `total` (a loop on the host's thread
+ * makes 10,000 in turns, not in one go). Issue paths start with `issuePrefix` (the spec's place in
+ * the request).
  */
 export function sweepPlan(spec: RunSpec, issuePrefix = ''): { total: number; point: (i: number) => SweepPoint } {
   const sweeps: { path: Path; values: unknown[] }[] = [];
@@ -162,7 +158,7 @@ export function sweptPaths(params: Record<string, unknown>): string[] {
   return sweeps.map((s) => s.path.join('.'));
 }
 
-/** The values a point's params hold at swept paths (as expandSweeps' `values`). */
+/** The values a point's params hold at swept paths (as a sweep point's `values`). */
 export function valuesAt(params: Record<string, unknown>, paths: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const p of paths) {

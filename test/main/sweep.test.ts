@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { expandSweeps, MAX_SWEEP_PARAMS_BYTES, sweptPaths } from '../../main/services/sweep';
+import { MAX_SWEEP_PARAMS_BYTES, sweepPlan, sweptPaths, type SweepPoint } from '../../main/services/sweep';
 import { ApiError } from '../../main/api';
 
 const spec = (params: Record<string, unknown>) => ({ engine: 'e', name: 'n', seed: 5, params });
 
-describe('expandSweeps', () => {
+/** Every point of a spec's sweep plan, in order. */
+function expandSweeps(s: Parameters<typeof sweepPlan>[0], issuePrefix?: string): SweepPoint[] {
+  const plan = sweepPlan(s, issuePrefix);
+  return Array.from({ length: plan.total }, (_, i) => plan.point(i));
+}
+
+describe('sweepPlan', () => {
   it('returns the spec itself when there is no sweep', () => {
     const points = expandSweeps(spec({ a: 1, b: { c: [1, 2] } }));
     expect(points).toHaveLength(1);
