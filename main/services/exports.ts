@@ -276,12 +276,20 @@ async function writeRows(writer: SequentialWriter, out: TextBytes, n: number, fo
   for (let start = 0; start < n; start += ROWS_AT_ONCE) {
     const end = Math.min(n, start + ROWS_AT_ONCE);
     format(out, start, end);
-    if (end < n && out.length < WRITE_BYTES && !turns.due()) continue;
-    await writer.write(out.view());
-    out.clear();
-    turns.restart();
-    onProgress(end / n);
+    if (await writeWhenDue(writer, out, turns, end === n)) onProgress(end / n);
   }
+}
+
+/**
+ * Writes the text held in `out` when `last`, when the turn is due (TURN_MS, or its rows) or when it
+ * holds WRITE_BYTES, and begins a new turn: whether it wrote.
+ */
+async function writeWhenDue(writer: SequentialWriter, out: TextBytes, turns: Turns, last: boolean): Promise<boolean> {
+  if (!last && out.length < WRITE_BYTES && !turns.due()) return false;
+  await writer.write(out.view());
+  out.clear();
+  turns.restart();
+  return true;
 }
 
 async function writeTableCsv(writer: SequentialWriter, table: ColumnTable, onProgress: (f: number) => void): Promise<void> {
@@ -359,17 +367,13 @@ async function writeTrajectoryLammps(writer: SequentialWriter, run: ExportableRu
         const flat = thickened(bounds, r);
         const box = boundsHoldingCentres(frame, flat.lo, flat.box, periodic);
         out.text(dumpHead(frame, { ...box, periodic, timestep: f, time: times?.[f] ?? f, columns: TRAJECTORY_COLUMNS }));
-        // Written in turns as writeRows does, within a frame too (a frame may hold many balls).
+        // Written in turns within a frame too (a frame may hold many balls).
         for (let start = 0; start < n; start += ROWS_AT_ONCE) {
           dumpRows(out, frame, r, start, Math.min(n, start + ROWS_AT_ONCE), 'type', TRAJECTORY_COLUMNS);
-          if (out.length < WRITE_BYTES && !turns.due()) continue;
-          await writer.write(out.view());
-          out.clear();
-          turns.restart();
+          await writeWhenDue(writer, out, turns, false);
         }
       }
-      await writer.write(out.view());
-      out.clear();
+      await writeWhenDue(writer, out, turns, true);
       onProgress(f1 / frames);
     }
   } finally {
