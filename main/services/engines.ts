@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { EngineDefinition, ParamsIssue } from '../../core/common/engine';
 import { ENGINES } from '../../core/common/engines';
-import { ApiError, closest, invalidMessage, parseStrict, unknownFields, type ApiIssue, type EngineInfo, type RunSpec } from '../api';
+import { ApiError, closest, invalidMessage, parseStrict, SPHERE_IMPORT_ENGINE, unknownFields, type ApiIssue, type EngineInfo, type RunSpec } from '../api';
 
 export interface EngineDeclaration {
   definition: EngineDefinition;
@@ -35,6 +35,13 @@ function closedObjects<T>(node: T): T {
   return node;
 }
 
+function unknownEngine(id: string, known: string[], path: string): ApiError {
+  const meant = closest(id, known);
+  const hint = meant ? ` (did you mean '${meant}'?)` : '';
+  const list = known.join(', ') || '(none)';
+  return new ApiError('invalid', `unknown engine '${id}'${hint}; known engines: ${list}`, [{ path, message: `unknown engine '${id}'${hint}; known: ${list}` }]);
+}
+
 export class EngineRegistry {
   private readonly byId = new Map<string, EngineDeclaration>();
 
@@ -52,14 +59,18 @@ export class EngineRegistry {
   /** The engine `id`; or ApiError('invalid') at `path`, the engine field's place in the request. */
   get(id: string, path = 'engine'): EngineDeclaration {
     const d = this.byId.get(id);
-    if (!d) {
-      const meant = closest(id, this.ids());
-      const hint = meant ? ` (did you mean '${meant}'?)` : '';
-      throw new ApiError('invalid', `unknown engine '${id}'${hint}; known engines: ${this.ids().join(', ') || '(none)'}`, [
-        { path, message: `unknown engine '${id}'${hint}; known: ${this.ids().join(', ') || '(none)'}` },
-      ]);
-    }
+    if (!d) throw unknownEngine(id, this.ids(), path);
     return d;
+  }
+
+  /**
+   * Refuses, at `path`, an engine no stored run can have: a filter by a misspelt engine would answer
+   * no runs, as if there were none. Imported sphere sets are runs of an engine the registry does not
+   * hold (SPHERE_IMPORT_ENGINE): History and `runs list --engine` filter by it too.
+   */
+  checkRunEngine(id: string, path: string): void {
+    const known = [...this.ids(), SPHERE_IMPORT_ENGINE];
+    if (!known.includes(id)) throw unknownEngine(id, known, path);
   }
 
   /** Ids of the engines whose runs share their work among helper threads (definition.helper): the only ones more threads per run help. */

@@ -257,9 +257,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       return { runs: rows.length, ...queue.memoryEstimate(rows) };
     },
     'runs.list': (p) => {
-      // A misspelt engine would answer no runs, as if there were none. Imported sphere sets are runs of
-      // an engine the registry does not hold: History lists them by it.
-      if (p.filter?.engine !== undefined && p.filter.engine !== SPHERE_IMPORT_ENGINE) registry.get(p.filter.engine, 'filter.engine');
+      if (p.filter?.engine !== undefined) registry.checkRunEngine(p.filter.engine, 'filter.engine');
       return store.listRuns(p);
     },
     'runs.metricNames': () => store.metricNames(),

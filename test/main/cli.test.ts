@@ -184,7 +184,7 @@ describe('packbench CLI', () => {
       [['rnu', example], /unknown command 'rnu'/],
       [['runs', 'list', '--limit', '0'], /--limit must be an integer in \[1, 10000\]/],
       [['runs', 'list', '--status', 'finished'], /unknown status 'finished'; allowed: queued, running/],
-      [['runs', 'list', '--engine', 'voxl'], /--engine: unknown engine 'voxl'; allowed: voxel, .*, spheres/],
+      [['runs', 'list', '--engine', 'voxl'], /--engine: unknown engine 'voxl' \(did you mean 'voxel'\?\); known: voxel, .*, spheres/],
       [['runs', 'export', 'x', '--format', 'json'], /required option '--out <file>' not specified/],
       [['queue', 'add', example, '--priority', '5000'], /--priority must be an integer in \[-1000, 1000\]/],
       [['import', 'spheres', 'a.csv', '--box', '1,2'], /--box must be three lengths > 0/],
