@@ -9,9 +9,7 @@
  * number (String of the decimal), joining them into lines and chunks and encoding those to UTF-8,
  * and collecting the garbage; the digits are now written where they go.
  */
-
-/** 10^0 .. 10^22: the powers of ten a double holds exactly. */
-const POW10 = Float64Array.from({ length: 23 }, (_, k) => 10 ** k);
+import { POW10 } from '../common/power';
 
 /** Export text as bytes (UTF-8; numbers and the formats' words are ASCII), in a buffer that grows and is reused after clear(). */
 export class TextBytes {
