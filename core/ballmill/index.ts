@@ -3,10 +3,10 @@
  * See README.md in this folder for the model, the events, the CDOs and the costs.
  */
 import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries, type MetricInfo, type ParticleTableSpec } from '../common/engine';
-import { ballmillParamsSchema, checkParams, estimateMemoryBytes, frameInterval, type BallmillParams } from './params';
+import { ballmillParamsSchema, checkParams, estimateMemoryBytes, frameInterval, ineffectiveFields, type BallmillParams } from './params';
 import { BallMill, BINS_PER_DECADE, ENERGY_BIN_MIN, ENERGY_BINS } from './simulation';
 
-export { ballmillParamsSchema, checkParams, estimateMemoryBytes, CDO_NAMES, type BallmillParams, type CdoName } from './params';
+export { ballmillParamsSchema, checkParams, estimateMemoryBytes, ineffectiveFields, CDO_NAMES, type BallmillParams, type CdoName } from './params';
 export { BallMill, type StopReason } from './simulation';
 
 /**
@@ -266,6 +266,7 @@ export const ballmillEngine = defineEngine({
     'exact collision times, restitution constant or Hertz, collision detection by the chosen core/spatial structure; impact statistics, energy and trajectories.',
   paramsSchema: ballmillParamsSchema,
   check: checkParams,
+  warnings: ineffectiveFields,
   estimateMemoryBytes,
   particleTable: PARTICLE_TABLE,
   metrics: METRICS,

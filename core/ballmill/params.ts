@@ -7,7 +7,7 @@
  * seed's disks): masses are sphere masses, the solid fraction is the disks' area over the vial's.
  */
 import { z } from 'zod';
-import { WORKER_BYTES } from '../common/engine';
+import { WORKER_BYTES, writtenAt } from '../common/engine';
 
 /** The collision-detection optimisations (seed §4) over core/spatial's structures. */
 export const CDO_NAMES = ['direct', 'regularSubdivision', 'hashedGrid', 'cellSpace', 'sweepAndPrune', 'spatialTree'] as const;
@@ -241,6 +241,37 @@ export function checkParams(p: BallmillParams): ParamsIssue[] {
     issues.push({ path: 'cdo', message: `'direct' checks every pair at every trajectory change and is allowed up to 20,000 balls, got ${p.balls.count}; choose a structure` });
   }
   return issues;
+}
+
+/**
+ * Fields written in the spec (`written`, before defaults) that the rest of the params make
+ * ineffective (EngineDefinition.warnings): each names why and how to make it take effect.
+ */
+export function ineffectiveFields(written: Record<string, unknown>, p: BallmillParams): ParamsIssue[] {
+  const warnings: ParamsIssue[] = [];
+  const warn = (path: string, message: string) => {
+    if (writtenAt(written, path)) warnings.push({ path, message });
+  };
+  if (p.cdo === 'direct') {
+    warn('skin', "has no effect with cdo 'direct': it checks every pair and keeps no boxes for a skin to widen; choose a structure (cdo 'spatialTree', 'hashedGrid', ...) for it to apply, or leave skin out");
+  }
+  const { amplitude, frequency } = p.vial;
+  if (frequency === 0 && amplitude > 0) {
+    warn('vial.amplitude', 'has no effect with vial.frequency 0: the vial stands still (its floor at A·sin(2π·0·t) = 0); set vial.frequency > 0 to shake it, or leave vial.amplitude out');
+  }
+  if (amplitude === 0 && frequency > 0) {
+    warn('vial.frequency', 'has no effect with vial.amplitude 0: the vial stands still (its floor at 0·sin(2πft) = 0); set vial.amplitude > 0 to shake it, or leave vial.frequency out');
+  }
+  const r = p.restitution;
+  const elastic = r.model === 'constant' ? r.value === 1 : r.dissipation === 0;
+  if (elastic && p.minimumRebound > 0) {
+    const why = r.model === 'constant' ? 'restitution.value 1' : "restitution 'hertz' with dissipation 0";
+    warn('minimumRebound', `has no effect with ${why}: every impact is elastic, and the floor raises only the rebounds of inelastic ones; set a restitution below 1 for it to apply, or leave minimumRebound out`);
+  }
+  if (p.balls.solidFraction !== null && p.balls.radius.law === 'fixed') {
+    warn('balls.radius.value', `has no effect with balls.solidFraction ${p.balls.solidFraction}: equal balls are scaled to fill that fraction of the vial whatever radius they are drawn with; set balls.solidFraction null for the radius to apply, or leave balls.radius.value out`);
+  }
+  return warnings;
 }
 
 /** Honest upper bound of what a run takes: its worker (WORKER_BYTES), then what it allocates. */

@@ -205,6 +205,15 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
    */
   check?(params: z.output<S>): ParamsIssue[];
   /**
+   * Fields the user wrote that have no effect with the rest of the params (a skin with cdo
+   * 'direct'): each a warning naming the field, what makes it ineffective and how to make it take
+   * effect. `written` is the params as the spec holds them (one sweep point: its values in place of
+   * the sweeps), before the schema fills its defaults; only fields present there count (writtenAt).
+   * Warnings never refuse a spec: a sweep over cdo with a skin set is sensible. Cheap: run on the
+   * host's thread for every point of a sweep, and when a run starts (its log records them).
+   */
+  warnings?(written: Record<string, unknown>, params: z.output<S>): ParamsIssue[];
+  /**
    * Bytes the run takes at most in its worker (WORKER_BYTES, then what it allocates), so the pool
    * can refuse a run before starting it. Its helper threads' workers are not in it: the queue adds
    * WORKER_BYTES for each (JobQueue.memoryBytes), as it knows the threads a run starts with.
@@ -219,7 +228,6 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
   metrics?: Record<string, MetricInfo>;
 }
 
-/** Throws a RangeError listing the issues (for callers that run an engine directly, e.g. tests, benches). */
 /**
  * What the worker thread of a run takes, whatever the run: its V8 isolate, the bundle's compiled
  * code and the JavaScript heap the run's phases grow before a collection; each engine's
@@ -230,8 +238,24 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
  */
 export const WORKER_BYTES = 96 * 2 ** 20;
 
+/** Throws a RangeError listing the issues (for callers that run an engine directly, e.g. tests, benches). */
 export function throwIfIssues(issues: ParamsIssue[]): void {
   if (issues.length > 0) throw new RangeError(issues.map((i) => `${i.path}: ${i.message}`).join('; '));
+}
+
+/**
+ * The value at a dotted path of params as written ('vial.amplitude', 'mixture.types.0.rotationStep':
+ * list entries by index), undefined where the path is absent (own fields only).
+ */
+export function valueAt(node: unknown, path: string): unknown {
+  let v = node;
+  for (const k of path.split('.')) v = v !== null && typeof v === 'object' && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+/** Whether the user wrote the field at `path` in params as written (EngineDefinition.warnings). */
+export function writtenAt(written: Record<string, unknown>, path: string): boolean {
+  return valueAt(written, path) !== undefined;
 }
 
 /** Helper that keeps the generic parameter when declaring an engine. */

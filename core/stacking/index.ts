@@ -9,12 +9,12 @@ import {
 } from '../common/engine';
 import { coordinationSeries, sphereContacts } from '../analysis/index';
 import { achievedPassing, askedPassing, resolveGradation, sieveSizes, type SizeClass } from './gradation';
-import { check, estimateMemoryBytes, plan, stackingParamsSchema, type StackingParams } from './params';
+import { check, estimateMemoryBytes, ineffectiveFields, plan, stackingParamsSchema, type StackingParams } from './params';
 import { Region } from './region';
 import { Stacker } from './stacker';
 import { UNITS } from '../common/units';
 
-export { stackingParamsSchema, check, estimateMemoryBytes, type StackingParams } from './params';
+export { stackingParamsSchema, check, estimateMemoryBytes, ineffectiveFields, type StackingParams } from './params';
 export { resolveGradation, askedPassing, achievedPassing, type SizeClass } from './gradation';
 export { Stacker } from './stacker';
 export { Region } from './region';
@@ -170,6 +170,7 @@ export const stackingEngine = defineEngine({
     'interpenetration of two balls by an independent exact check.',
   paramsSchema: stackingParamsSchema,
   check,
+  warnings: ineffectiveFields,
   estimateMemoryBytes,
   particleTable: PARTICLE_TABLE,
   metrics: STACKING_METRICS,

@@ -5,7 +5,7 @@
  * a_f, reshape.
  */
 import { z } from 'zod';
-import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
+import { WORKER_BYTES, writtenAt, type ParamsIssue } from '../common/engine';
 import { resolveGradation, type SizeClass } from './gradation';
 import { UNITS } from '../common/units';
 
@@ -283,6 +283,22 @@ export function check(p: StackingParams): ParamsIssue[] {
     });
   }
   return issues;
+}
+
+/**
+ * Fields written in the spec (`written`, before defaults) that the rest of the params make
+ * ineffective (EngineDefinition.warnings): a class's search radius index a_f with order 'front',
+ * which places every ball at the front's lowest two-contact position and never searches around a
+ * nucleus. Not a sieve curve's af: it is required, so writing it says nothing of what was meant.
+ */
+export function ineffectiveFields(written: Record<string, unknown>, p: StackingParams): ParamsIssue[] {
+  const g = p.gradation;
+  if (p.order !== 'front' || g.kind !== 'classes') return [];
+  const paths = g.classes.map((_, i) => `gradation.classes.${i}.af`);
+  return paths.filter((path) => writtenAt(written, path)).map((path) => ({
+    path,
+    message: "has no effect with order 'front': the front places each ball at its lowest two-contact position and searches no nucleus' neighbours by a_f; choose order 'seed' or 'contactsFirst' for it to apply, or leave it out",
+  }));
 }
 
 /**

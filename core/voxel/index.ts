@@ -11,14 +11,14 @@ import { centreInBox, finalise, type Finalised } from './finalise';
 import { LiveSeries, liveTable } from './live';
 import { interpenetration, settle, settlingNote, type Interpenetration } from './settle';
 import { voxelHelper, type HelperData } from './mover';
-import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
+import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, ineffectiveFields, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
 import { UNITS } from '../common/units';
 
 export { BitMatrix } from './bit-matrix';
 export { IdMatrix } from './id-matrix';
 export type { PackingMatrix } from './matrix';
 export { shapeKindSchemas, shapeSchema, shapeIssues, voxeliseShape, voxeliseShapeVoxels, quantiseSize, type Shape, type VoxelisedShape } from './shapes';
-export { VOXEL_ENGINE_ID, voxelParamsSchema, sizeLawSchema, particleTypeSchema, optimisationsSchema, analysisSchema, checkParams, type VoxelParams } from './params';
+export { VOXEL_ENGINE_ID, voxelParamsSchema, sizeLawSchema, particleTypeSchema, optimisationsSchema, analysisSchema, checkParams, ineffectiveFields, type VoxelParams } from './params';
 export { Packer } from './packer';
 export { finalise } from './finalise';
 export { interpenetration, settle } from './settle';
@@ -226,6 +226,7 @@ export const voxelEngine = defineEngine({
     'In one region porosity = 1 − solid fraction; different regions differ (the bed includes the loose floor layer and the rough top, the box the empty space above).',
   paramsSchema: voxelParamsSchema,
   check: checkParams,
+  warnings: ineffectiveFields,
   metrics: VOXEL_METRICS,
   estimateMemoryBytes,
   helper: (data) => voxelHelper(data as HelperData),

@@ -3,7 +3,7 @@
  * `packbench run` validates, and the checks that need several fields at once.
  */
 import { z } from 'zod';
-import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
+import { WORKER_BYTES, valueAt, writtenAt, type ParamsIssue } from '../common/engine';
 import { Kept } from '../common/kept';
 import { quantiseSize, shapeIssues, shapeSchema, voxeliseShapeVoxels, type Shape } from './shapes';
 import { solidBounds } from '../surface/solid';
@@ -357,6 +357,61 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
     issues.push({ path: 'labelVolume', message: `'on' allows at most ${LABEL_MAX_VOXELS} voxels (1 GiB of labels), the box has ${nx * ny * nz}; use 'off'` });
   }
   return issues;
+}
+
+/**
+ * The analysis options that only the full analysis reads, over a label volume (the profile and the
+ * pores); without one the particle table gives sizes and orientations only (analyseParticleTable).
+ */
+const LABEL_ANALYSIS_OPTIONS = ['sliceThickness', 'poreBins', 'poreGridVoxels'] as const;
+/** The SIMD kernels build on these switches (Packer: kernels only with all of them on). */
+const KERNEL_NEEDS = ['trigTables', 'fastRounding', 'savedRotations', 'cheapModulus'] as const;
+
+/**
+ * Fields written in the spec (`written`, before defaults) that the rest of the params make
+ * ineffective (EngineDefinition.warnings): each names why and how to make it take effect.
+ */
+export function ineffectiveFields(written: Record<string, unknown>, p: VoxelParams): ParamsIssue[] {
+  const warnings: ParamsIssue[] = [];
+  const warn = (path: string, message: string) => {
+    if (writtenAt(written, path)) warnings.push({ path, message });
+  };
+  if (!p.analysis.enabled) {
+    // topPercentile also sets the bulk region of the engine's own solid fractions (bedMetrics).
+    for (const key of Object.keys(analysisSchema.shape)) {
+      if (key !== 'enabled' && key !== 'topPercentile') warn(`analysis.${key}`, 'has no effect with analysis.enabled false: no analysis runs; set analysis.enabled true for it to apply, or leave it out');
+    }
+  } else if (!labelsEnabled(p)) {
+    const { nx, ny, nz } = boxVoxels(p);
+    const why = p.labelVolume === 'off'
+      ? "labelVolume 'off'"
+      : `labelVolume 'auto' and a box of ${nx}x${ny}x${nz} voxels (over 512³, no label volume is written)`;
+    const fix = nx * ny * nz <= LABEL_MAX_VOXELS ? "set labelVolume 'on'" : `use a box of at most ${LABEL_MAX_VOXELS} voxels with labelVolume 'on'`;
+    for (const key of LABEL_ANALYSIS_OPTIONS) {
+      warn(`analysis.${key}`, `has no effect with ${why}: the porosity profile and the pore sizes are measured on the label volume, and without one the analysis gives sizes and orientations only; ${fix} for it to apply, or leave it out`);
+    }
+  }
+  if (!p.optimisations.shellReduction) {
+    warn('reductionThreshold', 'has no effect with optimisations.shellReduction false: particles are packed with their whole shell; set optimisations.shellReduction true for it to apply, or leave reductionThreshold out');
+  }
+  p.mixture.types.forEach((t, i) => {
+    if (t.maxRotation.every((m) => m === 0)) {
+      warn(`mixture.types.${i}.rotationStep`, `has no effect with mixture.types.${i}.maxRotation [0, 0, 0]: these particles never rotate; allow a rotation for it to apply, or leave rotationStep out`);
+    }
+  });
+  if (p.matrix === 'id') {
+    warn('optimisations.bricks', "has no effect with matrix 'id': bricks are a layout of the bit matrix; set matrix 'bit' for it to apply, or leave it out");
+  }
+  // Only when written true: a switch written false where it does nothing anyway surprises nobody.
+  if (valueAt(written, 'optimisations.simdKernels') === true) {
+    const off = KERNEL_NEEDS.filter((k) => !p.optimisations[k]);
+    if (p.matrix === 'id') {
+      warn('optimisations.simdKernels', "has no effect with matrix 'id': the kernels move particles in a bit matrix; set matrix 'bit' for them to run, or leave it out");
+    } else if (off.length > 0) {
+      warn('optimisations.simdKernels', `has no effect with optimisations.${off.join(', ')} false: the kernels build on ${KERNEL_NEEDS.join(', ')}; turn ${off.length === 1 ? 'it' : 'them'} on for the kernels to run, or leave simdKernels out`);
+    }
+  }
+  return warnings;
 }
 
 /**

@@ -4,6 +4,7 @@
  * point gets its own seed, derived from the spec's seed and the point's index (core/common/random).
  */
 import { deriveSeed } from '../../core/common/random';
+import { valueAt } from '../../core/common/engine';
 import type { z } from 'zod';
 import { ApiError, sweepSchema, sweepValues, type ApiIssue, type RunSpec } from '../api';
 
@@ -160,11 +161,5 @@ export function sweptPaths(params: Record<string, unknown>): string[] {
 
 /** The values a point's params hold at swept paths (as a sweep point's `values`). */
 export function valuesAt(params: Record<string, unknown>, paths: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const p of paths) {
-    let v: unknown = params;
-    for (const k of p.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
-    out[p] = v;
-  }
-  return out;
+  return Object.fromEntries(paths.map((p) => [p, valueAt(params, p)]));
 }
