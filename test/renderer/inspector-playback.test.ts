@@ -1,6 +1,6 @@
 /**
  * Playback in the inspector: a run with a table of frames gets a time slider, play/pause and speed;
- * frames are read one at a time (runs.frame) and coloured with the final table's ranges; a table's
+ * frames are read one at a time (runs.frame) and coloured on their own range or the final table's; a table's
  * container (box or cylinder) sets the view's box; a running run shows its latest published state.
  * Generic: nothing here names an engine, the fake run's artifacts only declare frames.
  */
@@ -8,15 +8,17 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushPromises } from '@vue/test-utils';
 import { containerBounds, containerOf, frameAt, frameTableOf } from '../../renderer/src/workspaces/inspector/playback';
 import type { ParticleTableSpec } from '../../core/common/engine';
+import { mapColour } from '../../renderer/src/scene/colormap';
 import { makeRun } from './fakeApi';
 import { mountInspectorAt } from './mountInspector';
 
 /** The 3D scene, as far as these tests look: the particle it draws highlighted, as particleCloud keeps it (a new set of particles clears it); a click picks particle 1. */
-const drawn = vi.hoisted(() => ({ highlighted: -1 }));
+const drawn = vi.hoisted(() => ({ highlighted: -1, colours: new Float32Array(0) as Float32Array<ArrayBufferLike> }));
 vi.mock('../../renderer/src/scene/inspectorScene', () => ({
   createInspectorScene: () => {
     const calls: Record<string, (...a: unknown[]) => unknown> = {
-      setParticles: () => { drawn.highlighted = -1; },
+      setParticles: (_p, colours) => { drawn.highlighted = -1; drawn.colours = colours as Float32Array<ArrayBufferLike>; },
+      setColours: (colours) => { drawn.colours = colours as Float32Array<ArrayBufferLike>; },
       highlight: (i) => { drawn.highlighted = i as number; },
       pick: () => ({ kind: 'sphere', index: 1 }),
     };
@@ -80,7 +82,7 @@ describe('inspector playback', () => {
     expect(containerOf({})).toBeNull();
   });
 
-  it('a run with frames gets a time slider; scrubbing shows that frame, coloured on the final table\'s range', async () => {
+  it('a run with frames gets a time slider; scrubbing shows that frame, coloured on its own range or the final table\'s', async () => {
     const { calls } = installApi();
     const { w } = await mountInspectorAt('/inspector/r1');
     expect(w.get('[data-testid="time-label"]').text()).toBe('t = 1.000 / 1.000 s');
@@ -90,13 +92,38 @@ describe('inspector playback', () => {
     await flushPromises();
     expect(calls.filter((c) => c.method === 'runs.frame').map((c) => c.params)).toEqual([{ id: 'r1', table: 'frames', index: 0 }]);
     expect(w.get('[data-testid="time-label"]').text()).toBe('t = 0.000 / 1.000 s');
-    // Frame 0 has speeds 0 and 5; the legend keeps the final table's range (5 to 20), and so do the
-    // range fields' hints and an end left empty (they showed the frame's 0 and 5).
-    expect(w.get('[data-testid="legend"]').find('.ends').text()).toMatch(/^5.*20$/);
-    expect([w.get('[data-testid="colour-min"]').attributes('placeholder'), w.get('[data-testid="colour-max"]').attributes('placeholder')]).toEqual(['5', '20']);
+    const ends = () => w.get('[data-testid="legend"]').find('.ends').text();
+    const hints = () => [w.get('[data-testid="colour-min"]').attributes('placeholder'), w.get('[data-testid="colour-max"]').attributes('placeholder')];
+    // Frame 0 has speeds 0 and 5: by default the frame's own range, its two balls at the two ends of the map.
+    expect(w.get<HTMLSelectElement>('[data-testid="colour-scale"]').element.value).toBe('frame');
+    expect(ends()).toMatch(/^0.*5$/);
+    expect(hints()).toEqual(['0', '5']);
+    expect(Array.from(drawn.colours.subarray(0, 3))).not.toEqual(Array.from(drawn.colours.subarray(4, 7)));
+    // The final table's range (5 to 20) in every frame: the legend, the range fields' hints and an end left empty.
+    await w.get('[data-testid="colour-scale"]').setValue('final');
+    await flushPromises();
+    expect(ends()).toMatch(/^5.*20$/);
+    expect(hints()).toEqual(['5', '20']);
+    // Both balls at or under the bottom end: one colour.
+    expect(Array.from(drawn.colours.subarray(0, 3))).toEqual(Array.from(drawn.colours.subarray(4, 7)));
     await w.get('[data-testid="colour-max"]').setValue('15');
     await flushPromises();
-    expect(w.get('[data-testid="legend"]').find('.ends').text()).toMatch(/^5.*15$/);
+    expect(ends()).toMatch(/^5.*15$/);
+    w.unmount();
+  });
+
+  it('impacts, which accumulate, spread over the map at an early frame on its own range', async () => {
+    installApi();
+    const { w } = await mountInspectorAt('/inspector/r1');
+    await w.get('[data-testid="colour-by"]').setValue('impacts');
+    // Frame 1: impacts 1 and 0 (the final table's: 2 and 0).
+    await w.get('[data-testid="time-slider"]').setValue('1');
+    await flushPromises();
+    expect(w.get('[data-testid="legend"]').find('.ends').text()).toMatch(/^0.*1$/);
+    const [top, bottom] = [new Float32Array(3), new Float32Array(3)];
+    mapColour('viridis', 1, top, 0, 1);
+    mapColour('viridis', 0, bottom, 0, 1);
+    expect([drawn.colours.subarray(0, 3), drawn.colours.subarray(4, 7)]).toEqual([top, bottom]);
     w.unmount();
   });
 

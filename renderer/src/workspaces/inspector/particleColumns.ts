@@ -88,8 +88,8 @@ export type Legend =
 
 /**
  * How continuous quantities are coloured: the map, the user's range, and the automatic range used
- * without one (null: the data's own; the inspector holds the final table's while it shows frames,
- * so that a colour means the same in every frame).
+ * without one (null: the data's min to max; for a run with frames the inspector passes the 2nd to
+ * 98th percentile of the frame shown, or of the final table to colour every frame on one scale).
  */
 export interface ColourOptions {
   map: ContinuousMap;
