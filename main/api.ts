@@ -249,6 +249,8 @@ export interface EngineInfo {
   particleTable: ParticleTableSpec;
   /** What each metric of its runs measures (unit, description), by metric name. */
   metrics: Record<string, MetricInfo>;
+  /** What a run stopped early (runs.stop) keeps (EngineDefinition.stopAndKeep); null: its runs cannot stop early, only cancel. */
+  stopAndKeep: string | null;
 }
 
 /** What an export format needs from a run (main/services/exports.ts). */
@@ -422,6 +424,8 @@ export const paramsSchemas = {
   'runs.pause': idParams,
   'runs.resume': idParams,
   'runs.cancel': idParams,
+  /** Stop and keep: a running (or paused) run ends at its engine's next safe point, done with its artifacts. */
+  'runs.stop': idParams,
   'runs.rerun': z.object({ id, overrides: z.record(z.string(), z.unknown()).optional() }),
   'runs.delete': idParams,
   'runs.setPriority': z.object({ id, priority: z.number().int().min(-1000).max(1000) }),
@@ -537,6 +541,7 @@ export interface Methods {
   'runs.pause': { params: P<'runs.pause'>; result: RunSummary };
   'runs.resume': { params: P<'runs.resume'>; result: RunSummary };
   'runs.cancel': { params: P<'runs.cancel'>; result: RunSummary };
+  'runs.stop': { params: P<'runs.stop'>; result: RunSummary };
   'runs.rerun': { params: P<'runs.rerun'>; result: { runIds: string[] } };
   'runs.delete': { params: P<'runs.delete'>; result: Record<string, never> };
   'runs.setPriority': { params: P<'runs.setPriority'>; result: RunSummary };

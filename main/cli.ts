@@ -507,6 +507,28 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     });
 
   runs
+    .command('stop')
+    .description("stop and keep: a running run ends at its engine's next safe point and is done with its results (the particles placed so far, a ball mill's state and trajectories up to the time reached)")
+    .argument('<id>')
+    .action(async (id: string) => {
+      await withServices({}, async (s) => {
+        const r = await s.dispatch('runs.stop', { id });
+        print(`stopping ${id}: it ends at its next safe point and keeps its results (packbench runs show ${id})`, r);
+      });
+    });
+
+  runs
+    .command('cancel')
+    .description('cancel a queued, running or paused run: it ends at once and keeps no artifacts (its metrics, series and log stay)')
+    .argument('<id>')
+    .action(async (id: string) => {
+      await withServices({}, async (s) => {
+        const r = await s.dispatch('runs.cancel', { id });
+        print(`cancelled ${id}`, r);
+      });
+    });
+
+  runs
     .command('rm')
     .description('delete a run with its artifacts')
     .argument('<id>')

@@ -59,7 +59,7 @@ const METRICS: Record<string, MetricInfo> = {
   loopSeconds: { unit: 's', description: 'wall time of the event loop' },
   setupSeconds: { unit: 's', description: 'wall time of drawing, placing and the first predictions' },
   wallSeconds: { unit: 's', description: 'wall time of the whole run' },
-  stopReason: { description: "'duration', 'cancelled', 'maxEvents' (the event budget) or 'stalled' (simulated time stopped advancing)" },
+  stopReason: { description: "'duration', 'cancelled', 'stopped' (by the user, keeping the state and trajectories up to simulatedSeconds: runs.stop), 'maxEvents' (the event budget) or 'stalled' (simulated time stopped advancing)" },
   cdo: { description: 'the collision-detection optimisation used' },
 };
 
@@ -83,7 +83,7 @@ export function simulate(params: BallmillParams, ctx: EngineContext): { sim: Bal
       done: permille, total: 1000, phase: 'simulating',
       counters: { simulatedSeconds: sim.now, collisions: sim.ballCollisions + sim.wallCollisions, events: sim.events },
     });
-  }, () => ctx.cancelled());
+  }, () => ctx.cancelled(), () => ctx.stopRequested?.() === true);
   return { sim, setupSeconds: (t1 - t0) / 1000, loopSeconds: (performance.now() - t1) / 1000 };
 }
 
@@ -174,7 +174,8 @@ function liveSeries(sim: BallMill): { name: string; xLabel: string; yLabel: stri
 /**
  * Why a run ended before its duration, for its log: its status is 'done' (what it simulated is
  * valid), and stopReason alone, among some thirty metrics, is easy to miss in a batch. Null for a
- * run that reached its duration or was cancelled (the user's own act).
+ * run that reached its duration, was cancelled or was stopped (the user's own acts; the worker logs
+ * a stop with where it ended).
  */
 function earlyStop(sim: BallMill): string | null {
   const p = sim.params, at = `stopped at ${sim.now.toPrecision(4)} s of ${p.duration} s simulated`;
@@ -270,6 +271,7 @@ export const ballmillEngine = defineEngine({
   estimateMemoryBytes,
   particleTable: PARTICLE_TABLE,
   metrics: METRICS,
+  stopAndKeep: 'the balls as they are at the simulated time reached, their impact statistics and the trajectories up to it',
   run(params, ctx): EngineResult {
     const t0 = performance.now();
     const { sim, setupSeconds, loopSeconds } = simulate(params, ctx);
@@ -286,6 +288,7 @@ export const ballmillEngine = defineEngine({
     if (traj) artifacts.push(traj);
     return {
       cancelled: sim.stopReason === 'cancelled',
+      ...(sim.stopReason === 'stopped' ? { stopped: `${Number(sim.now.toPrecision(6))} s of ${params.duration} s simulated` } : {}),
       metrics: { ...ballmillMetrics(sim, loopSeconds), cdo: params.cdo, setupSeconds, wallSeconds: (performance.now() - t0) / 1000 },
       series: ballmillSeries(sim),
       artifacts,

@@ -65,7 +65,7 @@ const STALL_EVENTS = 1 << 18;
  */
 const CANCEL_EVENTS = 1 << 14;
 
-export type StopReason = 'duration' | 'cancelled' | 'maxEvents' | 'stalled';
+export type StopReason = 'duration' | 'cancelled' | 'maxEvents' | 'stalled' | 'stopped';
 
 /** Balls given instead of drawn and placed (tests, replays): radii and the state at t = 0, in the
  *  simulation's axes (x, y horizontal, z vertical; y = 0 in 2D). */
@@ -328,8 +328,11 @@ export class BallMill {
     this.stepTime = 0;
   }
 
-  /** Processes events up to the end of the run, a cancel, the event budget or a stall. */
-  run(progress: (done: number) => void, cancelled: () => boolean): StopReason {
+  /**
+   * Processes events up to the end of the run, a cancel, a stop by the user (`stopped`, asked where
+   * a cancel is: the state is whole after any event, as at maxEvents), the event budget or a stall.
+   */
+  run(progress: (done: number) => void, cancelled: () => boolean, stopped: () => boolean = () => false): StopReason {
     const q = this.queue, maxEvents = this.params.maxEvents;
     const stallWindow = Math.max(STALL_EVENTS, 64 * this.n);
     let lastCheckTime = this.now, nextCheck = this.ballCollisions + this.wallCollisions + this.boxExits + stallWindow;
@@ -343,6 +346,7 @@ export class BallMill {
         this.updateTrajectories();
         progress(Math.min(1, this.now / this.duration));
         if (cancelled()) this.stopReason = 'cancelled';
+        else if (stopped()) this.stopReason = 'stopped';
       } else {
         if (t > this.duration) { this.stopReason = 'duration'; break; }
         switch (q.keyKind[i]) {
@@ -368,6 +372,7 @@ export class BallMill {
       if (moves >= nextCancelCheck) {
         nextCancelCheck = moves + CANCEL_EVENTS;
         if (cancelled()) this.stopReason = 'cancelled';
+        else if (stopped()) this.stopReason = 'stopped';
       }
       if (moves >= nextCheck) {
         // A window of impacts and box moves without simulated time moving on by a thousandth of a step.

@@ -27,6 +27,15 @@ export interface EngineContext {
   progress(p: EngineProgress): void;
   /** True once cancel was requested; engines check it at least once per time step and return early. */
   cancelled(): boolean;
+  /**
+   * True once the user asked to stop and keep (runs.stop), for engines that declare `stopAndKeep`:
+   * the engine checks it where it checks cancelled() in its main loop and, when it is true, ends that
+   * loop as if its end condition had been reached (stopReason 'stopped'), then finishes as usual
+   * (finalisation, checks, analysis: its artifacts must be as valid as a finished run's) and returns
+   * its whole result with `stopped` set. A cancel still wins: cancelled() is asked first. Absent
+   * where nobody can ask (tests, benches).
+   */
+  stopRequested?(): boolean;
   /** A line for the run's log (stored with the run, shown on failure). */
   log(message: string): void;
   /**
@@ -118,6 +127,12 @@ export interface EngineResult {
   artifacts: EngineArtifact[];
   /** True when the engine stopped because ctx.cancelled() became true. */
   cancelled?: boolean;
+  /**
+   * Where the run ended when it ended through ctx.stopRequested(), for its log ('stopped by user at
+   * …'), e.g. '12.5 s of 600 s simulated' or '412 particles placed, time step 90000'. The run is
+   * done and keeps its artifacts.
+   */
+  stopped?: string;
 }
 
 /**
@@ -222,6 +237,13 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
   /** The particle table the engine writes (an artifact of kind 'table' with this name). */
   particleTable: ParticleTableSpec;
   run(params: z.output<S>, ctx: EngineContext): EngineResult | Promise<EngineResult>;
+  /**
+   * Stop and keep (runs.stop): what a run ended early by the user keeps, in a sentence shown beside
+   * the app's Stop button, e.g. 'the balls and trajectories up to the simulated time reached'. Absent
+   * for an engine whose early end cannot give a meaningful result: the API refuses runs.stop for its
+   * runs and the app offers only Cancel.
+   */
+  stopAndKeep?: string;
   /** The body of a helper thread of a run (EngineContext.startHelpers): returns when the run tells it to. */
   helper?(data: unknown): void;
   /** The metrics it reports (and names its older runs carry) with what each measures. */

@@ -47,7 +47,7 @@ const STACKING_METRICS: Record<string, MetricInfo> = {
   particlesAsked: { description: 'the count the target asked for' },
   solidFractionAsked: { unit: 'fraction', description: 'the solid fraction of the region the target asked for' },
   regionVolume: { unit: `${UNITS.volume} (${UNITS.area} in 2D)`, description: 'volume (area) of the region' },
-  stopReason: { description: "'target' (every class got its share), 'full' (a class found no more room: shortClasses) or 'cancelled'" },
+  stopReason: { description: "'target' (every class got its share), 'full' (a class found no more room: shortClasses), 'cancelled' or 'stopped' (by the user, keeping the balls placed so far: runs.stop)" },
   shortClasses: { description: 'the classes (their index in the gradation) that found no more room before their share' },
   maxOverlap: { unit: UNITS.length, description: 'largest interpenetration of two balls, by an independent exact check over every pair in reach' },
   maxOverlapRelative: { unit: 'smallest radius', description: 'maxOverlap / the smallest radius of the gradation (at most 1e-9 by design)' },
@@ -70,8 +70,11 @@ const STACKING_METRICS: Record<string, MetricInfo> = {
   particlesPerSecond: { unit: '1/s', description: 'balls placed per second of stacking' },
 };
 
-/** Runs the stacker to its target (or until cancelled). */
-export function stack(params: StackingParams, ctx: EngineContext): { stacker: Stacker; classes: SizeClass[]; solidVolume: number; seconds: number } {
+/**
+ * Runs the stacker to its target (or until cancelled, or stopped by the user: `stopped`; every ball
+ * placed or moved is at a free position, so the balls so far are a packing without overlap).
+ */
+export function stack(params: StackingParams, ctx: EngineContext): { stacker: Stacker; classes: SizeClass[]; solidVolume: number; seconds: number; stopped: boolean } {
   throwIfIssues(check(params));
   const t0 = performance.now();
   const classes = resolveGradation(params.gradation);
@@ -83,6 +86,7 @@ export function stack(params: StackingParams, ctx: EngineContext): { stacker: St
     dim: params.dim, region, classes, quotas, solidVolume, targetCount,
     capacity: maxParticles, gid: params.gid, reshape: params.reshape, order: params.order, seed: ctx.seed,
   });
+  let stopped = false;
   stacker.fill(() => {
     let solid = 0;
     for (let j = 0; j < classes.length; j++) solid += stacker.classVolume[j];
@@ -93,9 +97,11 @@ export function stack(params: StackingParams, ctx: EngineContext): { stacker: St
       phase: 'stacking',
       counters: { particles: stacker.count, solidFraction: solid / region.volume, reshapePasses: stacker.counters.reshapePasses },
     });
-    return ctx.cancelled();
+    if (ctx.cancelled()) return true;
+    stopped = ctx.stopRequested?.() === true;
+    return stopped;
   });
-  return { stacker, classes, solidVolume, seconds: (performance.now() - t0) / 1000 };
+  return { stacker, classes, solidVolume, seconds: (performance.now() - t0) / 1000, stopped };
 }
 
 /** The particle table: x, y, z, r and the class (its index in the params: class, or sieve segment from the smallest). */
@@ -174,10 +180,12 @@ export const stackingEngine = defineEngine({
   estimateMemoryBytes,
   particleTable: PARTICLE_TABLE,
   metrics: STACKING_METRICS,
+  stopAndKeep: 'the balls placed so far (largest classes first, so the gradation is short of its finest classes), checked for overlaps as a finished stacking',
   run(params, ctx): EngineResult {
     const t0 = performance.now();
-    const { stacker: s, classes, solidVolume, seconds } = stack(params, ctx);
-    let cancelled = s.stopReason === 'cancelled';
+    const { stacker: s, classes, solidVolume, seconds, stopped } = stack(params, ctx);
+    // The stacker ends 'cancelled' at either; a stopped run goes on to its table and check.
+    let cancelled = s.stopReason === 'cancelled' && !stopped;
     if (s.stopReason === 'full') {
       // The status alone ('full') does not say how far short: a count target may ask for more than
       // any stacking of the gradation holds, which check() can bound only for equal balls.
@@ -227,6 +235,7 @@ export const stackingEngine = defineEngine({
     const timeX = s.sampleTime.slice(0, s.samples), timeY = s.sampleCount.slice(0, s.samples);
     return {
       cancelled,
+      ...(stopped ? { stopped: `${s.count} balls placed, solid fraction ${(solid / reg.volume).toFixed(4)} of the ${(solidVolume / reg.volume).toFixed(4)} asked` } : {}),
       metrics: {
         particles: s.count,
         solidFraction: solid / reg.volume,
@@ -234,7 +243,7 @@ export const stackingEngine = defineEngine({
         ...(params.target.kind === 'voidRatio' ? { voidRatioAsked: params.target.e } : { particlesAsked: params.target.particles }),
         solidFractionAsked: solidVolume / reg.volume,
         regionVolume: reg.volume,
-        stopReason: cancelled ? 'cancelled' : s.stopReason ?? 'target',
+        stopReason: cancelled ? 'cancelled' : stopped ? 'stopped' : s.stopReason ?? 'target',
         shortClasses: s.shortClasses.map((j) => classes[j].source).join(' '),
         ...contactMetrics,
         placedRandom: c.randomPlaced,

@@ -38,11 +38,11 @@ const SURFACE_METRICS: Record<string, MetricInfo> = {
   threads: { description: 'threads that shared the repulsion passes and moves' },
   iterations: { description: 'iterations of repulsion, move and birth and death' },
   msPerIteration: { unit: 'ms', description: 'wall time of the sampling per iteration' },
-  stopReason: { description: "'uniform' (even for stop.window iterations in a row, then every particle within stop.surfaceTolerance × spacing of the surface), 'maxIterations' or 'cancelled'" },
+  stopReason: { description: "'uniform' (even for stop.window iterations in a row, then every particle within stop.surfaceTolerance × spacing of the surface), 'maxIterations', 'cancelled' or 'stopped' (by the user, keeping the particles as they are: runs.stop)" },
   wallSeconds: { unit: 's', description: 'wall time of the whole run' },
 };
 
-/** Runs the sampler until uniform (or maxIterations, or cancelled). */
+/** Runs the sampler until uniform (or maxIterations, or cancelled, or stopped by the user). */
 export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
   throwIfIssues(checkParams(p));
   const t0 = performance.now();
@@ -75,6 +75,7 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
   const phase = `sampling until uniform, at most ${st.maxIterations} iterations`;
   while (sampler.iterations < st.maxIterations) {
     if (ctx.cancelled()) { cancelled = true; stopReason = 'cancelled'; break; }
+    if (ctx.stopRequested?.() === true) { stopReason = 'stopped'; break; }
     sampler.step();
     const it = sampler.iterations, cv = sampler.nearestCV, mean = sampler.meanNearest / p.spacing;
     if (it % stride === 0) { its.push(it); cvs.push(cv); counts.push(sampler.n); means.push(mean); }
@@ -112,6 +113,7 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
   const x = Float64Array.from(its);
   return {
     cancelled,
+    ...(stopReason === 'stopped' ? { stopped: `iteration ${sampler.iterations} of at most ${st.maxIterations}, nearest-neighbour CV ${sampler.nearestCV.toPrecision(3)}` } : {}),
     metrics: {
       ...result.metrics,
       iterations: sampler.iterations,
@@ -192,6 +194,7 @@ export const surfaceEngine = defineEngine({
     'energy = Σ_i Σ_j exp(−|r_ij|²/(2σ_i²)) over neighbours within 3σ_i.',
   paramsSchema: surfaceParamsSchema,
   check: checkParams,
+  stopAndKeep: 'the particles as they are at the last iteration (as at maxIterations: the metrics say how even they are), and the voxelised solid',
   estimateMemoryBytes,
   particleTable: {
     name: 'particles',

@@ -93,6 +93,10 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
       packer.cancel();
       break;
     }
+    if (ctx.stopRequested?.() === true) {
+      packer.stopByUser();
+      break;
+    }
     const before = packer.counters.steps;
     if (!packer.step()) break;
     if (performance.now() >= nextCheckpoint) {
@@ -201,7 +205,7 @@ export const VOXEL_METRICS: Record<string, MetricInfo> = {
   analysisSeconds: { unit: 's', description: 'wall time of the structure analysis' },
   wallSeconds: { unit: 's', description: 'wall time of the whole run' },
   nsPerVoxelCheck: { unit: 'ns', description: 'packing time per voxel check' },
-  stopReason: { description: 'why the packing stopped: particles, solidFraction (the stop target), full, maxSteps or cancelled' },
+  stopReason: { description: 'why the packing stopped: particles, solidFraction (the stop target), full, maxSteps, cancelled or stopped (by the user, keeping the packing so far: runs.stop)' },
   boxVoxels: { description: 'box size in voxels' },
   matrixBytes: { unit: 'bytes', description: 'memory of the packing matrix' },
   matrixSlabs: { description: 'z-slabs the packing matrix is split into' },
@@ -228,6 +232,7 @@ export const voxelEngine = defineEngine({
   check: checkParams,
   warnings: ineffectiveFields,
   metrics: VOXEL_METRICS,
+  stopAndKeep: 'the packing so far: insertion ends, the falling particles stay where they are, and it is finalised and analysed as a finished packing',
   estimateMemoryBytes,
   helper: (data) => voxelHelper(data as HelperData),
   particleTable: {
@@ -299,6 +304,7 @@ export const voxelEngine = defineEngine({
     const { nx, ny, nz, nzMatrix } = boxVoxels(params);
     return {
       cancelled,
+      ...(packer.stopReason === 'stopped' ? { stopped: `time step ${c.steps}, ${particlesInBox(packer)} particles placed` } : {}),
       metrics: {
         // Metrics both compute (bulkFrom, bulkTo, meanHeight) are equal; the engine's are written last.
         ...analysis?.metrics,

@@ -30,7 +30,7 @@ const CHUNK = 64;
 /** Columns per side of a cell of the frozen height map. */
 const HEIGHT_CELL = 4;
 
-export type StopReason = 'particles' | 'solidFraction' | 'full' | 'maxSteps' | 'cancelled';
+export type StopReason = 'particles' | 'solidFraction' | 'full' | 'maxSteps' | 'cancelled' | 'stopped';
 
 export interface PackerCounters {
   steps: number;
@@ -996,6 +996,15 @@ export class Packer {
   /** Stops as cancelled (the caller saw ctx.cancelled()). */
   cancel(): void {
     this.stopReason = 'cancelled';
+    this.inserting = false;
+  }
+
+  /**
+   * Stops as at maxSteps, by the user (the caller saw ctx.stopRequested()): no more insertions, the
+   * moving particles stay where they are, and the packing is finalised as a finished one.
+   */
+  stopByUser(): void {
+    this.stopReason = 'stopped';
     this.inserting = false;
   }
 }

@@ -94,6 +94,7 @@ export class EngineRegistry {
         defaults: defaults.success ? (defaults.data as Record<string, unknown>) : null,
         particleTable: d.particleTable,
         metrics: d.metrics ?? {},
+        stopAndKeep: d.stopAndKeep ?? null,
       };
     });
   }

@@ -280,6 +280,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'runs.pause': (p) => queue.pauseRun(p.id),
     'runs.resume': (p) => queue.resumeRun(p.id),
     'runs.cancel': (p) => queue.cancelRun(p.id),
+    'runs.stop': (p) => queue.stopRun(p.id),
     'runs.rerun': (p) => {
       if (mustRun(p.id).engine === SPHERE_IMPORT_ENGINE) {
         throw new ApiError('conflict', `run ${p.id} is an imported sphere set (engine '${SPHERE_IMPORT_ENGINE}'): nothing to re-run; import the CSV again with other options instead`);

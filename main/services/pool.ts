@@ -12,7 +12,7 @@ import { tmpdir, totalmem } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { CONTROL, CONTROL_BYTES, CONTROL_INTS, PROGRESS, type WorkerInput, type WorkerMessage, type WrittenArtifact } from '../workers/protocol';
+import { CONTROL, CONTROL_BYTES, CONTROL_INTS, PROGRESS, PROGRESS_OFFSET, type WorkerInput, type WorkerMessage, type WrittenArtifact } from '../workers/protocol';
 import type { EngineSeries } from '../../core/common/engine';
 
 /** Where worker entries run from sources are bundled (inside node_modules, so bare imports resolve). */
@@ -146,6 +146,10 @@ export interface RunningJob {
   readonly threads: number;
   readonly done: Promise<JobOutcome>;
   cancel(): void;
+  /** Stop and keep: the engine ends at its next safe point and the run is done with its artifacts (a paused run wakes for it). */
+  stop(): void;
+  /** True once stop() was called. */
+  readonly stopping: boolean;
   pause(): void;
   resume(): void;
   readonly paused: boolean;
@@ -252,7 +256,7 @@ export class WorkerPool {
     }
     const controlBuffer = new SharedArrayBuffer(CONTROL_BYTES);
     const control = new Int32Array(controlBuffer, 0, CONTROL_INTS);
-    const progress = new Float64Array(controlBuffer, 8, 2);
+    const progress = new Float64Array(controlBuffer, PROGRESS_OFFSET, 2);
     const input: WorkerInput = {
       runId: job.runId,
       engineId: job.engineId,
@@ -329,6 +333,10 @@ export class WorkerPool {
         Atomics.store(control, CONTROL.cancel, 1);
         Atomics.notify(control, CONTROL.pause);
       },
+      stop() {
+        Atomics.store(control, CONTROL.stop, 1);
+        Atomics.notify(control, CONTROL.pause);
+      },
       pause() {
         paused = true;
         pausedSince ??= performance.now();
@@ -343,6 +351,9 @@ export class WorkerPool {
       },
       get paused() {
         return paused;
+      },
+      get stopping() {
+        return Atomics.load(control, CONTROL.stop) === 1;
       },
       progress: () => ({ done: progress[PROGRESS.done], total: progress[PROGRESS.total] }),
     };

@@ -7,7 +7,7 @@
  * Start-up recovery re-queues
  * runs left 'running' by a crash.
  */
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { WORKER_BYTES } from '../../core/common/engine';
@@ -130,6 +130,9 @@ function overrideIssues(err: ApiError & { issues: ApiIssue[] }, overrides: Recor
   const at = err.message.indexOf('invalid request:');
   return new ApiError(err.code, (at > 0 ? err.message.slice(0, at) : '') + invalidMessage(named), named);
 }
+
+/** In a run's folder: stop and keep was asked by another process on the folder (JobQueue.stopRun). */
+const STOP_REQUEST_FILE = 'stop-requested';
 
 export class JobQueue {
   private readonly store: RunStore;
@@ -306,10 +309,12 @@ export class JobQueue {
   /**
    * Runs of this process that another one on the folder cancelled or deleted (the app beside a
    * `packbench run`, whose cancel can only write the run's row): their workers stop, and a cancelled
-   * one is recorded with what it had done, as a cancel here would.
+   * one is recorded with what it had done, as a cancel here would. Those it asked to stop and keep
+   * (the file stopRun writes in the run's folder) stop as a stop here would.
    */
   private stopRunsEndedElsewhere(): void {
     for (const [id, job] of this.active) {
+      if (!job.stopping && existsSync(join(this.runDir(id), STOP_REQUEST_FILE))) this.stopJob(id, job);
       const status = this.store.getSummary(id)?.status;
       if (status !== undefined && status !== 'cancelled') continue;
       this.cancelRequested.add(id);
@@ -557,6 +562,8 @@ export class JobQueue {
   pauseRun(id: string): RunSummary {
     const r = this.mustGet(id);
     const job = this.active.get(id);
+    // A stopping run no longer waits at a pause (the runtime's wait ends at a stop): said, not shown paused.
+    if (job?.stopping) throw new ApiError('conflict', `run ${id} is stopping: it ends at its next safe point and keeps its results; it can no longer be paused`);
     if (job) job.pause();
     else if (r.status === 'running') throw this.elsewhere(id, 'paused');
     else if (r.status !== 'queued') throw new ApiError('conflict', `run ${id} is ${r.status}; only queued or running runs can be paused`);
@@ -600,6 +607,36 @@ export class JobQueue {
     this.store.finishRun(id, { status: 'cancelled', metrics: r.metrics, error: null });
     this.afterFinal(id);
     return this.store.getSummary(id)!;
+  }
+
+  /**
+   * Stop and keep (runs.stop): the run's engine ends at its next safe point as if its end condition
+   * had been reached, and the run is done with its artifacts (cancelRun discards them). Only for a
+   * run that has started (running, or paused since): a queued run has nothing to keep, and cancel
+   * takes it out of the queue. Only for engines that declare stopAndKeep. A run working in another
+   * process on the folder (`packbench run` beside the app) is told through a file in its folder,
+   * which that process's poll reads (stopRunsEndedElsewhere).
+   */
+  stopRun(id: string): RunSummary {
+    const r = this.mustGet(id);
+    if (FINAL_STATUSES.includes(r.status)) throw new ApiError('conflict', `run ${id} is already ${r.status}: only a running or paused run can be stopped`);
+    const keeps = this.registry.ids().includes(r.engine) ? this.registry.get(r.engine).definition.stopAndKeep : undefined;
+    if (keeps === undefined) throw new ApiError('conflict', `run ${id}: the engine '${r.engine}' cannot end a run early with a meaningful result, so its runs cannot be stopped and kept; cancel it instead`);
+    if (r.startedAt === null) throw new ApiError('conflict', `run ${id} has not started: it has nothing to keep yet; cancel it to take it out of the queue`);
+    const job = this.active.get(id);
+    if (job) this.stopJob(id, job);
+    else writeFileSync(join(this.runDir(id), STOP_REQUEST_FILE), '');
+    return this.emitRun(id)!;
+  }
+
+  /** Stops a worker of this process; a paused one wakes and goes on to its end, shown running again. */
+  private stopJob(id: string, job: RunningJob): void {
+    job.stop();
+    if (!job.paused) return;
+    job.resume();
+    this.store.setStatus(id, 'running');
+    this.emitRun(id);
+    this.emitQueue();
   }
 
   setPriority(id: string, priority: number): RunSummary {
@@ -915,6 +952,7 @@ export class JobQueue {
   }
 
   private onOutcome(id: string, o: JobOutcome, userCancelled: boolean): void {
+    rmSync(join(this.runDir(id), STOP_REQUEST_FILE), { force: true });
     if (!this.store.getSummary(id)) {
       // Deleted by another process (a deletion here emits its own event once this is done).
       this.tellDeleted(id);

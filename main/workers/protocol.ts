@@ -9,13 +9,16 @@ import type { RunArtifact } from '../api';
 export const CONTROL = {
   /** 1 once cancel was requested. */
   cancel: 0,
-  /** 1 while paused: the worker blocks in ctx.cancelled()/ctx.progress() until it is 0 again. */
+  /** 1 while paused: the worker blocks in ctx.cancelled()/ctx.progress() until it is 0 again (or until cancel or stop). */
   pause: 1,
+  /** 1 once stop and keep was requested (EngineContext.stopRequested): the run ends early and keeps its artifacts. */
+  stop: 2,
 } as const;
-export const CONTROL_INTS = 2;
-/** Float64 slots after the Int32 slots (8-byte aligned): live progress, readable at any time. */
+export const CONTROL_INTS = 3;
+/** Float64 slots after the Int32 slots (at this 8-byte aligned offset): live progress, readable at any time. */
 export const PROGRESS = { done: 0, total: 1 } as const;
-export const CONTROL_BYTES = 8 + 2 * 8;
+export const PROGRESS_OFFSET = 16;
+export const CONTROL_BYTES = PROGRESS_OFFSET + 2 * 8;
 
 export interface WorkerInput {
   runId: string;

@@ -10,7 +10,7 @@ import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type HelperThreads, type LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
 import { checkpointStore, removeCheckpoint } from './checkpoint';
-import { CONTROL, CONTROL_INTS, LIVE_TABLE_FILE, PROGRESS, type CheckOutcome, type CheckTask, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
+import { CONTROL, CONTROL_INTS, LIVE_TABLE_FILE, PROGRESS, PROGRESS_OFFSET, type CheckOutcome, type CheckTask, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
 /** Volumes are written in slabs of this many bytes, so a 2048^3 volume needs no second copy. */
 const SLAB_BYTES = 16 << 20;
@@ -164,13 +164,16 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     return;
   }
   const control = new Int32Array(input.control, 0, CONTROL_INTS);
-  const progress = new Float64Array(input.control, 8, 2);
+  const progress = new Float64Array(input.control, PROGRESS_OFFSET, 2);
   let lastPost = 0;
   let phase = '';
 
-  /** Blocks while paused (no CPU: Atomics.wait), then tells whether cancel was requested. */
+  /**
+   * Blocks while paused (no CPU: Atomics.wait), then tells whether cancel was requested. A stop
+   * ends the wait too: the run then goes on to its end (the queue shows it running again).
+   */
   const checkpoint = (): boolean => {
-    while (Atomics.load(control, CONTROL.pause) === 1 && Atomics.load(control, CONTROL.cancel) === 0) {
+    while (Atomics.load(control, CONTROL.pause) === 1 && Atomics.load(control, CONTROL.cancel) === 0 && Atomics.load(control, CONTROL.stop) === 0) {
       Atomics.wait(control, CONTROL.pause, 1, 1000);
     }
     return Atomics.load(control, CONTROL.cancel) === 1;
@@ -192,6 +195,7 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
       checkpoint();
     },
     cancelled: checkpoint,
+    stopRequested: () => Atomics.load(control, CONTROL.stop) === 1,
     log(message: string) {
       post({ type: 'log', lines: [message] });
     },
@@ -206,7 +210,9 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     throwIfIssues(engine.check?.(input.params) ?? []);
     const result = checkResult(await engine.run(input.params, ctx), ctx.log);
     const cancelled = result.cancelled === true || Atomics.load(control, CONTROL.cancel) === 1;
-    // A cancelled run keeps no artifacts: they would describe a half-finished packing.
+    // A cancelled run keeps no artifacts: they would describe a half-finished packing. A stopped one
+    // (the engine ended its loop through ctx.stopRequested() and finished as at its end) keeps them.
+    if (!cancelled && result.stopped !== undefined) ctx.log(`stopped by user at ${result.stopped}`);
     const artifacts = cancelled ? [] : result.artifacts.map((a) => (a.kind === 'table' ? writeTable(input.runDir, withDeclaration(a, engine)) : writeVolume(input.runDir, a)));
     const transfer = result.series.flatMap((s) => [s.x.buffer, s.y.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
     // The run is over: its checkpoint would only resume a finished run.

@@ -27,6 +27,7 @@ const voxelEngine: EngineInfo = {
   defaults: voxelParamsSchema.parse({}) as Record<string, unknown>,
   particleTable: voxelDefinition.particleTable,
   metrics: {},
+  stopAndKeep: null,
 };
 
 /** The fake API with the real voxel engine's schema as its only engine. */
@@ -162,7 +163,7 @@ describe('a draft whose union field is of another variant than the default', () 
   it("a ball mill spec with a 'fixed' radius law is enqueued as written, without the default law's min and max", async () => {
     const api = installFakeApi();
     const ballmill: EngineInfo = {
-      id: 'ballmill', title: 'Shaker ball mill', description: 'ball mill', metrics: {}, particleTable: ballmillDefinition.particleTable,
+      id: 'ballmill', title: 'Shaker ball mill', description: 'ball mill', metrics: {}, particleTable: ballmillDefinition.particleTable, stopAndKeep: null,
       paramsJsonSchema: z.toJSONSchema(ballmillParamsSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
       defaults: ballmillParamsSchema.parse({}) as Record<string, unknown>,
     };

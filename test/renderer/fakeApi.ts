@@ -41,6 +41,7 @@ export const toyEngine: EngineInfo = {
   defaults: toyParams.parse({}) as Record<string, unknown>,
   particleTable: { name: 'particles', centre: ['x', 'y', 'z'], size: [{ column: 'r', is: 'radius' }], glyph: { kind: 'sphere' }, quantities: [] },
   metrics: { solidFraction: { unit: 'fraction', description: 'solid volume / box volume' } },
+  stopAndKeep: 'the particles placed so far',
 };
 
 /** What exports.formats answers here: fewer than the service's, so a test sees the list comes from the API. */
@@ -212,6 +213,8 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             return Object.assign(find(p.id), { status: 'queued' });
           case 'runs.cancel':
             return Object.assign(find(p.id), { status: 'cancelled' });
+          case 'runs.stop':
+            return Object.assign(find(p.id), { status: 'done' });
           case 'runs.setPriority':
             return Object.assign(find(p.id), { priority: p.priority });
           case 'runs.importSpheres': {
