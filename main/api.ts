@@ -519,8 +519,12 @@ export interface Methods {
   'presets.delete': { params: P<'presets.delete'>; result: Record<string, never> };
 
   'runs.enqueue': { params: P<'runs.enqueue'>; result: { batchId: string | null; runIds: string[] } };
-  /** The runs a spec makes and the memory the largest of them needs (refused, as by runs.enqueue, over the budget). */
-  'runs.validate': { params: P<'runs.validate'>; result: { runs: number } & MemoryEstimate };
+  /**
+   * The runs a spec makes and the memory the largest of them needs (refused, as by runs.enqueue, over
+   * the budget), and the fields it wrote that have no effect with its other params (warnings: each
+   * once, however many sweep points have it; they never refuse a spec).
+   */
+  'runs.validate': { params: P<'runs.validate'>; result: { runs: number; warnings: ApiIssue[] } & MemoryEstimate };
   'runs.list': { params: P<'runs.list'>; result: { total: number; rows: RunSummary[] } };
   'runs.get': { params: P<'runs.get'>; result: RunRecord };
   /** A run's series; a running run's so far, from its latest published table (meta.series), when it has one. */

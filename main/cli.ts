@@ -12,7 +12,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, remainingSeconds, workingSeconds, type MemoryEstimate, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
+import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, remainingSeconds, workingSeconds, type ApiIssue, type MemoryEstimate, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/exports';
 import { exportableRun, notExportable, storageFault } from './services/handlers';
@@ -129,12 +129,13 @@ function readSpec(file: string): RunSpec {
 
 /**
  * Queues a spec read from `file`, with the memory its largest run needs and the budget (a run over
- * the budget is refused here); an invalid one is reported against the file's fields.
+ * the budget is refused here) and the fields it wrote that have no effect (warnings, which never
+ * refuse); an invalid one is reported against the file's fields.
  */
 async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number) {
   try {
     const rows = await s.queue.validate(spec, priority, '');
-    return { ...(await s.queue.add(spec, rows)), ...s.queue.memoryEstimate(rows) };
+    return { ...(await s.queue.add(spec, rows)), ...s.queue.memoryEstimate(rows), warnings: await s.registry.warnings(spec.engine, rows) };
   } catch (err) {
     if (err instanceof ApiError && err.code === 'invalid') {
       const lines = err.issues?.map((i) => `  ${i.path}: ${i.message}`) ?? [`  ${err.message}`];
@@ -144,6 +145,11 @@ async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: n
     }
     throw err;
   }
+}
+
+/** The fields a spec wrote that have no effect, a line each for stderr ('warning: params.skin: has no effect with ...'). */
+function warningLines(warnings: readonly ApiIssue[]): string[] {
+  return warnings.map((w) => `warning: ${w.path}: ${w.message}`);
 }
 
 /** ' (37.0 %, about 5 min left)' after a run under way, as `runs show` says it; '' for the others. */
@@ -285,6 +291,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       const queued = await enqueueFile(s, file, spec, 0);
       const { runIds, batchId } = queued;
       runIds.forEach((id) => mine.add(id));
+      warningLines(queued.warnings).forEach(info);
       if (!globals().json) info(memoryLine(queued));
       const stopBar = progressBar(s, mine);
       const onSigint = () => {
@@ -335,6 +342,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         // The app or the web host runs what is queued here, with the folder's threads per run: the estimate is for those.
         s.queue.restoreSettings();
         const r = await enqueueFile(s, file, spec, o.priority);
+        warningLines(r.warnings).forEach(info);
         if (!globals().json) info(memoryLine(r));
         print(`queued ${r.runIds.length} run(s)${r.batchId ? ` in batch ${r.batchId}` : ''}: ${r.runIds.join(' ')}`, r);
       });

@@ -254,7 +254,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'runs.enqueue': (p) => queue.enqueue(p.spec, p.priority, p.batchName),
     'runs.validate': async (p) => {
       const rows = await queue.validate(p.spec);
-      return { runs: rows.length, ...queue.memoryEstimate(rows) };
+      return { runs: rows.length, ...queue.memoryEstimate(rows), warnings: await registry.warnings(p.spec.engine, rows, 'spec') };
     },
     'runs.list': (p) => {
       if (p.filter?.engine !== undefined) registry.checkRunEngine(p.filter.engine, 'filter.engine');

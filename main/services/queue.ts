@@ -884,6 +884,13 @@ export class JobQueue {
       return false;
     }
     if (!claimed) return true;
+    // What the spec wrote that has no effect, at the start of the run's log: its history tells later readers.
+    if (r.attempts === 0) {
+      this.bestEffort(() => {
+        const lines = this.registry.runWarnings(r.engine, r).map((w) => `warning: ${w.path}: ${w.message}`);
+        this.store.withoutWaiting(() => this.store.appendLog(r.id, lines));
+      });
+    }
     const dir = this.runDir(r.id);
     // Leftovers of an interrupted attempt go, but for its checkpoint: the run resumes from it.
     mkdirSync(dir, { recursive: true });

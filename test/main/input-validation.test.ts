@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliIn, engineServicesForFile, rejection } from './helpers';
+import { cliIn, engineServicesForFile, rejection, tempDir } from './helpers';
 
 const { s, dir } = engineServicesForFile();
 
@@ -136,3 +136,44 @@ describe('typed command-line options, refused when the run cannot use them', () 
   });
 });
 
+
+describe('typed fields that have no effect, warned and accepted', () => {
+  const direct = { cdo: 'direct', balls: { count: 10 }, duration: 0.05 };
+  const skinWarning = { path: 'spec.params.skin', message: expect.stringMatching(/^has no effect with cdo 'direct': .*choose a structure .* for it to apply, or leave skin out$/) };
+
+  it('runs.validate answers the warnings beside the runs, and still accepts', async () => {
+    expect(await s.dispatch('runs.validate', { spec: ballmill({ ...direct, skin: 0.5 }) })).toMatchObject({ runs: 1, warnings: [skinWarning] });
+    // Not written: the schema's default skin is no one's choice.
+    expect(await s.dispatch('runs.validate', { spec: ballmill(direct) })).toMatchObject({ runs: 1, warnings: [] });
+  });
+
+  it('a sweep warns once per field, saying in how many of its points when not all', async () => {
+    const all = await s.dispatch('runs.validate', { spec: ballmill({ ...direct, skin: { $sweep: [0.1, 0.2, 0.3] } }) });
+    expect(all).toMatchObject({ runs: 3, warnings: [skinWarning] });
+    const some = await s.dispatch('runs.validate', { spec: ballmill({ ...direct, cdo: { $sweep: ['direct', 'hashedGrid'] }, skin: 0.5 }) });
+    expect(some.warnings).toEqual([{ path: 'spec.params.skin', message: expect.stringMatching(/ \(in 1 of the 2 sweep points\)$/) }]);
+  });
+
+  it('the CLI prints them on stderr and exits 0; the run\'s log starts with them', async () => {
+    const data = tempDir();
+    try {
+      const file = join(data.dir, 'direct.json');
+      writeFileSync(file, JSON.stringify(ballmill({ ...direct, skin: 0.5, vial: { frequency: 0, amplitude: 5 } })));
+      const warned = [
+        "warning: params.skin: has no effect with cdo 'direct'",
+        'warning: params.vial.amplitude: has no effect with vial.frequency 0',
+      ];
+      const queued = await cliIn(data.dir, 'queue', 'add', file);
+      expect(queued.code, queued.stderr).toBe(0);
+      expect(queued.stderr.split('\n').slice(0, 2).map((l) => l.split(':').slice(0, 3).join(':'))).toEqual(warned);
+      const ran = await cliIn(data.dir, '--json', 'run', file);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stderr.split('\n').filter((l) => l.startsWith('warning: ')).map((l) => l.split(':').slice(0, 3).join(':'))).toEqual(warned);
+      const out = JSON.parse(ran.stdout);
+      expect(out.status).toBe('done');
+      expect(out.log.slice(0, 2).map((l: string) => l.split(':').slice(0, 3).join(':'))).toEqual(warned);
+    } finally {
+      data.cleanup();
+    }
+  });
+});

@@ -22,7 +22,7 @@ describe('the memory a run needs, before it runs', () => {
     const sweep = { engine: 'voxel', name: 'm', seed: 1, params: { ...params(4), box: { size: { $sweep: [[4, 4, 4], [6, 6, 6]] }, resolution: 20 } } };
     const v = await s.dispatch('runs.validate', { spec: sweep });
     const largest = voxelEngine.estimateMemoryBytes(voxelEngine.paramsSchema.parse(params(6)));
-    expect(v).toEqual({ runs: 2, memoryBytes: largest, threadsPerRun: 1, memoryBudgetBytes: 2 ** 30 });
+    expect(v).toEqual({ runs: 2, memoryBytes: largest, threadsPerRun: 1, memoryBudgetBytes: 2 ** 30, warnings: [] });
     expect(largest).toBeGreaterThan(voxelEngine.estimateMemoryBytes(voxelEngine.paramsSchema.parse(params(4))));
   });
 
@@ -49,10 +49,10 @@ describe('the memory a run needs, before it runs', () => {
     const s = openServices({ dataDir: dir('packbench-memory-'), registry: defaultRegistry(), autoStart: false, memoryBudgetBytes: 2 ** 32, threadsPerRun: 3 });
     later(() => s.close());
     const voxel = await s.dispatch('runs.validate', { spec: { engine: 'voxel', name: 'm', seed: 1, params: params(4) } });
-    expect(voxel).toEqual({ runs: 1, memoryBytes: voxelEngine.estimateMemoryBytes(voxelEngine.paramsSchema.parse(params(4))) + 2 * WORKER_BYTES, threadsPerRun: 3, memoryBudgetBytes: 2 ** 32 });
+    expect(voxel).toEqual({ runs: 1, memoryBytes: voxelEngine.estimateMemoryBytes(voxelEngine.paramsSchema.parse(params(4))) + 2 * WORKER_BYTES, threadsPerRun: 3, memoryBudgetBytes: 2 ** 32, warnings: [] });
     const mill = await s.dispatch('runs.validate', { spec: { engine: 'ballmill', name: 'm', seed: 1, params: {} } });
     // The ball mill runs on one thread whatever the queue's threads per run, and the answer says so.
-    expect(mill).toEqual({ runs: 1, memoryBytes: ballmillEngine.estimateMemoryBytes(ballmillEngine.paramsSchema.parse({})), threadsPerRun: 1, memoryBudgetBytes: 2 ** 32 });
+    expect(mill).toEqual({ runs: 1, memoryBytes: ballmillEngine.estimateMemoryBytes(ballmillEngine.paramsSchema.parse({})), threadsPerRun: 1, memoryBudgetBytes: 2 ** 32, warnings: [] });
     // Refused over a budget, it is not said to need 3 threads, nor told to use fewer.
     const small = openServices({ dataDir: dir('packbench-memory-'), registry: defaultRegistry(), autoStart: false, memoryBudgetBytes: 2 ** 20, threadsPerRun: 3 });
     later(() => small.close());
