@@ -180,6 +180,10 @@ describe('HistoryWorkspace', () => {
     expect(head.attributes('title')).toBe('solidFraction (fraction): solid volume / box volume');
     expect(w.find('[data-testid="history-sort-metric-solidFraction"]').attributes('title')).toMatch(/^solidFraction \(fraction\): solid volume \/ box volume\n/);
     expect(d.text()).toContain('2.0 KiB');
+    // Values carry the units their engine declares: a researcher copying 39 from the record knows 39 of what.
+    const row = (table: string, key: string) => d.findAll(`[data-testid="${table}"] tr`).find((tr) => tr.find('th').text() === key)!.find('td');
+    expect([row('details-params', 'box.lx').text(), row('details-params', 'resolution').text(), row('details-metrics', 'solidFraction').find('.unit').text()])
+      .toEqual(['39unit', '4voxels/unit', 'fraction']);
   });
 
   it('compares selected runs side by side', async () => {
@@ -194,7 +198,8 @@ describe('HistoryWorkspace', () => {
     expect(params).toContain('38');
     expect(params).not.toContain('box.ly'); // equal in both: hidden while "only differences" is on
     expect(w.find('[data-testid="compare-metrics"]').text()).toContain('solidFraction');
-    expect(w.findAll('[data-testid="compare-metrics"] td').find((td) => td.text() === 'solidFraction')!.attributes('title')).toBe('solidFraction (fraction): solid volume / box volume');
+    expect(w.findAll('[data-testid="compare-metrics"] td').find((td) => td.text() === 'solidFractionfraction')!.attributes('title')).toBe('solidFraction (fraction): solid volume / box volume');
+    expect(w.findAll('[data-testid="compare-params"] td.mono').map((td) => td.text())).toContain('box.lxunit');
     expect(w.find('[data-testid="compare-series"]').exists()).toBe(true);
     // Plain names stay whole in the column heads.
     expect(w.find('[data-testid="compare-params"] thead').text()).toContain('run 29');

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  defaultValue, formPath, kindOf, mergeOver, rangeText, runCount, validate, type JsonSchema,
+  defaultValue, formPath, kindOf, mergeOver, rangeText, runCount, unitAt, validate, type JsonSchema,
 } from '../../renderer/src/workspaces/batch/schema';
+import { ballmillEngine } from '../../core/ballmill';
+import { voxelEngine } from '../../core/voxel';
 import { sweepValues } from '../../main/api';
 import { toyEngine, toyParams } from './fakeApi';
 
@@ -98,5 +100,16 @@ describe('batch form schema', () => {
     expect(formPath('params.spec.params.box.lx', fields)).toBe('box.lx');
     expect(formPath('params.box.lx', fields)).toBe('box.lx');
     expect(formPath('params.priority', fields)).toBe(null);
+  });
+
+  it("finds the unit of a params path through objects, tuples, arrays, unions and nullable fields", () => {
+    const mill = z.toJSONSchema(ballmillEngine.paramsSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    const params = ballmillEngine.paramsSchema.parse({ restitution: { model: 'constant', value: 0.8 } });
+    expect(['vial.width', 'balls.radius.min', 'balls.density', 'balls.solidFraction', 'restitution.value', 'duration', 'dim', 'cdo'].map((p) => unitAt(mill, params, p)))
+      .toEqual(['mm', 'mm', 'kg/m³', 'fraction', 'ratio', 's', '', '']);
+    expect(unitAt(mill, params, 'no.such.field')).toBe('');
+    const voxel = z.toJSONSchema(voxelEngine.paramsSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    const packing = voxelEngine.paramsSchema.parse({});
+    expect(['box.size.0', 'box.resolution', 'mixture.types.0.size.value'].map((p) => unitAt(voxel, packing, p))).toEqual(['length units', 'voxels/length unit', 'length units']);
   });
 });

@@ -245,6 +245,28 @@ function join(path: string, key: string | number): string {
 }
 
 /**
+ * The unit the field at a dotted params path declares ('box.size.0', 'balls.radius.min'), '' when
+ * none: unions are followed by the variant the value takes, and a nullable field's unit sits beside
+ * its variants.
+ */
+export function unitAt(root: JsonSchema, value: unknown, path: string): string {
+  const chosen = (s: JsonSchema, v: unknown): JsonSchema => {
+    const r = resolve(s, root);
+    const vs = variants(r);
+    return vs ? resolve(vs[variantIndex(vs, v, root)], root) : r;
+  };
+  let s: JsonSchema | undefined = root;
+  let v = value;
+  for (const key of path.split('.')) {
+    const at: JsonSchema = chosen(s, v);
+    v = v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+    s = at.properties?.[key] ?? at.prefixItems?.[Number(key)] ?? (at.items || undefined);
+    if (!s) return '';
+  }
+  return resolve(s, root).unit ?? chosen(s, v).unit ?? '';
+}
+
+/**
  * Validates a value (which may hold sweeps) against a schema. Returns messages by dotted path; an empty
  * object means valid. Sweeps check each of their values, and their own shape.
  */
