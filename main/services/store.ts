@@ -742,20 +742,17 @@ export class RunStore {
    */
   claim(id: string, info: RunOrigin, from: 'queued' | 'paused' = 'queued'): boolean {
     return (
-      this.db
-        .prepare(
-          `UPDATE runs SET status = 'running', started_at = ?, finished_at = NULL, paused_at = NULL, paused_seconds = 0, wall_seconds = NULL, error = NULL,
-             progress_done = 0, progress_total = 0, phase = 'starting', host = ?, threads = ?, app_version = ?,
-             attempts = attempts + 1, owner = ?
-           WHERE id = ? AND status = ?`,
-        )
-        .run(now(), JSON.stringify(info.host), info.threads, info.appVersion, info.owner, id, from).changes === 1
+      this.sql(
+        `UPDATE runs SET status = 'running', started_at = ?, finished_at = NULL, paused_at = NULL, paused_seconds = 0, wall_seconds = NULL, error = NULL,
+           progress_done = 0, progress_total = 0, phase = 'starting', host = ?, threads = ?, app_version = ?,
+           attempts = attempts + 1, owner = ?
+         WHERE id = ? AND status = ?`,
+      ).run(now(), JSON.stringify(info.host), info.threads, info.appVersion, info.owner, id, from).changes === 1
     );
   }
 
   setProgress(id: string, p: { done: number; total: number; phase: string; counters?: Record<string, number> }): void {
-    this.db
-      .prepare('UPDATE runs SET progress_done = ?, progress_total = ?, phase = ?, counters = coalesce(?, counters) WHERE id = ?')
+    this.sql('UPDATE runs SET progress_done = ?, progress_total = ?, phase = ?, counters = coalesce(?, counters) WHERE id = ?')
       .run(p.done, p.total, p.phase, p.counters ? JSON.stringify(p.counters) : null, id);
   }
 
@@ -791,13 +788,11 @@ export class RunStore {
     if (!r) return;
     this.transaction(() => {
       const metrics = out.metrics ?? {};
-      this.db
-        .prepare(
-          `UPDATE runs SET status = ?, finished_at = ?, paused_at = NULL, wall_seconds = ?, metrics = ?, error = ?,
-             progress_done = CASE WHEN ? = 'done' THEN progress_total ELSE progress_done END, phase = ?
-           WHERE seq = ?`,
-        )
-        .run(out.status, now(), out.wallSeconds ?? null, JSON.stringify(metrics), out.error ?? null, out.status, out.status, r.seq);
+      this.sql(
+        `UPDATE runs SET status = ?, finished_at = ?, paused_at = NULL, wall_seconds = ?, metrics = ?, error = ?,
+           progress_done = CASE WHEN ? = 'done' THEN progress_total ELSE progress_done END, phase = ?
+         WHERE seq = ?`,
+      ).run(out.status, now(), out.wallSeconds ?? null, JSON.stringify(metrics), out.error ?? null, out.status, out.status, r.seq);
       this.sql('DELETE FROM run_metrics WHERE run_seq = ?').run(r.seq);
       const metric = this.sql('INSERT INTO run_metrics (run_seq, name, value) VALUES (?, ?, ?)');
       for (const [name, value] of Object.entries(metrics)) {
@@ -815,8 +810,7 @@ export class RunStore {
   /** Back to the queue for another attempt: keeps the log, clears the outcome of the last attempt. */
   requeue(id: string, reason: string, status: 'queued' | 'paused' = 'queued'): void {
     this.appendLog(id, [`${now()} ${reason}`]);
-    this.db
-      .prepare('UPDATE runs SET status = ?, started_at = NULL, paused_at = NULL, paused_seconds = 0, owner = NULL, progress_done = 0, progress_total = 0, phase = \'\' WHERE id = ?')
+    this.sql('UPDATE runs SET status = ?, started_at = NULL, paused_at = NULL, paused_seconds = 0, owner = NULL, progress_done = 0, progress_total = 0, phase = \'\' WHERE id = ?')
       .run(status, id);
   }
 
@@ -833,15 +827,13 @@ export class RunStore {
   }
 
   series(id: string): RunSeries[] {
-    const rows = this.db
-      .prepare('SELECT s.* FROM series s JOIN runs r ON r.seq = s.run_seq WHERE r.id = ? ORDER BY s.id')
+    const rows = this.sql('SELECT s.* FROM series s JOIN runs r ON r.seq = s.run_seq WHERE r.id = ? ORDER BY s.id')
       .all(id) as { name: string; x_label: string; y_label: string; kind: 'line' | 'bar'; x: Buffer; y: Buffer }[];
     return rows.map((s) => ({ name: s.name, xLabel: s.x_label, yLabel: s.y_label, kind: s.kind, x: blobF64(s.x), y: blobF64(s.y) }));
   }
 
   artifacts(id: string): RunArtifact[] {
-    const rows = this.db
-      .prepare('SELECT a.* FROM artifacts a JOIN runs r ON r.seq = a.run_seq WHERE r.id = ? ORDER BY a.id')
+    const rows = this.sql('SELECT a.* FROM artifacts a JOIN runs r ON r.seq = a.run_seq WHERE r.id = ? ORDER BY a.id')
       .all(id) as { id: number; kind: 'table' | 'volume'; name: string; path: string; bytes: number; checksum: string; meta: string }[];
     return rows.map((a) => ({ id: a.id, kind: a.kind, name: a.name, path: this.artifactPath(id, a.path), bytes: a.bytes, checksum: a.checksum, meta: JSON.parse(a.meta) }));
   }
@@ -879,13 +871,11 @@ export class RunStore {
     const id = s.id ?? newId();
     const existing = this.getShape(id);
     const t = now();
-    this.db
-      .prepare(
-        `INSERT INTO shapes (id, name, kind, params, voxelisation, builtin, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, params = excluded.params,
-           voxelisation = coalesce(excluded.voxelisation, voxelisation), updated_at = excluded.updated_at`,
-      )
-      .run(id, s.name, s.params.kind, JSON.stringify(s.params), s.voxelisation ? JSON.stringify(s.voxelisation) : null, s.builtin ? 1 : 0, existing?.createdAt ?? t, t);
+    this.sql(
+      `INSERT INTO shapes (id, name, kind, params, voxelisation, builtin, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, params = excluded.params,
+         voxelisation = coalesce(excluded.voxelisation, voxelisation), updated_at = excluded.updated_at`,
+    ).run(id, s.name, s.params.kind, JSON.stringify(s.params), s.voxelisation ? JSON.stringify(s.voxelisation) : null, s.builtin ? 1 : 0, existing?.createdAt ?? t, t);
     return this.getShape(id)!;
   }
 

@@ -273,6 +273,25 @@ describe('RunStore', () => {
     expect(store.nextQueued()!.name).toBe(`run ${[...Array(N).keys()].find((i) => i % 7 === 6 && i % 10 !== 0)}`);
   }, 180_000);
 
+  it("prepares the statements of a run's life once: the second run's claim, progress, finish, requeue and reads prepare nothing", () => {
+    const { store } = open();
+    const info = { host: null, threads: 1, appVersion: 't', owner: 'h:1' };
+    const life = (id: string) => {
+      store.claim(id, info);
+      store.setProgress(id, { done: 1, total: 2, phase: 'packing' });
+      store.finishRun(id, { status: 'done', metrics: { phi: 0.5 }, series: [], artifacts: [], wallSeconds: 1 });
+      store.series(id);
+      store.artifacts(id);
+      store.requeue(id, 'again');
+    };
+    const [first, second] = store.insertRuns([run(1), run(2)]);
+    life(first);
+    const prepare = vi.spyOn(store.db, 'prepare');
+    life(second);
+    expect(prepare).not.toHaveBeenCalled();
+    expect(store.getRun(second)).toMatchObject({ status: 'queued', metrics: { phi: 0.5 }, attempts: 1 });
+  });
+
   it('claims a queued run for one process only', () => {
     const { store } = open();
     const [id] = store.insertRuns([run(1)]);
