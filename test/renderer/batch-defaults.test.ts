@@ -211,6 +211,26 @@ describe('the batch form asks the engine\'s combined checks before Enqueue', () 
     expect(enqueueDisabled(w)).toBe(false);
     expect(w.find('[data-testid="field-types.0.size"]').text()).not.toContain('larger than the box');
   });
+
+  it('shows a field that has no effect with the others as a warning at it, and Enqueue stays enabled', async () => {
+    const api = installFakeApi();
+    const message = 'has no effect with a box this long; make it shorter for it to apply, or leave it out';
+    api.warn = (spec) => ((spec.params as { box: { lx: number } }).box.lx > 25 ? [{ path: 'spec.params.box.lx', message }] : []);
+    const w = await mountComposer();
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect(w.find('[data-testid="field-box.lx-warning"]').exists()).toBe(false);
+    await w.find('[data-testid="field-box.lx"]').setValue('30');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    const warning = w.find('[data-testid="field-box.lx-warning"]');
+    expect(warning.text()).toBe(message);
+    expect(warning.classes()).toEqual(['warn-text']);
+    expect(enqueueDisabled(w)).toBe(false);
+    await w.find('[data-testid="enqueue"]').trigger('click');
+    await settle();
+    expect(api.calls.some((c) => c.method === 'runs.enqueue')).toBe(true);
+  });
 });
 
 describe('the batch form sends the service one check at a time', () => {

@@ -59,6 +59,8 @@ export interface FakeApi extends PackbenchApi {
   batches: BatchSummary[];
   /** The engine's cross-field checks as runs.validate runs them (default: none fail). */
   check: (spec: { engine: string; params: Record<string, unknown> }) => ApiIssue[];
+  /** The fields runs.validate warns have no effect (default: none). */
+  warn: (spec: { engine: string; params: Record<string, unknown> }) => ApiIssue[];
   presets: Preset[];
   /** What runs.artifacts answers for a run (default: a particle table). */
   artifacts: Record<string, RunArtifact[]>;
@@ -103,6 +105,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
     runs,
     batches: [],
     check: () => [],
+    warn: () => [],
     presets: [],
     artifacts: {},
     logs: {},
@@ -229,7 +232,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
           case 'runs.validate': {
             const issues = fake.check(p.spec);
             if (issues.length) throw { code: 'invalid', message: `invalid request:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, issues };
-            return { runs: 1, memoryBytes: 3 * 2 ** 30, threadsPerRun: 1, memoryBudgetBytes: 16 * 2 ** 30 };
+            return { runs: 1, memoryBytes: 3 * 2 ** 30, threadsPerRun: 1, memoryBudgetBytes: 16 * 2 ** 30, warnings: fake.warn(p.spec) };
           }
           case 'runs.metricNames':
             return [...new Set(fake.runs.flatMap((r) => Object.entries(r.metrics).filter(([, v]) => typeof v === 'number').map(([k]) => k)))].sort();

@@ -103,6 +103,23 @@ describe('gradation editor in the schema form', () => {
     expect(w.find('[data-testid="field-region.periodic-sweep-toggle"]').exists()).toBe(false);
   });
 
+  it("shows the composer's warnings about the gradation under its table, as warnings", async () => {
+    installFakeApi();
+    const holder = reactive({ params: stackingParamsSchema.parse({}) as Record<string, unknown> });
+    const message = "has no effect with order 'front': ... or leave it out";
+    const w = mount(SchemaField, {
+      props: { schema, root: schema, parent: holder, k: 'params', path: '', errors: {} },
+      global: { provide: { composerEngine: ref('stacking'), fieldWarnings: ref({ 'gradation.classes.1.af': message }) } },
+      attachTo: document.body,
+    });
+    wrappers.push(w);
+    await settle();
+    const warning = w.find('[data-testid="field-gradation-warning"]');
+    expect(warning.text()).toBe(`classes.1.af: ${message}`);
+    expect(warning.classes()).toEqual(['warn-text']);
+    expect(w.find('[data-testid="field-gradation-error"]').exists()).toBe(false);
+  });
+
   it("shows an opened spec's unknown fields in the gradation and in a class at their places, each with its message and a remove button", async () => {
     installFakeApi();
     // A gradation of its own: the schema's default is one object, which the test before this one edits.
