@@ -26,6 +26,14 @@ vi.mock('../../renderer/src/scene/inspectorScene', () => ({
   },
 }));
 
+/** The figure drawn (its options) and the files downloaded, by name. */
+const saved = vi.hoisted(() => ({ titles: [] as string[], files: [] as string[] }));
+vi.mock('../../renderer/src/scene/figure3d', () => ({ drawFigure: (_ctx: unknown, o: { title: string }) => { saved.titles.push(o.title); } }));
+vi.mock('../../renderer/src/components/figure', async (original) => ({
+  ...(await original<typeof import('../../renderer/src/components/figure')>()),
+  downloadBlob: (_b: Blob, name: string) => { saved.files.push(name); },
+}));
+
 const spec: ParticleTableSpec = {
   name: 'particles', centre: ['x', 'y', 'z'], size: [{ column: 'r', is: 'radius' }], glyph: { kind: 'disk-xy' }, id: 'id',
   quantities: [{ column: 'speed', label: 'Speed', unit: 'mm/s' }, { column: 'impacts', label: 'Impacts' }],
@@ -170,6 +178,23 @@ describe('inspector playback', () => {
     await flushPromises();
     expect(w.get('[data-testid="record-y"]').text()).toBe('30');
     expect(drawn.highlighted).toBe(1);
+    w.unmount();
+  });
+
+  it('a figure of a frame says its time, in its title and file name', async () => {
+    installApi();
+    // happy-dom has no 2D canvas to draw a figure on: one that draws nothing, and encodes to an empty PNG.
+    vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue({} as never);
+    vi.spyOn(HTMLCanvasElement.prototype, 'toBlob').mockImplementation((done) => done(new Blob([])));
+    const { w } = await mountInspectorAt('/inspector/r1');
+    await w.get('[data-testid="time-slider"]').setValue('1');
+    await flushPromises();
+    await w.get('[data-testid="figure-toggle"]').trigger('click');
+    await w.get('[data-testid="figure-save"]').trigger('click');
+    await flushPromises();
+    expect(saved.titles.at(-1)).toBe('shaken, t = 0.500 s');
+    expect(saved.files.at(-1)).toBe('shaken-r1-t0.500s-figure.png');
+    vi.restoreAllMocks();
     w.unmount();
   });
 
