@@ -5,6 +5,11 @@
  * run function); the engine registry in main/services/engines.ts lists the declarations, the worker
  * entry in main/workers/ runs them, and the renderer builds its forms from the schema's JSON Schema.
  * Engines never print, never read globals: inputs come in, progress goes out through the context.
+ *
+ * Ending early: the user may cancel a run (ctx.cancelled(): the engine returns at once with
+ * `cancelled`, and the worker keeps no artifacts) or, for an engine that declares `stopAndKeep`,
+ * stop and keep it (ctx.stopRequested(): the engine ends its main loop as at its end condition,
+ * finishes as usual and returns its whole result with `stopped`; the run is done with its artifacts).
  */
 import type { z } from 'zod';
 

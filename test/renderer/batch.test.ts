@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { createMemoryHistory, createRouter } from 'vue-router';
-import { installFakeApi, makeRun, settle } from './fakeApi';
+import { installFakeApi, makeRun, settle, toyEngine } from './fakeApi';
 import RunComposer from '../../renderer/src/workspaces/batch/RunComposer.vue';
 import QueueTable from '../../renderer/src/workspaces/batch/QueueTable.vue';
 import { sendToBatch } from '../../renderer/src/stores/draft';
@@ -385,6 +385,32 @@ describe('QueueTable', () => {
     await w.find('[data-testid="inspect-r1"]').trigger('click');
     await settle();
     expect(r.currentRoute.value.path).toBe('/inspector/r1');
+  });
+
+  it('offers Stop and keep for started runs of engines that allow it, disabled with the reason for one that does not', async () => {
+    const api = installFakeApi([
+      makeRun(1, { status: 'running', finishedAt: null }),
+      makeRun(2, { status: 'queued', startedAt: null, finishedAt: null }),
+      makeRun(3, { status: 'paused', finishedAt: null }),
+      makeRun(4, { status: 'running', finishedAt: null, engine: 'plain' }),
+    ]);
+    const list = api.call.bind(api);
+    api.call = (async (method: string, params: unknown) =>
+      method === 'engines.list' ? [toyEngine, { ...toyEngine, id: 'plain', stopAndKeep: null }] : list(method as never, params as never)) as typeof api.call;
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    // Not for a queued run (nothing to keep yet: Cancel takes it out of the queue).
+    expect(w.findAll('[data-testid^="stop-"]').map((b) => b.attributes('data-testid'))).toEqual(['stop-r1', 'stop-r3', 'stop-r4']);
+    const plain = w.find('[data-testid="stop-r4"]');
+    expect(plain.attributes('disabled')).toBeDefined();
+    expect(plain.attributes('title')).toBe('Stop and keep is not offered for plain runs: an early end gives no meaningful result (Cancel ends it and keeps no artifacts)');
+    const stop = w.find('[data-testid="stop-r1"]');
+    expect(stop.attributes('title')).toBe('Stop and keep: end now, as if its end condition were reached, and keep the particles placed so far (Cancel keeps no artifacts)');
+    await stop.trigger('click');
+    await settle();
+    expect(api.calls.filter((c) => c.method === 'runs.stop').map((c) => c.params)).toEqual([{ id: 'r1' }]);
+    expect(api.runs[0].status).toBe('done');
   });
 
   it('pauses, cancels, re-prioritises and controls the queue', async () => {

@@ -110,7 +110,7 @@ describe('a read-only data folder', () => {
     installFakeApi([makeRun(1, { status: 'queued' }), makeRun(2, { status: 'paused' }), makeRun(3, { status: 'failed' })]);
     status.info = { ...INFO, readOnlyBecause: WHY };
     const w = await mounted(QueueTable);
-    for (const id of ['pause-r1', 'cancel-r1', 'resume-r2', 'rerun-r3']) disabledBecauseReadOnly(w, id);
+    for (const id of ['pause-r1', 'cancel-r1', 'resume-r2', 'stop-r2', 'rerun-r3']) disabledBecauseReadOnly(w, id);
   });
 
   it('disables delete and sphere import in History; exports stay', async () => {

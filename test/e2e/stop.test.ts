@@ -1,0 +1,52 @@
+/**
+ * Stop and keep from the batch manager's queue in a real Chromium: the running run's ■ button ends
+ * it done, with its artifacts (Cancel would keep none). The fixture engine: no engine bundle to
+ * build, a second or two. Screenshot: test/e2e/artifacts/stop-queue.png (the button beside Cancel).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import type { Services } from '../../main/services/services';
+import { fixtureServices, tempDir } from '../main/helpers';
+import { ARTIFACTS, CHROMIUM, openBrowserSession, type BrowserSession } from './chromium';
+
+let services: Services;
+let session: BrowserSession | undefined;
+let page: Page;
+let cleanup: () => void = () => {};
+
+beforeAll(async () => {
+  if (!CHROMIUM) return;
+  const t = tempDir('packbench-e2e-stop-');
+  cleanup = t.cleanup;
+  services = fixtureServices(t.dir, { autoStart: true });
+  session = await openBrowserSession(services, { viewport: { width: 1440, height: 900 } });
+  page = session.page;
+});
+
+afterAll(async () => {
+  await session?.close();
+  await services?.close();
+  cleanup();
+});
+
+const testid = (id: string) => `[data-testid="${id}"]`;
+
+describe.skipIf(!CHROMIUM)('Stop and keep in the browser', () => {
+  it("stops a running run from the queue's button: done, with its artifacts", async () => {
+    const [id] = (await services.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'long count', seed: 1, params: { steps: 1_000_000, stepMs: 1 } } })).runIds;
+    await page.goto(session!.host.url);
+    const stop = page.locator(`${testid(`queue-row-${id}`)}[data-status="running"] ${testid(`stop-${id}`)}`);
+    await stop.waitFor();
+    // Pause, Inspect, Stop and Cancel fit their column.
+    const actions = page.locator(`${testid(`queue-row-${id}`)} td.actions`);
+    expect(await actions.evaluate((td: { scrollWidth: number; clientWidth: number }) => td.scrollWidth <= td.clientWidth)).toBe(true);
+    await stop.hover();
+    await page.screenshot({ path: join(ARTIFACTS, 'stop-queue.png') });
+    await stop.click();
+    await page.locator(`${testid(`queue-row-${id}`)}[data-status="done"]`).waitFor();
+    const run = await services.dispatch('runs.get', { id });
+    expect(run.log.some((l) => l.startsWith('stopped by user at step '))).toBe(true);
+    expect((await services.dispatch('runs.artifacts', { id })).map((a) => a.name)).toEqual(['particles']);
+  });
+});
