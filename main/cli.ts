@@ -128,14 +128,14 @@ function readSpec(file: string): RunSpec {
 }
 
 /**
- * Queues a spec read from `file`, with the memory its largest run needs and the budget (a run over
- * the budget is refused here) and the fields it wrote that have no effect (warnings, which never
- * refuse); an invalid one is reported against the file's fields.
+ * Checks a spec read from `file` as runs.validate does: its runs, the memory the largest needs and
+ * the budget (a run over the budget is refused here) and the fields it wrote that have no effect
+ * (warnings, which never refuse); an invalid one is reported against the file's fields.
  */
-async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number) {
+async function checkFile(s: Services, file: string, spec: RunSpec, priority: number) {
   try {
     const rows = await s.queue.validate(spec, priority, '');
-    return { ...(await s.queue.add(spec, rows)), ...s.queue.memoryEstimate(rows), warnings: await s.registry.warnings(spec.engine, rows) };
+    return { rows, ...s.queue.memoryEstimate(rows), warnings: await s.registry.warnings(spec.engine, rows) };
   } catch (err) {
     if (err instanceof ApiError && err.code === 'invalid') {
       const lines = err.issues?.map((i) => `  ${i.path}: ${i.message}`) ?? [`  ${err.message}`];
@@ -145,6 +145,12 @@ async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: n
     }
     throw err;
   }
+}
+
+/** Queues a spec read from `file` (checked by checkFile), with what checkFile says of it. */
+async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number) {
+  const { rows, ...checked } = await checkFile(s, file, spec, priority);
+  return { ...(await s.queue.add(spec, rows)), ...checked };
 }
 
 /** The fields a spec wrote that have no effect, a line each for stderr ('warning: params.skin: has no effect with ...'). */
@@ -160,9 +166,9 @@ function paceText(r: RunSummary): string {
 }
 
 /** The memory a spec's runs need (the largest), against the budget (a run over it was refused already). */
-function memoryLine(q: { runIds: string[] } & MemoryEstimate): string {
+function memoryLine(runs: number, q: MemoryEstimate): string {
   const threads = q.threadsPerRun > 1 ? ` with ${q.threadsPerRun} threads` : '';
-  return `memory: about ${formatBytes(q.memoryBytes)}${q.runIds.length > 1 ? ' for the largest run' : ''}${threads} (budget ${formatBytes(q.memoryBudgetBytes)})`;
+  return `memory: about ${formatBytes(q.memoryBytes)}${runs > 1 ? ' for the largest run' : ''}${threads} (budget ${formatBytes(q.memoryBudgetBytes)})`;
 }
 
 /**
@@ -292,7 +298,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       const { runIds, batchId } = queued;
       runIds.forEach((id) => mine.add(id));
       warningLines(queued.warnings).forEach(info);
-      if (!globals().json) info(memoryLine(queued));
+      if (!globals().json) info(memoryLine(runIds.length, queued));
       const stopBar = progressBar(s, mine);
       const onSigint = () => {
         info('\ncancelling...');
@@ -327,6 +333,24 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     });
   });
 
+  // ------------------------------------------------------------------ validate
+
+  program
+    .command('validate')
+    .description('check a spec as `run` and `queue add` do (every point of its sweeps) without queueing it: its runs, the memory the largest needs, and the fields it sets that have no effect')
+    .argument('<spec>', 'spec file')
+    .action(async (file: string) => {
+      const spec = readSpec(file);
+      await withServices({}, async (s) => {
+        // The estimate is for the threads per run the app and the web host would run it with.
+        s.queue.restoreSettings();
+        const { rows, ...checked } = await checkFile(s, file, spec, 0);
+        warningLines(checked.warnings).forEach(info);
+        if (!globals().json) info(memoryLine(rows.length, checked));
+        print(`valid: ${rows.length} run(s)${checked.warnings.length ? `, ${checked.warnings.length} field(s) with no effect (above)` : ''}`, { runs: rows.length, ...checked });
+      });
+    });
+
   // ------------------------------------------------------------------ queue
 
   const queue = program.command('queue').description('the persistent queue shared with the app');
@@ -343,7 +367,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         s.queue.restoreSettings();
         const r = await enqueueFile(s, file, spec, o.priority);
         warningLines(r.warnings).forEach(info);
-        if (!globals().json) info(memoryLine(r));
+        if (!globals().json) info(memoryLine(r.runIds.length, r));
         print(`queued ${r.runIds.length} run(s)${r.batchId ? ` in batch ${r.batchId}` : ''}: ${r.runIds.join(' ')}`, r);
       });
     });

@@ -154,7 +154,7 @@ describe('typed fields that have no effect, warned and accepted', () => {
     expect(some.warnings).toEqual([{ path: 'spec.params.skin', message: expect.stringMatching(/ \(in 1 of the 2 sweep points\)$/) }]);
   });
 
-  it('the CLI prints them on stderr and exits 0; the run\'s log starts with them', async () => {
+  it('the CLI (validate, queue add, run) prints them on stderr and exits 0; the run\'s log starts with them', async () => {
     const data = tempDir();
     try {
       const file = join(data.dir, 'direct.json');
@@ -163,6 +163,15 @@ describe('typed fields that have no effect, warned and accepted', () => {
         "warning: params.skin: has no effect with cdo 'direct'",
         'warning: params.vial.amplitude: has no effect with vial.frequency 0',
       ];
+      // validate: the same words, nothing stored; a spec it refuses exits 2 as run does.
+      const checked = await cliIn(data.dir, 'validate', file);
+      expect(checked.code, checked.stderr).toBe(0);
+      expect(checked.stderr.split('\n').slice(0, 2).map((l) => l.split(':').slice(0, 3).join(':'))).toEqual(warned);
+      expect(checked.stdout).toBe('valid: 1 run(s), 2 field(s) with no effect (above)\n');
+      const bad = join(data.dir, 'bad.json');
+      writeFileSync(bad, JSON.stringify(ballmill({ ...direct, skin: 0.5, balls: { count: 0 } })));
+      expect(await cliIn(data.dir, 'validate', bad)).toMatchObject({ code: 2, stderr: expect.stringMatching(/invalid spec:\n {2}params\.balls\.count: must be a whole number in \[1, 1000000\], got 0/) });
+      expect(JSON.parse((await cliIn(data.dir, '--json', 'runs', 'list')).stdout).total).toBe(0);
       const queued = await cliIn(data.dir, 'queue', 'add', file);
       expect(queued.code, queued.stderr).toBe(0);
       expect(queued.stderr.split('\n').slice(0, 2).map((l) => l.split(':').slice(0, 3).join(':'))).toEqual(warned);
