@@ -82,7 +82,10 @@ describe('a run stopped by the user is done, with valid artifacts', () => {
     let overlap = 0, wall = 0;
     for (let i = 0; i < x.length; i++) {
       wall = Math.max(wall, r[i] - x[i], x[i] + r[i] - 12, r[i] - y[i], y[i] + r[i] - 12, r[i] - z[i], z[i] + r[i] - 12);
-      for (let j = 0; j < i; j++) overlap = Math.max(overlap, r[i] + r[j] - Math.hypot(x[i] - x[j], y[i] - y[j], z[i] - z[j]));
+      for (let j = 0; j < i; j++) {
+        const dx = x[i] - x[j], dy = y[i] - y[j], dz = z[i] - z[j], s = r[i] + r[j], d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 < s * s) overlap = Math.max(overlap, s - Math.sqrt(d2));
+      }
     }
     expect(overlap).toBeLessThanOrEqual(tol);
     expect(wall).toBeLessThanOrEqual(tol);
