@@ -271,6 +271,33 @@ describe('HistoryWorkspace', () => {
     expect(api.calls.find((c) => c.method === 'runs.export')!.params).toEqual({ id: 'r29', format: 'heightmap-tiff' });
   });
 
+  it('says an export is being made, and takes no second click, until its download starts', async () => {
+    const { api, w } = await mountHistory();
+    await w.find('[data-testid="history-row-r29"]').trigger('click');
+    await settle();
+    let answer = (_: unknown) => {};
+    const call = api.call.bind(api);
+    vi.spyOn(api, 'call').mockImplementation(((method: string, params: unknown) =>
+      method === 'runs.export' ? new Promise((resolve) => { answer = resolve; }) : call(method as never, params as never)) as never);
+    const urls = URL as unknown as Record<string, unknown>;
+    urls.createObjectURL = () => 'blob:export';
+    urls.revokeObjectURL = () => {};
+    try {
+      await w.find('[data-testid="history-export"]').trigger('click');
+      await settle();
+      expect(w.find('[data-testid="history-export-making"]').text()).toContain('Exporting “run 29”');
+      expect(w.find('[data-testid="history-export"]').attributes('disabled')).toBeDefined();
+      answer({ fileName: 'r29.json', mime: 'application/json', bytes: new Uint8Array(2) });
+      await settle();
+      expect(w.find('[data-testid="history-export-making"]').exists()).toBe(false);
+      expect(w.find('[data-testid="history-export"]').attributes('disabled')).toBeUndefined();
+    } finally {
+      delete urls.createObjectURL;
+      delete urls.revokeObjectURL;
+      vi.restoreAllMocks();
+    }
+  });
+
   it('marks the export formats the selected run has no data for, and says why', async () => {
     const { api, w } = await mountHistory();
     // r28 has only its particle table (the fake's default): no height map to export.
