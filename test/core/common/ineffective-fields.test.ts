@@ -43,8 +43,11 @@ describe('warnings of fields with no effect', () => {
     expect(warningsOf(engine, inEffect)).toEqual([]);
   });
 
-  it('a default spec of every engine warns of nothing', () => {
-    for (const e of ENGINES) expect(warningsOf(e.id, {}), e.id).toEqual([]);
+  it('a default spec of every engine warns of nothing, left out or written whole (as the batch form sends it)', () => {
+    for (const e of ENGINES) {
+      expect(warningsOf(e.id, {}), e.id).toEqual([]);
+      expect(warningsOf(e.id, e.paramsSchema.parse({}) as Record<string, unknown>), e.id).toEqual([]);
+    }
   });
 
   it("a switch written false where it does nothing anyway is no surprise (simdKernels false with matrix 'id')", () => {
