@@ -9,8 +9,8 @@
  * measured at most 14 ulp for the ball mill's (α²·v)^(1/5), 60 for superquadric terms |x|^(2/ε) at
  * ε = 0.1 far inside the surface: relative errors of 1.4e-14 at most). A port of fdlibm's pow with an exact
  * range reduction was within 2 ulp but 3 times slower where the ball mill calls it per impact.
- * Integer and constant powers do not need it: write x * x, x * x * x, Math.sqrt, Math.cbrt, an
- * exact literal (1e-3, 0x4000_0000) or POW10.
+ * Integer and constant powers do not need it: write x * x, x * x * x, powInt (an exponent known
+ * only at run time: dim, a level), root (the dim-th root), an exact literal (1e-3, 1 << 30) or POW10.
  */
 
 /** x^y for x ≥ 0 (NaN for x < 0, as Math.pow gives for a non-integer y; 0^y is 0, 1 or Infinity). */
@@ -18,6 +18,25 @@ export function pow(x: number, y: number): number {
   if (y === 0) return 1;
   if (x > 0) return Math.exp(y * Math.log(x));
   return x === 0 ? (y > 0 ? 0 : Infinity) : NaN;
+}
+
+/**
+ * x^n for an integer n as n products, left to right (x * x * x for 3), and 1 / x^-n for n < 0: exact
+ * where the products are (2^k, 10^k up to 10^22 and its reciprocal correctly rounded, small integers).
+ */
+export function powInt(x: number, n: number): number {
+  if (!Number.isInteger(n)) throw new RangeError(`powInt: the exponent must be an integer, got ${n}`);
+  let p = 1;
+  for (let i = n < 0 ? -n : n; i > 0; i--) p *= x;
+  return n < 0 ? 1 / p : p;
+}
+
+/** The n-th root of x ≥ 0 for n = 1, 2, 3 (a length from an area or volume of dim 1-3): Math.sqrt, Math.cbrt. */
+export function root(x: number, n: number): number {
+  if (n === 2) return Math.sqrt(x);
+  if (n === 3) return Math.cbrt(x);
+  if (n === 1) return x;
+  throw new RangeError(`root: n must be 1, 2 or 3, got ${n}`);
 }
 
 /** 10^k exact (as a literal) for k = 0 … 22, the powers of ten a double holds exactly. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pow, POW10 } from '../../../core/common/power';
+import { pow, powInt, POW10, root } from '../../../core/common/power';
 import { Random } from '../../../core/common/random';
 
 const bits = new BigInt64Array(2);
@@ -42,6 +42,15 @@ describe('pow (x^y the same on every host)', () => {
   it('is exact where Math.pow is defined to be: 0^y, x^0, 1^y; NaN below 0', () => {
     expect([pow(0, 2), pow(0, 0), pow(0, -1), pow(5, 0), pow(NaN, 0), pow(1, 7.3), pow(-2, 0.5), pow(NaN, 1)]).toEqual([0, 1, Infinity, 1, 1, 1, NaN, NaN]);
     expect([pow(Infinity, 0.5), pow(Infinity, -0.5)]).toEqual([Infinity, 0]);
+  });
+
+  it('powInt is the product left to right, exact for powers of two and ten; root is sqrt or cbrt', () => {
+    const x = 1.1;
+    expect([powInt(x, 0), powInt(x, 1), powInt(x, 2), powInt(x, 3), powInt(x, -2)]).toEqual([1, x, x * x, x * x * x, 1 / (x * x)]);
+    expect([powInt(2, 30), powInt(2, -40), powInt(10, 22), powInt(10, -3)]).toEqual([1073741824, 2 ** -40, 1e22, 1e-3]);
+    expect(() => powInt(2, 0.5)).toThrow(/exponent must be an integer, got 0.5/);
+    expect([root(9, 2), root(27, 3), root(5, 1)]).toEqual([3, 3, 5]);
+    expect(() => root(8, 4)).toThrow(/n must be 1, 2 or 3, got 4/);
   });
 
   it('POW10 holds the exact powers of ten', () => {
