@@ -13,6 +13,7 @@
  *   spatialTree         the seed's regular spatial tree: finest cells so that the largest box fills a
  *                       cell of some level
  */
+import { powInt } from '../common/power';
 import { CellSpace, HashedGrid, SpatialTree, SweepAndPrune, type SpatialIndex } from '../spatial';
 import type { CdoName } from './params';
 
@@ -36,20 +37,20 @@ export function createStructure(name: CdoName, d: CdoDomain): SpatialIndex | nul
     case 'direct': return null;
     case 'regularSubdivision': {
       const volume = size.reduce((p, v) => p * v, 1);
-      const parentCells = Math.max(1, Math.min(2 ** 25, Math.floor(volume / (2.2 * d.hMax) ** d.dim)));
+      const parentCells = Math.max(1, Math.min(1 << 25, Math.floor(volume / powInt(2.2 * d.hMax, d.dim))));
       return new CellSpace({ ...o, domainMin: min, domainSize: size, parentCells, refine: false });
     }
     case 'hashedGrid': {
       // A box query scans its half edge plus the largest half edge around its centre: cells of the
       // largest box edge make that 2-3 cells per axis.
       const cell = 2 * d.hMax;
-      const maxCells = 2 ** 24;
+      const maxCells = 1 << 24;
       const maxBits = Math.floor(Math.log2(maxCells) / d.dim);
       const bits = Math.min(maxBits, Math.max(0, Math.ceil(Math.log2(Math.max(...size) / cell))));
       return new HashedGrid({ ...o, cellSize: cell, bits, maxCells, autoRegrid: false });
     }
     case 'cellSpace': return new CellSpace({ ...o, domainMin: min, domainSize: size });
     case 'sweepAndPrune': return new SweepAndPrune(o);
-    case 'spatialTree': return new SpatialTree({ ...o, cellSize: (2 * d.hMax) / 2 ** Math.floor(Math.log2(d.hMax / d.hMin)) });
+    case 'spatialTree': return new SpatialTree({ ...o, cellSize: (2 * d.hMax) / powInt(2, Math.floor(Math.log2(d.hMax / d.hMin))) });
   }
 }

@@ -3,7 +3,7 @@
  * See README.md in this folder for the model, the events, the CDOs and the costs.
  */
 import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries, type MetricInfo, type ParticleTableSpec } from '../common/engine';
-import { ballmillParamsSchema, checkParams, estimateMemoryBytes, frameInterval, ineffectiveFields, type BallmillParams } from './params';
+import { ballmillParamsSchema, checkParams, estimateMemoryBytes, frameInterval, ineffectiveFields, vialMeasure, type BallmillParams } from './params';
 import { BallMill, BINS_PER_DECADE, ENERGY_BIN_MIN, ENERGY_BINS } from './simulation';
 
 export { ballmillParamsSchema, checkParams, estimateMemoryBytes, ineffectiveFields, CDO_NAMES, type BallmillParams, type CdoName } from './params';
@@ -92,9 +92,11 @@ export function ballmillMetrics(sim: BallMill, loopSeconds: number): Record<stri
   const e0 = sim.energyValue.length > 0 ? sim.energyValue[0] : sim.energyAt(0);
   const e1 = sim.energyAt(sim.now);
   let solid = 0;
-  for (let i = 0; i < sim.n; i++) solid += sim.dim === 2 ? Math.PI * sim.r[i] ** 2 : (4 / 3) * Math.PI * sim.r[i] ** 3;
-  const v = sim.params.vial;
-  const vial = sim.dim === 2 ? v.width * v.height : Math.PI * (v.width / 2) ** 2 * v.height;
+  for (let i = 0; i < sim.n; i++) {
+    const r = sim.r[i];
+    solid += sim.dim === 2 ? Math.PI * r * r : (4 / 3) * Math.PI * r * r * r;
+  }
+  const vial = vialMeasure(sim.params);
   const s = sim.structure;
   return {
     particles: sim.n,

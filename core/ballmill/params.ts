@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { WORKER_BYTES, writtenAt } from '../common/engine';
+import { powInt, root } from '../common/power';
 
 /** The collision-detection optimisations (seed §4) over core/spatial's structures. */
 export const CDO_NAMES = ['direct', 'regularSubdivision', 'hashedGrid', 'cellSpace', 'sweepAndPrune', 'spatialTree'] as const;
@@ -110,14 +111,15 @@ export function maxRadius(law: RadiusLaw): number {
 
 /** Mean of r^k over the law (k = 2 areas, 3 volumes). */
 export function radiusMoment(law: RadiusLaw, k: number): number {
-  if (law.law === 'fixed') return law.value ** k;
+  if (law.law === 'fixed') return powInt(law.value, k);
   const { min, max } = law;
-  return max > min ? (max ** (k + 1) - min ** (k + 1)) / ((k + 1) * (max - min)) : min ** k;
+  return max > min ? (powInt(max, k + 1) - powInt(min, k + 1)) / ((k + 1) * (max - min)) : powInt(min, k);
 }
 
 /** Area (2D) or volume (3D) of the vial in mm² / mm³. */
 export function vialMeasure(p: BallmillParams): number {
-  return p.dim === 2 ? p.vial.width * p.vial.height : Math.PI * (p.vial.width / 2) ** 2 * p.vial.height;
+  const R = p.vial.width / 2;
+  return p.dim === 2 ? p.vial.width * p.vial.height : Math.PI * R * R * p.vial.height;
 }
 
 /** Expected solid fraction of the radius law as given (before any scaling). */
@@ -129,7 +131,7 @@ export function expectedSolidFraction(p: BallmillParams): number {
 /** Factor the drawn radii will be multiplied by, in expectation (1 without a solid fraction). */
 export function expectedRadiusScale(p: BallmillParams): number {
   if (p.balls.solidFraction === null) return 1;
-  return (p.balls.solidFraction / expectedSolidFraction(p)) ** (1 / p.dim);
+  return root(p.balls.solidFraction / expectedSolidFraction(p), p.dim);
 }
 
 /** Predict-trajectory steps of the run (the step at t = 0 included: steps + 1 updates). */
@@ -167,13 +169,13 @@ function sideRange(p: BallmillParams, side: 'width' | 'height', rMax: number): s
     if (p.vial[side] >= 4 * rMax) return null;
     return `allowed ${side} ≥ ${round4(4 * rMax)} mm`;
   }
-  const K = rMax / vialMeasure(p) ** (1 / p.dim);
+  const K = rMax / root(vialMeasure(p), p.dim);
   let lo: number, hi: number;
   if (p.dim === 2) {
     const c = 16 * K * K;
     [lo, hi] = side === 'width' ? [c * height, height / c] : [c * width, width / c];
   } else {
-    const k3 = Math.PI * K ** 3;
+    const k3 = Math.PI * K * K * K;
     [lo, hi] = side === 'width' ? [16 * k3 * height, height / (4 * Math.sqrt(k3))] : [4 * width * Math.sqrt(k3), width / (16 * k3)];
   }
   if (lo > hi) return `no ${side} fits at ${other} with balls.solidFraction ${p.balls.solidFraction}`;
@@ -201,7 +203,7 @@ export function checkParams(p: BallmillParams): ParamsIssue[] {
     // bring it to the limit.
     const fill = `${p.balls.count} balls of these radii fill ${fraction.toFixed(3)} of the vial in expectation; at most ${limit} is allowed in ${p.dim}D`;
     const need = (fraction / limit) * vialMeasure(p); // the smallest vial area (volume)
-    const [minWidth, minHeight] = p.dim === 2 ? [need / height, need / width] : [2 * Math.sqrt(need / (Math.PI * height)), need / (Math.PI * (width / 2) ** 2)];
+    const [minWidth, minHeight] = p.dim === 2 ? [need / height, need / width] : [2 * Math.sqrt(need / (Math.PI * height)), need / (Math.PI * (width / 2) * (width / 2))];
     issues.push({ path: 'balls.count', message: `${fill}: allowed count ≤ ${Math.floor((p.balls.count * limit) / fraction)} here, or smaller balls or a larger vial` });
     issues.push({ path: 'vial.width', message: `${fill}: allowed width ≥ ${round4(minWidth)} mm at height ${height} mm, or fewer or smaller balls` });
     issues.push({ path: 'vial.height', message: `${fill}: allowed height ≥ ${round4(minHeight)} mm at width ${width} mm, or fewer or smaller balls` });

@@ -13,6 +13,7 @@
  */
 import { Random } from '../common/random';
 import { SpatialTree } from '../spatial/spatial-tree';
+import { powInt } from '../common/power';
 
 export interface PlacementVial {
   dim: 2 | 3;
@@ -37,7 +38,7 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
   let rMin = Infinity, rMax = 0, solid = 0;
   for (let i = 0; i < n; i++) {
     rMin = Math.min(rMin, r[i]); rMax = Math.max(rMax, r[i]);
-    solid += dim === 2 ? Math.PI * r[i] * r[i] : (4 / 3) * Math.PI * r[i] ** 3;
+    solid += dim === 2 ? Math.PI * r[i] * r[i] : (4 / 3) * Math.PI * r[i] * r[i] * r[i];
   }
   const fraction = solid / (dim === 2 ? v.width * v.height : Math.PI * R * R * v.height);
   for (let i = 0; i < n; i++) {
@@ -53,7 +54,7 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
     z[i] = rnd.uniform(r[i], v.height - r[i]);
   }
   if (n < 2) return 0;
-  const tree = new SpatialTree({ dim, capacity: n, cellSize: (2 * rMax) / 2 ** Math.floor(Math.log2(rMax / rMin)) });
+  const tree = new SpatialTree({ dim, capacity: n, cellSize: (2 * rMax) / powInt(2, Math.floor(Math.log2(rMax / rMin))) });
   // In 2D the tree's second axis is the vertical.
   const put = (i: number, s: number, insert: boolean) => {
     const b = dim === 2 ? z[i] : y[i], c = dim === 2 ? 0 : z[i];
@@ -129,6 +130,6 @@ export function orderByColumns(dim: 2 | 3, column: number, r: Float64Array, x: F
 /** Interleaves the bits of two non-negative integers below 2^16. */
 function morton2(a: number, b: number): number {
   let m = 0;
-  for (let bit = 0; bit < 16; bit++) m += ((a >> bit) & 1) * 4 ** bit + ((b >> bit) & 1) * 2 * 4 ** bit;
+  for (let bit = 0; bit < 16; bit++) m += ((a >> bit) & 1) * (1 << 2 * bit) + ((b >> bit) & 1) * 2 * (1 << 2 * bit);
   return m;
 }

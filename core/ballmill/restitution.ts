@@ -20,6 +20,7 @@
  * bound). The energy this adds to impacts slower than v_e is counted apart (`added`). Elastic
  * impacts (ε = 1) are left alone: they cannot collapse, and energy stays conserved.
  */
+import { pow } from '../common/power';
 import type { Restitution } from './params';
 
 export const C1 = 1.15344;
@@ -49,8 +50,8 @@ export class RestitutionModel {
       this.constant = NaN;
       this.hertz = true;
       this.A = r.dissipation * 1e-6;
-      const ball = (1 - r.poissonRatio ** 2) / (r.youngModulus * 1e9);
-      const wall = (1 - r.wallPoissonRatio ** 2) / (r.wallYoungModulus * 1e9);
+      const ball = (1 - r.poissonRatio * r.poissonRatio) / (r.youngModulus * 1e9);
+      const wall = (1 - r.wallPoissonRatio * r.wallPoissonRatio) / (r.wallYoungModulus * 1e9);
       this.eBall = 1 / (2 * ball);
       this.eWall = 1 / (ball + wall);
     }
@@ -61,7 +62,8 @@ export class RestitutionModel {
     if (!this.hertz) return this.constant;
     const E = wall ? this.eWall : this.eBall;
     const alpha = ((4 / 3) * E * Math.sqrt(R * 1e-3)) / m;
-    const x = Math.min(X_MIN, this.A * alpha ** 0.4 * (v * 1e-3) ** 0.2);
+    // α^(2/5)·v^(1/5) = (α²·v)^(1/5): one power per impact (v in m/s).
+    const x = Math.min(X_MIN, this.A * pow(alpha * alpha * (v * 1e-3), 0.2));
     return 1 - C1 * x + C2 * x * x;
   }
 

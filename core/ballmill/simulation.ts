@@ -42,12 +42,13 @@
  * budget with 'maxEvents', never left spinning.
  */
 import { Random } from '../common/random';
+import { root } from '../common/power';
 import { HashedGrid } from '../spatial/hashed-grid';
 import type { SpatialIndex } from '../spatial/types';
 import { createStructure } from './cdo';
 import { BallEvents, EventKind } from './ball-events';
 import { NeighbourLists } from './neighbours';
-import { frameCount, frameInterval, stepCount, type BallmillParams } from './params';
+import { frameCount, frameInterval, stepCount, vialMeasure, type BallmillParams } from './params';
 import { orderByColumns, placeBalls } from './placement';
 import { RestitutionModel } from './restitution';
 import { CEILING, FLOOR, LEFT, Vial } from './vial';
@@ -211,7 +212,8 @@ export class BallMill {
     let rSum = 0;
     for (let i = 0; i < n; i++) {
       rSum += this.r[i];
-      this.m[i] = params.balls.density * (4 / 3) * Math.PI * (this.r[i] * 1e-3) ** 3;
+      const r = this.r[i] * 1e-3; // m
+      this.m[i] = params.balls.density * (4 / 3) * Math.PI * r * r * r;
       if (initial) continue;
       // A random direction (in the x–z plane in 2D) at the initial speed.
       let ux: number, uy: number, uz: number;
@@ -288,12 +290,11 @@ export class BallMill {
     for (let i = 0; i < this.n; i++) {
       const r = law.law === 'fixed' ? law.value : rnd.uniform(law.min, law.max);
       this.r[i] = r;
-      measure += this.dim === 2 ? Math.PI * r * r : (4 / 3) * Math.PI * r ** 3;
+      measure += this.dim === 2 ? Math.PI * r * r : (4 / 3) * Math.PI * r * r * r;
     }
     const target = p.balls.solidFraction;
     if (target !== null) {
-      const vial = this.dim === 2 ? p.vial.width * p.vial.height : Math.PI * (p.vial.width / 2) ** 2 * p.vial.height;
-      const s = (target * vial / measure) ** (1 / this.dim);
+      const s = root(target * vialMeasure(p) / measure, this.dim);
       for (let i = 0; i < this.n; i++) this.r[i] *= s;
     }
     const rMax = this.r.reduce((a, b) => Math.max(a, b), 0);
@@ -563,7 +564,7 @@ export class BallMill {
     else s.move(i, cx, cy, cz);
     this.boxExits++;
     const nb = this.neighbours!, M = this.mark;
-    if (++this.moveStamp >= 2 ** 29) { M.fill(0); this.moveStamp = 1; }
+    if (++this.moveStamp >= 1 << 29) { M.fill(0); this.moveStamp = 1; }
     const old = 2 * this.moveStamp;
     const grid = this.grid, h = B[bi + 3], inner = h + this.hMin, outer = h + this.hMax;
     // The hashed grid's cells entered, or -1 (no grid, or a range that wraps around the grid).

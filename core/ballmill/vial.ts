@@ -145,8 +145,9 @@ export class Vial {
       // Cheap rejection by the ball's height range over [a, min(b, best)].
       const end = Math.min(b, best);
       if (end >= a) {
-        const za = z0 + vz * (a - t0) - 0.5 * g * (a - t0) ** 2;
-        const zb = z0 + vz * (end - t0) - 0.5 * g * (end - t0) ** 2;
+        const ta = a - t0, tb = end - t0;
+        const za = z0 + vz * ta - 0.5 * g * ta * ta;
+        const zb = z0 + vz * tb - 0.5 * g * tb * tb;
         let zHigh = Math.max(za, zb);
         const apex = g > 0 ? t0 + vz / g : Infinity;
         if (apex > a && apex < end) zHigh = z0 + (0.5 * vz * vz) / g;
