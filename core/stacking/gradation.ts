@@ -5,6 +5,7 @@
  * sieve curve (percent of the solid volume finer than a size) asked for and achieved.
  */
 import type { GradationParams } from './params';
+import { powInt } from '../common/power';
 
 export interface SizeClass {
   rMin: number;
@@ -46,7 +47,7 @@ function finerWithinClass(c: SizeClass, rho: number, dim: 2 | 3): number {
   if (rho <= c.rMin) return 0;
   if (rho >= c.rMax) return 1;
   const k = dim + 1;
-  return (rho ** k - c.rMin ** k) / (c.rMax ** k - c.rMin ** k);
+  return (powInt(rho, k) - powInt(c.rMin, k)) / (powInt(c.rMax, k) - powInt(c.rMin, k));
 }
 
 /**
@@ -78,11 +79,11 @@ export function achievedPassing(radii: Float64Array, sizes: Float64Array, dim: 2
   const sorted = Float64Array.from(radii).sort();
   const out = new Float64Array(sizes.length);
   let total = 0;
-  for (let i = 0; i < sorted.length; i++) total += sorted[i] ** dim;
+  for (let i = 0; i < sorted.length; i++) total += powInt(sorted[i], dim);
   if (total === 0) return out;
   let i = 0, below = 0;
   for (let k = 0; k < sizes.length; k++) {
-    while (i < sorted.length && 2 * sorted[i] <= sizes[k]) below += sorted[i++] ** dim;
+    while (i < sorted.length && 2 * sorted[i] <= sizes[k]) below += powInt(sorted[i++], dim);
     out[k] = (100 * below) / total;
   }
   return out;

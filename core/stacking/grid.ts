@@ -16,6 +16,7 @@
  */
 import { MAX_CELLS_PER_LEVEL, gridLevels } from './params';
 import type { Region } from './region';
+import { powInt, root } from '../common/power';
 
 export class LevelGrid {
   readonly levels: number;
@@ -70,11 +71,11 @@ export class LevelGrid {
     const extent = [region.lx, region.ly, region.dim === 3 ? region.lz : 0];
     const periodic = [region.periodicX, region.periodicY, false];
     for (let l = 0; l < L; l++) {
-      this.rTop[l] = rMax / 2 ** l;
+      this.rTop[l] = rMax / powInt(2, l);
       let s = gid * this.rTop[l];
       // Coarser cells when the level would have too many.
       const volume = extent[0] * extent[1] * (region.dim === 3 ? extent[2] : 1);
-      s = Math.max(s, (volume / MAX_CELLS_PER_LEVEL) ** (1 / region.dim) * 1.01);
+      s = Math.max(s, root(volume / MAX_CELLS_PER_LEVEL, region.dim) * 1.01);
       let total = 1;
       for (let a = 0; a < 3; a++) {
         let n: number, size: number;

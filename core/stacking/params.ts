@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { WORKER_BYTES, writtenAt, type ParamsIssue } from '../common/engine';
+import { powInt } from '../common/power';
 import { resolveGradation, type SizeClass } from './gradation';
 import { UNITS } from '../common/units';
 
@@ -144,8 +145,9 @@ function regionWidth(region: RegionParams): number {
 /** Mean volume (area in 2D) of a ball of a class whose radius is uniform in [rMin, rMax]. */
 export function meanBallVolume(c: SizeClass, dim: 2 | 3): number {
   const a = c.rMin, b = c.rMax;
-  if (dim === 3) return b > a ? (Math.PI / 3) * (b ** 4 - a ** 4) / (b - a) : (4 / 3) * Math.PI * a ** 3;
-  return b > a ? (Math.PI / 3) * (b ** 3 - a ** 3) / (b - a) : Math.PI * a * a;
+  const a2 = a * a, b2 = b * b;
+  if (dim === 3) return b > a ? (Math.PI / 3) * (b2 * b2 - a2 * a2) / (b - a) : (4 / 3) * Math.PI * a2 * a;
+  return b > a ? (Math.PI / 3) * (b2 * b - a2 * a) / (b - a) : Math.PI * a2;
 }
 
 export function ballVolume(r: number, dim: 2 | 3): number {
@@ -313,13 +315,13 @@ export function estimateMemoryBytes(p: StackingParams): number {
   const rMax = Math.max(...classes.map((c) => c.rMax)), rMin = Math.min(...classes.map((c) => c.rMin));
   const levels = gridLevels(rMax, rMin);
   let cells = 0;
-  for (let l = 0; l < levels; l++) cells += Math.min(MAX_CELLS_PER_LEVEL, regionVolume(p.region) / ((p.gid * rMax) / 2 ** l) ** p.dim + 1);
-  const neighbours = Math.min(maxParticles + 8, 2 ** 20, Math.ceil((6 * rMax / rMin) ** p.dim) + 8);
+  for (let l = 0; l < levels; l++) cells += Math.min(MAX_CELLS_PER_LEVEL, regionVolume(p.region) / powInt((p.gid * rMax) / powInt(2, l), p.dim) + 1);
+  const neighbours = Math.min(maxParticles + 8, 1 << 20, Math.ceil(powInt(6 * rMax / rMin, p.dim)) + 8);
   return WORKER_BYTES + maxParticles * (86 + 35 + 2 + 37 + 45) + 4 * cells + 40 * neighbours;
 }
 
 /** Cells of one level of the overlap grid at most (2^24: a 64 MiB head array); a larger level gets coarser cells. */
-export const MAX_CELLS_PER_LEVEL = 2 ** 24;
+export const MAX_CELLS_PER_LEVEL = 1 << 24;
 
 /** Levels of the overlap grid: level l holds radii in (rMax / 2^(l+1), rMax / 2^l]. */
 export function gridLevels(rMax: number, rMin: number): number {

@@ -22,6 +22,7 @@
  * no care there; up to PER_NUCLEUS balls are placed around a nucleus with that list. State is in
  * flat typed arrays; the hot loops allocate nothing.
  */
+import { powInt } from '../common/power';
 import { Random } from '../common/random';
 import { LevelGrid } from './grid';
 import type { Region } from './region';
@@ -191,7 +192,7 @@ export class Stacker {
     this.spare = new Float64Array(4 * o.capacity);
     // Non-overlapping balls of radius >= rMin with centres within 5 rMax of a nucleus (its largest
     // gather reach) all lie in a ball of radius 6 rMax: at most (6 rMax / rMin)^dim of them.
-    this.nbMax = Math.max(16, Math.min(o.capacity + 8, 1 << 20, Math.ceil((6 * rMax / rMin) ** o.dim) + 8));
+    this.nbMax = Math.max(16, Math.min(o.capacity + 8, 1 << 20, Math.ceil(powInt(6 * rMax / rMin, o.dim)) + 8));
     this.nbIds = new Int32Array(this.nbMax);
     this.nbPos = new Float64Array(4 * this.nbMax);
     this.partners = new Int32Array(this.nbMax);
@@ -918,7 +919,8 @@ export class Stacker {
         if (gap < Infinity && d2 >= (s + gap) * (s + gap)) continue;
         g = Math.sqrt(d2) - s;
       } else if (id === SIDE) {
-        g = nb[o + 2] - Math.sqrt((nb[o] - cx) ** 2 + (nb[o + 1] - cy) ** 2) - r;
+        const dx = nb[o] - cx, dy = nb[o + 1] - cy;
+        g = nb[o + 2] - Math.sqrt(dx * dx + dy * dy) - r;
       } else {
         const axis = nb[o];
         g = ((axis === 0 ? cx : axis === 1 ? cy : cz) - nb[o + 1]) * nb[o + 2] - r;
