@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { UNITS } from '../common/units';
+import { pow } from '../common/power';
 
 const length = (description: string, dflt: number) =>
   z.number().gt(0).max(1e6).default(dflt).meta({ unit: UNITS.length, description });
@@ -168,23 +169,23 @@ class SuperquadricFunction implements ImplicitFunction {
     this.bounds = Float64Array.of(-a, -b, -c, a, b, c);
   }
   value(x: number, y: number, z: number): number {
-    const u = Math.abs(x * this.ia) ** this.p + Math.abs(y * this.ib) ** this.p;
-    const G = u ** this.m + Math.abs(z * this.ic) ** this.q;
-    return G ** this.h - 1;
+    const u = pow(Math.abs(x * this.ia), this.p) + pow(Math.abs(y * this.ib), this.p);
+    const G = pow(u, this.m) + pow(Math.abs(z * this.ic), this.q);
+    return pow(G, this.h) - 1;
   }
   valueAndGradient(x: number, y: number, z: number, g: Float64Array): number {
     const ax = Math.abs(x * this.ia), ay = Math.abs(y * this.ib), az = Math.abs(z * this.ic);
     const p = this.p, q = this.q, m = this.m;
-    const u = ax ** p + ay ** p;
-    const G = u ** m + az ** q;
+    const u = pow(ax, p) + pow(ay, p);
+    const G = pow(u, m) + pow(az, q);
     if (G === 0) { g[0] = 0; g[1] = 0; g[2] = 0; return -1; }
-    const F = G ** this.h;
+    const F = pow(G, this.h);
     const dFdG = (this.h * F) / G;
     // dG/dx = m u^(m−1) p |x/a|^(p−1) sign(x) / a; on the z axis (u = 0) the x and y terms vanish.
-    const du = u > 0 ? m * u ** (m - 1) * p : 0;
-    g[0] = dFdG * du * ax ** (p - 1) * Math.sign(x) * this.ia;
-    g[1] = dFdG * du * ay ** (p - 1) * Math.sign(y) * this.ib;
-    g[2] = dFdG * q * az ** (q - 1) * Math.sign(z) * this.ic;
+    const du = u > 0 ? m * pow(u, m - 1) * p : 0;
+    g[0] = dFdG * du * pow(ax, p - 1) * Math.sign(x) * this.ia;
+    g[1] = dFdG * du * pow(ay, p - 1) * Math.sign(y) * this.ib;
+    g[2] = dFdG * q * pow(az, q - 1) * Math.sign(z) * this.ic;
     return F - 1;
   }
 }

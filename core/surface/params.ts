@@ -10,6 +10,7 @@ import { AREA_SAMPLES, estimateArea, longestSide, solidBounds, surfaceIssues } f
 import { gridBits, gridBytes, sigmaForSpacing } from './sampler';
 import { RANGE_SIGMAS } from './rows';
 import { UNITS } from '../common/units';
+import { powInt } from '../common/power';
 
 export const surfaceParamsSchema = z.strictObject({
   surface: implicitSurfaceSchema.default({ kind: 'sphere', radius: 1 }),
@@ -88,7 +89,7 @@ export function surfaceGeometry(surface: ImplicitSurface): { bounds: Float64Arra
 /** x to four significant digits, rounded down (a limit printed this way is itself allowed). */
 function fourDigitsDown(x: number): number {
   const rounded = Number(x.toPrecision(4));
-  return rounded <= x ? rounded : Number((x - 0.5 * 10 ** (Math.floor(Math.log10(x)) - 3)).toPrecision(4));
+  return rounded <= x ? rounded : Number((x - 0.5 * powInt(10, Math.floor(Math.log10(x)) - 3)).toPrecision(4));
 }
 
 /**
@@ -162,8 +163,8 @@ const BYTES_PER_PARTICLE = 18 * 8 + 4 * 4 + (6 * 8 + 8 * 4 + 2) + 10 * 8;
 export function estimateMemoryBytes(p: SurfaceParams): number {
   const across = p.voxelsAcross;
   // The label volume's longest side is `across` voxels plus a margin; the others are at most that.
-  const volume = across > 0 ? 4 * (across + 3) ** 3 : 0;
-  const seeding = 8 * 66 ** 3;
+  const volume = across > 0 ? 4 * powInt(across + 3, 3) : 0;
+  const seeding = 8 * 66 * 66 * 66;
   // The box of the function (exact for the primitives, conservative for a blobby object): the solid's own takes seconds to measure.
   const grid = p.neighbourSearch === 'direct' ? 0 : gridBytes(gridBits(implicitFunction(p.surface).bounds, p.spacing));
   return WORKER_BYTES + p.maxParticles * BYTES_PER_PARTICLE + grid + seeding + volume;

@@ -20,6 +20,7 @@ import { MAX_BANDS, TaskBoard, type HelperData } from './board';
 import { M, type MoveArrays } from './moves';
 import { cutBands, expNegative, RANGE_SIGMAS, setGeometry, STEP_BITS, type RowArrays } from './rows';
 import { projectToSurface } from './solid';
+import { pow, powInt } from '../common/power';
 
 export { expNegative, RANGE_SIGMAS } from './rows';
 
@@ -107,8 +108,8 @@ export function gridBits(bounds: Float64Array, spacing: number): number {
  * and sortRows' counts. The per-particle arrays are counted per particle.
  */
 export function gridBytes(bits: number): number {
-  const cells = 2 ** (3 * bits), rows = 2 ** (2 * bits);
-  return 4 * (cells + cells / 8 + cells) + 4 * (2 * (rows + 1) + Math.max(rows, 2 ** (bits + STEP_BITS)));
+  const cells = powInt(2, 3 * bits), rows = powInt(2, 2 * bits);
+  return 4 * (cells + cells / 8 + cells) + 4 * (2 * (rows + 1) + Math.max(rows, powInt(2, bits + STEP_BITS)));
 }
 
 export type NeighbourSearch = 'cells' | 'queries' | 'direct';
@@ -251,7 +252,7 @@ export class SurfaceSampler {
     this.carried = [this.x, this.y, this.z, this.sigma, this.nx, this.ny, this.nz];
     if (grid) {
       // Cells start at the seed's optimum for the expected query radius; advised every iteration.
-      const maxCells = 2 ** (3 * gridBits(o.fn.bounds, o.spacing));
+      const maxCells = powInt(2, 3 * gridBits(o.fn.bounds, o.spacing));
       this.grid = new HashedGrid({ dim: 3, capacity: cap, cellSize: (RANGE_SIGMAS * this.sigmaHat) / Math.sqrt(0.7), bits: GRID_START_BITS, maxCells, autoRegrid: false });
     } else {
       this.grid = null;
@@ -539,8 +540,8 @@ export class SurfaceSampler {
     let cube = grid.cellSize[0];
     if (range > cube || range < CELLS_COARSE * cube) cube = range / CELLS_FILL;
     let bits = Math.max(2, grid.bits[0]);
-    while (diam < 0.5 * cube * 2 ** bits && bits > 2) bits--;
-    while (diam > GRID_GROWS_ABOVE * cube * 2 ** bits && bits < grid.maxBits) bits++;
+    while (diam < 0.5 * cube * powInt(2, bits) && bits > 2) bits--;
+    while (diam > GRID_GROWS_ABOVE * cube * powInt(2, bits) && bits < grid.maxBits) bits++;
     if (cube !== grid.cellSize[0] || bits !== grid.bits[0]) grid.regrid([bits, bits, bits], cube);
     return range;
   }
@@ -568,7 +569,7 @@ export class SurfaceSampler {
   private steerSpacing(): void {
     if (this.isolated > 0 || !(this.meanNearest > 0)) return;
     const lattice = sigmaForSpacing(this.spacing);
-    const s = this.sigmaHat * (this.spacing / this.meanNearest) ** SPACING_GAIN;
+    const s = this.sigmaHat * pow(this.spacing / this.meanNearest, SPACING_GAIN);
     this.sigmaHat = Math.min(lattice * SPACING_RANGE, Math.max(lattice / SPACING_RANGE, s));
   }
 
@@ -649,13 +650,18 @@ export class SurfaceSampler {
         const m = grid === null ? -1 : grid.cellsInSphere(x[i], y[i], z[i], r);
         if (m < 0) {
           // Wraps around the grid (or no grid): every particle, and no larger radius helps.
-          for (let j = 0; j < n; j++) if (j !== i) best = Math.min(best, (x[j] - x[i]) ** 2 + (y[j] - y[i]) ** 2 + (z[j] - z[i]) ** 2);
+          for (let j = 0; j < n; j++) {
+            if (j === i) continue;
+            const dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];
+            best = Math.min(best, dx * dx + dy * dy + dz * dz);
+          }
           break;
         }
         const heads = grid!.cellHeads, next = grid!.nextInCell;
         for (let k = 0; k < m; k++) for (let j = heads[k]; j >= 0; j = next[j]) {
           if (j === i) continue;
-          const d2 = (x[j] - x[i]) ** 2 + (y[j] - y[i]) ** 2 + (z[j] - z[i]) ** 2;
+          const dx = x[j] - x[i], dy = y[j] - y[i], dz = z[j] - z[i];
+          const d2 = dx * dx + dy * dy + dz * dz;
           if (d2 <= r * r && d2 < best) best = d2;
         }
       }
