@@ -23,6 +23,7 @@
  */
 import { SpatialObjects, checkInteger, checkPositive } from './objects';
 import type { IdVisitor, PairVisitor, SpatialOptions } from './types';
+import { powInt, root } from '../common/power';
 
 export interface CellSpaceOptions extends SpatialOptions {
   /** Lower corner and edge lengths of the domain (length dim). */
@@ -120,9 +121,9 @@ export class CellSpace extends SpatialObjects {
     o.domainMin.forEach((v, a) => { if (!Number.isFinite(v)) throw new RangeError(`domainMin[${a}] must be a finite number, got ${v}`); });
     o.domainSize.forEach((v, a) => checkPositive(`domainSize[${a}]`, v));
     const parentCells = o.parentCells ?? (o.dim === 3 ? 10_000 : 1_000);
-    checkInteger('parentCells', parentCells, 1, 2 ** 26, '2^26');
+    checkInteger('parentCells', parentCells, 1, 1 << 26, '2^26');
     const target = o.targetPerCell ?? 10;
-    checkInteger('targetPerCell', target, 1, 2 ** 20, '2^20');
+    checkInteger('targetPerCell', target, 1, 1 << 20, '2^20');
     const unrefineBelow = o.unrefineBelow ?? 2;
     checkInteger('unrefineBelow', unrefineBelow, 0, target + 1, `targetPerCell + 1 = ${target + 1}`);
     const refineFactor = o.refineFactor ?? 10;
@@ -134,7 +135,7 @@ export class CellSpace extends SpatialObjects {
     checkNonNegative('toleranceConstant', epsC); checkNonNegative('timestep', dt);
     super(o);
     const volume = o.domainSize.reduce((p, v) => p * v, 1);
-    this.len = (volume / parentCells) ** (1 / o.dim);
+    this.len = root(volume / parentCells, o.dim);
     this.cellsPerAxis = new Int32Array([1, 1, 1]);
     this.origin = new Float64Array(3);
     for (let a = 0; a < o.dim; a++) {
@@ -451,12 +452,12 @@ export class CellSpace extends SpatialObjects {
   private checkRefinement(p: number): void {
     const count = this.centroids[p];
     const meanVolume = count > 0 ? this.volumeSum[p] / count : 0;
-    const cellVolume = this.len ** this.dim;
+    const cellVolume = powInt(this.len, this.dim);
     const crowded = cellVolume > this.refineFactor * meanVolume;
     if (this.child[p] < 0) {
       if (!this.refineEnabled || count <= this.target || !crowded) return;
       // Children that each fit about `extentsPerChild` mean extents (the measure of the seed's Fig. 5).
-      const m = Math.min(Math.floor(MAX_CHILDREN ** (1 / this.dim) + 1e-9), Math.round((cellVolume / (this.extentsPerChild * meanVolume)) ** (1 / this.dim)));
+      const m = Math.min(Math.floor(root(MAX_CHILDREN, this.dim) + 1e-9), Math.round(root(cellVolume / (this.extentsPerChild * meanVolume), this.dim)));
       if (m >= 2) this.refine(p, m);
     } else if (count < this.unrefineBelow || !crowded) {
       this.merge(p);
@@ -466,7 +467,7 @@ export class CellSpace extends SpatialObjects {
   private refine(p: number, m: number): void {
     const n = this.gatherSlots(p, 1);
     for (let k = 0; k < n; k++) this.unlinkObject(this.gather[k]);
-    this.child[p] = this.allocBlock(m ** this.dim);
+    this.child[p] = this.allocBlock(powInt(m, this.dim));
     this.childM[p] = m;
     for (let k = 0; k < n; k++) this.linkObject(this.gather[k]);
     this.counters.remaps += n;
@@ -474,7 +475,7 @@ export class CellSpace extends SpatialObjects {
   }
 
   private merge(p: number): void {
-    const size = this.childM[p] ** this.dim, base = this.child[p];
+    const size = powInt(this.childM[p], this.dim), base = this.child[p];
     const n = this.gatherSlots(base, size);
     for (let k = 0; k < n; k++) this.unlinkObject(this.gather[k]);
     this.child[p] = -1;

@@ -66,15 +66,15 @@ export class HashedGrid extends SpatialObjects {
   private queryVisit: IdVisitor | null = null;
 
   constructor(o: HashedGridOptions) {
-    const maxCells = o.maxCells ?? 2 ** 24;
-    checkInteger('maxCells', maxCells, 1, 2 ** 30 + 1, '2^30]');
+    const maxCells = o.maxCells ?? 1 << 24;
+    checkInteger('maxCells', maxCells, 1, (1 << 30) + 1, '2^30]');
     const maxBitsAxis = Math.floor(Math.log2(maxCells) / o.dim);
     const bits = o.bits ?? Math.min(3, maxBitsAxis);
     checkInteger('bits', bits, 0, maxBitsAxis + 1, `${maxBitsAxis}] (maxCells = ${maxCells})`);
     const cellSize = o.cellSize ?? 1;
     checkPositive('cellSize', cellSize);
     const interval = o.regridInterval ?? 1;
-    checkInteger('regridInterval', interval, 1, 2 ** 31, '2^31');
+    checkInteger('regridInterval', interval, 1, 0x8000_0000, '2^31');
     super(o);
     this.maxBitsAxis = maxBitsAxis;
     this.autoRegrid = o.autoRegrid ?? true;

@@ -14,6 +14,7 @@
  */
 import { Random } from '../common/random';
 import { checkInteger } from './objects';
+import { root } from '../common/power';
 
 export interface LatticePackingOptions {
   dim: 2 | 3;
@@ -73,7 +74,7 @@ function chooseCounts(dim: 2 | 3, n: number, periodic: boolean): [number, number
 
 export function latticePacking(o: LatticePackingOptions): LatticePacking {
   if (o.dim !== 2 && o.dim !== 3) throw new RangeError(`dim must be 2 or 3, got ${o.dim}`);
-  checkInteger('n', o.n, 1, 2 ** 26, '2^26');
+  checkInteger('n', o.n, 1, 1 << 26, '2^26');
   const max = LATTICE_MAX_FRACTION[o.dim];
   if (!(o.solidFraction > 0 && o.solidFraction <= max)) {
     throw new RangeError(`solidFraction must be in (0, ${max.toFixed(4)}] for a ${o.dim}D lattice, got ${o.solidFraction}`);
@@ -86,7 +87,7 @@ export function latticePacking(o: LatticePackingOptions): LatticePacking {
   const [cols, rows, layers] = counts;
   // Spacing d so that n unit balls fill the fraction: the box volume per ball is d^3/√2 (3D) or
   // d^2·√3/2 (2D), and the fraction at d = 2 is the contact density.
-  const d = 2 * (max / o.solidFraction) ** (1 / dim);
+  const d = 2 * root(max / o.solidFraction, dim);
   const size: [number, number, number] = [cols * d * STEP[0], rows * d * STEP[1], dim === 3 ? layers * d * STEP[2] : 0];
   // Each ball moves by at most half the gap, so two neighbours stay at least 2 apart.
   const jitter = ((d - 2) / 2 / Math.sqrt(dim)) * (1 - 1e-9);

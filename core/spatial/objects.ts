@@ -6,7 +6,7 @@
  */
 import type { IdVisitor, PairVisitor, SpatialCounters, SpatialIndex, SpatialOptions } from './types';
 
-const MAX_CAPACITY = 2 ** 31;
+const MAX_CAPACITY = 0x8000_0000;
 
 /** Exact overlap (closed) of two shapes whose centres differ by (dx, dy, dz). A sphere's radius is
  *  passed as all three half extents. */
@@ -240,7 +240,8 @@ export abstract class SpatialObjects implements SpatialIndex {
 
   /** Radius of the sphere around the centre that holds object i. */
   protected boundingRadius(i: number): number {
-    return this.sphere[i] === 1 ? this.hx[i] : Math.sqrt(this.hx[i] ** 2 + this.hy[i] ** 2 + this.hz[i] ** 2);
+    const hx = this.hx[i], hy = this.hy[i], hz = this.hz[i];
+    return this.sphere[i] === 1 ? hx : Math.sqrt(hx * hx + hy * hy + hz * hz);
   }
 
   /** Recomputes maxHalf and maxRadius from the live objects (O(n)). */

@@ -11,6 +11,7 @@
 import { Random } from '../common/random';
 import { checkInteger, checkPositive } from './objects';
 import { SpatialTree } from './spatial-tree';
+import { powInt, root } from '../common/power';
 
 export interface RandomPackingOptions {
   dim: 2 | 3;
@@ -47,12 +48,12 @@ function ballVolume(dim: number, r: number): number {
 
 export function randomPacking(o: RandomPackingOptions): RandomPacking {
   if (o.dim !== 2 && o.dim !== 3) throw new RangeError(`dim must be 2 or 3, got ${o.dim}`);
-  checkInteger('n', o.n, 2, 2 ** 26, '2^26');
+  checkInteger('n', o.n, 2, 1 << 26, '2^26');
   if (!(o.solidFraction > 0 && o.solidFraction <= 0.9)) throw new RangeError(`solidFraction must be in (0, 0.9], got ${o.solidFraction}`);
   checkPositive('radiusRatio', o.radiusRatio);
   if (o.radiusRatio < 1) throw new RangeError(`radiusRatio must be >= 1, got ${o.radiusRatio}`);
   const iterations = o.iterations ?? 400;
-  checkInteger('iterations', iterations, 1, 2 ** 31, '2^31');
+  checkInteger('iterations', iterations, 1, 0x8000_0000, '2^31');
   const { dim, n } = o;
   const rnd = new Random(o.seed);
   const r = new Float64Array(n);
@@ -61,7 +62,7 @@ export function randomPacking(o: RandomPackingOptions): RandomPacking {
     r[i] = 1 + (o.radiusRatio - 1) * rnd.next();
     volume += ballVolume(dim, r[i]);
   }
-  const box = (volume / o.solidFraction) ** (1 / dim);
+  const box = root(volume / o.solidFraction, dim);
   let rMax = 0;
   for (let i = 0; i < n; i++) rMax = Math.max(rMax, r[i]);
   if (!(rMax < box / 4)) throw new RangeError(`n = ${n} is too small for radiusRatio ${o.radiusRatio}: the largest ball must be < box / 4`);
@@ -85,7 +86,7 @@ export function randomPacking(o: RandomPackingOptions): RandomPacking {
     const overlap = s * (r[i] + r[j]) - d;
     if (overlap <= 0) return;
     worst = Math.max(worst, overlap / (s * Math.min(r[i], r[j])));
-    const mi = r[i] ** dim, mj = r[j] ** dim;
+    const mi = powInt(r[i], dim), mj = powInt(r[j], dim);
     const f = (1.01 * overlap) / (d > 0 ? d : 1) / (mi + mj);
     const ux = d > 0 ? ex : 1, uy = d > 0 ? ey : 0, uz = d > 0 ? ez : 0;
     x[i] += ux * f * mj; y[i] += uy * f * mj; z[i] += uz * f * mj;
@@ -127,5 +128,5 @@ export function randomPacking(o: RandomPackingOptions): RandomPacking {
     solid += ballVolume(dim, r[i]);
     lo = Math.min(lo, r[i]); hi = Math.max(hi, r[i]);
   }
-  return { dim, box, x, y, z, r, solidFraction: solid / box ** dim, radiusRatio: hi / lo, shrunk, iterations: it };
+  return { dim, box, x, y, z, r, solidFraction: solid / powInt(box, dim), radiusRatio: hi / lo, shrunk, iterations: it };
 }

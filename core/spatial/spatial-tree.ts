@@ -17,6 +17,7 @@
  */
 import { SpatialObjects, checkInteger, checkPositive } from './objects';
 import type { IdVisitor, PairVisitor, SpatialOptions } from './types';
+import { powInt } from '../common/power';
 
 export interface SpatialTreeOptions extends SpatialOptions {
   /** Edge of the finest cells: the smallest object diameter is a good choice. */
@@ -82,11 +83,11 @@ export class SpatialTree extends SpatialObjects {
       for (let a = 0; a < 3; a++) {
         if (this.periodic && a < o.dim) {
           // As many whole cells of at least cellSize * 2^l as fit in the period.
-          const n = Math.max(1, Math.floor(p[a] / (o.cellSize * 2 ** l)));
+          const n = Math.max(1, Math.floor(p[a] / (o.cellSize * powInt(2, l))));
           this.cell[3 * l + a] = p[a] / n;
           this.wrapMask[3 * l + a] = n - 1;
         } else {
-          this.cell[3 * l + a] = o.cellSize * 2 ** l;
+          this.cell[3 * l + a] = o.cellSize * powInt(2, l);
           this.wrapMask[3 * l + a] = a < o.dim ? -1 : 0;
         }
       }
@@ -100,7 +101,7 @@ export class SpatialTree extends SpatialObjects {
     }
     let size = 16;
     while (size < 2 * o.capacity) size *= 2;
-    checkInteger('hash table size', size, 1, 2 ** 31, '2^31');
+    checkInteger('hash table size', size, 1, 0x8000_0000, '2^31');
     this.head = new Int32Array(size).fill(-1);
     this.hashMask = size - 1;
     this.next = new Int32Array(o.capacity);

@@ -45,7 +45,7 @@ const AXIS_SWITCH = 1.5;
  *  axis, narrow enough that a column's list stays short. */
 const COLUMN_RADII = 4;
 /** At most this many columns. */
-const MAX_COLUMNS = 2 ** 22;
+const MAX_COLUMNS = 1 << 22;
 
 export class SweepAndPrune extends SpatialObjects {
   readonly name = 'sweep and prune';
