@@ -28,6 +28,7 @@
 import { checkDims, corner, type MatrixOptions, type PackingMatrix } from './matrix';
 import { planSlabs } from './slab-plan';
 import { WASM_WINDOW_BYTES, WasmKernels, type KernelLayout } from './wasm-kernels';
+import { powInt } from '../common/power';
 
 export type BitLayout = 'rows' | 'bricks';
 
@@ -475,7 +476,7 @@ export function selfMaskWords(bias: number): Int32Array {
 
 /** Words of a self mask (selfMaskWords). */
 export function selfMaskLength(bias: number): number {
-  return Math.ceil((2 * bias + 1) ** 3 / 32);
+  return Math.ceil(powInt(2 * bias + 1, 3) / 32);
 }
 
 /** Marks coords[0..n) (each within ±bias) in a self mask. */

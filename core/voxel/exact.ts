@@ -50,7 +50,7 @@ export class ExactVoxels {
     // sphere's hull is about 4 times its volume). x starts at the hull's x0 for the arithmetic
     // (the same sums, so the same roundings, as without the cut). Each row is cut further to that
     // ball (about half of the cube).
-    const r = Math.ceil(v.maxRadius + 0.8661), ball = (v.maxRadius + 0.8661) ** 2 + 1e-6;
+    const r = Math.ceil(v.maxRadius + 0.8661), ball = (v.maxRadius + 0.8661) * (v.maxRadius + 0.8661) + 1e-6;
     const x0 = Math.floor(lo[0]), xa = Math.max(x0, -r), x1 = Math.min(Math.ceil(hi[0]), r);
     const y0 = Math.max(Math.floor(lo[1]), -r), y1 = Math.min(Math.ceil(hi[1]), r), z0 = Math.max(Math.floor(lo[2]), -r), z1 = Math.min(Math.ceil(hi[2]), r);
     // At most one voxel per position of the cut hull.

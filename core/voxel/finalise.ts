@@ -9,6 +9,7 @@ import type { ColumnTable, LabelVolume } from '../common/engine';
 import { BitMatrix } from './bit-matrix';
 import { ExactVoxels, rotatePoint } from './exact';
 import type { Packer } from './packer';
+import { powInt } from '../common/power';
 
 export interface Finalised {
   /** The particle table artifact (only particles whose centre lies inside the box). */
@@ -38,7 +39,7 @@ export interface Finalised {
 function clearShells(packer: Packer): void {
   const m = packer.matrix, { nx, ny } = m, nz = m.nz;
   let cubes = 0;
-  for (let i = 0; i < packer.count; i++) cubes += (2 * packer.extentOf(i) + 1) ** 3;
+  for (let i = 0; i < packer.count; i++) cubes += powInt(2 * packer.extentOf(i) + 1, 3);
   // A voxel cleared alone costs about as much as 32 voxels cleared a word at a time.
   if (cubes > (nx * ny * nz) / 32) {
     m.clearEverything();

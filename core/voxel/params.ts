@@ -12,6 +12,7 @@ import { WASM_WINDOW_BYTES } from './wasm-kernels';
 import { idMatrixBytes } from './id-matrix';
 import { voxelAnalysisOptionsSchema } from '../analysis/index';
 import { UNITS } from '../common/units';
+import { powInt } from '../common/power';
 
 const positiveLength = (description: string, dflt: number) =>
   z.number().gt(0).max(1e6).default(dflt).meta({ unit: UNITS.length, description });
@@ -212,9 +213,9 @@ export function boxVoxels(p: VoxelParams): { nx: number; ny: number; nz: number;
   return { nx, ny, nz, nzMatrix: p.box.top === 'open' ? nz + maxExtent : nz, maxExtent };
 }
 
-export const LABEL_AUTO_LIMIT = 512 ** 3;
+export const LABEL_AUTO_LIMIT = 512 * 512 * 512;
 /** Largest label volume: one Uint32Array of at most 1 GiB. */
-export const LABEL_MAX_VOXELS = 2 ** 28;
+export const LABEL_MAX_VOXELS = 1 << 28;
 
 export function labelsEnabled(p: VoxelParams): boolean {
   const { nx, ny, nz } = boxVoxels(p);
@@ -434,7 +435,7 @@ const COUNT_SIZE_VOXELS = 24;
  * The settling pass's cache of solid voxel runs (settle.ts CACHE_INTS, 2^25 int32): it keeps at
  * most this many bytes, and never more than four int32 per run of every particle.
  */
-const RUN_CACHE_BYTES = 2 ** 27;
+const RUN_CACHE_BYTES = 1 << 27;
 
 /**
  * Solid voxels of a shape at a size, kept by shape: voxelising one takes 1-2 ms, and the estimate is
@@ -500,7 +501,7 @@ export function estimateMemoryBytes(p: VoxelParams): number {
   // floor (settling starts only when insertions end), and never more than all.
   const smallest = Math.max(1, Math.min(...p.mixture.types.map((t) => minSize(t.size) * r)));
   const active = Math.min(particles, (4 * nx * ny) / (smallest * smallest) + 1000);
-  const moving = active * (12 * shellVoxels + (largest + 3) ** 3 / 8);
+  const moving = active * (12 * shellVoxels + powInt(largest + 3, 3) / 8);
   // The settling pass's runs (16 bytes each), for every particle, up to its cache.
   const runs = Math.min(RUN_CACHE_BYTES, particles * 16 * (shellVoxels / 4));
   // The analysis with a label volume: its pore grid (a solid byte, two float32 and a float64 per

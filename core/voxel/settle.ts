@@ -48,7 +48,7 @@ import { centreInBox, clearShellCube } from './finalise';
 /** Rounds of the settling pass at most (a round moves each particle at most once). */
 export const MAX_ROUNDS = 50;
 /** Integers of solid-voxel offsets the pass keeps (128 MiB). */
-const CACHE_INTS = 2 ** 25;
+const CACHE_INTS = 1 << 25;
 /** Largest move of the pass per axis (voxels). */
 const STEP = 2;
 /** Depths within this of one voxel count as one voxel (projections are floating point). */

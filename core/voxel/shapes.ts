@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { implicitFunction, implicitSurfaceSchema } from '../surface/implicit';
 import { solidBounds, surfaceIssues } from '../surface/solid';
 import type { ParamsIssue } from '../common/engine';
+import { pow } from '../common/power';
 
 const ratio = (description: string) =>
   z.number().gt(0).max(1).default(1).meta({ unit: 'ratio', description });
@@ -168,7 +169,13 @@ function insideFunction(shape: Shape, d: number): { inside: (x: number, y: numbe
       return { inside: (x, y, z) => x * x + y * y + z * z <= r * r, half: [r, r, r] };
     case 'ellipsoid': {
       const a = r, b = r * shape.b, c = r * shape.c;
-      return { inside: (x, y, z) => (x / a) ** 2 + (y / b) ** 2 + (z / c) ** 2 <= 1, half: [a, b, c] };
+      return {
+        inside: (x, y, z) => {
+          const u = x / a, v = y / b, w = z / c;
+          return u * u + v * v + w * w <= 1;
+        },
+        half: [a, b, c],
+      };
     }
     case 'cuboid': {
       const a = r, b = r * shape.b, c = r * shape.c;
@@ -190,7 +197,7 @@ function insideFunction(shape: Shape, d: number): { inside: (x: number, y: numbe
       const a = r, b = r * shape.b, c = r * shape.c, e1 = shape.e1, e2 = shape.e2;
       return {
         inside: (x, y, z) =>
-          (Math.abs(x / a) ** (2 / e2) + Math.abs(y / b) ** (2 / e2)) ** (e2 / e1) + Math.abs(z / c) ** (2 / e1) <= 1,
+          pow(pow(Math.abs(x / a), 2 / e2) + pow(Math.abs(y / b), 2 / e2), e2 / e1) + pow(Math.abs(z / c), 2 / e1) <= 1,
         half: [a, b, c],
       };
     }

@@ -5,7 +5,7 @@
  */
 import type { MatrixOptions } from './matrix';
 
-export const MAX_SLAB_BYTES = 2 ** 30;
+export const MAX_SLAB_BYTES = 1 << 30;
 
 export interface SlabPlan {
   planesPerSlab: number;
@@ -31,7 +31,7 @@ export function planSlabs(planeBytes: number, nz: number, options: MatrixOptions
   const budget = options.memoryBudgetBytes ?? Infinity;
   if (total > budget) {
     throw new RangeError(
-      `${what} needs ${total} bytes (${(total / 2 ** 30).toFixed(2)} GiB), more than the memory budget of ${budget} bytes`,
+      `${what} needs ${total} bytes (${(total / MAX_SLAB_BYTES).toFixed(2)} GiB), more than the memory budget of ${budget} bytes`,
     );
   }
   const planesPerSlab = Math.min(nz, Math.floor(maxSlab / planeBytes));

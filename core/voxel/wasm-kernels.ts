@@ -16,6 +16,7 @@
  */
 import { KERNELS_WASM_BASE64 } from './kernels-wasm';
 import { COS32, SIN32 } from './rotation';
+import { powInt } from '../common/power';
 
 /** The memory may grow to this many 64 KiB pages: 1 GiB, the largest buffer PackBench allocates. */
 const MAX_PAGES = 16384;
@@ -91,7 +92,7 @@ export function voxelWords(n: number): number {
 
 /** Words of a self mask of cube side 2b + 1 (bit-matrix.ts selfMaskLength). */
 function maskWords(b: number): number {
-  return Math.ceil((2 * b + 1) ** 3 / 32);
+  return Math.ceil(powInt(2 * b + 1, 3) / 32);
 }
 
 export class WasmKernels {
