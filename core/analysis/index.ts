@@ -37,7 +37,7 @@ export const voxelAnalysisOptionsSchema = z.object({
     .meta({ description: "axis in the particle's initial frame whose tilt the rotation angles give (plate normal, rod axis)" }),
   sizeBins: z.number().int().min(1).max(1000).default(20).meta({ description: 'bins of the size distributions' }),
   poreBins: z.number().int().min(1).max(1000).default(30).meta({ description: 'bins of the pore-size distribution' }),
-  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 21)
+  poreGridVoxels: z.number().int().min(1000).max(1 << 27).default(1 << 21)
     .meta({ unit: 'voxels', description: 'largest grid the local thickness runs on: larger beds are measured in a centred x-y window (at least four particle diameters wide), else sampled every k-th voxel' }),
   periodic: periodicSchema.optional()
     .meta({ description: 'periodic axes (default: the particle table meta, else [true, true, false])' }),
@@ -137,7 +137,7 @@ function analyse(labels: LabelVolume, particles: ColumnTable, opts: z.output<typ
   // Sizes: equivalent diameters from the voxels each particle holds in the label volume.
   const moments = particleMoments(vol, dims, periodic, n, (d) => progress(nz + d, total, 'orientation'));
   const diameters = voxelEquivalentDiameters(moments.count, h);
-  const volumes = Float64Array.from(moments.count, (c) => c * h ** 3);
+  const volumes = Float64Array.from(moments.count, (c) => c * (h * h * h));
   let maxDiameter = 0;
   for (let p = 0; p < n; p++) if (diameters[p] > maxDiameter) maxDiameter = diameters[p];
   const sizes = sizeDistributions(diameters, volumes, opts.sizeBins, 'length');
@@ -244,7 +244,7 @@ export function analyseParticleTable(particles: ColumnTable, options: Pick<Voxel
   const series: EngineSeries[] = [];
   if (voxels) {
     if (typeof resolution !== 'number' || !(resolution > 0)) throw new RangeError(`particle table meta.resolution must be a positive number of voxels per length unit, got ${String(resolution)}`);
-    const volumes = Float64Array.from(voxels, (v) => v / resolution ** 3);
+    const volumes = Float64Array.from(voxels, (v) => v / (resolution * resolution * resolution));
     const sizes = sizeDistributions(voxelEquivalentDiameters(voxels, 1 / resolution), volumes, opts.sizeBins, 'length');
     Object.assign(metrics, sizes.metrics);
     series.push(...sizes.series);

@@ -102,8 +102,8 @@ export function symmetricEigen3(m: readonly number[]): { values: [number, number
   ];
   const v = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
   for (let sweep = 0; sweep < 50; sweep++) {
-    const off = a[0][1] ** 2 + a[0][2] ** 2 + a[1][2] ** 2;
-    if (off < 1e-30 * (a[0][0] ** 2 + a[1][1] ** 2 + a[2][2] ** 2) || off === 0) break;
+    const off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+    if (off < 1e-30 * (a[0][0] * a[0][0] + a[1][1] * a[1][1] + a[2][2] * a[2][2]) || off === 0) break;
     for (const [p, q] of [[0, 1], [0, 2], [1, 2]]) {
       if (a[p][q] === 0) continue;
       const theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);

@@ -115,7 +115,7 @@ class ContainmentTable {
     if (req) return req;
     req = new Float64Array(OFFSET_CLASSES.length);
     const R = Math.ceil(Math.sqrt(D)) - 1;
-    const inner = Math.max(0, Math.sqrt(D) - 1) ** 2;
+    const innerRadius = Math.max(0, Math.sqrt(D) - 1), inner = innerRadius * innerRadius;
     // |x - v|² = |x|² + 2 v·(-x) + |v|²: by symmetry the maximiser has coordinates of the sign
     // opposite to v's, so x = (-a, -b, -c) with a, b, c >= 0 covers every case.
     for (let a = 0; a <= R; a++) for (let b = 0; b <= R; b++) {

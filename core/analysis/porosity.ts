@@ -82,7 +82,7 @@ export function heightStats(height: ArrayLike<number>, topPercentile: number): H
   }
   const mean = sum / n;
   let sq = 0;
-  for (let i = 0; i < n; i++) sq += (height[i] - mean) ** 2;
+  for (let i = 0; i < n; i++) sq += (height[i] - mean) * (height[i] - mean);
   const sorted = Float64Array.from(height).sort();
   return { mean, rms: Math.sqrt(sq / n), min, max, valley: quantile(sorted, topPercentile / 100) };
 }

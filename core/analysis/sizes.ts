@@ -24,7 +24,8 @@ export function equivalentDiameter(volume: number): number {
  */
 export function voxelEquivalentDiameters(voxels: ArrayLike<number>, voxelSize: number): Float64Array {
   const d = new Float64Array(voxels.length);
-  for (let p = 0; p < voxels.length; p++) d[p] = equivalentDiameter(voxels[p] * voxelSize ** 3);
+  const voxelVolume = voxelSize * voxelSize * voxelSize;
+  for (let p = 0; p < voxels.length; p++) d[p] = equivalentDiameter(voxels[p] * voxelVolume);
   return d;
 }
 

@@ -35,7 +35,7 @@ export const sphereAnalysisOptionsSchema = z.object({
   bulkTop: z.number().gt(0).optional()
     .meta({ unit: UNITS.length, description: 'top of the bulk region, instead of the valley level of the height map' }),
   poreBins: z.number().int().min(1).max(1000).default(30).meta({ description: 'bins of the pore-size distribution' }),
-  poreGridVoxels: z.number().int().min(1000).max(2 ** 27).default(2 ** 21)
+  poreGridVoxels: z.number().int().min(1000).max(1 << 27).default(1 << 21)
     .meta({ unit: 'cells', description: 'cells of the grid the spheres are rasterised on (twenty per smallest diameter) for the local thickness of the pores; larger beds are measured in a centred x-y window of at least four largest diameters, else on a coarser grid' }),
   heightMapCells: z.number().int().min(16).max(4096).default(256)
     .meta({ description: 'height-map samples along the longer box side' }),
@@ -49,7 +49,7 @@ export type SphereAnalysisOptions = z.input<typeof sphereAnalysisOptionsSchema>;
 export function sphereSliceVolume(c: number, r: number, a: number, b: number): number {
   const t0 = Math.max(-r, a - c), t1 = Math.min(r, b - c);
   if (t1 <= t0) return 0;
-  return Math.PI * (r * r * (t1 - t0) - (t1 ** 3 - t0 ** 3) / 3);
+  return Math.PI * (r * r * (t1 - t0) - (t1 * t1 * t1 - t0 * t0 * t0) / 3);
 }
 
 export function analyseSpheres(
@@ -84,7 +84,7 @@ export function analyseSpheres(
   if (n === 0) return { metrics: { particles: 0 }, series, artifacts: [], particleColumns: {} };
 
   // Sizes.
-  const d = r.map((v) => 2 * v), v = r.map((v) => (4 / 3) * Math.PI * v ** 3);
+  const d = r.map((v) => 2 * v), v = r.map((v) => (4 / 3) * Math.PI * v * v * v);
   const sizes = sizeDistributions(d, v, opts.sizeBins, 'length');
   Object.assign(metrics, sizes.metrics);
   series.push(...sizes.series);
@@ -143,7 +143,7 @@ export function analyseSpheres(
   for (let c = 0; c < height.length; c++) hSum += height[c];
   const hMean = hSum / height.length;
   let hSq = 0;
-  for (let c = 0; c < height.length; c++) hSq += (height[c] - hMean) ** 2;
+  for (let c = 0; c < height.length; c++) hSq += (height[c] - hMean) * (height[c] - hMean);
   const valley = opts.bulkTop ?? quantile(Float64Array.from(height).sort(), opts.topPercentile / 100);
   metrics.meanHeight = hMean;
   metrics.rmsRoughness = Math.sqrt(hSq / height.length);
@@ -190,7 +190,7 @@ export function analyseSpheres(
   for (let b = 0; b < bins; b++) {
     const r0 = (b / bins) * rdfMax, r1 = ((b + 1) / bins) * rdfMax;
     rdfX[b] = (r0 + r1) / 2;
-    rdfY[b] = rdfCounts[b] / (refs * rho * (4 / 3) * Math.PI * (r1 ** 3 - r0 ** 3));
+    rdfY[b] = rdfCounts[b] / (refs * rho * (4 / 3) * Math.PI * (r1 * r1 * r1 - r0 * r0 * r0));
   }
   series.push(lineSeries('radial distribution function', 'r (length)', 'g(r)', rdfX, rdfY));
   return { metrics, series, artifacts: [], particleColumns: { coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)) } };

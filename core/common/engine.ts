@@ -263,7 +263,7 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
  * bench/voxel-memory.ts (of which their own arrays are 3-52 MiB), 62 MiB for a surface run of a few
  * particles (bench/surface-memory.ts).
  */
-export const WORKER_BYTES = 96 * 2 ** 20;
+export const WORKER_BYTES = 96 * (1 << 20);
 
 /** Throws a RangeError listing the issues (for callers that run an engine directly, e.g. tests, benches). */
 export function throwIfIssues(issues: ParamsIssue[]): void {

@@ -43,7 +43,7 @@ export function parseStl(bytes: Uint8Array, maxTriangles = Infinity): TriangleMe
 export function meshTriangleLimit(bytes: Uint8Array): number {
   const count = bytes.length >= 84 ? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(80, true) : -1;
   if (bytes.length === 84 + 50 * count) return count;
-  return Math.max(2 ** 20, Math.floor(bytes.length / 16));
+  return Math.max(1 << 20, Math.floor(bytes.length / 16));
 }
 
 /** The refusal of a mesh of more triangles than an import holds. */
@@ -199,7 +199,7 @@ export function checkWatertight(mesh: TriangleMesh): WatertightReport {
 }
 
 /** Distinct vertices an edge key can name (two ids and a direction bit stay below 2^53). */
-const MAX_VERTICES = 2 ** 26;
+const MAX_VERTICES = 1 << 26;
 
 const edgeKey = (a: number, b: number): number => (a < b ? a * MAX_VERTICES + b : b * MAX_VERTICES + a) * 2 + (a > b ? 1 : 0);
 

@@ -18,7 +18,7 @@ export function tarHeader(name: string, size: number, mtimeSeconds = 0): Uint8Ar
   octal(100, 8, 0o644); // mode
   octal(108, 8, 0); // uid
   octal(116, 8, 0); // gid
-  if (size < 8 ** 11) octal(124, 12, size);
+  if (size < 0o100000000000) octal(124, 12, size); // 8^11: what 11 octal digits hold
   else {
     h[124] = 0x80; // base-256, big-endian in the remaining 11 bytes
     for (let i = 135, v = size; i > 124; i--, v = Math.floor(v / 256)) h[i] = v % 256;

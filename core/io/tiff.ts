@@ -15,7 +15,7 @@ import { copyOut } from './container';
 import type { LabelDtype } from './labels';
 
 const SHORT = 3, LONG = 4, ASCII = 2, RATIONAL = 5;
-const FOUR_GIB = 2 ** 32;
+const FOUR_GIB = 0x1_0000_0000;
 
 export interface TiffLayout {
   /** Header, IFD 0 and its values: write first. */

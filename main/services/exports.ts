@@ -153,10 +153,10 @@ async function writeTar(out: string, files: { name: string; path: string }[]): P
 }
 
 /** Triangle text of the per-particle STL held before it is written to its places. */
-const PENDING_BYTES = 64 * 2 ** 20;
+const PENDING_BYTES = 64 * (1 << 20);
 
 /** z-slices per read: about 64 MiB of labels at a time. */
-const SLAB_BYTES = 64 * 2 ** 20;
+const SLAB_BYTES = 64 * (1 << 20);
 
 export async function exportRun(
   run: ExportableRun,
@@ -533,7 +533,7 @@ async function writeSolidStl(writer: SequentialWriter, run: ExportableRun, spec:
     const origin = frameOrigin(reader.header.meta);
     await writer.write(stlHeader(0, `PackBench solid phase of run ${run.id}`));
     // Rows per call: keeps the triangle buffer of one call to a few tens of MB even for dense faces.
-    const rowsPerCall = Math.max(1, Math.floor(2 ** 16 / dims[0]));
+    const rowsPerCall = Math.max(1, Math.floor((1 << 16) / dims[0]));
     await forEachSliceWindow(reader, async (w) => {
       for (let y0 = 0; y0 < w.ny; y0 += rowsPerCall) await writer.write(solidSurfaceTriangles(w, voxelSize, y0, Math.min(w.ny, y0 + rowsPerCall), origin));
       onProgress((w.z + 1) / dims[2]);

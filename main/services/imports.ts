@@ -87,7 +87,7 @@ export function meshBytesToShape(bytes: Uint8Array, fileName: string, options: M
     shape: { kind: 'voxels', dims: solid.dims, bits: Buffer.from(solid.bits).toString('base64') },
     voxelCount: solid.voxelCount,
     resolution,
-    volume: solid.voxelCount / resolution ** 3,
+    volume: solid.voxelCount / (resolution * resolution * resolution),
     triangles: mesh.triangles,
   };
 }
@@ -132,7 +132,7 @@ export function rawBytesToShape(bytes: Uint8Array, headerJson: string, fileName:
     shape: { kind: 'voxels', dims: header.dims, bits: Buffer.from(bits).toString('base64') },
     voxelCount,
     resolution: 1 / header.voxelSize,
-    volume: voxelCount * header.voxelSize ** 3,
+    volume: voxelCount * (header.voxelSize * header.voxelSize * header.voxelSize),
   };
 }
 
@@ -317,12 +317,12 @@ export function importTaskBytes(task: ImportTask): number {
   switch (task.kind) {
     case 'spheres': {
       const rows = countLines(task.csv);
-      const cells = (task.analysis.poreGridVoxels as number | undefined) ?? 2 ** 21;
-      const heightMap = ((task.analysis.heightMapCells as number | undefined) ?? 256) ** 2;
+      const cells = (task.analysis.poreGridVoxels as number | undefined) ?? 1 << 21;
+      const side = (task.analysis.heightMapCells as number | undefined) ?? 256, heightMap = side * side;
       return 6 * task.csv.length + rows * 600 + 17 * cells + 24 * 10 * MAX_BOX_DIAMETERS + 16 * heightMap;
     }
     case 'mesh':
-      return 2 * task.bytes.length + MESH_TRIANGLE_BYTES * meshTriangleLimit(task.bytes) + 3 * (MAX_SHAPE_VOXELS_PER_AXIS ** 3 / 8);
+      return 2 * task.bytes.length + MESH_TRIANGLE_BYTES * meshTriangleLimit(task.bytes) + 3 * (MAX_SHAPE_VOXELS_PER_AXIS * MAX_SHAPE_VOXELS_PER_AXIS * MAX_SHAPE_VOXELS_PER_AXIS / 8);
     case 'raw':
       return 2 * task.bytes.length + 3 * Math.ceil(task.bytes.length / 8);
     case 'preview':
