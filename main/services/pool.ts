@@ -187,21 +187,23 @@ export class WorkerPool {
     return n;
   }
 
-  /** Bytes held by running tasks (imports). */
+  /** Bytes held by running tasks (imports, engines' checks). */
   private taskBytes = 0;
 
   /**
-   * Runs a one-off task (an import) in a worker thread under the same memory budget as runs: the
-   * value the worker posts ({ ok: true, value }), or an Error with the message it posts
-   * ({ ok: false, message }) marked `taskFailed`, or a crash. Refused up front (BudgetError) when
-   * `memoryBytes` is over the budget or over what runs leave free now. A worker that finished its
-   * task is kept a few seconds for the next one (see takeTaskWorker).
+   * Runs a one-off task (an import, an engine's checks) in a worker thread under the same memory
+   * budget as runs, holding `memoryBytes` of it while it runs: the value the worker posts ({ ok: true,
+   * value }), or an Error with the message it posts ({ ok: false, message }) marked `taskFailed`, or a
+   * crash. Refused up front (BudgetError) when `memoryBytes` is over the budget or over what runs leave
+   * free now, unless `whenFull` is 'run anyway' (a check must answer the form whatever runs hold; runs
+   * that would start meanwhile wait for it). A worker that finished its task is kept a few seconds for
+   * the next one (see takeTaskWorker).
    */
-  async task<T>(workerEntry: string, input: unknown, memoryBytes: number, transfer: ArrayBuffer[] = []): Promise<T> {
-    if (memoryBytes > this.memoryBudgetBytes) {
+  async task<T>(workerEntry: string, input: unknown, memoryBytes: number, whenFull: 'refuse' | 'run anyway' = 'refuse'): Promise<T> {
+    if (whenFull === 'refuse' && memoryBytes > this.memoryBudgetBytes) {
       throw new BudgetError(`needs about ${formatBytes(memoryBytes)}, more than the memory budget of ${formatBytes(this.memoryBudgetBytes)}`, false);
     }
-    if (!this.fits(memoryBytes)) {
+    if (whenFull === 'refuse' && !this.fits(memoryBytes)) {
       throw new BudgetError(`needs about ${formatBytes(memoryBytes)}; runs hold all but ${formatBytes(this.memoryBudgetBytes - this.reservedBytes())} of the memory budget now: try again when they finish`, true);
     }
     this.taskBytes += memoryBytes;
@@ -229,7 +231,7 @@ export class WorkerPool {
           reject(new Error(`worker exited with code ${code} before finishing`));
         };
         w.on('message', onMessage).on('error', onError).on('exit', onExit);
-        w.postMessage(input, transfer);
+        w.postMessage(input);
       });
     } finally {
       this.taskBytes -= memoryBytes;

@@ -463,6 +463,10 @@ export class JobQueue {
    * first point with issues, or null. Some take seconds (the area of a blobby surface of 256 blobs),
    * during which the thread that serves the app and the web host must go on answering. At most
    * `checks.slots` at a time; a kept worker serves the next (and keeps what the engine caches).
+   * A checking worker holds a worker's bytes of the memory budget (WORKER_BYTES, as a run's own worker
+   * counts: its isolate, the engine's bundle, zod), so that runs do not start into them; it is never
+   * refused for memory (the form's check must answer while runs hold the budget); a run that waited
+   * for it starts at the queue's next look (tick) after it.
    */
   private async checkInWorker(engine: string, points: Record<string, unknown>[]): Promise<CheckOutcome> {
     const decl = this.registry.get(engine);
@@ -471,8 +475,7 @@ export class JobQueue {
       return await this.checks.run(async () => {
         for (let from = 0; from < points.length; from += CHECK_POINTS_PER_TASK) {
           const task: CheckTask = { engineId: engine, points: points.slice(from, from + CHECK_POINTS_PER_TASK) };
-          // No memory reserved: a check allocates little, and must not wait for running runs' budget.
-          const outcome = await this.pool.task<CheckOutcome>(decl.workerEntry, task, 0);
+          const outcome = await this.pool.task<CheckOutcome>(decl.workerEntry, task, WORKER_BYTES, 'run anyway');
           if (outcome) return { point: from + outcome.point, issues: outcome.issues };
         }
         return null;
