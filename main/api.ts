@@ -518,7 +518,8 @@ export interface Methods {
   'presets.save': { params: P<'presets.save'>; result: Preset };
   'presets.delete': { params: P<'presets.delete'>; result: Record<string, never> };
 
-  'runs.enqueue': { params: P<'runs.enqueue'>; result: { batchId: string | null; runIds: string[] } };
+  /** The runs queued (as a batch when several), and the fields written that have no effect (as runs.validate says them). */
+  'runs.enqueue': { params: P<'runs.enqueue'>; result: { batchId: string | null; runIds: string[]; warnings: ApiIssue[] } };
   /**
    * The runs a spec makes and the memory the largest of them needs (refused, as by runs.enqueue, over
    * the budget), and the fields it wrote that have no effect with its other params (warnings: each

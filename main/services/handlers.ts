@@ -251,7 +251,11 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       return {};
     },
 
-    'runs.enqueue': (p) => queue.enqueue(p.spec, p.priority, p.batchName),
+    'runs.enqueue': async (p) => {
+      const rows = await queue.validate(p.spec, p.priority);
+      const warnings = await registry.warnings(p.spec.engine, rows, 'spec');
+      return { ...(await queue.add(p.spec, rows, p.batchName)), warnings };
+    },
     'runs.validate': async (p) => {
       const rows = await queue.validate(p.spec);
       return { runs: rows.length, ...queue.memoryEstimate(rows), warnings: await registry.warnings(p.spec.engine, rows, 'spec') };

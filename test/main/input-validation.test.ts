@@ -141,10 +141,15 @@ describe('typed fields that have no effect, warned and accepted', () => {
   const direct = { cdo: 'direct', balls: { count: 10 }, duration: 0.05 };
   const skinWarning = { path: 'spec.params.skin', message: expect.stringMatching(/^has no effect with cdo 'direct': .*choose a structure .* for it to apply, or leave skin out$/) };
 
-  it('runs.validate answers the warnings beside the runs, and still accepts', async () => {
+  it('runs.validate (and runs.enqueue) answer the warnings beside the runs, and still accept', async () => {
     expect(await s.dispatch('runs.validate', { spec: ballmill({ ...direct, skin: 0.5 }) })).toMatchObject({ runs: 1, warnings: [skinWarning] });
     // Not written: the schema's default skin is no one's choice.
     expect(await s.dispatch('runs.validate', { spec: ballmill(direct) })).toMatchObject({ runs: 1, warnings: [] });
+    // runs.enqueue queues it and says the same.
+    const queued = await s.dispatch('runs.enqueue', { spec: ballmill({ ...direct, skin: 0.5 }) });
+    expect(queued).toMatchObject({ runIds: [expect.any(String)], warnings: [skinWarning] });
+    // The other tests of the file count the folder's runs.
+    await s.dispatch('runs.delete', { id: queued.runIds[0] });
   });
 
   it('a sweep warns once per field, saying in how many of its points when not all', async () => {

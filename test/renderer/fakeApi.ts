@@ -165,7 +165,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
           case 'runs.enqueue': {
             const id = `r${nextRun++}`;
             fake.runs.push(makeRun(0, { id, name: p.spec.name, status: 'queued', priority: p.priority ?? 0, finishedAt: null, startedAt: null, wallSeconds: null, metrics: {} }));
-            return { batchId: null, runIds: [id] };
+            return { batchId: null, runIds: [id], warnings: fake.warn(p.spec) };
           }
           case 'runs.list': {
             let rows = fake.runs.slice();
