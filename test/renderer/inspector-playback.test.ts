@@ -9,11 +9,12 @@ import { flushPromises } from '@vue/test-utils';
 import { containerBounds, containerOf, frameAt, frameTableOf } from '../../renderer/src/workspaces/inspector/playback';
 import type { ParticleTableSpec } from '../../core/common/engine';
 import { mapColour } from '../../renderer/src/scene/colormap';
+import { dispatchShortcut } from '../../renderer/src/stores/shortcuts';
 import { makeRun } from './fakeApi';
 import { mountInspectorAt } from './mountInspector';
 
 /** The 3D scene, as far as these tests look: the particle it draws highlighted, as particleCloud keeps it (a new set of particles clears it); a click picks particle 1. */
-const drawn = vi.hoisted(() => ({ highlighted: -1, colours: new Float32Array(0) as Float32Array<ArrayBufferLike> }));
+const drawn = vi.hoisted(() => ({ highlighted: -1, colours: new Float32Array(0) as Float32Array<ArrayBufferLike>, cameras: [] as string[] }));
 vi.mock('../../renderer/src/scene/inspectorScene', () => ({
   createInspectorScene: () => {
     const calls: Record<string, (...a: unknown[]) => unknown> = {
@@ -21,6 +22,7 @@ vi.mock('../../renderer/src/scene/inspectorScene', () => ({
       setColours: (colours) => { drawn.colours = colours as Float32Array<ArrayBufferLike>; },
       highlight: (i) => { drawn.highlighted = i as number; },
       pick: () => ({ kind: 'sphere', index: 1 }),
+      camera: (p) => { drawn.cameras.push(p as string); },
     };
     return new Proxy({}, { get: (_, k) => calls[k as string] ?? (() => undefined) });
   },
@@ -64,9 +66,9 @@ function installApi(status: 'done' | 'running' = 'done', balls = 2) {
         ];
         case 'runs.particles': return {
           total: balls, count: balls, columns: frame(2, balls),
-          meta: { particleTable: spec, container, containerOffset: 0, ...(status === 'running' ? { live: true, time: 0.75 } : {}) },
+          meta: { particleTable: spec, units: 'mm', container, containerOffset: 0, ...(status === 'running' ? { live: true, time: 0.75 } : {}) },
         };
-        case 'runs.frame': return { index: params.index, frames: 3, time: Number(params.index) / 2, offset: [0, 4, 0][Number(params.index)], columns: frame(Number(params.index), balls), meta: { particleTable: spec, container, frames: 3, frameRows: balls } };
+        case 'runs.frame': return { index: params.index, frames: 3, time: Number(params.index) / 2, offset: [0, 4, 0][Number(params.index)], columns: frame(Number(params.index), balls), meta: { particleTable: spec, units: 'mm', container, frames: 3, frameRows: balls } };
         default: throw new Error(`unexpected call ${method}`);
       }
     },
@@ -166,6 +168,17 @@ describe('inspector playback', () => {
     w.unmount();
   });
 
+  it('a 2D run (disks in the x-y plane) offers no front or side view, which would show it edge on as a line', async () => {
+    installApi();
+    const { w } = await mountInspectorAt('/inspector/r1');
+    drawn.cameras = [];
+    expect([w.get('[data-testid="camera-front"]').attributes('disabled'), w.get('[data-testid="camera-side"]').attributes('disabled')]).toEqual(['', '']);
+    expect(w.get('[data-testid="camera-front"]').attributes('title')).toContain('seen from the front or the side it is a line');
+    for (const key of ['1', '2', '3']) dispatchShortcut(new KeyboardEvent('keydown', { key }));
+    expect(drawn.cameras).toEqual(['top']);
+    w.unmount();
+  });
+
   it('the picked particle stays drawn white on every frame, as its record follows it', async () => {
     installApi();
     const { w } = await mountInspectorAt('/inspector/r1');
@@ -177,6 +190,8 @@ describe('inspector playback', () => {
     await w.get('[data-testid="time-slider"]').setValue('0');
     await flushPromises();
     expect(w.get('[data-testid="record-y"]').text()).toBe('30');
+    // Each value is named with its unit: centres and sizes in the table's length unit, quantities in their own.
+    expect(['x', 'r', 'speed', 'impacts'].map((k) => w.get(`[data-testid="record-head-${k}"]`).text())).toEqual(['xmm', 'rmm', 'speedmm/s', 'impacts']);
     expect(drawn.highlighted).toBe(1);
     w.unmount();
   });

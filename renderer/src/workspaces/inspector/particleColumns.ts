@@ -40,6 +40,8 @@ export interface ParticleColumns {
   colourings: Colouring[];
   /** The unit of its lengths: the table's meta.units (a ball mill's 'mm'), else 'length units'. */
   lengthUnit: string;
+  /** The unit of each column that has one (centres and sizes: lengthUnit; quantities: their own), for the pick panel. */
+  units: Record<string, string>;
 }
 
 /** Resolves the declared columns, or throws an error naming what is missing. */
@@ -74,7 +76,10 @@ export function resolveParticleColumns(columns: Record<string, Column>, count: n
   colourings.push({ key: 'id', label: 'Particle id', unit: '', kind: 'ids', values: id ?? Uint32Array.from({ length: count }, (_, i) => i) });
   const names = cat?.namesFrom ? meta[cat.namesFrom] : undefined;
   const categoryNames = Array.isArray(names) ? names.map(String) : [];
-  return { count, x, y, z, radius, sizeFrom, glyph: spec.glyph, normal, id, categoryColumn: cat?.column ?? null, categoryNames, colourings, lengthUnit };
+  const units: Record<string, string> = {};
+  for (const c of [...spec.centre, ...spec.size.map((s) => s.column)]) units[c] = lengthUnit;
+  for (const q of spec.quantities) if (q.unit) units[q.column] = q.unit;
+  return { count, x, y, z, radius, sizeFrom, glyph: spec.glyph, normal, id, categoryColumn: cat?.column ?? null, categoryNames, colourings, lengthUnit, units };
 }
 
 /**
