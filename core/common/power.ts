@@ -7,8 +7,9 @@
  *
  * Its error against Math.pow grows with |y·ln x|, within 2·|y·ln x| + 2 ulp (test/core/common/power.test.ts;
  * measured at most 14 ulp for the ball mill's (α²·v)^(1/5), 60 for superquadric terms |x|^(2/ε) at
- * ε = 0.1 far inside the surface: relative errors of 1.4e-14 at most). A port of fdlibm's pow with an exact
- * range reduction was within 2 ulp but 3 times slower where the ball mill calls it per impact.
+ * ε = 0.1 far inside the surface: relative errors of 1.4e-14 at most). Reducing x to m·2^e first (so that
+ * exp's argument stays small) was within 10 ulp, but 3 times slower where the ball mill calls it
+ * per impact.
  * Integer and constant powers do not need it: write x * x, x * x * x, powInt (an exponent known
  * only at run time: dim, a level), root (the dim-th root), an exact literal (1e-3, 1 << 30) or POW10.
  */
