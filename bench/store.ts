@@ -54,6 +54,13 @@ const queries: [string, ListQuery][] = [
   ['metric 0.55 ≤ φ ≤ 0.56', { offset: 0, limit: 100, filter: { metric: { name: 'solidFraction', min: 0.55, max: 0.56 } } }],
   ['sort wallSeconds desc', { offset: 0, limit: 100, sort: { field: 'wallSeconds', dir: 'desc' } }],
   ['sort name asc', { offset: 0, limit: 100, sort: { field: 'name', dir: 'asc' } }],
+  // History's metric sort, in the store: a page of the order of every matching run.
+  ['sort by metric φ desc', { offset: 0, limit: 100, sort: { metric: 'solidFraction', dir: 'desc' } }],
+  ['sort by metric φ asc, page 500 of 100', { offset: 50_000 % N, limit: 100, sort: { metric: 'solidFraction', dir: 'asc' } }],
+  ['sort by metric φ desc, last page', { offset: Math.max(0, N - 100), limit: 100, sort: { metric: 'solidFraction', dir: 'desc' } }],
+  ['engine voxel, sort by metric φ desc', { offset: 0, limit: 100, filter: { engine: 'voxel' }, sort: { metric: 'solidFraction', dir: 'desc' } }],
+  // Before: History fetched up to 10,000 matching runs and sorted them itself (refused above that).
+  ['10,000 newest (the renderer sorted these by a metric before)', { offset: 0, limit: 10_000 }],
 ];
 
 /** A row of the table: the time of `calls` calls, per call. */

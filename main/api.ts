@@ -411,7 +411,16 @@ export const paramsSchemas = {
   'runs.list': z.object({
     offset: z.number().int().min(0).default(0),
     limit: z.number().int().min(1).max(10_000).default(100),
-    sort: z.object({ field: z.enum(sortFields), dir: z.enum(['asc', 'desc']) }).optional(),
+    /**
+     * By a column, or by a numeric metric (runs without it last in either direction, ties newest
+     * first): ordered in the store a page at a time, whatever the number of runs.
+     */
+    sort: z
+      .union([
+        z.object({ field: z.enum(sortFields), dir: z.enum(['asc', 'desc']) }),
+        z.object({ metric: z.string().min(1).max(200), dir: z.enum(['asc', 'desc']) }),
+      ])
+      .optional(),
     filter: runsListFilterSchema.optional(),
   }),
   'runs.get': idParams,

@@ -182,7 +182,20 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
                 return typeof v === 'number' && (f.metric.min === undefined || v >= f.metric.min) && (f.metric.max === undefined || v <= f.metric.max);
               });
             }
-            if (p.sort) {
+            if (p.sort && 'metric' in p.sort) {
+              // As RunStore.listRuns: by the metric, runs without it (or NaN) last either way, ties newest first.
+              const s = p.sort.dir === 'asc' ? 1 : -1;
+              const value = (r: RunSummary): number | null => {
+                const v = r.metrics[p.sort.metric];
+                return typeof v === 'number' && !Number.isNaN(v) ? v : null;
+              };
+              rows.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+              rows.sort((a, b) => {
+                const va = value(a), vb = value(b);
+                if (va === null || vb === null) return va === null ? (vb === null ? 0 : 1) : -1;
+                return s * (va - vb);
+              });
+            } else if (p.sort) {
               const k = p.sort.field as keyof RunSummary;
               const s = p.sort.dir === 'asc' ? 1 : -1;
               rows.sort((a, b) => (a[k]! < b[k]! ? -s : a[k]! > b[k]! ? s : 0));

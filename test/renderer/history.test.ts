@@ -6,7 +6,7 @@ import { key, typeKeys } from './numberKeys';
 import HistoryWorkspace from '../../renderer/src/workspaces/history/HistoryWorkspace.vue';
 import RunCompare from '../../renderer/src/workspaces/history/RunCompare.vue';
 import PlotPanel from '../../renderer/src/components/PlotPanel.vue';
-import { PagedRuns, sortByMetric } from '../../renderer/src/workspaces/history/pagedRuns';
+import { PagedRuns } from '../../renderer/src/workspaces/history/pagedRuns';
 import { compareRows, distinctNames, flatten } from '../../renderer/src/workspaces/history/compare';
 import { draft } from '../../renderer/src/stores/draft';
 import { status } from '../../renderer/src/stores/status';
@@ -131,14 +131,14 @@ describe('HistoryWorkspace', () => {
     expect((api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { filter: unknown }).filter).toEqual({ engine: 'spheres' });
   });
 
-  it('sorts by a metric column over every matching run, runs without the metric last', async () => {
+  it('sorts by a metric column in the service, a page at a time, runs without the metric last', async () => {
     const { api, w } = await mountHistory();
     // r3 has no solidFraction: last in both directions
     api.runs[3].metrics = { particles: 1 };
     await w.find('[data-testid="history-sort-metric-solidFraction"]').trigger('click');
     await settle(10);
     const lists = () => api.calls.filter((c) => c.method === 'runs.list').map((c) => c.params as { offset: number; limit: number });
-    expect(lists().at(-1)).toMatchObject({ offset: 0, limit: 10_000 });
+    expect(lists().at(-1)).toMatchObject({ offset: 0, limit: 200, sort: { metric: 'solidFraction', dir: 'desc' } });
     const ids = () => rows(w).map((r) => r.attributes('data-testid')!.slice('history-row-'.length));
     // solidFraction is 0.5 + (i % 10) / 100: highest 0.59 (r29, r19, r9, ties newest first)
     expect(ids().slice(0, 3)).toEqual(['r29', 'r19', 'r9']);
@@ -148,18 +148,25 @@ describe('HistoryWorkspace', () => {
     await settle(10);
     expect(ids().slice(0, 3)).toEqual(['r20', 'r10', 'r0']);
     expect(ids().at(-1)).toBe('r3');
+    expect(lists().at(-1)).toMatchObject({ offset: 0, limit: 200, sort: { metric: 'solidFraction', dir: 'asc' } });
     // a service column sorts in the service again
     await w.find('[data-testid="history-sort-created"]').trigger('click');
     await settle(10);
-    expect(lists().at(-1)).toMatchObject({ offset: 0, limit: 200 });
+    expect(lists().at(-1)).toMatchObject({ offset: 0, limit: 200, sort: { field: 'createdAt', dir: 'desc' } });
     expect(w.find('[data-testid="history-sort-metric-solidFraction"]').text()).not.toContain('▲');
   });
 
-  it('offers a metric sort only when few enough runs match to order them here', async () => {
-    const { w } = await mountHistory(100_000);
+  it('sorts 100,000 runs by a metric: the service orders them and sends the page in view', async () => {
+    const { api, w } = await mountHistory(100_000);
     const head = w.find('[data-testid="history-sort-metric-solidFraction"]');
-    expect(head.attributes('disabled')).toBeDefined();
-    expect(head.attributes('title')).toContain('at most 10,000 runs');
+    expect(head.attributes('disabled')).toBeUndefined();
+    await head.trigger('click');
+    await settle(10);
+    const list = api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params;
+    expect(list).toMatchObject({ offset: 0, limit: 200, sort: { metric: 'solidFraction', dir: 'desc' } });
+    expect(w.find('[data-testid="history-total"]').text()).toBe('100,000 runs');
+    // solidFraction is 0.5 + (i % 10) / 100: the newest run of the highest value first.
+    expect(rows(w)[0].attributes('data-testid')).toBe('history-row-r99999');
   });
 
   it('says what to do when nothing matches', async () => {
@@ -497,12 +504,6 @@ describe('history helpers', () => {
     for (let p = 0; p < 20; p++) await pages.ensure(p * 100, p * 100 + 50);
     expect(pages.cachedPages()).toBeLessThanOrEqual(5);
     expect(pages.row(1950)!.id).toBe('r1950');
-  });
-
-  it('sortByMetric keeps ties in order and puts runs without the metric (or NaN) last', () => {
-    const runs = [makeRun(0, { metrics: { a: 2 } }), makeRun(1, { metrics: {} }), makeRun(2, { metrics: { a: 1 } }), makeRun(3, { metrics: { a: Number.NaN } }), makeRun(4, { metrics: { a: 2 } })];
-    expect(sortByMetric(runs.slice(), 'a', 'desc').map((r) => r.id)).toEqual(['r0', 'r4', 'r2', 'r1', 'r3']);
-    expect(sortByMetric(runs.slice(), 'a', 'asc').map((r) => r.id)).toEqual(['r2', 'r0', 'r4', 'r1', 'r3']);
   });
 
   it('heads sweep runs by their [field=value] part only', () => {

@@ -97,24 +97,3 @@ export class PagedRuns {
     for (const k of far.slice(0, this.pages.size - this.maxPages)) this.pages.delete(k);
   }
 }
-
-/** runs.list answers at most this many rows at once: the most runs a metric sort can order here. */
-export const MAX_METRIC_SORT_RUNS = 10_000;
-
-/**
- * Orders runs by a numeric metric in place (runs.list sorts by its own columns only, so metric sorts
- * are done here over every matching run). Runs without the metric go last in both directions; ties
- * keep the incoming order.
- */
-export function sortByMetric(rows: RunSummary[], name: string, dir: 'asc' | 'desc'): RunSummary[] {
-  const sign = dir === 'asc' ? 1 : -1;
-  const value = (r: RunSummary): number | null => {
-    const v = r.metrics[name];
-    return typeof v === 'number' && !Number.isNaN(v) ? v : null;
-  };
-  return rows.sort((a, b) => {
-    const va = value(a), vb = value(b);
-    if (va === null || vb === null) return va === null ? (vb === null ? 0 : 1) : -1;
-    return sign * (va - vb);
-  });
-}
