@@ -8,7 +8,8 @@
  * metric columns at 1024 px, scroll sideways under a header that follows them; its status filters
  * are reached and toggled from the keyboard; the selected run's metrics show whole in its details.
  * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
- * batch-layout-history-scrolled.png, batch-layout-history-metrics.png.
+ * batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-inspector.png.
+ * The inspector's 3D view is wider than its side column at 1024 px.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -202,5 +203,20 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     expect(await chip.evaluate((e) => getComputedStyle(e).outlineStyle)).not.toBe('none');
     await page.keyboard.press('Space');
     await expect.poll(() => chip.getAttribute('class')).not.toContain('on');
+  });
+});
+
+describe.skipIf(!CHROMIUM)('the inspector at 1024 px', () => {
+  it('gives the 3D view more room than the slice and plots beside it', async () => {
+    const spec = { engine: 'voxel', name: 'narrow', seed: 1, params: {} };
+    const [id] = services.store.insertRuns([{ name: 'narrow', engine: 'voxel', spec, params: {}, seed: 1, priority: 0, batchId: null, status: 'paused' as const }]);
+    services.store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [], wallSeconds: 1 });
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.goto(`${session.host.url}#/inspector/${id}`);
+    await page.locator(testid('inspector-run-name')).filter({ hasText: 'narrow' }).waitFor();
+    const view = (await page.locator(testid('inspector-canvas')).boundingBox())!;
+    const side = (await page.locator('.inspector .side').boundingBox())!;
+    expect(view.width).toBeGreaterThan(side.width);
+    await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-inspector.png') });
   });
 });
