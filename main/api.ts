@@ -626,26 +626,30 @@ export interface ApiErrorData {
   code: ApiErrorCode;
   message: string;
   issues?: ApiIssue[];
+  /** Fields written that have no effect (runs.validate, runs.enqueue), said beside the issues that refused the spec. */
+  warnings?: ApiIssue[];
 }
 
 /** What a failed call rejects with, on every surface. */
 export class ApiError extends Error implements ApiErrorData {
   readonly code: ApiErrorCode;
   readonly issues?: ApiIssue[];
+  readonly warnings?: ApiIssue[];
 
-  constructor(code: ApiErrorCode, message: string, issues?: ApiIssue[]) {
+  constructor(code: ApiErrorCode, message: string, issues?: ApiIssue[], warnings?: ApiIssue[]) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     if (issues) this.issues = issues;
+    if (warnings?.length) this.warnings = warnings;
   }
 
   toData(): ApiErrorData {
-    return this.issues ? { code: this.code, message: this.message, issues: this.issues } : { code: this.code, message: this.message };
+    return { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}), ...(this.warnings ? { warnings: this.warnings } : {}) };
   }
 
   static fromData(data: ApiErrorData): ApiError {
-    return new ApiError(data.code, data.message, data.issues);
+    return new ApiError(data.code, data.message, data.issues, data.warnings);
   }
 }
 

@@ -141,7 +141,8 @@ async function checkFile(s: Services, file: string, spec: RunSpec, priority: num
       const lines = err.issues?.map((i) => `  ${i.path}: ${i.message}`) ?? [`  ${err.message}`];
       // For a sweep, which point: 'sweep point 2 of 3 (name [field=value])' (JobQueue.validate).
       const point = err.message.startsWith('sweep point ') ? ` at ${err.message.split(': invalid request:')[0]}` : '';
-      throw new CliError(`${file}: invalid spec${point}:\n${lines.join('\n')}`, 2);
+      // The fields with no effect, when the spec could be read whole: fixed with the errors at once.
+      throw new CliError(`${file}: invalid spec${point}:\n${[...lines, ...warningLines(err.warnings ?? [])].join('\n')}`, 2);
     }
     throw err;
   }

@@ -405,7 +405,8 @@ export class JobQueue {
   /**
    * Expands a spec's sweeps and checks every point (the engine's schema and cross-field checks, and
    * its memory estimate against the budget): the runs it would queue, or ApiError('invalid') naming
-   * the first point that fails and the field. Nothing is stored unless every point passes. The
+   * the first point that fails and the field (with the spec's warnings when every point could be
+   * read). Nothing is stored unless every point passes. The
    * cross-field checks run in a worker thread (checkInWorker): some take seconds.
    */
   async validate(spec: RunSpec, priority = 0, issuePrefix = 'spec'): Promise<CheckedRun[]> {
@@ -452,8 +453,17 @@ export class JobQueue {
       }
     }
     const checked = await this.checkInWorker(spec.engine, parsed.map((x) => x.params));
-    if (checked) throw refusal(this.registry.refusedByCheck(checked.issues, issuePrefix), parsed[checked.point].at);
-    if (failed) throw refusal(failed.err, failed.at);
+    /**
+     * A refusal with the fields the spec wrote that have no effect, when every point could be read
+     * (the cross-field checks or the budget refused it): a user then fixes both at once.
+     */
+    const withWarnings = async (err: unknown): Promise<unknown> => {
+      if (!(err instanceof ApiError) || err.code !== 'invalid' || parsed.length < plan.total) return err;
+      const warnings = await this.registry.warnings(spec.engine, parsed.map((x) => ({ spec: x.point.spec, params: x.params })), issuePrefix);
+      return new ApiError(err.code, err.message, err.issues, warnings);
+    };
+    if (checked) throw await withWarnings(refusal(this.registry.refusedByCheck(checked.issues, issuePrefix), parsed[checked.point].at));
+    if (failed) throw await withWarnings(refusal(failed.err, failed.at));
     if (unknown.length) throw new ApiError('invalid', invalidMessage(unknown), unknown);
     return parsed.map(({ point: p, params, memoryBytes }) => ({ name: p.spec.name, engine: p.spec.engine, spec: p.spec, params, seed: p.spec.seed, priority, batchId: null, sweep: p.values, memoryBytes }));
   }

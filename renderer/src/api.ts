@@ -53,10 +53,21 @@ export type FieldIssue = ApiIssue;
 
 /** The field issues of a rejected call (`{ code: 'invalid', issues }`), or [] for any other error. */
 export function fieldIssues(error: unknown): FieldIssue[] {
-  const e = error as { code?: unknown; issues?: unknown; data?: { code?: unknown; issues?: unknown } } | null;
+  return invalidList(error, 'issues');
+}
+
+/** The warnings said beside the issues of a rejected spec (`{ code: 'invalid', warnings }`: fields with no effect), or []. */
+export function errorWarnings(error: unknown): FieldIssue[] {
+  return invalidList(error, 'warnings');
+}
+
+function invalidList(error: unknown, key: 'issues' | 'warnings'): FieldIssue[] {
+  type Data = { code?: unknown; issues?: unknown; warnings?: unknown };
+  const e = error as (Data & { data?: Data }) | null;
   const source = e && e.code === 'invalid' ? e : e?.data?.code === 'invalid' ? e.data : null;
-  if (!source || !Array.isArray(source.issues)) return [];
-  return source.issues
+  const list = source?.[key];
+  if (!Array.isArray(list)) return [];
+  return list
     .filter((i): i is FieldIssue => typeof i?.path === 'string' && typeof i?.message === 'string')
     .map((i) => ({ path: i.path, message: i.message }));
 }

@@ -152,6 +152,14 @@ describe('typed fields that have no effect, warned and accepted', () => {
     await s.dispatch('runs.delete', { id: queued.runIds[0] });
   });
 
+  it('a spec refused by the engine\'s checks says its warnings beside the errors; one its schema refuses, the errors alone', async () => {
+    const crowded = await rejection(s.dispatch('runs.validate', { spec: ballmill({ ...direct, skin: 0.5, balls: { count: 100000 } }) }));
+    expect(crowded).toMatchObject({ code: 'invalid', issues: expect.arrayContaining([expect.objectContaining({ path: 'spec.params.balls.count' })]), warnings: [skinWarning] });
+    const untyped = await rejection(s.dispatch('runs.validate', { spec: ballmill({ ...direct, skin: 0.5, balls: { count: 0 } }) }));
+    expect(untyped).toMatchObject({ code: 'invalid', issues: [{ path: 'spec.params.balls.count' }] });
+    expect((untyped as { warnings?: unknown }).warnings).toBeUndefined();
+  });
+
   it('a sweep warns once per field, saying in how many of its points when not all', async () => {
     const all = await s.dispatch('runs.validate', { spec: ballmill({ ...direct, skin: { $sweep: [0.1, 0.2, 0.3] } }) });
     expect(all).toMatchObject({ runs: 3, warnings: [skinWarning] });
@@ -176,6 +184,11 @@ describe('typed fields that have no effect, warned and accepted', () => {
       const bad = join(data.dir, 'bad.json');
       writeFileSync(bad, JSON.stringify(ballmill({ ...direct, skin: 0.5, balls: { count: 0 } })));
       expect(await cliIn(data.dir, 'validate', bad)).toMatchObject({ code: 2, stderr: expect.stringMatching(/invalid spec:\n {2}params\.balls\.count: must be a whole number in \[1, 1000000\], got 0/) });
+      const crowded = join(data.dir, 'crowded.json');
+      writeFileSync(crowded, JSON.stringify(ballmill({ ...direct, skin: 0.5, balls: { count: 100000 } })));
+      const refused = await cliIn(data.dir, 'validate', crowded);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/invalid spec:\n {2}params\.balls\.count: [\s\S]*\nwarning: params\.skin: has no effect with cdo 'direct'/);
       expect(JSON.parse((await cliIn(data.dir, '--json', 'runs', 'list')).stdout).total).toBe(0);
       const queued = await cliIn(data.dir, 'queue', 'add', file);
       expect(queued.code, queued.stderr).toBe(0);

@@ -227,6 +227,17 @@ describe('the batch form asks the engine\'s combined checks before Enqueue', () 
     expect(warning.text()).toBe(message);
     expect(warning.classes()).toEqual(['warn-text']);
     expect(enqueueDisabled(w)).toBe(false);
+    // Refused by the engine's checks elsewhere: the error at its field, the warning still at its own.
+    api.check = (spec) => ((spec.params as { types: { size: { value?: number } }[] }).types[0].size.value === 25 ? [{ path: 'spec.params.types.0.size', message: 'too large' }] : []);
+    await w.find('[data-testid="field-types.0.size.value"]').setValue('25');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
+    expect(w.find('[data-testid="field-types.0.size"]').text()).toContain('too large');
+    expect(w.find('[data-testid="field-box.lx-warning"]').text()).toBe(message);
+    expect(enqueueDisabled(w)).toBe(true);
+    await w.find('[data-testid="field-types.0.size.value"]').setValue('2');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle();
     await w.find('[data-testid="enqueue"]').trigger('click');
     await settle();
     expect(api.calls.some((c) => c.method === 'runs.enqueue')).toBe(true);

@@ -243,9 +243,9 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             return run;
           }
           case 'runs.validate': {
-            const issues = fake.check(p.spec);
-            if (issues.length) throw { code: 'invalid', message: `invalid request:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, issues };
-            return { runs: 1, memoryBytes: 3 * 2 ** 30, threadsPerRun: 1, memoryBudgetBytes: 16 * 2 ** 30, warnings: fake.warn(p.spec) };
+            const issues = fake.check(p.spec), warnings = fake.warn(p.spec);
+            if (issues.length) throw { code: 'invalid', message: `invalid request:\n${issues.map((i) => `  ${i.path}: ${i.message}`).join('\n')}`, issues, ...(warnings.length ? { warnings } : {}) };
+            return { runs: 1, memoryBytes: 3 * 2 ** 30, threadsPerRun: 1, memoryBudgetBytes: 16 * 2 ** 30, warnings };
           }
           case 'runs.metricNames':
             return [...new Set(fake.runs.flatMap((r) => Object.entries(r.metrics).filter(([, v]) => typeof v === 'number').map(([k]) => k)))].sort();
