@@ -14,7 +14,10 @@
  * - `checks`: a burst of 8 runs.validate of a 2,000-point sweep, 20 ms apart, as a form sent them
  *   while its user typed (one a pause; the batch form now sends one at a time): how long the last
  *   answers after the burst.
- * `npm run bench -- host-loop [--only bundle,sweep,exports,checks]`.
+ * - `history`: runs.list of a page of 100,000 runs sorted by a metric (History's metric sort), at
+ *   the top, in the middle and at the end; and the 10,000 newest, which History fetched to sort
+ *   them itself before (and refused above 10,000).
+ * `npm run bench -- host-loop [--only bundle,sweep,exports,checks,history]`.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,7 +29,7 @@ import { encodeTable } from '../core/io/container';
 import { openServices, type Services } from '../main/services/services';
 import { onlyParts, tableRecorder, writeResults, type Row } from './_harness';
 
-const only = onlyParts(process.argv.slice(2), ['bundle', 'sweep', 'exports', 'checks']);
+const only = onlyParts(process.argv.slice(2), ['bundle', 'sweep', 'exports', 'checks', 'history']);
 const { tables, table } = tableRecorder();
 
 /** The longest gap between two ticks of a 1 ms timer chain while `fn` runs: the longest turn the loop took. */
@@ -139,6 +142,30 @@ try {
     });
     await s.close();
     table(`A burst of ${BURST} runs.validate of a ~100 x 20 sweep, 20 ms apart (each call's answer read: none refused)`, [{ case: 'the last check answers after the burst', 'last answer s': r.value, 'longest turn ms': r.longestMs, 'wall s': r.wallS, 'cpu s': r.cpuS }]);
+  }
+
+  if (only('history')) {
+    const N = 100_000;
+    const s = services(join(root, 'history'));
+    // As the e2e History test puts them: on hold, every 10th finished with a metric.
+    const spec = { engine: 'voxel', name: 'bulk', seed: 1, params: {} };
+    const ids = s.store.insertRuns(Array.from({ length: N }, (_, i) => ({ name: `bulk ${i}`, engine: 'voxel', spec, params: {}, seed: i, priority: 0, batchId: null, status: 'paused' as const })));
+    s.store.transaction(() => {
+      for (let i = 0; i < N; i += 10) s.store.finishRun(ids[i], { status: 'done', metrics: { solidFraction: (i % 1000) / 1000 }, wallSeconds: 1 });
+    });
+    const rows: Row[] = [];
+    const cases: [string, { offset: number; limit: number; sort?: { metric: string; dir: 'asc' | 'desc' } }][] = [
+      ['sorted by a metric, first page of 200', { offset: 0, limit: 200, sort: { metric: 'solidFraction', dir: 'desc' } }],
+      ['sorted by a metric, page at 50,000', { offset: 50_000, limit: 200, sort: { metric: 'solidFraction', dir: 'desc' } }],
+      ['sorted by a metric, last page', { offset: N - 200, limit: 200, sort: { metric: 'solidFraction', dir: 'desc' } }],
+      ['the 10,000 newest (History sorted them itself before)', { offset: 0, limit: 10_000 }],
+    ];
+    for (const [label, params] of cases) {
+      const r = await measured(() => s.dispatch('runs.list', params));
+      rows.push({ case: label, rows: r.value.rows.length, 'longest turn ms': r.longestMs, 'wall s': r.wallS, 'cpu s': r.cpuS });
+    }
+    await s.close();
+    table(`runs.list over ${N} runs (History)`, rows);
   }
 } finally {
   rmSync(root, { recursive: true, force: true });
