@@ -38,9 +38,9 @@ function sweepRuns(): RunSummary[] {
   return runs;
 }
 
-async function mountHistory(runs: RunSummary[]): Promise<{ api: FakeApi; w: VueWrapper }> {
+async function mountHistory(runs: RunSummary[], swept = ['reboundProbability', 'freezingInterval']): Promise<{ api: FakeApi; w: VueWrapper }> {
   const api = installFakeApi(runs);
-  api.batches = [{ id: 'b1', name: 'mix sweep', createdAt: runs[0].createdAt, finishedAt: null, counts: { queued: 0, running: 0, paused: 0, done: 6, failed: 0, cancelled: 0 }, swept: ['reboundProbability', 'freezingInterval'] }];
+  api.batches = [{ id: 'b1', name: 'mix sweep', createdAt: runs[0].createdAt, finishedAt: null, counts: { queued: 0, running: 0, paused: 0, done: 6, failed: 0, cancelled: 0 }, swept }];
   const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/:p(.*)*', component: { template: '<div/>' } }] });
   const w = mount(HistoryWorkspace, { global: { plugins: [router] }, attachTo: document.body });
   wrappers.push(w);
@@ -89,6 +89,18 @@ describe('History with sweeps', () => {
     await panel.get('[data-testid="sweep-x"]').setValue('freezingInterval');
     const again = panel.findComponent(PlotPanel).props('series') as { name: string }[];
     expect(again.map((s) => s.name)).toEqual(['reboundProbability=0.1', 'reboundProbability=0.2', 'reboundProbability=0.3']);
+  });
+
+  it('labels the sweep plot\'s axes with the units the engine declares', async () => {
+    const runs = [0, 1].map((i) => makeRun(i, { batchId: 'b1', sweep: { 'box.lx': 10 + i }, metrics: { solidFraction: 0.5 + i / 10 } }));
+    const { w } = await mountHistory(runs, ['box.lx']);
+    await w.get('[data-testid="history-batch-r1"]').trigger('click');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle(5);
+    await w.get('[data-testid="history-sweep-plot"]').trigger('click');
+    await settle(10);
+    const plot = w.get('[data-testid="sweep-plot"]').findComponent(PlotPanel);
+    expect([plot.props('xLabel'), plot.props('yLabel')]).toEqual(['box.lx (unit)', 'solidFraction (fraction)']);
   });
 
   it('suggests the metric names of every run in the metric filter, and names a metric no run has', async () => {

@@ -108,6 +108,8 @@ describe('batch form schema', () => {
     expect(['vial.width', 'balls.radius.min', 'balls.density', 'balls.solidFraction', 'restitution.value', 'duration', 'dim', 'cdo'].map((p) => unitAt(mill, params, p)))
       .toEqual(['mm', 'mm', 'kg/m³', 'fraction', 'ratio', 's', '', '']);
     expect(unitAt(mill, params, 'no.such.field')).toBe('');
+    // Without a value (a swept path alone): the variant that has the field.
+    expect(['balls.radius.max', 'restitution.value', 'vial.width'].map((p) => unitAt(mill, undefined, p))).toEqual(['mm', 'ratio', 'mm']);
     const voxel = z.toJSONSchema(voxelEngine.paramsSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
     const packing = voxelEngine.paramsSchema.parse({});
     expect(['box.size.0', 'box.resolution', 'mixture.types.0.size.value'].map((p) => unitAt(voxel, packing, p))).toEqual(['length units', 'voxels/length unit', 'length units']);

@@ -246,19 +246,21 @@ function join(path: string, key: string | number): string {
 
 /**
  * The unit the field at a dotted params path declares ('box.size.0', 'balls.radius.min'), '' when
- * none: unions are followed by the variant the value takes, and a nullable field's unit sits beside
- * its variants.
+ * none: unions are followed by the variant the value takes (without a value, the first variant that
+ * has the next key), and a nullable field's unit sits beside its variants.
  */
 export function unitAt(root: JsonSchema, value: unknown, path: string): string {
-  const chosen = (s: JsonSchema, v: unknown): JsonSchema => {
+  const chosen = (s: JsonSchema, v: unknown, key?: string): JsonSchema => {
     const r = resolve(s, root);
-    const vs = variants(r);
-    return vs ? resolve(vs[variantIndex(vs, v, root)], root) : r;
+    const vs = variants(r)?.map((x) => resolve(x, root));
+    if (!vs) return r;
+    if (v === undefined && key !== undefined) return vs.find((x) => x.properties?.[key]) ?? vs[0];
+    return vs[variantIndex(vs, v, root)];
   };
   let s: JsonSchema | undefined = root;
   let v = value;
   for (const key of path.split('.')) {
-    const at: JsonSchema = chosen(s, v);
+    const at: JsonSchema = chosen(s, v, key);
     v = v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
     s = at.properties?.[key] ?? at.prefixItems?.[Number(key)] ?? (at.items || undefined);
     if (!s) return '';
