@@ -378,6 +378,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     'runs at a time (default: cores - 1)',
   ).action(async (o: RunOptions) => {
     await withServices(runServiceOptions(o), async (s) => {
+      // Opened read-only (unwritable or full): no run can be claimed, and the queue would try its
+      // first run at every poll forever, never idle.
+      if (s.readOnlyBecause) throw new CliError(`the data folder cannot be written (${s.readOnlyBecause}): no queued run can start; make it writable or free space, then run again`, 3);
       const seen = new Map<string, RunSummary>();
       const off = s.events.on('run.updated', (r) => {
         if (FINAL_STATUSES.includes(r.status) && !seen.has(r.id)) {

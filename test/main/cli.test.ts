@@ -365,6 +365,27 @@ describe('packbench CLI', () => {
     }
   });
 
+  it('queue run on a read-only folder with queued runs exits 3 saying why, instead of retrying its first run forever', async (ctx) => {
+    const folder = tempDir('packbench-cli-ro-');
+    try {
+      const add = await cliIn(folder.dir, '--json', 'queue', 'add', writeJson('ro-queued.json', smallSpec('waits')));
+      expect(add.code).toBe(0);
+      const [id] = JSON.parse(add.stdout).runIds;
+      const restore = makeReadOnly(folder.dir);
+      if (!restore) return ctx.skip();
+      try {
+        const r = await cliIn(folder.dir, '--json', 'queue', 'run');
+        expect(r.code).toBe(3);
+        expect(JSON.parse(r.stdout).error.message).toMatch(/cannot be written .*no queued run can start/);
+        expect((await cliIn(folder.dir, 'queue', 'list')).stdout).toContain(id);
+      } finally {
+        restore();
+      }
+    } finally {
+      folder.cleanup();
+    }
+  });
+
   it('queue list shows runs in start order; a sweep survives a SIGKILL of a spawned `queue run`, and finishes after restart', async () => {
     const spec = smallSpec('sweep', { reboundProbability: { $sweep: [0.1, 0.3, 0.5] } });
     const file = writeJson('sweep.json', spec);
