@@ -409,7 +409,7 @@ export function ineffectiveFields(written: Record<string, unknown>, p: VoxelPara
     if (p.matrix === 'id') {
       warn('optimisations.simdKernels', "has no effect with matrix 'id': the kernels move particles in a bit matrix; set matrix 'bit' for them to run, or leave it out");
     } else if (off.length > 0) {
-      warn('optimisations.simdKernels', `has no effect with optimisations.${off.join(', ')} false: the kernels build on ${KERNEL_NEEDS.join(', ')}; turn ${off.length === 1 ? 'it' : 'them'} on for the kernels to run, or leave simdKernels out`);
+      warn('optimisations.simdKernels', `has no effect with ${off.map((k) => `optimisations.${k}`).join(', ')} false: the kernels build on ${KERNEL_NEEDS.join(', ')}; turn ${off.length === 1 ? 'it' : 'them'} on for the kernels to run, or leave simdKernels out`);
     }
   }
   return warnings;

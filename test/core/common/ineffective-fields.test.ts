@@ -58,6 +58,11 @@ describe('warnings of fields with no effect', () => {
     expect(warningsOf('stacking', { dim: 2, region: { shape: 'rectangle', size: [3, 3] }, order: 'front', gradation: { kind: 'sieve', sizes: [0.1, 0.2], passing: [0, 100], af: [[0, 0.5]] } })).toEqual([]);
   });
 
+  it('the kernels name every switch they need that is off', () => {
+    const [w] = warningsOf('voxel', { optimisations: { simdKernels: true, trigTables: false, cheapModulus: false } });
+    expect(w.message).toMatch(/^has no effect with optimisations\.trigTables, optimisations\.cheapModulus false: /);
+  });
+
   it('the analysis switched off names each option written, not topPercentile (the solid fractions use it)', () => {
     const w = warningsOf('voxel', { analysis: { enabled: false, angleBins: 9, topPercentile: 10, poreBins: 5 } });
     expect(w.map((x) => x.path)).toEqual(['analysis.angleBins', 'analysis.poreBins']);
