@@ -265,6 +265,11 @@ export function ineffectiveFields(written: Record<string, unknown>, p: BallmillP
     warn('vial.frequency', 'has no effect with vial.amplitude 0: the vial stands still (its floor at 0·sin(2πft) = 0); set vial.amplitude > 0 to shake it, or leave vial.frequency out');
   }
   const r = p.restitution;
+  if (r.model === 'hertz' && r.dissipation === 0) {
+    for (const key of ['youngModulus', 'poissonRatio', 'wallYoungModulus', 'wallPoissonRatio']) {
+      warn(`restitution.${key}`, `has no effect with restitution.dissipation 0: ε = 1 at every impact, whatever the stiffness of the balls and the vial; set restitution.dissipation > 0 for it to apply, or leave restitution.${key} out`);
+    }
+  }
   const elastic = r.model === 'constant' ? r.value === 1 : r.dissipation === 0;
   if (elastic && p.minimumRebound > 0) {
     const why = r.model === 'constant' ? 'restitution.value 1' : "restitution 'hertz' with dissipation 0";
