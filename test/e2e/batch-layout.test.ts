@@ -9,7 +9,7 @@
  * are reached and toggled from the keyboard; the selected run's metrics show whole in its details.
  * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
  * batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-inspector.png.
- * The inspector's 3D view is wider than its side column at 1024 px.
+ * The inspector's 3D view is wider than its side column at 1024 px, whose plot titles read whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -207,16 +207,20 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
 });
 
 describe.skipIf(!CHROMIUM)('the inspector at 1024 px', () => {
-  it('gives the 3D view more room than the slice and plots beside it', async () => {
-    const spec = { engine: 'voxel', name: 'narrow', seed: 1, params: {} };
-    const [id] = services.store.insertRuns([{ name: 'narrow', engine: 'voxel', spec, params: {}, seed: 1, priority: 0, batchId: null, status: 'paused' as const }]);
-    services.store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [], wallSeconds: 1 });
+  it('gives the 3D view more room than the slice and plots beside it, whose titles read whole', async () => {
+    const spec = { engine: 'ballmill', name: 'narrow', seed: 1, params: {} };
+    const [id] = services.store.insertRuns([{ name: 'narrow', engine: 'ballmill', spec, params: {}, seed: 1, priority: 0, batchId: null, status: 'paused' as const }]);
+    const series = [{ name: 'collision frequency per ball', xLabel: 'ball', yLabel: 'impacts per simulated second', kind: 'bar' as const, x: Float64Array.of(0, 1, 2), y: Float64Array.of(5, 7, 6) }];
+    services.store.finishRun(id, { status: 'done', metrics: {}, series, artifacts: [], wallSeconds: 1 });
     await page.setViewportSize({ width: 1024, height: 700 });
     await page.goto(`${session.host.url}#/inspector/${id}`);
     await page.locator(testid('inspector-run-name')).filter({ hasText: 'narrow' }).waitFor();
     const view = (await page.locator(testid('inspector-canvas')).boundingBox())!;
     const side = (await page.locator('.inspector .side').boundingBox())!;
     expect(view.width).toBeGreaterThan(side.width);
+    const title = page.locator('.inspector .side .plot-title');
+    await expect.poll(() => title.textContent()).toBe('collision frequency per ball');
+    expect(await title.evaluate((e) => e.scrollWidth - e.clientWidth)).toBe(0);
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-inspector.png') });
   });
 });
