@@ -522,13 +522,20 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const unfinished = notExportable(r);
         if (unfinished) throw new CliError(unfinished, 2);
         const tty = io.stderrIsTTY;
+        // Ctrl-C ends the export at its next step, through exportRun's own clean-up: killed by the
+        // signal, the process left its partial file (up to the export's whole size) beside --out.
+        let interrupted = false;
+        const onSigint = () => void (interrupted = true);
+        process.once('SIGINT', onSigint);
         let result;
         try {
           result = await exportRun(exportableRun(r, s), o.format, out, (f) => {
+            if (interrupted) throw new CliError(`interrupted: nothing was written to ${out}`, 130);
             if (tty) io.stderr(`\rexporting ${(f * 100).toFixed(0)}%\x1b[K`);
           });
         } catch (err) {
           if (tty) io.stderr('\n');
+          if (err instanceof CliError) throw err;
           const { code, path } = err as { code?: unknown; path?: unknown };
           // A full disk is no fault of the input (3); a format that does not apply to this run, or
           // a folder that cannot be written, is the user's to fix (2); an artifact file of the run
@@ -536,6 +543,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           if (code === 'ENOSPC' || code === 'EDQUOT') throw new CliError(`cannot write ${out}: the disk is full (${code}); nothing was written`, 3);
           if (typeof code === 'string' && typeof path === 'string' && path.startsWith(out)) throw new CliError(`cannot write ${out}: ${(err as Error).message}`, 2);
           throw new CliError(`cannot export run ${id} as ${o.format}: ${(err as Error).message}`, err instanceof FormatNotApplicable ? 2 : 3);
+        } finally {
+          process.off('SIGINT', onSigint);
         }
         if (tty) io.stderr('\n');
         print(`wrote ${result.path} (${statSync(result.path).size} bytes)`, result);

@@ -290,6 +290,31 @@ describe('packbench CLI', () => {
     }
   });
 
+  it('Ctrl-C during an export leaves nothing beside --out (no .partial file) and keeps the file it would have replaced', async () => {
+    const out = join(t.dir, 'interrupted.stl');
+    writeFileSync(out, 'older export');
+    // The first progress line on the terminal is where the user presses Ctrl-C.
+    let pressed = false;
+    let stderr = '';
+    const io = {
+      stdout: () => {},
+      stderr: (text: string) => {
+        stderr += text;
+        if (!pressed && text.startsWith('\rexporting')) {
+          pressed = true;
+          process.emit('SIGINT');
+        }
+      },
+      stderrIsTTY: true,
+    };
+    const code = await main(['--data', t.dir, 'runs', 'export', runId, '--format', 'stl-solid', '--out', out], io);
+    expect(pressed).toBe(true);
+    expect(code).toBe(130);
+    expect(stderr).toMatch(/packbench: interrupted: nothing was written to .*interrupted\.stl\n$/);
+    expect(readdirSync(t.dir).filter((f) => f.startsWith('interrupted.stl'))).toEqual(['interrupted.stl']);
+    expect(readFileSync(out, 'utf8')).toBe('older export');
+  });
+
   it('imports a sphere CSV as an analysed run, and meshes and raw volumes as shapes', async () => {
     writeFileSync(join(t.dir, 'stack.csv'), cubicSpheresCsv());
     const sp = await cli('--json', 'import', 'spheres', join(t.dir, 'stack.csv'), '--name', 'Cubic stack', '--box', '3,3,4');
