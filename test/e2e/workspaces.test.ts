@@ -211,7 +211,7 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(`${testid('sweep-plot')} ${testid('plot-export-csv')}`)]);
     expect(csv.suggestedFilename()).toBe('walk_spheres-bedSolidFraction-vs-freezingInterval.csv');
     const lines = readFileSync(await csv.path()).toString().trim().split('\n');
-    expect(lines[0]).toBe('freezingInterval,reboundProbability=0.1,reboundProbability=0.5');
+    expect(lines[0]).toBe('freezingInterval (steps),reboundProbability=0.1,reboundProbability=0.5');
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['20', '100']);
     expect(lines.slice(1).every((l) => l.split(',').slice(1).every((v) => Number(v) > 0 && Number(v) < 1))).toBe(true);
     const [png] = await Promise.all([page.waitForEvent('download'), page.click(`${testid('sweep-plot')} ${testid('plot-export-png')}`)]);
