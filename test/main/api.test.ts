@@ -3,6 +3,8 @@
  * forms are built from, the shape library, the handler table covering every method of the contract.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { METHOD_NAMES, paramsSchemas, type MethodName } from '../../main/api';
 import { EngineRegistry, defaultRegistry } from '../../main/services/engines';
 import { createDispatch, createHandlers } from '../../main/services/handlers';
@@ -186,9 +188,12 @@ describe('API contract', () => {
 
   it("answers other calls while a spec's cross-field checks run: they run in a worker (a large blobby surface's take seconds)", async () => {
     const answered: string[] = [];
-    const checking = s.dispatch('runs.validate', { spec: { engine: 'counter', name: 'slow check', params: { checkMs: 300 } } }).then(() => answered.push('runs.validate'));
-    const info = s.dispatch('app.info', {}).then(() => answered.push('app.info'));
-    await Promise.all([checking, info]);
+    // The check lasts until app.info has answered and the gate file is written (checkUntil).
+    const gate = join(t.dir, 'check-gate');
+    const checking = s.dispatch('runs.validate', { spec: { engine: 'counter', name: 'slow check', params: { checkUntil: gate } } }).then(() => answered.push('runs.validate'));
+    await s.dispatch('app.info', {}).then(() => answered.push('app.info'));
+    writeFileSync(gate, '');
+    await checking;
     expect(answered).toEqual(['app.info', 'runs.validate']);
   });
 

@@ -81,22 +81,26 @@ describe('the memory a run needs, before it runs', () => {
     const s = fixtureServices(dir('packbench-memory-'), { memoryBudgetBytes: budget, autoStart: true });
     later(() => s.close());
     const spec = (params: Record<string, unknown>) => ({ engine: 'counter', name: 'm', seed: 1, params });
+    // Each check lasts until the test has looked and writes its gate file (checkUntil), however slow the machine.
+    const gates = dir('packbench-memory-gates-');
     // A run holds the whole budget: a form's check still runs, in a worker of its own, and counts it.
     const whole = (await s.dispatch('runs.enqueue', { spec: spec({ memoryBytes: budget, steps: 100_000, stepMs: 5 }) })).runIds[0];
     await vi.waitFor(() => expect(s.pool.get(whole)).toBeDefined(), { timeout: 10_000, interval: 10 });
-    const check = s.dispatch('runs.validate', { spec: spec({ checkMs: 1000 }) });
-    await vi.waitFor(() => expect(s.pool.reservedBytes()).toBe(budget + WORKER_BYTES), { timeout: 10_000, interval: 5 });
+    const check = s.dispatch('runs.validate', { spec: spec({ checkUntil: join(gates, 'first') }) });
+    await vi.waitFor(() => expect(s.pool.reservedBytes()).toBe(budget + WORKER_BYTES), { timeout: 10_000, interval: 10 });
+    writeFileSync(join(gates, 'first'), '');
     expect((await check).runs).toBe(1);
     expect(s.pool.reservedBytes()).toBe(budget);
     await s.dispatch('runs.cancel', { id: whole });
     await vi.waitFor(() => expect(s.pool.reservedBytes()).toBe(0), { timeout: 10_000, interval: 10 });
     // A run that fits the budget alone, but not beside a checking worker, starts once the check ends.
     let checked = false;
-    const slow = s.dispatch('runs.validate', { spec: spec({ checkMs: 3000 }) }).then(() => (checked = true));
-    await vi.waitFor(() => expect(s.pool.reservedBytes()).toBe(WORKER_BYTES), { timeout: 10_000, interval: 5 });
+    const slow = s.dispatch('runs.validate', { spec: spec({ checkUntil: join(gates, 'slow') }) }).then(() => (checked = true));
+    await vi.waitFor(() => expect(s.pool.reservedBytes()).toBe(WORKER_BYTES), { timeout: 10_000, interval: 10 });
     const waits = (await s.dispatch('runs.enqueue', { spec: spec({ memoryBytes: budget - WORKER_BYTES / 2, steps: 100_000, stepMs: 5 }) })).runIds[0];
     expect(checked).toBe(false);
     expect(s.pool.get(waits)).toBeUndefined();
+    writeFileSync(join(gates, 'slow'), '');
     await slow;
     await vi.waitFor(() => expect(s.pool.get(waits)).toBeDefined(), { timeout: 10_000, interval: 10 });
     await s.dispatch('runs.cancel', { id: waits });
