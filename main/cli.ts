@@ -200,6 +200,26 @@ function formatMetrics(m: Record<string, unknown>, engine: string): string {
 }
 
 /**
+ * Calls `fn` at the first Ctrl-C or SIGTERM (kill, `timeout`, a service manager's stop): a script's
+ * stop is the user's, not a crash. Killed by SIGTERM, `run` left its batch queued for the app (or a
+ * later `queue run`) to run, and an export its partial file. A second signal ends the process as
+ * usual. Returns the undo.
+ */
+function onInterrupt(fn: () => void): () => void {
+  const handler = () => {
+    off();
+    fn();
+  };
+  const off = () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+  return off;
+}
+
+/**
  * A run's log after what `run` prints (an engine's note on how its run ended: a ball mill that
  * stopped before its duration, a stacking that ended full), as `runs show` ends with it. Not for a
  * failed run in `run`: its log ends with the error's stack, and the error is printed already.
@@ -301,18 +321,17 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       warningLines(queued.warnings).forEach(info);
       if (!globals().json) info(memoryLine(runIds.length, queued));
       const stopBar = progressBar(s, mine);
-      const onSigint = () => {
+      const offInterrupt = onInterrupt(() => {
         info('\ncancelling...');
         for (const id of mine) {
           const status = s.store.getSummary(id)?.status;
           if (status && !FINAL_STATUSES.includes(status)) s.queue.cancelRun(id);
         }
-      };
-      process.once('SIGINT', onSigint);
+      });
       s.queue.start();
       // Runs another process on the same folder (the app, the web host) took are waited for too.
       await s.queue.waitFor(runIds);
-      process.off('SIGINT', onSigint);
+      offInterrupt();
       stopBar();
       // A run deleted while it ran ('runs rm' or History in another process, which stops it there) has no record left.
       const deleted = (id: string) => ({ runId: id, status: 'deleted' as const, error: 'deleted while it ran (runs rm, or History in another window)' });
@@ -389,18 +408,17 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         }
       });
       let interrupted = false;
-      let onSigint = () => {};
+      let offInterrupt = () => {};
       const stop = new Promise<void>((done) => {
-        onSigint = () => {
+        offInterrupt = onInterrupt(() => {
           interrupted = true;
           info('\nstopping: running runs go back to the queue');
           done();
-        };
-        process.once('SIGINT', onSigint);
+        });
       });
       s.queue.start();
       await Promise.race([s.queue.idle(), stop]);
-      process.off('SIGINT', onSigint);
+      offInterrupt();
       off();
       const runs = [...seen.values()];
       print(`${runs.length} run(s) finished: ${runs.filter((r) => r.status === 'done').length} done`, { runs: runs.map((r) => ({ runId: r.id, status: r.status, error: r.error })) });
@@ -525,8 +543,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         // Ctrl-C ends the export at its next step, through exportRun's own clean-up: killed by the
         // signal, the process left its partial file (up to the export's whole size) beside --out.
         let interrupted = false;
-        const onSigint = () => void (interrupted = true);
-        process.once('SIGINT', onSigint);
+        const offInterrupt = onInterrupt(() => void (interrupted = true));
         let result;
         try {
           result = await exportRun(exportableRun(r, s), o.format, out, (f) => {
@@ -544,7 +561,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           if (typeof code === 'string' && typeof path === 'string' && path.startsWith(out)) throw new CliError(`cannot write ${out}: ${(err as Error).message}`, 2);
           throw new CliError(`cannot export run ${id} as ${o.format}: ${(err as Error).message}`, err instanceof FormatNotApplicable ? 2 : 3);
         } finally {
-          process.off('SIGINT', onSigint);
+          offInterrupt();
         }
         if (tty) io.stderr('\n');
         print(`wrote ${result.path} (${statSync(result.path).size} bytes)`, result);

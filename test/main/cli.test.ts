@@ -315,6 +315,29 @@ describe('packbench CLI', () => {
     expect(readFileSync(out, 'utf8')).toBe('older export');
   });
 
+  it('`run` stopped by SIGTERM (kill, timeout) cancels its batch as Ctrl-C does, instead of leaving it queued for the app to run', async () => {
+    const file = writeJson('sigterm.json', smallSpec('sigterm', { reboundProbability: { $sweep: [0.1, 0.3, 0.5] } }));
+    let sent = false;
+    const io = {
+      stdout: () => {},
+      stderr: (text: string) => {
+        // The first progress bar drawn: the batch is under way.
+        if (!sent && text.startsWith('\r[')) {
+          sent = true;
+          process.emit('SIGTERM');
+        }
+      },
+      stderrIsTTY: true,
+    };
+    const code = await main(['--data', t.dir, 'run', file], io);
+    expect(sent).toBe(true);
+    expect(code).toBe(1);
+    const left = JSON.parse((await cli('--json', 'runs', 'list', '--text', 'sigterm')).stdout).rows.map((r: { status: string }) => r.status);
+    expect(left).toHaveLength(3);
+    expect(left).not.toContain('queued');
+    expect(left).toContain('cancelled');
+  });
+
   it('imports a sphere CSV as an analysed run, and meshes and raw volumes as shapes', async () => {
     writeFileSync(join(t.dir, 'stack.csv'), cubicSpheresCsv());
     const sp = await cli('--json', 'import', 'spheres', join(t.dir, 'stack.csv'), '--name', 'Cubic stack', '--box', '3,3,4');
