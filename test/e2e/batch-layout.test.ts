@@ -9,7 +9,8 @@
  * are reached and toggled from the keyboard; the selected run's metrics show whole in its details.
  * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
  * batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-inspector.png.
- * The inspector's 3D view is wider than its side column at 1024 px, whose plot titles read whole.
+ * The inspector's 3D view is wider than its side column at 1024 px, whose plot titles read whole; its
+ * list of recent runs keeps their Open buttons in the window.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -225,5 +226,19 @@ describe.skipIf(!CHROMIUM)('the inspector at 1024 px', () => {
     await expect.poll(() => title.textContent()).toBe('collision frequency per ball');
     expect(await title.evaluate((e) => e.scrollWidth - e.clientWidth)).toBe(0);
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-inspector.png') });
+  });
+
+  it('lists recent runs to open with their Open buttons in the window, however long their names', async () => {
+    const name = 'Seed 004, 3D first group: radii 0.029-0.2 in five classes of equal volume, density 0.667 (e = 0.4993), about 20,000 spheres in a 2.4 cube';
+    const spec = { engine: 'stacking', name, seed: 1, params: {} };
+    const [id] = services.store.insertRuns([{ name, engine: 'stacking', spec, params: {}, seed: 1, priority: 0, batchId: null, status: 'paused' as const }]);
+    services.store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [], wallSeconds: 1 });
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.goto(`${session.host.url}#/inspector`);
+    const open = page.locator(testid(`open-run-${id}`));
+    await open.waitFor();
+    const box = (await open.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(1024);
+    await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-inspector-picker.png') });
   });
 });
