@@ -103,6 +103,21 @@ describe('particle editor', () => {
     w.unmount();
   });
 
+  it('picks a shape from the keyboard, and names a shape cut short in the list whole on hover', async () => {
+    installShapeApi();
+    const { w } = await mountEditor();
+    const plate = w.findAll('[data-testid="shape-item"]')[1];
+    expect(plate.attributes('tabindex')).toBe('0');
+    expect(plate.get('.name').attributes('title')).toBe('Hexagonal plate');
+    await plate.trigger('keydown', { key: 'Enter' });
+    await flushPromises();
+    expect(w.find('[data-testid="shape-param-thickness"]').exists()).toBe(true);
+    await w.findAll('[data-testid="shape-item"]')[0].trigger('keydown', { key: ' ' });
+    await flushPromises();
+    expect(w.find('[data-testid="shape-param-thickness"]').exists()).toBe(false);
+    w.unmount();
+  });
+
   it('previews with the voxel engine\'s reduction threshold default and range', async () => {
     const { calls } = installShapeApi();
     const { w } = await mountEditor();
