@@ -145,7 +145,8 @@ export interface RunningJob {
   /** Threads the run was started on (PoolJob.threads). */
   readonly threads: number;
   readonly done: Promise<JobOutcome>;
-  cancel(): void;
+  /** Ends the run at once, without artifacts; `keepCheckpoint` when this process closes (the run is re-queued to resume from it). */
+  cancel(keepCheckpoint?: boolean): void;
   /** Stop and keep: the engine ends at its next safe point and the run is done with its artifacts (a paused run wakes for it). */
   stop(): void;
   /** True once stop() was called. */
@@ -315,7 +316,7 @@ export class WorkerPool {
         worker.on('error', (err) => settle({ status: 'failed', error: `worker crashed: ${err.message}`, wallSeconds: wall() }));
         worker.on('exit', (code) =>
           settle(
-            Atomics.load(control, CONTROL.cancel) === 1
+            Atomics.load(control, CONTROL.cancel) !== 0
               ? { status: 'cancelled', metrics: {}, series: [], wallSeconds: wall() }
               : { status: 'failed', error: `worker exited with code ${code} before finishing the run`, wallSeconds: wall() },
           ),
@@ -331,8 +332,10 @@ export class WorkerPool {
       runId: job.runId,
       threads: job.threads,
       done,
-      cancel() {
-        Atomics.store(control, CONTROL.cancel, 1);
+      cancel(keepCheckpoint = false) {
+        // A user's cancel (1) stays one when the process then closes.
+        if (keepCheckpoint) Atomics.compareExchange(control, CONTROL.cancel, 0, 2);
+        else Atomics.store(control, CONTROL.cancel, 1);
         Atomics.notify(control, CONTROL.pause);
       },
       stop() {

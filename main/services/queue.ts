@@ -761,7 +761,7 @@ export class JobQueue {
     // Runs another process cancelled are recorded cancelled, not put back in the queue.
     this.bestEffort(() => this.stopRunsEndedElsewhere());
     const jobs = [...this.active.values()];
-    for (const j of jobs) j.cancel();
+    for (const j of jobs) j.cancel(true);
     await Promise.all(jobs.map((j) => j.done));
     await Promise.all(jobs.map((j) => this.settled(j.runId)));
     // A last try, waiting for a lock as calls do; what still cannot be written is recovered (run again) by the next process.
@@ -981,7 +981,7 @@ export class JobQueue {
     }
     if (this.closing && o.status === 'cancelled' && !userCancelled) {
       const wasPaused = this.store.getSummary(id)!.status === 'paused';
-      this.store.requeue(id, 'interrupted: the app closed; re-queued to start again from the beginning', wasPaused ? 'paused' : 'queued');
+      this.store.requeue(id, 'interrupted: the app closed; re-queued to resume from its last checkpoint (or the beginning, without one)', wasPaused ? 'paused' : 'queued');
       this.emitRun(id);
       return;
     }

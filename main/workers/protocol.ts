@@ -7,7 +7,10 @@ import type { RunArtifact } from '../api';
 
 /** Int32 slots of the control block. */
 export const CONTROL = {
-  /** 1 once cancel was requested. */
+  /**
+   * 1 once cancel was requested; 2 when the process running it closes (Ctrl-C of `queue run`, the
+   * app quitting): the run is cancelled here but keeps its checkpoint, to resume from it when re-queued.
+   */
   cancel: 0,
   /** 1 while paused: the worker blocks in ctx.cancelled()/ctx.progress() until it is 0 again (or until cancel or stop). */
   pause: 1,

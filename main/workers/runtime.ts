@@ -176,7 +176,7 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     while (Atomics.load(control, CONTROL.pause) === 1 && Atomics.load(control, CONTROL.cancel) === 0 && Atomics.load(control, CONTROL.stop) === 0) {
       Atomics.wait(control, CONTROL.pause, 1, 1000);
     }
-    return Atomics.load(control, CONTROL.cancel) === 1;
+    return Atomics.load(control, CONTROL.cancel) !== 0;
   };
 
   const ctx = {
@@ -209,14 +209,15 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     // may no longer pass, and must fail with the reason rather than run on a bad configuration.
     throwIfIssues(engine.check?.(input.params) ?? []);
     const result = checkResult(await engine.run(input.params, ctx), ctx.log);
-    const cancelled = result.cancelled === true || Atomics.load(control, CONTROL.cancel) === 1;
+    const cancelled = result.cancelled === true || Atomics.load(control, CONTROL.cancel) !== 0;
     // A cancelled run keeps no artifacts: they would describe a half-finished packing. A stopped one
     // (the engine ended its loop through ctx.stopRequested() and finished as at its end) keeps them.
     if (!cancelled && result.stopped !== undefined) ctx.log(`stopped by user at ${result.stopped}`);
     const artifacts = cancelled ? [] : result.artifacts.map((a) => (a.kind === 'table' ? writeTable(input.runDir, withDeclaration(a, engine)) : writeVolume(input.runDir, a)));
     const transfer = result.series.flatMap((s) => [s.x.buffer, s.y.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
-    // The run is over: its checkpoint would only resume a finished run.
-    removeCheckpoint(input.runDir);
+    // The run is over: its checkpoint would only resume a finished run. Not when the process closes:
+    // the run goes back to the queue and resumes from it (as after a crash).
+    if (Atomics.load(control, CONTROL.cancel) !== 2) removeCheckpoint(input.runDir);
     // The live table has served its purpose once the run's own artifacts exist.
     rmSync(join(input.runDir, LIVE_TABLE_FILE), { force: true });
     post({ type: 'result', metrics: result.metrics, series: result.series, artifacts, cancelled }, [...new Set(transfer)]);

@@ -103,4 +103,25 @@ describe('an interrupted voxel run resumes from its checkpoint', () => {
     const wholeRun = JSON.parse((await cliIn(plain, '--json', 'runs', 'show', whole.runId)).stdout);
     expect(table(resumed).equals(table(wholeRun))).toBe(true);
   }, 300_000);
+
+  it('Ctrl-C (or SIGTERM) of `queue run` keeps the checkpoint: the run resumes from it, as after kill -9, not from its beginning', async () => {
+    const spec = { engine: 'voxel', name: 'resume', seed: 3, params: { box: { size: [16, 16, 4], resolution: 20 }, analysis: { enabled: false } } };
+    const data = folder();
+    const file = join(data, 'spec.json');
+    writeFileSync(file, JSON.stringify(spec));
+    const id = JSON.parse((await cliIn(data, '--json', 'queue', 'add', file)).stdout).runIds[0];
+    const child = spawn(process.execPath, [bin, '--data', data, 'queue', 'run', '--checkpoint-seconds', '1'], { cwd: root, stdio: 'ignore' });
+    const exited = new Promise((r) => child.once('exit', r));
+    const checkpoint = join(data, 'runs', id, CHECKPOINT_FILE);
+    for (let i = 0; i < 2400 && !existsSync(checkpoint) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(checkpoint), 'a checkpoint was written before the run ended').toBe(true);
+    child.kill('SIGINT');
+    await exited;
+    expect(existsSync(checkpoint)).toBe(true);
+    expect((await cliIn(data, '--json', 'queue', 'run', '--checkpoint-seconds', '1')).code).toBe(0);
+    const resumed = JSON.parse((await cliIn(data, '--json', 'runs', 'show', id)).stdout);
+    expect(resumed.status).toBe('done');
+    expect(resumed.log.join('\n')).toMatch(/interrupted: the app closed; re-queued to resume from its last checkpoint[^]*resumed from the checkpoint at time step/);
+    expect(resumed.metrics.resumedFromStep).toBeGreaterThan(0);
+  }, 300_000);
 });
