@@ -618,6 +618,9 @@ export class JobQueue {
     }
     if (FINAL_STATUSES.includes(r.status)) throw new ApiError('conflict', `run ${id} is already ${r.status}`);
     this.store.finishRun(id, { status: 'cancelled', metrics: r.metrics, error: null });
+    // A queued run has no worker to clear its folder: what an interrupted attempt left there (its
+    // checkpoint, which may hold a whole packing matrix, its live table) goes, as a cancel keeps no artifacts.
+    if (r.status === 'queued') this.bestEffort(() => rmSync(this.runDir(id), { recursive: true, force: true }));
     this.afterFinal(id);
     return this.store.getSummary(id)!;
   }

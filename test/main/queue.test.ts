@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import { decodeTable, decodeVolume } from '../../core/io/container';
 import type { QueueState, RunSummary } from '../../main/api';
 import type { Services } from '../../main/services/services';
 import { RunStore } from '../../main/services/store';
+import { CHECKPOINT_FILE } from '../../main/workers/checkpoint';
+import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
 import { threadedFixtureRegistry } from './fixtures/registry';
 import { fixtureServices, tempDir } from './helpers';
 
@@ -281,6 +283,18 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect(l.wallSeconds!).toBeLessThan((Date.parse(l.finishedAt!) - Date.parse(l.startedAt!)) / 1000 - l.pausedSeconds + 0.1);
     expect((await s.dispatch('runs.get', { id: held })).status).toBe('done');
     await expect(s.dispatch('runs.resume', { id: held })).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('cancelling a queued run that an interrupted attempt left files for (a checkpoint, a live table) removes them', async () => {
+    const { s } = setup();
+    const id = (await s.dispatch('runs.enqueue', { spec: spec('interrupted') })).runIds[0];
+    // As `queue run` stopped by Ctrl-C, or a crash and its recovery, leave a voxel run's folder.
+    const dir = s.queue.runDir(id);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, CHECKPOINT_FILE), 'matrix');
+    writeFileSync(join(dir, LIVE_TABLE_FILE), 'table');
+    expect((await s.dispatch('runs.cancel', { id })).status).toBe('cancelled');
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('cancels running and queued runs; re-runs reproduce the same result from the same seed', async () => {
