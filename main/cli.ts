@@ -191,11 +191,16 @@ function formatDuration(seconds: number): string {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-/** One line a metric, with the unit its engine declares (none for counts, text and unknown engines). */
+/** ' s' after a metric (or a live counter of the same name) whose engine declares its unit; '' for counts, text and unknown engines. */
+function unitOf(engine: string, metric: string): string {
+  const unit = metricInfo(engine)[metric]?.unit;
+  return unit ? ` ${unit}` : '';
+}
+
+/** One line a metric, with its unit. */
 function formatMetrics(m: Record<string, unknown>, engine: string): string {
-  const info = metricInfo(engine);
   return Object.entries(m)
-    .map(([k, v]) => `  ${k}: ${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : String(v)}${info[k]?.unit ? ` ${info[k].unit}` : ''}`)
+    .map(([k, v]) => `  ${k}: ${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : String(v)}${unitOf(engine, k)}`)
     .join('\n');
 }
 
@@ -502,7 +507,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const pace = runPace(r);
         const progressLine = pace
           ? [`  progress ${((100 * r.progress.done) / r.progress.total).toFixed(1)} %, phase ${r.progress.phase || '-'}, ${formatDuration(pace.elapsedSeconds)} elapsed, ${pace.etaSeconds !== null ? `about ${formatDuration(pace.etaSeconds)} left` : 'time left unknown'}`,
-            ...(Object.keys(r.counters).length ? [`  ${Object.entries(r.counters).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toPrecision(4)}`).join(', ')}`] : [])]
+            ...(Object.keys(r.counters).length ? [`  ${Object.entries(r.counters).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toPrecision(4)}${unitOf(r.engine, k)}`).join(', ')}`] : [])]
           : [];
         const human = [
           `${r.name} (${r.id})`,

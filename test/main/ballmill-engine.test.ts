@@ -119,6 +119,8 @@ describe('ball mill engine in the services', () => {
     // `queue list` beside it (another process on the folder) says how far it is and about how long is left.
     const listed = await cliIn(dir, 'queue', 'list');
     expect(listed.stdout).toMatch(/^running .* ballmill long \(\d+\.\d %, (about \d+ (s|min \d+ s|h \d+ min) left|time left unknown)\)$/m);
+    // `runs show` gives its live counters with their units, as it gives the metrics of a finished run.
+    expect((await cliIn(dir, 'runs', 'show', runIds[0])).stdout).toMatch(/^  simulatedSeconds \d+(\.\d+)? s, collisions \d+, events \d+$/m);
     await s.dispatch('runs.cancel', { id: runIds[0] });
     await s.queue.waitFor(runIds);
     expect(existsSync(join(dir, 'runs', runIds[0], 'live-particles.pbt'))).toBe(false);
