@@ -534,15 +534,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .requiredOption('--format <f>', `one of ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`)
     .requiredOption('--out <file>', 'output file (written whole or not at all: an existing file is replaced only by a finished export)')
     .action(async (id: string, o: { format: string; out: string }) => {
-      if (!EXPORT_FORMATS.some((f) => f.id === o.format)) {
-        throw new CliError(`unknown format '${o.format}'; allowed: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`, 2);
-      }
+      const spec = EXPORT_FORMATS.find((f) => f.id === o.format);
+      if (!spec) throw new CliError(`unknown format '${o.format}'; allowed: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`, 2);
       const out = resolve(o.out);
       checkOutFile(out);
       await withServices({ readOnly: true }, async (s) => {
         const r = s.store.getRun(id);
         if (!r) throw new ApiError('not_found', `no run with id '${id}'`);
-        const unfinished = notExportable(r);
+        const unfinished = notExportable(r, spec);
         if (unfinished) throw new CliError(unfinished, 2);
         const tty = io.stderrIsTTY;
         // Ctrl-C ends the export at its next step, through exportRun's own clean-up: killed by the

@@ -69,7 +69,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
 ];
 
 const APPLIES_TO: Record<ExportNeed, string> = {
-  results: 'every finished run',
+  results: 'every run that has ended: done, failed or cancelled (a failed or cancelled run keeps its metrics, series and log)',
   table: 'runs with a particle table: every engine (voxel packing, stacking, ball mill, surface sampling) and imported sphere sets',
   volume: 'voxel packings with a label volume (labelVolume on, or auto and at most 512³ voxels), surface samplings with voxelsAcross > 0 (the solid, 1 inside)',
   'volume-or-table': 'voxel packings with a label volume and surface samplings with a solid (voxel faces), and runs whose particles are spheres (stacking, ball mill, surface samplings without a solid, imported sphere sets)',

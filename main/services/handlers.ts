@@ -68,13 +68,19 @@ export function exportableRun(run: RunRecord, ctx: Pick<HandlerContext, 'store'>
 }
 
 /**
- * Why a run cannot be exported yet, or null: only a finished run ('done') has its results and
- * artifacts stored. A running run has none recorded (its export would be the spec with empty
- * results, mistaken for an outcome); a failed or cancelled one kept no artifacts. The CLI's export,
- * runs.export and the web host's download route ask the same.
+ * Why a run cannot be exported in this format, or null. A done run has its results and artifacts
+ * stored. A failed or cancelled run keeps its metrics, series and log but no artifacts, so it exports
+ * in the formats that need only those ('results'); an artifact format names why it has none. A queued,
+ * running or paused run has no results recorded yet (its export would be the spec with empty results,
+ * mistaken for an outcome). The CLI's export, runs.export and the web host's download route ask the same.
  */
-export function notExportable(run: Pick<RunRecord, 'id' | 'status' | 'error'>): string | null {
-  return run.status === 'done' ? null : `run ${run.id} is ${run.status}${run.error ? ` (${run.error})` : ''}: only finished runs can be exported`;
+export function notExportable(run: Pick<RunRecord, 'id' | 'status' | 'error'>, spec: Pick<ExportFormat, 'id' | 'needs'>): string | null {
+  if (run.status === 'done') return null;
+  const state = `run ${run.id} is ${run.status}${run.error ? ` (${run.error})` : ''}`;
+  if (run.status !== 'failed' && run.status !== 'cancelled') return `${state}: only a run that has ended (done, failed or cancelled) can be exported`;
+  if (spec.needs === 'results') return null;
+  const results = EXPORT_FORMATS.filter((f) => f.needs === 'results').map((f) => f.id).join(', ');
+  return `${state}: it kept no artifacts, which format '${spec.id}' needs; its metrics, series and log export as ${results}`;
 }
 
 /**
@@ -90,21 +96,21 @@ export function withExport<T>(ctx: HandlerContext, id: string, format: string, u
 }
 
 /**
- * The run and format of an export asked for, checked: the run exists and is finished, the format is
- * one, and the run has the artifact it needs (from the records alone, before any export is made, a
+ * The run and format of an export asked for, checked: the run exists, the format is one and applies
+ * to the run's status, and the run has the artifact it needs (from the records alone, before any export is made, a
  * save dialog is shown or a HEAD is answered).
  */
 function exportTarget(ctx: Pick<HandlerContext, 'store'>, id: string, format: string): { run: RunRecord; spec: ExportFormat } {
   const run = ctx.store.getRun(id);
   if (!run) throw new ApiError('not_found', `no run with id '${id}'`);
-  const unfinished = notExportable(run);
-  if (unfinished) throw new ApiError('conflict', unfinished);
   const spec = EXPORT_FORMATS.find((x) => x.id === format);
   if (!spec) {
     throw new ApiError('invalid', `unknown export format '${format}'; allowed: ${EXPORT_FORMATS.map((x) => x.id).join(', ')}`, [
       { path: 'format', message: `must be one of ${EXPORT_FORMATS.map((x) => x.id).join(', ')}` },
     ]);
   }
+  const unfinished = notExportable(run, spec);
+  if (unfinished) throw new ApiError('conflict', unfinished);
   const lacking = lackingData({ id, artifacts: ctx.store.artifacts(id) }, spec);
   if (lacking) throw new ApiError('conflict', `cannot export run ${id} as ${format}: ${lacking}`);
   return { run, spec };

@@ -260,15 +260,18 @@ describe('packbench CLI', () => {
     expect(folder.code).toBe(2);
     expect(folder.stderr).toMatch(/is a folder; give a file name/);
 
-    // A run that failed has nothing to export.
+    // A run that failed keeps its metrics, series and log: those export; it has no artifacts, and an artifact format says so.
     const services = openServices({ dataDir: t.dir });
     const [failedRun] = services.store.insertRuns([{ name: 'failed', engine: 'voxel', spec: { engine: 'voxel', name: 'failed', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
-    services.store.finishRun(failedRun, { status: 'failed', error: 'worker exited with code 7' });
+    services.store.finishRun(failedRun, { status: 'failed', error: 'worker exited with code 7', metrics: { phi: 0.41 } });
     await services.close();
-    const failed = await cli('runs', 'export', failedRun, '--format', 'json', '--out', join(t.dir, 'f.json'));
+    const metrics = await cli('runs', 'export', failedRun, '--format', 'metrics-csv', '--out', join(t.dir, 'f.csv'));
+    expect(metrics.code).toBe(0);
+    expect(readFileSync(join(t.dir, 'f.csv'), 'utf8')).toMatch(/^metric,value,unit\nphi,0\.41,/);
+    const failed = await cli('runs', 'export', failedRun, '--format', 'csv', '--out', join(t.dir, 'f.particles.csv'));
     expect(failed.code).toBe(2);
-    expect(failed.stderr).toMatch(/^packbench: run \w+ is failed \(worker exited with code 7\): only finished runs can be exported\n$/);
-    expect(existsSync(join(t.dir, 'f.json'))).toBe(false);
+    expect(failed.stderr).toMatch(/^packbench: run \w+ is failed \(worker exited with code 7\): it kept no artifacts, which format 'csv' needs; its metrics, series and log export as json, metrics-csv, series-csv\n$/);
+    expect(existsSync(join(t.dir, 'f.particles.csv'))).toBe(false);
     expect((await cli('runs', 'rm', failedRun)).code).toBe(0);
     for (const r of [notApplicable, missing, folder, failed]) noStack(r);
   });

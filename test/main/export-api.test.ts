@@ -86,16 +86,23 @@ describe('runs.export', () => {
     expect(slice.message).toMatch(/artifact is truncated: its header needs 4294967292 bytes, the file has \d+/);
   });
 
-  it("gives 'conflict' for a run that has not finished, as the CLI's export refuses it: a running run's export would be its spec with no results", async () => {
+  it("gives 'conflict' for a run that has not ended, as the CLI's export refuses it: a running run's export would be its spec with no results", async () => {
     const [running] = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'still running', seed: 1, params: { steps: 1000, stepMs: 20 } } })).runIds;
     for (const t0 = Date.now(); s.store.getSummary(running)?.status !== 'running'; ) {
       if (Date.now() - t0 > 15_000) throw new Error('the run did not start');
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(await rejection(s.dispatch('runs.export', { id: running, format: 'json' }))).toMatchObject({ code: 'conflict', message: `run ${running} is running: only finished runs can be exported` });
+    expect(await rejection(s.dispatch('runs.export', { id: running, format: 'json' }))).toMatchObject({ code: 'conflict', message: `run ${running} is running: only a run that has ended (done, failed or cancelled) can be exported` });
     await s.dispatch('runs.cancel', { id: running });
     await s.queue.waitFor([running]);
-    expect(await rejection(s.dispatch('runs.export', { id: running, format: 'metrics-csv' }))).toMatchObject({ code: 'conflict', message: `run ${running} is cancelled: only finished runs can be exported` });
+    // Cancelled, it keeps its metrics, series and log (the README says so): those export; its artifacts do not exist.
+    const metrics = await s.dispatch('runs.export', { id: running, format: 'metrics-csv' });
+    expect(new TextDecoder().decode(metrics.bytes)).toMatch(/^metric,value,unit\nsteps,\d+,/);
+    expect(JSON.parse(new TextDecoder().decode((await s.dispatch('runs.export', { id: running, format: 'json' })).bytes))).toMatchObject({ engine: 'counter', metrics: { steps: expect.any(Number) } });
+    expect(await rejection(s.dispatch('runs.export', { id: running, format: 'csv' }))).toMatchObject({
+      code: 'conflict',
+      message: `run ${running} is cancelled: it kept no artifacts, which format 'csv' needs; its metrics, series and log export as json, metrics-csv, series-csv`,
+    });
   });
 });
 
@@ -164,7 +171,7 @@ describe('runs.saveExport (the app: its save dialog, then the export written the
     expect(bad).toMatchObject({ code: 'invalid', issues: [{ path: 'format', message: expect.stringContaining('json') }] });
     const [running] = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'long', seed: 1, params: { steps: 10_000, stepMs: 5 } } })).runIds;
     const busy = await rejection(save('runs.saveExport', { id: running, format: 'json' }));
-    expect(busy).toMatchObject({ code: 'conflict', message: expect.stringMatching(/^run \S+ is (queued|running): only finished runs can be exported$/) });
+    expect(busy).toMatchObject({ code: 'conflict', message: expect.stringMatching(/^run \S+ is (queued|running): only a run that has ended \(done, failed or cancelled\) can be exported$/) });
     await s.dispatch('runs.cancel', { id: running });
     expect(asked).toBe(0);
   });

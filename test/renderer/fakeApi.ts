@@ -46,7 +46,7 @@ export const toyEngine: EngineInfo = {
 
 /** What exports.formats answers here: fewer than the service's, so a test sees the list comes from the API. */
 export const FAKE_EXPORT_FORMATS: ExportFormatInfo[] = [
-  { id: 'json', label: 'Results as JSON', extension: 'json', mime: 'application/json', needs: 'results', appliesTo: 'every finished run' },
+  { id: 'json', label: 'Results as JSON', extension: 'json', mime: 'application/json', needs: 'results', appliesTo: 'every run that has ended: done, failed or cancelled (a failed or cancelled run keeps its metrics, series and log)' },
   { id: 'heightmap-tiff', label: 'Height map as TIFF', extension: 'tif', mime: 'image/tiff', needs: 'heightmap', appliesTo: 'voxel packings with a height map' },
   { id: 'lammps-trajectory', label: 'Trajectories as a multi-frame LAMMPS dump', extension: 'dump', mime: 'text/plain', needs: 'trajectory', appliesTo: 'ball mill runs with output.frameRate > 0' },
 ];
