@@ -253,13 +253,21 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   let exitCode = 0;
   const program = new Command('packbench')
     .description('PackBench: computational particle packing from the command line')
-    .version(appVersion())
+    .option('-V, --version', 'output the version number')
     .option('--data <dir>', `data directory (default: ${defaultDataDir()})`)
     .option('--json', 'print machine-readable JSON on stdout')
     .showHelpAfterError('(packbench --help, or COMMAND --help, for usage)')
     .exitOverride()
     // Argument errors read like every other error: 'packbench: option ... is invalid. ...'.
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (text, write) => write(`packbench: ${text.replace(/^error: /, '')}`) });
+
+  // Not commander's .version(): its handler prints the bare version as soon as it reads --version,
+  // before --json is known (which may come after it: hence the look at argv, as for errors below).
+  // With --json it is a JSON object, as every other command's output.
+  program.on('option:version', () => {
+    io.stdout(argv.includes('--json') ? JSON.stringify({ version: appVersion() }) + '\n' : `${appVersion()}\n`);
+    throw new CommanderError(0, 'commander.version', appVersion());
+  });
 
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();
   const dataDir = () => {

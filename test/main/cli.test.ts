@@ -203,6 +203,12 @@ describe('packbench CLI', () => {
     expect((await cli('--help')).code).toBe(0);
     expect((await cli('runs', 'export', '--help')).stdout).toMatch(/--format <f>/);
     expect((await cli('--version')).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    // With --json, before or after --version, one JSON object (it printed the bare version).
+    for (const args of [['--json', '--version'], ['-V', '--json']]) {
+      const v = await cli(...args);
+      expect(v.code, args.join(' ')).toBe(0);
+      expect(JSON.parse(v.stdout), args.join(' ')).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
+    }
     expect(JSON.parse((await cli('--json', 'runs', 'list')).stdout).total).toBe(1);
   });
 
