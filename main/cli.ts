@@ -603,6 +603,39 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     });
 
   runs
+    .command('pause')
+    .description('pause a queued run (it waits until resumed), or a running one in this process; a run under way in another process (the app, `queue run`) pauses only there')
+    .argument('<id>')
+    .action(async (id: string) => {
+      await withServices({}, async (s) => {
+        const r = await s.dispatch('runs.pause', { id });
+        print(`paused ${id} (packbench runs resume ${id})`, r);
+      });
+    });
+
+  runs
+    .command('resume')
+    .description('resume a paused run: one that had not started is queued again; one paused under way in another process resumes only there')
+    .argument('<id>')
+    .action(async (id: string) => {
+      await withServices({}, async (s) => {
+        const r = await s.dispatch('runs.resume', { id });
+        print(`resumed ${id}: ${r.status}`, r);
+      });
+    });
+
+  runs
+    .command('rerun')
+    .description('queue a new run with the same spec and seed; `queue run` or the app runs it')
+    .argument('<id>')
+    .action(async (id: string) => {
+      await withServices({}, async (s) => {
+        const r = await s.dispatch('runs.rerun', { id });
+        print(`queued ${r.runIds.join(' ')}: a re-run of ${id}`, r);
+      });
+    });
+
+  runs
     .command('rm')
     .description('delete a run with its artifacts')
     .argument('<id>')

@@ -663,3 +663,41 @@ describe('packbench CLI', () => {
     }
   });
 });
+
+describe('packbench runs pause / resume / rerun', () => {
+  const d = tempDir('packbench-cli-pause-');
+  afterAll(() => d.cleanup());
+  const queued = async (name: string): Promise<string> => JSON.parse((await cliIn(d.dir, '--json', 'queue', 'add', writeJson(`${name}.json`, smallSpec(name)))).stdout).runIds[0];
+
+  it('pause: a queued run waits, paused (0, its summary with --json); a paused one again: 3 naming why; an unknown id: 2', async () => {
+    const id = await queued('to-pause');
+    const paused = await cliIn(d.dir, '--json', 'runs', 'pause', id);
+    expect(paused.code).toBe(0);
+    expect(JSON.parse(paused.stdout)).toMatchObject({ id, status: 'paused' });
+    const again = await cliIn(d.dir, 'runs', 'pause', id);
+    expect([again.code, again.stderr]).toEqual([3, `packbench: run ${id} is paused; only queued or running runs can be paused\n`]);
+    expect((await cliIn(d.dir, 'runs', 'pause', 'nope')).code).toBe(2);
+  });
+
+  it('resume: a paused run that had not started is queued again (0); a run not paused: 3 naming why', async () => {
+    const id = await queued('to-resume');
+    expect((await cliIn(d.dir, 'runs', 'pause', id)).code).toBe(0);
+    const resumed = await cliIn(d.dir, 'runs', 'resume', id);
+    expect([resumed.code, resumed.stdout]).toEqual([0, `resumed ${id}: queued\n`]);
+    expect(JSON.parse((await cliIn(d.dir, '--json', 'runs', 'show', id)).stdout).status).toBe('queued');
+    const again = await cliIn(d.dir, 'runs', 'resume', id);
+    expect([again.code, again.stderr]).toEqual([3, `packbench: run ${id} is queued, not paused\n`]);
+  });
+
+  it('rerun: queues a new run of the same spec and seed (0, its id with --json); an unknown id: 2', async () => {
+    const id = await queued('to-rerun');
+    const rerun = await cliIn(d.dir, '--json', 'runs', 'rerun', id);
+    expect(rerun.code).toBe(0);
+    const [copy] = JSON.parse(rerun.stdout).runIds;
+    expect(copy).not.toBe(id);
+    const show = async (x: string) => JSON.parse((await cliIn(d.dir, '--json', 'runs', 'show', x)).stdout);
+    const [a, b] = [await show(id), await show(copy)];
+    expect(b).toMatchObject({ status: 'queued', name: a.name, seed: a.seed, params: a.params });
+    expect((await cliIn(d.dir, 'runs', 'rerun', 'nope')).code).toBe(2);
+  });
+});
