@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../main/cli';
 import { defaultRegistry } from '../../main/services/engines';
+import type { RunSummary } from '../../main/api';
 import { openServices, type Services, type ServicesOptions } from '../../main/services/services';
 import { fixtureRegistry } from './fixtures/registry';
 
@@ -15,6 +16,18 @@ export async function rejection(p: Promise<unknown>): Promise<{ code: string; me
     return err as never;
   }
   throw new Error('the call was accepted');
+}
+
+/** The first run.updated event whose run meets `pred`. */
+export function until(s: Services, pred: (r: RunSummary) => boolean): Promise<RunSummary> {
+  return new Promise((resolve) => {
+    const off = s.events.on('run.updated', (r) => {
+      if (pred(r)) {
+        off();
+        resolve(r);
+      }
+    });
+  });
 }
 
 /** A temp data directory, removed by the returned cleanup. */

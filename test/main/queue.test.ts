@@ -10,7 +10,7 @@ import { RunStore } from '../../main/services/store';
 import { CHECKPOINT_FILE } from '../../main/workers/checkpoint';
 import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
 import { threadedFixtureRegistry } from './fixtures/registry';
-import { fixtureServices, tempDir } from './helpers';
+import { fixtureServices, tempDir, until } from './helpers';
 
 const open: Services[] = [];
 const dirs: (() => void)[] = [];
@@ -28,17 +28,6 @@ function setup(o: Parameters<typeof fixtureServices>[1] = {}): { s: Services; di
 }
 
 const spec = (name: string, params: Record<string, unknown> = {}, seed = 1) => ({ engine: 'counter', name, seed, params });
-
-function until(s: Services, pred: (r: RunSummary) => boolean): Promise<RunSummary> {
-  return new Promise((resolve) => {
-    const off = s.events.on('run.updated', (r) => {
-      if (pred(r)) {
-        off();
-        resolve(r);
-      }
-    });
-  });
-}
 
 describe('JobQueue and WorkerPool with the fixture engine', () => {
   it('runs a spec in a worker and records metrics, series and artifacts whose files match their checksums', async () => {

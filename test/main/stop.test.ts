@@ -6,12 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { decodeTable } from '../../core/io/container';
-import type { RunSummary } from '../../main/api';
 import type { Services } from '../../main/services/services';
 import { EngineRegistry } from '../../main/services/engines';
 import { counterEngine } from './fixtures/counter-engine';
 import { COUNTER_WORKER } from './fixtures/registry';
-import { afterEachTest, cliIn, fixtureServices, rejection } from './helpers';
+import { afterEachTest, cliIn, fixtureServices, rejection, until } from './helpers';
 
 const { later, dir } = afterEachTest();
 
@@ -22,17 +21,6 @@ function services(o: Parameters<typeof fixtureServices>[1] = {}, data = dir()): 
 }
 
 const long = { engine: 'counter', name: 'long', seed: 1, params: { steps: 1_000_000, stepMs: 1 } };
-
-function until(s: Services, pred: (r: RunSummary) => boolean): Promise<RunSummary> {
-  return new Promise((resolve) => {
-    const off = s.events.on('run.updated', (r) => {
-      if (pred(r)) {
-        off();
-        resolve(r);
-      }
-    });
-  });
-}
 
 /** Checks a run stopped by the user: done, where it stopped in its log, and its particle table readable. */
 async function expectStoppedAndKept(s: Services, id: string): Promise<void> {
