@@ -296,6 +296,16 @@ describe('QueueTable', () => {
     expect(ids()).toEqual(['r3', 'r1', 'r2', 'r4']);
   });
 
+  it("gives a finished run's metrics with the units its engine declares, whole in the cell's title", async () => {
+    installFakeApi([makeRun(4, { status: 'done', metrics: { solidFraction: 0.54, particles: 104 } })]);
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    // toyEngine declares solidFraction's unit ('fraction') and nothing for particles.
+    expect(w.find('[data-testid="queue-metrics-r4"]').text()).toBe('solidFraction 0.54 fraction · particles 104');
+    expect(w.find('[data-testid="queue-row-r4"] td.c-progress').attributes('title')).toBe('solidFraction 0.54 fraction · particles 104');
+  });
+
   it('shows the swept parameters of a sweep\'s runs as columns', async () => {
     installFakeApi([
       makeRun(1, { status: 'queued', finishedAt: null, batchId: 'b', sweep: { reboundProbability: 0.1, 'stop.particles': 50 } }),
