@@ -7,7 +7,7 @@
  * seed's disks): masses are sphere masses, the solid fraction is the disks' area over the vial's.
  */
 import { z } from 'zod';
-import { WORKER_BYTES, writtenAt } from '../common/engine';
+import { WORKER_BYTES, writtenAt, type ParamsIssue } from '../common/engine';
 import { powInt, root } from '../common/power';
 
 /** The collision-detection optimisations (seed §4) over core/spatial's structures. */
@@ -96,8 +96,6 @@ export const ballmillParamsSchema = z.strictObject({
     'exact collision times, restitution constant or Hertz; collision detection by the chosen core/spatial structure.',
 });
 export type BallmillParams = z.output<typeof ballmillParamsSchema>;
-
-export interface ParamsIssue { path: string; message: string }
 
 /** Largest number of trajectory rows (frames × balls) a run may write: 36 bytes each, 1.8 GB. */
 export const MAX_TRAJECTORY_ROWS = 5e7;
