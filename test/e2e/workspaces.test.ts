@@ -184,8 +184,10 @@ describe.skipIf(!CHROMIUM)("a user's day", () => {
     await page.click(testid('nav-history'));
     await page.fill(testid('history-search'), 'walk spheres');
     await page.locator(testid('history-total')).filter({ hasText: /^4 runs/ }).waitFor();
+    // The total comes with the count, the rows with their page: until the page is in, the rows are
+    // placeholders without a run (and without a history-row- test id).
     const rows = page.locator('[data-testid^="history-row-"]');
-    expect(await rows.count()).toBe(4);
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(4);
     await page.waitForSelector(testid('history-sweep-col-freezingInterval'));
     await rows.nth(0).click();
     await page.locator(testid('details-metrics')).filter({ hasText: 'bedSolidFraction' }).waitFor();
