@@ -162,8 +162,17 @@ function warningLines(warnings: readonly ApiIssue[]): string[] {
 /** ' (37.0 %, about 5 min left)' after a run under way, as `runs show` says it; '' for the others. */
 function paceText(r: RunSummary): string {
   const pace = runPace(r);
-  if (!pace) return '';
-  return ` (${((100 * r.progress.done) / r.progress.total).toFixed(1)} %, ${pace.etaSeconds !== null ? `about ${formatDuration(pace.etaSeconds)} left` : 'time left unknown'})`;
+  return pace ? ` (${percentDone(r)} %, ${timeLeft(pace.etaSeconds)})` : '';
+}
+
+/** '37.0': how far a run under way is (runPace is not null for it). */
+function percentDone(r: RunSummary): string {
+  return ((100 * r.progress.done) / r.progress.total).toFixed(1);
+}
+
+/** 'about 5 min left', or 'time left unknown' before any progress (runPace's etaSeconds). */
+function timeLeft(etaSeconds: number | null): string {
+  return etaSeconds !== null ? `about ${formatDuration(etaSeconds)} left` : 'time left unknown';
 }
 
 /** The memory a spec's runs need (the largest), against the budget (a run over it was refused already). */
@@ -514,7 +523,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         // A run still working: how far it is, in which phase, and the time left at its pace so far.
         const pace = runPace(r);
         const progressLine = pace
-          ? [`  progress ${((100 * r.progress.done) / r.progress.total).toFixed(1)} %, phase ${r.progress.phase || '-'}, ${formatDuration(pace.elapsedSeconds)} elapsed, ${pace.etaSeconds !== null ? `about ${formatDuration(pace.etaSeconds)} left` : 'time left unknown'}`,
+          ? [`  progress ${percentDone(r)} %, phase ${r.progress.phase || '-'}, ${formatDuration(pace.elapsedSeconds)} elapsed, ${timeLeft(pace.etaSeconds)}`,
             ...(Object.keys(r.counters).length ? [`  ${Object.entries(r.counters).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toPrecision(4)}${unitOf(r.engine, k)}`).join(', ')}`] : [])]
           : [];
         const human = [
