@@ -15,7 +15,7 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { analyseSpheres, sphereAnalysisOptionsSchema } from '../../core/analysis/index';
-import type { ColumnTable, EngineSeries } from '../../core/common/engine';
+import { WORKER_BYTES, type ColumnTable, type EngineSeries } from '../../core/common/engine';
 import { encodeTable } from '../../core/io/container';
 import { sphereCsvLineNumbers, sphereCsvToTable } from '../../core/io/csv';
 import { countLines } from '../../core/io/lines';
@@ -306,14 +306,19 @@ export function runImportTask(task: ImportTask): ImportResult {
 }
 
 /**
- * Upper bound of the bytes a task allocates, known before it starts (so it is refused up front):
- * for a sphere CSV, the text and its lines, the table and analysis per line (rows are at most the
+ * Upper bound of the bytes a task takes, known before it starts (so it is refused up front): its
+ * worker (WORKER_BYTES, as a run's estimate counts its own: the isolate, the bundle, zod), then what
+ * it allocates: for a sphere CSV, the text and its lines, the table and analysis per line (rows are at most the
  * lines; counted, since characters / 8 took a typical 40-character row for five), the pore grid,
  * at most a million porosity slices (checkSphereSet bounds box over diameter) and the height map;
  * for a mesh, its bytes and text, the triangles it may hold (meshTriangleLimit) and the largest voxel
  * grid an import may have (1024^3 bits, also as base64); for a raw volume, its bytes and its bits.
  */
 export function importTaskBytes(task: ImportTask): number {
+  return WORKER_BYTES + importTaskAllocates(task);
+}
+
+function importTaskAllocates(task: ImportTask): number {
   switch (task.kind) {
     case 'spheres': {
       const rows = countLines(task.csv);

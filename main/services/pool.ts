@@ -13,7 +13,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CONTROL, CONTROL_BYTES, CONTROL_INTS, PROGRESS, PROGRESS_OFFSET, type WorkerInput, type WorkerMessage, type WrittenArtifact } from '../workers/protocol';
-import type { EngineSeries } from '../../core/common/engine';
+import { WORKER_BYTES, type EngineSeries } from '../../core/common/engine';
 
 /** Where worker entries run from sources are bundled (inside node_modules, so bare imports resolve). */
 const BUNDLE_DIR = fileURLToPath(new URL('../../node_modules/.cache/packbench-workers/', import.meta.url));
@@ -182,7 +182,13 @@ export class WorkerPool {
     return this.jobs.size;
   }
 
+  /** Bytes of the budget the pool's workers hold: runs, tasks, and idle task workers (WORKER_BYTES each). */
   reservedBytes(): number {
+    return this.busyBytes() + this.idleCount * WORKER_BYTES;
+  }
+
+  /** Bytes held by running runs and tasks: what a new run or task must fit beside (idle task workers make room for it). */
+  private busyBytes(): number {
     let n = this.taskBytes;
     for (const j of this.jobs.values()) n += j.memoryBytes;
     return n;
@@ -192,27 +198,40 @@ export class WorkerPool {
   private taskBytes = 0;
 
   /**
+   * Idle task workers by bundle file. Starting one costs 0.1 to 0.5 s (mostly loading zod), more
+   * than most imports take, so a finished one waits TASK_WORKER_IDLE_MS for the next task (at most
+   * MAX_IDLE_TASK_WORKERS per file, unref'd: an idle worker never keeps the process alive). Its
+   * isolate and bundle stay in memory meanwhile, so each holds WORKER_BYTES of the budget, and is
+   * let go (letIdleGo) as soon as a run or task needs the room.
+   */
+  private readonly idle = new Map<string, { worker: Worker; timer: NodeJS.Timeout }[]>();
+  private idleCount = 0;
+
+  /**
    * Runs a one-off task (an import, an engine's checks) in a worker thread under the same memory
    * budget as runs, holding `memoryBytes` of it while it runs: the value the worker posts ({ ok: true,
    * value }), or an Error with the message it posts ({ ok: false, message }) marked `taskFailed`, or a
    * crash. Refused up front (BudgetError) when `memoryBytes` is over the budget or over what runs leave
    * free now, unless `whenFull` is 'run anyway' (a check must answer the form whatever runs hold; runs
-   * that would start meanwhile wait for it). A worker that finished its task is kept a few seconds for
-   * the next one (see takeTaskWorker).
+   * that would start meanwhile wait for it). `memoryBytes` counts the worker itself (WORKER_BYTES) as
+   * a run's estimate does. A worker that finished its task is kept a few seconds for the next one
+   * (see `idle`).
    */
   async task<T>(workerEntry: string, input: unknown, memoryBytes: number, whenFull: 'refuse' | 'run anyway' = 'refuse'): Promise<T> {
     if (whenFull === 'refuse' && memoryBytes > this.memoryBudgetBytes) {
       throw new BudgetError(`needs about ${formatBytes(memoryBytes)}, more than the memory budget of ${formatBytes(this.memoryBudgetBytes)}`, false);
     }
     if (whenFull === 'refuse' && !this.fits(memoryBytes)) {
-      throw new BudgetError(`needs about ${formatBytes(memoryBytes)}; runs hold all but ${formatBytes(this.memoryBudgetBytes - this.reservedBytes())} of the memory budget now: try again when they finish`, true);
+      throw new BudgetError(`needs about ${formatBytes(memoryBytes)}; runs hold all but ${formatBytes(this.memoryBudgetBytes - this.busyBytes())} of the memory budget now: try again when they finish`, true);
     }
     this.taskBytes += memoryBytes;
     let reusable = false;
     let file: string | undefined, worker: Worker | undefined;
     try {
       file = await runnableEntry(workerEntry, this.bundleDirs);
-      const w = (worker = takeTaskWorker(file));
+      worker = this.takeIdle(file);
+      await this.letIdleGo();
+      const w = (worker ??= new Worker(file));
       return await new Promise<T>((resolve, reject) => {
         const off = () => {
           w.off('message', onMessage).off('error', onError).off('exit', onExit);
@@ -236,14 +255,61 @@ export class WorkerPool {
       });
     } finally {
       this.taskBytes -= memoryBytes;
-      if (reusable && file && worker) keepTaskWorker(file, worker);
+      if (reusable && file && worker) this.keepIdle(file, worker);
       else void worker?.terminate();
     }
   }
 
-  /** Whether a run needing `bytes` could start now. */
+  /** Whether a run needing `bytes` could start now (idle task workers are let go for it). */
   fits(bytes: number): boolean {
-    return this.reservedBytes() + bytes <= this.memoryBudgetBytes;
+    return this.busyBytes() + bytes <= this.memoryBudgetBytes;
+  }
+
+  private takeIdle(file: string): Worker | undefined {
+    const idle = this.idle.get(file)?.pop();
+    if (!idle) return undefined;
+    this.idleCount--;
+    clearTimeout(idle.timer);
+    idle.worker.ref();
+    return idle.worker;
+  }
+
+  /** Keeps a worker whose task ended for the next task of its file, if its bytes fit beside what runs and tasks hold. */
+  private keepIdle(file: string, worker: Worker): void {
+    let list = this.idle.get(file);
+    if (!list) this.idle.set(file, (list = []));
+    if (list.length >= MAX_IDLE_TASK_WORKERS || this.reservedBytes() + WORKER_BYTES > this.memoryBudgetBytes) {
+      void worker.terminate();
+      return;
+    }
+    worker.unref();
+    const entry = {
+      worker,
+      timer: setTimeout(() => {
+        list.splice(list.indexOf(entry), 1);
+        this.idleCount--;
+        void worker.terminate();
+      }, TASK_WORKER_IDLE_MS).unref(),
+    };
+    list.push(entry);
+    this.idleCount++;
+  }
+
+  /**
+   * Ends idle task workers until `bytes` more fit in the budget beside everything held; resolves
+   * once their threads have exited (and their memory is back), so a new worker starts after.
+   */
+  private letIdleGo(bytes = 0): Promise<unknown> {
+    const exits: Promise<number>[] = [];
+    for (const list of this.idle.values()) {
+      while (list.length > 0 && this.reservedBytes() + bytes > this.memoryBudgetBytes) {
+        const { worker, timer } = list.pop()!;
+        this.idleCount--;
+        clearTimeout(timer);
+        exits.push(worker.terminate());
+      }
+    }
+    return Promise.all(exits);
   }
 
   get(runId: string): RunningJob | undefined {
@@ -255,8 +321,9 @@ export class WorkerPool {
       throw new Error(`run needs about ${formatBytes(job.memoryBytes)}, more than the memory budget of ${formatBytes(this.memoryBudgetBytes)}`);
     }
     if (!this.fits(job.memoryBytes)) {
-      throw new Error(`run needs about ${formatBytes(job.memoryBytes)}; only ${formatBytes(this.memoryBudgetBytes - this.reservedBytes())} of the budget is free`);
+      throw new Error(`run needs about ${formatBytes(job.memoryBytes)}; only ${formatBytes(this.memoryBudgetBytes - this.busyBytes())} of the budget is free`);
     }
+    const roomMade = this.letIdleGo(job.memoryBytes);
     const controlBuffer = new SharedArrayBuffer(CONTROL_BYTES);
     const control = new Int32Array(controlBuffer, 0, CONTROL_INTS);
     const progress = new Float64Array(controlBuffer, PROGRESS_OFFSET, 2);
@@ -322,8 +389,8 @@ export class WorkerPool {
           ),
         );
       };
-      runnableEntry(job.workerEntry, this.bundleDirs).then(
-        (file) => listen((entry.worker = new Worker(file, { workerData: input }))),
+      Promise.all([runnableEntry(job.workerEntry, this.bundleDirs), roomMade]).then(
+        ([file]) => listen((entry.worker = new Worker(file, { workerData: input }))),
         (err: unknown) => settle({ status: 'failed', error: `could not start: ${err instanceof Error ? err.message : String(err)}`, wallSeconds: wall() }),
       );
     });
@@ -366,8 +433,9 @@ export class WorkerPool {
     return running;
   }
 
-  /** Cancels every job and waits for them (app shutdown). Workers that do not stop in time are terminated. */
+  /** Ends idle task workers, cancels every job and waits for them (app shutdown). Workers that do not stop in time are terminated. */
   async shutdown(timeoutMs = 5000): Promise<void> {
+    await this.letIdleGo(Infinity);
     const entries = [...this.jobs.values()];
     for (const e of entries) e.job.cancel();
     if (entries.length === 0) return;
@@ -378,40 +446,8 @@ export class WorkerPool {
   }
 }
 
-/**
- * Idle task workers by bundle file. Starting one costs 0.1 to 0.5 s (mostly loading zod), more than
- * most imports take, so a finished one waits TASK_WORKER_IDLE_MS for the next task (at most
- * MAX_IDLE_TASK_WORKERS per file, unref'd: an idle worker never keeps the process alive).
- */
-const idleTaskWorkers = new Map<string, { worker: Worker; timer: NodeJS.Timeout }[]>();
 const TASK_WORKER_IDLE_MS = 10_000;
 const MAX_IDLE_TASK_WORKERS = 2;
-
-function takeTaskWorker(file: string): Worker {
-  const idle = idleTaskWorkers.get(file)?.pop();
-  if (!idle) return new Worker(file);
-  clearTimeout(idle.timer);
-  idle.worker.ref();
-  return idle.worker;
-}
-
-function keepTaskWorker(file: string, worker: Worker): void {
-  let list = idleTaskWorkers.get(file);
-  if (!list) idleTaskWorkers.set(file, (list = []));
-  if (list.length >= MAX_IDLE_TASK_WORKERS) {
-    void worker.terminate();
-    return;
-  }
-  worker.unref();
-  const entry = {
-    worker,
-    timer: setTimeout(() => {
-      list.splice(list.indexOf(entry), 1);
-      void worker.terminate();
-    }, TASK_WORKER_IDLE_MS).unref(),
-  };
-  list.push(entry);
-}
 
 /** A task refused for its memory: `busy` when it would fit once running runs end. */
 export class BudgetError extends Error {

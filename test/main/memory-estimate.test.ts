@@ -69,7 +69,8 @@ describe('the memory a run needs, before it runs', () => {
     const spec = (memoryBytes: number) => ({ engine: 'counter', name: 'm', seed: 1, params: { memoryBytes, steps: 1000, stepMs: 5 } });
     const id = (await s.dispatch('runs.enqueue', { spec: spec(100 * 2 ** 20) })).runIds[0];
     await vi.waitFor(() => expect(s.pool.get(id)).toBeDefined(), { timeout: 10_000, interval: 10 });
-    expect(s.pool.reservedBytes()).toBe(100 * 2 ** 20 + WORKER_BYTES);
+    // The run and its helper's worker, beside the spec check's worker kept idle for the next check.
+    expect(s.pool.reservedBytes()).toBe(100 * 2 ** 20 + WORKER_BYTES + WORKER_BYTES);
     await s.dispatch('runs.cancel', { id });
     // Fits alone, but not with the worker of its helper thread.
     const refused = await s.dispatch('runs.enqueue', { spec: spec(budget - WORKER_BYTES / 2) }).then(() => null, (e) => e);
@@ -104,6 +105,32 @@ describe('the memory a run needs, before it runs', () => {
     await slow;
     await vi.waitFor(() => expect(s.pool.get(waits)).toBeDefined(), { timeout: 10_000, interval: 10 });
     await s.dispatch('runs.cancel', { id: waits });
+  });
+
+  it("an import holds its worker's bytes beside what it allocates, and a worker kept idle for the next task holds them until a run needs the room", async () => {
+    const budget = 512 * 2 ** 20;
+    const s = fixtureServices(dir('packbench-memory-'), { memoryBudgetBytes: budget, autoStart: true });
+    later(() => s.close());
+    const spec = (memoryBytes: number) => ({ engine: 'counter', name: 'm', seed: 1, params: { memoryBytes, steps: 100_000, stepMs: 5 } });
+    const csv = 'x,y,z,r\n1,1,1,0.5\n2,2,1,0.5\n';
+    // A run leaves a worker's bytes free: room for what the import allocates (about 60 MB), not for its worker beside it.
+    const run = (await s.dispatch('runs.enqueue', { spec: spec(budget - WORKER_BYTES) })).runIds[0];
+    await vi.waitFor(() => expect(s.pool.get(run)).toBeDefined(), { timeout: 10_000, interval: 10 });
+    expect(await s.dispatch('runs.importSpheres', { name: 'beside', csv, source: 'beds.csv' }).then(() => null, (e) => e)).toMatchObject({
+      code: 'unavailable',
+      message: expect.stringMatching(/^beds\.csv: the import needs about 1\d\d\.\d MiB; runs hold all but 96\.0 MiB of the memory budget now: try again when they finish$/),
+    });
+    await s.dispatch('runs.cancel', { id: run });
+    // The spec check's worker, kept idle for the next check.
+    await vi.waitFor(() => expect(s.pool.reservedBytes()).toBe(WORKER_BYTES), { timeout: 10_000, interval: 10 });
+    expect((await s.dispatch('runs.importSpheres', { name: 'alone', csv, source: 'beds.csv' })).status).toBe('done');
+    // And the import's, kept for the next import.
+    expect(s.pool.reservedBytes()).toBe(2 * WORKER_BYTES);
+    // A run needing the whole budget starts: the idle workers are let go for it.
+    const whole = (await s.dispatch('runs.enqueue', { spec: spec(budget) })).runIds[0];
+    await vi.waitFor(() => expect(s.pool.get(whole)).toBeDefined(), { timeout: 10_000, interval: 10 });
+    expect(s.pool.reservedBytes()).toBe(budget);
+    await s.dispatch('runs.cancel', { id: whole });
   });
 
   it("`queue add` estimates for the folder's threads per run, with which the app will run it", async () => {
