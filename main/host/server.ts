@@ -10,7 +10,8 @@
  * frame over the size limit or a malformed one closes only its connection; a chunked message over
  * the limit (main/wire.ts) is refused with an error reply to its call; a client that stops reading
  * is cut off once maxBufferedBytes wait for it, and once the unread bytes of all clients together
- * pass maxBufferedTotalBytes, the one furthest behind is dropped.
+ * pass maxBufferedTotalBytes, the one furthest behind is dropped. A connection that closes (a closed
+ * tab, a dropped socket) aborts the signal of its calls: an export under way stops where it is.
  *
  * Memory: what clients send is bounded in all, not only per connection: the messages arriving (in
  * chunks) and the calls being answered, on every connection together, hold at most maxInboundBytes
@@ -176,9 +177,9 @@ export async function startHost(o: HostOptions): Promise<Host> {
         res.writeHead(200, headers(fileName, mime)).end();
         return;
       }
-      // A download cancelled while it waits for its turn (the browser's cancel, a closed tab) is not made.
-      let gone = false;
-      res.once('close', () => (gone = true));
+      // A download cancelled while it waits for its turn or is being made (the browser's cancel, a closed tab) is not made further.
+      const gone = new AbortController();
+      res.once('close', () => gone.abort());
       await withExport(services, id, format, async (path, fileName, mime) => {
         res.writeHead(200, { ...headers(fileName, mime), 'content-length': statSync(path).size });
         // A client that stops reading (a paused browser download) would hold the export's turn and
@@ -186,7 +187,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
         res.setTimeout(downloadIdleMs, () => res.destroy());
         // Settles also when the client goes away mid-download, so the export's slot and files are freed.
         await pipeline(createReadStream(path), res);
-      }, () => !gone);
+      }, gone.signal);
       return;
     }
     if (url.pathname.startsWith('/api/')) throw new ApiError('not_found', `no route ${url.pathname}`);
@@ -296,9 +297,13 @@ export async function startHost(o: HostOptions): Promise<Host> {
     ws.on('error', (err) => console.error(`web host: connection closed: ${err.message}`));
     const chunks = new FrameAssembler(maxMessageBytes, inboundRoom, maxInboundBytes);
     assemblers.add(chunks);
+    // Aborted when the connection closes (a closed tab, a dropped socket): its calls under way that
+    // can be abandoned (an export) stop, instead of running to their end for a reply nobody reads.
+    const gone = new AbortController();
     ws.on('close', () => {
       off();
       assemblers.delete(chunks); // its incomplete messages are dropped with it
+      gone.abort();
     });
     ws.on('message', (data, isBinary) => {
       let msg: ClientMessage;
@@ -334,7 +339,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
     async function answer(msg: ClientMessage): Promise<void> {
       try {
         if (!isMethodName(msg.method)) throw new ApiError('not_found', `unknown method '${String(msg.method)}'`);
-        send({ t: 'result', id: msg.id, result: await services.dispatch(msg.method, msg.params) });
+        send({ t: 'result', id: msg.id, result: await services.dispatch(msg.method, msg.params, gone.signal) });
       } catch (err) {
         try {
           reply(msg.id, err);

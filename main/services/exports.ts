@@ -104,17 +104,17 @@ export function exportFileName(run: { name: string; id: string }, spec: ExportFo
 
 /**
  * An export as one file, for a single download (the app's and the web host's): the file itself, or
- * for raw volumes the volume and its JSON header together in an uncompressed tar.
+ * for raw volumes the volume and its JSON header together in an uncompressed tar. `signal`: as exportRun's.
  */
-export async function exportForDownload(run: ExportableRun, format: string, dir: string): Promise<{ path: string; fileName: string; mime: string }> {
+export async function exportForDownload(run: ExportableRun, format: string, dir: string, signal?: AbortSignal): Promise<{ path: string; fileName: string; mime: string }> {
   const spec = EXPORT_FORMATS.find((f) => f.id === format);
   if (!spec) throw new Error(`unknown export format '${format}'; allowed: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`);
   const fileName = exportFileName(run, spec);
   const path = join(dir, fileName);
-  await exportRun(run, format, path);
+  await exportRun(run, format, path, undefined, { signal });
   const download = downloadFile(run, spec);
   if (spec.id !== 'raw') return { path, ...download };
-  await writeTar(join(dir, download.fileName), [{ name: fileName, path }, { name: `${fileName}.json`, path: `${path}.json` }]);
+  await writeTar(join(dir, download.fileName), [{ name: fileName, path }, { name: `${fileName}.json`, path: `${path}.json` }], signal);
   return { path: join(dir, download.fileName), ...download };
 }
 
@@ -125,10 +125,10 @@ export function downloadFile(run: { name: string; id: string }, spec: ExportForm
 }
 
 /** Copies files into an uncompressed tar, chunk by chunk. */
-async function writeTar(out: string, files: { name: string; path: string }[]): Promise<void> {
+async function writeTar(out: string, files: { name: string; path: string }[], signal?: AbortSignal): Promise<void> {
   const fh = await open(out, 'w');
   try {
-    const writer = new SequentialWriter(fh);
+    const writer = new SequentialWriter(fh, signal);
     const chunk = new Uint8Array(SLAB_BYTES);
     for (const f of files) {
       const src = await open(f.path, 'r');
@@ -158,12 +158,16 @@ const PENDING_BYTES = 64 * (1 << 20);
 /** z-slices per read: about 64 MiB of labels at a time. */
 const SLAB_BYTES = 64 * (1 << 20);
 
+/**
+ * `options.signal` aborted (the client that asked has gone) stops the export at its next read or
+ * write: it fails with the signal's reason and leaves nothing behind, as any failed export.
+ */
 export async function exportRun(
   run: ExportableRun,
   format: string,
   outPath: string,
   onProgress: (fraction: number) => void = () => {},
-  options: { slabBytes?: number } = {},
+  options: { slabBytes?: number; signal?: AbortSignal } = {},
 ): Promise<{ path: string; bytes: number }> {
   const slabBytes = options.slabBytes ?? SLAB_BYTES;
   const spec = EXPORT_FORMATS.find((f) => f.id === format);
@@ -174,7 +178,7 @@ export async function exportRun(
   const out = await open(partial, 'wx');
   let result: { path: string; bytes: number };
   try {
-    const writer = new SequentialWriter(out);
+    const writer = new SequentialWriter(out, options.signal);
     switch (spec.id) {
       case 'json':
         await writer.write(JSON.stringify(runToJson(run), null, 1) + '\n');
@@ -186,10 +190,10 @@ export async function exportRun(
         await writeSeriesCsv(writer, run.series);
         break;
       case 'csv':
-        await writeTableCsv(writer, inOwnCoordinates(await loadTable(run, spec)), onProgress);
+        await writeTableCsv(writer, inOwnCoordinates(await loadTable(run, spec, writer.signal)), onProgress);
         break;
       case 'lammps':
-        await writeLammps(writer, await loadTable(run, spec), onProgress);
+        await writeLammps(writer, await loadTable(run, spec, writer.signal), onProgress);
         break;
       case 'lammps-trajectory':
         await writeTrajectoryLammps(writer, run, spec, onProgress);
@@ -207,7 +211,7 @@ export async function exportRun(
       }
       case 'stl-particles':
         if (volumeArtifact(run)) await writeParticleStl(writer, run, spec, onProgress, slabBytes);
-        else await writeSphereStl(writer, inOwnCoordinates(await loadTable(run, spec)), onProgress);
+        else await writeSphereStl(writer, inOwnCoordinates(await loadTable(run, spec, writer.signal)), onProgress);
         break;
       case 'stl-solid':
         await writeSolidStl(writer, run, spec, onProgress);
@@ -340,7 +344,7 @@ const TRAJECTORY_COLUMNS = ['speed', 'impacts'];
 async function writeTrajectoryLammps(writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, onProgress: (f: number) => void): Promise<void> {
   const artifact = run.artifacts.find(isTrajectories);
   if (!artifact) throw new FormatNotApplicable(MISSING.trajectory(run, spec));
-  const file = await openTable(artifact.path);
+  const file = await openTable(artifact.path, writer.signal);
   try {
     const { header } = file;
     const meta = header.meta as Record<string, unknown>;
@@ -436,7 +440,7 @@ function boundingBox(table: ColumnTable, radius: Float64Array | Float32Array): [
 /** Label width of a run's volume: from its particle count when it has a table, else by reading the labels once. */
 async function volumeDtype(run: ExportableRun, reader: VolumeReader, slabBytes: number): Promise<LabelDtype> {
   const tableArtifact = run.artifacts.find((a) => a.kind === 'table' && a.name === 'particles');
-  if (tableArtifact) return labelDtype(rowCount(await readTableFile(tableArtifact.path)));
+  if (tableArtifact) return labelDtype(rowCount(await readTableFile(tableArtifact.path, reader.signal)));
   return scannedDtype(reader, slabBytes);
 }
 
@@ -479,7 +483,7 @@ async function writeVolume(
   onProgress: (f: number) => void, slabBytes: number, volume: 'labels' | 'heightmap',
 ): Promise<void> {
   const unit = await lengthUnit(run);
-  const reader = await openVolume(path);
+  const reader = await openVolume(path, writer.signal);
   try {
     const { dims, voxelSize } = reader.header;
     const origin = frameOrigin(reader.header.meta);
@@ -527,7 +531,7 @@ async function forEachSliceWindow(reader: VolumeReader, fn: (w: SliceWindow) => 
 
 /** The whole solid phase, binary; the triangle count is patched in at the end. */
 async function writeSolidStl(writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, onProgress: (f: number) => void): Promise<void> {
-  const reader = await openVolume(volumePath(run, spec));
+  const reader = await openVolume(volumePath(run, spec), writer.signal);
   try {
     const { dims, voxelSize } = reader.header;
     const origin = frameOrigin(reader.header.meta);
@@ -550,7 +554,7 @@ async function writeSolidStl(writer: SequentialWriter, run: ExportableRun, spec:
  * and a pass writing each slice's triangles of each particle into its place.
  */
 async function writeParticleStl(writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, onProgress: (f: number) => void, slabBytes: number): Promise<void> {
-  const reader = await openVolume(volumePath(run, spec));
+  const reader = await openVolume(volumePath(run, spec), writer.signal);
   try {
     const { dims, voxelSize, meta } = reader.header;
     const origin = frameOrigin(meta);
@@ -669,15 +673,15 @@ function volumePath(run: ExportableRun, spec: { id: string }): string {
   return pick.path;
 }
 
-export async function loadTable(run: ExportableRun, spec: { id: string }): Promise<ColumnTable> {
+export async function loadTable(run: ExportableRun, spec: { id: string }, signal?: AbortSignal): Promise<ColumnTable> {
   const pick = tableArtifact(run);
   if (!pick) throw new FormatNotApplicable(MISSING.table(run, spec));
-  return readTableFile(pick.path);
+  return readTableFile(pick.path, signal);
 }
 
 /** A table artifact's file, decoded; a damaged one is named by its path. */
-async function readTableFile(path: string): Promise<ColumnTable> {
-  const bytes = await readFile(path);
+async function readTableFile(path: string, signal?: AbortSignal): Promise<ColumnTable> {
+  const bytes = await readFile(path, { signal });
   try {
     return decodeTable(bytes);
   } catch (err) {
@@ -685,7 +689,10 @@ async function readTableFile(path: string): Promise<ColumnTable> {
   }
 }
 
-/** An open .pbt file: its header and a reader of row ranges of its columns, for tables too large to load whole. */
+/**
+ * An open .pbt file: its header and a reader of row ranges of its columns, for tables too large to
+ * load whole. A read after `signal` is aborted fails with its reason.
+ */
 interface TableReader {
   header: TableHeader;
   /** Rows [start, end) of the named columns, each a new array of its column's type. */
@@ -693,7 +700,7 @@ interface TableReader {
   close(): Promise<void>;
 }
 
-async function openTable(path: string): Promise<TableReader> {
+async function openTable(path: string, signal?: AbortSignal): Promise<TableReader> {
   const fh = await open(path, 'r');
   try {
     const { header, dataOffset, size } = await readFileHeader<TableHeader>(fh, `table ${path}`, TABLE_MAGIC);
@@ -705,6 +712,7 @@ async function openTable(path: string): Promise<TableReader> {
     return {
       header,
       async readRows(names, start, end) {
+        signal?.throwIfAborted();
         const out: Record<string, ColumnTable['columns'][string]> = {};
         for (const name of names) {
           const c = columns.get(name);
@@ -747,15 +755,16 @@ async function readExactly(fh: FileHandle, bytes: Uint8Array, position: number, 
   }
 }
 
-/** An open .pbv file: its header and a reader of z-slabs of labels. */
+/** An open .pbv file: its header and a reader of z-slabs of labels; a read after `signal` is aborted fails with its reason. */
 export interface VolumeReader {
   header: VolumeHeader;
+  signal?: AbortSignal;
   /** Reads slices [z0, z1) into `into` (length >= (z1 - z0) * nx * ny) and returns the filled view. */
   readSlab(z0: number, z1: number, into: Uint32Array): Promise<Uint32Array>;
   close(): Promise<void>;
 }
 
-export async function openVolume(path: string): Promise<VolumeReader> {
+export async function openVolume(path: string, signal?: AbortSignal): Promise<VolumeReader> {
   const fh = await open(path, 'r');
   try {
     const { header, dataOffset, size } = await readFileHeader<VolumeHeader>(fh, `volume ${path}`, VOLUME_MAGIC);
@@ -763,7 +772,9 @@ export async function openVolume(path: string): Promise<VolumeReader> {
     if (size < dataOffset + nx * ny * nz * 4) throw new Error(`volume ${path} is truncated: needs ${dataOffset + nx * ny * nz * 4} bytes, has ${size}`);
     return {
       header,
+      signal,
       async readSlab(z0, z1, into) {
+        signal?.throwIfAborted();
         const slice = nx * ny;
         const view = into.subarray(0, (z1 - z0) * slice);
         await readExactly(fh, new Uint8Array(view.buffer, view.byteOffset, view.byteLength), dataOffset + z0 * slice * 4, `volume ${path} ended early at slice ${z0}`);
@@ -777,11 +788,15 @@ export async function openVolume(path: string): Promise<VolumeReader> {
   }
 }
 
-/** Appends strings and byte arrays to a file in order, counting bytes. */
+/**
+ * Appends strings and byte arrays to a file in order, counting bytes. A write after `signal` is
+ * aborted fails with its reason: every export writes as it goes, so it stops there.
+ */
 class SequentialWriter {
   bytes = 0;
-  constructor(private readonly fh: FileHandle) {}
+  constructor(private readonly fh: FileHandle, readonly signal?: AbortSignal) {}
   async write(data: string | Uint8Array): Promise<void> {
+    this.signal?.throwIfAborted();
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     let done = 0;
     while (done < buf.length) {
@@ -792,6 +807,7 @@ class SequentialWriter {
   }
   /** Writes at a byte offset (records placed out of order); the file grows to cover them. */
   async writeAt(at: number, data: string): Promise<void> {
+    this.signal?.throwIfAborted();
     const buf = Buffer.from(data, 'latin1');
     let done = 0;
     while (done < buf.length) {

@@ -48,7 +48,11 @@ export interface HandlerContext {
 }
 
 type Parsed<M extends MethodName> = z.output<(typeof paramsSchemas)[M]>;
-export type Handlers = { [M in MethodName]: (params: Parsed<M>) => Methods[M]['result'] | Promise<Methods[M]['result']> };
+/**
+ * `signal`, when the surface gives one, is aborted once the client that asked has gone (the web
+ * host's socket closed): a long call that can be abandoned safely (an export) stops there.
+ */
+export type Handlers = { [M in MethodName]: (params: Parsed<M>, signal?: AbortSignal) => Methods[M]['result'] | Promise<Methods[M]['result']> };
 
 /** Small exports only travel through the API; bigger ones go through the CLI or the host's download route. */
 export const MAX_API_EXPORT_BYTES = 256 << 20;
@@ -85,13 +89,14 @@ export function notExportable(run: Pick<RunRecord, 'id' | 'status' | 'error'>, s
 
 /**
  * Exports a run to a file under the data directory's tmp/ and hands the path to `use`, then removes
- * it; one of ctx.heavy's turns from start to end. `wanted` is asked when the turn comes: false (the
- * client that asked has gone) skips the export, which may take minutes of a turn others wait for.
+ * it; one of ctx.heavy's turns from start to end. `signal` aborted (the client that asked has gone)
+ * skips the export when its turn comes, or stops it where it is (exportRun): it may take minutes of
+ * a turn others wait for, and its bytes would go nowhere.
  */
-export function withExport<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>, wanted = () => true): Promise<T> {
+export function withExport<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>, signal?: AbortSignal): Promise<T> {
   return ctx.heavy.run(() => {
-    if (!wanted()) throw new ApiError('unavailable', `the export of run ${id} as ${format} is no longer wanted: its client has gone`);
-    return exportOnce(ctx, id, format, use);
+    if (signal?.aborted) throw new ApiError('unavailable', `the export of run ${id} as ${format} is no longer wanted: its client has gone`);
+    return exportOnce(ctx, id, format, use, signal);
   });
 }
 
@@ -125,7 +130,7 @@ export function exportHeaders(ctx: Pick<HandlerContext, 'store'>, id: string, fo
   return downloadFile(run, spec);
 }
 
-async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>): Promise<T> {
+async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, use: (path: string, fileName: string, mime: string) => Promise<T>, signal?: AbortSignal): Promise<T> {
   const { run } = exportTarget(ctx, id, format);
   // Beside the runs (the same disk, so a big export's size is the data folder's business), or in the
   // OS's temporary folder when the data folder cannot be written.
@@ -134,8 +139,9 @@ async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, us
   try {
     let file: { path: string; fileName: string; mime: string };
     try {
-      file = await exportForDownload(exportableRun(run, ctx), format, dir);
+      file = await exportForDownload(exportableRun(run, ctx), format, dir, signal);
     } catch (err) {
+      signal?.throwIfAborted(); // abandoned, not failed
       throw new ApiError('conflict', `cannot export run ${id} as ${format}: ${err instanceof Error ? err.message : String(err)}`);
     }
     return await use(file.path, file.fileName, file.mime);
@@ -299,7 +305,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     },
     'runs.delete': async (p) => (await queue.deleteRun(p.id), {}),
     'runs.setPriority': (p) => queue.setPriority(p.id, p.priority),
-    'runs.export': (p) =>
+    'runs.export': (p, signal) =>
       withExport(ctx, p.id, p.format, async (path, fileName, mime) => {
         // By the size on disk, so that a multi-gigabyte export is never read into the host's memory.
         const size = statSync(path).size;
@@ -311,9 +317,9 @@ export function createHandlers(ctx: HandlerContext): Handlers {
           throw new ApiError('too_large', `the export is ${size} bytes, more than one API message carries (${limit} bytes): use the download link, or write it with ${cli}`);
         }
         // Read without holding the host's thread: up to 256 MiB.
-        const bytes = await readFile(path);
+        const bytes = await readFile(path, { signal });
         return { fileName, mime, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
-      }),
+      }, signal),
     'runs.saveExport': async (p) => {
       const choose = ctx.chooseSavePath;
       if (!choose) throw new ApiError('unavailable', 'saving an export to a file is the app\'s (it asks where); here, use runs.export, the download link or `packbench runs export`');
@@ -360,21 +366,24 @@ export function createHandlers(ctx: HandlerContext): Handlers {
   };
 }
 
-export type Dispatch = <M extends MethodName>(method: M, params: unknown) => Promise<Methods[M]['result']>;
+/** `signal`: aborted once the client that asked has gone (Handlers). */
+export type Dispatch = <M extends MethodName>(method: M, params: unknown, signal?: AbortSignal) => Promise<Methods[M]['result']>;
 
 /**
  * Validates and runs one call; every failure becomes an ApiError. Bad input is 'invalid' only as the
  * services say so (ApiError('invalid') naming the field): any other error is a fault of ours
  * ('internal', its stack in the log), a RangeError too (a typed array's inside a service is no
- * fault of the caller's input).
+ * fault of the caller's input). A call that ends after its signal was aborted was abandoned, not
+ * failed: 'unavailable', nothing logged.
  */
 export function createDispatch(handlers: Handlers): Dispatch {
-  return async (method, params) => {
+  return async (method, params, signal) => {
     if (!Object.prototype.hasOwnProperty.call(handlers, method)) throw new ApiError('not_found', `unknown method '${String(method)}'`);
     const parsed = parseParams(method, params);
     try {
-      return await (handlers[method] as (p: unknown) => unknown)(parsed) as Methods[typeof method]['result'];
+      return await (handlers[method] as (p: unknown, signal?: AbortSignal) => unknown)(parsed, signal) as Methods[typeof method]['result'];
     } catch (err) {
+      if (signal?.aborted && !(err instanceof ApiError)) throw new ApiError('unavailable', `${method} was abandoned: the client that asked has gone`);
       if (err instanceof ApiError) throw err;
       const fault = storageFault(err);
       if (fault) throw fault;

@@ -3,14 +3,15 @@
  * requests, many heavy calls at once, a sibling runner killed with -9, a read-only runs folder.
  * After each, the host must still answer. The client is the renderer's own bridge over `ws`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, watch, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
+import { encodeTable } from '../../core/io/container';
 import { startHost, type Host } from '../../main/host/server';
 import type { Services } from '../../main/services/services';
 import { encodeMessage, MAX_FRAME_BYTES } from '../../main/wire';
@@ -303,6 +304,45 @@ describe('web host under faults', () => {
       api.close();
       await small.close();
     }
+  });
+
+  it('abandons an export under way when its client has gone: the call ends there, its files go, nothing is sent or logged', async () => {
+    // 600,000 rows: a CSV of seconds. Before, a closed tab's export ran to its end and its 30 MB
+    // were read into memory for a socket that was gone, holding a heavy turn meanwhile.
+    const n = 600_000, path = join(t.dir, 'abandoned.pbt');
+    const f = (k: number) => Float64Array.from({ length: n }, (_, i) => (i * k) % 997);
+    writeFileSync(path, encodeTable({ kind: 'table', name: 'particles', columns: { x: f(1), y: f(3), z: f(7), r: new Float64Array(n).fill(0.5) }, meta: {} }));
+    const [id] = services.store.insertRuns([{ name: 'abandoned', engine: 'counter', spec: { engine: 'counter', name: 'abandoned', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+    services.store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [{ kind: 'table', name: 'particles', path, bytes: statSync(path).size, checksum: '', meta: {} }], wallSeconds: 1 });
+    let outcome!: Promise<unknown>;
+    const watched = { ...services, dispatch: ((method, params, signal) => {
+      const call = services.dispatch(method, params, signal);
+      if (method === 'runs.export') outcome = call.then(() => 'answered', (err: unknown) => err);
+      return call;
+    }) as Services['dispatch'] };
+    const small = await startHost({ services: watched, webRoot: join(t.dir, 'web') });
+    const errors = vi.spyOn(console, 'error');
+    try {
+      const ws = new WebSocket(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`);
+      ws.on('error', () => {});
+      await new Promise((ok) => ws.once('open', ok));
+      ws.send(encodeMessage({ t: 'call', id: 1, method: 'runs.export', params: { id, format: 'csv' } }));
+      // Under way: its first rows are in its file.
+      let folder = '';
+      const written = () => {
+        folder = readdirSync(t.dir).find((name) => name.startsWith('tmp-export-') && readdirSync(join(t.dir, name)).some((file) => statSync(join(t.dir, name, file)).size > 0)) ?? '';
+        return folder !== '';
+      };
+      await waitFor('the export to write its first rows', written);
+      ws.terminate(); // the tab dropped
+      expect(await outcome).toMatchObject({ code: 'unavailable', message: 'runs.export was abandoned: the client that asked has gone' });
+      expect(existsSync(join(t.dir, folder))).toBe(false);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+      await small.close();
+    }
+    await stillAnswers();
   });
 
   it('answers an undecodable call with an error naming it, not a crash', async () => {
