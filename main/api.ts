@@ -51,6 +51,8 @@ export type TypedArray =
 
 const id = z.string().min(1).max(200);
 const idParams = z.object({ id });
+/** A run's seed: a spec's (default 1), or the one a re-run takes instead of its run's. */
+const seed = z.number().int().min(0).max(MAX_SEED);
 
 /**
  * A sweep over one params field: `{ "$sweep": [v1, v2, ...] }` (explicit values) or
@@ -96,7 +98,7 @@ export function sweepValues(s: Sweep): unknown[] {
 export const runSpecSchema = z.object({
   engine: z.string().min(1).max(100).meta({ description: 'Engine id, e.g. "voxel"' }),
   name: z.string().min(1).max(200).meta({ description: 'Name of the run (or of the batch of a sweep)' }),
-  seed: z.number().int().min(0).max(MAX_SEED).default(1).meta({ description: 'Seed of the random generator' }),
+  seed: seed.default(1).meta({ description: 'Seed of the random generator' }),
   /** Engine params (validated by the engine's paramsSchema on the service side); may hold sweeps. */
   params: z.record(z.string(), z.unknown()).default({}),
 });
@@ -435,7 +437,12 @@ export const paramsSchemas = {
   'runs.cancel': idParams,
   /** Stop and keep: a running (or paused) run ends at its engine's next safe point, done with its artifacts. */
   'runs.stop': idParams,
-  'runs.rerun': z.object({ id, overrides: z.record(z.string(), z.unknown()).optional() }),
+  /**
+   * A new run of a run's spec as written (not the params it resolved), with `overrides` laid over its
+   * params field by field (an object of index keys over a list sets its elements) and `seed` instead
+   * of its seed; checked as runs.enqueue checks a spec.
+   */
+  'runs.rerun': z.object({ id, overrides: z.record(z.string(), z.unknown()).optional(), seed: seed.optional() }),
   'runs.delete': idParams,
   'runs.setPriority': z.object({ id, priority: z.number().int().min(-1000).max(1000) }),
   /** Names of the numeric metrics any run has (History suggests them in its metric filter). */
@@ -556,7 +563,7 @@ export interface Methods {
   'runs.resume': { params: P<'runs.resume'>; result: RunSummary };
   'runs.cancel': { params: P<'runs.cancel'>; result: RunSummary };
   'runs.stop': { params: P<'runs.stop'>; result: RunSummary };
-  'runs.rerun': { params: P<'runs.rerun'>; result: { runIds: string[] } };
+  'runs.rerun': { params: P<'runs.rerun'>; result: { batchId: string | null; runIds: string[]; warnings: ApiIssue[] } };
   'runs.delete': { params: P<'runs.delete'>; result: Record<string, never> };
   'runs.setPriority': { params: P<'runs.setPriority'>; result: RunSummary };
   'runs.metricNames': { params: P<'runs.metricNames'>; result: string[] };

@@ -12,7 +12,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { ApiError, FINAL_STATUSES, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, remainingSeconds, workingSeconds, type ApiIssue, type MemoryEstimate, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
+import { ApiError, FINAL_STATUSES, MAX_SEED, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, remainingSeconds, workingSeconds, type ApiIssue, type MemoryEstimate, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/exports';
 import { exportableRun, notExportable, storageFault } from './services/handlers';
@@ -137,15 +137,21 @@ async function checkFile(s: Services, file: string, spec: RunSpec, priority: num
     const rows = await s.queue.validate(spec, priority, '');
     return { rows, ...s.queue.memoryEstimate(rows), warnings: await s.registry.warnings(spec.engine, rows) };
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'invalid') {
-      const lines = err.issues?.map((i) => `  ${i.path}: ${i.message}`) ?? [`  ${err.message}`];
-      // For a sweep, which point: 'sweep point 2 of 3 (name [field=value])' (JobQueue.validate).
-      const point = err.message.startsWith('sweep point ') ? ` at ${err.message.split(': invalid request:')[0]}` : '';
-      // The fields with no effect, when the spec could be read whole: fixed with the errors at once.
-      throw new CliError(`${file}: invalid spec${point}:\n${[...lines, ...warningLines(err.warnings ?? [])].join('\n')}`, 2);
-    }
-    throw err;
+    throw invalidSpec(err, `${file}: invalid spec`);
   }
+}
+
+/**
+ * A spec the services refused as invalid, as one error of exit code 2: `head`, the sweep point when
+ * one is named, then a line per issue and per field with no effect (fixed with the errors at once,
+ * when the spec could be read whole); `where` names a path as the user wrote it. Other errors as they are.
+ */
+function invalidSpec(err: unknown, head: string, where = (path: string) => path): unknown {
+  if (!(err instanceof ApiError && err.code === 'invalid')) return err;
+  const lines = err.issues?.map((i) => `  ${where(i.path)}: ${i.message}`) ?? [`  ${err.message}`];
+  // For a sweep, which point: 'sweep point 2 of 3 (name [field=value])' (JobQueue.validate).
+  const point = err.message.startsWith('sweep point ') ? ` at ${err.message.split(': invalid request:')[0]}` : '';
+  return new CliError(`${head}${point}:\n${[...lines, ...warningLines(err.warnings ?? [], where)].join('\n')}`, 2);
 }
 
 /** Queues a spec read from `file` (checked by checkFile), with what checkFile says of it. */
@@ -155,8 +161,53 @@ async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: n
 }
 
 /** The fields a spec wrote that have no effect, a line each for stderr ('warning: params.skin: has no effect with ...'). */
-function warningLines(warnings: readonly ApiIssue[]): string[] {
-  return warnings.map((w) => `warning: ${w.path}: ${w.message}`);
+function warningLines(warnings: readonly ApiIssue[], where = (path: string) => path): string[] {
+  return warnings.map((w) => `warning: ${where(w.path)}: ${w.message}`);
+}
+
+/** One `runs rerun --set params.PATH=VALUE`: the path below params, and the value. */
+interface SetOption {
+  path: string[];
+  value: unknown;
+}
+
+/**
+ * Reads `--set params.PATH=VALUE` (and gathers them, refusing a field set twice, or set and set
+ * inside): VALUE is JSON (2000, true, [4,4,4], {"$sweep":[1,2]}, "text"), else the text as typed
+ * (params.cdo=spatialTree); text that starts as JSON only ({, [ or ") must be JSON. Whether the field
+ * exists and takes the value is the services' to say (runs.rerun), as for a spec.
+ */
+function setArg(v: string, previous: SetOption[] = []): SetOption[] {
+  const eq = v.indexOf('=');
+  const path = eq < 0 ? [] : v.slice(0, eq).split('.');
+  if (eq < 0 || path[0] !== 'params' || path.length < 2 || path.includes('')) {
+    throw new InvalidArgumentError("write params.FIELD=VALUE: a field of the run's params by its dotted path, e.g. params.duration=1, params.balls.count=2000, params.box.size.2=8");
+  }
+  const text = v.slice(eq + 1), name = path.join('.');
+  let value: unknown;
+  try {
+    value = parseJsonText(text);
+  } catch (err) {
+    if (/^\s*[[{"]/.test(text)) throw new InvalidArgumentError(`${name}: the value is ${(err as Error).message}`);
+    value = text;
+  }
+  const under = (a: string[], b: string[]) => a.length <= b.length && a.every((k, i) => k === b[i]);
+  const clash = previous.find((p) => under(p.path, path.slice(1)) || under(path.slice(1), p.path));
+  if (clash) throw new InvalidArgumentError(`${name}: params.${clash.path.join('.')} is set already; set each field once`);
+  return [...previous, { path: path.slice(1), value }];
+}
+
+/** The overrides of runs.rerun that --set options give: { balls: { count: 2000 } } for params.balls.count=2000. */
+function overridesOf(sets: readonly SetOption[]): Record<string, unknown> {
+  const overrides: Record<string, unknown> = {};
+  // defineProperty: a key '__proto__' stays a field (the services refuse it as unknown), not the prototype.
+  const own = (node: Record<string, unknown>, key: string, value: unknown) => Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
+  for (const { path, value } of sets) {
+    let node = overrides;
+    for (const key of path.slice(0, -1)) node = (Object.hasOwn(node, key) ? node[key] : own(node, key, {})[key]) as Record<string, unknown>;
+    own(node, path[path.length - 1], value);
+  }
+  return overrides;
 }
 
 /** ' (37.0 %, about 5 min left)' after a run under way, as `runs show` says it; '' for the others. */
@@ -635,12 +686,35 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   runs
     .command('rerun')
-    .description('queue a new run with the same spec and seed; `queue run` or the app runs it')
+    .description('queue a new run of the same spec and seed, or with some of it changed (--seed, --set); `queue run` or the app runs it')
     .argument('<id>')
-    .action(async (id: string) => {
+    .option('--seed <n>', "seed of the new run (default: the run's)", intArg('--seed', 0, MAX_SEED))
+    .option('--set <params.path=value>', 'change a field of the spec (repeat for more): params.balls.count=2000', setArg)
+    .addHelpText(
+      'after',
+      `
+--set params.PATH=VALUE changes one field of the run's params, by its dotted path (an element of a
+list by its index: params.box.size.2=8). VALUE is JSON (2000, 0.5, true, [4,4,4], {"$sweep":[1,2,4]}),
+or else the text as typed (params.cdo=spatialTree).
+
+The changes are laid over the spec the run was queued with, as written, not over the params it
+resolved: a field that spec left out takes its default, as the app's re-run does. The new spec is
+checked as \`queue add\` checks one: a value out of range or a field that does not exist exits 2,
+naming it, and queues nothing; fields that have no effect are said on stderr.
+
+  packbench runs rerun ID --seed 7 --set params.balls.count=2000 --set params.duration=1
+`,
+    )
+    .action(async (id: string, o: { seed?: number; set?: SetOption[] }) => {
+      // An issue of a value given with --set is named as typed, one of the run's own values as its params
+      // field; one of the params as a whole (the memory budget) with the --set values.
+      const where = (path: string) => (path === 'overrides' ? 'params (with --set)' : path.startsWith('overrides.') ? `--set params.${path.slice('overrides.'.length)}` : path);
       await withServices({}, async (s) => {
-        const r = await s.dispatch('runs.rerun', { id });
-        print(`queued ${r.runIds.join(' ')}: a re-run of ${id}`, r);
+        const r = await s.dispatch('runs.rerun', { id, overrides: overridesOf(o.set ?? []), seed: o.seed }).catch((err: unknown) => {
+          throw invalidSpec(err, `cannot re-run ${id}: invalid spec`, where);
+        });
+        warningLines(r.warnings, where).forEach(info);
+        print(`queued ${r.runIds.join(' ')}: a re-run of ${id}${r.batchId ? ` (batch ${r.batchId})` : ''}`, r);
       });
     });
 

@@ -301,7 +301,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       if (mustRun(p.id).engine === SPHERE_IMPORT_ENGINE) {
         throw new ApiError('conflict', `run ${p.id} is an imported sphere set (engine '${SPHERE_IMPORT_ENGINE}'): nothing to re-run; import the CSV again with other options instead`);
       }
-      return queue.rerun(p.id, p.overrides);
+      return queue.rerun(p.id, p.overrides, p.seed);
     },
     'runs.delete': async (p) => (await queue.deleteRun(p.id), {}),
     'runs.setPriority': (p) => queue.setPriority(p.id, p.priority),

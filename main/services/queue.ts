@@ -86,10 +86,20 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /**
  * `over` laid on `base`: objects field by field, so that an override of box.resolution keeps the
- * run's box.size instead of the default; anything else (a value, a list, a sweep) replaces.
+ * run's box.size instead of the default; an object keyed by indices of the list `base` holds sets
+ * those elements and keeps the others (box.size.2, as `runs rerun --set` writes it); anything else
+ * (a value, a list, a sweep) replaces.
  */
 function overlay(base: unknown, over: unknown): unknown {
-  if (!isObject(base) || !isObject(over) || Object.hasOwn(over, '$sweep')) return over;
+  if (!isObject(over) || Object.hasOwn(over, '$sweep')) return over;
+  if (Array.isArray(base)) {
+    const keys = Object.keys(over);
+    if (keys.length === 0 || !keys.every((k) => /^(0|[1-9]\d*)$/.test(k) && Number(k) < base.length)) return over;
+    const out = base.slice();
+    for (const k of keys) out[Number(k)] = overlay(base[Number(k)], over[k]);
+    return out;
+  }
+  if (!isObject(base)) return over;
   const out = { ...base };
   for (const [k, v] of Object.entries(over)) {
     // defineProperty: an own '__proto__' key stays a field (refused by the checks), not the prototype.
@@ -116,19 +126,16 @@ function overridden(overrides: unknown, base: unknown, path: string[]): boolean 
 }
 
 /**
- * A re-run's refusal (its issues at `params.X` of the spec it would queue) with each issue named
- * where its value came from: `overrides.X` for a value the caller gave, else `params.X` of the run,
- * said in its message. The message's head (a sweep point) stays.
+ * A re-run's issues or warnings (at `params.X` of the spec it would queue) each named where its value
+ * came from: `overrides.X` for a value the caller gave, else `params.X` of the run, said in its message.
  */
-function overrideIssues(err: ApiError & { issues: ApiIssue[] }, overrides: Record<string, unknown>, base: unknown, runId: string): ApiError {
-  const named = err.issues.map((i) => {
+function bySource(issues: readonly ApiIssue[], overrides: Record<string, unknown>, base: unknown, runId: string): ApiIssue[] {
+  return issues.map((i) => {
     const path = i.path === 'params' ? [] : i.path.startsWith('params.') ? i.path.slice('params.'.length).split('.') : null;
     if (path === null) return i;
     if (overridden(overrides, base, path)) return { path: ['overrides', ...path].join('.'), message: i.message };
     return { path: i.path, message: `${i.message} (the value of run ${runId}, not overridden)` };
   });
-  const at = err.message.indexOf('invalid request:');
-  return new ApiError(err.code, (at > 0 ? err.message.slice(0, at) : '') + invalidMessage(named), named);
 }
 
 /** In a run's folder: stop and keep was asked by another process on the folder (JobQueue.stopRun). */
@@ -663,19 +670,26 @@ export class JobQueue {
   }
 
   /**
-   * Queues the run again with the same spec and seed, optionally with some params replaced (may hold
-   * sweeps). An issue is named where its value came from: `overrides.X` for a value the caller gave,
-   * `params.X` for one of the run's own spec.
+   * Queues the run again with the same spec and seed, optionally with some params replaced (laid
+   * over its spec as written, by overlay; may hold sweeps) and another seed; checked as enqueue
+   * checks a spec, with the fields that have no effect. Issues and warnings are named where their
+   * value came from (bySource). The message's head (a sweep point) stays.
    */
-  async rerun(id: string, overrides: Record<string, unknown> = {}): Promise<{ runIds: string[] }> {
+  async rerun(id: string, overrides: Record<string, unknown> = {}, seed?: number): Promise<{ batchId: string | null; runIds: string[]; warnings: ApiIssue[] }> {
     const r = this.mustGet(id);
-    const spec: RunSpec = { ...r.spec, params: overlay(r.spec.params, overrides) as Record<string, unknown> };
+    const spec: RunSpec = { ...r.spec, seed: seed ?? r.spec.seed, params: overlay(r.spec.params, overrides) as Record<string, unknown> };
+    const named = (issues: readonly ApiIssue[]) => bySource(issues, overrides, r.spec.params, id);
+    let rows: CheckedRun[];
     try {
-      return { runIds: (await this.enqueue(spec, r.priority, undefined, '')).runIds };
+      rows = await this.validate(spec, r.priority, '');
     } catch (err) {
       if (!(err instanceof ApiError) || !err.issues) throw err;
-      throw overrideIssues(err as ApiError & { issues: ApiIssue[] }, overrides, r.spec.params, id);
+      const issues = named(err.issues);
+      const at = err.message.indexOf('invalid request:');
+      throw new ApiError(err.code, (at > 0 ? err.message.slice(0, at) : '') + invalidMessage(issues), issues, named(err.warnings ?? []));
     }
+    const warnings = named(await this.registry.warnings(spec.engine, rows));
+    return { ...(await this.add(spec, rows)), warnings };
   }
 
   /** Deletes a run, its series and artifacts (cancelling it first if it runs). */

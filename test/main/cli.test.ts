@@ -668,6 +668,8 @@ describe('packbench runs pause / resume / rerun', () => {
   const d = tempDir('packbench-cli-pause-');
   afterAll(() => d.cleanup());
   const queued = async (name: string): Promise<string> => JSON.parse((await cliIn(d.dir, '--json', 'queue', 'add', writeJson(`${name}.json`, smallSpec(name)))).stdout).runIds[0];
+  const show = async (x: string) => JSON.parse((await cliIn(d.dir, '--json', 'runs', 'show', x)).stdout);
+  const total = async () => JSON.parse((await cliIn(d.dir, '--json', 'runs', 'list')).stdout).total;
 
   it('pause: a queued run waits, paused (0, its summary with --json); a paused one again: 3 naming why; an unknown id: 2', async () => {
     const id = await queued('to-pause');
@@ -695,9 +697,42 @@ describe('packbench runs pause / resume / rerun', () => {
     expect(rerun.code).toBe(0);
     const [copy] = JSON.parse(rerun.stdout).runIds;
     expect(copy).not.toBe(id);
-    const show = async (x: string) => JSON.parse((await cliIn(d.dir, '--json', 'runs', 'show', x)).stdout);
     const [a, b] = [await show(id), await show(copy)];
     expect(b).toMatchObject({ status: 'queued', name: a.name, seed: a.seed, params: a.params });
     expect((await cliIn(d.dir, 'runs', 'rerun', 'nope')).code).toBe(2);
+  });
+
+  it('rerun --seed --set: queues the run with the new seed and values laid over its spec (a list element by its index); --json as runs.rerun answers', async () => {
+    const id = await queued('to-change');
+    const r = await cliIn(d.dir, '--json', 'runs', 'rerun', id, '--seed', '7', '--set', 'params.box.resolution=12', '--set', 'params.box.size.2=5');
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const out = JSON.parse(r.stdout);
+    expect(out).toEqual({ batchId: null, runIds: [expect.any(String)], warnings: [] });
+    const [a, b] = [await show(id), await show(out.runIds[0])];
+    // The spec's other fields (the mixture, the box's other sides) are the run's.
+    expect(b).toMatchObject({ status: 'queued', name: a.name, seed: 7, params: { ...a.params, box: { ...a.params.box, size: [4, 4, 5], resolution: 12 } } });
+  });
+
+  it('rerun --set of a value out of range, of a field that does not exist, over the memory budget or outside params: exit 2 naming it (and the range), nothing stored', async () => {
+    const id = await queued('to-refuse');
+    const before = await total();
+    const bad = await cliIn(d.dir, 'runs', 'rerun', id, '--set', 'params.box.resolution=0');
+    expect([bad.code, bad.stderr]).toEqual([2, `packbench: cannot re-run ${id}: invalid spec:\n  --set params.box.resolution: must be in (0, 1000], got 0\n`]);
+    const unknown = await cliIn(d.dir, 'runs', 'rerun', id, '--set', 'params.box.resolutoin=12');
+    expect([unknown.code, unknown.stderr]).toEqual([2, `packbench: cannot re-run ${id}: invalid spec:\n  --set params.box.resolutoin: unknown field 'resolutoin' (did you mean 'resolution'?)\n`]);
+    const huge = await cliIn(d.dir, 'runs', 'rerun', id, '--set', 'params.box.size=[6000,6000,6000]');
+    expect([huge.code, huge.stderr]).toEqual([2, expect.stringMatching(/^packbench: cannot re-run \w+: invalid spec:\n {2}params \(with --set\): the run needs about .* more than the memory budget/)]);
+    const outside = await cliIn(d.dir, 'runs', 'rerun', id, '--set', 'box.resolution=12');
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toMatch(/argument 'box\.resolution=12' is invalid\. write params\.FIELD=VALUE/);
+    expect(await total()).toBe(before);
+  });
+
+  it('rerun --set of a field with no effect: a warning on stderr naming it, exit 0, queued', async () => {
+    const id = await queued('to-warn');
+    const r = await cliIn(d.dir, 'runs', 'rerun', id, '--set', 'params.analysis.enabled=false', '--set', 'params.analysis.poreBins=10');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^warning: --set params\.analysis\.poreBins: has no effect with analysis\.enabled false/);
+    expect(r.stdout).toMatch(new RegExp(`^queued \\w+: a re-run of ${id}\n$`));
   });
 });

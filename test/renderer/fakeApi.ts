@@ -252,7 +252,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
           case 'batches.list':
             return p.ids ? fake.batches.filter((b) => p.ids.includes(b.id)) : fake.batches.slice(0, p.limit ?? 200);
           case 'runs.rerun':
-            return { runIds: [`r${nextRun++}`] };
+            return { batchId: null, runIds: [`r${nextRun++}`], warnings: [] };
           case 'runs.delete':
             fake.runs = fake.runs.filter((r) => r.id !== p.id);
             return {};
