@@ -215,6 +215,54 @@ describe.skipIf(!CHROMIUM)('editor and inspector in Chromium', () => {
     expect(await page.locator('[data-testid="inspector-canvas"]').getAttribute('data-camera')).toBe(framed);
   });
 
+  it('plays a run back from the keyboard: Space, Left/Right a frame, Home/End; not while typing, and the camera stays', async () => {
+    const { runIds: [id] } = await services.dispatch('runs.enqueue', { spec: { engine: 'ballmill', name: 'e2e keys mill', seed: 1, params: { dim: 2, duration: 2, balls: { count: 40 } } } });
+    await expect.poll(async () => (await services.dispatch('runs.get', { id })).status, { timeout: 120_000, interval: 250 }).toBe('done');
+    await page.goto(host.url + '#/inspector/' + id);
+    await frameReady('inspector-canvas');
+    const label = page.locator('[data-testid="time-label"]');
+    const at = (t: string) => label.filter({ hasText: `t = ${t} / 2.000 s` }).waitFor();
+    await at('2.000');
+    // The keys are in the buttons' titles.
+    expect(await page.getAttribute('[data-testid="play"]', 'title')).toBe('Play the run back (Space)');
+    expect(await page.getAttribute('[data-testid="frame-back"]', 'title')).toBe('Previous frame (←); first frame (Home)');
+    expect(await page.getAttribute('[data-testid="frame-forward"]', 'title')).toBe('Next frame (→); last frame (End)');
+    await page.keyboard.press('Home');
+    await at('0.000');
+    // Keys pressed faster than the frames arrive step on from the frame asked for (50 frames a second).
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await at('0.040');
+    await page.keyboard.press('ArrowLeft');
+    await at('0.020');
+    await page.keyboard.press('End');
+    await at('2.000');
+    // In a text field the keys are the field's.
+    await page.fill('[data-testid="colour-min"]', '3');
+    await page.keyboard.press('Home');
+    await page.keyboard.press('ArrowLeft');
+    await page.fill('[data-testid="colour-min"]', '');
+    expect(await label.textContent()).toContain('t = 2.000 / 2.000 s');
+    // With the view focused (a click in it), Left steps a frame and does not turn the camera.
+    const box = (await page.locator('[data-testid="inspector-canvas"]').boundingBox())!;
+    await page.mouse.click(box.x + 5, box.y + 5);
+    const camera = await cameraStill();
+    // Held a moment, as a finger does: the camera turned on each frame drawn while its key was down.
+    await page.keyboard.down('ArrowLeft');
+    await at('1.980');
+    await page.waitForTimeout(300);
+    await page.keyboard.up('ArrowLeft');
+    expect(await cameraStill()).toBe(camera);
+    await page.keyboard.press('Home');
+    await at('0.000');
+    await page.keyboard.press('Space');
+    await page.locator('[data-testid="play"][aria-label="Pause"]').waitFor();
+    expect(await page.getAttribute('[data-testid="play"]', 'title')).toBe('Pause (Space)');
+    await page.keyboard.press('Space');
+    await page.locator('[data-testid="play"][aria-label="Play"]').waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}inspector-playback-keys.png` });
+  });
+
   it('shows a running voxel packing live: the particles so far, the bed height and solid fraction against seconds', async () => {
     const id = await page.evaluate(async () => {
       const api = (globalThis as unknown as { packbench: PackbenchApi }).packbench;

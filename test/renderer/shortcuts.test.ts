@@ -33,6 +33,20 @@ describe('shortcuts', () => {
     expect(dispatchShortcut(key({ key: 'r', code: 'KeyR' }, input))).toBe(false);
   });
 
+  it("names the space bar 'Space', and leaves a key to the page while its shortcut does not apply", () => {
+    expect(matches('Space', key({ key: ' ', code: 'Space' }))).toBe(true);
+    expect(matches('Space', key({ key: ' ', code: 'Space', shiftKey: true }))).toBe(false);
+    let frames = false;
+    const play = vi.fn();
+    offs.push(registerShortcuts('playback', [{ keys: 'Space', description: 'play', run: play, when: () => frames }]));
+    const space = key({ key: ' ', code: 'Space' });
+    expect(dispatchShortcut(space)).toBe(false);
+    expect(space.defaultPrevented).toBe(false);
+    frames = true;
+    expect(dispatchShortcut(key({ key: ' ', code: 'Space' }))).toBe(true);
+    expect(play).toHaveBeenCalledTimes(1);
+  });
+
   it('unregisters a group', () => {
     const off = registerShortcuts('g', [{ keys: 'x', description: 'x', run: () => {} }]);
     off();

@@ -44,6 +44,10 @@ export function createInspectorScene(
   onSliceDrag: (position: number, final: boolean) => void,
 ): InspectorScene {
   const viewer = createViewer(canvas);
+  // Left and Right step a run's frames (the inspector's playback keys): with the canvas focused (a
+  // ball just picked) the camera's own arrow keys turned the view at each step too.
+  viewer.camera.keysLeft = [];
+  viewer.camera.keysRight = [];
   const cloud = createParticleCloud(viewer.scene);
   const plane = createSlicePlane(viewer.scene, (p) => { onSliceDrag(p, false); viewer.requestRender(); }, (p) => onSliceDrag(p, true));
   let bounds: Bounds = { min: [0, 0, 0], max: [1, 1, 1] };

@@ -1,7 +1,7 @@
 /**
  * Keyboard shortcuts: components register theirs while mounted (useShortcuts), the ? overlay lists every
  * registered group, and one window listener dispatches. Keys are written like 'Alt+1', 'Mod+Enter'
- * (Ctrl, or Cmd on macOS), 'Delete', '?'. Plain keys do not fire while typing in a field.
+ * (Ctrl, or Cmd on macOS), 'Delete', 'Space', 'ArrowLeft', '?'. Plain keys do not fire while typing in a field.
  */
 import { onActivated, onBeforeUnmount, onDeactivated, onMounted, reactive } from 'vue';
 
@@ -9,6 +9,8 @@ export interface Shortcut {
   keys: string;
   description: string;
   run: (e: KeyboardEvent) => void;
+  /** The shortcut applies only while this holds (the inspector's playback: a run with frames); else the key is left to the page and the list leaves it out. */
+  when?: () => boolean;
 }
 
 export interface ShortcutGroup {
@@ -61,7 +63,7 @@ export function matches(keys: string, e: KeyboardEvent): boolean {
   // Alt+digit: e.code is stable across layouts where Alt changes e.key.
   if (/^[0-9]$/.test(key) && e.code === `Digit${key}`) return true;
   if (key.length === 1 && /[a-z]/i.test(key) && e.code === `Key${key.toUpperCase()}`) return true;
-  return e.key.toLowerCase() === key.toLowerCase();
+  return (e.key === ' ' ? 'Space' : e.key).toLowerCase() === key.toLowerCase();
 }
 
 function typingIn(target: EventTarget | null): boolean {
@@ -80,6 +82,7 @@ function pressing(target: EventTarget | null): boolean {
 export function dispatchShortcut(e: KeyboardEvent): boolean {
   for (let g = shortcutGroups.length - 1; g >= 0; g--) {
     for (const s of shortcutGroups[g].shortcuts) {
+      if (s.when && !s.when()) continue;
       const modified = /(Ctrl|Alt|Mod|Meta)\+/.test(s.keys);
       if (!modified && typingIn(e.target)) continue;
       if (!modified && (e.key === 'Enter' || e.key === ' ') && pressing(e.target)) continue;
@@ -93,7 +96,14 @@ export function dispatchShortcut(e: KeyboardEvent): boolean {
   return false;
 }
 
-/** Display form of a key chord for the overlay. */
+const ARROWS: Record<string, string> = { ArrowLeft: '←', ArrowRight: '→', ArrowUp: '↑', ArrowDown: '↓' };
+
+/** Display form of a key chord for the overlay and titles. */
 export function displayKeys(keys: string): string[] {
-  return keys.split('+').map((k) => (k === 'Mod' ? (isMac ? '⌘' : 'Ctrl') : k));
+  return keys.split('+').map((k) => (k === 'Mod' ? (isMac ? '⌘' : 'Ctrl') : ARROWS[k] ?? k));
+}
+
+/** The shortcuts of a group that apply now (see Shortcut.when). */
+export function activeShortcuts(g: ShortcutGroup): Shortcut[] {
+  return g.shortcuts.filter((s) => !s.when || s.when());
 }
