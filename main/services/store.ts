@@ -414,7 +414,7 @@ export class RunStore {
       this.db = openForReading(file, binding);
       return;
     }
-    this.db = new Database(file, binding);
+    this.db = openDatabase(file, binding);
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
@@ -921,6 +921,22 @@ export class RunStore {
 }
 
 /**
+ * A connection whose temporary files SQLite keeps in memory (temp_store MEMORY): a transaction's
+ * statement journal past 64 KiB (finishing many runs in one), sorts past the page cache, temporary
+ * tables. By default it writes them, opened and at once unlinked, to SQLITE_TMPDIR, TMPDIR or else
+ * /var/tmp, outside the data folder where everything PackBench writes goes (a full or shared /var/tmp
+ * would fail or expose a write). Memory is the one place left: better-sqlite3 is built without the
+ * temp_store_directory pragma (SQLITE_OMIT_DEPRECATED), and SQLite reads SQLITE_TMPDIR once per
+ * process, not per data folder. What they hold is small: the pages one statement or savepoint
+ * changes, and sorts of rows the queries bound (bench/store.ts: peak resident set unchanged).
+ */
+function openDatabase(file: string | Buffer, options: Database.Options): Database.Database {
+  const db = new Database(file, options);
+  db.pragma('temp_store = MEMORY');
+  return db;
+}
+
+/**
  * A database to read: the file opened read-only when SQLite can (a WAL database needs its -shm file,
  * which a read-only or full folder may not let it create), else a copy of the file in memory,
  * marked as a rollback-journal database since an in-memory copy cannot be in WAL mode. A folder
@@ -929,7 +945,7 @@ export class RunStore {
 function openForReading(file: string, binding: Database.Options): Database.Database {
   let db: Database.Database;
   if (!existsSync(file)) {
-    db = new Database(':memory:', binding);
+    db = openDatabase(':memory:', binding);
     for (const m of MIGRATIONS) {
       if (typeof m === 'string') db.exec(m);
       else m(db);
@@ -938,12 +954,12 @@ function openForReading(file: string, binding: Database.Options): Database.Datab
     db.pragma('query_only = ON');
   } else {
     try {
-      db = new Database(file, { ...binding, readonly: true, fileMustExist: true });
+      db = openDatabase(file, { ...binding, readonly: true, fileMustExist: true });
       db.prepare('SELECT count(*) FROM sqlite_master').get();
     } catch {
       const bytes = readFileSync(file);
       if (bytes[18] === 2) bytes[18] = bytes[19] = 1;
-      db = new Database(bytes, { ...binding, readonly: true });
+      db = openDatabase(bytes, { ...binding, readonly: true });
     }
   }
   const version = db.pragma('user_version', { simple: true }) as number;

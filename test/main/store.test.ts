@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { RunStore, SCHEMA_VERSION, type NewRun } from '../../main/services/store';
 import { tempDir } from './helpers';
 import { resolveParticleColumns } from '../../renderer/src/workspaces/inspector/particleColumns';
@@ -50,6 +50,21 @@ describe('RunStore', () => {
     expect(again.schemaVersion).toBe(SCHEMA_VERSION);
     expect(again.listRuns({ offset: 0, limit: 10 }).total).toBe(1);
     again.close();
+  });
+
+  it("keeps SQLite's temporary files (a big transaction's statement journal, sorts) in memory, not in the OS temp folder, on every connection it opens", () => {
+    // SQLite's default writes them to SQLITE_TMPDIR, TMPDIR or /var/tmp: outside the data folder
+    // (finishing 100,000 runs in one transaction opened /var/tmp/etilqs_* there, bench/store.ts).
+    const MEMORY = 2;
+    const { store, file } = open();
+    expect(store.db.pragma('temp_store', { simple: true })).toBe(MEMORY);
+    store.close();
+    const reading = new RunStore(file, { readOnly: true });
+    expect(reading.db.pragma('temp_store', { simple: true })).toBe(MEMORY);
+    reading.close();
+    const empty = new RunStore(join(dirname(file), 'none.db'), { readOnly: true });
+    expect(empty.db.pragma('temp_store', { simple: true })).toBe(MEMORY);
+    empty.close();
   });
 
   it('migrates a version-1 file: its shapes gain an empty voxelisation', () => {
