@@ -173,8 +173,8 @@ interface SetOption {
 
 /**
  * Reads `--set params.PATH=VALUE` (and gathers them, refusing a field set twice, or set and set
- * inside): VALUE is JSON (2000, true, [4,4,4], {"$sweep":[1,2]}, "text"), else the text as typed
- * (params.cdo=spatialTree); text that starts as JSON only ({, [ or ") must be JSON. Whether the field
+ * inside): VALUE is JSON (2000, true, [4,4,4], {"$sweep":[1,2]}, "text"), a decimal number (.5),
+ * else the text as typed (params.cdo=spatialTree); text that starts as JSON only ({, [ or ") must be JSON. Whether the field
  * exists and takes the value is the services' to say (runs.rerun), as for a spec.
  */
 function setArg(v: string, previous: SetOption[] = []): SetOption[] {
@@ -189,7 +189,8 @@ function setArg(v: string, previous: SetOption[] = []): SetOption[] {
     value = parseJsonText(text);
   } catch (err) {
     if (/^\s*[[{"]/.test(text)) throw new InvalidArgumentError(`${name}: the value is ${(err as Error).message}`);
-    value = text;
+    // A number as the other options read one ('.5', '2.', '+3': not JSON), else text.
+    value = DECIMAL_NUMBER.test(text) ? Number(text) : text;
   }
   const under = (a: string[], b: string[]) => a.length <= b.length && a.every((k, i) => k === b[i]);
   const clash = previous.find((p) => under(p.path, path.slice(1)) || under(path.slice(1), p.path));
@@ -695,7 +696,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       `
 --set params.PATH=VALUE changes one field of the run's params, by its dotted path (an element of a
 list by its index: params.box.size.2=8). VALUE is JSON (2000, 0.5, true, [4,4,4], {"$sweep":[1,2,4]}),
-or else the text as typed (params.cdo=spatialTree).
+a number (.5), or else the text as typed (params.cdo=spatialTree).
 
 The changes are laid over the spec the run was queued with, as written, not over the params it
 resolved: a field that spec left out takes its default, as the app's re-run does. The new spec is

@@ -704,13 +704,13 @@ describe('packbench runs pause / resume / rerun', () => {
 
   it('rerun --seed --set: queues the run with the new seed and values laid over its spec (a list element by its index); --json as runs.rerun answers', async () => {
     const id = await queued('to-change');
-    const r = await cliIn(d.dir, '--json', 'runs', 'rerun', id, '--seed', '7', '--set', 'params.box.resolution=12', '--set', 'params.box.size.2=5');
+    const r = await cliIn(d.dir, '--json', 'runs', 'rerun', id, '--seed', '7', '--set', 'params.box.resolution=12', '--set', 'params.box.size.2=5', '--set', 'params.reboundProbability=.5');
     expect([r.code, r.stderr]).toEqual([0, '']);
     const out = JSON.parse(r.stdout);
     expect(out).toEqual({ batchId: null, runIds: [expect.any(String)], warnings: [] });
     const [a, b] = [await show(id), await show(out.runIds[0])];
     // The spec's other fields (the mixture, the box's other sides) are the run's.
-    expect(b).toMatchObject({ status: 'queued', name: a.name, seed: 7, params: { ...a.params, box: { ...a.params.box, size: [4, 4, 5], resolution: 12 } } });
+    expect(b).toMatchObject({ status: 'queued', name: a.name, seed: 7, params: { ...a.params, box: { ...a.params.box, size: [4, 4, 5], resolution: 12 }, reboundProbability: 0.5 } });
   });
 
   it('rerun --set of a value out of range, of a field that does not exist, over the memory budget or outside params: exit 2 naming it (and the range), nothing stored', async () => {
