@@ -144,6 +144,10 @@ describe('HistoryWorkspace', () => {
     expect(ids().slice(0, 3)).toEqual(['r29', 'r19', 'r9']);
     expect(ids().at(-1)).toBe('r3');
     expect(w.find('[data-testid="history-sort-metric-solidFraction"]').text()).toContain('▼');
+    // The header names the unit its engine declares (particles declares none), the sort mark beside the name.
+    expect(w.find('[data-testid="history-sort-metric-solidFraction"] .metric-head').text()).toBe('solidFraction ▼');
+    expect(w.find('[data-testid="history-metric-unit-solidFraction"]').text()).toBe('fraction');
+    expect(w.find('[data-testid="history-sort-metric-particles"]').exists() && !w.find('[data-testid="history-metric-unit-particles"]').exists()).toBe(true);
     await w.find('[data-testid="history-sort-metric-solidFraction"]').trigger('click');
     await settle(10);
     expect(ids().slice(0, 3)).toEqual(['r20', 'r10', 'r0']);
