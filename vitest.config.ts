@@ -35,13 +35,17 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           exclude: ['test/e2e/browser.test.ts'],
           // Finds the browser (test/e2e/browser.ts; none: the suites skip with a notice, or fail when
-          // PACKBENCH_E2E=required). Builds out/web when it is missing or older than the renderer sources.
+          // PACKBENCH_E2E=required). Starts building out/web when it is missing or older than the
+          // renderer sources, in the background; each e2e file first waits for that build (web-built.ts).
           globalSetup: ['test/e2e/setup-web.ts'],
+          setupFiles: ['test/e2e/web-built.ts'],
+          // After the unit and renderer files, which keep the second core busy during the build (it
+          // runs on one; the e2e files first would have waited for it, two at a time, a core idle).
+          // Two e2e files at a time, each with its own host, data folder and browser.
+          sequence: { groupOrder: 1 },
           environment: 'node',
           testTimeout: 240_000,
           hookTimeout: 240_000,
-          // Beside the other files, not after them all: each e2e file waits on its browser and runs
-          // most of the time, and has its own host, data folder and browser.
         },
       },
     ],
