@@ -18,6 +18,7 @@ import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/expor
 import { exportableRun, notExportable, storageFault } from './services/handlers';
 import { openServices, type Services, type ServicesOptions } from './services/services';
 import { formatBytes } from './services/pool';
+import { STOP_GRACE_MS } from './services/queue';
 import { parseJsonText } from '../core/io/json';
 import { metricInfo } from '../core/common/engines';
 
@@ -486,13 +487,18 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       const stop = new Promise<void>((done) => {
         offInterrupt = onInterrupt(() => {
           interrupted = true;
-          info('\nstopping: running runs go back to the queue');
+          const stopping = s.queue.stoppingRuns();
+          // The close waits for these: said, so that the wait is not taken for a hang.
+          const first = stopping.length ? `; first, up to ${STOP_GRACE_MS / 1000} s for ${stopping.join(' ')} to end as stopped, with results (Ctrl-C again: at once, and the next start ends it)` : '';
+          info(`\nstopping: running runs go back to the queue${first}`);
           done();
         });
       });
       s.queue.start();
       await Promise.race([s.queue.idle(), stop]);
       offInterrupt();
+      // The close waits for runs being stopped and kept: they end as it does, and are counted.
+      if (interrupted) await s.close();
       off();
       const runs = [...seen.values()];
       print(`${runs.length} run(s) finished: ${runs.filter((r) => r.status === 'done').length} done`, { runs: runs.map((r) => ({ runId: r.id, status: r.status, error: r.error })) });

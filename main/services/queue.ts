@@ -43,6 +43,8 @@ export interface QueueOptions {
   only?: ReadonlySet<string>;
   /** Milliseconds between looks at the store for other processes' changes (default POLL_MS; tests set it short). */
   pollMs?: number;
+  /** How long closing waits for runs being stopped (stop and keep) to end with their results (default STOP_GRACE_MS). */
+  stopGraceMs?: number;
 }
 
 /** The store settings that keep the queue's controls across restarts (JobQueue.restoreSettings). */
@@ -64,6 +66,14 @@ const POINTS_PER_TURN = 200;
  * its message in one go, 0.2-0.4 s for 10,000 points of a voxel spec.
  */
 const CHECK_POINTS_PER_TASK = 500;
+
+/**
+ * How long closing (the app quitting, Ctrl-C of the web host or `queue run`) waits for runs the user
+ * asked to stop and keep to end with their results, unless set otherwise: what comes after an engine's
+ * main loop (settling, analysis) takes seconds on a large run. Past it, the stop is still honoured at
+ * the next start (JobQueue.interrupted).
+ */
+export const STOP_GRACE_MS = 10_000;
 
 /** Seconds between checkpoints of a running run, unless set otherwise. */
 export const DEFAULT_CHECKPOINT_SECONDS = 60;
@@ -138,8 +148,11 @@ function bySource(issues: readonly ApiIssue[], overrides: Record<string, unknown
   });
 }
 
-/** In a run's folder: stop and keep was asked by another process on the folder (JobQueue.stopRun). */
-const STOP_REQUEST_FILE = 'stop-requested';
+/**
+ * In a run's folder: stop and keep was asked (JobQueue.stopRun). Another process running the run reads
+ * it at its poll; it outlives the process (a close, a crash), so that the next one honours the stop.
+ */
+export const STOP_REQUEST_FILE = 'stop-requested';
 
 export class JobQueue {
   private readonly store: RunStore;
@@ -171,6 +184,7 @@ export class JobQueue {
   private pumping = false;
   private poll: NodeJS.Timeout | undefined;
   private readonly pollMs: number;
+  private readonly stopGraceMs: number;
   private lastQueued = -1;
   private lastElsewhere = -1;
 
@@ -187,6 +201,7 @@ export class JobQueue {
     this.checkpointSeconds = o.checkpointSeconds ?? DEFAULT_CHECKPOINT_SECONDS;
     this.only = o.only;
     this.pollMs = o.pollMs ?? POLL_MS;
+    this.stopGraceMs = o.stopGraceMs ?? STOP_GRACE_MS;
   }
 
   runDir(id: string): string {
@@ -194,23 +209,54 @@ export class JobQueue {
   }
 
   /**
-   * Recovery: runs left 'running' (or paused inside a worker) by a process that is gone go back to
-   * the queue (paused ones stay paused). A recovered run resumes from its last checkpoint when its
-   * engine saved one (EngineContext.checkpoints), else starts again from its beginning; its log says so. At start-up (`startUp`) a run recorded under this
+   * Recovery: runs left 'running' (or paused inside a worker) by a process that is gone are taken up
+   * as interrupted (see interrupted: back to the queue, or ended as the user's stop asked). At
+   * start-up (`startUp`) a run recorded under this
    * process's own owner name is a leftover of an earlier process with the same pid; later (the
    * poll) it is one of ours and stays. Runs of live processes on this machine, and of other
-   * machines (which cannot be asked), are left alone. Returns the ids recovered.
+   * machines (which cannot be asked), are left alone. Returns the ids re-queued.
    */
   recover(startUp = true): string[] {
     const recovered: string[] = [];
     for (const r of this.orphans(startUp)) {
       const status = this.store.getSummary(r.id)?.status;
       if (status !== 'running' && status !== 'paused') continue;
-      this.store.requeue(r.id, 'interrupted: the process running it ended; re-queued to resume from its last checkpoint (or the beginning, without one)', status === 'paused' ? 'paused' : 'queued');
-      recovered.push(r.id);
-      this.emitRun(r.id);
+      const stopAsked = existsSync(join(this.runDir(r.id), STOP_REQUEST_FILE));
+      if (this.interrupted(r.id, 'the process running it ended', { stopAsked, wasPaused: status === 'paused' })) recovered.push(r.id);
     }
     return recovered;
+  }
+
+  /**
+   * A run whose process closed or ended (`why`) before the run did. It goes back to the queue to
+   * resume from its last checkpoint when its engine saved one (EngineContext.checkpoints), else from
+   * its beginning (paused if it was paused); its log says so. Unless the user had asked to stop and
+   * keep it: that stop is honoured, never lost to a re-run. With a checkpoint the run is re-queued to
+   * resume from it only to end there (its stop-request file stays, and tryStart stops the new attempt
+   * at once), done with what the checkpoint holds; without one it has nothing to keep, and ends
+   * cancelled saying so, with what it had done (`ended`, its worker's last word, when it gave one).
+   * Returns whether the run was re-queued.
+   */
+  private interrupted(id: string, why: string, o: { stopAsked: boolean; wasPaused: boolean; ended?: Extract<JobOutcome, { status: 'cancelled' }> }): boolean {
+    const dir = this.runDir(id);
+    if (!o.stopAsked) {
+      this.store.requeue(id, `interrupted: ${why}; re-queued to resume from its last checkpoint (or the beginning, without one)`, o.wasPaused ? 'paused' : 'queued');
+      this.emitRun(id);
+      return true;
+    }
+    if (existsSync(join(dir, CHECKPOINT_FILE))) {
+      // Kept (written again should stopRun have failed to): it makes the next attempt stop.
+      this.bestEffort(() => writeFileSync(join(dir, STOP_REQUEST_FILE), ''));
+      this.store.requeue(id, `interrupted while stopping: ${why} before the run had kept its results; re-queued to resume from its last checkpoint and end there, as stopped (stop and keep)`);
+      this.emitRun(id);
+      return true;
+    }
+    const error = `stopped by user, but ${why} before the run had kept its results, and it had no checkpoint to keep them from: nothing was kept`;
+    this.store.finishRun(id, { status: 'cancelled', metrics: o.ended?.metrics ?? this.store.getRun(id)?.metrics, series: o.ended?.series, wallSeconds: o.ended?.wallSeconds, error });
+    // As a cancel, it keeps no files (what a killed worker left: its live table).
+    this.bestEffort(() => rmSync(dir, { recursive: true, force: true }));
+    this.afterFinal(id);
+    return false;
   }
 
   /** Runs left 'running' or 'paused' whose process on this machine has ended (see recover). */
@@ -638,7 +684,9 @@ export class JobQueue {
    * run that has started (running, or paused since): a queued run has nothing to keep, and cancel
    * takes it out of the queue. Only for engines that declare stopAndKeep. A run working in another
    * process on the folder (`packbench run` beside the app) is told through a file in its folder,
-   * which that process's poll reads (stopRunsEndedElsewhere).
+   * which that process's poll reads (stopRunsEndedElsewhere). The file is written for a run of this
+   * process too: should the process close or die before the run ends, the next one honours the stop
+   * (interrupted).
    */
   stopRun(id: string): RunSummary {
     const r = this.mustGet(id);
@@ -647,9 +695,19 @@ export class JobQueue {
     if (keeps === undefined) throw new ApiError('conflict', `run ${id}: the engine '${r.engine}' cannot end a run early with a meaningful result, so its runs cannot be stopped and kept; cancel it instead`);
     if (r.startedAt === null) throw new ApiError('conflict', `run ${id} has not started: it has nothing to keep yet; cancel it to take it out of the queue`);
     const job = this.active.get(id);
-    if (job) this.stopJob(id, job);
-    else writeFileSync(join(this.runDir(id), STOP_REQUEST_FILE), '');
+    const request = () => writeFileSync(join(this.runDir(id), STOP_REQUEST_FILE), '');
+    if (job) {
+      this.stopJob(id, job);
+      this.bestEffort(request); // the worker is told already; the file only outlives this process
+    } else {
+      request();
+    }
     return this.emitRun(id)!;
+  }
+
+  /** This process's runs asked to stop and keep (here, or by another process since its last look): close gives them up to stopGraceMs to end so. */
+  stoppingRuns(): string[] {
+    return [...this.active].filter(([id, job]) => job.stopping || existsSync(join(this.runDir(id), STOP_REQUEST_FILE))).map(([id]) => id);
   }
 
   /** Stops a worker of this process; a paused one wakes and goes on to its end, shown running again. */
@@ -770,15 +828,26 @@ export class JobQueue {
    */
   private readonly waiters = new Set<() => void>();
 
-  /** Stops starting runs; running ones are stopped and go back to the queue (nothing is lost). */
+  /**
+   * Stops starting runs; running ones are stopped and go back to the queue (nothing is lost). Runs
+   * the user asked to stop and keep are given up to stopGraceMs to end so, with their results; past
+   * it they are stopped as the others, and their stop is honoured at the next start (interrupted).
+   */
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.poll);
     for (const finish of [...this.waiters]) finish();
-    // Runs another process cancelled are recorded cancelled, not put back in the queue.
+    // Runs another process cancelled are recorded cancelled, not put back in the queue; those it asked to stop, stop.
     this.bestEffort(() => this.stopRunsEndedElsewhere());
     const jobs = [...this.active.values()];
-    for (const j of jobs) j.cancel(true);
+    const stopping = jobs.filter((j) => j.stopping);
+    for (const j of jobs) if (!j.stopping) j.cancel(true);
+    if (stopping.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(stopping.map((j) => j.done)), new Promise((r) => (timer = setTimeout(r, this.stopGraceMs)))]);
+      clearTimeout(timer);
+      for (const j of stopping) j.cancel(true); // nothing for those that ended
+    }
     await Promise.all(jobs.map((j) => j.done));
     await Promise.all(jobs.map((j) => this.settled(j.runId)));
     // A last try, waiting for a lock as calls do; what still cannot be written is recovered (run again) by the next process.
@@ -922,9 +991,11 @@ export class JobQueue {
       });
     }
     const dir = this.runDir(r.id);
-    // Leftovers of an interrupted attempt go, but for its checkpoint: the run resumes from it.
+    // Leftovers of an interrupted attempt go, but for its checkpoint (the run resumes from it) and a
+    // stop asked before the interruption (the run ends as soon as it can: interrupted).
     mkdirSync(dir, { recursive: true });
-    for (const name of readdirSync(dir)) if (name !== CHECKPOINT_FILE) rmSync(join(dir, name), { recursive: true, force: true });
+    for (const name of readdirSync(dir)) if (name !== CHECKPOINT_FILE && name !== STOP_REQUEST_FILE) rmSync(join(dir, name), { recursive: true, force: true });
+    const stopAsked = existsSync(join(dir, STOP_REQUEST_FILE));
     const job = this.pool.start(
       { runId: r.id, engineId: r.engine, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads, runDir: dir, memoryBytes, checkpointSeconds: this.checkpointSeconds },
       {
@@ -941,6 +1012,7 @@ export class JobQueue {
         onLog: (lines) => this.bestEffort(() => this.store.withoutWaiting(() => this.store.appendLog(r.id, lines))),
       },
     );
+    if (stopAsked) job.stop();
     this.active.set(r.id, job);
     this.emitRun(r.id);
     this.emitQueue();
@@ -950,8 +1022,10 @@ export class JobQueue {
         this.active.delete(r.id);
         this.settling.delete(r.id);
         const userCancelled = this.cancelRequested.delete(r.id);
+        // Stop and keep was asked: here, or by another process after this one last looked.
+        const stopAsked = job.stopping || existsSync(join(dir, STOP_REQUEST_FILE));
         try {
-          this.storeOutcome(r.id, () => this.onOutcome(r.id, o, userCancelled));
+          this.storeOutcome(r.id, () => this.onOutcome(r.id, o, userCancelled, stopAsked));
         } catch (err) {
           this.failBeforeStart(r.id, `finished but its outcome could not be stored: ${err instanceof Error ? err.message : String(err)}`);
         }
@@ -988,18 +1062,16 @@ export class JobQueue {
     }
   }
 
-  private onOutcome(id: string, o: JobOutcome, userCancelled: boolean): void {
-    rmSync(join(this.runDir(id), STOP_REQUEST_FILE), { force: true });
-    if (!this.store.getSummary(id)) {
+  private onOutcome(id: string, o: JobOutcome, userCancelled: boolean, stopAsked: boolean): void {
+    const status = this.store.getSummary(id)?.status;
+    if (status !== undefined && this.closing && o.status === 'cancelled' && !userCancelled) {
+      this.interrupted(id, 'the app closed', { stopAsked, wasPaused: status === 'paused', ended: o });
+      return;
+    }
+    if (status === undefined) {
       // Deleted by another process (a deletion here emits its own event once this is done).
       this.tellDeleted(id);
       this.emitQueue();
-      return;
-    }
-    if (this.closing && o.status === 'cancelled' && !userCancelled) {
-      const wasPaused = this.store.getSummary(id)!.status === 'paused';
-      this.store.requeue(id, 'interrupted: the app closed; re-queued to resume from its last checkpoint (or the beginning, without one)', wasPaused ? 'paused' : 'queued');
-      this.emitRun(id);
       return;
     }
     if (o.status === 'done') {
@@ -1009,6 +1081,8 @@ export class JobQueue {
     } else {
       this.store.finishRun(id, { status: 'failed', error: o.error, wallSeconds: o.wallSeconds });
     }
+    // Once its outcome is stored: a stop asked is not lost to a process that ends before that.
+    rmSync(join(this.runDir(id), STOP_REQUEST_FILE), { force: true });
     this.afterFinal(id);
   }
 

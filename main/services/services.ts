@@ -44,6 +44,8 @@ export interface ServicesOptions {
   lockWaitMs?: number;
   /** Milliseconds between the queue's looks at the folder for other processes' changes (QueueOptions.pollMs). */
   pollMs?: number;
+  /** How long closing waits for runs being stopped (stop and keep) to end with their results (QueueOptions.stopGraceMs). */
+  stopGraceMs?: number;
 }
 
 /**
@@ -188,6 +190,7 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
     checkpointSeconds: o.checkpointSeconds,
     only: o.only,
     pollMs: o.pollMs,
+    stopGraceMs: o.stopGraceMs,
   });
   const shapes = new ShapeLibrary(store);
   if (!o.readOnly) {

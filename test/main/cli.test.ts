@@ -347,6 +347,33 @@ describe('packbench CLI', () => {
     expect(left).toContain('cancelled');
   });
 
+  it('Ctrl-C of `queue run` after `runs stop`: the run ends done as stopped, with its results, counted, instead of going back to the queue', async () => {
+    const t2 = tempDir('packbench-cli-stop-');
+    try {
+      // About 15 s of CPU to its end: stopped within a second or two.
+      const file = join(t2.dir, 'long.json');
+      writeFileSync(file, JSON.stringify(smallSpec('long', { box: { size: [16, 16, 16], resolution: 20 }, analysis: { enabled: false } })));
+      const id = JSON.parse((await cliIn(t2.dir, '--json', 'queue', 'add', file)).stdout).runIds[0];
+      let stdout = '', stderr = '';
+      const working = main(['--data', t2.dir, 'queue', 'run'], { stdout: (x) => void (stdout += x), stderr: (x) => void (stderr += x), stderrIsTTY: false });
+      while (JSON.parse((await cliIn(t2.dir, '--json', 'runs', 'show', id)).stdout).status !== 'running') await new Promise((r) => setTimeout(r, 50));
+      // Beside it (another terminal; a process of its own, as opening the folder here would take this one's run for a crashed one's): stop and keep, then the user's Ctrl-C.
+      const stop = spawnSync(process.execPath, [bin, '--data', t2.dir, 'runs', 'stop', id], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+      expect(stop.status, stop.stderr).toBe(0);
+      process.emit('SIGINT');
+      expect(await working).toBe(1);
+      const r = JSON.parse((await cliIn(t2.dir, '--json', 'runs', 'show', id)).stdout);
+      expect([r.status, r.metrics.stopReason]).toEqual(['done', 'stopped']);
+      expect(r.artifacts.map((a: { name: string }) => a.name)).toContain('particles');
+      // It said why it waited, and counts the run.
+      expect(stderr).toContain(`stopping: running runs go back to the queue; first, up to 10 s for ${id} to end as stopped, with results`);
+      expect(stderr).toContain(`done      ${id} long`);
+      expect(stdout).toBe('1 run(s) finished: 1 done\n');
+    } finally {
+      t2.cleanup();
+    }
+  });
+
   it('imports a sphere CSV as an analysed run, and meshes and raw volumes as shapes', async () => {
     writeFileSync(join(t.dir, 'stack.csv'), cubicSpheresCsv());
     const sp = await cli('--json', 'import', 'spheres', join(t.dir, 'stack.csv'), '--name', 'Cubic stack', '--box', '3,3,4');

@@ -4,10 +4,16 @@
  * each engine's own stop (valid artifacts by its independent checks) in test/main/stop-engines.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { decodeTable } from '../../core/io/container';
+import { Random } from '../../core/common/random';
 import type { Services } from '../../main/services/services';
 import { EngineRegistry } from '../../main/services/engines';
+import { STOP_REQUEST_FILE } from '../../main/services/queue';
+import { RunStore } from '../../main/services/store';
+import { saveCheckpoint } from '../../main/workers/checkpoint';
 import { counterEngine } from './fixtures/counter-engine';
 import { COUNTER_WORKER } from './fixtures/registry';
 import { afterEachTest, cliIn, fixtureServices, rejection, until } from './helpers';
@@ -101,6 +107,87 @@ describe('runs.stop', () => {
       message: `run ${id}: the engine 'counter' cannot end a run early with a meaningful result, so its runs cannot be stopped and kept; cancel it instead`,
     });
     expect((await plain.dispatch('runs.get', { id })).status).toBe('running');
+  });
+});
+
+describe('closing while a run is stopping (the app quits, the web host or `queue run` gets Ctrl-C after Stop)', () => {
+  const enqueue = async (s: Services, params: Record<string, unknown>) => (await s.dispatch('runs.enqueue', { spec: { ...long, params } })).runIds[0];
+
+  it('the close waits for the stopping run: it ends done with its results, not re-queued to run again', async () => {
+    const data = dir();
+    const finish = join(data, 'finish');
+    const s = services({ autoStart: true }, data);
+    const id = await enqueue(s, { ...long.params, finishUntil: finish });
+    await until(s, (r) => r.id === id && r.progress.done > 0);
+    await s.dispatch('runs.stop', { id });
+    const closed = s.close();
+    // The run's work after its main loop ends only now, after the close began: the close waited for it.
+    writeFileSync(finish, '');
+    await closed;
+    await expectStoppedAndKept(services({}, data), id);
+  });
+
+  it('a stop the close could not wait for is not lost: at the next start the run resumes from its checkpoint only to end there, done as stopped', async () => {
+    const data = dir();
+    const finish = join(data, 'finish');
+    const first = services({ autoStart: true, stopGraceMs: 0 }, data);
+    const id = await enqueue(first, { steps: 2000, stepMs: 1, checkpointEvery: 50, finishUntil: finish });
+    await until(first, (r) => r.id === id && r.progress.done > 100);
+    await first.dispatch('runs.stop', { id });
+    await first.close();
+    writeFileSync(finish, '');
+    const second = services({ autoStart: true }, data);
+    await second.queue.waitFor([id]);
+    const r = await second.dispatch('runs.get', { id });
+    expect([r.status, r.error]).toEqual(['done', null]);
+    const log = r.log.join('\n');
+    expect(log).toMatch(/interrupted while stopping: the app closed before the run had kept its results; re-queued to resume from its last checkpoint and end there/);
+    const resumedAt = Number(/resumed from the checkpoint at step (\d+)/.exec(log)?.[1]);
+    expect(resumedAt).toBeGreaterThanOrEqual(100);
+    expect(log).toContain(`stopped by user at step ${resumedAt} of 2000`);
+    expect(r.metrics.steps).toBe(resumedAt);
+    expect((await second.dispatch('runs.artifacts', { id })).map((a) => a.name)).toEqual(['particles']);
+  });
+
+  it('without a checkpoint the stopping run has nothing to keep: it ends cancelled, saying so, and is not run again', async () => {
+    const data = dir();
+    const first = services({ autoStart: true, stopGraceMs: 0 }, data);
+    const id = await enqueue(first, { ...long.params, finishUntil: join(data, 'never') });
+    await until(first, (r) => r.id === id && r.progress.done > 0);
+    await first.dispatch('runs.stop', { id });
+    await first.close();
+    const r = await services({ autoStart: true }, data).dispatch('runs.get', { id });
+    expect(r.status).toBe('cancelled');
+    expect(r.error).toBe('stopped by user, but the app closed before the run had kept its results, and it had no checkpoint to keep them from: nothing was kept');
+    // What it had counted stays, as a cancelled run's metrics do.
+    expect(r.metrics.steps as number).toBeGreaterThan(0);
+  });
+
+  it('a process that ended while its runs were stopping (kill -9, a second Ctrl-C): the next start honours the stops, from a checkpoint or as cancelled', async () => {
+    const data = dir();
+    const first = services({}, data);
+    const withCheckpoint = await enqueue(first, { steps: 100, checkpointEvery: 10 });
+    const without = await enqueue(first, { steps: 100 });
+    await first.close();
+    // The state such an end leaves: the runs marked running by a pid that no longer exists, the
+    // stop-request file runs.stop writes in their folders, one with a checkpoint at step 40.
+    const store = new RunStore(join(data, 'packbench.db'));
+    for (const id of [withCheckpoint, without]) {
+      expect(store.claim(id, { host: null, threads: 1, appVersion: 't', owner: `${hostname()}:2147483646` })).toBe(true);
+      mkdirSync(join(data, 'runs', id), { recursive: true });
+      writeFileSync(join(data, 'runs', id, STOP_REQUEST_FILE), '');
+    }
+    store.close();
+    saveCheckpoint(join(data, 'runs', withCheckpoint), { meta: { step: 40, sum: 20 }, arrays: { rng: new Random(1).getState() } });
+
+    const second = services({ autoStart: true }, data);
+    expect(second.recovered).toEqual([withCheckpoint]);
+    await second.queue.waitFor([withCheckpoint]);
+    const r = await second.dispatch('runs.get', { id: withCheckpoint });
+    expect([r.status, r.error, r.metrics.steps]).toEqual(['done', null, 40]);
+    expect(r.log.join('\n')).toMatch(/interrupted while stopping: the process running it ended[^]*resumed from the checkpoint at step 40[^]*stopped by user at step 40 of 100/);
+    const c = await second.dispatch('runs.get', { id: without });
+    expect([c.status, c.error]).toEqual(['cancelled', 'stopped by user, but the process running it ended before the run had kept its results, and it had no checkpoint to keep them from: nothing was kept']);
   });
 });
 
