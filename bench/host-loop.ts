@@ -17,10 +17,15 @@
  * - `history`: runs.list of a page of 100,000 runs sorted by a metric (History's metric sort), at
  *   the top, in the middle and at the end; and the 10,000 newest, which History fetched to sort
  *   them itself before (and refused above 10,000).
- * `npm run bench -- host-loop [--only bundle,sweep,exports,checks,history]`.
+ * - `large`: a ball mill of 2,000,000 balls as it is stored (its particle table and its series, the
+ *   collision frequency per ball a number per ball): runs.particles as the inspector asks (200,000)
+ *   and whole, runs.export json and csv, each 3 times; the loop delay is perf_hooks'
+ *   monitorEventLoopDelay's max, the best and worst of the 3 (the machine may be shared).
+ * `npm run bench -- host-loop [--only bundle,sweep,exports,checks,history,large]`.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ColumnTable } from '../core/common/engine';
@@ -29,11 +34,15 @@ import { encodeTable } from '../core/io/container';
 import { openServices, type Services } from '../main/services/services';
 import { onlyParts, tableRecorder, writeResults, type Row } from './_harness';
 
-const only = onlyParts(process.argv.slice(2), ['bundle', 'sweep', 'exports', 'checks', 'history']);
+const only = onlyParts(process.argv.slice(2), ['bundle', 'sweep', 'exports', 'checks', 'history', 'large']);
 const { tables, table } = tableRecorder();
 
 /** The longest gap between two ticks of a 1 ms timer chain while `fn` runs: the longest turn the loop took. */
-async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; longestMs: number; wallS: number; cpuS: number }> {
+async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; longestMs: number; delayMaxMs: number; wallS: number; cpuS: number }> {
+  // And perf_hooks' event-loop delay histogram: its max is the longest the loop was late for a tick.
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  await new Promise((r) => setTimeout(r, 20)); // its timer's first tick: a block before it is not counted
   let longest = 0, last = performance.now(), on = true;
   const tick = () => {
     const now = performance.now();
@@ -48,7 +57,8 @@ async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; longestMs:
   on = false;
   longest = Math.max(longest, performance.now() - last);
   await new Promise((r) => setTimeout(r, 5));
-  return { value, longestMs: longest, wallS, cpuS: (cpu.user + cpu.system) / 1e6 };
+  delay.disable();
+  return { value, longestMs: longest, delayMaxMs: delay.max / 1e6, wallS, cpuS: (cpu.user + cpu.system) / 1e6 };
 }
 
 /** Services over a data folder of their own; runs are queued, never started. */
@@ -166,6 +176,45 @@ try {
     }
     await s.close();
     table(`runs.list over ${N} runs (History)`, rows);
+  }
+
+  if (only('large')) {
+    // A ball mill of 2,000,000 balls as it stores them: its particle table (44 MB of columns) and
+    // the series of its results, the collision frequency per ball among them (2,000,000 points).
+    const N = 2_000_000;
+    const rng = new Random(11);
+    const f64 = (scale: number) => { const a = new Float64Array(N); for (let i = 0; i < N; i++) a[i] = rng.next() * scale; return a; };
+    const balls: ColumnTable = {
+      kind: 'table', name: 'particles',
+      columns: { x: f64(600), y: f64(600), z: f64(800), r: new Float64Array(N).fill(1.5), speed: f64(800), impacts: Uint32Array.from({ length: N }, (_, i) => i % 97) },
+      meta: { container: { shape: 'box', min: [0, 0, 0], max: [600, 600, 800], moves: 'z' } },
+    };
+    const dir = join(root, 'large');
+    const s = services(dir);
+    const path = join(dir, 'particles.pbt'), bytes = encodeTable(balls);
+    writeFileSync(path, bytes);
+    const ids = Float64Array.from({ length: N }, (_, i) => i), freq = f64(50);
+    const energyT = Float64Array.from({ length: 1000 }, (_, i) => i * 1e-3), energy = Float64Array.from({ length: 1000 }, (_, i) => 1 / (1 + i));
+    const [id] = s.store.insertRuns([{ name: `${N} balls`, engine: 'ballmill', spec: { engine: 'ballmill', name: `${N} balls`, seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+    s.store.finishRun(id, {
+      status: 'done', metrics: { balls: N }, wallSeconds: 1,
+      series: [{ name: 'collision frequency per ball', xLabel: 'ball', yLabel: 'impacts per simulated second', x: ids, y: freq, kind: 'bar' }, { name: 'energy', xLabel: 'time (s)', yLabel: 'energy (J)', x: energyT, y: energy, kind: 'line' }],
+      artifacts: [{ kind: 'table', name: 'particles', path, bytes: bytes.byteLength, checksum: createHash('sha256').update(bytes).digest('hex'), meta: balls.meta ?? {} }],
+    });
+    const rows: Row[] = [];
+    const cases: [string, () => Promise<Uint8Array | null>][] = [
+      ['runs.particles, 200,000 of them (the inspector)', async () => (await s.dispatch('runs.particles', { id, limit: 200_000 }), null)],
+      ['runs.particles, all of them', async () => (await s.dispatch('runs.particles', { id, limit: N }), null)],
+      ['runs.export json (the series)', async () => (await s.dispatch('runs.export', { id, format: 'json' })).bytes],
+      ['runs.export csv', async () => (await s.dispatch('runs.export', { id, format: 'csv' })).bytes],
+    ];
+    for (const [label, fn] of cases) {
+      const tries = [await measured(fn), await measured(fn), await measured(fn)].sort((a, b) => a.delayMaxMs - b.delayMaxMs);
+      const r = tries[0];
+      rows.push({ case: label, MiB: r.value ? r.value.byteLength / 2 ** 20 : null, 'loop delay max ms, best of 3': r.delayMaxMs, 'worst of 3': tries[2].delayMaxMs, 'wall s': r.wallS, 'cpu s': r.cpuS, sha256: r.value ? createHash('sha256').update(r.value).digest('hex').slice(0, 16) : '' });
+    }
+    await s.close();
+    table(`A ball mill of ${N} balls: its particles and its exports (sha256: of the bytes; json holds the run's id)`, rows);
   }
 } finally {
   rmSync(root, { recursive: true, force: true });

@@ -3,18 +3,23 @@
  * and one slice of a label volume read straight from the .pbv file (a z slice is one contiguous
  * read; x and y slices read one row per z plane), so that a 2048^3 volume is never loaded whole.
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decodeHeader, decodeTable, dtypeConstructor, headerByteLength, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
+import { decodeHeader, decodeTableInSteps, dtypeConstructor, headerByteLength, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
 import { frameOrigin, inOwnCoordinates } from '../../core/io/frame';
 import { LIVE_TABLE_FILE } from '../workers/protocol';
 import type { ColumnTable } from '../../core/common/engine';
 import { ApiError, type RunArtifact, type RunSeries } from '../api';
+import { inTurns, nextTurn } from './turns';
 
 type Column = ColumnTable['columns'][string];
 
-/** At most `limit` rows, evenly spaced: row i of the result is row floor(i * total / count) of the table. */
-export function decimateTable(table: ColumnTable, limit: number): { total: number; count: number; columns: Record<string, Column> } {
+/**
+ * At most `limit` rows, evenly spaced: row i of the result is row floor(i * total / count) of the
+ * table; a column at a time, letting others through between them.
+ */
+export async function decimateTable(table: ColumnTable, limit: number): Promise<{ total: number; count: number; columns: Record<string, Column> }> {
   const names = Object.keys(table.columns);
   const total = names.length ? table.columns[names[0]].length : 0;
   if (total <= limit) return { total, count: total, columns: table.columns };
@@ -25,34 +30,59 @@ export function decimateTable(table: ColumnTable, limit: number): { total: numbe
     const dst = new (src.constructor as { new (n: number): Column })(count);
     for (let i = 0; i < count; i++) dst[i] = src[Math.floor((i * total) / count)];
     columns[name] = dst;
+    await nextTurn();
   }
   return { total, count, columns };
 }
 
-/** Opens an artifact's file for reading; one removed outside PackBench is not_found naming it, not a fault of ours. */
-function openArtifact(a: RunArtifact): number {
+/** An artifact's file removed outside PackBench is not_found naming it, not a fault of ours; other errors of opening it pass. */
+function missingArtifact(a: RunArtifact, err: unknown): unknown {
+  if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return err;
+  return new ApiError('not_found', `the ${a.kind} '${a.name}' of this run is missing from the data folder (${a.path}); was it removed outside PackBench?`);
+}
+
+/**
+ * A file whose content cannot be read (a damaged or truncated header or data, as the container's
+ * decoders and the size checks here say) is 'conflict' naming the artifact and its path: the file is
+ * at fault, not the services. System errors of the read (and an abort) pass as they are.
+ */
+function damagedArtifact(a: RunArtifact, err: unknown): unknown {
+  if (err instanceof ApiError || !(err instanceof Error) || 'syscall' in err || err.name === 'AbortError') return err;
+  return new ApiError('conflict', `the ${a.kind} '${a.name}' of this run is damaged (${a.path}): ${err.message}`);
+}
+
+/** Reads an artifact's file with `read` (missingArtifact, damagedArtifact). */
+function readArtifact<T>(a: RunArtifact, read: (fd: number) => T): T {
+  let fd: number;
   try {
-    return openSync(a.path, 'r');
+    fd = openSync(a.path, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    throw new ApiError('not_found', `the ${a.kind} '${a.name}' of this run is missing from the data folder (${a.path}); was it removed outside PackBench?`);
+    throw missingArtifact(a, err);
+  }
+  try {
+    return read(fd);
+  } catch (err) {
+    throw damagedArtifact(a, err);
+  } finally {
+    closeSync(fd);
   }
 }
 
 /**
- * Reads an artifact's file with `read`. A file whose content cannot be read (a damaged or truncated
- * header or data, as the container's decoders and the size checks here say) is 'conflict' naming the
- * artifact and its path: the file is at fault, not the services. System errors of the read pass as they are.
+ * A table artifact's file, read without holding the host's thread: read by fs/promises, decoded in
+ * steps (decodeTableInSteps, a turn each). Errors as readArtifact's.
  */
-function readArtifact<T>(a: RunArtifact, read: (fd: number) => T): T {
-  const fd = openArtifact(a);
+async function readTableArtifact(a: RunArtifact, signal?: AbortSignal): Promise<ColumnTable> {
+  let bytes: Uint8Array;
   try {
-    return read(fd);
+    bytes = await readFile(a.path, { signal });
   } catch (err) {
-    if (err instanceof ApiError || !(err instanceof Error) || 'syscall' in err) throw err;
-    throw new ApiError('conflict', `the ${a.kind} '${a.name}' of this run is damaged (${a.path}): ${err.message}`);
-  } finally {
-    closeSync(fd);
+    throw missingArtifact(a, err);
+  }
+  try {
+    return await inTurns(decodeTableInSteps(bytes), signal);
+  } catch (err) {
+    throw damagedArtifact(a, err);
   }
 }
 
@@ -67,34 +97,42 @@ function needBytes(fd: number, bytes: number): void {
  * sampling's table is stored in the frame of its solid's box, meta.offset away: core/io/frame.ts).
  * The box [0, meta.box] and the volume (runs.artifacts: dims, voxelSize, offset) start at meta.offset.
  */
-function served(rows: { total: number; count: number; columns: Record<string, Column> }, meta: Record<string, unknown>): { total: number; count: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
+function served(rows: { total: number; count: number; columns: Record<string, Column> }, meta: Record<string, unknown>): Particles {
   if (!frameOrigin(meta)) return { ...rows, meta };
   const { columns } = inOwnCoordinates({ kind: 'table', name: '', columns: rows.columns, meta });
   return { ...rows, columns, meta: { ...meta, positions: "the run's own coordinates; the box and the volume start at offset" } };
 }
 
-export function readParticles(artifacts: RunArtifact[], limit: number): { total: number; count: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
+type Particles = { total: number; count: number; columns: Record<string, Column>; meta: Record<string, unknown> };
+
+/** `signal`: aborted once the client that asked has gone (the read stops between steps). */
+export async function readParticles(artifacts: RunArtifact[], limit: number, signal?: AbortSignal): Promise<Particles> {
   const a = artifacts.find((x) => x.kind === 'table' && x.name === 'particles') ?? artifacts.find((x) => x.kind === 'table');
   if (!a) throw new ApiError('not_found', 'this run has no particle table');
-  const table = readArtifact(a, (fd) => decodeTable(readFileSync(fd)));
+  const table = await readTableArtifact(a, signal);
   // The declaration of the table's columns: written into the file by the worker, and added to the
   // stored record alone by migration 3 for tables written before engines declared them.
   const particleTable = a.meta.particleTable ?? table.meta?.particleTable;
-  return served(decimateTable(table, limit), { ...table.meta, ...(particleTable ? { particleTable } : {}) });
+  return served(await decimateTable(table, limit), { ...table.meta, ...(particleTable ? { particleTable } : {}) });
 }
 
 /**
  * The latest particle table a running run published (EngineContext.publish), decimated like
  * readParticles, with meta.live = true; null when it has published none.
  */
-export function readLiveParticles(runDir: string, limit: number): ReturnType<typeof readParticles> | null {
-  const path = join(runDir, LIVE_TABLE_FILE);
-  if (!existsSync(path)) return null;
-  const table = decodeTable(readFileSync(path));
+export async function readLiveParticles(runDir: string, limit: number, signal?: AbortSignal): Promise<Particles | null> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(join(runDir, LIVE_TABLE_FILE), { signal });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null; // none published yet, or the run has just ended and its table is gone
+    throw err;
+  }
+  const table = await inTurns(decodeTableInSteps(bytes), signal);
   // Its series go through runs.series (readLiveSeries), not with every refresh of the particles.
   const meta: Record<string, unknown> = { ...table.meta, live: true };
   delete meta.series;
-  return served(decimateTable(table, limit), meta);
+  return served(await decimateTable(table, limit), meta);
 }
 
 /**

@@ -285,11 +285,11 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       return (run.status === 'running' ? readLiveSeries(queue.runDir(p.id)) : null) ?? store.series(p.id);
     },
     'runs.artifacts': (p) => (mustRun(p.id), store.artifacts(p.id)),
-    'runs.particles': (p) => {
+    'runs.particles': async (p, signal) => {
       const run = mustRun(p.id), artifacts = store.artifacts(p.id);
       // A running run shows the latest table its engine published (EngineContext.publish).
-      const live = run.status === 'running' && !artifacts.some((a) => a.kind === 'table') ? readLiveParticles(queue.runDir(p.id), p.limit) : null;
-      return live ?? readParticles(artifacts, p.limit);
+      const live = run.status === 'running' && !artifacts.some((a) => a.kind === 'table') ? await readLiveParticles(queue.runDir(p.id), p.limit, signal) : null;
+      return live ?? readParticles(artifacts, p.limit, signal);
     },
     'runs.frame': (p) => (mustRun(p.id), readFrame(store.artifacts(p.id), p.table, p.index)),
     'runs.slice': (p) => (mustRun(p.id), readSlice(store.artifacts(p.id), p.axis, p.index)),

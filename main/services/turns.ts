@@ -40,3 +40,16 @@ export class Turns {
     this.restart();
   }
 }
+
+/**
+ * Runs `steps` (a generator of core's, such as decodeTableInSteps) to its end, letting others through
+ * after each step; stops with the signal's reason once `signal` is aborted (its client has gone).
+ */
+export async function inTurns<T>(steps: Generator<void, T, void>, signal?: AbortSignal): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await nextTurn();
+    signal?.throwIfAborted();
+  }
+}

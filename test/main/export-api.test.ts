@@ -158,6 +158,24 @@ describe('runs.saveExport (the app: its save dialog, then the export written the
     }
   });
 
+  it('answers other calls while it writes a large results JSON: a call made at its first progress answers before it ends', async () => {
+    // A ball mill's collision frequency per ball: a number per ball. The JSON was one stringify of the whole run.
+    const n = 200_000, x = Float64Array.from({ length: n }, (_, i) => i), y = Float64Array.from({ length: n }, (_, i) => (i * 7) % 13);
+    const [id] = s.store.insertRuns([{ name: 'long series', engine: 'counter', spec: { engine: 'counter', name: 'long series', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+    s.store.finishRun(id, { status: 'done', metrics: {}, series: [{ name: 'collision frequency per ball', xLabel: 'ball', yLabel: 'impacts per second', kind: 'bar', x, y }], artifacts: [], wallSeconds: 1 });
+    const order: string[] = [];
+    const off = s.events.on('export.progress', (e) => {
+      if (e.fraction < 1 && !order.length) void s.dispatch('app.info', {}).then(() => order.push('app.info'));
+    });
+    try {
+      await withDialog(async () => `${t.dir}/long.json`)('runs.saveExport', { id, format: 'json' }).then(() => order.push('export'));
+      expect(order).toEqual(['app.info', 'export']);
+      expect(JSON.parse(fs.readFileSync(`${t.dir}/long.json`, 'utf8')).series[0].y).toEqual(Array.from(y));
+    } finally {
+      off();
+    }
+  });
+
   it('writes nothing when the user closes the dialog', async () => {
     const before = fs.readdirSync(t.dir).sort();
     expect(await withDialog(async () => null)('runs.saveExport', { id: runId, format: 'json' })).toEqual({ files: [], bytes: 0 });

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeTable, decodeVolume, encodeTable, encodeVolume } from '../../../core/io/container';
+import { decodeTable, decodeTableInSteps, decodeVolume, encodeTable, encodeVolume } from '../../../core/io/container';
 import type { ColumnTable, LabelVolume } from '../../../core/common/engine';
 
 describe('artifact container', () => {
@@ -25,6 +25,20 @@ describe('artifact container', () => {
       expect(back.columns[k].constructor).toBe(table.columns[k].constructor);
       expect(Array.from(back.columns[k])).toEqual(Array.from(table.columns[k]));
     }
+  });
+
+  it('decodes a table in steps of at most stepBytes copied, to the same table, checking every column before allocating one', () => {
+    const table: ColumnTable = { kind: 'table', name: 'steps', columns: { x: Float64Array.from({ length: 100 }, (_, i) => i / 3), type: Uint16Array.from({ length: 100 }, (_, i) => i % 5) }, meta: { unit: 'mm' } };
+    const bytes = encodeTable(table);
+    const steps = decodeTableInSteps(bytes, 64);
+    let count = 0, step = steps.next();
+    for (; !step.done; step = steps.next()) count++;
+    expect(step.value).toEqual(decodeTable(bytes));
+    expect(Array.from(step.value.columns.x)).toEqual(Array.from(table.columns.x));
+    expect(count).toBe(Math.ceil(800 / 64) + Math.ceil(200 / 64)); // the steps of each column; the last of each ends it
+    // A column the file cannot hold is found before the first is allocated and copied.
+    const truncated = bytes.subarray(0, bytes.length - 8);
+    expect(() => decodeTableInSteps(truncated, 64).next()).toThrow("column 'type' is truncated");
   });
 
   it('round-trips a label volume and puts its data on an 8-byte boundary', () => {
