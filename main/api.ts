@@ -439,8 +439,8 @@ export const paramsSchemas = {
   'runs.stop': idParams,
   /**
    * A new run of a run's spec as written (not the params it resolved), with `overrides` laid over its
-   * params field by field (an object of index keys over a list sets its elements) and `seed` instead
-   * of its seed; checked as runs.enqueue checks a spec.
+   * params as a JSON merge patch (field by field, null removes a field; an object of index keys over
+   * a list sets its elements) and `seed` instead of its seed; checked as runs.enqueue checks a spec.
    */
   'runs.rerun': z.object({ id, overrides: z.record(z.string(), z.unknown()).optional(), seed: seed.optional() }),
   'runs.delete': idParams,

@@ -702,7 +702,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       `
 --set params.PATH=VALUE changes one field of the run's params, by its dotted path (an element of a
 list by its index: params.box.size.2=8). VALUE is JSON (2000, 0.5, true, [4,4,4], {"$sweep":[1,2,4]}),
-a number (.5), or else the text as typed (params.cdo=spatialTree).
+a number (.5), or else the text as typed (params.cdo=spatialTree). An object VALUE is laid over the
+field's object field by field; null removes a field, e.g. the old model's when switching:
+--set params.restitution.model=hertz --set params.restitution.value=null.
 
 The changes are laid over the spec the run was queued with, as written, not over the params it
 resolved: a field that spec left out takes its default, as the app's re-run does. The new spec is

@@ -95,10 +95,12 @@ export function pidAlive(pid: number): boolean {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * `over` laid on `base`: objects field by field, so that an override of box.resolution keeps the
- * run's box.size instead of the default; an object keyed by indices of the list `base` holds sets
- * those elements and keeps the others (box.size.2, as `runs rerun --set` writes it); anything else
- * (a value, a list, a sweep) replaces.
+ * `over` laid on `base` as a JSON merge patch (RFC 7386): objects field by field, so that an override
+ * of box.resolution keeps the run's box.size instead of the default, and a field given null is
+ * removed (restitution.value of a run switched to model 'hertz': it would be an unknown field, with no
+ * way to leave it out); an object keyed by indices of the list `base` holds sets those elements and
+ * keeps the others (box.size.2, as `runs rerun --set` writes it); anything else (a value, a list, a
+ * sweep) replaces.
  */
 function overlay(base: unknown, over: unknown): unknown {
   if (!isObject(over) || Object.hasOwn(over, '$sweep')) return over;
@@ -112,8 +114,9 @@ function overlay(base: unknown, over: unknown): unknown {
   if (!isObject(base)) return over;
   const out = { ...base };
   for (const [k, v] of Object.entries(over)) {
+    if (v === null) delete out[k];
     // defineProperty: an own '__proto__' key stays a field (refused by the checks), not the prototype.
-    Object.defineProperty(out, k, { value: overlay(Object.hasOwn(base, k) ? base[k] : undefined, v), enumerable: true, writable: true, configurable: true });
+    else Object.defineProperty(out, k, { value: overlay(Object.hasOwn(base, k) ? base[k] : undefined, v), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -129,7 +132,8 @@ function overridden(overrides: unknown, base: unknown, path: string[]): boolean 
     if (!isObject(node) || Object.hasOwn(node, '$sweep')) return true; // a value or a sweep replaces all below it
     if (!Object.hasOwn(node, key)) return false;
     node = node[key];
-    own = isObject(own) && Object.hasOwn(own, key) ? own[key] : undefined;
+    // Through a list too (an override of box.size.2): its elements are the run's.
+    own = (isObject(own) || Array.isArray(own)) && Object.hasOwn(own, key) ? (own as Record<string, unknown>)[key] : undefined;
     if (own === undefined) return true;
   }
   return node !== overrides || Object.keys(overrides as object).length > 0;
@@ -144,7 +148,7 @@ function bySource(issues: readonly ApiIssue[], overrides: Record<string, unknown
     const path = i.path === 'params' ? [] : i.path.startsWith('params.') ? i.path.slice('params.'.length).split('.') : null;
     if (path === null) return i;
     if (overridden(overrides, base, path)) return { path: ['overrides', ...path].join('.'), message: i.message };
-    return { path: i.path, message: `${i.message} (the value of run ${runId}, not overridden)` };
+    return { path: i.path, message: `${i.message} (the value of run ${runId}, not overridden: override it, or remove it with null)` };
   });
 }
 

@@ -755,6 +755,16 @@ describe('packbench runs pause / resume / rerun', () => {
     expect(await total()).toBe(before);
   });
 
+  it('rerun --set switching a size law: the old law\'s field is named as the run\'s, and null removes it', async () => {
+    const id = await queued('to-switch');
+    const normal = ['--set', 'params.mixture.types.0.size.law=normal', '--set', 'params.mixture.types.0.size.mean=1', '--set', 'params.mixture.types.0.size.sd=0.1'];
+    const kept = await cliIn(d.dir, 'runs', 'rerun', id, ...normal);
+    expect([kept.code, kept.stderr]).toEqual([2, expect.stringContaining(`\n  params.mixture.types.0.size.value: unknown field 'value'; known fields: law, mean, sd (the value of run ${id}, not overridden: override it, or remove it with null)\n`)]);
+    const r = await cliIn(d.dir, '--json', 'runs', 'rerun', id, ...normal, '--set', 'params.mixture.types.0.size.value=null');
+    expect(r.code, r.stderr).toBe(0);
+    expect((await show(JSON.parse(r.stdout).runIds[0])).params.mixture.types[0].size).toEqual({ law: 'normal', mean: 1, sd: 0.1 });
+  });
+
   it('rerun --set of a field with no effect: a warning on stderr naming it, exit 0, queued', async () => {
     const id = await queued('to-warn');
     const r = await cliIn(d.dir, 'runs', 'rerun', id, '--set', 'params.analysis.enabled=false', '--set', 'params.analysis.poreBins=10');

@@ -323,7 +323,7 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     const [old] = s.store.insertRuns([{ name: 'old', engine: 'counter', spec: spec('old', { steps: -1 }), params: { steps: -1 }, seed: 1, priority: 0, batchId: null, status: 'paused' }]);
     s.store.finishRun(old, { status: 'failed', error: 'made by hand' });
     const own = await s.dispatch('runs.rerun', { id: old, overrides: { stepMs: 0 } }).then(() => null, (e) => e);
-    expect(own).toMatchObject({ code: 'invalid', issues: [{ path: 'params.steps', message: expect.stringMatching(new RegExp(`\\(the value of run ${old}, not overridden\\)$`)) }] });
+    expect(own).toMatchObject({ code: 'invalid', issues: [{ path: 'params.steps', message: expect.stringMatching(new RegExp(`\\(the value of run ${old}, not overridden: override it, or remove it with null\\)$`)) }] });
 
     await s.dispatch('runs.delete', { id: short });
     await expect(s.dispatch('runs.get', { id: short })).rejects.toMatchObject({ code: 'not_found' });
