@@ -1,6 +1,7 @@
 import { mapColour } from '../../renderer/src/scene/colormap';
 import { describe, it, expect } from 'vitest';
-import { computeColours, resolveParticleColumns } from '../../renderer/src/workspaces/inspector/particleColumns';
+import { computeColours, percentileRange, resolveParticleColumns } from '../../renderer/src/workspaces/inspector/particleColumns';
+import { Random } from '../../core/common/random';
 import type { ParticleTableSpec } from '../../core/common/engine';
 import { voxelEngine } from '../../core/voxel/index';
 import { SPHERE_TABLE } from '../../core/io/csv';
@@ -102,5 +103,29 @@ describe('particle columns from the engine’s declaration', () => {
   it('explains a table without a declaration or without its centres', () => {
     expect(() => resolveParticleColumns({ x: Float64Array.of(1) }, 1, {})).toThrow(/does not declare its columns.*x/);
     expect(() => resolveParticleColumns({ cx: Float64Array.of(1) }, 1, { particleTable: disks })).toThrow(/lacks its centre columns \(cx, cy, cz\); it has: cx/);
+  });
+});
+
+describe('the colour range of a frame', () => {
+  /** What the inspector computed before percentileRange: ranks of a sorted copy. */
+  function bySort(values: ArrayLike<number>, n: number): [number, number] {
+    const v = Float64Array.from({ length: n }, (_, i) => values[i]).sort();
+    const lo = v[Math.floor(0.02 * (n - 1))], hi = v[Math.ceil(0.98 * (n - 1))];
+    return hi > lo ? [lo, hi] : [v[0], v[n - 1]];
+  }
+
+  it('is the 2nd to 98th percentile a sort gives, ties and all; min to max when those meet', () => {
+    const rnd = new Random(3);
+    for (const n of [1, 2, 3, 50, 51, 1000, 4099]) {
+      // Speeds with many balls at rest (ties at 0), a few fast ones; impacts as small integers.
+      const speeds = Float32Array.from({ length: n }, () => (rnd.next() < 0.3 ? 0 : rnd.next() > 0.97 ? 5000 * rnd.next() : 100 * rnd.next()));
+      const impacts = Uint32Array.from({ length: n }, () => rnd.int(4));
+      for (const c of [speeds, impacts]) expect(percentileRange(c, n), `n = ${n}`).toEqual(bySort(c, n));
+    }
+    // 99 balls at rest and one moving: the percentiles meet at 0, so min to max.
+    const still = new Float32Array(100);
+    still[7] = 12;
+    expect(percentileRange(still, 100)).toEqual([0, 12]);
+    expect(percentileRange(new Float32Array(0), 0)).toEqual([0, 0]);
   });
 });
