@@ -131,18 +131,20 @@ function lockedError(o: ServicesOptions, waitedMs: number): ApiError {
 
 /**
  * Opens the folder for writing, trying again while another process holds the database's write lock
- * (each try waits BUSY_TIMEOUT_MS in SQLite) for lockWaitMs in all; says once that it waits.
+ * (each try waits BUSY_TIMEOUT_MS in SQLite, or lockWaitMs when that is shorter) for lockWaitMs in
+ * all; says once that it waits.
  */
 function openWaitingForLock(o: ServicesOptions): Services {
   const waitMs = o.lockWaitMs ?? OPEN_LOCK_WAIT_MS;
-  const tries = Math.max(1, Math.ceil(waitMs / BUSY_TIMEOUT_MS));
+  const tryMs = Math.min(waitMs, BUSY_TIMEOUT_MS);
+  const tries = Math.max(1, Math.ceil(waitMs / Math.max(1, tryMs)));
   for (let i = 1; ; i++) {
     try {
-      return open(o);
+      return open(o, undefined, tryMs);
     } catch (err) {
       if (!isBusy(err)) throw err;
-      if (i === tries) throw lockedError(o, i * BUSY_TIMEOUT_MS);
-      if (i === 1) console.warn(waitingMessage(o, tries * BUSY_TIMEOUT_MS));
+      if (i === tries) throw lockedError(o, i * tryMs);
+      if (i === 1) console.warn(waitingMessage(o, tries * tryMs));
     }
   }
 }
