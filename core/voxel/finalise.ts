@@ -76,16 +76,24 @@ export function centreInBox(packer: Packer, i: number): boolean {
   return packer.pz[i] + 0.5 + cz <= packer.nz;
 }
 
-export function finalise(packer: Packer, withLabels: boolean): Finalised {
+/** Particles written between progress reports (about 90 µs each at 24 voxels a diameter). */
+const PROGRESS_EVERY = 256;
+
+/**
+ * Writes the particles (see above). `progress` hears the particles written of all, from 0 and
+ * below all until the end (at 512³ and above this takes seconds to minutes).
+ */
+export function finalise(packer: Packer, withLabels: boolean, progress: (done: number, total: number) => void = () => {}): Finalised {
   const { nx, ny, nz } = packer;
   const res = packer.params.box.resolution;
   const m = packer.matrix;
-  const labels = withLabels ? new Uint32Array(nx * ny * nz) : null;
-  // Without labels, the packing matrix (its shells no longer needed) records occupancy.
-  if (!labels) clearShells(packer);
   const keep: number[] = [];
   for (let i = 0; i < packer.count; i++) if (centreInBox(packer, i)) keep.push(i);
   const rows = keep.length;
+  progress(0, rows);
+  const labels = withLabels ? new Uint32Array(nx * ny * nz) : null;
+  // Without labels, the packing matrix (its shells no longer needed) records occupancy.
+  if (!labels) clearShells(packer);
   const col = {
     id: new Uint32Array(rows), type: new Uint16Array(rows),
     x: new Float64Array(rows), y: new Float64Array(rows), z: new Float64Array(rows),
@@ -102,6 +110,7 @@ export function finalise(packer: Packer, withLabels: boolean): Finalised {
   // Without labels, a bit matrix is written a run of voxels at a time.
   const bits = labels === null && m instanceof BitMatrix ? m : null;
   for (let r = 0; r < rows; r++) {
+    if (r % PROGRESS_EVERY === 0 && r > 0) progress(r, rows);
     const i = keep[r];
     const s = packer.shape[i], v = packer.shapes[s];
     const ax = packer.ax[i], ay = packer.ay[i], az = packer.az[i];

@@ -273,9 +273,10 @@ export const voxelEngine = defineEngine({
     // neither for a cancelled run, which stops as soon as it can.
     const ts = performance.now();
     let depth: Record<string, number> = {};
+    // Each pass after the packing reports its own progress, part by part as the analysis does: at
+    // 512³ and above each takes seconds to minutes, and '100 %' all that time looked stuck.
     if (!stop() && params.finalSettling) {
-      ctx.progress({ done: 1000, total: 1000, phase: 'settling' });
-      const s = settle(packer, stop);
+      const s = settle(packer, stop, (done, total, part) => ctx.progress({ done, total, phase: `settling: ${part}` }));
       if (s !== null) {
         depth = { ...depthMetrics(s.after), packedInterpenetrationVoxels: s.before.voxels, packedInterpenetrationFraction: s.before.fraction, settlingMoves: s.moves, settlingRounds: s.rounds, settlingSeconds: (performance.now() - ts) / 1000 };
         // Not reaching one voxel is said, not hidden (deepPairs in the metrics too).
@@ -283,14 +284,13 @@ export const voxelEngine = defineEngine({
         if (note !== null) ctx.log(note);
       }
     } else if (!cancelled) {
-      depth = depthMetrics(interpenetration(packer));
+      depth = depthMetrics(interpenetration(packer, (done, total, part) => ctx.progress({ done, total, phase: part })));
     }
     // Nor the exact finalisation, whose table and labels the worker drops for a cancelled run: it
     // took 1.2 s after the cancel at 923 spheres of 24 voxels (about 90 µs a particle, and the
     // label volume); its particle count is then the packer's.
     const t1 = performance.now();
-    if (!stop()) ctx.progress({ done: 1000, total: 1000, phase: 'finalising' });
-    const f = cancelled ? null : finalise(packer, labelsEnabled(params));
+    const f = stop() ? null : finalise(packer, labelsEnabled(params), (done, total) => ctx.progress({ done, total, phase: 'finalising' }));
     const finaliseSeconds = (performance.now() - t1) / 1000;
     // A cancelled run stops as soon as it can: no analysis, and one cancelled during it stops
     // part-way (stop() is asked at each pass's progress stride: 512³ takes seconds).

@@ -42,6 +42,7 @@
  * same for every thread count, and checkpoints (taken while packing) are untouched.
  */
 import type { Packer } from './packer';
+import type { AnalysisProgress } from '../analysis/index';
 import { ExactVoxels, rotatePoint } from './exact';
 import { centreInBox, clearShellCube } from './finalise';
 
@@ -53,6 +54,13 @@ const CACHE_INTS = 1 << 25;
 const STEP = 2;
 /** Depths within this of one voxel count as one voxel (projections are floating point). */
 const EPS = 1e-9;
+/**
+ * Particles (each measured, moved or tried) between progress reports: each costs the exact voxels
+ * of it and its neighbours, so a report costs nothing beside them.
+ */
+const PROGRESS_EVERY = 64;
+/** No progress wanted (tests, the bench). */
+const noProgress: AnalysisProgress = () => {};
 
 export interface Interpenetration {
   /** Deepest interpenetration of a pair (voxels); 0 when no two particles share a voxel. */
@@ -396,11 +404,13 @@ class Settler {
 
   /**
    * Every pair that shares a voxel (key i · count + j, i < j): its depth in `depths`, the smaller
-   * volume-equivalent diameter of the two in `diameters`.
+   * volume-equivalent diameter of the two in `diameters`. Progress: particles measured of all.
    */
-  allPairs(depths: Map<number, number>, diameters: Map<number, number>): void {
-    const total = this.p.count;
-    for (const i of this.hood.ids) {
+  allPairs(depths: Map<number, number>, diameters: Map<number, number>, progress: AnalysisProgress, part: string): void {
+    const total = this.p.count, ids = this.hood.ids;
+    for (let k = 0; k < ids.length; k++) {
+      if (k % PROGRESS_EVERY === 0) progress(k, ids.length, part);
+      const i = ids[k];
       this.contacts(i, true, (j, depth) => {
         depths.set(i * total + j, depth);
         diameters.set(i * total + j, Math.min(this.diameterOf(i), this.diameterOf(j)));
@@ -409,18 +419,22 @@ class Settler {
   }
 
   /** The deepest interpenetration over all pairs. */
-  measure(): Interpenetration {
+  measure(progress: AnalysisProgress): Interpenetration {
     const depths = new Map<number, number>(), diameters = new Map<number, number>();
-    this.allPairs(depths, diameters);
+    this.allPairs(depths, diameters, progress, 'measuring interpenetration');
     return deepest(depths, diameters);
   }
 
-  /** The settling pass (see the module comment). */
-  settle(stop: () => boolean): Settled | null {
+  /**
+   * The settling pass (see the module comment). Progress in three parts, each from 0: the
+   * particles measured, then the rounds and the sinking's rounds against their bound (MAX_ROUNDS;
+   * within a round, the pairs or particles it went through), the part naming the round.
+   */
+  settle(stop: () => boolean, progress: AnalysisProgress): Settled | null {
     const p = this.p, total = p.count, deep = new Map<number, number>();
     // Every sharing pair's depth, kept up to date: pairs change only with a moved particle.
     const depths = new Map<number, number>(), diameters = new Map<number, number>();
-    this.allPairs(depths, diameters);
+    this.allPairs(depths, diameters, progress, 'measuring overlaps');
     const before = deepest(depths, diameters);
     for (const [key, depth] of depths) if (depth > 1 + EPS) deep.set(key, depth);
     /** Only pairs with a moved particle change: theirs are measured again. */
@@ -450,6 +464,7 @@ class Settler {
     while (deep.size > 0 && rounds < MAX_ROUNDS) {
       if (stop()) return null;
       const keys = [...deep.keys()].sort((a, b) => a - b), moved: number[] = [];
+      const part = `round ${rounds + 1} (at most ${MAX_ROUNDS})`;
       const record = (k: number): void => {
         movedAt[k] = rounds;
         moved.push(k);
@@ -457,8 +472,9 @@ class Settler {
         this.hood.near(k, STEP, around);
         for (const a of around) stale[a] = push[a] = 1;
       };
-      for (const key of keys) {
-        const i = Math.floor(key / total), j = key - i * total;
+      for (let n = 0; n < keys.length; n++) {
+        if (n % PROGRESS_EVERY === 0) progress(rounds + n / keys.length, MAX_ROUNDS, part);
+        const key = keys[n], i = Math.floor(key / total), j = key - i * total;
         if (movedAt[i] === rounds || movedAt[j] === rounds) continue;
         // The upper particle of the pair first (the lower one carries it), then the lower; when
         // neither can move without deepening another pair, the upper one is pushed up off the
@@ -494,7 +510,7 @@ class Settler {
       }
       refresh(moved);
     }
-    const sunk = this.sink(movedAt, refresh, stop);
+    const sunk = this.sink(movedAt, refresh, stop, progress);
     if (sunk < 0) return null;
     const after = deepest(depths, diameters);
     let movedParticles = 0;
@@ -511,7 +527,7 @@ class Settler {
    * (at 256² × 128, 353 of 792 spheres sank against 40 moves of the rounds), and letting them
    * cascade re-settled the whole bed (the 1024³ fill's pass: 529 s against 278 s of packing).
    */
-  private sink(movedAt: Int32Array, refresh: (moved: number[]) => void, stop: () => boolean): number {
+  private sink(movedAt: Int32Array, refresh: (moved: number[]) => void, stop: () => boolean, progress: AnalysisProgress): number {
     const p = this.p, ids = this.hood.ids, restless = new Uint8Array(p.count), around: number[] = [];
     for (const i of ids) if (movedAt[i] >= 0) restless[i] = 1;
     let sunk = 0;
@@ -519,7 +535,10 @@ class Settler {
       if (stop()) return -1;
       const order = ids.filter((i) => restless[i] !== 0).sort((a, b) => p.pz[a] - p.pz[b] || a - b), moved: number[] = [];
       restless.fill(0);
-      for (const m of order) {
+      const part = `sinking back, round ${round + 1} (at most ${MAX_ROUNDS})`;
+      for (let n = 0; n < order.length; n++) {
+        if (n % PROGRESS_EVERY === 0) progress(round + n / order.length, MAX_ROUNDS, part);
+        const m = order[n];
         if (!this.improve(m, 'sink')) continue;
         moved.push(m);
         this.hood.near(m, STEP, around);
@@ -650,18 +669,22 @@ export function settlingNote(s: Settled): string | null {
   return `final settling: ${s.after.deepPairs} pair(s) remain deeper than one voxel (deepest ${s.after.voxels.toFixed(2)} voxels): ${why}`;
 }
 
-/** The deepest interpenetration of the packing as it stands. */
-export function interpenetration(packer: Packer): Interpenetration {
-  return new Settler(packer).measure();
+/**
+ * The deepest interpenetration of the packing as it stands; progress: the particles measured of
+ * all (part 'measuring interpenetration').
+ */
+export function interpenetration(packer: Packer, progress: AnalysisProgress = noProgress): Interpenetration {
+  return new Settler(packer).measure(progress);
 }
 
 /**
  * The settling pass: moves the particles of pairs deeper than one voxel apart (see above). `stop`
  * is asked before every round (a cancel: the pass of a 1024³ fill took minutes); null when it
- * said stop.
+ * said stop. `progress` hears how far it is in each part (Settler.settle): the pass of a 1024³
+ * fill took minutes.
  */
 export function settle(packer: Packer): Settled;
-export function settle(packer: Packer, stop: () => boolean): Settled | null;
-export function settle(packer: Packer, stop: () => boolean = () => false): Settled | null {
-  return new Settler(packer).settle(stop);
+export function settle(packer: Packer, stop: () => boolean, progress?: AnalysisProgress): Settled | null;
+export function settle(packer: Packer, stop: () => boolean = () => false, progress: AnalysisProgress = noProgress): Settled | null {
+  return new Settler(packer).settle(stop, progress);
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { voxelEngine, pack, finalise, voxeliseShapeVoxels, voxelParamsSchema, checkParams, VOXEL_METRICS, type VoxelParams } from '../../../core/voxel/index';
-import type { ColumnTable, EngineContext, EngineResult, LabelVolume } from '../../../core/common/engine';
+import type { ColumnTable, EngineContext, EngineProgress, EngineResult, LabelVolume } from '../../../core/common/engine';
 import { analyseVoxelPacking } from '../../../core/analysis/index';
 import { rotation } from './rotation-reference';
 
@@ -162,7 +162,30 @@ describe('voxel engine', () => {
       expect(r.artifacts).toEqual([]);
       expect(phases).not.toContain('finalising');
       // after = 1: the pass began (its rounds would set settlingRounds) and stopped at its first round.
-      expect(phases.includes('settling')).toBe(after === 1);
+      expect(phases.some((p) => p.startsWith('settling'))).toBe(after === 1);
+    }
+  });
+
+  it('the passes after the packing report their own progress: each part from 0, rising, below its total until it ends', () => {
+    // They reported 1000 of 1000 ('100 %, time left unknown') for what at 512³ takes minutes.
+    for (const finalSettling of [true, false]) {
+      const seen: EngineProgress[] = [];
+      run({ ...mixture(), finalSettling }, { ...ctx(5), progress: (q) => { if (q.phase !== 'packing' && !q.phase?.startsWith('analysis')) seen.push(q); } });
+      const phases = [...new Set(seen.map((q) => q.phase))];
+      expect(phases).toEqual(finalSettling
+        ? ['settling: measuring overlaps', 'settling: round 1 (at most 50)', 'settling: round 2 (at most 50)', 'settling: sinking back, round 1 (at most 50)', 'finalising']
+        : ['measuring interpenetration', 'finalising']);
+      // The rounds share one scale (rounds against their bound); each other part has its own.
+      const scale = (phase = '') => phase.replace(/round \d+ /, 'round ');
+      seen.forEach((q, k) => {
+        expect(q.done, q.phase).toBeGreaterThanOrEqual(0);
+        expect(q.done, q.phase).toBeLessThan(q.total);
+        const before = seen[k - 1];
+        if (before !== undefined && scale(before.phase) === scale(q.phase)) {
+          expect(q.total).toBe(before.total);
+          expect(q.done, q.phase).toBeGreaterThanOrEqual(before.done);
+        } else expect(q.done, `${q.phase} starts from 0`).toBe(0);
+      });
     }
   });
 
