@@ -531,12 +531,15 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   queue
     .command('list')
     .description('running runs (in the order they started), then paused ones, then queued ones in the order they will start; first a line saying so when the queue is paused')
-    .action(async () => {
+    // --json printed the bare list before the pause was said: scripts that read it keep it.
+    .option('--with-state', 'with --json: {"paused", "runs"}, whether the queue is paused (queue pause) beside its runs, instead of the bare list')
+    .action(async (o: { withState?: boolean }) => {
       await withServices({ readOnly: true }, async (s) => {
         const rows = queueOrder(s);
+        const paused = s.queue.pausedInFolder();
         const list = rows.length ? rows.map((r) => `${r.status.padEnd(8)} p${String(r.priority).padEnd(4)} ${r.id} ${r.engine.padEnd(8)} ${r.name}${paceText(r)}`).join('\n') : '(queue is empty)';
-        // Why queued runs wait: the pause the app and web hosts follow (--json stays the list of runs).
-        print(s.queue.pausedInFolder() ? `queue paused: the app and web hosts on this folder start none of its queued runs (\`packbench queue resume\` resumes)\n${list}` : list, rows);
+        // Why queued runs wait: the pause the app and web hosts follow.
+        print(paused ? `queue paused: the app and web hosts on this folder start none of its queued runs (\`packbench queue resume\` resumes)\n${list}` : list, o.withState ? { paused, runs: rows } : rows);
       });
     });
 

@@ -584,6 +584,28 @@ describe('packbench CLI', () => {
     }
   });
 
+  it('queue list --json --with-state says whether the queue is paused, an empty one too, beside its runs; --json alone stays the bare list', async () => {
+    const t2 = tempDir('packbench-cli-state-');
+    try {
+      const list = async (...more: string[]) => {
+        const r = await cliIn(t2.dir, '--json', 'queue', 'list', ...more);
+        expect(r.code, r.stderr).toBe(0);
+        return JSON.parse(r.stdout);
+      };
+      expect(await list('--with-state')).toEqual({ paused: false, runs: [] });
+      expect((await cliIn(t2.dir, 'queue', 'pause')).code).toBe(0);
+      expect(await list('--with-state')).toEqual({ paused: true, runs: [] });
+      expect((await cliIn(t2.dir, 'queue', 'add', writeJson('state.json', smallSpec('state')))).code).toBe(0);
+      const bare = await list();
+      expect(bare).toMatchObject([{ status: 'queued', name: 'state' }]);
+      expect(await list('--with-state')).toEqual({ paused: true, runs: bare });
+      expect((await cliIn(t2.dir, 'queue', 'resume')).code).toBe(0);
+      expect(await list('--with-state')).toEqual({ paused: false, runs: bare });
+    } finally {
+      t2.cleanup();
+    }
+  });
+
   it('spawned: serve says it re-queued the runs a crash interrupted, as the other commands do', async () => {
     const t2 = tempDir('packbench-cli-serve-');
     try {
