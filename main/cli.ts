@@ -722,6 +722,8 @@ naming it, and queues nothing; fields that have no effect are said on stderr.
       // field; one of the params as a whole (the memory budget) with the --set values.
       const where = (path: string) => (path === 'overrides' ? 'params (with --set)' : path.startsWith('overrides.') ? `--set params.${path.slice('overrides.'.length)}` : path);
       await withServices({}, async (s) => {
+        // The app or the web host runs it, with the folder's threads per run: the budget is checked for those (as queue add).
+        s.queue.restoreSettings();
         const r = await s.dispatch('runs.rerun', { id, overrides: overridesOf(o.set ?? []), seed: o.seed }).catch((err: unknown) => {
           throw invalidSpec(err, `cannot re-run ${id}: invalid spec`, where);
         });

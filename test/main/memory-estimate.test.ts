@@ -146,6 +146,16 @@ describe('the memory a run needs, before it runs', () => {
     expect(r.stderr).toMatch(new RegExp(`^memory: about ${bytes} with 3 threads \\(budget`, 'm'));
   });
 
+  it("`runs rerun` checks the budget at the folder's threads per run, with which the app will run it", async () => {
+    const data = dir('packbench-memory-');
+    const app = openServices({ dataDir: data, registry: defaultRegistry(), autoStart: false });
+    await app.dispatch('queue.setThreadsPerRun', { threads: 3 });
+    const { runIds } = await app.dispatch('runs.enqueue', { spec: { engine: 'voxel', name: 'm', seed: 1, params: params(4) } });
+    await app.close();
+    const r = await cliIn(data, 'runs', 'rerun', runIds[0], '--set', 'params.box.size=[3000,3000,3000]');
+    expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/^ {2}params \(with --set\): the run needs about [\d.]+ TiB with 3 threads, more than the memory budget/m)]);
+  });
+
   it('`run --threads 2` prints the estimate with the voxel run\'s helper worker counted', async () => {
     const data = dir('packbench-memory-');
     const file = join(data, 'spec.json');
