@@ -3,7 +3,7 @@
  * and one slice of a label volume read straight from the .pbv file (a z slice is one contiguous
  * read; x and y slices read one row per z plane), so that a 2048^3 volume is never loaded whole.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, read, readSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeHeader, decodeTableInSteps, dtypeConstructor, headerByteLength, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
@@ -51,8 +51,8 @@ function damagedArtifact(a: RunArtifact, err: unknown): unknown {
   return new ApiError('conflict', `the ${a.kind} '${a.name}' of this run is damaged (${a.path}): ${err.message}`);
 }
 
-/** Reads an artifact's file with `read` (missingArtifact, damagedArtifact). */
-function readArtifact<T>(a: RunArtifact, read: (fd: number) => T): T {
+/** Reads an artifact's file with `read` (missingArtifact, damagedArtifact); the file is closed when it has done. */
+async function readArtifact<T>(a: RunArtifact, read: (fd: number) => T | Promise<T>): Promise<T> {
   let fd: number;
   try {
     fd = openSync(a.path, 'r');
@@ -60,7 +60,7 @@ function readArtifact<T>(a: RunArtifact, read: (fd: number) => T): T {
     throw missingArtifact(a, err);
   }
   try {
-    return read(fd);
+    return await read(fd);
   } catch (err) {
     throw damagedArtifact(a, err);
   } finally {
@@ -158,6 +158,19 @@ export function readLiveSeries(runDir: string): RunSeries[] | null {
   }
 }
 
+/** Fills `into` from the file at `position` without holding the thread (needBytes has checked the file holds it). */
+function readPlane(fd: number, into: Uint8Array, position: number): Promise<void> {
+  return new Promise((done, fail) => {
+    const more = (at: number) => read(fd, into, at, into.length - at, position + at, (err, bytesRead) => {
+      if (err) fail(err);
+      else if (bytesRead === 0) fail(new Error(`artifact data ended early at byte ${position + at}`));
+      else if (at + bytesRead < into.length) more(at + bytesRead);
+      else done();
+    });
+    more(0);
+  });
+}
+
 function readHeader<H>(fd: number, magic: string): { header: H; dataOffset: number } {
   const pre = new Uint8Array(12);
   readSync(fd, pre, 0, 12, 0);
@@ -171,7 +184,7 @@ function readHeader<H>(fd: number, magic: string): { header: H; dataOffset: numb
  * reads only that frame's rows of each column from the file, so a run of a thousand frames is paged
  * through without loading it whole. The frame's meta is the table's, without the per-frame arrays.
  */
-export function readFrame(artifacts: RunArtifact[], name: string, index: number): { index: number; frames: number; time: number; offset: number; columns: Record<string, Column>; meta: Record<string, unknown> } {
+export function readFrame(artifacts: RunArtifact[], name: string, index: number): Promise<{ index: number; frames: number; time: number; offset: number; columns: Record<string, Column>; meta: Record<string, unknown> }> {
   const a = artifacts.find((x) => x.kind === 'table' && x.name === name);
   if (!a) throw new ApiError('not_found', `this run has no table '${name}'`);
   return readArtifact(a, (fd) => {
@@ -193,10 +206,15 @@ export function readFrame(artifacts: RunArtifact[], name: string, index: number)
   });
 }
 
-export function readSlice(artifacts: RunArtifact[], axis: 'x' | 'y' | 'z', index: number): { axis: 'x' | 'y' | 'z'; index: number; width: number; height: number; labels: Uint32Array } {
+/**
+ * An x slice needs a value of every row of the volume: it reads the volume a z plane at a time,
+ * asynchronously, a turn each (a 1024³ volume is 4 GiB to read, seconds that held every other call),
+ * and stops once `signal` is aborted (its client has gone).
+ */
+export function readSlice(artifacts: RunArtifact[], axis: 'x' | 'y' | 'z', index: number, signal?: AbortSignal): Promise<{ axis: 'x' | 'y' | 'z'; index: number; width: number; height: number; labels: Uint32Array }> {
   const a = artifacts.find((x) => x.kind === 'volume');
   if (!a) throw new ApiError('not_found', 'this run has no label volume');
-  return readArtifact(a, (fd) => {
+  return readArtifact(a, async (fd) => {
     const { header, dataOffset } = readHeader<VolumeHeader>(fd, VOLUME_MAGIC);
     const [nx, ny, nz] = header.dims;
     const n = { x: nx, y: ny, z: nz }[axis];
@@ -221,7 +239,8 @@ export function readSlice(artifacts: RunArtifact[], axis: 'x' | 'y' | 'z', index
     const plane = new Uint32Array(nx * ny);
     const planeBytes = new Uint8Array(plane.buffer);
     for (let z = 0; z < nz; z++) {
-      readSync(fd, planeBytes, 0, planeBytes.length, dataOffset + z * nx * ny * 4);
+      await readPlane(fd, planeBytes, dataOffset + z * nx * ny * 4);
+      signal?.throwIfAborted();
       for (let y = 0; y < ny; y++) labels[z * ny + y] = plane[y * nx + index];
     }
     return { axis, index, width: ny, height: nz, labels };

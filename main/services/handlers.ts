@@ -292,7 +292,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       return live ?? readParticles(artifacts, p.limit, signal);
     },
     'runs.frame': (p) => (mustRun(p.id), readFrame(store.artifacts(p.id), p.table, p.index)),
-    'runs.slice': (p) => (mustRun(p.id), readSlice(store.artifacts(p.id), p.axis, p.index)),
+    'runs.slice': (p, signal) => (mustRun(p.id), readSlice(store.artifacts(p.id), p.axis, p.index, signal)),
     'runs.pause': (p) => queue.pauseRun(p.id),
     'runs.resume': (p) => queue.resumeRun(p.id),
     'runs.cancel': (p) => queue.cancelRun(p.id),

@@ -13,7 +13,7 @@ import { tempDir } from './helpers';
 import { counterEngine } from './fixtures/counter-engine';
 import { COUNTER_WORKER } from './fixtures/registry';
 import { voxelEngine } from '../../core/voxel/index';
-import { encodeTable } from '../../core/io/container';
+import { encodeTable, encodeVolume } from '../../core/io/container';
 import type { CheckTask } from '../../main/workers/protocol';
 
 let s: Services;
@@ -270,6 +270,23 @@ describe('API contract', () => {
     expect(order).toEqual(['app.info', 'runs.particles']);
     expect(read).toMatchObject({ total: n, count: 1000 });
     expect(read.columns.y[999]).toBe(((Math.floor((999 * n) / 1000)) * 3) % 101);
+    await s.dispatch('runs.delete', { id });
+  });
+
+  it('answers other calls while it reads an x slice of a large volume (every plane of it), and the slice is right', async () => {
+    // 256 x 256 x 64 (16 MB): an x slice read every z plane with readSync in one go; of a 1024³ volume, 4 GiB.
+    const [nx, ny, nz] = [256, 256, 64], path = join(t.dir, 'large.pbv');
+    const labels = Uint32Array.from({ length: nx * ny * nz }, (_, i) => i % 1009);
+    writeFileSync(path, encodeVolume({ kind: 'volume', name: 'labels', dims: [nx, ny, nz], voxelSize: 1, labels }));
+    const [id] = s.store.insertRuns([{ name: 'large volume', engine: 'counter', spec: { engine: 'counter', name: 'large volume', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+    s.store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [{ kind: 'volume', name: 'labels', path, bytes: statSync(path).size, checksum: '', meta: {} }], wallSeconds: 1 });
+    const order: string[] = [];
+    const slice = s.dispatch('runs.slice', { id, axis: 'x', index: 200 }).then((r) => (order.push('runs.slice'), r));
+    await s.dispatch('app.info', {}).then(() => order.push('app.info'));
+    const read = await slice;
+    expect(order).toEqual(['app.info', 'runs.slice']);
+    expect(read).toMatchObject({ axis: 'x', index: 200, width: ny, height: nz });
+    for (const [y, z] of [[0, 0], [17, 5], [255, 63]]) expect(read.labels[z * ny + y]).toBe(labels[(z * ny + y) * nx + 200]);
     await s.dispatch('runs.delete', { id });
   });
 
