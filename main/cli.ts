@@ -267,6 +267,16 @@ function formatMetrics(m: Record<string, unknown>, engine: string): string {
 }
 
 /**
+ * What closing `s` waits for before it ends, for the line a Ctrl-C prints, so that the wait is not
+ * taken for a hang: its runs asked to stop and keep, which the close gives up to STOP_GRACE_MS to end
+ * with their results ('' when there are none).
+ */
+function stopWait(s: Services): string {
+  const ids = s.queue.stoppingRuns();
+  return ids.length ? `up to ${STOP_GRACE_MS / 1000} s for ${ids.join(' ')} to end as stopped, with results (Ctrl-C again: at once, and the next start ends it)` : '';
+}
+
+/**
  * Calls `fn` at the first Ctrl-C or SIGTERM (kill, `timeout`, a service manager's stop): a script's
  * stop is the user's, not a crash. Killed by SIGTERM, `run` left its batch queued for the app (or a
  * later `queue run`) to run, and an export its partial file. A second signal ends the process as
@@ -487,10 +497,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       const stop = new Promise<void>((done) => {
         offInterrupt = onInterrupt(() => {
           interrupted = true;
-          const stopping = s.queue.stoppingRuns();
-          // The close waits for these: said, so that the wait is not taken for a hang.
-          const first = stopping.length ? `; first, up to ${STOP_GRACE_MS / 1000} s for ${stopping.join(' ')} to end as stopped, with results (Ctrl-C again: at once, and the next start ends it)` : '';
-          info(`\nstopping: running runs go back to the queue${first}`);
+          const wait = stopWait(s);
+          info(`\nstopping: running runs go back to the queue${wait && `; first, ${wait}`}`);
           done();
         });
       });
@@ -846,6 +854,8 @@ naming it, and queues nothing; fields that have no effect are said on stderr.
       else io.stdout(`PackBench web host: ${host.url}\n  data: ${dataDir()}\n  Ctrl-C stops (running runs go back to the queue)\n`);
       if (s.readOnlyBecause) info(`the data folder cannot be written (${s.readOnlyBecause}): runs can be browsed, not added`);
       await stopped;
+      const wait = stopWait(s);
+      if (wait) info(`stopping: first, ${wait}`);
       await host.close();
       await s.close();
     });
