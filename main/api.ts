@@ -109,6 +109,13 @@ export interface RunProgress {
   done: number;
   total: number;
   phase: string;
+  /**
+   * Where the current progress scale began: the run's working seconds and `done` when its total
+   * last changed or `done` fell (engines report each phase from 0: settling, finalising, the
+   * analysis after the packing); 0 and 0 for the first. remainingSeconds goes by the pace since.
+   */
+  fromSeconds: number;
+  fromDone: number;
 }
 
 export type MetricValue = number | string | boolean;
@@ -151,15 +158,18 @@ export function workingSeconds(r: Pick<RunSummary, 'status' | 'startedAt' | 'pau
 }
 
 /**
- * Seconds left by linear extrapolation of a started run's progress over its working time (so that a
- * pause neither stretches nor moves it); null until there is progress to go by.
+ * Seconds left of a started run's current progress scale (its phase: engines report each from 0),
+ * by linear extrapolation of the progress since that scale began over the working time since
+ * (so that a pause neither stretches nor moves it); null until there is progress to go by. The
+ * pace of the packing said nothing of the settling after it: 10 % of the settling after an hour of
+ * packing read as 9 hours left.
  */
 export function remainingSeconds(r: Pick<RunSummary, 'status' | 'startedAt' | 'pausedAt' | 'pausedSeconds' | 'wallSeconds' | 'progress'>, nowMs: number): number | null {
   if (r.status !== 'running' && r.status !== 'paused') return null;
-  const { done, total } = r.progress;
+  const { done, total, fromSeconds, fromDone } = r.progress;
   const worked = workingSeconds(r, nowMs);
-  if (!worked || !(total > 0) || !(done > 0) || done >= total) return null;
-  return (worked * (total - done)) / done;
+  if (worked === null || !(total > 0) || !(done > fromDone) || done >= total || !(worked > fromSeconds)) return null;
+  return ((worked - fromSeconds) * (total - done)) / (done - fromDone);
 }
 
 /** A batch: the runs of one sweep (or one named enqueue), as batches.list lists it. */

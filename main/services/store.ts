@@ -235,6 +235,14 @@ const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
       set.run(JSON.stringify(meta), row.id);
     }
   },
+  // Where a run's current progress scale began (api.ts RunProgress.fromSeconds): engines report
+  // each phase from 0, so the time left is the pace since then, not since the run started.
+  (db) => {
+    // Tolerates a file that already has the columns (a test or a downgrade that rewound user_version).
+    const has = new Set((db.prepare('PRAGMA table_info(runs)').all() as { name: string }[]).map((c) => c.name));
+    if (!has.has('progress_from_seconds')) db.exec('ALTER TABLE runs ADD COLUMN progress_from_seconds REAL NOT NULL DEFAULT 0');
+    if (!has.has('progress_from_done')) db.exec('ALTER TABLE runs ADD COLUMN progress_from_done REAL NOT NULL DEFAULT 0');
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -316,6 +324,8 @@ interface RunRow {
   wall_seconds: number | null;
   progress_done: number;
   progress_total: number;
+  progress_from_seconds: number;
+  progress_from_done: number;
   phase: string;
   counters: string;
   metrics: string;
@@ -329,7 +339,7 @@ interface RunRow {
 }
 
 const SUMMARY_COLUMNS =
-  'seq, id, batch_id, name, engine, seed, status, priority, created_at, started_at, finished_at, paused_at, paused_seconds, wall_seconds, progress_done, progress_total, phase, metrics, sweep, error';
+  'seq, id, batch_id, name, engine, seed, status, priority, created_at, started_at, finished_at, paused_at, paused_seconds, wall_seconds, progress_done, progress_total, progress_from_seconds, progress_from_done, phase, metrics, sweep, error';
 
 function toSummary(r: RunRow): RunSummary {
   return {
@@ -339,7 +349,7 @@ function toSummary(r: RunRow): RunSummary {
     status: r.status,
     priority: r.priority,
     seed: r.seed,
-    progress: { done: r.progress_done, total: r.progress_total, phase: r.phase },
+    progress: { done: r.progress_done, total: r.progress_total, phase: r.phase, fromSeconds: r.progress_from_seconds, fromDone: r.progress_from_done },
     createdAt: r.created_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
@@ -653,7 +663,7 @@ export class RunStore {
 
   private shown<T extends RunSummary | RunRecord>(r: T): T {
     if (r.status !== 'running' || !this.interrupted.includes(r.id)) return r;
-    const requeued = { ...r, status: 'queued', startedAt: null, pausedAt: null, pausedSeconds: 0, progress: { done: 0, total: 0, phase: '' } };
+    const requeued = { ...r, status: 'queued', startedAt: null, pausedAt: null, pausedSeconds: 0, progress: { done: 0, total: 0, phase: '', fromSeconds: 0, fromDone: 0 } };
     if ('log' in r) (requeued as RunRecord).log = [...r.log, `interrupted: the process running it has ended; it goes back to the queue when PackBench next works through it (the app, the web host, packbench queue run)`];
     return requeued;
   }
@@ -759,16 +769,27 @@ export class RunStore {
     return (
       this.sql(
         `UPDATE runs SET status = 'running', started_at = ?, finished_at = NULL, paused_at = NULL, paused_seconds = 0, wall_seconds = NULL, error = NULL,
-           progress_done = 0, progress_total = 0, phase = 'starting', host = ?, threads = ?, app_version = ?,
+           progress_done = 0, progress_total = 0, progress_from_seconds = 0, progress_from_done = 0, phase = 'starting', host = ?, threads = ?, app_version = ?,
            attempts = attempts + 1, owner = ?
          WHERE id = ? AND status = ?`,
       ).run(now(), JSON.stringify(info.host), info.threads, info.appVersion, info.owner, id, from).changes === 1
     );
   }
 
+  /**
+   * A new progress scale begins where the total changes or `done` falls (an engine's next phase
+   * starting from 0): its working seconds and `done` then are kept (RunProgress.fromSeconds). The
+   * first after the start ('starting', total 0) keeps 0 and 0: the start-up counts in its pace.
+   */
   setProgress(id: string, p: { done: number; total: number; phase: string; counters?: Record<string, number> }): void {
-    this.sql('UPDATE runs SET progress_done = ?, progress_total = ?, phase = ?, counters = coalesce(?, counters) WHERE id = ?')
-      .run(p.done, p.total, p.phase, p.counters ? JSON.stringify(p.counters) : null, id);
+    this.sql(
+      `UPDATE runs SET
+         progress_from_seconds = CASE WHEN progress_total > 0 AND (@total <> progress_total OR @done < progress_done)
+           THEN max(0, (julianday(coalesce(paused_at, @now)) - julianday(started_at)) * 86400 - paused_seconds) ELSE progress_from_seconds END,
+         progress_from_done = CASE WHEN progress_total > 0 AND (@total <> progress_total OR @done < progress_done) THEN @done ELSE progress_from_done END,
+         progress_done = @done, progress_total = @total, phase = @phase, counters = coalesce(@counters, counters)
+       WHERE id = @id`,
+    ).run({ done: p.done, total: p.total, phase: p.phase, counters: p.counters ? JSON.stringify(p.counters) : null, now: now(), id });
   }
 
   /**
@@ -825,7 +846,7 @@ export class RunStore {
   /** Back to the queue for another attempt: keeps the log, clears the outcome of the last attempt. */
   requeue(id: string, reason: string, status: 'queued' | 'paused' = 'queued'): void {
     this.appendLog(id, [`${now()} ${reason}`]);
-    this.sql('UPDATE runs SET status = ?, started_at = NULL, paused_at = NULL, paused_seconds = 0, owner = NULL, progress_done = 0, progress_total = 0, phase = \'\' WHERE id = ?')
+    this.sql('UPDATE runs SET status = ?, started_at = NULL, paused_at = NULL, paused_seconds = 0, owner = NULL, progress_done = 0, progress_total = 0, progress_from_seconds = 0, progress_from_done = 0, phase = \'\' WHERE id = ?')
       .run(status, id);
   }
 

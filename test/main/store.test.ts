@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { dirname, join } from 'node:path';
 import { RunStore, SCHEMA_VERSION, type NewRun } from '../../main/services/store';
 import { tempDir } from './helpers';
+import { remainingSeconds } from '../../main/api';
 import { resolveParticleColumns } from '../../renderer/src/workspaces/inspector/particleColumns';
 
 let cleanup: (() => void) | undefined;
@@ -343,6 +344,50 @@ describe('RunStore', () => {
     expect(store.claim(id, info)).toBe(true);
     expect(store.claim(id, info)).toBe(false);
     expect(store.getRun(id)!.attempts).toBe(1);
+  });
+
+  it('goes by the pace of the current phase for the time left: a phase reported from 0 starts a new progress scale', () => {
+    // The settling pass after an hour of packing: its 10 % read as 9 hours left at the run's pace.
+    const { store } = open();
+    const [id] = store.insertRuns([run(1)]);
+    const t0 = Date.parse('2026-01-01T00:00:00Z');
+    // julianday() keeps times to about 10 µs.
+    const from = (seconds: number, done: number) => ({ fromSeconds: expect.closeTo(seconds, 3), fromDone: done });
+    const at = (s: number, p: { done: number; total: number; phase: string }) => {
+      vi.setSystemTime(t0 + s * 1000);
+      store.setProgress(id, p);
+      return store.getSummary(id)!;
+    };
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(t0);
+      store.claim(id, { host: null, threads: 1, appVersion: 't', owner: 'h:1' });
+      // The first scale counts from the start (the worker's start-up included).
+      let r = at(1000, { done: 250, total: 1000, phase: 'packing' });
+      expect(r.progress).toMatchObject(from(0, 0));
+      expect(remainingSeconds(r, t0 + 1000_000)).toBeCloseTo(3000, 6);
+      r = at(3600, { done: 1000, total: 1000, phase: 'packing' });
+      expect(remainingSeconds(r, t0 + 3600_000)).toBe(null);
+      // The settling's rounds (another total): 5 of 50 after 60 s of it, 540 s left, not 9 hours.
+      r = at(3600, { done: 0, total: 50, phase: 'settling: round 1 (at most 50)' });
+      expect(r.progress).toMatchObject(from(3600, 0));
+      r = at(3660, { done: 5, total: 50, phase: 'settling: round 6 (at most 50)' });
+      expect(r.progress).toMatchObject(from(3600, 0));
+      expect(remainingSeconds(r, t0 + 3660_000)).toBeCloseTo(540, 2);
+      // The next phase of the same total from 0: a new scale too, from its first report.
+      store.setStatus(id, 'paused');
+      vi.setSystemTime(t0 + 3700_000);
+      store.setStatus(id, 'running');
+      r = at(3700, { done: 0, total: 50, phase: 'settling: sinking back, round 1 (at most 50)' });
+      expect(r.progress).toMatchObject(from(3660, 0));
+      r = at(3710, { done: 10, total: 50, phase: 'settling: sinking back, round 10 (at most 50)' });
+      expect(remainingSeconds(r, t0 + 3710_000)).toBeCloseTo(40, 2);
+      // Another attempt starts from 0 again.
+      store.requeue(id, 'test');
+      expect(store.getSummary(id)!.progress).toMatchObject({ fromSeconds: 0, fromDone: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("keeps a started run's pauses: when the current one began and the seconds of the earlier ones", () => {

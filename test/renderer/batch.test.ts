@@ -274,7 +274,7 @@ describe('QueueTable', () => {
   it('lists active runs in queue order, updates live and moves finished runs to recent', async () => {
     const api = installFakeApi([
       makeRun(1, { status: 'queued', priority: 0, finishedAt: null }),
-      makeRun(2, { status: 'running', progress: { done: 3, total: 10, phase: 'packing' }, finishedAt: null, wallSeconds: null }),
+      makeRun(2, { status: 'running', progress: { done: 3, total: 10, phase: 'packing', fromSeconds: 0, fromDone: 0 }, finishedAt: null, wallSeconds: null }),
       makeRun(3, { status: 'queued', priority: 5, finishedAt: null }),
       makeRun(4, { status: 'done' }),
     ]);
@@ -285,7 +285,7 @@ describe('QueueTable', () => {
     expect(ids()).toEqual(['r2', 'r3', 'r1', 'r4']);
     expect(w.find('[data-testid="queue-row-r2"]').text()).toContain('30% · packing');
 
-    api.emit('run.updated', { ...api.runs[1], progress: { done: 8, total: 10, phase: 'packing' } });
+    api.emit('run.updated', { ...api.runs[1], progress: { done: 8, total: 10, phase: 'packing', fromSeconds: 0, fromDone: 0 } });
     await settle(1);
     expect(w.find('[data-testid="queue-row-r2"]').text()).toContain('80%');
 
@@ -346,7 +346,7 @@ describe('QueueTable', () => {
     try {
       vi.setSystemTime(start + 100_000);
       // Started at 0 s, paused 10 s to 30 s, paused again at 50 s: it has worked 30 s for 60 % of its steps.
-      const run = makeRun(1, { status: 'paused', startedAt: at(0), finishedAt: null, wallSeconds: null, pausedAt: at(50), pausedSeconds: 20, progress: { done: 60, total: 100, phase: '' } });
+      const run = makeRun(1, { status: 'paused', startedAt: at(0), finishedAt: null, wallSeconds: null, pausedAt: at(50), pausedSeconds: 20, progress: { done: 60, total: 100, phase: '', fromSeconds: 0, fromDone: 0 } });
       installFakeApi([run]);
       const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
       wrappers.push(w);
@@ -584,8 +584,8 @@ describe('queue model', () => {
 
   it('extrapolates the remaining time from progress', () => {
     const start = Date.parse('2026-01-01T00:00:00Z');
-    const r = makeRun(1, { status: 'running', startedAt: new Date(start).toISOString(), progress: { done: 25, total: 100, phase: '' } });
+    const r = makeRun(1, { status: 'running', startedAt: new Date(start).toISOString(), progress: { done: 25, total: 100, phase: '', fromSeconds: 0, fromDone: 0 } });
     expect(remainingSeconds(r, start + 10_000)).toBeCloseTo(30);
-    expect(remainingSeconds({ ...r, progress: { done: 0, total: 100, phase: '' } }, start + 10_000)).toBe(null);
+    expect(remainingSeconds({ ...r, progress: { done: 0, total: 100, phase: '', fromSeconds: 0, fromDone: 0 } }, start + 10_000)).toBe(null);
   });
 });

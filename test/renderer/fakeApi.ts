@@ -80,7 +80,7 @@ export function makeRun(i: number, over: Partial<RunSummary> = {}): RunSummary {
     status: 'done',
     priority: 0,
     seed: i,
-    progress: { done: 10, total: 10, phase: '' },
+    progress: { done: 10, total: 10, phase: '', fromSeconds: 0, fromDone: 0 },
     createdAt: created,
     startedAt: created,
     finishedAt: created,
