@@ -9,7 +9,7 @@ import { afterEachTest, cliIn } from './helpers';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'bin', 'packbench.mjs');
-const { dir } = afterEachTest();
+const { dir, later } = afterEachTest();
 const folder = () => dir('packbench-checkpoint-');
 
 describe('checkpoint files (main/workers/checkpoint.ts)', () => {
@@ -34,11 +34,12 @@ describe('checkpoint files (main/workers/checkpoint.ts)', () => {
   });
 
   it('kill -9 during a save leaves the previous checkpoint, whole', async () => {
-    const dir = folder();
     const writer = join(root, 'test', 'main', 'fixtures', 'checkpoint-writer.ts');
-    let seen = 0;
-    for (let round = 0; round < 4; round++) {
+    // Four writers at once, each in its own folder: each waits mostly on starting node with tsx, and on the disk.
+    const seen = await Promise.all([0, 1, 2, 3].map(async (round) => {
+      const dir = folder();
       const child = spawn(process.execPath, ['--import', 'tsx', writer, dir], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+      later(() => void child.kill('SIGKILL')); // the other writers, when one round fails
       // Each save writes 32 MiB: kill at a moment after a few saves, most likely in the middle of one.
       let saves = 0;
       await new Promise<void>((resolve) => {
@@ -54,9 +55,9 @@ describe('checkpoint files (main/workers/checkpoint.ts)', () => {
       expect((c.arrays.big as Int32Array).every((v) => v === k)).toBe(true);
       expect((c.arrays.small as Float64Array).every((v) => v === k / 2)).toBe(true);
       expect(Array.from(c.arrays.tail)).toEqual([k & 255, 1, 2]);
-      seen = Math.max(seen, k);
-    }
-    expect(seen).toBeGreaterThan(1);
+      return k;
+    }));
+    expect(Math.max(...seen)).toBeGreaterThan(1);
   }, 120_000);
 });
 
@@ -64,6 +65,10 @@ describe('an interrupted voxel run resumes from its checkpoint', () => {
   it('kill -9 of `queue run`, then `queue run` again: the run resumes (resumedFromStep) to the packing of an uninterrupted run', async () => {
     const spec = { engine: 'voxel', name: 'resume', seed: 3, params: { box: { size: [16, 16, 4], resolution: 20 }, analysis: { enabled: false } } };
     const interrupted = folder(), plain = folder();
+    // The uninterrupted run to compare with, meanwhile (in this process, in a folder of its own).
+    writeFileSync(join(plain, 'spec.json'), JSON.stringify(spec));
+    const uninterrupted = cliIn(plain, '--json', 'run', join(plain, 'spec.json'));
+    later(() => uninterrupted.then(() => undefined, () => undefined)); // before its folder goes, when the test fails
     const file = join(interrupted, 'spec.json');
     writeFileSync(file, JSON.stringify(spec));
     const id = JSON.parse((await cliIn(interrupted, '--json', 'queue', 'add', file)).stdout).runIds[0];
@@ -92,8 +97,7 @@ describe('an interrupted voxel run resumes from its checkpoint', () => {
     expect(resumed.log.join('\n')).toMatch(/resumed from the checkpoint at time step/);
     expect(existsSync(checkpoint)).toBe(false);
 
-    writeFileSync(join(plain, 'spec.json'), JSON.stringify(spec));
-    const whole = JSON.parse((await cliIn(plain, '--json', 'run', join(plain, 'spec.json'))).stdout);
+    const whole = JSON.parse((await uninterrupted).stdout);
     expect(whole.metrics.resumedFromStep).toBe(0);
     for (const m of ['particles', 'steps', 'moveAttempts', 'acceptedMoves', 'voxelChecks', 'bedSolidFraction', 'overlapVoxels']) {
       expect(resumed.metrics[m], m).toBe(whole.metrics[m]);
