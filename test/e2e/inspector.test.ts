@@ -122,6 +122,19 @@ describe.skipIf(!CHROMIUM)('editor and inspector in Chromium', () => {
     expect(await page.locator('[data-testid="picked-record"]').textContent()).toMatch(/equivalentDiameter|size/);
     await frameReady('inspector-canvas');
     await page.screenshot({ path: `${ARTIFACTS}inspector.png` });
+    // Every value in the panel, beside its name and unit ('equivalentDiameter length units' pushed them out of it).
+    const record = page.locator('[data-testid="picked-record"]');
+    const overflow = () => record.evaluate((e) => e.scrollWidth - e.clientWidth);
+    expect(await overflow()).toBe(0);
+    // At 1024 px the record leaves the 3D view whole (it covered 230 of its 424 px): it goes beside it, above the slice.
+    await page.setViewportSize({ width: 1024, height: 768 });
+    const view = (await page.locator('[data-testid="inspector-canvas"]').boundingBox())!;
+    const panel = (await record.boundingBox())!;
+    expect(panel.x).toBeGreaterThanOrEqual(view.x + view.width);
+    expect(panel.y + panel.height).toBeLessThan((await page.locator('.inspector .side').boundingBox())!.y);
+    expect(await overflow()).toBe(0);
+    await page.screenshot({ path: `${ARTIFACTS}inspector-record-1024.png` });
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     // the screenshot button downloads the view as a PNG
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid="screenshot"]').click()]);
