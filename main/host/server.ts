@@ -33,7 +33,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { ApiError, isMethodName } from '../api';
 import type { Services } from '../services/services';
 import { exportHeaders, MAX_API_EXPORT_BYTES, withExport } from '../services/handlers';
-import { chunkTransfer, decodeMessage, encodeFrames, FrameAssembler, MAX_FRAME_BYTES, TransferRefused, type ClientMessage, type HostMessage } from '../wire';
+import { nextTurn } from '../services/turns';
+import { chunkTransfer, decodeMessage, FrameAssembler, MAX_FRAME_BYTES, messageFrames, TransferRefused, type ClientMessage, type HostMessage } from '../wire';
 import { contentSecurityPolicy } from '../security';
 
 export interface HostOptions {
@@ -268,7 +269,13 @@ export async function startHost(o: HostOptions): Promise<Host> {
 
   function serveSocket(ws: WebSocket): void {
     let transfers = 0;
-    const send = (m: HostMessage) => {
+    // Messages go out in order, one after another; a message of many frames (an export's 256 MiB is
+    // 64) a frame a turn, so that its copying does not hold every other client and call meanwhile.
+    let sending = Promise.resolve();
+    const send = (m: HostMessage, what: string) => {
+      sending = sending.then(() => sendFrames(m)).catch((err: unknown) => console.error(`web host: cannot send ${what}:`, err));
+    };
+    const sendFrames = async (m: HostMessage) => {
       if (ws.readyState !== ws.OPEN) return;
       // ws keeps in memory whatever the client has not read yet: a client that stops reading (and
       // keeps calling, or just gets events) would grow it without end. Past the limit it is cut off;
@@ -280,19 +287,21 @@ export async function startHost(o: HostOptions): Promise<Host> {
         return;
       }
       if (!withinBufferedTotal(ws)) return;
-      for (const frame of encodeFrames(m, ++transfers)) ws.send(frame);
+      let first = true;
+      for (const frame of messageFrames(m, ++transfers)) {
+        if (!first) {
+          await nextTurn();
+          if (ws.readyState !== ws.OPEN) return; // gone meanwhile: the rest is not made
+        }
+        first = false;
+        ws.send(frame);
+      }
     };
     const reply = (id: number, err: unknown) => {
       const e = err instanceof ApiError ? err : new ApiError('internal', err instanceof Error ? err.message : String(err));
-      send({ t: 'error', id, error: e.toData() });
+      send({ t: 'error', id, error: e.toData() }, 'an error reply');
     };
-    const off = services.events.onAny((event, payload) => {
-      try {
-        send({ t: 'event', event, payload });
-      } catch (err) {
-        console.error(`web host: cannot send ${event}:`, err);
-      }
-    });
+    const off = services.events.onAny((event, payload) => send({ t: 'event', event, payload }, event));
     // Protocol errors (a frame over maxPayload, a malformed frame) arrive here; ws then closes the connection.
     ws.on('error', (err) => console.error(`web host: connection closed: ${err.message}`));
     const chunks = new FrameAssembler(maxMessageBytes, inboundRoom, maxInboundBytes);
@@ -339,13 +348,9 @@ export async function startHost(o: HostOptions): Promise<Host> {
     async function answer(msg: ClientMessage): Promise<void> {
       try {
         if (!isMethodName(msg.method)) throw new ApiError('not_found', `unknown method '${String(msg.method)}'`);
-        send({ t: 'result', id: msg.id, result: await services.dispatch(msg.method, msg.params, gone.signal) });
+        send({ t: 'result', id: msg.id, result: await services.dispatch(msg.method, msg.params, gone.signal) }, `the result of ${msg.method}`);
       } catch (err) {
-        try {
-          reply(msg.id, err);
-        } catch (sendErr) {
-          console.error('web host: cannot send an error reply:', sendErr);
-        }
+        reply(msg.id, err);
       }
     }
   }

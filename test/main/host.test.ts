@@ -14,7 +14,7 @@ import { WebSocket } from 'ws';
 import { encodeTable } from '../../core/io/container';
 import { startHost, type Host } from '../../main/host/server';
 import type { Services } from '../../main/services/services';
-import { encodeMessage, MAX_FRAME_BYTES } from '../../main/wire';
+import { chunkTransfer, decodeMessage, encodeMessage, MAX_FRAME_BYTES } from '../../main/wire';
 import { createWsApi, type WsApi } from '../../renderer/src/bridge/client';
 import { makeReadOnly } from './faults';
 import { fixtureServices, rejection, tempDir } from './helpers';
@@ -345,11 +345,53 @@ describe('web host under faults', () => {
     await stillAnswers();
   });
 
+  it('sends a large reply a frame a turn: a call answered meanwhile on another connection goes out between its frames', async () => {
+    // Four frames of 4 MiB: before, every frame of a reply was made and handed to the socket in one
+    // turn (a 256 MiB export copied twice, 150-300 ms of every client waiting).
+    const big = new Uint8Array(3 * MAX_FRAME_BYTES).fill(7);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let waiting = 0;
+    const gated = { ...services, dispatch: (async (method, params) => {
+      waiting++;
+      await gate;
+      return method === 'runs.export' ? { fileName: 'big.bin', mime: 'application/octet-stream', bytes: big } : services.dispatch(method, params);
+    }) as Services['dispatch'] };
+    const small = await startHost({ services: gated, webRoot: join(t.dir, 'web') });
+    const a = createWsApi(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`, WebSocket as unknown as typeof globalThis.WebSocket);
+    const b = createWsApi(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`, WebSocket as unknown as typeof globalThis.WebSocket);
+    // What the host sends once both calls wait: the reply's chunk frames, and app.info's answer.
+    const sent: string[] = [];
+    let recording = false;
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (this: WebSocket, ...args: Parameters<typeof send>) {
+      const frame = args[0] as Uint8Array;
+      if (recording) sent.push(chunkTransfer(frame) !== null ? 'chunk' : (decodeMessage(frame) as { t: string }).t);
+      return send.apply(this, args);
+    } as typeof send;
+    try {
+      const exported = a.call('runs.export', { id: 'any', format: 'json' });
+      const info = b.call('app.info', {});
+      await waitFor('both calls to wait in the host', () => waiting === 2);
+      recording = true;
+      release();
+      expect((await exported).bytes.byteLength).toBe(big.byteLength);
+      expect((await info).dataDir).toBe(t.dir);
+      expect(sent.filter((s) => s === 'chunk')).toHaveLength(4);
+      expect(sent.indexOf('result')).toBeGreaterThan(-1);
+      expect(sent.indexOf('result')).toBeLessThan(sent.lastIndexOf('chunk'));
+    } finally {
+      WebSocket.prototype.send = send;
+      a.close();
+      b.close();
+      await small.close();
+    }
+  });
+
   it('answers an undecodable call with an error naming it, not a crash', async () => {
     const ws = await rawSocket();
     const reply = new Promise<Buffer>((ok) => ws.once('message', (d) => ok(d as Buffer)));
     ws.send(encodeMessage({ t: 'call', id: 5, method: 'runs.get', params: { id: 42 } }));
-    const { decodeMessage } = await import('../../main/wire');
     const msg = decodeMessage(new Uint8Array(await reply)) as { t: string; id: number; error: { code: string } };
     expect(msg).toMatchObject({ t: 'error', id: 5, error: { code: 'invalid' } });
     ws.close();

@@ -108,6 +108,14 @@ describe('WebSocket message codec', () => {
     expect(assembler.push(encodeFrames({ a: 1 }, 1)[0])).toEqual(encodeMessage({ a: 1 }));
   });
 
+  it('makes each chunk frame straight from the JSON and the arrays: their bodies are the bytes of encodeMessage, padding and all', () => {
+    const value = { t: 'result', id: 3, result: { a: Uint8Array.from({ length: 13 }, (_, i) => i + 1), b: Float64Array.from({ length: 7 }, (_, i) => -i / 3), c: Int16Array.of(-1, 2, -3, 4, -5), text: 'ü'.repeat(40) } };
+    const frames = encodeFrames(value, 7, 64);
+    expect(frames.length).toBeGreaterThan(5);
+    const bodies = frames.map((f) => f.subarray(24));
+    expect(Buffer.concat(bodies)).toEqual(Buffer.from(encodeMessage(value)));
+  });
+
   it('refuses a transfer over the limit or out of order by its id, drops its rest, and goes on', () => {
     const assembler = new FrameAssembler(10_000);
     const big = encodeFrames({ s: 'x'.repeat(20_000) }, 3, 4096);
