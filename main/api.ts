@@ -172,6 +172,19 @@ export function remainingSeconds(r: Pick<RunSummary, 'status' | 'startedAt' | 'p
   return ((worked - fromSeconds) * (total - done)) / (done - fromDone);
 }
 
+/**
+ * A run's progress in percent with `digits` decimals, as every view writes it: 100 once it is done;
+ * for a run not done, its phase's share (engines report each phase from 0) rounded down and below
+ * 100, so that a phase at its end (the packing before the settling, the analysis while the
+ * artifacts are written) does not read as the run done.
+ */
+export function progressPercent(r: Pick<RunSummary, 'status' | 'progress'>, digits: number): string {
+  if (r.status === 'done') return (100).toFixed(digits);
+  const { done, total } = r.progress, scale = 10 ** digits;
+  const share = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
+  return (Math.min(Math.floor(share * 100 * scale), 100 * scale - 1) / scale).toFixed(digits);
+}
+
 /** A batch: the runs of one sweep (or one named enqueue), as batches.list lists it. */
 export interface BatchSummary {
   id: string;

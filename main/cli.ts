@@ -12,7 +12,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { ApiError, FINAL_STATUSES, MAX_SEED, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, remainingSeconds, workingSeconds, type ApiIssue, type MemoryEstimate, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
+import { ApiError, FINAL_STATUSES, MAX_SEED, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, progressPercent, remainingSeconds, workingSeconds, type ApiIssue, type MemoryEstimate, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/exports';
 import { exportableRun, notExportable, storageFault } from './services/handlers';
@@ -212,15 +212,10 @@ function overridesOf(sets: readonly SetOption[]): Record<string, unknown> {
   return overrides;
 }
 
-/** ' (37.0 %, about 5 min left)' after a run under way, as `runs show` says it; '' for the others. */
+/** ' (settling: round 3 (at most 50) 37.0 %, about 5 min left)' after a run under way, as `runs show` says it; '' for the others. */
 function paceText(r: RunSummary): string {
   const pace = runPace(r);
-  return pace ? ` (${percentDone(r)} %, ${timeLeft(pace.etaSeconds)})` : '';
-}
-
-/** '37.0': how far a run under way is (runPace is not null for it). */
-function percentDone(r: RunSummary): string {
-  return ((100 * r.progress.done) / r.progress.total).toFixed(1);
+  return pace ? ` (${r.progress.phase ? `${r.progress.phase} ` : ''}${progressPercent(r, 1)} %, ${timeLeft(pace.etaSeconds)})` : '';
 }
 
 /** 'about 5 min left', or 'time left unknown' before any progress (runPace's etaSeconds). */
@@ -376,7 +371,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       const width = 30;
       const bar = '#'.repeat(Math.round(f * width)).padEnd(width, '-');
       const left = remainingSeconds(r, Date.now());
-      io.stderr(`\r[${bar}] ${(f * 100).toFixed(0).padStart(3)}% ${r.status === 'running' ? r.progress.phase : r.status}${left !== null ? `, about ${formatDuration(left)} left` : ''} ${r.name.slice(0, 40)}\x1b[K`);
+      io.stderr(`\r[${bar}] ${progressPercent(r, 0).padStart(3)}% ${r.status === 'running' ? r.progress.phase : r.status}${left !== null ? `, about ${formatDuration(left)} left` : ''} ${r.name.slice(0, 40)}\x1b[K`);
       if (FINAL_STATUSES.includes(r.status)) io.stderr('\n');
     };
     return s.events.on('run.updated', draw);
@@ -592,7 +587,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         // A run still working: how far it is, in which phase, and the time left at its pace so far.
         const pace = runPace(r);
         const progressLine = pace
-          ? [`  progress ${percentDone(r)} %, phase ${r.progress.phase || '-'}, ${formatDuration(pace.elapsedSeconds)} elapsed, ${timeLeft(pace.etaSeconds)}`,
+          ? [`  progress ${progressPercent(r, 1)} %, phase ${r.progress.phase || '-'}, ${formatDuration(pace.elapsedSeconds)} elapsed, ${timeLeft(pace.etaSeconds)}`,
             ...(Object.keys(r.counters).length ? [`  ${Object.entries(r.counters).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toPrecision(4)}${unitOf(r.engine, k)}`).join(', ')}`] : [])]
           : [];
         const human = [

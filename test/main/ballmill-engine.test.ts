@@ -116,9 +116,9 @@ describe('ball mill engine in the services', () => {
     for (let i = 1; i < growing.x.length; i++) expect(growing.x[i]).toBeGreaterThan(growing.x[i - 1]);
     for (const e of growing.y) expect(e).toBeGreaterThan(0);
     expect(growing.x.at(-1)!).toBeLessThan(600);
-    // `queue list` beside it (another process on the folder) says how far it is and about how long is left.
+    // `queue list` beside it (another process on the folder) says in which phase it is, how far and about how long is left.
     const listed = await cliIn(dir, 'queue', 'list');
-    expect(listed.stdout).toMatch(/^running .* ballmill long \(\d+\.\d %, (about \d+ (s|min \d+ s|h \d+ min) left|time left unknown)\)$/m);
+    expect(listed.stdout).toMatch(/^running .* ballmill long \(simulating \d+\.\d %, (about \d+ (s|min \d+ s|h \d+ min) left|time left unknown)\)$/m);
     // `runs show` gives its live counters with their units, as it gives the metrics of a finished run.
     expect((await cliIn(dir, 'runs', 'show', runIds[0])).stdout).toMatch(/^  simulatedSeconds \d+(\.\d+)? s, collisions \d+, events \d+$/m);
     await s.dispatch('runs.cancel', { id: runIds[0] });

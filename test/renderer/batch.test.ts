@@ -288,6 +288,13 @@ describe('QueueTable', () => {
     api.emit('run.updated', { ...api.runs[1], progress: { done: 8, total: 10, phase: 'packing', fromSeconds: 0, fromDone: 0 } });
     await settle(1);
     expect(w.find('[data-testid="queue-row-r2"]').text()).toContain('80%');
+    // A phase at its end (the packing before the settling, 99.6 % of the analysis) is not the run done.
+    api.emit('run.updated', { ...api.runs[1], progress: { done: 10, total: 10, phase: 'packing', fromSeconds: 0, fromDone: 0 } });
+    await settle(1);
+    expect(w.find('[data-testid="queue-row-r2"]').text()).toContain('99% · packing');
+    api.emit('run.updated', { ...api.runs[1], progress: { done: 996, total: 1000, phase: 'analysis: contacts', fromSeconds: 0, fromDone: 0 } });
+    await settle(1);
+    expect(w.find('[data-testid="queue-row-r2"]').text()).toContain('99% · analysis: contacts');
 
     api.runs[1].status = 'done';
     api.emit('run.updated', { ...api.runs[1] });
