@@ -135,7 +135,18 @@ describe('HistoryWorkspace', () => {
     const { api, w } = await mountHistory();
     // r3 has no solidFraction: last in both directions
     api.runs[3].metrics = { particles: 1 };
+    const heads = () => w.findAll('[data-testid^="history-sort-metric-"]').map((h) => h.attributes('data-testid'));
+    const before = heads();
+    // The sorted page held back: while it loads, the columns stay (the table narrowed and its sideways scroll fell back).
+    const call = api.call;
+    let release = () => {};
+    api.call = (method, params) => (method === 'runs.list' ? new Promise((resolve) => { release = () => resolve(call(method, params)); }) : call(method, params)) as never;
     await w.find('[data-testid="history-sort-metric-solidFraction"]').trigger('click');
+    await settle(2);
+    expect(rows(w).length).toBe(0);
+    expect(heads()).toEqual(before);
+    api.call = call;
+    release();
     await settle(10);
     const lists = () => api.calls.filter((c) => c.method === 'runs.list').map((c) => c.params as { offset: number; limit: number });
     expect(lists().at(-1)).toMatchObject({ offset: 0, limit: 200, sort: { metric: 'solidFraction', dir: 'desc' } });
