@@ -86,6 +86,11 @@ function metricsCsv(run: ExportableRun): string {
   return 'metric,value,unit\n' + Object.entries(run.metrics).map(([k, v]) => `${csvText(k)},${csvText(String(v))},${csvText(info[k]?.unit ?? '')}\n`).join('');
 }
 
+/** Whether a format writes the run's series (the others export the same without them). */
+export function writesSeries(format: string): boolean {
+  return format === 'json' || format === 'series-csv';
+}
+
 /** The formats as exports.formats answers. */
 export function exportFormatList(): ExportFormatInfo[] {
   return EXPORT_FORMATS.map((f) => ({ id: f.id, label: f.title, extension: f.extension, mime: f.mime, needs: f.needs, appliesTo: APPLIES_TO[f.needs] }));

@@ -54,6 +54,19 @@ describe('runs.export', () => {
     expect(json).toMatchObject({ id: runId, engine: 'counter', seed: 7, threads: s.store.getRun(runId)!.threads, params: { steps: 2 } });
   });
 
+  it("reads a run's series only for the formats that write them (a number per ball of a ball mill is tens of MB)", async () => {
+    const series = vi.spyOn(s.store, 'series');
+    try {
+      await s.dispatch('runs.export', { id: runId, format: 'metrics-csv' });
+      expect(series).not.toHaveBeenCalled();
+      await s.dispatch('runs.export', { id: runId, format: 'series-csv' });
+      await s.dispatch('runs.export', { id: runId, format: 'json' });
+      expect(series).toHaveBeenCalledTimes(2);
+    } finally {
+      series.mockRestore();
+    }
+  });
+
   it("refuses an export over the API's limit as 'too_large' by its size on disk, without reading it", async () => {
     const small = createDispatch(createHandlers({ ...s, maxApiExportBytes: 64 }));
     const before = readCalls().length;
