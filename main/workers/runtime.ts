@@ -213,7 +213,12 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     // A cancelled run keeps no artifacts: they would describe a half-finished packing. A stopped one
     // (the engine ended its loop through ctx.stopRequested() and finished as at its end) keeps them.
     if (!cancelled && result.stopped !== undefined) ctx.log(`stopped by user at ${result.stopped}`);
-    const artifacts = cancelled ? [] : result.artifacts.map((a) => (a.kind === 'table' ? writeTable(input.runDir, withDeclaration(a, engine)) : writeVolume(input.runDir, a)));
+    // Writing them takes seconds for a large label volume (512 MiB at 512³): a phase of its own,
+    // not the engine's last one at its end.
+    const artifacts = cancelled ? [] : result.artifacts.map((a, k, all) => {
+      ctx.progress({ done: k, total: all.length, phase: 'writing results' });
+      return a.kind === 'table' ? writeTable(input.runDir, withDeclaration(a, engine)) : writeVolume(input.runDir, a);
+    });
     const transfer = result.series.flatMap((s) => [s.x.buffer, s.y.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
     // The run is over: its checkpoint would only resume a finished run. Not when the process closes:
     // the run goes back to the queue and resumes from it (as after a crash).

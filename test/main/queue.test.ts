@@ -45,6 +45,11 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect(r.attempts).toBe(1);
     expect(updates.map((u) => u.status)).toEqual(expect.arrayContaining(['queued', 'running', 'done']));
     expect(updates.some((u) => u.status === 'running' && u.progress.done > 0)).toBe(true);
+    // Writing the artifacts is a phase of its own (seconds for a large label volume), not the
+    // engine's last phase at its end.
+    const writing = updates.filter((u) => u.status === 'running' && u.progress.phase === 'writing results');
+    expect(writing[0]?.progress).toMatchObject({ done: 0, total: 2 });
+    for (const u of writing) expect(u.progress.done).toBeLessThan(u.progress.total);
 
     const series = await s.dispatch('runs.series', { id: r.id });
     expect(series[0].y).toBeInstanceOf(Float64Array);
