@@ -464,7 +464,7 @@ class Settler {
     while (deep.size > 0 && rounds < MAX_ROUNDS) {
       if (stop()) return null;
       const keys = [...deep.keys()].sort((a, b) => a - b), moved: number[] = [];
-      const part = `round ${rounds + 1} (at most ${MAX_ROUNDS})`;
+      const part = `round ${rounds + 1} of ≤ ${MAX_ROUNDS}`;
       const record = (k: number): void => {
         movedAt[k] = rounds;
         moved.push(k);
@@ -535,7 +535,7 @@ class Settler {
       if (stop()) return -1;
       const order = ids.filter((i) => restless[i] !== 0).sort((a, b) => p.pz[a] - p.pz[b] || a - b), moved: number[] = [];
       restless.fill(0);
-      const part = `sinking back, round ${round + 1} (at most ${MAX_ROUNDS})`;
+      const part = `sinking, round ${round + 1} of ≤ ${MAX_ROUNDS}`;
       for (let n = 0; n < order.length; n++) {
         if (n % PROGRESS_EVERY === 0) progress(round + n / order.length, MAX_ROUNDS, part);
         const m = order[n];

@@ -173,7 +173,7 @@ describe('voxel engine', () => {
       run({ ...mixture(), finalSettling }, { ...ctx(5), progress: (q) => { if (q.phase !== 'packing' && !q.phase?.startsWith('analysis')) seen.push(q); } });
       const phases = [...new Set(seen.map((q) => q.phase))];
       expect(phases).toEqual(finalSettling
-        ? ['settling: measuring overlaps', 'settling: round 1 (at most 50)', 'settling: round 2 (at most 50)', 'settling: sinking back, round 1 (at most 50)', 'finalising']
+        ? ['settling: measuring overlaps', 'settling: round 1 of ≤ 50', 'settling: round 2 of ≤ 50', 'settling: sinking, round 1 of ≤ 50', 'finalising']
         : ['measuring interpenetration', 'finalising']);
       // The rounds share one scale (rounds against their bound); each other part has its own.
       const scale = (phase = '') => phase.replace(/round \d+ /, 'round ');
