@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import type { MetricInfo, ParticleTableSpec } from '../core/common/engine';
+import { POW10 } from '../core/common/power';
 
 // ---------------------------------------------------------------------------------------------
 // Shared value types
@@ -180,7 +181,7 @@ export function remainingSeconds(r: Pick<RunSummary, 'status' | 'startedAt' | 'p
  */
 export function progressPercent(r: Pick<RunSummary, 'status' | 'progress'>, digits: number): string {
   if (r.status === 'done') return (100).toFixed(digits);
-  const { done, total } = r.progress, scale = 10 ** digits;
+  const { done, total } = r.progress, scale = POW10[digits];
   const share = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
   return (Math.min(Math.floor(share * 100 * scale), 100 * scale - 1) / scale).toFixed(digits);
 }
