@@ -9,11 +9,11 @@ import { METHOD_NAMES, paramsSchemas, type MethodName } from '../../main/api';
 import { EngineRegistry, defaultRegistry } from '../../main/services/engines';
 import { createDispatch, createHandlers } from '../../main/services/handlers';
 import { openServices, type Services } from '../../main/services/services';
-import { tempDir } from './helpers';
+import { largeTableRun, tempDir } from './helpers';
 import { counterEngine } from './fixtures/counter-engine';
 import { COUNTER_WORKER } from './fixtures/registry';
 import { voxelEngine } from '../../core/voxel/index';
-import { encodeTable, encodeVolume } from '../../core/io/container';
+import { encodeVolume } from '../../core/io/container';
 import type { CheckTask } from '../../main/workers/protocol';
 
 let s: Services;
@@ -258,11 +258,7 @@ describe('API contract', () => {
   it('answers other calls while it reads a large particle table: one asked after runs.particles answers first', async () => {
     // 400,000 rows (16 MB of columns): read with readFileSync and decoded in one go, it held the
     // thread that serves every call (2,000,000 rows: 150-230 ms).
-    const n = 400_000, path = join(t.dir, 'large.pbt');
-    const f = (k: number) => Float64Array.from({ length: n }, (_, i) => (i * k) % 101);
-    writeFileSync(path, encodeTable({ kind: 'table', name: 'particles', columns: { x: f(1), y: f(3), z: f(7), r: new Float64Array(n).fill(0.5) }, meta: {} }));
-    const [id] = s.store.insertRuns([{ name: 'large table', engine: 'counter', spec: { engine: 'counter', name: 'large table', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
-    s.store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [{ kind: 'table', name: 'particles', path, bytes: statSync(path).size, checksum: '', meta: {} }], wallSeconds: 1 });
+    const n = 400_000, id = largeTableRun(s, t.dir, 'large table', n, 101);
     const order: string[] = [];
     const particles = s.dispatch('runs.particles', { id, limit: 1000 }).then((p) => (order.push('runs.particles'), p));
     await s.dispatch('app.info', {}).then(() => order.push('app.info'));

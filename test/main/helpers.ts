@@ -1,7 +1,8 @@
 import { afterAll, afterEach, expect } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { encodeTable } from '../../core/io/container';
 import { main } from '../../main/cli';
 import { defaultRegistry } from '../../main/services/engines';
 import type { RunSummary } from '../../main/api';
@@ -109,4 +110,17 @@ export async function runExample(name: string, engine: string) {
   } finally {
     data.cleanup();
   }
+}
+
+/**
+ * A done run of the counter engine holding one particle table of `rows` rows (x = i mod m, y = 3i
+ * mod m, z = 7i mod m, r = 0.5), written to `dir`: for the tests of large reads and exports.
+ */
+export function largeTableRun(s: Services, dir: string, name: string, rows: number, m: number): string {
+  const path = join(dir, `${name}.pbt`);
+  const column = (k: number) => Float64Array.from({ length: rows }, (_, i) => (i * k) % m);
+  writeFileSync(path, encodeTable({ kind: 'table', name: 'particles', columns: { x: column(1), y: column(3), z: column(7), r: new Float64Array(rows).fill(0.5) }, meta: {} }));
+  const [id] = s.store.insertRuns([{ name, engine: 'counter', spec: { engine: 'counter', name, seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+  s.store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [{ kind: 'table', name: 'particles', path, bytes: statSync(path).size, checksum: '', meta: {} }], wallSeconds: 1 });
+  return id;
 }

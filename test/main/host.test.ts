@@ -11,13 +11,12 @@ import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { encodeTable } from '../../core/io/container';
 import { startHost, type Host } from '../../main/host/server';
 import type { Services } from '../../main/services/services';
 import { chunkTransfer, decodeMessage, encodeMessage, MAX_FRAME_BYTES } from '../../main/wire';
 import { createWsApi, type WsApi } from '../../renderer/src/bridge/client';
 import { makeReadOnly } from './faults';
-import { fixtureServices, rejection, tempDir } from './helpers';
+import { fixtureServices, largeTableRun, rejection, tempDir } from './helpers';
 
 const t = tempDir('packbench-host-');
 let services: Services;
@@ -309,11 +308,7 @@ describe('web host under faults', () => {
   it('abandons an export under way when its client has gone: the call ends there, its files go, nothing is sent or logged', async () => {
     // 600,000 rows: a CSV of seconds. Before, a closed tab's export ran to its end and its 30 MB
     // were read into memory for a socket that was gone, holding a heavy turn meanwhile.
-    const n = 600_000, path = join(t.dir, 'abandoned.pbt');
-    const f = (k: number) => Float64Array.from({ length: n }, (_, i) => (i * k) % 997);
-    writeFileSync(path, encodeTable({ kind: 'table', name: 'particles', columns: { x: f(1), y: f(3), z: f(7), r: new Float64Array(n).fill(0.5) }, meta: {} }));
-    const [id] = services.store.insertRuns([{ name: 'abandoned', engine: 'counter', spec: { engine: 'counter', name: 'abandoned', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
-    services.store.finishRun(id, { status: 'done', metrics: {}, series: [], artifacts: [{ kind: 'table', name: 'particles', path, bytes: statSync(path).size, checksum: '', meta: {} }], wallSeconds: 1 });
+    const id = largeTableRun(services, t.dir, 'abandoned', 600_000, 997);
     let outcome!: Promise<unknown>;
     const watched = { ...services, dispatch: ((method, params, signal) => {
       const call = services.dispatch(method, params, signal);
