@@ -65,7 +65,7 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-gradation.png') });
   });
 
-  it("shows every engine's name, every status, every header, a run's progress and its actions whole, at 1024, 1280, 1440 and 1920 px", async () => {
+  it("shows every engine's name, every status, every header, a run's progress, its time and its actions whole, at 1024, 1280, 1440 and 1920 px", async () => {
     // Queued (the queue is not started): one run of each engine, by their ids, and a cancelled one,
     // the longest status ('running' and 'cancelled' read 'runni…' and 'cance…' at 78 px).
     const ids = await page.evaluate(async () => {
@@ -81,7 +81,11 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
       const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'voxel', name: 'cancelled run', seed: 1, params: {} } });
       await api.call('runs.cancel', { id: runIds[0] });
     });
+    // A finished run that worked just under 10 hours: its time is the longest the Time column shows (9:59:59).
+    const [long] = services.store.insertRuns([{ name: 'long run', engine: 'voxel', spec: { engine: 'voxel', name: 'long run', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+    services.store.finishRun(long, { status: 'done', metrics: {}, series: [], artifacts: [], wallSeconds: 10 * 3600 - 1 });
     await page.locator('[data-testid^="queue-row-"][data-status="cancelled"]').waitFor();
+    await page.locator(`[data-testid="queue-row-${long}"]`).waitFor();
     await page.locator('[data-testid^="queue-row-"][data-status="queued"]').nth(3).waitFor();
     await page.locator('.bar-text', { hasText: 'inserting' }).waitFor();
     for (const width of [1024, 1280, 1440, 1920]) {
@@ -89,7 +93,7 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
       const cut = await page.$$eval('[data-testid="queue"] table', ([table]) => {
         const heads = Array.from(table.querySelectorAll('thead th'));
         const column = (name: string) => Array.from(table.querySelectorAll(`tbody tr[data-testid] td:nth-child(${heads.findIndex((th) => th.textContent === name) + 1})`));
-        const cells = [...heads, ...column('Engine'), ...column('Status')];
+        const cells = [...heads, ...column('Engine'), ...column('Status'), ...column('Time'), ...column('ETA')];
         const bars = Array.from(table.querySelectorAll('.bar'), (bar) => [bar, bar.querySelector('.bar-text')!] as const).filter(([bar, text]) => text.scrollWidth > bar.clientWidth);
         return [...cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent), ...bars.map(([, text]) => text.textContent)];
       });
