@@ -421,7 +421,7 @@ export class RunStore {
     this.runsDir = join(dirname(resolve(file)), 'runs');
     const binding = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
     if (options.readOnly) {
-      this.db = openForReading(file, binding);
+      this.db = openForReadingMigrated(file, binding, options);
       return;
     }
     this.db = openDatabase(file, binding);
@@ -992,15 +992,37 @@ function openForReading(file: string, binding: Database.Options): Database.Datab
 }
 
 /**
+ * openForReading of a database an older PackBench wrote, migrated first where the folder can be
+ * written, as the app or a command that writes would migrate it at its next opening. Commands that
+ * only read (`packbench runs list`) open read-only, and after an update that added a migration the
+ * first of them refused the whole folder, telling the user to run one that writes (`queue run`,
+ * which starts the queued runs). Where the migration cannot be made (a read-only or full folder),
+ * the schema error stands, with why.
+ */
+function openForReadingMigrated(file: string, binding: Database.Options, options: StoreOptions): Database.Database {
+  try {
+    return openForReading(file, binding);
+  } catch (err) {
+    if ((err as { olderSchema?: boolean }).olderSchema !== true) throw err;
+    try {
+      new RunStore(file, { ...options, readOnly: false }).close();
+    } catch (fault) {
+      throw Object.assign(new Error(`${(err as Error).message} (migrating it failed here: ${(fault as Error).message})`), { code: 'PACKBENCH_SCHEMA_VERSION' });
+    }
+    return openForReading(file, binding);
+  }
+}
+
+/**
  * A database of another schema version than this PackBench's: written by a newer PackBench, or an
- * older one's that a read-only open cannot migrate. Its code marks it as a state of the data folder,
+ * older one's that a read-only open cannot migrate (olderSchema). Its code marks it as a state of the data folder,
  * not a fault of ours (the CLI prints the message without a stack).
  */
 function schemaVersionError(version: number): Error {
   const message = version > MIGRATIONS.length
     ? `database schema version ${version} is newer than this PackBench (${MIGRATIONS.length}); update PackBench`
-    : `database schema version ${version} is older than this PackBench's (${MIGRATIONS.length}) and is migrated only where the data folder can be written: open it once with the app, the web host or a command that writes (packbench queue run)`;
-  return Object.assign(new Error(message), { code: 'PACKBENCH_SCHEMA_VERSION' });
+    : `database schema version ${version} is older than this PackBench's (${MIGRATIONS.length}) and can be migrated only where the data folder can be written: make it writable, then open it with any packbench command, the app or the web host`;
+  return Object.assign(new Error(message), { code: 'PACKBENCH_SCHEMA_VERSION', olderSchema: version < MIGRATIONS.length });
 }
 
 interface ShapeRow {
