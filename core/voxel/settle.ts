@@ -405,17 +405,22 @@ class Settler {
   /**
    * Every pair that shares a voxel (key i · count + j, i < j): its depth in `depths`, the smaller
    * volume-equivalent diameter of the two in `diameters`. Progress: particles measured of all.
+   * False when `stop` said stop (asked at each progress report).
    */
-  allPairs(depths: Map<number, number>, diameters: Map<number, number>, progress: AnalysisProgress, part: string): void {
+  allPairs(depths: Map<number, number>, diameters: Map<number, number>, progress: AnalysisProgress, part: string, stop: () => boolean = () => false): boolean {
     const total = this.p.count, ids = this.hood.ids;
     for (let k = 0; k < ids.length; k++) {
-      if (k % PROGRESS_EVERY === 0) progress(k, ids.length, part);
+      if (k % PROGRESS_EVERY === 0) {
+        if (stop()) return false;
+        progress(k, ids.length, part);
+      }
       const i = ids[k];
       this.contacts(i, true, (j, depth) => {
         depths.set(i * total + j, depth);
         diameters.set(i * total + j, Math.min(this.diameterOf(i), this.diameterOf(j)));
       });
     }
+    return true;
   }
 
   /** The deepest interpenetration over all pairs. */
@@ -434,7 +439,9 @@ class Settler {
     const p = this.p, total = p.count, deep = new Map<number, number>();
     // Every sharing pair's depth, kept up to date: pairs change only with a moved particle.
     const depths = new Map<number, number>(), diameters = new Map<number, number>();
-    this.allPairs(depths, diameters, progress, 'measuring overlaps');
+    // A cancel is asked at every progress report, not only between rounds: at 1024³ the measuring
+    // and a round each take minutes, and a cancelled run must stop as soon as it can.
+    if (!this.allPairs(depths, diameters, progress, 'measuring overlaps', stop)) return null;
     const before = deepest(depths, diameters);
     for (const [key, depth] of depths) if (depth > 1 + EPS) deep.set(key, depth);
     /** Only pairs with a moved particle change: theirs are measured again. */
@@ -462,7 +469,6 @@ class Settler {
     const stale = new Uint8Array(total).fill(1), push = new Uint8Array(total).fill(1), around: number[] = [];
     let moves = 0, rounds = 0, stuck = false;
     while (deep.size > 0 && rounds < MAX_ROUNDS) {
-      if (stop()) return null;
       const keys = [...deep.keys()].sort((a, b) => a - b), moved: number[] = [];
       const part = `round ${rounds + 1} of ≤ ${MAX_ROUNDS}`;
       const record = (k: number): void => {
@@ -473,7 +479,10 @@ class Settler {
         for (const a of around) stale[a] = push[a] = 1;
       };
       for (let n = 0; n < keys.length; n++) {
-        if (n % PROGRESS_EVERY === 0) progress(rounds + n / keys.length, MAX_ROUNDS, part);
+        if (n % PROGRESS_EVERY === 0) {
+          if (stop()) return null;
+          progress(rounds + n / keys.length, MAX_ROUNDS, part);
+        }
         const key = keys[n], i = Math.floor(key / total), j = key - i * total;
         if (movedAt[i] === rounds || movedAt[j] === rounds) continue;
         // The upper particle of the pair first (the lower one carries it), then the lower; when
@@ -532,12 +541,14 @@ class Settler {
     for (const i of ids) if (movedAt[i] >= 0) restless[i] = 1;
     let sunk = 0;
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      if (stop()) return -1;
       const order = ids.filter((i) => restless[i] !== 0).sort((a, b) => p.pz[a] - p.pz[b] || a - b), moved: number[] = [];
       restless.fill(0);
       const part = `sinking, round ${round + 1} of ≤ ${MAX_ROUNDS}`;
       for (let n = 0; n < order.length; n++) {
-        if (n % PROGRESS_EVERY === 0) progress(round + n / order.length, MAX_ROUNDS, part);
+        if (n % PROGRESS_EVERY === 0) {
+          if (stop()) return -1;
+          progress(round + n / order.length, MAX_ROUNDS, part);
+        }
         const m = order[n];
         if (!this.improve(m, 'sink')) continue;
         moved.push(m);
@@ -679,8 +690,8 @@ export function interpenetration(packer: Packer, progress: AnalysisProgress = no
 
 /**
  * The settling pass: moves the particles of pairs deeper than one voxel apart (see above). `stop`
- * is asked before every round (a cancel: the pass of a 1024³ fill took minutes); null when it
- * said stop. `progress` hears how far it is in each part (Settler.settle): the pass of a 1024³
+ * is asked at every progress report, every PROGRESS_EVERY particles (a cancel: the pass of a 1024³
+ * fill took minutes); null when it said stop. `progress` hears how far it is in each part (Settler.settle): the pass of a 1024³
  * fill took minutes.
  */
 export function settle(packer: Packer): Settled;

@@ -147,12 +147,12 @@ describe('voxel engine', () => {
     expect(slow.metrics.voxelChecks).toBe(fast.metrics.voxelChecks);
   });
 
-  it('a cancel after the packing stops the settling pass between rounds and skips the finalisation and analysis', () => {
+  it('a cancel after the packing stops the settling pass at its next look and skips the finalisation and analysis', () => {
     // Settling, finalisation and analysis took seconds each (736 ellipsoids: 1.8 s, 0.6 s, 2.5 s)
     // and a cancel waited for all of them.
     let looksOfPacking = 0;
     pack(mixture(), { ...ctx(5), cancelled: () => (looksOfPacking++, false) });
-    for (const after of [0, 1]) {
+    for (const after of [0, 2]) {
       const phases: string[] = [];
       const r = run(mixture(), { ...ctx(5, looksOfPacking + after), progress: (q) => { phases.push(q.phase ?? ''); } });
       expect(r.cancelled).toBe(true);
@@ -161,8 +161,9 @@ describe('voxel engine', () => {
       expect(r.metrics.settlingRounds).toBeUndefined();
       expect(r.artifacts).toEqual([]);
       expect(phases).not.toContain('finalising');
-      // after = 1: the pass began (its rounds would set settlingRounds) and stopped at its first round.
-      expect(phases.some((p) => p.startsWith('settling'))).toBe(after === 1);
+      // after = 2: the pass began (its first look let it report) and stopped at its next look (its
+      // rounds would set settlingRounds).
+      expect(phases.some((p) => p.startsWith('settling'))).toBe(after === 2);
     }
   });
 

@@ -153,6 +153,26 @@ describe('final settling pass', () => {
     expect(s.after.deepPairs).toBe(0);
   });
 
+  it('stops within one progress stride of a cancel, also while it measures the overlaps: nothing is reported after', () => {
+    // The 20-voxel spheres' bed of the test above: 792 particles, so the measuring reports 13 times.
+    // Asked only between rounds, a cancel waited for the whole measuring (at 1024³, minutes).
+    const bed = voxelParamsSchema.parse({
+      box: { size: [12.8, 12.8, 6.4], resolution: 20 },
+      mixture: { types: [{ shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, rotationStep: 10 }] },
+      reboundProbability: 0.25, reboundRule: 'move', freezingInterval: 50, insertionInterval: 20,
+      analysis: { enabled: false },
+    });
+    const { packer } = pack(bed, ctx(1));
+    let cancelled = false;
+    const after: string[] = [];
+    const s = settle(packer, () => cancelled, (done, _total, part) => {
+      if (cancelled) after.push(`${part} ${done}`);
+      else if (done > 0) cancelled = true; // the second report: the measuring is under way
+    });
+    expect(s).toBeNull();
+    expect(after).toEqual([]);
+  });
+
   it('in a run: metrics before and after, the result written where the particles moved; off leaves the packing as packed', () => {
     const on = run(params, 2), off = run({ ...params, finalSettling: false }, 2);
     expect(on.metrics.packedInterpenetrationVoxels).toBe(off.metrics.interpenetrationVoxels);
