@@ -133,16 +133,19 @@ describe('final settling pass', () => {
     expect(s.after.deepPairs).toBe(0);
   });
 
+  /**
+   * 20-voxel spheres at issue 19's settings, packed: 792 particles, many of which could drop a voxel
+   * (353 did when the sinking spread to every neighbour of a sunk particle).
+   */
+  const sphereBed = () => pack(voxelParamsSchema.parse({
+    box: { size: [12.8, 12.8, 6.4], resolution: 20 },
+    mixture: { types: [{ shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, rotationStep: 10 }] },
+    reboundProbability: 0.25, reboundRule: 'move', freezingInterval: 50, insertionInterval: 20,
+    analysis: { enabled: false },
+  }), ctx(1)).packer;
+
   it('sinks only particles the rounds moved, not the rest of the bed', () => {
-    // 20-voxel spheres at issue 19's settings: the packed bed has many particles that could drop
-    // a voxel (353 of 792 did when the sinking spread to every neighbour of a sunk particle).
-    const bed = voxelParamsSchema.parse({
-      box: { size: [12.8, 12.8, 6.4], resolution: 20 },
-      mixture: { types: [{ shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, rotationStep: 10 }] },
-      reboundProbability: 0.25, reboundRule: 'move', freezingInterval: 50, insertionInterval: 20,
-      analysis: { enabled: false },
-    });
-    const { packer } = pack(bed, ctx(1));
+    const packer = sphereBed();
     const at = (i: number) => `${packer.px[i]} ${packer.py[i]} ${packer.pz[i]}`;
     const packed = Array.from({ length: packer.count }, (_, i) => at(i));
     const s = settle(packer);
@@ -154,15 +157,9 @@ describe('final settling pass', () => {
   });
 
   it('stops within one progress stride of a cancel, also while it measures the overlaps: nothing is reported after', () => {
-    // The 20-voxel spheres' bed of the test above: 792 particles, so the measuring reports 13 times.
-    // Asked only between rounds, a cancel waited for the whole measuring (at 1024³, minutes).
-    const bed = voxelParamsSchema.parse({
-      box: { size: [12.8, 12.8, 6.4], resolution: 20 },
-      mixture: { types: [{ shape: { kind: 'sphere' }, size: { law: 'fixed', value: 1 }, rotationStep: 10 }] },
-      reboundProbability: 0.25, reboundRule: 'move', freezingInterval: 50, insertionInterval: 20,
-      analysis: { enabled: false },
-    });
-    const { packer } = pack(bed, ctx(1));
+    // 792 particles, so the measuring reports 13 times. Asked only between rounds, a cancel waited
+    // for the whole measuring (at 1024³, minutes).
+    const packer = sphereBed();
     let cancelled = false;
     const after: string[] = [];
     const s = settle(packer, () => cancelled, (done, _total, part) => {
