@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -62,30 +62,46 @@ describe('checkpoint files (main/workers/checkpoint.ts)', () => {
 });
 
 describe('an interrupted voxel run resumes from its checkpoint', () => {
-  it('kill -9 of `queue run`, then `queue run` again: the run resumes (resumedFromStep) to the packing of an uninterrupted run', async () => {
-    const spec = { engine: 'voxel', name: 'resume', seed: 3, params: { box: { size: [16, 16, 4], resolution: 20 }, analysis: { enabled: false } } };
-    const interrupted = folder(), plain = folder();
-    // The uninterrupted run to compare with, meanwhile (in this process, in a folder of its own).
-    writeFileSync(join(plain, 'spec.json'), JSON.stringify(spec));
-    const uninterrupted = cliIn(plain, '--json', 'run', join(plain, 'spec.json'));
-    later(() => uninterrupted.then(() => undefined, () => undefined)); // before its folder goes, when the test fails
-    const file = join(interrupted, 'spec.json');
+  // The run packs for about 2.5 s on an idle machine, 1 s of it after the first checkpoint (10 x 10 x 4
+  // got too quick for these tests with the phases).
+  const spec = { engine: 'voxel', name: 'resume', seed: 3, params: { box: { size: [16, 16, 4], resolution: 20 }, analysis: { enabled: false } } };
+
+  /** Writes the spec into `data` and returns its path. */
+  function specIn(data: string): string {
+    const file = join(data, 'spec.json');
     writeFileSync(file, JSON.stringify(spec));
-    const id = JSON.parse((await cliIn(interrupted, '--json', 'queue', 'add', file)).stdout).runIds[0];
-    const child = spawn(process.execPath, [bin, '--data', interrupted, 'queue', 'run', '--checkpoint-seconds', '1'], { cwd: root, stdio: 'ignore' });
+    return file;
+  }
+
+  /**
+   * The spec queued in `data` and `queue run` started on it in a child process (a checkpoint every
+   * second), once the run's first checkpoint is written: a run finished before it fails here, not
+   * hangs. The child is killed when the test ends, if it has not ended.
+   */
+  async function queueRunToCheckpoint(data: string): Promise<{ id: string; child: ChildProcess; exited: Promise<unknown>; checkpoint: string }> {
+    const id: string = JSON.parse((await cliIn(data, '--json', 'queue', 'add', specIn(data))).stdout).runIds[0];
+    const child = spawn(process.execPath, [bin, '--data', data, 'queue', 'run', '--checkpoint-seconds', '1'], { cwd: root, stdio: 'ignore' });
     const exited = new Promise((r) => child.once('exit', r));
-    const checkpoint = join(interrupted, 'runs', id, CHECKPOINT_FILE);
-    try {
-      // Kill it once a checkpoint is there and the run has gone on a little. (The run packs for about
-      // 2.5 s on an idle machine, 1 s of it after the first checkpoint; a run finished before its
-      // first checkpoint would fail here, not hang. 10 x 10 x 4 got too quick for this with the phases.)
-      for (let i = 0; i < 2400 && !existsSync(checkpoint) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(existsSync(checkpoint), 'a checkpoint was written before the run ended').toBe(true);
-      await new Promise((r) => setTimeout(r, 200));
-    } finally {
+    later(async () => {
       child.kill('SIGKILL');
       await exited;
-    }
+    });
+    const checkpoint = join(data, 'runs', id, CHECKPOINT_FILE);
+    for (let i = 0; i < 2400 && !existsSync(checkpoint) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(checkpoint), 'a checkpoint was written before the run ended').toBe(true);
+    return { id, child, exited, checkpoint };
+  }
+
+  it('kill -9 of `queue run`, then `queue run` again: the run resumes (resumedFromStep) to the packing of an uninterrupted run', async () => {
+    const interrupted = folder(), plain = folder();
+    // The uninterrupted run to compare with, meanwhile (in this process, in a folder of its own).
+    const uninterrupted = cliIn(plain, '--json', 'run', specIn(plain));
+    later(() => uninterrupted.then(() => undefined, () => undefined)); // before its folder goes, when the test fails
+    const { id, child, exited, checkpoint } = await queueRunToCheckpoint(interrupted);
+    // Killed once the run has gone on a little past its checkpoint.
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGKILL');
+    await exited;
     const store = new RunStore(join(interrupted, 'packbench.db'));
     expect(store.getSummary(id)!.status).toBe('running');
     store.close();
@@ -109,16 +125,8 @@ describe('an interrupted voxel run resumes from its checkpoint', () => {
   }, 300_000);
 
   it('Ctrl-C (or SIGTERM) of `queue run` keeps the checkpoint: the run resumes from it, as after kill -9, not from its beginning', async () => {
-    const spec = { engine: 'voxel', name: 'resume', seed: 3, params: { box: { size: [16, 16, 4], resolution: 20 }, analysis: { enabled: false } } };
     const data = folder();
-    const file = join(data, 'spec.json');
-    writeFileSync(file, JSON.stringify(spec));
-    const id = JSON.parse((await cliIn(data, '--json', 'queue', 'add', file)).stdout).runIds[0];
-    const child = spawn(process.execPath, [bin, '--data', data, 'queue', 'run', '--checkpoint-seconds', '1'], { cwd: root, stdio: 'ignore' });
-    const exited = new Promise((r) => child.once('exit', r));
-    const checkpoint = join(data, 'runs', id, CHECKPOINT_FILE);
-    for (let i = 0; i < 2400 && !existsSync(checkpoint) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(existsSync(checkpoint), 'a checkpoint was written before the run ended').toBe(true);
+    const { id, child, exited, checkpoint } = await queueRunToCheckpoint(data);
     child.kill('SIGINT');
     await exited;
     expect(existsSync(checkpoint)).toBe(true);
