@@ -184,7 +184,9 @@ export class WorkerPool {
 
   /** Bytes of the budget the pool's workers hold: runs, tasks, and idle task workers (WORKER_BYTES each). */
   reservedBytes(): number {
-    return this.busyBytes() + this.idleCount * WORKER_BYTES;
+    let idle = 0;
+    for (const list of this.idle.values()) idle += list.length;
+    return this.busyBytes() + idle * WORKER_BYTES;
   }
 
   /** Bytes held by running runs and tasks: what a new run or task must fit beside (idle task workers make room for it). */
@@ -205,7 +207,6 @@ export class WorkerPool {
    * let go (letIdleGo) as soon as a run or task needs the room.
    */
   private readonly idle = new Map<string, { worker: Worker; timer: NodeJS.Timeout }[]>();
-  private idleCount = 0;
 
   /**
    * Runs a one-off task (an import, an engine's checks) in a worker thread under the same memory
@@ -268,7 +269,6 @@ export class WorkerPool {
   private takeIdle(file: string): Worker | undefined {
     const idle = this.idle.get(file)?.pop();
     if (!idle) return undefined;
-    this.idleCount--;
     clearTimeout(idle.timer);
     idle.worker.ref();
     return idle.worker;
@@ -287,12 +287,10 @@ export class WorkerPool {
       worker,
       timer: setTimeout(() => {
         list.splice(list.indexOf(entry), 1);
-        this.idleCount--;
         void worker.terminate();
       }, TASK_WORKER_IDLE_MS).unref(),
     };
     list.push(entry);
-    this.idleCount++;
   }
 
   /**
@@ -304,7 +302,6 @@ export class WorkerPool {
     for (const list of this.idle.values()) {
       while (list.length > 0 && this.reservedBytes() + bytes > this.memoryBudgetBytes) {
         const { worker, timer } = list.pop()!;
-        this.idleCount--;
         clearTimeout(timer);
         exits.push(worker.terminate());
       }
