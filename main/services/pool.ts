@@ -436,11 +436,16 @@ export class WorkerPool {
     const entries = [...this.jobs.values()];
     for (const e of entries) e.job.cancel();
     if (entries.length === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(entries.map((e) => e.job.done)), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
-    clearTimeout(timer);
+    await allWithin(entries.map((e) => e.job.done), timeoutMs);
     await Promise.all(entries.map((e) => e.entry.worker?.terminate()));
   }
+}
+
+/** Waits until every one of `jobs` has settled, or `ms` have passed, whichever comes first (a close's grace for its runs). */
+export async function allWithin(jobs: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(jobs), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 const TASK_WORKER_IDLE_MS = 10_000;

@@ -15,7 +15,7 @@ import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, type ApiIssue,
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import { Limiter } from './limiter';
-import { formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
+import { allWithin, formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
 import { storageFault } from './handlers';
 import { CHECKPOINT_FILE } from '../workers/checkpoint';
 import type { CheckOutcome, CheckTask } from '../workers/protocol';
@@ -847,9 +847,7 @@ export class JobQueue {
     const stopping = jobs.filter((j) => j.stopping);
     for (const j of jobs) if (!j.stopping) j.cancel(true);
     if (stopping.length > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(stopping.map((j) => j.done)), new Promise((r) => (timer = setTimeout(r, this.stopGraceMs)))]);
-      clearTimeout(timer);
+      await allWithin(stopping.map((j) => j.done), this.stopGraceMs);
       for (const j of stopping) j.cancel(true); // nothing for those that ended
     }
     await Promise.all(jobs.map((j) => j.done));
