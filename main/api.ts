@@ -587,7 +587,8 @@ export interface Methods {
   'runs.resume': { params: P<'runs.resume'>; result: RunSummary };
   'runs.cancel': { params: P<'runs.cancel'>; result: RunSummary };
   'runs.stop': { params: P<'runs.stop'>; result: RunSummary };
-  'runs.rerun': { params: P<'runs.rerun'>; result: { batchId: string | null; runIds: string[]; warnings: ApiIssue[] } };
+  /** The runs queued, the fields with no effect, and the memory the largest needs (as runs.validate says them). */
+  'runs.rerun': { params: P<'runs.rerun'>; result: { batchId: string | null; runIds: string[]; warnings: ApiIssue[] } & MemoryEstimate };
   'runs.delete': { params: P<'runs.delete'>; result: Record<string, never> };
   'runs.setPriority': { params: P<'runs.setPriority'>; result: RunSummary };
   'runs.metricNames': { params: P<'runs.metricNames'>; result: string[] };

@@ -731,6 +731,7 @@ naming it, and queues nothing; fields that have no effect are said on stderr.
           throw invalidSpec(err, `cannot re-run ${id}: invalid spec`, where);
         });
         warningLines(r.warnings, where).forEach(info);
+        if (!globals().json) info(memoryLine(r.runIds.length, r));
         print(`queued ${r.runIds.join(' ')}: a re-run of ${id}${r.batchId ? ` (batch ${r.batchId})` : ''}`, r);
       });
     });

@@ -735,9 +735,10 @@ export class JobQueue {
    * Queues the run again with the same spec and seed, optionally with some params replaced (laid
    * over its spec as written, by overlay; may hold sweeps) and another seed; checked as enqueue
    * checks a spec, with the fields that have no effect. Issues and warnings are named where their
-   * value came from (bySource). The message's head (a sweep point) stays.
+   * value came from (bySource). The message's head (a sweep point) stays. Answers, as `queue add`
+   * says them, the memory the largest new run needs (memoryEstimate) and the warnings.
    */
-  async rerun(id: string, overrides: Record<string, unknown> = {}, seed?: number): Promise<{ batchId: string | null; runIds: string[]; warnings: ApiIssue[] }> {
+  async rerun(id: string, overrides: Record<string, unknown> = {}, seed?: number): Promise<{ batchId: string | null; runIds: string[]; warnings: ApiIssue[] } & MemoryEstimate> {
     const r = this.mustGet(id);
     const spec: RunSpec = { ...r.spec, seed: seed ?? r.spec.seed, params: overlay(r.spec.params, overrides) as Record<string, unknown> };
     const named = (issues: readonly ApiIssue[]) => bySource(issues, overrides, r.spec.params, id);
@@ -751,7 +752,7 @@ export class JobQueue {
       throw new ApiError(err.code, (at > 0 ? err.message.slice(0, at) : '') + invalidMessage(issues), issues, named(err.warnings ?? []));
     }
     const warnings = named(await this.registry.warnings(spec.engine, rows));
-    return { ...(await this.add(spec, rows)), warnings };
+    return { ...(await this.add(spec, rows)), warnings, ...this.memoryEstimate(rows) };
   }
 
   /** Deletes a run, its series and artifacts (cancelling it first if it runs). */

@@ -787,7 +787,7 @@ describe('packbench runs pause / resume / rerun', () => {
     const r = await cliIn(d.dir, '--json', 'runs', 'rerun', id, '--seed', '7', '--set', 'params.box.resolution=12', '--set', 'params.box.size.2=5', '--set', 'params.reboundProbability=.5');
     expect([r.code, r.stderr]).toEqual([0, '']);
     const out = JSON.parse(r.stdout);
-    expect(out).toEqual({ batchId: null, runIds: [expect.any(String)], warnings: [] });
+    expect(out).toEqual({ batchId: null, runIds: [expect.any(String)], warnings: [], memoryBytes: expect.any(Number), threadsPerRun: 1, memoryBudgetBytes: expect.any(Number) });
     const [a, b] = [await show(id), await show(out.runIds[0])];
     // The spec's other fields (the mixture, the box's other sides) are the run's.
     expect(b).toMatchObject({ status: 'queued', name: a.name, seed: 7, params: { ...a.params, box: { ...a.params.box, size: [4, 4, 5], resolution: 12 }, reboundProbability: 0.5 } });

@@ -154,6 +154,13 @@ describe('the memory a run needs, before it runs', () => {
     await app.close();
     const r = await cliIn(data, 'runs', 'rerun', runIds[0], '--set', 'params.box.size=[3000,3000,3000]');
     expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/^ {2}params \(with --set\): the run needs about [\d.]+ TiB with 3 threads, more than the memory budget/m)]);
+    // Queued, it says its estimate as `queue add` does: on stderr, and with --json in the answer.
+    const bytes = voxelEngine.estimateMemoryBytes(voxelEngine.paramsSchema.parse(params(4))) + 2 * WORKER_BYTES;
+    const again = await cliIn(data, 'runs', 'rerun', runIds[0]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`^memory: about ${formatBytes(bytes)} with 3 threads \\(budget \\d+(\\.\\d)? GiB\\)$`, 'm'));
+    const json = await cliIn(data, '--json', 'runs', 'rerun', runIds[0]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ memoryBytes: bytes, threadsPerRun: 3, memoryBudgetBytes: expect.any(Number) });
   });
 
   it('`run --threads 2` prints the estimate with the voxel run\'s helper worker counted', async () => {

@@ -252,7 +252,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
           case 'batches.list':
             return p.ids ? fake.batches.filter((b) => p.ids.includes(b.id)) : fake.batches.slice(0, p.limit ?? 200);
           case 'runs.rerun':
-            return { batchId: null, runIds: [`r${nextRun++}`], warnings: [] };
+            return { batchId: null, runIds: [`r${nextRun++}`], warnings: [], memoryBytes: 3 * 2 ** 30, threadsPerRun: 1, memoryBudgetBytes: 16 * 2 ** 30 };
           case 'runs.delete':
             fake.runs = fake.runs.filter((r) => r.id !== p.id);
             return {};
