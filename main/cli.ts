@@ -212,7 +212,7 @@ function overridesOf(sets: readonly SetOption[]): Record<string, unknown> {
   return overrides;
 }
 
-/** ' (settling: round 3 of ≤ 50 6.2 %, about 40 s left)' after a run under way, as `runs show` says it; '' for the others. */
+/** ' (settling: round 3 of up to 50, 19 deep pairs 6.2 %, about 40 s left)' after a run under way, as `runs show` says it; '' for the others. */
 function paceText(r: RunSummary): string {
   const pace = runPace(r);
   return pace ? ` (${r.progress.phase ? `${r.progress.phase} ` : ''}${progressPercent(r, 1)} %, ${timeLeft(pace.etaSeconds)})` : '';

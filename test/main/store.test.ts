@@ -368,19 +368,19 @@ describe('RunStore', () => {
       expect(remainingSeconds(r, t0 + 1000_000)).toBeCloseTo(3000, 6);
       r = at(3600, { done: 1000, total: 1000, phase: 'packing' });
       expect(remainingSeconds(r, t0 + 3600_000)).toBe(null);
-      // The settling's rounds (another total): 5 of 50 after 60 s of it, 540 s left, not 9 hours.
-      r = at(3600, { done: 0, total: 50, phase: 'settling: round 1 of ≤ 50' });
+      // The settling's first round (another total): 5 of its 50 pairs after 60 s of it, 540 s left, not 9 hours.
+      r = at(3600, { done: 0, total: 50, phase: 'settling: round 1 of up to 50, 50 deep pairs' });
       expect(r.progress).toMatchObject(from(3600, 0));
-      r = at(3660, { done: 5, total: 50, phase: 'settling: round 6 of ≤ 50' });
+      r = at(3660, { done: 5, total: 50, phase: 'settling: round 1 of up to 50, 50 deep pairs' });
       expect(r.progress).toMatchObject(from(3600, 0));
       expect(remainingSeconds(r, t0 + 3660_000)).toBeCloseTo(540, 2);
       // The next phase of the same total from 0: a new scale too, from its first report.
       store.setStatus(id, 'paused');
       vi.setSystemTime(t0 + 3700_000);
       store.setStatus(id, 'running');
-      r = at(3700, { done: 0, total: 50, phase: 'settling: sinking, round 1 of ≤ 50' });
+      r = at(3700, { done: 0, total: 50, phase: 'settling: sinking, round 1 of up to 50, 50 particles' });
       expect(r.progress).toMatchObject(from(3660, 0));
-      r = at(3710, { done: 10, total: 50, phase: 'settling: sinking, round 10 of ≤ 50' });
+      r = at(3710, { done: 10, total: 50, phase: 'settling: sinking, round 1 of up to 50, 50 particles' });
       expect(remainingSeconds(r, t0 + 3710_000)).toBeCloseTo(40, 2);
       // Another attempt starts from 0 again.
       store.requeue(id, 'test');

@@ -133,6 +133,24 @@ describe('final settling pass', () => {
     expect(s.after.deepPairs).toBe(0);
   });
 
+  it("reports each round against its own pairs (or particles, sinking), not the bound of 50 rounds", () => {
+    // Against the bound, one round of the 2 to 12 a pass takes read as 2 % done: the time left
+    // was that of 50 rounds.
+    const { packer } = pack(params, ctx(2));
+    const reports: [number, number, string][] = [];
+    const s = settle(packer, () => false, (done, total, part) => reports.push([done, total, part]));
+    const parts = [...new Set(reports.map(([, , part]) => part))];
+    const rounds = parts.filter((part) => part.startsWith('round '));
+    expect(rounds.map((part) => part.replace(/, \d+ deep pairs$/, ''))).toEqual(Array.from({ length: s!.rounds }, (_, r) => `round ${r + 1} of up to ${MAX_ROUNDS}`));
+    expect(rounds[0]).toBe(`round 1 of up to ${MAX_ROUNDS}, ${s!.before.deepPairs} deep pairs`);
+    expect(parts.filter((part) => part.startsWith('sinking, round ')).length).toBeGreaterThan(0);
+    for (const part of parts.filter((p) => p !== 'measuring overlaps')) {
+      const counted = Number(/, (\d+) (deep pairs|particles)$/.exec(part)![1]), mine = reports.filter(([, , p]) => p === part);
+      // From 0 by the progress stride, every report against the count the part names.
+      expect(mine.map(([done, total]) => [done, total]), part).toEqual(Array.from({ length: Math.ceil(counted / 64) }, (_, k) => [64 * k, counted]));
+    }
+  });
+
   /**
    * 20-voxel spheres at issue 19's settings, packed: 792 particles, many of which could drop a voxel
    * (353 did when the sinking spread to every neighbour of a sunk particle).
