@@ -19,7 +19,7 @@
  *   them itself before (and refused above 10,000).
  * - `large`: a ball mill of 2,000,000 balls as it is stored (its particle table and its series, the
  *   collision frequency per ball a number per ball): runs.particles as the inspector asks (200,000)
- *   and whole, runs.export json and csv, each 3 times; the loop delay is perf_hooks'
+ *   and whole, runs.series, runs.export json and csv, each 3 times; the loop delay is perf_hooks'
  *   monitorEventLoopDelay's max, the best and worst of the 3 (the machine may be shared).
  * `npm run bench -- host-loop [--only bundle,sweep,exports,checks,history,large]`.
  */
@@ -205,6 +205,7 @@ try {
     const cases: [string, () => Promise<Uint8Array | null>][] = [
       ['runs.particles, 200,000 of them (the inspector)', async () => (await s.dispatch('runs.particles', { id, limit: 200_000 }), null)],
       ['runs.particles, all of them', async () => (await s.dispatch('runs.particles', { id, limit: N }), null)],
+      ["runs.series (the inspector's plots)", async () => (await s.dispatch('runs.series', { id }), null)],
       ['runs.export json (the series)', async () => (await s.dispatch('runs.export', { id, format: 'json' })).bytes],
       ['runs.export csv', async () => (await s.dispatch('runs.export', { id, format: 'csv' })).bytes],
     ];

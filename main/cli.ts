@@ -631,7 +631,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const offInterrupt = onInterrupt(() => void (interrupted = true));
         let result;
         try {
-          result = await exportRun(exportableRun(r, s, o.format), o.format, out, (f) => {
+          result = await exportRun(await exportableRun(r, s, o.format), o.format, out, (f) => {
             if (interrupted) throw new CliError(`interrupted: nothing was written to ${out}`, 130);
             if (tty) io.stderr(`\rexporting ${(f * 100).toFixed(0)}%\x1b[K`);
           });

@@ -269,6 +269,23 @@ describe('API contract', () => {
     await s.dispatch('runs.delete', { id });
   });
 
+  it("answers other calls while it reads a large run's series, and a run deleted meanwhile is not_found", async () => {
+    // Two columns of 400,000 points each (a ball mill's collision frequency per ball): all read in one
+    // query, they held the thread that serves every call (2,000,000 points: 30-60 ms).
+    const n = 400_000, x = Float64Array.from({ length: n }, (_, i) => i), y = Float64Array.from({ length: n }, (_, i) => (i * 7) % 13);
+    const [id] = s.store.insertRuns([{ name: 'long series', engine: 'counter', spec: { engine: 'counter', name: 'long series', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+    s.store.finishRun(id, { status: 'done', metrics: {}, series: [{ name: 'frequency', xLabel: 'ball', yLabel: 'impacts', kind: 'bar', x, y }, { name: 'energy', xLabel: 't', yLabel: 'E', kind: 'line', x: y, y: x }], wallSeconds: 1 });
+    const order: string[] = [];
+    const series = s.dispatch('runs.series', { id }).then((r) => (order.push('runs.series'), r));
+    await s.dispatch('app.info', {}).then(() => order.push('app.info'));
+    const read = await series;
+    expect(order).toEqual(['app.info', 'runs.series']);
+    expect(read.map((r) => [r.name, r.kind, r.x.length, r.y[n - 1]])).toEqual([['frequency', 'bar', n, y[n - 1]], ['energy', 'line', n, n - 1]]);
+    const gone = s.dispatch('runs.series', { id }).catch((err: unknown) => err);
+    await s.dispatch('runs.delete', { id });
+    expect(await gone).toMatchObject({ code: 'not_found', message: `run ${id} was deleted while its series were read` });
+  });
+
   it('answers other calls while it reads an x slice of a large volume (every plane of it), and the slice is right', async () => {
     // 256 x 256 x 64 (16 MB): an x slice read every z plane with readSync in one go; of a 1024³ volume, 4 GiB.
     const [nx, ny, nz] = [256, 256, 64], path = join(t.dir, 'large.pbv');

@@ -55,7 +55,7 @@ describe('runs.export', () => {
   });
 
   it("reads a run's series only for the formats that write them (a number per ball of a ball mill is tens of MB)", async () => {
-    const series = vi.spyOn(s.store, 'series');
+    const series = vi.spyOn(s.store, 'seriesInSteps');
     try {
       await s.dispatch('runs.export', { id: runId, format: 'metrics-csv' });
       expect(series).not.toHaveBeenCalled();

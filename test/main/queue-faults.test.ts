@@ -115,7 +115,7 @@ describe('queue faults', () => {
     // Within a few polls of the queue (every 100 ms here); before, the first run stayed 'running' for good.
     await Promise.race([s.queue.waitFor(runIds), new Promise((r) => setTimeout(r, 10_000))]);
     expect(s.store.getSummary(runIds[0])).toMatchObject({ status: 'done', metrics: { steps: 20 } });
-    expect(s.store.series(runIds[0]).map((x) => x.name)).toEqual(['sum']);
+    expect((await s.dispatch('runs.series', { id: runIds[0] })).map((x) => x.name)).toEqual(['sum']);
     expect(s.store.getSummary(runIds[1])).toMatchObject({ status: 'done', metrics: { steps: 3 } });
   });
 });

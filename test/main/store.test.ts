@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { dirname, join } from 'node:path';
 import { RunStore, SCHEMA_VERSION, type NewRun } from '../../main/services/store';
+import { inTurns } from '../../main/services/turns';
 import { tempDir } from './helpers';
 import { remainingSeconds } from '../../main/api';
 import { resolveParticleColumns } from '../../renderer/src/workspaces/inspector/particleColumns';
@@ -223,7 +224,7 @@ describe('RunStore', () => {
     expect(() => new RunStore(file)).toThrow(/newer than this PackBench/);
   });
 
-  it('stores outcomes: metrics (numeric ones filterable), series as Float64Array, artifacts', () => {
+  it('stores outcomes: metrics (numeric ones filterable), series as Float64Array, artifacts', async () => {
     const { store } = open();
     const [id] = store.insertRuns([run(1)]);
     store.finishRun(id, {
@@ -236,14 +237,14 @@ describe('RunStore', () => {
     const r = store.getRun(id)!;
     expect(r.status).toBe('done');
     expect(r.metrics).toEqual({ solidFraction: 0.61, stopReason: 'target' });
-    const [s] = store.series(id);
+    const [s] = await inTurns(store.seriesInSteps(id));
     expect(s.x).toBeInstanceOf(Float64Array);
     expect([...s.y]).toEqual([0.5, 0.6]);
     expect(store.artifacts(id)).toEqual([{ id: 1, kind: 'table', name: 'particles', path: '/x.pbt', bytes: 10, checksum: 'ab', meta: { rows: 2 } }]);
     expect(store.listRuns({ offset: 0, limit: 10, filter: { metric: { name: 'solidFraction', min: 0.6 } } }).total).toBe(1);
     expect(store.listRuns({ offset: 0, limit: 10, filter: { metric: { name: 'solidFraction', max: 0.6 } } }).total).toBe(0);
     store.deleteRun(id);
-    expect(store.series(id)).toEqual([]);
+    expect(await inTurns(store.seriesInSteps(id))).toEqual([]);
     expect(store.db.prepare('SELECT count(*) AS n FROM run_metrics').get()).toEqual({ n: 0 });
   });
 
@@ -318,21 +319,21 @@ describe('RunStore', () => {
     expect(sql).not.toContain('json_extract');
   }, 180_000);
 
-  it("prepares the statements of a run's life once: the second run's claim, progress, finish, requeue and reads prepare nothing", () => {
+  it("prepares the statements of a run's life once: the second run's claim, progress, finish, requeue and reads prepare nothing", async () => {
     const { store } = open();
     const info = { host: null, threads: 1, appVersion: 't', owner: 'h:1' };
-    const life = (id: string) => {
+    const life = async (id: string) => {
       store.claim(id, info);
       store.setProgress(id, { done: 1, total: 2, phase: 'packing' });
-      store.finishRun(id, { status: 'done', metrics: { phi: 0.5 }, series: [], artifacts: [], wallSeconds: 1 });
-      store.series(id);
+      store.finishRun(id, { status: 'done', metrics: { phi: 0.5 }, series: [{ name: 's', xLabel: 'x', yLabel: 'y', kind: 'line', x: Float64Array.of(1), y: Float64Array.of(2) }], artifacts: [], wallSeconds: 1 });
+      await inTurns(store.seriesInSteps(id));
       store.artifacts(id);
       store.requeue(id, 'again');
     };
     const [first, second] = store.insertRuns([run(1), run(2)]);
-    life(first);
+    await life(first);
     const prepare = vi.spyOn(store.db, 'prepare');
-    life(second);
+    await life(second);
     expect(prepare).not.toHaveBeenCalled();
     expect(store.getRun(second)).toMatchObject({ status: 'queued', metrics: { phi: 0.5 }, attempts: 1 });
   });
