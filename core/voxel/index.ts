@@ -61,13 +61,25 @@ export function pack(params: VoxelParams, ctx: EngineContext): Packed {
   }
 }
 
+/**
+ * A checkpoint's fingerprint without the thread count that checkpoints written before 2026-11-27
+ * also held ({ params, seed, threads }), so that a run interrupted then resumes after an update.
+ */
+function withoutThreads(fingerprint: unknown): unknown {
+  if (typeof fingerprint !== 'string') return fingerprint;
+  const { threads: _, ...rest } = JSON.parse(fingerprint) as Record<string, unknown>;
+  return JSON.stringify(rest);
+}
+
 function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: number): Packed {
   const boxVolume = packer.nx * packer.ny * packer.nz;
   let steps: number[] = [], particles: number[] = [], fraction: number[] = [];
-  const store = ctx.checkpoints, fingerprint = JSON.stringify({ params, seed: ctx.seed, threads: packer.threads });
+  // Not the thread count: the packing does not depend on it (README, "All cores in one run"), so a
+  // run resumes from its checkpoint on any (the app's threads per run, another machine, the CLI's --threads).
+  const store = ctx.checkpoints, fingerprint = JSON.stringify({ params, seed: ctx.seed });
   let resumedFromStep = 0;
   const saved = store?.load() ?? null;
-  if (saved !== null && saved.meta.fingerprint === fingerprint) {
+  if (saved !== null && withoutThreads(saved.meta.fingerprint) === fingerprint) {
     packer.restore(saved);
     steps = Array.from(saved.arrays.seriesSteps);
     particles = Array.from(saved.arrays.seriesParticles);
@@ -75,7 +87,7 @@ function packLoop(packer: Packer, params: VoxelParams, ctx: EngineContext, t0: n
     resumedFromStep = packer.counters.steps;
     ctx.log(`resumed from the checkpoint at time step ${resumedFromStep}`);
   } else if (saved !== null) {
-    ctx.log('a checkpoint of other parameters, seed or thread count was found and not used: starting from the beginning');
+    ctx.log('a checkpoint of other parameters or seed was found and not used: starting from the beginning');
   }
   const interval = store !== undefined && store.intervalSeconds > 0 ? store.intervalSeconds * 1000 : Infinity;
   let nextCheckpoint = performance.now() + interval;

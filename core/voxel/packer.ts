@@ -924,7 +924,7 @@ export class Packer {
     };
   }
 
-  /** Continues from a checkpoint() of a packer of the same parameters, seed and thread count. */
+  /** Continues from a checkpoint() of a packer of the same parameters and seed (on any thread count: the moves do not depend on it). */
   restore(c: Checkpoint): void {
     const m = c.meta as ReturnType<Packer['checkpoint']>['meta'] & { shapes: [number, number][]; candidate: number[]; counters: PackerCounters; stopReason: StopReason | null };
     const a = c.arrays;

@@ -75,12 +75,12 @@ describe('an interrupted voxel run resumes from its checkpoint', () => {
 
   /**
    * The spec queued in `data` and `queue run` started on it in a child process (a checkpoint every
-   * second), once the run's first checkpoint is written: a run finished before it fails here, not
-   * hangs. The child is killed when the test ends, if it has not ended.
+   * second, on `threads` threads), once the run's first checkpoint is written: a run finished before
+   * it fails here, not hangs. The child is killed when the test ends, if it has not ended.
    */
-  async function queueRunToCheckpoint(data: string): Promise<{ id: string; child: ChildProcess; exited: Promise<unknown>; checkpoint: string }> {
+  async function queueRunToCheckpoint(data: string, threads = 1): Promise<{ id: string; child: ChildProcess; exited: Promise<unknown>; checkpoint: string }> {
     const id: string = JSON.parse((await cliIn(data, '--json', 'queue', 'add', specIn(data))).stdout).runIds[0];
-    const child = spawn(process.execPath, [bin, '--data', data, 'queue', 'run', '--checkpoint-seconds', '1'], { cwd: root, stdio: 'ignore' });
+    const child = spawn(process.execPath, [bin, '--data', data, 'queue', 'run', '--checkpoint-seconds', '1', '--threads', String(threads)], { cwd: root, stdio: 'ignore' });
     const exited = new Promise((r) => child.once('exit', r));
     later(async () => {
       child.kill('SIGKILL');
@@ -92,18 +92,21 @@ describe('an interrupted voxel run resumes from its checkpoint', () => {
     return { id, child, exited, checkpoint };
   }
 
-  it('kill -9 of `queue run`, then `queue run` again: the run resumes (resumedFromStep) to the packing of an uninterrupted run', async () => {
+  it('kill -9 of `queue run` on 2 threads, then `queue run` again on 1: the run resumes (resumedFromStep) to the packing of an uninterrupted run', async () => {
     const interrupted = folder(), plain = folder();
     // The uninterrupted run to compare with, meanwhile (in this process, in a folder of its own).
     const uninterrupted = cliIn(plain, '--json', 'run', specIn(plain));
     later(() => uninterrupted.then(() => undefined, () => undefined)); // before its folder goes, when the test fails
-    const { id, child, exited, checkpoint } = await queueRunToCheckpoint(interrupted);
+    // Resumed on another thread count than it packed on (the app's threads per run, then the CLI's
+    // default): the packing does not depend on it, so the checkpoint is used.
+    const { id, child, exited, checkpoint } = await queueRunToCheckpoint(interrupted, 2);
     // Killed once the run has gone on a little past its checkpoint.
     await new Promise((r) => setTimeout(r, 200));
     child.kill('SIGKILL');
     await exited;
     const store = new RunStore(join(interrupted, 'packbench.db'));
     expect(store.getSummary(id)!.status).toBe('running');
+    expect(store.getRun(id)!.threads).toBe(2);
     store.close();
     const again = await cliIn(interrupted, '--json', 'queue', 'run', '--checkpoint-seconds', '1');
     expect(again.code).toBe(0);
@@ -111,6 +114,7 @@ describe('an interrupted voxel run resumes from its checkpoint', () => {
     expect(resumed.status).toBe('done');
     expect(resumed.metrics.resumedFromStep, resumed.log.join('\n')).toBeGreaterThan(0);
     expect(resumed.log.join('\n')).toMatch(/resumed from the checkpoint at time step/);
+    expect(resumed.threads).toBe(1);
     expect(existsSync(checkpoint)).toBe(false);
 
     const whole = JSON.parse((await uninterrupted).stdout);

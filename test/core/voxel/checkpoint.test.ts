@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Packer, voxelParamsSchema } from '../../../core/voxel/index';
-import type { Checkpoint } from '../../../core/common/engine';
+import { Packer, pack, voxelParamsSchema } from '../../../core/voxel/index';
+import type { Checkpoint, CheckpointStore, EngineContext } from '../../../core/common/engine';
 
 /** A checkpoint as it comes back from disk: arrays copied, meta through JSON. */
 function stored(c: Checkpoint): Checkpoint {
@@ -47,5 +47,22 @@ describe('voxel packer checkpoints', () => {
     expect(resumed.counters.steps).toBe(at);
     while (resumed.step()) { /* pack on */ }
     expect(state(resumed)).toEqual(state(uninterrupted));
+  });
+
+  it('pack() resumes from a checkpoint of another thread count (the packing does not depend on it), fingerprinted as before 2026-11-27 too', () => {
+    const params = voxelParamsSchema.parse(base);
+    const log: string[] = [];
+    const ctx = (checkpoints?: CheckpointStore, cancelled = () => false): EngineContext => ({ seed: 5, threads: 1, progress() {}, cancelled, log: (l) => log.push(l), checkpoints });
+    const whole = pack(params, ctx()).packer;
+    // A checkpoint at every step; the first with 40 particles kept, and the run ended there.
+    let cp = null as Checkpoint | null;
+    const keep = (c: Checkpoint) => { if (cp === null && (c.meta.count as number) >= 40) cp = stored(c); };
+    pack(params, ctx({ intervalSeconds: 1e-9, load: () => null, save: keep }, () => cp !== null));
+    expect(cp).not.toBeNull();
+    // As a two-thread run of an older version wrote it: the thread count in its fingerprint.
+    cp!.meta.fingerprint = JSON.stringify({ params, seed: 5, threads: 2 });
+    const resumed = pack(params, ctx({ intervalSeconds: 0, load: () => cp, save() {} }));
+    expect(resumed.resumedFromStep, log.join('\n')).toBe((cp!.meta.counters as { steps: number }).steps);
+    expect(state(resumed.packer)).toEqual(state(whole));
   });
 });
