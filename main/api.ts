@@ -111,9 +111,10 @@ export interface RunProgress {
   total: number;
   phase: string;
   /**
-   * Where the current progress scale began: the run's working seconds and `done` when its total
-   * last changed or `done` fell (engines report each phase from 0: settling, finalising, the
-   * analysis after the packing); 0 and 0 for the first. remainingSeconds goes by the pace since.
+   * Where the current progress scale began: the run's working seconds and `done` at the attempt's
+   * first report (a resumed run's is at its checkpoint's progress), and when its total last changed
+   * or `done` fell (engines report each phase from 0: settling, finalising, the analysis after the
+   * packing); 0 and 0 before the first. remainingSeconds goes by the pace since.
    */
   fromSeconds: number;
   fromDone: number;

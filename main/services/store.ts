@@ -777,16 +777,19 @@ export class RunStore {
   }
 
   /**
-   * A new progress scale begins where the total changes or `done` falls (an engine's next phase
-   * starting from 0): its working seconds and `done` then are kept (RunProgress.fromSeconds). The
-   * first after the start ('starting', total 0) keeps 0 and 0: the start-up counts in its pace.
+   * A new progress scale begins at the attempt's first report and where the total changes or `done`
+   * falls (an engine's next phase starting from 0): its working seconds and `done` then are kept
+   * (RunProgress.fromSeconds). The attempt's first report begins one because a run resumed from its
+   * checkpoint reports the checkpoint's progress at once: counted from 0 at the attempt's start, a
+   * resumed packing at 60 % read as done in seconds. Its start-up (and loading the checkpoint) is
+   * left out of the pace: it does not come again.
    */
   setProgress(id: string, p: { done: number; total: number; phase: string; counters?: Record<string, number> }): void {
     this.sql(
       `UPDATE runs SET
-         progress_from_seconds = CASE WHEN progress_total > 0 AND (@total <> progress_total OR @done < progress_done)
+         progress_from_seconds = CASE WHEN progress_total = 0 OR @total <> progress_total OR @done < progress_done
            THEN max(0, (julianday(coalesce(paused_at, @now)) - julianday(started_at)) * 86400 - paused_seconds) ELSE progress_from_seconds END,
-         progress_from_done = CASE WHEN progress_total > 0 AND (@total <> progress_total OR @done < progress_done) THEN @done ELSE progress_from_done END,
+         progress_from_done = CASE WHEN progress_total = 0 OR @total <> progress_total OR @done < progress_done THEN @done ELSE progress_from_done END,
          progress_done = @done, progress_total = @total, phase = @phase, counters = coalesce(@counters, counters)
        WHERE id = @id`,
     ).run({ done: p.done, total: p.total, phase: p.phase, counters: p.counters ? JSON.stringify(p.counters) : null, now: now(), id });

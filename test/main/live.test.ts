@@ -87,10 +87,10 @@ describe('`runs show` of a running run', () => {
     const shown = await cliIn(data, 'runs', 'show', id);
     expect(shown.stdout).toMatch(progressLine('counting', `about ${DURATION} left`));
     const json = JSON.parse((await cliIn(data, '--json', 'runs', 'show', id)).stdout);
-    const { done, total } = json.progress;
+    const { done, total, fromSeconds, fromDone } = json.progress;
     expect(json.elapsedSeconds).toBeGreaterThan(0);
-    // The time left at the pace so far: elapsed × (total − done) / done.
-    expect(json.etaSeconds).toBeCloseTo((json.elapsedSeconds * (total - done)) / done, 6);
+    // The time left at the pace since the first report: its elapsed × (total − done) / its done.
+    expect(json.etaSeconds).toBeCloseTo(((json.elapsedSeconds - fromSeconds) * (total - done)) / (done - fromDone), 6);
     await s.dispatch('runs.cancel', { id });
     await s.queue.waitFor([id]);
     const ended = await cliIn(data, 'runs', 'show', id);
