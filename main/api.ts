@@ -143,7 +143,7 @@ export interface RunSummary {
   wallSeconds: number | null;
   metrics: Record<string, MetricValue>;
   batchId: string | null;
-  /** The values of the batch's swept params in this run (dotted params path → value); {} outside a sweep. */
+  /** The values of the batch's swept params in this run (dotted params path → value); {} outside a sweep. A re-run's: those its name's label says (JobQueue.rerun). */
   sweep: Record<string, unknown>;
   error: string | null;
 }

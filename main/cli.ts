@@ -715,7 +715,9 @@ field's object field by field; null removes a field, e.g. the old model's when s
 The changes are laid over the spec the run was queued with, as written, not over the params it
 resolved: a field that spec left out takes its default, as the app's re-run does. The new spec is
 checked as \`queue add\` checks one: a value out of range or a field that does not exist exits 2,
-naming it, and queues nothing; fields that have no effect are said on stderr.
+naming it, and queues nothing; fields that have no effect are said on stderr. The new run's name
+ends as a sweep point's does, with the values that set it apart as it takes them: the run's swept
+fields and those --set changes (NAME [porosity=0.5, duration=1]).
 
   packbench runs rerun ID --seed 7 --set params.balls.count=2000 --set params.duration=1
 `,

@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { WORKER_BYTES } from '../../core/common/engine';
+import { valueAt, WORKER_BYTES } from '../../core/common/engine';
 import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, type ApiIssue, type MemoryEstimate, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
@@ -20,7 +20,7 @@ import { storageFault } from './handlers';
 import { CHECKPOINT_FILE } from '../workers/checkpoint';
 import type { CheckOutcome, CheckTask } from '../workers/protocol';
 import type { EncodedRun, NewRun, RunOrigin, RunStore } from './store';
-import { sweepPlan, type SweepPoint } from './sweep';
+import { sweepLabel, sweepPlan, sweptPaths, type SweepPoint } from './sweep';
 import { Turns } from './turns';
 
 /** A run validate found fit to queue, with its engine's memory estimate. */
@@ -138,6 +138,21 @@ function overridden(overrides: unknown, base: unknown, path: string[]): boolean 
   }
   return node !== overrides || Object.keys(overrides as object).length > 0;
 }
+
+/**
+ * The dotted paths (below params) of the values `overrides` gives, down to each value: 'box.resolution'
+ * for { box: { resolution: 12 } }, 'box.size.2' for a list's element. A sweep's are left out: its
+ * points' names say them (sweepPlan).
+ */
+function givenPaths(overrides: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(overrides).flatMap(([k, v]) => {
+    if (!isObject(v)) return [prefix + k];
+    return Object.hasOwn(v, '$sweep') ? [] : givenPaths(v, `${prefix}${k}.`);
+  });
+}
+
+/** Whether the dotted params path `path` is `other` or lies inside it. */
+const within = (path: string, other: string) => path === other || path.startsWith(`${other}.`);
 
 /**
  * A re-run's issues or warnings (at `params.X` of the spec it would queue) each named where its value
@@ -740,7 +755,20 @@ export class JobQueue {
    */
   async rerun(id: string, overrides: Record<string, unknown> = {}, seed?: number): Promise<{ batchId: string | null; runIds: string[]; warnings: ApiIssue[] } & MemoryEstimate> {
     const r = this.mustGet(id);
-    const spec: RunSpec = { ...r.spec, seed: seed ?? r.spec.seed, params: overlay(r.spec.params, overrides) as Record<string, unknown> };
+    const params = overlay(r.spec.params, overrides) as Record<string, unknown>;
+    // The label its name ends with says the values that set the run apart: a sweep point's swept fields
+    // ('porosity=0.4'), a re-run's changed ones. Said anew with the new values, and with the fields
+    // changed here; those a sweep given here varies are said by its points.
+    const swept = sweptPaths(params), labelled: string[] = [];
+    for (const p of [...Object.keys(r.sweep), ...givenPaths(overrides)]) {
+      if (!labelled.some((l) => within(p, l)) && !swept.some((x) => within(p, x) || within(x, p))) labelled.push(p);
+    }
+    const label = Object.keys(r.sweep).length ? ` [${sweepLabel(r.sweep)}]` : '';
+    const base = label && r.spec.name.endsWith(label) ? r.spec.name.slice(0, -label.length) : r.spec.name;
+    const nameOf = (values: Record<string, unknown>) => (Object.keys(values).length ? `${base} [${sweepLabel(values)}]` : base);
+    // As written; a field removed (null) by the value it takes (its default), once the params are parsed.
+    const valuesIn = (parsed: Record<string, unknown> = {}) => Object.fromEntries(labelled.map((p) => [p, valueAt(params, p) ?? valueAt(parsed, p)]).filter(([, v]) => v !== undefined));
+    const spec: RunSpec = { ...r.spec, name: nameOf(valuesIn()), seed: seed ?? r.spec.seed, params };
     const named = (issues: readonly ApiIssue[]) => bySource(issues, overrides, r.spec.params, id);
     let rows: CheckedRun[];
     try {
@@ -751,6 +779,13 @@ export class JobQueue {
       const at = err.message.indexOf('invalid request:');
       throw new ApiError(err.code, (at > 0 ? err.message.slice(0, at) : '') + invalidMessage(issues), issues, named(err.warnings ?? []));
     }
+    const values = valuesIn(rows[0].params);
+    spec.name = nameOf(values); // the batch's, when a sweep given here makes one
+    // A run's swept values are its label's, so that the queue's and History's columns say the same as its name.
+    rows = rows.map((row) => {
+      const sweep = { ...values, ...row.sweep }, name = nameOf(sweep);
+      return { ...row, sweep, name, spec: { ...row.spec, name } };
+    });
     const warnings = named(await this.registry.warnings(spec.engine, rows));
     return { ...(await this.add(spec, rows)), warnings, ...this.memoryEstimate(rows) };
   }

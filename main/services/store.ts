@@ -270,7 +270,7 @@ export interface NewRun {
   seed: number;
   priority: number;
   batchId: string | null;
-  /** The values of the batch's swept params in this run (SweepPoint.values); none outside a sweep. */
+  /** The values of the batch's swept params in this run (SweepPoint.values); none outside a sweep. A re-run's: those its name's label says (JobQueue.rerun). */
   sweep?: Record<string, unknown>;
   /** 'paused' when queued on hold. */
   status?: 'queued' | 'paused';

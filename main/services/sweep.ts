@@ -90,6 +90,11 @@ function formatValue(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
+/** The label a sweep point's name ends with ('name [porosity=0.4, box.resolution=12]'): its values by dotted params path. */
+export function sweepLabel(values: Record<string, unknown>): string {
+  return Object.entries(values).map(([k, v]) => `${k}=${formatValue(v)}`).join(', ');
+}
+
 /**
  * The runs of a spec: one when it holds no sweep, else the cartesian product of its sweeps, checked
  * at once but made one at a time: `point(i)` makes the i-th of `total` (a loop on the host's thread
@@ -120,8 +125,7 @@ export function sweepPlan(spec: RunSpec, issuePrefix = ''): { total: number; poi
       values[s.path.join('.')] = v;
     }
     const ordered = Object.fromEntries(sweeps.map((s) => [s.path.join('.'), values[s.path.join('.')]]));
-    const label = Object.entries(ordered).map(([k, v]) => `${k}=${formatValue(v)}`).join(', ');
-    return { spec: { ...spec, params, seed: deriveSeed(spec.seed, i), name: `${spec.name} [${label}]` }, values: ordered };
+    return { spec: { ...spec, params, seed: deriveSeed(spec.seed, i), name: `${spec.name} [${sweepLabel(ordered)}]` }, values: ordered };
   };
   return { total, point };
 }

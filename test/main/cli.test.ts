@@ -789,8 +789,8 @@ describe('packbench runs pause / resume / rerun', () => {
     const out = JSON.parse(r.stdout);
     expect(out).toEqual({ batchId: null, runIds: [expect.any(String)], warnings: [], memoryBytes: expect.any(Number), threadsPerRun: 1, memoryBudgetBytes: expect.any(Number) });
     const [a, b] = [await show(id), await show(out.runIds[0])];
-    // The spec's other fields (the mixture, the box's other sides) are the run's.
-    expect(b).toMatchObject({ status: 'queued', name: a.name, seed: 7, params: { ...a.params, box: { ...a.params.box, size: [4, 4, 5], resolution: 12 }, reboundProbability: 0.5 } });
+    // The spec's other fields (the mixture, the box's other sides) are the run's; its name says the fields changed.
+    expect(b).toMatchObject({ status: 'queued', name: `${a.name} [box.resolution=12, box.size.2=5, reboundProbability=0.5]`, seed: 7, params: { ...a.params, box: { ...a.params.box, size: [4, 4, 5], resolution: 12 }, reboundProbability: 0.5 } });
   });
 
   it('rerun --set of a value out of range, of a field that does not exist, over the memory budget or outside params: exit 2 naming it (and the range), nothing stored', async () => {

@@ -334,6 +334,30 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     await expect(s.dispatch('runs.get', { id: short })).rejects.toMatchObject({ code: 'not_found' });
   });
 
+  it("a re-run's name says its own values of the fields it was swept over and of those changed, not the run's", async () => {
+    const { s } = setup();
+    const point = (await s.dispatch('runs.enqueue', { spec: spec('pts', { steps: { $sweep: [3, 4] } }) })).runIds[0];
+    const rerun = async (id: string, overrides?: Record<string, unknown>) => {
+      const { runIds } = await s.dispatch('runs.rerun', { id, overrides });
+      return Promise.all(runIds.map((x) => s.dispatch('runs.get', { id: x })));
+    };
+    const seen = (runs: RunSummary[]) => runs.map((r) => [r.name, r.sweep]);
+    expect(seen(await rerun(point))).toEqual([['pts [steps=3]', { steps: 3 }]]);
+    // The swept field changed: its label was 'steps=3' still.
+    expect(seen(await rerun(point, { steps: 5 }))).toEqual([['pts [steps=5]', { steps: 5 }]]);
+    // Another field changed is said beside it; a re-run of that re-run says its own values, not both runs'.
+    const [changed] = await rerun(point, { stepMs: 0 });
+    expect(seen([changed])).toEqual([['pts [steps=3, stepMs=0]', { steps: 3, stepMs: 0 }]]);
+    expect(seen(await rerun(changed.id, { stepMs: 1 }))).toEqual([['pts [steps=3, stepMs=1]', { steps: 3, stepMs: 1 }]]);
+    // Swept again: each point says its value once. Removed (null): the value it takes, its default.
+    expect(seen(await rerun(point, { steps: { $sweep: [6, 7] } }))).toEqual([['pts [steps=6]', { steps: 6 }], ['pts [steps=7]', { steps: 7 }]]);
+    expect(seen(await rerun(changed.id, { stepMs: null }))).toEqual([['pts [steps=3, stepMs=2]', { steps: 3, stepMs: 2 }]]);
+    // A run outside a sweep keeps its name unless a field changes.
+    const plain = (await s.dispatch('runs.enqueue', { spec: spec('plain') })).runIds[0];
+    expect(seen(await rerun(plain))).toEqual([['plain', {}]]);
+    expect(seen(await rerun(plain, { steps: 9 }))).toEqual([['plain [steps=9]', { steps: 9 }]]);
+  });
+
   it('a worker that throws or exits fails only its run, with the error stored; the queue goes on', async () => {
     const { s } = setup({ autoStart: true });
     const thrower = (await s.dispatch('runs.enqueue', { spec: spec('throws', { steps: 10, failAt: 3 }) })).runIds[0];
