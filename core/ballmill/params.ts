@@ -287,6 +287,9 @@ export function estimateMemoryBytes(p: BallmillParams): number {
   // ball, and its pool of pair predictions: at most ~48 a ball, 20 bytes each), the neighbour
   // lists (up to 64 ids a ball), the placement's scratch.
   const perBall = 30 * 8 + 300 + 70 + 48 * 20 + 64 * 4 + 200;
-  const trajectories = frameCount(p) * n * 36;
+  // A trajectory row: the frames the simulation records (x, y, z, speed float32, impacts uint32: 20
+  // bytes), the table's time (float64), id and r columns beside them (16), and the copy the worker
+  // encodes to write the artifact (36).
+  const trajectories = frameCount(p) * n * (20 + 16 + 36);
   return WORKER_BYTES + 16 * 1024 * 1024 + n * perBall + trajectories;
 }
