@@ -782,13 +782,13 @@ export class RunStore {
    * (RunProgress.fromSeconds). The attempt's first report begins one because a run resumed from its
    * checkpoint reports the checkpoint's progress at once: counted from 0 at the attempt's start, a
    * resumed packing at 60 % read as done in seconds. Its start-up (and loading the checkpoint) is
-   * left out of the pace: it does not come again.
+   * left out of the pace: it does not come again. A run not started has worked 0 s.
    */
   setProgress(id: string, p: { done: number; total: number; phase: string; counters?: Record<string, number> }): void {
     this.sql(
       `UPDATE runs SET
          progress_from_seconds = CASE WHEN progress_total = 0 OR @total <> progress_total OR @done < progress_done
-           THEN max(0, (julianday(coalesce(paused_at, @now)) - julianday(started_at)) * 86400 - paused_seconds) ELSE progress_from_seconds END,
+           THEN max(0, coalesce((julianday(coalesce(paused_at, @now)) - julianday(started_at)) * 86400 - paused_seconds, 0)) ELSE progress_from_seconds END,
          progress_from_done = CASE WHEN progress_total = 0 OR @total <> progress_total OR @done < progress_done THEN @done ELSE progress_from_done END,
          progress_done = @done, progress_total = @total, phase = @phase, counters = coalesce(@counters, counters)
        WHERE id = @id`,

@@ -411,6 +411,9 @@ describe('RunStore', () => {
         expect(remainingSeconds(store.getSummary(id)!, t0 + 20_000), `attempt ${attempt}`).toBeCloseTo(30, 3);
         store.requeue(id, 'interrupted');
       }
+      // A run not started (a test's, as test/e2e/batch-layout's) has worked 0 s.
+      store.setProgress(id, { done: 520, total: 1000, phase: 'packing' });
+      expect(store.getSummary(id)!.progress).toMatchObject({ done: 520, fromSeconds: 0, fromDone: 520 });
     } finally {
       vi.useRealTimers();
     }
