@@ -42,7 +42,12 @@ export function dumpRadius(table: ColumnTable, resolution?: number): Float64Arra
   const { r, voxels, size } = table.columns;
   if (r) return r instanceof Float32Array ? Float32Array.from(r) : Float64Array.from(r);
   if (voxels && resolution) return voxelEquivalentDiameters(voxels, 1 / resolution).map((d) => d / 2);
-  if (size) return Float64Array.from(size, (s) => s / 2);
+  if (size) {
+    // A loop, not Float64Array.from with a function (core/io/frame.ts inOwnCoordinates says why).
+    const radius = new Float64Array(size.length);
+    for (let i = 0; i < size.length; i++) radius[i] = size[i] / 2;
+    return radius;
+  }
   throw new Error(`table '${table.name}' has no r, voxels (with a resolution) or size column to give a radius`);
 }
 

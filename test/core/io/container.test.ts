@@ -27,7 +27,7 @@ describe('artifact container', () => {
     }
   });
 
-  it('decodes a table in steps of at most stepBytes copied, to the same table, checking every column before allocating one', () => {
+  it('decodes a table in steps, its header one and at most stepBytes copied in each other, to the same table, checking every column before allocating one', () => {
     const table: ColumnTable = { kind: 'table', name: 'steps', columns: { x: Float64Array.from({ length: 100 }, (_, i) => i / 3), type: Uint16Array.from({ length: 100 }, (_, i) => i % 5) }, meta: { unit: 'mm' } };
     const bytes = encodeTable(table);
     const steps = decodeTableInSteps(bytes, 64);
@@ -35,7 +35,7 @@ describe('artifact container', () => {
     for (; !step.done; step = steps.next()) count++;
     expect(step.value).toEqual(decodeTable(bytes));
     expect(Array.from(step.value.columns.x)).toEqual(Array.from(table.columns.x));
-    expect(count).toBe(Math.ceil(800 / 64) + Math.ceil(200 / 64)); // the steps of each column; the last of each ends it
+    expect(count).toBe(1 + Math.ceil(800 / 64) + Math.ceil(200 / 64)); // the header's, then the steps of each column; the last of each ends it
     // A column the file cannot hold is found before the first is allocated and copied.
     const truncated = bytes.subarray(0, bytes.length - 8);
     expect(() => decodeTableInSteps(truncated, 64).next()).toThrow("column 'type' is truncated");
