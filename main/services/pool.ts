@@ -12,7 +12,7 @@ import { tmpdir, totalmem } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { CONTROL, CONTROL_BYTES, CONTROL_INTS, PROGRESS, PROGRESS_OFFSET, type WorkerInput, type WorkerMessage, type WrittenArtifact } from '../workers/protocol';
+import { CANCEL, CONTROL, CONTROL_BYTES, CONTROL_INTS, PROGRESS, PROGRESS_OFFSET, type WorkerInput, type WorkerMessage, type WrittenArtifact } from '../workers/protocol';
 import { WORKER_BYTES, type EngineSeries } from '../../core/common/engine';
 
 /** Where worker entries run from sources are bundled (inside node_modules, so bare imports resolve). */
@@ -380,7 +380,7 @@ export class WorkerPool {
         worker.on('error', (err) => settle({ status: 'failed', error: `worker crashed: ${err.message}`, wallSeconds: wall() }));
         worker.on('exit', (code) =>
           settle(
-            Atomics.load(control, CONTROL.cancel) !== 0
+            Atomics.load(control, CONTROL.cancel) !== CANCEL.none
               ? { status: 'cancelled', metrics: {}, series: [], wallSeconds: wall() }
               : { status: 'failed', error: `worker exited with code ${code} before finishing the run`, wallSeconds: wall() },
           ),
@@ -397,9 +397,9 @@ export class WorkerPool {
       threads: job.threads,
       done,
       cancel(keepCheckpoint = false) {
-        // A user's cancel (1) stays one when the process then closes.
-        if (keepCheckpoint) Atomics.compareExchange(control, CONTROL.cancel, 0, 2);
-        else Atomics.store(control, CONTROL.cancel, 1);
+        // A user's cancel stays one when the process then closes: its checkpoint still goes.
+        if (keepCheckpoint) Atomics.compareExchange(control, CONTROL.cancel, CANCEL.none, CANCEL.keepCheckpoint);
+        else Atomics.store(control, CONTROL.cancel, CANCEL.requested);
         Atomics.notify(control, CONTROL.pause);
       },
       stop() {

@@ -7,10 +7,7 @@ import type { RunArtifact } from '../api';
 
 /** Int32 slots of the control block. */
 export const CONTROL = {
-  /**
-   * 1 once cancel was requested; 2 when the process running it closes (Ctrl-C of `queue run`, the
-   * app quitting): the run is cancelled here but keeps its checkpoint, to resume from it when re-queued.
-   */
+  /** One of CANCEL's values: none until the run is cancelled, and how. */
   cancel: 0,
   /** 1 while paused: the worker blocks in ctx.cancelled()/ctx.progress() until it is 0 again (or until cancel or stop). */
   pause: 1,
@@ -18,6 +15,17 @@ export const CONTROL = {
   stop: 2,
 } as const;
 export const CONTROL_INTS = 3;
+/** Values of CONTROL.cancel. */
+export const CANCEL = {
+  none: 0,
+  /** The user cancelled the run: it ends without artifacts, and its checkpoint goes. */
+  requested: 1,
+  /**
+   * The process running it closes (Ctrl-C of `queue run`, the app quitting): the run is cancelled
+   * here but keeps its checkpoint, to resume from it when re-queued.
+   */
+  keepCheckpoint: 2,
+} as const;
 /** Float64 slots after the Int32 slots (at this 8-byte aligned offset): live progress, readable at any time. */
 export const PROGRESS = { done: 0, total: 1 } as const;
 export const PROGRESS_OFFSET = 16;

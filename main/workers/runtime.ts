@@ -10,7 +10,7 @@ import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type HelperThreads, type LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
 import { checkpointStore, removeCheckpoint } from './checkpoint';
-import { CONTROL, CONTROL_INTS, LIVE_TABLE_FILE, PROGRESS, PROGRESS_OFFSET, type CheckOutcome, type CheckTask, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
+import { CANCEL, CONTROL, CONTROL_INTS, LIVE_TABLE_FILE, PROGRESS, PROGRESS_OFFSET, type CheckOutcome, type CheckTask, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
 /** Volumes are written in slabs of this many bytes, so a 2048^3 volume needs no second copy. */
 const SLAB_BYTES = 16 << 20;
@@ -173,10 +173,10 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
    * ends the wait too: the run then goes on to its end (the queue shows it running again).
    */
   const checkpoint = (): boolean => {
-    while (Atomics.load(control, CONTROL.pause) === 1 && Atomics.load(control, CONTROL.cancel) === 0 && Atomics.load(control, CONTROL.stop) === 0) {
+    while (Atomics.load(control, CONTROL.pause) === 1 && Atomics.load(control, CONTROL.cancel) === CANCEL.none && Atomics.load(control, CONTROL.stop) === 0) {
       Atomics.wait(control, CONTROL.pause, 1, 1000);
     }
-    return Atomics.load(control, CONTROL.cancel) !== 0;
+    return Atomics.load(control, CONTROL.cancel) !== CANCEL.none;
   };
 
   const ctx = {
@@ -209,7 +209,7 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     // may no longer pass, and must fail with the reason rather than run on a bad configuration.
     throwIfIssues(engine.check?.(input.params) ?? []);
     const result = checkResult(await engine.run(input.params, ctx), ctx.log);
-    const cancelled = result.cancelled === true || Atomics.load(control, CONTROL.cancel) !== 0;
+    const cancelled = result.cancelled === true || Atomics.load(control, CONTROL.cancel) !== CANCEL.none;
     // A cancelled run keeps no artifacts: they would describe a half-finished packing. A stopped one
     // (the engine ended its loop through ctx.stopRequested() and finished as at its end) keeps them.
     if (!cancelled && result.stopped !== undefined) ctx.log(`stopped by user at ${result.stopped}`);
@@ -222,7 +222,7 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     const transfer = result.series.flatMap((s) => [s.x.buffer, s.y.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
     // The run is over: its checkpoint would only resume a finished run. Not when the process closes:
     // the run goes back to the queue and resumes from it (as after a crash).
-    if (Atomics.load(control, CONTROL.cancel) !== 2) removeCheckpoint(input.runDir);
+    if (Atomics.load(control, CONTROL.cancel) !== CANCEL.keepCheckpoint) removeCheckpoint(input.runDir);
     // The live table has served its purpose once the run's own artifacts exist.
     rmSync(join(input.runDir, LIVE_TABLE_FILE), { force: true });
     post({ type: 'result', metrics: result.metrics, series: result.series, artifacts, cancelled }, [...new Set(transfer)]);
