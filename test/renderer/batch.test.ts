@@ -328,6 +328,26 @@ describe('QueueTable', () => {
     expect(w.find('[data-testid="queue-row-r3"]').findAll('td.swept').map((c) => c.text())).toEqual(['—', '—']);
   });
 
+  it("says the fields of a re-queued run's spec that have no effect (runs.rerun's warnings) in the warning colour, until dismissed", async () => {
+    const api = installFakeApi([makeRun(3, { status: 'done' }), makeRun(4, { status: 'failed' })]);
+    api.warn = (spec) => (spec.engine === 'toy' ? [{ path: 'params.skin', message: "has no effect with cdo 'direct'" }] : []);
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    await w.find('[data-testid="rerun-r3"]').trigger('click');
+    await settle();
+    expect(w.find('[data-testid="rerun-warnings"]').text()).toContain('Re-queued “run 3”: a field of its spec has no effect');
+    const lines = w.findAll('[data-testid="rerun-warning"]');
+    expect(lines.map((l) => [l.text(), l.classes('warn-text')])).toEqual([["params.skin: has no effect with cdo 'direct'", true]]);
+    await w.find('[data-testid="rerun-warnings-dismiss"]').trigger('click');
+    expect(w.find('[data-testid="rerun-warnings"]').exists()).toBe(false);
+    // A re-run that warns of nothing leaves no note.
+    api.warn = () => [];
+    await w.find('[data-testid="rerun-r4"]').trigger('click');
+    await settle();
+    expect(w.find('[data-testid="rerun-warnings"]').exists()).toBe(false);
+  });
+
   it("lists a sweep's runs, created in the same millisecond, in the order the queue starts them", async () => {
     // The service lists equal priorities in the queue's order (here r9, r5, r7); their ids say nothing.
     const created = new Date(Date.UTC(2026, 0, 1)).toISOString();

@@ -59,7 +59,7 @@ export interface FakeApi extends PackbenchApi {
   batches: BatchSummary[];
   /** The engine's cross-field checks as runs.validate runs them (default: none fail). */
   check: (spec: { engine: string; params: Record<string, unknown> }) => ApiIssue[];
-  /** The fields runs.validate warns have no effect (default: none). */
+  /** The fields runs.validate, runs.enqueue and runs.rerun warn have no effect (default: none). */
   warn: (spec: { engine: string; params: Record<string, unknown> }) => ApiIssue[];
   presets: Preset[];
   /** What runs.artifacts answers for a run (default: a particle table). */
@@ -252,7 +252,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
           case 'batches.list':
             return p.ids ? fake.batches.filter((b) => p.ids.includes(b.id)) : fake.batches.slice(0, p.limit ?? 200);
           case 'runs.rerun':
-            return { batchId: null, runIds: [`r${nextRun++}`], warnings: [], memoryBytes: 3 * 2 ** 30, threadsPerRun: 1, memoryBudgetBytes: 16 * 2 ** 30 };
+            return { batchId: null, runIds: [`r${nextRun++}`], warnings: fake.warn({ engine: find(p.id).engine, params: p.overrides ?? {} }), memoryBytes: 3 * 2 ** 30, threadsPerRun: 1, memoryBudgetBytes: 16 * 2 ** 30 };
           case 'runs.delete':
             fake.runs = fake.runs.filter((r) => r.id !== p.id);
             return {};
