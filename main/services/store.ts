@@ -853,6 +853,11 @@ export class RunStore {
       .run(status, id);
   }
 
+  /** Queued runs that have started before (attempts): those an interruption re-queued. */
+  requeuedRuns(): string[] {
+    return (this.sql("SELECT id FROM runs WHERE status = 'queued' AND attempts > 0").all() as { id: string }[]).map((r) => r.id);
+  }
+
   /** Runs left 'running' by a crash of the process that ran them. */
   runningRuns(): { id: string; owner: string | null }[] {
     return this.sql("SELECT id, owner FROM runs WHERE status IN ('running', 'paused') AND started_at IS NOT NULL ORDER BY seq").all() as {

@@ -111,7 +111,23 @@ describe('runs.stop', () => {
 });
 
 describe('closing while a run is stopping (the app quits, the web host or `queue run` gets Ctrl-C after Stop)', () => {
-  const enqueue = async (s: Services, params: Record<string, unknown>) => (await s.dispatch('runs.enqueue', { spec: { ...long, params } })).runIds[0];
+  const enqueue = async (s: Services, params: Record<string, unknown>, priority = 0) => (await s.dispatch('runs.enqueue', { spec: { ...long, params }, priority })).runIds[0];
+
+  /**
+   * The state a process that ended while its runs were stopping (kill -9, a second Ctrl-C) leaves in
+   * `data`: the runs `ids` marked running by a pid that no longer exists, the stop-request file
+   * runs.stop writes in their folders; those of `checkpointed` with a checkpoint at step 40.
+   */
+  function endedWhileStopping(data: string, ids: string[], checkpointed: string[]): void {
+    const store = new RunStore(join(data, 'packbench.db'));
+    for (const id of ids) {
+      expect(store.claim(id, { host: null, threads: 1, appVersion: 't', owner: `${hostname()}:2147483646` })).toBe(true);
+      mkdirSync(join(data, 'runs', id), { recursive: true });
+      writeFileSync(join(data, 'runs', id, STOP_REQUEST_FILE), '');
+    }
+    store.close();
+    for (const id of checkpointed) saveCheckpoint(join(data, 'runs', id), { meta: { step: 40, sum: 20 }, arrays: { rng: new Random(1).getState() } });
+  }
 
   it('the close waits for the stopping run: it ends done with its results, not re-queued to run again', async () => {
     const data = dir();
@@ -169,16 +185,7 @@ describe('closing while a run is stopping (the app quits, the web host or `queue
     const withCheckpoint = await enqueue(first, { steps: 100, checkpointEvery: 10 });
     const without = await enqueue(first, { steps: 100 });
     await first.close();
-    // The state such an end leaves: the runs marked running by a pid that no longer exists, the
-    // stop-request file runs.stop writes in their folders, one with a checkpoint at step 40.
-    const store = new RunStore(join(data, 'packbench.db'));
-    for (const id of [withCheckpoint, without]) {
-      expect(store.claim(id, { host: null, threads: 1, appVersion: 't', owner: `${hostname()}:2147483646` })).toBe(true);
-      mkdirSync(join(data, 'runs', id), { recursive: true });
-      writeFileSync(join(data, 'runs', id, STOP_REQUEST_FILE), '');
-    }
-    store.close();
-    saveCheckpoint(join(data, 'runs', withCheckpoint), { meta: { step: 40, sum: 20 }, arrays: { rng: new Random(1).getState() } });
+    endedWhileStopping(data, [withCheckpoint, without], [withCheckpoint]);
 
     const second = services({ autoStart: true }, data);
     expect(second.recovered).toEqual([withCheckpoint]);
@@ -188,6 +195,41 @@ describe('closing while a run is stopping (the app quits, the web host or `queue
     expect(r.log.join('\n')).toMatch(/interrupted while stopping: the process running it ended[^]*resumed from the checkpoint at step 40[^]*stopped by user at step 40 of 100/);
     const c = await second.dispatch('runs.get', { id: without });
     expect([c.status, c.error]).toEqual(['cancelled', 'stopped by user, but the process running it ended before the run had kept its results, and it had no checkpoint to keep them from: nothing was kept']);
+  });
+
+  it('a run re-queued to end as stopped starts first, even when the queue is paused and a run of a higher priority waits', async () => {
+    const data = dir();
+    const first = services({}, data);
+    const stopped = await enqueue(first, { steps: 100, checkpointEvery: 10 });
+    const waiting = await enqueue(first, { steps: 3 }, 5);
+    first.queue.pause();
+    await first.close();
+    endedWhileStopping(data, [stopped], [stopped]);
+
+    // The app (or the web host) starts on the paused folder.
+    const second = services({ autoStart: true }, data);
+    await second.queue.waitFor([stopped]);
+    const r = await second.dispatch('runs.get', { id: stopped });
+    expect([r.status, r.error, r.metrics.steps]).toEqual(['done', null, 40]);
+    expect(r.log.join('\n')).toMatch(/end there, as stopped \(stop and keep\), before the other queued runs/);
+    // The pause holds the others.
+    expect(second.queue.state()).toMatchObject({ paused: true, queued: 1 });
+    expect((await second.dispatch('runs.get', { id: waiting })).status).toBe('queued');
+
+    // One that another process re-queued so (a `packbench` command that opened the folder first) starts at the next poll.
+    const elsewhere = await enqueue(second, { steps: 100, checkpointEvery: 10 });
+    mkdirSync(join(data, 'runs', elsewhere), { recursive: true });
+    writeFileSync(join(data, 'runs', elsewhere, STOP_REQUEST_FILE), '');
+    saveCheckpoint(join(data, 'runs', elsewhere), { meta: { step: 40, sum: 20 }, arrays: { rng: new Random(1).getState() } });
+    const other = new RunStore(join(data, 'packbench.db'));
+    other.transaction(() => {
+      other.claim(elsewhere, { host: null, threads: 1, appVersion: 't', owner: `${hostname()}:2147483646` });
+      other.requeue(elsewhere, 'interrupted while stopping (by the test)');
+    });
+    other.close();
+    await second.queue.waitFor([elsewhere]);
+    expect((await second.dispatch('runs.get', { id: elsewhere })).metrics.steps).toBe(40);
+    expect((await second.dispatch('runs.get', { id: waiting })).status).toBe('queued');
   });
 });
 
