@@ -89,8 +89,27 @@ function anyInside(surface: ImplicitSurface & { kind: 'blobby' }): boolean {
 }
 
 /**
+ * The blobs with a point inside the solid (an end or the middle) that the solid's measured box
+ * (solidBounds) leaves out: a part narrower than the box grid's step, far from the rest, falls
+ * between its nodes. Each with that point.
+ */
+function blobsOutsideBox(surface: ImplicitSurface & { kind: 'blobby' }): { blob: number; at: number[] }[] {
+  const fn = implicitFunction(surface), box = solidBounds(surface, fn), out: { blob: number; at: number[] }[] = [];
+  surface.blobs.forEach((b, k) => {
+    for (const t of [0, 0.5, 1]) {
+      const p = [0, 1, 2].map((a) => b.from[a] + t * (b.to[a] - b.from[a]));
+      if (!(fn.value(p[0], p[1], p[2]) < 0)) continue;
+      // No node inside at all leaves an empty box (all zeros): it holds nothing, the origin neither.
+      if (!(box[3] > box[0]) || p.some((c, a) => c < box[a] || c > box[a + 3])) { out.push({ blob: k, at: p }); return; }
+    }
+  });
+  return out;
+}
+
+/**
  * Cross-field checks of a surface, each naming its field (under `path`) and the allowed range:
- * a torus tube thinner than its ring, a blobby object whose field reaches the threshold somewhere.
+ * a torus tube thinner than its ring, a blobby object whose field reaches the threshold somewhere
+ * and whose every part its measured box holds.
  */
 export function surfaceIssues(surface: ImplicitSurface, path: string): ParamsIssue[] {
   if (surface.kind === 'torus' && !(surface.minorRadius < surface.majorRadius)) {
@@ -101,6 +120,22 @@ export function surfaceIssues(surface: ImplicitSurface, path: string): ParamsIss
       path: `${path}.threshold`,
       message: `the blobs' summed field never reaches the threshold ${surface.threshold} (no point inside); lower the threshold or raise the strengths`,
     }];
+  }
+  if (surface.kind === 'blobby') {
+    // The sampler seeds, and the voxel shapes fill, only the box: a part outside it would be left
+    // out without a word.
+    const missed = blobsOutsideBox(surface);
+    if (missed.length > 0) {
+      const b = implicitFunction(surface).bounds;
+      const step = Math.max(b[3] - b[0], b[4] - b[1], b[5] - b[2]) / BOUNDS_SAMPLES;
+      const { blob, at } = missed[0];
+      const others = missed.length > 1 ? ` (and ${missed.length - 1} other blob${missed.length > 2 ? 's' : ''})` : '';
+      return [{
+        path: `${path}.blobs.${blob}`,
+        message: `blob ${blob} is inside at [${at.map((c) => Number(c.toPrecision(6))).join(', ')}] but outside the solid's box as measured on a ${BOUNDS_SAMPLES}-node grid (step ${step.toPrecision(3)})${others}, ` +
+          'so its part of the surface would be left out: each part must be at least about a step across, or nearer the other blobs (a smaller box, a finer step)',
+      }];
+    }
   }
   return [];
 }

@@ -92,15 +92,36 @@ describe('surface params', () => {
   });
 
   it('a surface the area grid does not find is refused: the run would have no particle', () => {
-    // Two blob rods 0.45 thick, one from x = 1.2 to 100: on the area grid's 1.7 steps nothing was
-    // inside, the area estimate was 0, and the run ended at maxIterations with no particle and
-    // NaN spacing metrics.
-    const rods = (x: number) => parse({
+    // A blob rod 0.45 thick from x = 1.2 to 100: on the area grid's 1.7 steps nothing was inside,
+    // the area estimate was 0, and the run ended at maxIterations with no particle and NaN spacing
+    // metrics.
+    const rod = (x: number) => parse({ surface: { kind: 'blobby', blobs: [{ from: [x, 0, 0], to: [1.2, 0, 0], radius: 0.45 }] }, spacing: 0.1 });
+    expect(checkParams(rod(100))).toEqual([{ path: 'surface', message: expect.stringMatching(/^no part of the surface was found on the grid that measures its area \(64 steps along its longest side of 99\.55, step 1\.66\)/) }]);
+    expect(checkParams(rod(10))).toEqual([]);
+  });
+
+  it("a blob whose inside the solid's box misses is refused: its part of the surface would get no particle", () => {
+    // The box is measured on a 48-node grid over the blobs' reach. A sphere blob of radius 0.1 at
+    // x = 10 beside one of radius 1 fell between its nodes: the run sampled the large sphere alone
+    // ('uniform', area 8.70) and said nothing of the small one. Two of radius 1, 1000 apart, left no
+    // node inside: 'spacing: must be at most a quarter of the surface's longest side (0)'.
+    const blobs = (b: { at: number; radius: number }[]) => parse({
+      surface: { kind: 'blobby', blobs: b.map(({ at, radius }) => ({ from: [at, 0, 0], to: [at, 0, 0], radius })) },
+      spacing: 0.05,
+    });
+    const small = checkParams(blobs([{ at: 0, radius: 1 }, { at: 10, radius: 0.1 }]));
+    expect(small).toEqual([{ path: 'surface.blobs.1', message: expect.stringMatching(/^blob 1 is inside at \[10, 0, 0\] but outside the solid's box as measured on a 48-node grid \(step 0\.2\d+\)/) }]);
+    const far = checkParams(blobs([{ at: 0, radius: 1 }, { at: 1000, radius: 1 }]));
+    expect(far).toEqual([{ path: 'surface.blobs.0', message: expect.stringMatching(/^blob 0 is inside at \[0, 0, 0\] .* \(step 20\.9\) \(and 1 other blob\)/) }]);
+    expect(checkParams(blobs([{ at: 0, radius: 1 }, { at: 10, radius: 0.5 }]))).toEqual([]);
+    // A cross rod at x = 0 beside a rod to x = 50: the box held the long rod alone (y within ±0.37,
+    // x from 0.81), and the run sampled it 'uniform' without the cross rod.
+    const cross = (x: number) => checkParams(parse({
       surface: { kind: 'blobby', blobs: [{ from: [x, 0, 0], to: [1.2, 0, 0], radius: 0.45 }, { from: [0, -1.2, 0], to: [0, 1.2, 0], radius: 0.45 }] },
       spacing: 0.1,
-    });
-    expect(checkParams(rods(100))).toEqual([{ path: 'surface', message: expect.stringMatching(/^no part of the surface was found on the grid that measures its area \(64 steps along its longest side of 99\.57, step 1\.66\)/) }]);
-    expect(checkParams(rods(10))).toEqual([]);
+    })).map((i) => i.path);
+    expect(cross(50)).toEqual(['surface.blobs.1']);
+    expect(cross(10)).toEqual([]);
   });
 
   it('the engine refuses a spec that fails the checks before sampling', () => {
