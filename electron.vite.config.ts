@@ -4,6 +4,7 @@ import { defineConfig } from 'electron-vite';
 import vue from '@vitejs/plugin-vue';
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { onwarn } from './renderer/build-warnings';
 
 const root = import.meta.dirname;
 /** The worker entries in main/workers/ (the generic engine worker; not the shared runtime and protocol). */
@@ -34,7 +35,7 @@ export default defineConfig({
     plugins: [vue()],
     build: {
       outDir: resolve(root, 'out/renderer'),
-      rollupOptions: { input: resolve(root, 'renderer/index.html') },
+      rollupOptions: { input: resolve(root, 'renderer/index.html'), onwarn },
       chunkSizeWarningLimit: 4000,
     },
   },

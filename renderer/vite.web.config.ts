@@ -4,6 +4,7 @@
 import { defineConfig } from 'vite';
 import vue from '@vitejs/plugin-vue';
 import { fileURLToPath } from 'node:url';
+import { onwarn } from './build-warnings';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -17,5 +18,6 @@ export default defineConfig({
     target: 'es2022',
     chunkSizeWarningLimit: 4000,
     reportCompressedSize: false,
+    rollupOptions: { onwarn },
   },
 });
