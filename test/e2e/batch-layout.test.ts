@@ -2,7 +2,7 @@
 /**
  * The batch manager's tables in a 1024 px window, the narrowest the app is laid out for: every number
  * of the gradation table shows whole, and the table stays inside the form; the queue's engine names,
- * headers, progress and buttons show whole from 1024 to 1920 px.
+ * headers, progress and buttons show whole from 1024 to 1920 px (the longest phase but at 1024 px).
  * The particle editor's mixture table fits its panel without scrolling sideways at 1024, 1280 and
  * 1920 px, with every size law and a message in a row. History's rows, wider than the window with
  * metric columns at 1024 px, scroll sideways under a header that follows them; its status filters
@@ -75,7 +75,8 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
       return ids;
     });
     // A run's progress with the engine's longest phase (written before the cancel below reloads the queue).
-    services.store.setProgress(ids[0], { done: 520, total: 1000, phase: 'inserting' });
+    const longest = 'settling: sinking, round 3 of up to 50, 329 particles';
+    services.store.setProgress(ids[0], { done: 64, total: 329, phase: longest });
     await page.evaluate(async () => {
       const api = (window as unknown as { packbench: { call(m: string, p: unknown): Promise<{ runIds: string[] }> } }).packbench;
       const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'voxel', name: 'cancelled run', seed: 1, params: {} } });
@@ -87,7 +88,7 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
     await page.locator('[data-testid^="queue-row-"][data-status="cancelled"]').waitFor();
     await page.locator(`[data-testid="queue-row-${long}"]`).waitFor();
     await page.locator('[data-testid^="queue-row-"][data-status="queued"]').nth(3).waitFor();
-    await page.locator('.bar-text', { hasText: 'inserting' }).waitFor();
+    await page.locator('.bar-text', { hasText: longest }).waitFor();
     for (const width of [1024, 1280, 1440, 1920]) {
       await page.setViewportSize({ width, height: 768 });
       const cut = await page.$$eval('[data-testid="queue"] table', ([table]) => {
@@ -97,7 +98,9 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
         const bars = Array.from(table.querySelectorAll('.bar'), (bar) => [bar, bar.querySelector('.bar-text')!] as const).filter(([bar, text]) => text.scrollWidth > bar.clientWidth);
         return [...cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent), ...bars.map(([, text]) => text.textContent)];
       });
-      expect(cut, `at ${width} px`).toEqual([]);
+      // Whole but at 1024 px (the bar's title holds it there): at 14 % of the one-line table, the bar
+      // was 144 px at 1920 px beside a 451 px name.
+      expect(cut, `at ${width} px`).toEqual(width === 1024 ? [`19% · ${longest}`] : []);
       // Every run's buttons in view: the table does not scroll sideways.
       const wrap = await page.$eval('[data-testid="queue"] .table-wrap', (e) => [e.scrollWidth, e.clientWidth]);
       expect(wrap[0], `at ${width} px`).toBeLessThanOrEqual(wrap[1]);
