@@ -177,12 +177,13 @@ export function removeLeftExports(dataDir: string): void {
 /**
  * Runs an import task in a worker (one of ctx.heavy's turns, under the memory budget). What the
  * parsers reject is bad input naming `what` (the file), not a fault of ours; a task too big for the
- * budget is refused before it starts.
+ * budget is refused before it starts. `signal` aborted (the client that asked has gone) skips it
+ * when its turn comes, or ends its worker: nothing is stored.
  */
-function importing(ctx: HandlerContext, what: string, task: ImportTask): Promise<ImportResult> {
+function importing(ctx: HandlerContext, what: string, task: ImportTask, signal?: AbortSignal): Promise<ImportResult> {
   return ctx.heavy.run(async () => {
     try {
-      return await ctx.pool.task<ImportResult>(IMPORT_WORKER, task, importTaskBytes(task));
+      return await ctx.pool.task<ImportResult>(IMPORT_WORKER, task, importTaskBytes(task), 'refuse', signal);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof BudgetError) throw new ApiError(err.busy ? 'unavailable' : 'invalid', `${what}: the import ${message}`);
@@ -232,25 +233,25 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     'shapes.update': (p) => shapes.update(p.id, p.name, p.shape, p.voxelisation),
     'shapes.duplicate': (p) => shapes.duplicate(p.id, p.name),
     'shapes.delete': (p) => (shapes.delete(p.id), {}),
-    'shapes.preview': async (p) => {
+    'shapes.preview': async (p, signal) => {
       const shape = checkPreview(p.shape, p.size, p.resolution);
       // In a worker, not in a heavy turn: the editor asks on every edit and should not wait behind an export.
       const task: ImportTask = { kind: 'preview', shape, size: p.size, resolution: p.resolution, reductionThreshold: p.reductionThreshold };
-      const r = await ctx.pool.task<ImportResult>(IMPORT_WORKER, task, importTaskBytes(task)).catch((err: unknown) => {
+      const r = await ctx.pool.task<ImportResult>(IMPORT_WORKER, task, importTaskBytes(task), 'refuse', signal).catch((err: unknown) => {
         if (err instanceof BudgetError) throw new ApiError(err.busy ? 'unavailable' : 'invalid', `the preview ${err.message}`);
         throw err;
       });
       if (r.kind !== 'preview') throw new Error(`preview task gave ${r.kind}`);
       return r.preview;
     },
-    'shapes.importMesh': async (p) => {
+    'shapes.importMesh': async (p, signal) => {
       // Each option at its field with its range, and one of the two at 'resolution' (the issue had no path).
       const options = parseStrict(meshImportOptionsSchema, { resolution: p.resolution, voxelsAcross: p.voxelsAcross }, '') as MeshImportOptions;
-      const imported = await importing(ctx, p.fileName, { kind: 'mesh', bytes: p.bytes, fileName: p.fileName, options });
+      const imported = await importing(ctx, p.fileName, { kind: 'mesh', bytes: p.bytes, fileName: p.fileName, options }, signal);
       return addImported(p.name ?? baseName(p.fileName), shapeOf(imported));
     },
-    'shapes.importRaw': async (p) => {
-      const imported = await importing(ctx, p.fileName, { kind: 'raw', bytes: p.bytes, header: p.header, fileName: p.fileName });
+    'shapes.importRaw': async (p, signal) => {
+      const imported = await importing(ctx, p.fileName, { kind: 'raw', bytes: p.bytes, header: p.header, fileName: p.fileName }, signal);
       return addImported(p.name ?? baseName(p.fileName), shapeOf(imported));
     },
 
@@ -274,8 +275,9 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       const warnings = await registry.warnings(p.spec.engine, rows, 'spec');
       return { ...(await queue.add(p.spec, rows, p.batchName)), warnings };
     },
-    'runs.validate': async (p) => {
-      const rows = await queue.validate(p.spec);
+    'runs.validate': async (p, signal) => {
+      // A check whose answer nobody will read (its client has gone) stops: a sweep's takes seconds.
+      const rows = await queue.validate(p.spec, 0, 'spec', signal);
       return { runs: rows.length, ...queue.memoryEstimate(rows), warnings: await registry.warnings(p.spec.engine, rows, 'spec') };
     },
     'runs.list': (p) => {
@@ -351,9 +353,9 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       });
     },
 
-    'runs.importSpheres': async (p) => {
+    'runs.importSpheres': async (p, signal) => {
       const analysis = sphereImportAnalysis(p.analysis);
-      const imported = await importing(ctx, p.source || 'sphere CSV', { kind: 'spheres', csv: p.csv, source: p.source, box: p.box, analysis });
+      const imported = await importing(ctx, p.source || 'sphere CSV', { kind: 'spheres', csv: p.csv, source: p.source, box: p.box, analysis }, signal);
       if (imported.kind !== 'spheres') throw new Error(`import task gave ${imported.kind}, not spheres`);
       const run = recordSphereRun(store, (id) => queue.runDir(id), imported.spheres, { name: p.name, source: p.source }, queue.origin(1));
       // Runs normally reach open windows through the queue's events; an import skips the queue.

@@ -216,9 +216,12 @@ export class WorkerPool {
    * free now, unless `whenFull` is 'run anyway' (a check must answer the form whatever runs hold; runs
    * that would start meanwhile wait for it). `memoryBytes` counts the worker itself (WORKER_BYTES) as
    * a run's estimate does. A worker that finished its task is kept a few seconds for the next one
-   * (see `idle`).
+   * (see `idle`). `signal` aborted (the client that asked has gone) ends the task where it is: it
+   * fails with the signal's reason and its worker is terminated (a task has no cancel flag to ask:
+   * a mesh import or a preview is one call into core).
    */
-  async task<T>(workerEntry: string, input: unknown, memoryBytes: number, whenFull: 'refuse' | 'run anyway' = 'refuse'): Promise<T> {
+  async task<T>(workerEntry: string, input: unknown, memoryBytes: number, whenFull: 'refuse' | 'run anyway' = 'refuse', signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
     if (whenFull === 'refuse' && memoryBytes > this.memoryBudgetBytes) {
       throw new BudgetError(`needs about ${formatBytes(memoryBytes)}, more than the memory budget of ${formatBytes(this.memoryBudgetBytes)}`, false);
     }
@@ -236,6 +239,11 @@ export class WorkerPool {
       return await new Promise<T>((resolve, reject) => {
         const off = () => {
           w.off('message', onMessage).off('error', onError).off('exit', onExit);
+          signal?.removeEventListener('abort', onAbort);
+        };
+        const onAbort = () => {
+          off();
+          reject(signal!.reason);
         };
         const onMessage = (m: { ok: true; value: T } | { ok: false; message: string }) => {
           off();
@@ -252,6 +260,8 @@ export class WorkerPool {
           reject(new Error(`worker exited with code ${code} before finishing`));
         };
         w.on('message', onMessage).on('error', onError).on('exit', onExit);
+        if (signal?.aborted) return onAbort();
+        signal?.addEventListener('abort', onAbort);
         w.postMessage(input);
       });
     } finally {

@@ -481,9 +481,10 @@ export class JobQueue {
    * its memory estimate against the budget): the runs it would queue, or ApiError('invalid') naming
    * the first point that fails and the field (with the spec's warnings when every point could be
    * read). Nothing is stored unless every point passes. The
-   * cross-field checks run in a worker thread (checkInWorker): some take seconds.
+   * cross-field checks run in a worker thread (checkInWorker): some take seconds. `signal` aborted
+   * (the client that asked has gone) stops it between points and ends its worker's checks.
    */
-  async validate(spec: RunSpec, priority = 0, issuePrefix = 'spec'): Promise<CheckedRun[]> {
+  async validate(spec: RunSpec, priority = 0, issuePrefix = 'spec', signal?: AbortSignal): Promise<CheckedRun[]> {
     // Unknown fields are said with the spec's other mistakes (a user who made two sees both), once.
     const unknown = this.registry.unknownFields(spec, issuePrefix);
     const isUnknown = (i: ApiIssue) => unknown.some((u) => u.path === i.path && u.message === i.message);
@@ -509,6 +510,7 @@ export class JobQueue {
     const turns = new Turns(POINTS_PER_TURN);
     for (let at = 0; at < plan.total; at++) {
       await turns.pass();
+      signal?.throwIfAborted();
       const p = plan.point(at);
       try {
         parsed.push({ at, point: p, params: this.registry.parseParams(p.spec, issuePrefix), memoryBytes: 0 });
@@ -526,7 +528,7 @@ export class JobQueue {
         break;
       }
     }
-    const checked = await this.checkInWorker(spec.engine, parsed.map((x) => x.params));
+    const checked = await this.checkInWorker(spec.engine, parsed.map((x) => x.params), signal);
     /**
      * A refusal with the fields the spec wrote that have no effect, when every point could be read
      * (the cross-field checks or the budget refused it): a user then fixes both at once.
@@ -552,19 +554,20 @@ export class JobQueue {
    * refused for memory (the form's check must answer while runs hold the budget); a run that waited
    * for it starts at the queue's next look (tick) after it.
    */
-  private async checkInWorker(engine: string, points: Record<string, unknown>[]): Promise<CheckOutcome> {
+  private async checkInWorker(engine: string, points: Record<string, unknown>[], signal?: AbortSignal): Promise<CheckOutcome> {
     const decl = this.registry.get(engine);
     if (!decl.definition.check || points.length === 0) return null;
     try {
       return await this.checks.run(async () => {
         for (let from = 0; from < points.length; from += CHECK_POINTS_PER_TASK) {
           const task: CheckTask = { engineId: engine, points: points.slice(from, from + CHECK_POINTS_PER_TASK) };
-          const outcome = await this.pool.task<CheckOutcome>(decl.workerEntry, task, WORKER_BYTES, 'run anyway');
+          const outcome = await this.pool.task<CheckOutcome>(decl.workerEntry, task, WORKER_BYTES, 'run anyway', signal);
           if (outcome) return { point: from + outcome.point, issues: outcome.issues };
         }
         return null;
       });
     } catch (err) {
+      signal?.throwIfAborted(); // abandoned, not failed
       throw new Error(`the checks of engine '${engine}' failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }

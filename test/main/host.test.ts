@@ -340,6 +340,41 @@ describe('web host under faults', () => {
     await stillAnswers();
   });
 
+  it("stops checking a large sweep once its client has gone: the points after the close are not checked, nothing is logged", async () => {
+    // 10,000 points (the most a sweep has) of the counter engine: before, a closed tab's check went
+    // through every point (a voxel sweep's take seconds of the host's thread in turns, then its
+    // workers' cross-field checks).
+    const total = 10_000;
+    let outcome!: Promise<unknown>;
+    const watched = { ...services, dispatch: ((method, params, signal) => {
+      const call = services.dispatch(method, params, signal);
+      if (method === 'runs.validate') outcome = call.then(() => 'answered', (err: unknown) => err);
+      return call;
+    }) as Services['dispatch'] };
+    const small = await startHost({ services: watched, webRoot: join(t.dir, 'web') });
+    const ws = new WebSocket(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`);
+    ws.on('error', () => {});
+    await new Promise((ok) => ws.once('open', ok));
+    const real = services.registry.parseParams.bind(services.registry);
+    const parse = vi.spyOn(services.registry, 'parseParams').mockImplementation((...args) => {
+      if (parse.mock.calls.length === 1) ws.terminate(); // the tab dropped while its first point is checked
+      return real(...args);
+    });
+    const errors = vi.spyOn(console, 'error');
+    try {
+      ws.send(encodeMessage({ t: 'call', id: 1, method: 'runs.validate', params: { spec: { engine: 'counter', name: 'sweep', params: { steps: { $sweep: { from: 1, to: total, steps: total } } } } } }));
+      await waitFor('the check to begin', () => outcome !== undefined);
+      expect(await outcome).toMatchObject({ code: 'unavailable', message: 'runs.validate was abandoned: the client that asked has gone' });
+      expect(parse.mock.calls.length).toBeLessThan(total);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+      errors.mockRestore();
+      await small.close();
+    }
+    await stillAnswers();
+  });
+
   it('sends a large reply a frame a turn: a call answered meanwhile on another connection goes out between its frames', async () => {
     // Four frames of 4 MiB: before, every frame of a reply was made and handed to the socket in one
     // turn (a 256 MiB export copied twice, 150-300 ms of every client waiting).

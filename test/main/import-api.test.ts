@@ -3,8 +3,9 @@
  * host and the CLI call): shapes from mesh and raw bytes into the library, a sphere CSV into a
  * finished, analysed run that lists, reads back and exports like any other.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { analyseSpheres } from '../../core/analysis/index';
 import { decodeTable } from '../../core/io/container';
 import { rawSidecar } from '../../core/io/raw';
@@ -201,6 +202,35 @@ describe('sphere imports that would not fit', () => {
     order.push(`listed ${(await s.dispatch('runs.list', { limit: 1 })).rows.length}`);
     await importing;
     expect(order).toEqual(['timer', 'listed 1', 'import']);
+  });
+});
+
+describe('a client gone during an import or a preview', () => {
+  it('ends its worker task there: the call is abandoned, its worker terminated, nothing stored', async () => {
+    // A worker task has no cancel flag to ask: before, a closed tab's import or preview ran to its
+    // end (20,000 spheres: a second or so of analysis) and its run was stored for nobody.
+    const rows = ['x,y,z,r'];
+    for (let i = 0; i < 20_000; i++) rows.push(`${(i % 25) + 0.5},${(Math.floor(i / 25) % 25) + 0.5},${Math.floor(i / 625) + 0.5},0.5`);
+    const calls = [['runs.importSpheres', { name: 'gone', csv: rows.join('\n') }], ['shapes.preview', { shape: { kind: 'sphere' }, size: 2, resolution: 100 }]] as const;
+    const runsBefore = (await s.dispatch('runs.list', {})).total;
+    const realPost = Worker.prototype.postMessage;
+    for (const [method, params] of calls) {
+      const gone = new AbortController();
+      const terminate = vi.spyOn(Worker.prototype, 'terminate');
+      const post = vi.spyOn(Worker.prototype, 'postMessage').mockImplementation(function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
+        realPost.apply(this, args);
+        gone.abort(); // the client goes once its task is in the worker
+      });
+      try {
+        expect(await rejection(s.dispatch(method, params, gone.signal))).toMatchObject({ code: 'unavailable', message: `${method} was abandoned: the client that asked has gone` });
+        expect(post).toHaveBeenCalledTimes(1);
+        expect(terminate.mock.contexts).toContain(post.mock.contexts[0]);
+      } finally {
+        post.mockRestore();
+        terminate.mockRestore();
+      }
+    }
+    expect((await s.dispatch('runs.list', {})).total).toBe(runsBefore);
   });
 });
 
