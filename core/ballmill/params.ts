@@ -202,7 +202,13 @@ export function checkParams(p: BallmillParams): ParamsIssue[] {
     const fill = `${p.balls.count} balls of these radii fill ${fraction.toFixed(3)} of the vial in expectation; at most ${limit} is allowed in ${p.dim}D`;
     const need = (fraction / limit) * vialMeasure(p); // the smallest vial area (volume)
     const [minWidth, minHeight] = p.dim === 2 ? [need / height, need / width] : [2 * Math.sqrt(need / (Math.PI * height)), need / (Math.PI * (width / 2) * (width / 2))];
-    issues.push({ path: 'balls.count', message: `${fill}: allowed count ≤ ${Math.floor((p.balls.count * limit) / fraction)} here, or smaller balls or a larger vial` });
+    const most = Math.floor((p.balls.count * limit) / fraction);
+    issues.push({
+      path: 'balls.count',
+      message: most >= 1
+        ? `${fill}: allowed count ≤ ${most} here, or smaller balls or a larger vial`
+        : `${fill}: no count fits (one ball fills ${(fraction / p.balls.count).toFixed(3)}), smaller balls or a larger vial`,
+    });
     issues.push({ path: 'vial.width', message: `${fill}: allowed width ≥ ${round4(minWidth)} mm at height ${height} mm, or fewer or smaller balls` });
     issues.push({ path: 'vial.height', message: `${fill}: allowed height ≥ ${round4(minHeight)} mm at width ${width} mm, or fewer or smaller balls` });
   }

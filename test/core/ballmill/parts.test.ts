@@ -210,6 +210,11 @@ describe('ball mill parameters', () => {
     ]);
     expect(at({ vial: { width: 5 } }, 'vial.height')).toEqual([expect.stringMatching(/allowed height ≥ 3100 mm at width 5 mm/)]);
     expect(at({ vial: { width: 5 } }, 'balls.count')).toEqual([expect.stringMatching(/allowed count ≤ 6 here/)]);
+    // Balls so large that one alone fills more than the limit: it said 'allowed count ≤ 0 here',
+    // a range with no count in it (count is at least 1).
+    expect(at({ balls: { count: 100, radius: { law: 'fixed', value: 150 } } }, 'balls.count')).toEqual([
+      expect.stringMatching(/fill 176\.715 of the vial .*: no count fits \(one ball fills 1\.767\), smaller balls or a larger vial$/),
+    ]);
     // The bounds are the edges: 77.49 mm passes the fill, 40 mm the largest ball.
     expect(at({ vial: { width: 77.5 } }, 'vial.width')).toEqual([]);
     expect(at({ vial: { width: 39.9, height: 3000 } }, 'vial.width')).toEqual([expect.stringMatching(/allowed width ≥ 40 mm/)]);
