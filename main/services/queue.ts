@@ -19,7 +19,7 @@ import { allWithin, formatBytes, type JobOutcome, type RunningJob, type WorkerPo
 import { storageFault } from './handlers';
 import { CHECKPOINT_FILE } from '../workers/checkpoint';
 import type { CheckOutcome, CheckTask } from '../workers/protocol';
-import type { EncodedRun, NewRun, RunOrigin, RunStore } from './store';
+import type { EncodedRun, InterruptedView, NewRun, RunOrigin, RunStore } from './store';
 import { sweepLabel, sweepPlan, sweptPaths, type SweepPoint } from './sweep';
 import { Turns } from './turns';
 
@@ -173,6 +173,14 @@ function bySource(issues: readonly ApiIssue[], overrides: Record<string, unknown
  */
 export const STOP_REQUEST_FILE = 'stop-requested';
 
+/** Why a run is interrupted when its process is found gone (recover). */
+const PROCESS_ENDED = 'the process running it ended';
+
+/** The error of a run the user asked to stop and keep whose process ended (`why`) before it could, with no checkpoint. */
+function stoppedWithNothingKept(why: string): string {
+  return `stopped by user, but ${why} before the run had kept its results, and it had no checkpoint to keep them from: nothing was kept`;
+}
+
 export class JobQueue {
   private readonly store: RunStore;
   private readonly registry: EngineRegistry;
@@ -241,9 +249,19 @@ export class JobQueue {
       const status = this.store.getSummary(r.id)?.status;
       if (status !== 'running' && status !== 'paused') continue;
       const stopAsked = existsSync(join(this.runDir(r.id), STOP_REQUEST_FILE));
-      if (this.interrupted(r.id, 'the process running it ended', { stopAsked, wasPaused: status === 'paused' })) recovered.push(r.id);
+      if (this.interrupted(r.id, PROCESS_ENDED, { stopAsked, wasPaused: status === 'paused' })) recovered.push(r.id);
     }
     return recovered;
+  }
+
+  /**
+   * What interrupted does with a run whose process ended before it did: 'requeue' it (to resume),
+   * or, the user having asked to stop and keep it, 'stop' it (re-queued to end at its checkpoint)
+   * or 'cancel' it (no checkpoint to keep).
+   */
+  private fate(id: string, stopAsked: boolean): 'requeue' | 'stop' | 'cancel' {
+    if (!stopAsked) return 'requeue';
+    return existsSync(join(this.runDir(id), CHECKPOINT_FILE)) ? 'stop' : 'cancel';
   }
 
   /**
@@ -259,12 +277,13 @@ export class JobQueue {
    */
   private interrupted(id: string, why: string, o: { stopAsked: boolean; wasPaused: boolean; ended?: Extract<JobOutcome, { status: 'cancelled' }> }): boolean {
     const dir = this.runDir(id);
-    if (!o.stopAsked) {
+    const fate = this.fate(id, o.stopAsked);
+    if (fate === 'requeue') {
       this.store.requeue(id, `interrupted: ${why}; re-queued to resume from its last checkpoint (or the beginning, without one)`, o.wasPaused ? 'paused' : 'queued');
       this.emitRun(id);
       return true;
     }
-    if (existsSync(join(dir, CHECKPOINT_FILE))) {
+    if (fate === 'stop') {
       // Kept (written again should stopRun have failed to): it makes the next attempt stop.
       this.bestEffort(() => writeFileSync(join(dir, STOP_REQUEST_FILE), ''));
       this.store.requeue(id, `interrupted while stopping: ${why} before the run had kept its results; re-queued to resume from its last checkpoint and end there, as stopped (stop and keep), before the other queued runs`);
@@ -272,8 +291,7 @@ export class JobQueue {
       this.emitRun(id);
       return true;
     }
-    const error = `stopped by user, but ${why} before the run had kept its results, and it had no checkpoint to keep them from: nothing was kept`;
-    this.store.finishRun(id, { status: 'cancelled', metrics: o.ended?.metrics ?? this.store.getRun(id)?.metrics, series: o.ended?.series, wallSeconds: o.ended?.wallSeconds, error });
+    this.store.finishRun(id, { status: 'cancelled', metrics: o.ended?.metrics ?? this.store.getRun(id)?.metrics, series: o.ended?.series, wallSeconds: o.ended?.wallSeconds, error: stoppedWithNothingKept(why) });
     // As a cancel, it keeps no files (what a killed worker left: its live table).
     this.bestEffort(() => rmSync(dir, { recursive: true, force: true }));
     this.afterFinal(id);
@@ -281,7 +299,7 @@ export class JobQueue {
   }
 
   /** Runs left 'running' or 'paused' whose process on this machine has ended (see recover). */
-  private orphans(startUp: boolean): { id: string }[] {
+  private orphans(startUp: boolean): { id: string; status: string }[] {
     const [host, pidText] = this.owner.split(':');
     return this.store.runningRuns().filter((r) => {
       const [ownerHost, ownerPid] = (r.owner ?? '').split(':');
@@ -291,12 +309,25 @@ export class JobQueue {
   }
 
   /**
-   * The runs recover would re-queue, without re-queuing them: for services opened read-only, which
-   * show them as re-queued (RunStore.showInterrupted) instead of 'running' for good. A run of this
-   * very process is not one (read-only services beside a writer in one process: the CLI's tests).
+   * The runs recover would take up, each as it would leave it (interrupted), without writing: for
+   * services opened read-only, which show them so (RunStore.showInterrupted) instead of 'running'
+   * for good. A run of this very process is not one (read-only services beside a writer in one
+   * process: the CLI's tests).
    */
-  interruptedRuns(): string[] {
-    return this.orphans(false).map((r) => r.id);
+  interruptedRuns(): Map<string, InterruptedView> {
+    const ended = 'the process running it has ended', next = 'when PackBench next works through it (the app, the web host, packbench queue run)';
+    const views = new Map<string, InterruptedView>();
+    for (const r of this.orphans(false)) {
+      const fate = this.fate(r.id, existsSync(join(this.runDir(r.id), STOP_REQUEST_FILE)));
+      const paused = r.status === 'paused';
+      views.set(r.id, fate === 'cancel'
+        // The error recover will record.
+        ? { status: 'cancelled', error: stoppedWithNothingKept(PROCESS_ENDED) }
+        : fate === 'stop'
+          ? { status: 'queued', log: `interrupted while stopping: ${ended} before the run had kept its results; it resumes from its last checkpoint only to end there, as stopped (stop and keep), before the other queued runs, ${next}` }
+          : { status: paused ? 'paused' : 'queued', log: `interrupted: ${ended}; it goes back to the queue${paused ? ', paused,' : ''} ${next}` });
+    }
+    return views;
   }
 
   /**

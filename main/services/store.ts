@@ -247,6 +247,13 @@ const MIGRATIONS: (string | ((db: Database.Database) => void))[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/** How a read-only view shows a run whose process ended (RunStore.showInterrupted): what the next writer will make of it, and a line of its log or its error saying why. */
+export interface InterruptedView {
+  status: 'queued' | 'paused' | 'cancelled';
+  log?: string;
+  error?: string;
+}
+
 /** A NewRun's row, as RunStore.encodeRun makes it. */
 export interface EncodedRun {
   id: string;
@@ -640,32 +647,39 @@ export class RunStore {
     return r ? this.shown(toSummary(r)) : null;
   }
 
-  /** Runs shown as re-queued though stored as 'running' (see showInterrupted). */
-  private interrupted: string[] = [];
+  /** Runs stored as 'running' or 'paused' shown otherwise (see showInterrupted), and their statuses so as JSON. */
+  private interrupted = new Map<string, InterruptedView>();
+  private interruptedJson = '{}';
 
   /**
-   * Shows these 'running' runs as the queue's recovery will leave them (queued, not started, with a
-   * line in the log saying why): their process has ended, and no process that writes has re-queued
-   * them yet (JobQueue.interruptedRuns). For services opened read-only, which must not re-queue them.
+   * Shows these 'running' or 'paused' runs as the queue's recovery will leave them: their process
+   * has ended, and no process that writes has taken them up yet (JobQueue.interruptedRuns): back in
+   * the queue (not started, with a line in the log saying why), or ended cancelled (a stop that had
+   * nothing to keep). For services opened read-only, which must not write.
    */
-  showInterrupted(ids: string[]): void {
-    this.interrupted = ids;
+  showInterrupted(views: Map<string, InterruptedView>): void {
+    this.interrupted = views;
+    this.interruptedJson = JSON.stringify(Object.fromEntries([...views].map(([id, v]) => [id, v.status])));
   }
 
   /** The status column as shown (see showInterrupted), for WHERE, ORDER BY and GROUP BY; with statusArgs. */
   private get statusSql(): string {
-    return this.interrupted.length ? "(CASE WHEN status = 'running' AND id IN (SELECT value FROM json_each(@interrupted)) THEN 'queued' ELSE status END)" : 'status';
+    return this.interrupted.size ? "(CASE WHEN status IN ('running', 'paused') THEN coalesce((SELECT value FROM json_each(@interrupted) WHERE key = runs.id), status) ELSE status END)" : 'status';
   }
 
   private statusArgs<T extends Record<string, unknown>>(args: T): T {
-    return this.interrupted.length ? { ...args, interrupted: JSON.stringify(this.interrupted) } : args;
+    return this.interrupted.size ? { ...args, interrupted: this.interruptedJson } : args;
   }
 
   private shown<T extends RunSummary | RunRecord>(r: T): T {
-    if (r.status !== 'running' || !this.interrupted.includes(r.id)) return r;
-    const requeued = { ...r, status: 'queued', startedAt: null, pausedAt: null, pausedSeconds: 0, progress: { done: 0, total: 0, phase: '', fromSeconds: 0, fromDone: 0 } };
-    if ('log' in r) (requeued as RunRecord).log = [...r.log, `interrupted: the process running it has ended; it goes back to the queue when PackBench next works through it (the app, the web host, packbench queue run)`];
-    return requeued;
+    const v = r.status === 'running' || r.status === 'paused' ? this.interrupted.get(r.id) : undefined;
+    if (!v) return r;
+    // As finishRun records a cancel (keeping the metrics), or requeue a run.
+    const out: T = v.status === 'cancelled'
+      ? { ...r, status: v.status, error: v.error ?? null, pausedAt: null, progress: { ...r.progress, phase: 'cancelled' } }
+      : { ...r, status: v.status, startedAt: null, pausedAt: null, pausedSeconds: 0, progress: { done: 0, total: 0, phase: '', fromSeconds: 0, fromDone: 0 } };
+    if ('log' in out && v.log) out.log = [...out.log, v.log];
+    return out;
   }
 
   listRuns(q: ListQuery): { total: number; rows: RunSummary[] } {
@@ -859,10 +873,11 @@ export class RunStore {
   }
 
   /** Runs left 'running' by a crash of the process that ran them. */
-  runningRuns(): { id: string; owner: string | null }[] {
-    return this.sql("SELECT id, owner FROM runs WHERE status IN ('running', 'paused') AND started_at IS NOT NULL ORDER BY seq").all() as {
+  runningRuns(): { id: string; owner: string | null; status: RunStatus }[] {
+    return this.sql("SELECT id, owner, status FROM runs WHERE status IN ('running', 'paused') AND started_at IS NOT NULL ORDER BY seq").all() as {
       id: string;
       owner: string | null;
+      status: RunStatus;
     }[];
   }
 

@@ -187,6 +187,17 @@ describe('closing while a run is stopping (the app quits, the web host or `queue
     await first.close();
     endedWhileStopping(data, [withCheckpoint, without], [withCheckpoint]);
 
+    // Meanwhile a read-only look (`packbench queue list`, `runs show` beside the app) shows each as the next start will leave it.
+    const reader = services({ readOnly: true }, data);
+    const shown = await reader.dispatch('runs.get', { id: withCheckpoint });
+    expect([shown.status, shown.startedAt]).toEqual(['queued', null]);
+    expect(shown.log.at(-1)).toMatch(/^interrupted while stopping: the process running it has ended before the run had kept its results; it resumes from its last checkpoint only to end there, as stopped \(stop and keep\), before the other queued runs/);
+    const nothing = await reader.dispatch('runs.get', { id: without });
+    expect([nothing.status, nothing.error]).toEqual(['cancelled', 'stopped by user, but the process running it ended before the run had kept its results, and it had no checkpoint to keep them from: nothing was kept']);
+    const listed = async (status: 'queued' | 'cancelled') => (await reader.dispatch('runs.list', { filter: { status: [status] } })).rows.map((r) => r.id);
+    expect([await listed('queued'), await listed('cancelled')]).toEqual([[withCheckpoint], [without]]);
+    expect((await reader.dispatch('queue.state', {})).queued).toBe(1);
+
     const second = services({ autoStart: true }, data);
     expect(second.recovered).toEqual([withCheckpoint]);
     await second.queue.waitFor([withCheckpoint]);
