@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ApiError, isMethodName } from './api';
-import { CALL_CHANNEL, EVENT_CHANNEL, type CallEnvelope } from './ipc';
+import { CALL_CHANNEL, EVENT_CHANNEL, pageSignals, type CallEnvelope } from './ipc';
 import { contentSecurityPolicy } from './security';
 import { openServicesWhenFree, type Services } from './services/services';
 import { waitingPageUrl } from './waiting';
@@ -40,6 +40,8 @@ function nativeBinding(): string | undefined {
 
 let services: Services | undefined;
 let window: BrowserWindow | undefined;
+/** The signal of the page the window shows (aborted when it reloads, crashes or closes). */
+let pageSignal: (() => AbortSignal) | undefined;
 
 /** runs.saveExport's question: where to write the file (the user's Downloads folder suggested). */
 async function chooseSavePath(suggestedName: string): Promise<string | null> {
@@ -81,7 +83,7 @@ function registerIpc(s: Services): void {
     try {
       if (!isOwnFrame(e)) throw new ApiError('unauthorized', 'IPC from an unknown frame');
       if (!isMethodName(method)) throw new ApiError('not_found', `unknown method '${String(method)}'`);
-      return { ok: true, result: await s.dispatch(method, params) };
+      return { ok: true, result: await s.dispatch(method, params, pageSignal?.()) };
     } catch (err) {
       const apiErr = err instanceof ApiError ? err : new ApiError('internal', err instanceof Error ? err.message : String(err));
       return { ok: false, error: apiErr.toData() };
@@ -120,6 +122,7 @@ function createWindow(): BrowserWindow {
   });
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
   win.webContents.on('will-attach-webview', (e) => e.preventDefault());
+  pageSignal = pageSignals(win.webContents);
   void win.loadURL(devUrl ?? `${APP_ORIGIN}/index.html`);
   return win;
 }

@@ -18,6 +18,9 @@ const electron = vi.hoisted(() => {
     once(event: string, fn: Listener) {
       return this.on(event, fn);
     }
+    emit(event: string, ...args: unknown[]) {
+      for (const fn of this.listeners.get(event) ?? []) fn(...args);
+    }
     /** Calls the listeners of `event` as Electron would; true when one called preventDefault. */
     emitPreventable(event: string, ...args: unknown[]): boolean {
       let prevented = false;
@@ -80,14 +83,14 @@ const electron = vi.hoisted(() => {
   };
 });
 
-const dispatched = vi.hoisted(() => [] as { method: string; params: unknown }[]);
+const dispatched = vi.hoisted(() => [] as { method: string; params: unknown; signal?: AbortSignal }[]);
 
 vi.mock('electron', () => ({ ...electron.module, default: electron.module }));
 vi.mock('../../main/services/services', () => ({
   openServicesWhenFree: async () => ({
     readOnlyBecause: null,
     events: { onAny: () => () => {} },
-    dispatch: async (method: string, params: unknown) => (dispatched.push({ method, params }), { ok: method }),
+    dispatch: async (method: string, params: unknown, signal?: AbortSignal) => (dispatched.push({ method, params, signal }), { ok: method }),
     close: async () => {},
   }),
 }));
@@ -142,6 +145,29 @@ describe('Electron main process security', () => {
       expect(await call(own, method, {})).toMatchObject({ ok: false, error: { code: 'not_found' } });
     }
     expect(dispatched.map((d) => d.method)).toEqual(['app.info']);
+  });
+
+  it("abandons the calls of a page that has gone: a reload, a crashed renderer or a closed window aborts their signal", async () => {
+    // Before, IPC calls got no signal: a reloaded or closed window's export or sweep check ran to its end.
+    const call = electron.handlers.ipc.get('packbench:call')!;
+    const wc = win().webContents;
+    const signalOfACall = async () => {
+      await call({ sender: wc, senderFrame: wc.mainFrame }, 'app.info', {});
+      return dispatched.at(-1)!.signal!;
+    };
+    const first = await signalOfACall();
+    wc.emit('did-start-navigation', { isMainFrame: false, isSameDocument: false }); // a subframe's
+    wc.emit('did-start-navigation', { isMainFrame: true, isSameDocument: true }); // a route of the page (history.pushState)
+    expect(first.aborted).toBe(false);
+    wc.emit('did-start-navigation', { isMainFrame: true, isSameDocument: false }); // a reload
+    expect(first.aborted).toBe(true);
+    const second = await signalOfACall();
+    expect(second.aborted).toBe(false);
+    wc.emit('render-process-gone', {}, { reason: 'crashed' });
+    expect(second.aborted).toBe(true);
+    const third = await signalOfACall();
+    wc.emit('destroyed');
+    expect(third.aborted).toBe(true);
   });
 
   it('serves app:// only from the renderer folder, each page with the CSP', async () => {
