@@ -644,7 +644,9 @@ export class BallMill {
     for (let i = 0; i < this.n; i++) if (this.searchWalls(i)) this.queue.update(i);
     this.trajectoryUpdates += this.n;
     this.step = k + 1;
-    this.stepTime = k < this.steps ? this.stepEnd : Infinity;
+    // The last step is at the duration: (k + 1)·Δt can round above it (140 × 0.005 =
+    // 0.7000000000000001), and the run ends at the first event after the duration.
+    this.stepTime = k < this.steps ? Math.min(this.stepEnd, this.duration) : Infinity;
   }
 
   // ---- predictions -----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { BallMill, ballmillEngine, ballmillMetrics, ballmillParamsSchema, ballmillSeries, type BallmillParams } from '../../../core/ballmill/index';
 import type { EngineResult } from '../../../core/common/engine';
 import type { InitialBalls } from '../../../core/ballmill/simulation';
+import { frameCount, stepCount } from '../../../core/ballmill/params';
 
 const params = (p: Record<string, unknown>): BallmillParams => ballmillParamsSchema.parse({
   restitution: { model: 'constant', value: 1 }, gravity: 0, vial: { width: 100, height: 100, amplitude: 0, frequency: 0 },
@@ -221,6 +222,19 @@ describe('ball mill physics', () => {
       const m = ballmillMetrics(sim, 1), energy = ballmillSeries(sim).find((s) => s.name === 'energy')!;
       expect([energy.x.at(-1), energy.y.at(-1)], reason).toEqual([m.simulatedSeconds, m.finalEnergy]);
       expect(energy.x[0]).toBe(0);
+    }
+  });
+
+  it('the last time step, and its frame, is taken at the duration even where k·Δt rounds above it', () => {
+    // 0.7 s at Δt = 5 ms: step 140 fell at 140 × 0.005 = 0.7000000000000001 > 0.7 and was never
+    // taken: 35 frames of the 36 declared (the last at 0.68 s), and 139 updates a ball, not 141.
+    for (const duration of [0.7, 1.4, 0.4]) {
+      const p = params({ dim: 2, balls: { count: 4, radius: { law: 'fixed', value: 3 }, initialSpeed: 100 }, duration, timeStep: 0.005, output: { frameRate: 50 } });
+      const sim = new BallMill(p, 1);
+      sim.run(() => {}, () => false);
+      expect(sim.frames.count, `${duration} s`).toBe(frameCount(p));
+      expect(sim.frames.time[sim.frames.count - 1]).toBe(duration);
+      expect(sim.trajectoryUpdates).toBe(4 * (stepCount(p) + 1));
     }
   });
 
