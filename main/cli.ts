@@ -473,7 +473,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     });
 
   addRunOptions(
-    queue.command('run').description('work through the queue until it is empty (Ctrl-C stops; running runs go back to the queue)'),
+    queue.command('run').description('work through the queue until it is empty (Ctrl-C stops; running runs go back to the queue). Exit 0: every run ended done; 1: one failed or was cancelled; 130: interrupted with runs left in the queue'),
     'runs at a time (default: cores - 1)',
   ).action(async (o: RunOptions) => {
     await withServices(runServiceOptions(o), async (s) => {
@@ -481,13 +481,17 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       // first run at every poll forever, never idle.
       if (s.readOnlyBecause) throw new CliError(`the data folder cannot be written (${s.readOnlyBecause}): no queued run can start; make it writable or free space, then run again`, 3);
       const seen = new Map<string, RunSummary>();
+      /** Runs the close put back in the queue (Ctrl-C): they resume at the next start. */
+      const putBack = new Set<string>();
+      let interrupted = false;
       const off = s.events.on('run.updated', (r) => {
         if (FINAL_STATUSES.includes(r.status) && !seen.has(r.id)) {
           seen.set(r.id, r);
           if (!globals().json) info(`${r.status.padEnd(9)} ${r.id} ${r.name}${r.error ? ` (${r.error})` : ''}`);
+        } else if (interrupted && (r.status === 'queued' || r.status === 'paused')) {
+          putBack.add(r.id);
         }
       });
-      let interrupted = false;
       let offInterrupt = () => {};
       const stop = new Promise<void>((done) => {
         offInterrupt = onInterrupt(() => {
@@ -500,12 +504,18 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       s.queue.start();
       await Promise.race([s.queue.idle(), stop]);
       offInterrupt();
+      // Runs it had not started yet, left in the queue by the interruption.
+      const leftQueued = interrupted ? s.store.countByStatus().queued : 0;
       // The close waits for runs being stopped and kept: they end as it does, and are counted.
       if (interrupted) await s.close();
       off();
       const runs = [...seen.values()];
       print(`${runs.length} run(s) finished: ${runs.filter((r) => r.status === 'done').length} done`, { runs: runs.map((r) => ({ runId: r.id, status: r.status, error: r.error })) });
-      if (interrupted || runs.some((r) => r.status !== 'done')) exitCode = 1;
+      // 130: interrupted with work left (the queue is not worked through: `queue run` again goes on);
+      // else 1 for a run that failed or was cancelled, 0 when every run ended done (after a Ctrl-C
+      // too, when the runs still working were being stopped and ended done, with their results).
+      if (leftQueued > 0 || putBack.size > 0) exitCode = 130;
+      else if (runs.some((r) => r.status !== 'done')) exitCode = 1;
     });
   });
 

@@ -128,11 +128,11 @@ describe('an interrupted voxel run resumes from its checkpoint', () => {
     expect(table(resumed).equals(table(wholeRun))).toBe(true);
   }, 300_000);
 
-  it('Ctrl-C (or SIGTERM) of `queue run` keeps the checkpoint: the run resumes from it, as after kill -9, not from its beginning', async () => {
+  it('Ctrl-C (or SIGTERM) of `queue run` keeps the checkpoint (exit 130: the run back in the queue): the run resumes from it, as after kill -9, not from its beginning', async () => {
     const data = folder();
     const { id, child, exited, checkpoint } = await queueRunToCheckpoint(data);
     child.kill('SIGINT');
-    await exited;
+    expect(await exited).toBe(130);
     expect(existsSync(checkpoint)).toBe(true);
     expect((await cliIn(data, '--json', 'queue', 'run', '--checkpoint-seconds', '1')).code).toBe(0);
     const resumed = JSON.parse((await cliIn(data, '--json', 'runs', 'show', id)).stdout);
