@@ -95,6 +95,14 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
     if (state === 'uniform') { stopReason = 'uniform'; break; }
   }
   const samplingMs = performance.now() - t1;
+  if (stopReason === 'maxIterations') {
+    // Its status is 'done' (the sampling is valid, only not as even as asked): stopReason alone,
+    // among the metrics, is easy to miss in a batch.
+    const off = 100 * (sampler.meanNearest / p.spacing - 1);
+    const isolated = sampler.isolated > 0 ? `, ${sampler.isolated} particles with no neighbour within 3σ` : '';
+    ctx.log(`not uniform at stop.maxIterations = ${st.maxIterations}: nearest-neighbour CV ${sampler.nearestCV.toPrecision(3)} (stop.targetCV ${st.targetCV}), ` +
+      `mean spacing ${off.toFixed(2)} % off (stop.spacingTolerance ${Number((100 * st.spacingTolerance).toPrecision(6))} %)${isolated}; raise stop.maxIterations for the sampling to go on`);
+  }
   const frame = sampleFrame(bounds);
   // Not for a cancelled run, whose artifacts the worker drops: at 400 voxels across the solid took
   // 2 s after the cancel. It reports its planes and stops at a cancel (minutes on a large blobby

@@ -187,6 +187,18 @@ describe('surface engine', () => {
     expect(all.slice(reports.length).map((q) => q.done)).toEqual([...Array(64).keys()]);
   });
 
+  it('a run that ends at stop.maxIterations before it is uniform says so in its log, with how far it was', () => {
+    // It ended 'done' with an empty log: stopReason 'maxIterations' among the metrics was all that
+    // said the sampling (CV 0.28 against 0.08) was not the uniform one asked for.
+    const logs: string[] = [];
+    const r = run({ spacing: 0.1, stop: { maxIterations: 5, window: 5 }, voxelsAcross: 0 }, { ...ctx(), log: (m) => { logs.push(m); } });
+    expect(r.metrics.stopReason).toBe('maxIterations');
+    expect(logs).toEqual([expect.stringMatching(/^not uniform at stop\.maxIterations = 5: nearest-neighbour CV 0\.\d+ \(stop\.targetCV 0\.08\), mean spacing -?\d+\.\d+ % off \(stop\.spacingTolerance 2 %\).*; raise stop\.maxIterations/)]);
+    const uniform: string[] = [];
+    expect(run({ spacing: 0.1, voxelsAcross: 0 }, { ...ctx(), log: (m) => { uniform.push(m); } }).metrics.stopReason).toBe('uniform');
+    expect(uniform).toEqual([]);
+  });
+
   it('uniform needs the particles on the surface: a sharp superquadric (ε = 2) is not uniform while particles stay off its edges', () => {
     const sharp = (o: Record<string, unknown>) => ({ surface: { kind: 'superquadric', e1: 2, e2: 2 }, spacing: 0.05, stop: { maxIterations: 300, ...o } });
     const logs: string[] = [];
