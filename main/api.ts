@@ -149,11 +149,12 @@ export interface RunSummary {
 }
 
 /**
- * Seconds a run has worked at `nowMs`: its wall time once it has ended, else the time since it started
- * without its pauses (standing still while it is paused); null before it starts.
+ * Seconds a run has worked at `nowMs`: its wall time once it has ended (null when not known: a run
+ * ended by the recovery of a process that died, or that failed to start), else the time since it
+ * started without its pauses (standing still while it is paused); null before it starts.
  */
 export function workingSeconds(r: Pick<RunSummary, 'status' | 'startedAt' | 'pausedAt' | 'pausedSeconds' | 'wallSeconds'>, nowMs: number): number | null {
-  if (r.wallSeconds !== null && r.status !== 'running' && r.status !== 'paused') return r.wallSeconds;
+  if (FINAL_STATUSES.includes(r.status)) return r.wallSeconds;
   if (!r.startedAt) return null;
   const until = r.pausedAt ? Date.parse(r.pausedAt) : nowMs;
   return Math.max(0, (until - Date.parse(r.startedAt)) / 1000 - r.pausedSeconds);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { decodeTable } from '../../core/io/container';
 import { Random } from '../../core/common/random';
 import type { Services } from '../../main/services/services';
+import { workingSeconds } from '../../main/api';
 import { EngineRegistry } from '../../main/services/engines';
 import { STOP_REQUEST_FILE } from '../../main/services/queue';
 import { RunStore } from '../../main/services/store';
@@ -206,6 +207,8 @@ describe('closing while a run is stopping (the app quits, the web host or `queue
     expect(r.log.join('\n')).toMatch(/interrupted while stopping: the process running it ended[^]*resumed from the checkpoint at step 40[^]*stopped by user at step 40 of 100/);
     const c = await second.dispatch('runs.get', { id: without });
     expect([c.status, c.error]).toEqual(['cancelled', 'stopped by user, but the process running it ended before the run had kept its results, and it had no checkpoint to keep them from: nothing was kept']);
+    // Its time worked is not known (its process is gone): the queue's Time says so, not the time since it started, growing.
+    expect([c.wallSeconds, workingSeconds(c, Date.now() + 3_600_000)]).toEqual([null, null]);
   });
 
   it('a run re-queued to end as stopped starts first, even when the queue is paused and a run of a higher priority waits', async () => {
