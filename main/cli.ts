@@ -311,8 +311,10 @@ function queueOrder(s: Services): RunSummary[] {
   const n = s.store.countByStatus();
   const limit = Math.max(1, n.running + n.paused + n.queued);
   const rows = s.store.listRuns({ offset: 0, limit, filter: { status: ['running', 'paused', 'queued'] }, sort: { field: 'createdAt', dir: 'asc' } }).rows;
+  // Queued runs that only end as stopped start before the others, whatever their priority.
+  const first = s.queue.startsFirst(), later = (r: RunSummary) => (first.has(r.id) ? 0 : 1);
   // createdAt ascending is the insertion order (seq); a stable sort keeps it within a priority.
-  return rows.sort((a, b) => rank[a.status] - rank[b.status] || (a.status === 'queued' ? b.priority - a.priority : (a.startedAt ?? '').localeCompare(b.startedAt ?? '')));
+  return rows.sort((a, b) => rank[a.status] - rank[b.status] || (a.status === 'queued' ? later(a) - later(b) || b.priority - a.priority : (a.startedAt ?? '').localeCompare(b.startedAt ?? '')));
 }
 
 /** Runs one command line; resolves with the exit code. */

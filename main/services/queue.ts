@@ -962,6 +962,17 @@ export class JobQueue {
   private stopPending: ReadonlySet<string> = new Set();
   private stopPendingLooked = -1;
 
+  /**
+   * The queued runs that start before the others (pump), for `queue list`'s order: those re-queued
+   * to end as stopped, and those recover will re-queue so (a read-only look at a folder whose
+   * process died while its runs were stopping).
+   */
+  startsFirst(): ReadonlySet<string> {
+    const first = new Set(this.stopPendingRuns());
+    for (const r of this.orphans(false)) if (this.fate(r.id, existsSync(join(this.runDir(r.id), STOP_REQUEST_FILE))) === 'stop') first.add(r.id);
+    return first;
+  }
+
   private stopPendingRuns(): ReadonlySet<string> {
     try {
       const version = this.store.dataVersion();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { decodeTable } from '../../core/io/container';
 import { Random } from '../../core/common/random';
 import type { Services } from '../../main/services/services';
-import { workingSeconds } from '../../main/api';
+import { workingSeconds, type RunSummary } from '../../main/api';
 import { EngineRegistry } from '../../main/services/engines';
 import { STOP_REQUEST_FILE } from '../../main/services/queue';
 import { RunStore } from '../../main/services/store';
@@ -219,6 +219,9 @@ describe('closing while a run is stopping (the app quits, the web host or `queue
     first.queue.pause();
     await first.close();
     endedWhileStopping(data, [stopped], [stopped]);
+    // `queue list` (read-only) says so: it starts first.
+    const listed = JSON.parse((await cliIn(data, '--json', 'queue', 'list')).stdout) as RunSummary[];
+    expect(listed.map((r) => [r.id, r.status])).toEqual([[stopped, 'queued'], [waiting, 'queued']]);
 
     // The app (or the web host) starts on the paused folder.
     const second = services({ autoStart: true }, data);
