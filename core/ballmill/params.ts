@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { WORKER_BYTES, writtenAt, type ParamsIssue } from '../common/engine';
 import { powInt, root } from '../common/power';
+import { MAX_WALL_ACCELERATION } from './vial';
 
 /** The collision-detection optimisations (seed §4) over core/spatial's structures. */
 export const CDO_NAMES = ['direct', 'regularSubdivision', 'hashedGrid', 'cellSpace', 'sweepAndPrune', 'spatialTree'] as const;
@@ -225,6 +226,15 @@ export function checkParams(p: BallmillParams): ParamsIssue[] {
       if (range === null) continue;
       issues.push({ path: `vial.${side}`, message: `${largest}: ${range}` });
     }
+  }
+  // The moving-wall search's graze bound holds up to MAX_WALL_ACCELERATION (vial.ts); beyond it
+  // a run of 4e9 g stalled and blamed inelastic collapse.
+  const g = 1000 * p.gravity, omega = 2 * Math.PI * p.vial.frequency, shake = p.vial.amplitude * omega * omega;
+  if (g + shake > MAX_WALL_ACCELERATION) {
+    const most = `gravity plus the vial's peak acceleration A·(2πf)² must be at most ${MAX_WALL_ACCELERATION.toExponential(0)} mm/s² (about 1,000 g), got ${(g + shake).toExponential(3)}`;
+    const room = MAX_WALL_ACCELERATION - g;
+    issues.push({ path: 'vial.amplitude', message: `${most}: allowed amplitude ≤ ${round4(room / (omega * omega))} mm at frequency ${p.vial.frequency} Hz` });
+    issues.push({ path: 'vial.frequency', message: `${most}: allowed frequency ≤ ${round4(Math.sqrt(room / p.vial.amplitude) / (2 * Math.PI))} Hz at amplitude ${p.vial.amplitude} mm` });
   }
   if (p.timeStep > p.duration) {
     issues.push({ path: 'timeStep', message: `must be at most duration = ${p.duration} s, got ${p.timeStep}` });

@@ -33,6 +33,10 @@ export const FLOOR = 0, CEILING = 1, SIDE = 2, LEFT = 2, RIGHT = 3;
 /** Shortest interval the moving-wall search bisects to. */
 export const GRAZE_TIME = 1e-10;
 
+/** Largest M = g + Aω² (mm/s², about 1,000 g) a spec may ask for: the bound under which a graze
+ *  dips less than 1e-14 mm into a wall (above). Shaker mills run at tens of g. */
+export const MAX_WALL_ACCELERATION = 1e7;
+
 /** Ball trajectories, one ball's next to each other: t0, x0, y0, z0, vx, vy, vz, r at [8 i ..]
  *  (the state at t0 and the radius; BallMill.trajectories). */
 export const TRAJECTORY_STRIDE = 8;

@@ -227,6 +227,19 @@ describe('ball mill parameters', () => {
     expect(at(flat(14.5), 'vial.width')).toHaveLength(1);
   });
 
+  it('check() refuses shaking beyond the wall search\'s bound of about 1,000 g, naming amplitude and frequency', () => {
+    const at = (vial: Record<string, unknown>, path: string) => checkParams(ballmillParamsSchema.parse({ vial })).filter((i) => i.path === path).map((i) => i.message);
+    // 10 m at 10 kHz (4e9 g) was accepted, and its run stalled blaming inelastic collapse.
+    expect(at({ amplitude: 1e4, frequency: 1e4 }, 'vial.amplitude')).toEqual([
+      expect.stringMatching(/at most 1e\+7 mm\/s² \(about 1,000 g\), got 3\.948e\+13: allowed amplitude ≤ 0\.002531 mm at frequency 10000 Hz$/),
+    ]);
+    expect(at({ amplitude: 1e4, frequency: 1e4 }, 'vial.frequency')).toEqual([expect.stringMatching(/allowed frequency ≤ 5\.03 Hz at amplitude 10000 mm$/)]);
+    // The bound is the edge (9.81 m/s² of gravity leave 9,990,190 mm/s² to the shaking).
+    const edge = 9_990_190 / ((2 * Math.PI * 15) * (2 * Math.PI * 15));
+    expect(at({ amplitude: edge * 0.999, frequency: 15 }, 'vial.amplitude')).toEqual([]);
+    expect(at({ amplitude: edge * 1.001, frequency: 15 }, 'vial.amplitude')).toEqual([expect.stringMatching(/allowed amplitude ≤ 1125 mm at frequency 15 Hz$/)]);
+  });
+
   it('estimates memory that grows with balls and frames', () => {
     const m = (p: Record<string, unknown>) => estimateMemoryBytes(ballmillParamsSchema.parse(p));
     expect(m({ balls: { count: 10000, radius: { law: 'fixed', value: 1 } } })).toBeGreaterThan(m({}));
