@@ -176,6 +176,10 @@ export const STOP_REQUEST_FILE = 'stop-requested';
 /** Why a run is interrupted when its process is found gone (recover). */
 const PROCESS_ENDED = 'the process running it ended';
 
+/** The log line of a run cancelled while it ran: the log then says why it ended and what it kept,
+ *  as a stopped run's 'stopped by user at ...' does. */
+const CANCELLED_RUNNING = 'cancelled by the user: its metrics and series so far are kept, its artifacts (an unfinished result) are not';
+
 /** The error of a run the user asked to stop and keep whose process ended (`why`) before it could, with no checkpoint. */
 function stoppedWithNothingKept(why: string): string {
   return `stopped by user, but ${why} before the run had kept its results, and it had no checkpoint to keep them from: nothing was kept`;
@@ -725,6 +729,7 @@ export class JobQueue {
       return this.store.getSummary(id)!;
     }
     if (FINAL_STATUSES.includes(r.status)) throw new ApiError('conflict', `run ${id} is already ${r.status}`);
+    this.store.appendLog(id, [`cancelled by the user while ${r.status}`]);
     this.store.finishRun(id, { status: 'cancelled', metrics: r.metrics, error: null });
     // A queued run has no worker to clear its folder: what an interrupted attempt left there (its
     // checkpoint, which may hold a whole packing matrix, its live table) goes, as a cancel keeps no artifacts.
@@ -1193,6 +1198,7 @@ export class JobQueue {
     if (o.status === 'done') {
       this.store.finishRun(id, { status: 'done', metrics: o.metrics, series: o.series, artifacts: o.artifacts, wallSeconds: o.wallSeconds });
     } else if (o.status === 'cancelled') {
+      this.store.appendLog(id, [CANCELLED_RUNNING]);
       this.store.finishRun(id, { status: 'cancelled', metrics: o.metrics, series: o.series, wallSeconds: o.wallSeconds });
     } else {
       this.store.finishRun(id, { status: 'failed', error: o.error, wallSeconds: o.wallSeconds });

@@ -302,6 +302,9 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     await s.queue.waitFor([long, short]);
     const l = await s.dispatch('runs.get', { id: long });
     expect(l.status).toBe('cancelled');
+    // Each log says why it ended (it was empty: only a stopped run's said so).
+    expect(l.log.at(-1)).toBe('cancelled by the user: its metrics and series so far are kept, its artifacts (an unfinished result) are not');
+    expect((await s.dispatch('runs.get', { id: queued })).log).toEqual(['cancelled by the user while queued']);
     expect(await s.dispatch('runs.artifacts', { id: long })).toEqual([]);
     await expect(s.dispatch('runs.cancel', { id: long })).rejects.toMatchObject({ code: 'conflict' });
 
