@@ -8,7 +8,8 @@
  * metric columns at 1024 px, scroll sideways under a header that follows them; its status filters
  * are reached and toggled from the keyboard; the selected run's metrics show whole in its details.
  * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
- * batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-inspector.png.
+ * batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-inspector.png,
+ * batch-layout-inspector-resized.png (its camera framed again at a narrower window).
  * The inspector's 3D view is wider than its side column at 1024 px, whose plot titles read whole; its
  * list of recent runs keeps their Open buttons in the window.
  */
@@ -247,5 +248,48 @@ describe.skipIf(!CHROMIUM)('the inspector at 1024 px', () => {
     const box = (await open.boundingBox())!;
     expect(box.x + box.width).toBeLessThanOrEqual(1024);
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-inspector-picker.png') });
+  });
+
+  it('frames the 3D view again when the window is resized, until the user turns the camera', async () => {
+    // Framed at one size, a bed was cut off at the sides of a narrower view (or tiny in a wider one).
+    const rows = ['x,y,z,r'];
+    for (let i = 0; i < 16; i++) rows.push(`${0.5 + (i % 4)},${0.5 + Math.floor(i / 4)},0.5,0.5`);
+    const { id } = await services.dispatch('runs.importSpheres', { name: 'resized bed', csv: rows.join('\n'), box: [4, 4, 1] });
+    await page.setViewportSize({ width: 1600, height: 800 });
+    await page.goto(`${session.host.url}#/inspector/${id}`);
+    const canvas = page.locator(testid('inspector-canvas'));
+    /** The canvas's drawing buffer width / height (the camera's aspect) and the camera as last drawn. */
+    const view = () => canvas.evaluate((c: HTMLCanvasElement) => ({ aspect: c.width / c.height, camera: c.dataset.camera ?? '', moving: c.dataset.moving }));
+    /**
+     * Whether the camera stands where frameCamera puts it for the box at the canvas's aspect: its
+     * diagonal in Babylon's vertical field of view (0.8 rad), or in the horizontal one (0.8 rad ×
+     * the aspect) in a view narrower than high.
+     */
+    const framed = (v: { aspect: number; camera: string }) =>
+      Math.abs(Number(v.camera.split(',')[2]) / ((Math.hypot(4, 4, 1) / 2 / Math.sin(0.4 * Math.min(1, v.aspect))) * 1.05) - 1) < 0.005;
+    await expect.poll(async () => framed(await view()), { timeout: 30_000 }).toBe(true);
+    const wide = await view();
+    expect(wide.aspect).toBeGreaterThan(1);
+    await page.setViewportSize({ width: 1024, height: 900 });
+    await expect.poll(async () => {
+      const v = await view();
+      return v.aspect < 1 && framed(v);
+    }, { timeout: 10_000 }).toBe(true);
+    await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-inspector-resized.png') });
+    await page.setViewportSize({ width: 1600, height: 800 });
+    await expect.poll(async () => (await view()).camera, { timeout: 10_000 }).toBe(wide.camera);
+    // Turned by the user: a resize leaves the camera where they put it.
+    const box = (await canvas.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    for (let k = 1; k <= 8; k++) await page.mouse.move(box.x + box.width / 2 + k * 15, box.y + box.height / 2 + k * 4);
+    await page.mouse.up();
+    await page.waitForSelector(`${testid('inspector-canvas')}[data-moving="0"]`);
+    const turned = (await view()).camera;
+    expect(turned).not.toBe(wide.camera);
+    await page.setViewportSize({ width: 1024, height: 900 });
+    await expect.poll(async () => (await view()).aspect, { timeout: 10_000 }).toBeLessThan(1);
+    await page.waitForSelector(`${testid('inspector-canvas')}[data-moving="0"]`);
+    expect((await view()).camera).toBe(turned);
   });
 });

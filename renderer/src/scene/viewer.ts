@@ -43,7 +43,10 @@ export interface Viewer {
   readonly canvas: HTMLCanvasElement;
   /** Draw one frame soon (coalesced with other requests in the same animation frame). */
   requestRender(): void;
-  /** Frames the bounds from a preset direction (keeps the current direction when omitted). */
+  /**
+   * Frames the bounds from a preset direction (keeps the current direction when omitted), and again
+   * at each resize of the canvas until the user moves the camera.
+   */
   frame(bounds: Bounds, preset?: CameraPreset): void;
   /** Draws the outline of the simulation box (or hides it with null). */
   setBoxOutline(bounds: Bounds | null): void;
@@ -62,6 +65,7 @@ export interface Viewer {
    * the screen directions (x right, y down) of the world's x, y and z axes. The view is restored.
    */
   renderInto(ctx: CanvasRenderingContext2D, width: number, height: number, background: string): FigureView;
+  /** Fits the drawing buffer to the canvas (a ResizeObserver calls it too); see frame. */
   resize(): void;
   dispose(): void;
 }
@@ -166,9 +170,18 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
   let outline: LinesMesh | null = null;
   let disposed = false;
   canvas.dataset.moving = '0';
+  /**
+   * What frame() last framed, and the camera as the first frame after it drew it (Babylon clamps
+   * the top preset's beta then): a resize frames it again while the camera is still there, so a bed
+   * fitted to one size of the window is neither cut off nor tiny at another; a camera the user
+   * turned, zoomed or panned stays where they put it.
+   */
+  let framed: { bounds: Bounds; view: string | null } | null = null;
+  const view = (): string => `${camera.alpha},${camera.beta},${camera.radius},${camera.target.x},${camera.target.y},${camera.target.z}`;
 
   const draw = (): void => {
     scene.render();
+    if (framed && framed.view === null) framed.view = view();
     frames++;
     canvas.dataset.frames = String(frames);
     canvas.dataset.ready = scene.isReady() ? '1' : '0';
@@ -191,7 +204,7 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
   let last = '';
   const loop = (): void => {
     draw();
-    const now = `${camera.alpha},${camera.beta},${camera.radius},${camera.target.x},${camera.target.y},${camera.target.z}`;
+    const now = view();
     still = now === last ? still + 1 : 0;
     last = now;
     if (!pointerDown && still > 8 && scene.isReady()) {
@@ -214,13 +227,20 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
   canvas.addEventListener('wheel', startLoop, { passive: true });
   canvas.addEventListener('keydown', startLoop);
 
-  const ro = typeof ResizeObserver !== 'undefined' ? new ResizeObserver(() => { engine.resize(); requestRender(); }) : null;
-  ro?.observe(canvas);
-
   const frame = (b: Bounds, preset?: CameraPreset): void => {
     frameCamera(camera, b, engine.getAspectRatio(camera), preset);
+    framed = { bounds: b, view: null };
     requestRender();
   };
+  const resize = (): void => {
+    // A canvas out of the page (its workspace kept alive, not shown) keeps its drawing buffer's size
+    // (Babylon's resize), so the camera framed again there stays as it was.
+    engine.resize();
+    if (framed && (framed.view === null || framed.view === view())) frame(framed.bounds);
+    else requestRender();
+  };
+  const ro = typeof ResizeObserver !== 'undefined' ? new ResizeObserver(resize) : null;
+  ro?.observe(canvas);
 
   const drawOutline = (lines: Vector3[][] | null): void => {
     outline?.dispose();
@@ -300,10 +320,7 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
         requestRender();
       }
     },
-    resize() {
-      engine.resize();
-      requestRender();
-    },
+    resize,
     dispose() {
       disposed = true;
       if (pending) cancelAnimationFrame(pending);
