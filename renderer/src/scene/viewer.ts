@@ -65,8 +65,6 @@ export interface Viewer {
    * the screen directions (x right, y down) of the world's x, y and z axes. The view is restored.
    */
   renderInto(ctx: CanvasRenderingContext2D, width: number, height: number, background: string): FigureView;
-  /** Fits the drawing buffer to the canvas (a ResizeObserver calls it too); see frame. */
-  resize(): void;
   dispose(): void;
 }
 
@@ -232,6 +230,7 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
     framed = { bounds: b, view: null };
     requestRender();
   };
+  // Fits the drawing buffer to the canvas when it changes size, and frames the camera again.
   const resize = (): void => {
     // A canvas out of the page (its workspace kept alive, not shown) keeps its drawing buffer's size
     // (Babylon's resize), so the camera framed again there stays as it was.
@@ -320,7 +319,6 @@ export function createViewer(canvas: HTMLCanvasElement): Viewer {
         requestRender();
       }
     },
-    resize,
     dispose() {
       disposed = true;
       if (pending) cancelAnimationFrame(pending);
