@@ -63,6 +63,24 @@ async function stillAnswers(): Promise<void> {
   expect(info.dataDir).toBe(t.dir);
 }
 
+/**
+ * A second host on the same services that keeps what its `method` call ended with ('answered', or
+ * the error), and a client socket open on it: for the calls of a client that goes.
+ */
+async function watchedHost(method: string): Promise<{ small: Host; ws: WebSocket; outcome: () => Promise<unknown> | undefined }> {
+  let outcome: Promise<unknown> | undefined;
+  const watched = { ...services, dispatch: ((m, params, signal) => {
+    const call = services.dispatch(m, params, signal);
+    if (m === method) outcome = call.then(() => 'answered', (err: unknown) => err);
+    return call;
+  }) as Services['dispatch'] };
+  const small = await startHost({ services: watched, webRoot: join(t.dir, 'web') });
+  const ws = new WebSocket(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`);
+  ws.on('error', () => {});
+  await new Promise((ok) => ws.once('open', ok));
+  return { small, ws, outcome: () => outcome };
+}
+
 beforeAll(async () => {
   const webRoot = join(t.dir, 'web');
   mkdirSync(webRoot);
@@ -309,18 +327,9 @@ describe('web host under faults', () => {
     // 600,000 rows: a CSV of seconds. Before, a closed tab's export ran to its end and its 30 MB
     // were read into memory for a socket that was gone, holding a heavy turn meanwhile.
     const id = largeTableRun(services, t.dir, 'abandoned', 600_000, 997);
-    let outcome!: Promise<unknown>;
-    const watched = { ...services, dispatch: ((method, params, signal) => {
-      const call = services.dispatch(method, params, signal);
-      if (method === 'runs.export') outcome = call.then(() => 'answered', (err: unknown) => err);
-      return call;
-    }) as Services['dispatch'] };
-    const small = await startHost({ services: watched, webRoot: join(t.dir, 'web') });
+    const { small, ws, outcome } = await watchedHost('runs.export');
     const errors = vi.spyOn(console, 'error');
     try {
-      const ws = new WebSocket(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`);
-      ws.on('error', () => {});
-      await new Promise((ok) => ws.once('open', ok));
       ws.send(encodeMessage({ t: 'call', id: 1, method: 'runs.export', params: { id, format: 'csv' } }));
       // Under way: its first rows are in its file.
       let folder = '';
@@ -330,7 +339,7 @@ describe('web host under faults', () => {
       };
       await waitFor('the export to write its first rows', written);
       ws.terminate(); // the tab dropped
-      expect(await outcome).toMatchObject({ code: 'unavailable', message: 'runs.export was abandoned: the client that asked has gone' });
+      expect(await outcome()).toMatchObject({ code: 'unavailable', message: 'runs.export was abandoned: the client that asked has gone' });
       expect(existsSync(join(t.dir, folder))).toBe(false);
       expect(errors).not.toHaveBeenCalled();
     } finally {
@@ -345,16 +354,7 @@ describe('web host under faults', () => {
     // through every point (a voxel sweep's take seconds of the host's thread in turns, then its
     // workers' cross-field checks).
     const total = 10_000;
-    let outcome!: Promise<unknown>;
-    const watched = { ...services, dispatch: ((method, params, signal) => {
-      const call = services.dispatch(method, params, signal);
-      if (method === 'runs.validate') outcome = call.then(() => 'answered', (err: unknown) => err);
-      return call;
-    }) as Services['dispatch'] };
-    const small = await startHost({ services: watched, webRoot: join(t.dir, 'web') });
-    const ws = new WebSocket(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`);
-    ws.on('error', () => {});
-    await new Promise((ok) => ws.once('open', ok));
+    const { small, ws, outcome } = await watchedHost('runs.validate');
     const real = services.registry.parseParams.bind(services.registry);
     const parse = vi.spyOn(services.registry, 'parseParams').mockImplementation((...args) => {
       if (parse.mock.calls.length === 1) ws.terminate(); // the tab dropped while its first point is checked
@@ -363,8 +363,8 @@ describe('web host under faults', () => {
     const errors = vi.spyOn(console, 'error');
     try {
       ws.send(encodeMessage({ t: 'call', id: 1, method: 'runs.validate', params: { spec: { engine: 'counter', name: 'sweep', params: { steps: { $sweep: { from: 1, to: total, steps: total } } } } } }));
-      await waitFor('the check to begin', () => outcome !== undefined);
-      expect(await outcome).toMatchObject({ code: 'unavailable', message: 'runs.validate was abandoned: the client that asked has gone' });
+      await waitFor('the check to begin', () => outcome() !== undefined);
+      expect(await outcome()).toMatchObject({ code: 'unavailable', message: 'runs.validate was abandoned: the client that asked has gone' });
       expect(parse.mock.calls.length).toBeLessThan(total);
       expect(errors).not.toHaveBeenCalled();
     } finally {
