@@ -384,7 +384,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   addRunOptions(
     program
       .command('run')
-      .description('run a spec to the end in this process (a spec with sweeps runs all its points)')
+      .description('run a spec to the end in this process (a spec with sweeps runs all its points; Ctrl-C cancels them). Exit 0: every run ended done; 1: one failed or was cancelled; 130: interrupted by Ctrl-C or SIGTERM')
       .argument('<spec>', 'spec file: { "engine", "name", "seed", "params" }'),
     'runs at a time (sweeps)',
   ).action(async (file: string, o: RunOptions) => {
@@ -403,7 +403,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       warningLines(queued.warnings).forEach(info);
       if (!globals().json) info(memoryLine(runIds.length, queued));
       const stopBar = progressBar(s, mine);
+      let interrupted = false;
       const offInterrupt = onInterrupt(() => {
+        interrupted = true;
         info('\ncancelling...');
         for (const id of mine) {
           const status = s.store.getSummary(id)?.status;
@@ -431,7 +433,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           { batchId, runs: runs.map((r) => ('runId' in r ? r : resultOf(r))) },
         );
       }
-      if (runs.some((r) => r.status !== 'done')) exitCode = 1;
+      // 130 as for `queue run` and the exports: the user interrupted it (a run that ended done anyway is counted done).
+      if (runs.some((r) => r.status !== 'done')) exitCode = interrupted ? 130 : 1;
     });
   });
 
