@@ -132,16 +132,6 @@ export function regionVolume(region: RegionParams): number {
   }
 }
 
-/** Smallest extent of the region (its narrowest width). */
-function regionWidth(region: RegionParams): number {
-  switch (region.shape) {
-    case 'box': return Math.min(...region.size);
-    case 'cylinder': return Math.min(2 * region.radius, region.height);
-    case 'rectangle': return Math.min(...region.size);
-    case 'circle': return 2 * region.radius;
-  }
-}
-
 /** Mean volume (area in 2D) of a ball of a class whose radius is uniform in [rMin, rMax]. */
 export function meanBallVolume(c: SizeClass, dim: 2 | 3): number {
   const a = c.rMin, b = c.rMax;
@@ -234,16 +224,26 @@ export function check(p: StackingParams): ParamsIssue[] {
 
   const classes = resolveGradation(g);
   const rMax = Math.max(...classes.map((c) => c.rMax));
-  const width = regionWidth(p.region);
   // Bounds at 12 significant digits: rMax carries round-off (0.2 · 1.05 is 0.21000000000000002), and a
   // bound must read as the user would type it, and accept it typed.
   const bound = (x: number): number => Number(x.toPrecision(12));
-  const minWidth = bound(4 * rMax);
-  if (width < minWidth) {
-    issues.push({
-      path: p.region.shape === 'box' || p.region.shape === 'rectangle' ? 'region.size' : 'region.radius',
-      message: `the region is ${width} wide at its narrowest; it must hold two of the largest balls (diameter ${bound(2 * rMax)}): at least ${minWidth}`,
+  // Each side the user typed is judged on its own and named: the narrowest side of a box, or a
+  // cylinder's height against its radius, is the field to change, at its own bound (a radius holds
+  // one largest diameter, a side two).
+  const minWidth = bound(4 * rMax), minRadius = bound(2 * rMax);
+  const holds = `it must hold two of the largest balls (diameter ${bound(2 * rMax)})`;
+  const region = p.region;
+  if (region.shape === 'box' || region.shape === 'rectangle') {
+    region.size.forEach((side, a) => {
+      if (side < minWidth) issues.push({ path: `region.size.${a}`, message: `the region is ${side} wide along ${'xyz'[a]}; ${holds}: at least ${minWidth}` });
     });
+  } else {
+    if (region.radius < minRadius) {
+      issues.push({ path: 'region.radius', message: `the region is ${2 * region.radius} across (radius ${region.radius}); ${holds}: a radius of at least ${minRadius}` });
+    }
+    if (region.shape === 'cylinder' && region.height < minWidth) {
+      issues.push({ path: 'region.height', message: `the region is ${region.height} high; ${holds}: at least ${minWidth}` });
+    }
   }
   if (p.region.shape === 'box' || p.region.shape === 'rectangle') {
     const { size, periodic } = p.region;

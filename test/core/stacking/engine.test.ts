@@ -324,12 +324,23 @@ describe('stacking engine', () => {
   it('check() names the field and the allowed range; the schema refuses unknown keys', () => {
     const issues = (o: Record<string, unknown>) => check(params(o));
     expect(issues({ dim: 2, region: { shape: 'box', size: [2, 2, 2] } })[0].path).toBe('region.shape');
-    expect(issues({ region: { shape: 'box', size: [0.5, 2, 2] } })[0]).toMatchObject({ path: 'region.size', message: expect.stringContaining('at least 0.84') });
+    expect(issues({ region: { shape: 'box', size: [0.5, 2, 2] } })[0]).toMatchObject({ path: 'region.size.0', message: expect.stringContaining('at least 0.84') });
+    // Each side too small is named at its own field and bound: a cylinder's height is not its radius
+    // (a flat cylinder of radius 5 was told 'region.radius: ... at least 0.84'), and a radius holds
+    // one largest diameter, not two.
+    expect(issues({ region: { shape: 'cylinder', radius: 5, height: 0.5 } })).toEqual([
+      { path: 'region.height', message: 'the region is 0.5 high; it must hold two of the largest balls (diameter 0.42): at least 0.84' },
+    ]);
+    expect(issues({ region: { shape: 'cylinder', radius: 0.3, height: 2 } })).toEqual([
+      { path: 'region.radius', message: 'the region is 0.6 across (radius 0.3); it must hold two of the largest balls (diameter 0.42): a radius of at least 0.42' },
+    ]);
+    expect(issues({ region: { shape: 'cylinder', radius: 0.42, height: 0.84 } }).filter((i) => i.path.startsWith('region.'))).toEqual([]);
+    expect(issues({ dim: 2, region: { shape: 'rectangle', size: [3, 0.5] }, target: { kind: 'count', particles: 5 } }).map((i) => i.path)).toEqual(['region.size.1']);
     expect(issues({ region: { shape: 'box', size: [1.5, 4, 2], periodic: [true, false] } })[0]).toMatchObject({ path: 'region.size.0', message: expect.stringContaining('2.1') });
     // The bounds read as the user would type them (rMax = 0.2 · 1.05 is 0.21000000000000002 in floating
     // point), and the bound typed is accepted.
-    expect(issues({ region: { shape: 'box', size: [0.5, 2, 2] } })[0].message).toBe('the region is 0.5 wide at its narrowest; it must hold two of the largest balls (diameter 0.42): at least 0.84');
-    expect(issues({ region: { shape: 'box', size: [0.84, 2, 2] } }).filter((i) => i.path === 'region.size')).toEqual([]);
+    expect(issues({ region: { shape: 'box', size: [0.5, 2, 2] } })[0].message).toBe('the region is 0.5 wide along x; it must hold two of the largest balls (diameter 0.42): at least 0.84');
+    expect(issues({ region: { shape: 'box', size: [0.84, 2, 2] } }).filter((i) => i.path.startsWith('region.size'))).toEqual([]);
     expect(issues({ region: { shape: 'box', size: [1.5, 4, 2], periodic: [true, false] } })[0].message).toBe('a periodic side must be at least five of the largest diameters (2.1) so that every neighbour has one nearest image; got 1.5');
     expect(issues({ region: { shape: 'box', size: [2.1, 4, 2], periodic: [true, false] } }).filter((i) => i.path === 'region.size.0')).toEqual([]);
     expect(issues({ target: { kind: 'count', particles: 1e6 }, region: { shape: 'box', size: [1, 1, 1] } })[0].path).toBe('target.particles');
