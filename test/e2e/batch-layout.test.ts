@@ -8,7 +8,8 @@
  * 1920 px, with every size law and a message in a row. History's rows, wider than the window with
  * metric columns at 1024 px, scroll sideways under a header that follows them; its status filters
  * are reached and toggled from the keyboard; the selected run's metrics show whole in its details.
- * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
+ * The gradation's curve never covers its table (it goes under it when they do not fit side by side).
+ * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-gradation-1920.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
  * batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-inspector.png,
  * batch-layout-inspector-resized.png (its camera framed again at a narrower window).
  * The inspector's 3D view is wider than its side column at 1024 px, whose plot titles read whole; its
@@ -65,6 +66,26 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
     expect(table.x + table.width).toBeLessThanOrEqual(form.x + form.width);
     await page.locator(testid('field-gradation')).scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-gradation.png') });
+  });
+
+  it("keeps the gradation table's a_f fields and remove buttons clear of its curve at 1024 to 1920 px", async () => {
+    await page.selectOption(testid('engine-select'), 'stacking');
+    await page.waitForSelector(testid('field-gradation.classes.1.radius'));
+    for (const width of [1024, 1440, 1920]) {
+      await page.setViewportSize({ width, height: 768 });
+      await page.locator(testid('field-gradation-add')).scrollIntoViewIfNeeded();
+      // Each cell's own element is what a click at its centre hits (the curve covered a2 and × at 1920 px).
+      const covered = await page.$$eval(`${testid('field-gradation')} table tbody td > *`, (els) =>
+        els.filter((e) => {
+          const r = e.getBoundingClientRect();
+          const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+          return !hit || !(e === hit || e.contains(hit));
+        }).map((e) => (e as HTMLElement).dataset.testid ?? e.textContent),
+      );
+      expect(covered, `at ${width} px`).toEqual([]);
+    }
+    await page.locator(testid('field-gradation')).screenshot({ path: join(ARTIFACTS, 'batch-layout-gradation-1920.png') });
+    await page.setViewportSize({ width: 1024, height: 768 });
   });
 
   it("shows every engine's name, every status, every header, a run's progress, its time and its actions whole, at 1024, 1280, 1440 and 1920 px", async () => {
