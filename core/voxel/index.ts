@@ -270,6 +270,8 @@ export const voxelEngine = defineEngine({
   run(params, ctx): EngineResult {
     const t0 = performance.now();
     const { packer, series, seconds, resumedFromStep } = pack(params, ctx);
+    const short = stopNote(params, packer);
+    if (short !== null) ctx.log(short);
     // A cancel after the packing is seen between the phases after it, and between the settling
     // pass's rounds: each phase took seconds (736 ellipsoids: settling 1.8 s, analysis 2.5 s) and
     // could not be cancelled.
@@ -357,6 +359,30 @@ function particlesInBox(packer: Packer): number {
   let n = 0;
   for (let i = 0; i < packer.count; i++) if (centreInBox(packer, i)) n++;
   return n;
+}
+
+/**
+ * Why a packing ended before what was asked, for the run's log (null when it ended as asked): a
+ * stop target (stop.particles, stop.solidFraction) the box could not take ('full') or that
+ * stop.maxSteps cut short, or a fill until full that stop.maxSteps cut short. stopReason alone
+ * said it, among thirty metrics, and the run ended 'done' with an empty log (asked a solid
+ * fraction of 0.9, spheres ended full at 0.39). The solid fraction is the target's own measure.
+ */
+export function stopNote(p: VoxelParams, packer: Packer): string | null {
+  const reason = packer.stopReason;
+  if (reason !== 'full' && reason !== 'maxSteps') return null;
+  const { particles, solidFraction, maxSteps } = p.stop;
+  const asked: string[] = [];
+  if (particles > 0) asked.push(`${packer.count} particles of the ${particles} asked (stop.particles)`);
+  if (solidFraction > 0) {
+    const reached = packer.solidVoxels / (packer.nx * packer.ny * packer.nz);
+    asked.push(`solid fraction ${reached.toFixed(4)} of the ${solidFraction} asked (stop.solidFraction: the particles' solid voxels over the box's)`);
+  }
+  if (reason === 'full') {
+    return asked.length === 0 ? null : `ended full before the stop target: ${asked.join(', ')}; a larger box, or smaller or other particles`;
+  }
+  const what = asked.length === 0 ? `the box was full: ${packer.count} particles` : `the stop target: ${asked.join(', ')}`;
+  return `ended at stop.maxSteps (${maxSteps} time steps) before ${what}; raise stop.maxSteps`;
 }
 
 /** The deepest interpenetration as metrics. */

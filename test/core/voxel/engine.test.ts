@@ -411,4 +411,30 @@ describe('voxel engine', () => {
       }
     }
   });
+
+  it('a run that ends before what was asked says so in its log: full before a stop target, or cut short by stop.maxSteps', () => {
+    const spheres = (stop: Record<string, number>) => voxelParamsSchema.parse({
+      box: { size: [1.6, 1.6, 1.6], resolution: 10 },
+      mixture: { types: [{ shape: { kind: 'sphere' }, size: { law: 'fixed', value: 0.8 } }] },
+      stop, finalSettling: false, analysis: { enabled: false },
+    });
+    const logs = (stop: Record<string, number>) => {
+      const lines: string[] = [];
+      const r = run(spheres(stop), { ...ctx(), log: (m) => { lines.push(m); } });
+      return { stopReason: r.metrics.stopReason, lines };
+    };
+    // Spheres fill no 0.9 of a box: it ended 'done', stopReason 'full', and nothing in the log.
+    expect(logs({ solidFraction: 0.9 })).toEqual({
+      stopReason: 'full',
+      lines: [expect.stringMatching(/^ended full before the stop target: solid fraction 0\.\d{4} of the 0\.9 asked \(stop\.solidFraction/)],
+    });
+    expect(logs({ particles: 1000, maxSteps: 30 })).toEqual({
+      stopReason: 'maxSteps',
+      lines: [expect.stringMatching(/^ended at stop\.maxSteps \(30 time steps\) before the stop target: \d+ particles of the 1000 asked \(stop\.particles\); raise stop\.maxSteps$/)],
+    });
+    expect(logs({ maxSteps: 30 }).lines).toEqual([expect.stringMatching(/^ended at stop\.maxSteps \(30 time steps\) before the box was full: \d+ particles; raise stop\.maxSteps$/)]);
+    // Ended as asked: nothing to say.
+    expect(logs({ particles: 1 })).toEqual({ stopReason: 'particles', lines: [] });
+    expect(logs({}).lines).toEqual([]);
+  });
 });
