@@ -15,6 +15,16 @@ import { MAX_WALL_ACCELERATION } from './vial';
 export const CDO_NAMES = ['direct', 'regularSubdivision', 'hashedGrid', 'cellSpace', 'sweepAndPrune', 'spatialTree'] as const;
 export type CdoName = (typeof CDO_NAMES)[number];
 
+/** Highest solid fraction the initial placement is asked to reach (2D disks, 3D spheres in a cylinder). */
+export const MAX_SOLID_FRACTION = { 2: 0.75, 3: 0.5 } as const;
+
+/**
+ * The schema holds one bound for both dims; its message gives each, so that a 3D spec at 0.6 is not
+ * sent to 0.75 and then refused by check at 0.5.
+ */
+const solidFractionRange = (issue: { input?: unknown }) =>
+  `must be in (0, ${MAX_SOLID_FRACTION[2]}] in 2D and (0, ${MAX_SOLID_FRACTION[3]}] in 3D (the initial placement cannot reach more), got ${String(issue.input)}`;
+
 const mm = (description: string, dflt: number, max = 1e6) =>
   z.number().gt(0).max(max).default(dflt).meta({ unit: 'mm', description });
 
@@ -58,7 +68,7 @@ export const ballmillParamsSchema = z.strictObject({
   balls: z.strictObject({
     count: z.number().int().min(1).max(1_000_000).default(100).meta({ unit: 'balls', description: 'number of balls' }),
     radius: radiusLawSchema.default({ law: 'uniform', min: 1, max: 10 }),
-    solidFraction: z.number().gt(0).max(0.75).nullable().default(null).meta({
+    solidFraction: z.number().gt(0, { error: solidFractionRange }).max(MAX_SOLID_FRACTION[2], { error: solidFractionRange }).nullable().default(null).meta({
       unit: 'fraction',
       description: "the seed's packing density: when set, every drawn radius is scaled by one factor so that the balls fill this fraction of the vial (area in 2D, volume in 3D), and the radius law gives only the spread; null keeps the radii as drawn",
     }),
@@ -101,8 +111,6 @@ export type BallmillParams = z.output<typeof ballmillParamsSchema>;
 /** Largest number of trajectory rows (frames × balls) a run may write: 36 bytes each, 1.8 GB. */
 export const MAX_TRAJECTORY_ROWS = 5e7;
 
-/** Highest solid fraction the initial placement is asked to reach (2D disks, 3D spheres in a cylinder). */
-export const MAX_SOLID_FRACTION = { 2: 0.75, 3: 0.5 } as const;
 
 export function maxRadius(law: RadiusLaw): number {
   return law.law === 'fixed' ? law.value : law.max;

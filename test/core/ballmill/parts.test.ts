@@ -200,6 +200,15 @@ describe('ball mill parameters', () => {
     expect(ballmillParamsSchema.safeParse({ vial: { width: -1 } }).error?.issues[0].path).toEqual(['vial', 'width']);
   });
 
+  it('says the solid fraction\'s limit of each dim when the schema refuses it', () => {
+    // It said (0, 0.75] in 3D too, and a spec corrected to 0.7 was then refused by check at 0.5.
+    for (const [dim, value] of [[3, 0.8], [2, 0]] as const) {
+      expect(ballmillParamsSchema.safeParse({ dim, balls: { solidFraction: value } }).error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+        ['balls.solidFraction', `must be in (0, 0.75] in 2D and (0, 0.5] in 3D (the initial placement cannot reach more), got ${value}`],
+      ]);
+    }
+  });
+
   it('check() names the field and the allowed range of every cross-field rule', () => {
     const issues = (p: Record<string, unknown>) => checkParams(ballmillParamsSchema.parse(p)).map((i) => i.path);
     expect(issues({})).toEqual([]);
