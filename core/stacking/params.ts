@@ -278,13 +278,46 @@ export function check(p: StackingParams): ParamsIssue[] {
       ? { path: 'target.particles', message: `${what}; ${p.target.particles} would fill ${fraction.toFixed(4)}: at most ${Math.floor((p.target.particles * densest) / fraction)}` }
       : { path: 'target.e', message: `${what}; e = ${p.target.e} asks ${fraction.toFixed(4)}: at least ${(1 / densest - 1).toFixed(4)}` });
   }
-  if (maxParticles > MAX_PARTICLES) {
-    issues.push({
-      path: p.target.kind === 'count' ? 'target.particles' : 'target.e',
-      message: `this region, gradation and target may need up to ${maxParticles.toExponential(3)} balls; at most ${MAX_PARTICLES.toExponential(0)} (use a smaller region, larger balls or a larger void ratio)`,
-    });
-  }
+  if (maxParticles > MAX_PARTICLES) issues.push(tooManyBalls(p, classes, maxParticles));
   return issues;
+}
+
+/**
+ * The issue of a target that may need more than MAX_PARTICLES balls, with the allowed range of
+ * the field typed: the largest count, or the smallest void ratio, whose plan fits (both move the
+ * bound one way). A count sets the solid volume (its balls on average), which each class fills
+ * with its own radii, at worst its smallest: more balls than the count. 28,000,000 (the schema
+ * allows 3e7) was told 'at most 3e+7 (use a smaller region, ... or a larger void ratio)', neither
+ * its range nor what to change.
+ */
+function tooManyBalls(p: StackingParams, classes: SizeClass[], maxParticles: number): ParamsIssue {
+  const need = `may need up to ${maxParticles.toExponential(3)} balls, more than the ${MAX_PARTICLES.toExponential(0)} a run holds`;
+  const target = p.target;
+  if (target.kind === 'count') {
+    const fits = (n: number) => plan({ ...p, target: { kind: 'count', particles: n } }, classes).maxParticles <= MAX_PARTICLES;
+    let lo = 0, hi = target.particles; // fits(lo), not fits(hi)
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (fits(mid)) lo = mid; else hi = mid;
+    }
+    return { path: 'target.particles', message: `${target.particles} balls of this gradation (each class fills its share of their solid with its own radii) ${need}: at most ${lo}` };
+  }
+  const MAX_E = 100; // the schema's largest void ratio
+  const fits = (e: number) => plan({ ...p, target: { kind: 'voidRatio', e } }, classes).maxParticles <= MAX_PARTICLES;
+  const prefix = `this region and gradation at e = ${target.e} ${need}`;
+  if (!fits(MAX_E)) return { path: 'target.e', message: `${prefix}, even at e = ${MAX_E}: use a smaller region or larger balls` };
+  let lo = target.e, hi = MAX_E; // not fits(lo), fits(hi)
+  for (let k = 0; k < 60; k++) {
+    const mid = (lo + hi) / 2;
+    if (fits(mid)) hi = mid; else lo = mid;
+  }
+  // The bound as short as it reads and still fits (at 17 digits it is hi itself).
+  let least = hi;
+  for (let digits = 4; digits < 17; digits++) {
+    const c = Number(hi.toPrecision(digits));
+    if (fits(c)) { least = c; break; }
+  }
+  return { path: 'target.e', message: `${prefix}: e at least ${least} (or a smaller region, larger balls)` };
 }
 
 /**

@@ -344,7 +344,23 @@ describe('stacking engine', () => {
     expect(issues({ region: { shape: 'box', size: [1.5, 4, 2], periodic: [true, false] } })[0].message).toBe('a periodic side must be at least five of the largest diameters (2.1) so that every neighbour has one nearest image; got 1.5');
     expect(issues({ region: { shape: 'box', size: [2.1, 4, 2], periodic: [true, false] } }).filter((i) => i.path === 'region.size.0')).toEqual([]);
     expect(issues({ target: { kind: 'count', particles: 1e6 }, region: { shape: 'box', size: [1, 1, 1] } })[0].path).toBe('target.particles');
-    expect(issues({ region: { shape: 'box', size: [1000, 1000, 1000] } })[0]).toMatchObject({ path: 'target.e', message: expect.stringContaining('at most') });
+    expect(issues({ region: { shape: 'box', size: [1000, 1000, 1000] } })[0]).toMatchObject({ path: 'target.e', message: expect.stringContaining('even at e = 100: use a smaller region or larger balls') });
+    // A target that may need more than 3e7 balls is told its own allowed range, which it then meets:
+    // 28,000,000 (the schema allows 3e7) was told 'at most 3e+7 (use a smaller region, ... or a
+    // larger void ratio)'.
+    const balls = (target: Record<string, unknown>) => issues({ region: { shape: 'box', size: [100, 100, 100] }, target }).filter((i) => /a run holds/.test(i.message));
+    const [count] = balls({ kind: 'count', particles: 28_000_000 });
+    expect(count).toMatchObject({ path: 'target.particles', message: expect.stringMatching(/^28000000 balls of this gradation .* more than the 3e\+7 a run holds: at most \d+$/) });
+    const most = Number(/at most (\d+)$/.exec(count.message)![1]);
+    expect(most).toBeLessThan(28_000_000);
+    expect(balls({ kind: 'count', particles: most })).toEqual([]);
+    expect(balls({ kind: 'count', particles: most + 1 })).toHaveLength(1);
+    const big = (e: number) => issues({ region: { shape: 'box', size: [40, 40, 40] }, target: { kind: 'voidRatio', e } }).filter((i) => /a run holds/.test(i.message));
+    const [dense] = big(0.01);
+    expect(dense).toMatchObject({ path: 'target.e', message: expect.stringMatching(/^this region and gradation at e = 0\.01 .*: e at least [\d.]+ \(or a smaller region, larger balls\)$/) });
+    const least = Number(/e at least ([\d.]+)/.exec(dense.message)![1]);
+    expect(big(least)).toEqual([]);
+    expect(big(least * (1 - 1e-3))).toHaveLength(1);
     const sieve = (g: Record<string, unknown>) => issues({ gradation: { kind: 'sieve', af: [[0, 0.3]], ...g } });
     expect(sieve({ sizes: [0.1, 0.05, 0.2], passing: [0, 50, 100] })[0].path).toBe('gradation.sizes.1');
     expect(sieve({ sizes: [0.1, 0.2, 0.3], passing: [0, 60, 50] }).map((i) => i.path)).toContain('gradation.passing.2');
