@@ -7,7 +7,8 @@
  * The particle editor's mixture table fits its panel without scrolling sideways at 1024, 1280 and
  * 1920 px, with every size law and a message in a row. History's rows, wider than the window with
  * metric columns at 1024 px, scroll sideways under a header that follows them; its status filters
- * are reached and toggled from the keyboard; the selected run's metrics show whole in its details.
+ * are reached and toggled from the keyboard; the selected run's metrics show whole in its details, inside
+ * their column beside a long unit.
  * The gradation's curve never covers its table (it goes under it when they do not fit side by side).
  * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-gradation-1920.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
  * batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-inspector.png,
@@ -227,6 +228,30 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     const cut = await values.evaluateAll((cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
     expect(cut).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-metrics.png') });
+  });
+
+  it("keeps the selected run's metrics inside their column, their names readable, beside a long unit (a stacking run's regionVolume)", async () => {
+    // regionVolume's unit, 'length units³ (length units² in 2D)', made the values column 300 px wide at
+    // 1024 px: the names were cut to one letter and the values ran over the parameters beside them.
+    const spec = { engine: 'stacking', name: 'volume', seed: 1, params: {} };
+    const [id] = services.store.insertRuns([{ name: 'volume', engine: 'stacking', spec, params: {}, seed: 1, priority: 0, batchId: null, status: 'paused' as const }]);
+    const metrics = { particles: 305, solidFraction: 0.789, voidRatio: 0.2674, regionVolume: 4, maxOverlap: 2.418e-15, stopReason: 'target' };
+    services.store.finishRun(id, { status: 'done', metrics, series: [], artifacts: [], wallSeconds: 1 });
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.click(testid('nav-history'));
+    await page.fill(testid('history-search'), 'volume');
+    await page.locator(testid(`history-row-${id}`)).click();
+    const table = page.locator(testid('details-metrics'));
+    await expect.poll(() => table.locator('td.num').count()).toBe(Object.keys(metrics).length);
+    const layout = await table.evaluate((t) => ({
+      overflow: t.getBoundingClientRect().right - t.parentElement!.getBoundingClientRect().right,
+      values: Array.from(t.querySelectorAll('td.num')).filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent),
+      // A name shows its first 8 characters ('solidFra…') at least.
+      names: Array.from(t.querySelectorAll('th.key')).filter((c) => (c as HTMLElement).clientWidth < 8 * 7).map((c) => c.textContent),
+    }));
+    expect(layout).toEqual({ overflow: expect.any(Number), values: [], names: [] });
+    expect(layout.overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-unit.png') });
   });
 
   it("reaches and toggles History's status filters from the keyboard", async () => {
