@@ -121,7 +121,10 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
     used += grow + RELAX_SWEEPS;
   }
   throw new RangeError(
-    `balls: could not place ${n} balls (solid fraction ${fraction.toFixed(3)}) in the vial without overlap; use a lower balls.solidFraction, fewer or smaller balls, or a larger vial`,
+    // Not 'fewer balls': with balls.solidFraction set, fewer balls are larger ones, which the walls
+    // hold apart more (what fails here is mostly sets of few large balls).
+    `balls: could not place ${n} balls (solid fraction ${fraction.toFixed(3)}) in the vial without overlap from ${attempts} random starts; ` +
+      'use a lower balls.solidFraction, smaller balls or a larger vial (few large balls leave gaps at the walls: at the same balls.solidFraction, a larger balls.count of smaller balls may place)',
   );
 }
 

@@ -172,6 +172,13 @@ describe('placement', () => {
     for (let seed = 1; seed <= 4; seed++) expectPlaced(dim, W, H, new Float64Array(n).fill(radius), new Random(seed));
   });
 
+  it('refuses a set that cannot be placed, pointing to more, smaller balls rather than fewer', () => {
+    // Two disks of radius 30 cannot both fit in a 100 mm square. With balls.solidFraction set it
+    // advised 'fewer or smaller balls': fewer balls at the same fraction are larger, and fail more.
+    const place = () => placeBalls({ dim: 2, width: 100, height: 100 }, new Float64Array(2).fill(30), new Random(1), new Float64Array(2), new Float64Array(2), new Float64Array(2));
+    expect(place).toThrow(/could not place 2 balls \(solid fraction 0\.565\) .* from 500 random starts; use a lower balls\.solidFraction, smaller balls or a larger vial \(.* a larger balls\.count of smaller balls may place\)$/);
+  });
+
   it('a cancel stops the placement within a sweep, and the engine then ends cancelled before any simulated step', () => {
     // The placement had run to its end (about 1.1 s at 20,000 balls, thousands of sweeps for dense
     // sets) before the first cancel check of the event loop.
