@@ -270,8 +270,7 @@ export const voxelEngine = defineEngine({
   run(params, ctx): EngineResult {
     const t0 = performance.now();
     const { packer, series, seconds, resumedFromStep } = pack(params, ctx);
-    const short = stopNote(params, packer);
-    if (short !== null) ctx.log(short);
+    for (const note of stopNotes(params, packer)) ctx.log(note);
     // A cancel after the packing is seen between the phases after it, and between the settling
     // pass's rounds: each phase took seconds (736 ellipsoids: settling 1.8 s, analysis 2.5 s) and
     // could not be cancelled.
@@ -362,15 +361,17 @@ function particlesInBox(packer: Packer): number {
 }
 
 /**
- * Why a packing ended before what was asked, for the run's log (null when it ended as asked): a
+ * Why a packing ended before what was asked, for the run's log (none when it ended as asked): a
  * stop target (stop.particles, stop.solidFraction) the box could not take ('full') or that
- * stop.maxSteps cut short, or a fill until full that stop.maxSteps cut short. stopReason alone
- * said it, among thirty metrics, and the run ended 'done' with an empty log (asked a solid
+ * stop.maxSteps cut short, a fill until full that stop.maxSteps cut short, or the settling after
+ * the last insertion that stop.maxSteps cut short with particles still moving. stopReason alone
+ * said the first three, among thirty metrics, and nothing the last (stopReason 'particles', the bed
+ * measured with particles in mid-air); the run ended 'done' with an empty log (asked a solid
  * fraction of 0.9, spheres ended full at 0.39). The solid fraction is the target's own measure.
  */
-export function stopNote(p: VoxelParams, packer: Packer): string | null {
+export function stopNotes(p: VoxelParams, packer: Packer): string[] {
   const reason = packer.stopReason;
-  if (reason !== 'full' && reason !== 'maxSteps') return null;
+  if (reason === null || reason === 'cancelled' || reason === 'stopped') return [];
   const { particles, solidFraction, maxSteps } = p.stop;
   const asked: string[] = [];
   if (particles > 0) asked.push(`${packer.count} particles of the ${particles} asked (stop.particles)`);
@@ -378,11 +379,15 @@ export function stopNote(p: VoxelParams, packer: Packer): string | null {
     const reached = packer.solidVoxels / (packer.nx * packer.ny * packer.nz);
     asked.push(`solid fraction ${reached.toFixed(4)} of the ${solidFraction} asked (stop.solidFraction: the particles' solid voxels over the box's)`);
   }
-  if (reason === 'full') {
-    return asked.length === 0 ? null : `ended full before the stop target: ${asked.join(', ')}; a larger box, or smaller or other particles`;
+  const notes: string[] = [];
+  if (reason === 'full' && asked.length > 0) notes.push(`ended full before the stop target: ${asked.join(', ')}; a larger box, or smaller or other particles`);
+  if (reason === 'maxSteps') {
+    const what = asked.length === 0 ? `the box was full: ${packer.count} particles` : `the stop target: ${asked.join(', ')}`;
+    notes.push(`ended at stop.maxSteps (${maxSteps} time steps) before ${what}; raise stop.maxSteps`);
+  } else if (p.stop.settle && packer.activeCount > 0) {
+    notes.push(`stop.maxSteps (${maxSteps} time steps) ended the settling after the last insertion with ${packer.activeCount} particle(s) still moving, not frozen where they came to rest; raise stop.maxSteps`);
   }
-  const what = asked.length === 0 ? `the box was full: ${packer.count} particles` : `the stop target: ${asked.join(', ')}`;
-  return `ended at stop.maxSteps (${maxSteps} time steps) before ${what}; raise stop.maxSteps`;
+  return notes;
 }
 
 /** The deepest interpenetration as metrics. */

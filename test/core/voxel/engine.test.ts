@@ -414,7 +414,7 @@ describe('voxel engine', () => {
 
   it('a run that ends before what was asked says so in its log: full before a stop target, or cut short by stop.maxSteps', () => {
     const spheres = (stop: Record<string, number>) => voxelParamsSchema.parse({
-      box: { size: [1.6, 1.6, 1.6], resolution: 10 },
+      box: { size: [3.2, 3.2, 3.2], resolution: 10 },
       mixture: { types: [{ shape: { kind: 'sphere' }, size: { law: 'fixed', value: 0.8 } }] },
       stop, finalSettling: false, analysis: { enabled: false },
     });
@@ -433,8 +433,13 @@ describe('voxel engine', () => {
       lines: [expect.stringMatching(/^ended at stop\.maxSteps \(30 time steps\) before the stop target: \d+ particles of the 1000 asked \(stop\.particles\); raise stop\.maxSteps$/)],
     });
     expect(logs({ maxSteps: 30 }).lines).toEqual([expect.stringMatching(/^ended at stop\.maxSteps \(30 time steps\) before the box was full: \d+ particles; raise stop\.maxSteps$/)]);
+    // The target met, stop.maxSteps cut the settling short: three spheres still moving (in mid-air).
+    expect(logs({ particles: 3, maxSteps: 200 })).toEqual({
+      stopReason: 'particles',
+      lines: ['stop.maxSteps (200 time steps) ended the settling after the last insertion with 3 particle(s) still moving, not frozen where they came to rest; raise stop.maxSteps'],
+    });
     // Ended as asked: nothing to say.
-    expect(logs({ particles: 1 })).toEqual({ stopReason: 'particles', lines: [] });
+    expect(logs({ particles: 3 })).toEqual({ stopReason: 'particles', lines: [] });
     expect(logs({}).lines).toEqual([]);
   });
 });
