@@ -152,6 +152,27 @@ describe('RunComposer', () => {
     expect([call.spec.seed, call.priority]).toEqual([3, 3]);
   });
 
+  it('opens the spec file chooser from a button, which Tab reaches', async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    const chooser = vi.spyOn(w.find('[data-testid="spec-open"]').element as HTMLInputElement, 'click');
+    const button = w.find('[data-testid="spec-open-button"]');
+    // It was a label around the hidden file input: clickable with the mouse only.
+    expect(button.element.tagName).toBe('BUTTON');
+    await button.trigger('click');
+    expect(chooser).toHaveBeenCalledOnce();
+  });
+
+  it("opens the engine's description, cut to two lines, from the keyboard", async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    const desc = w.find('[data-testid="engine-desc"]');
+    // It opened on a click only, and Tab did not reach it.
+    expect(desc.attributes('tabindex')).toBe('0');
+    await desc.trigger('keydown', { key: 'Enter' });
+    expect([desc.classes('open'), desc.attributes('aria-expanded')]).toEqual([true, 'true']);
+  });
+
   it('opens a spec file into the form', async () => {
     installFakeApi();
     const w = await mountComposer();
