@@ -260,8 +260,8 @@ export const stackingEngine = defineEngine({
       },
       series: [
         { name: 'particles against time', xLabel: 'time (s)', yLabel: 'particles', x: timeX, y: timeY, kind: 'line' },
-        { name: 'sieve curve asked', xLabel: 'size (diameter)', yLabel: '% finer by volume', x: sieveX, y: askedPassing(classes, sizes, params.dim), kind: 'line' },
-        { name: 'sieve curve achieved', xLabel: 'size (diameter)', yLabel: '% finer by volume', x: sizes, y: achievedPassing(r, sizes, params.dim), kind: 'line' },
+        { name: 'sieve curve asked', xLabel: 'size, diameter (length)', yLabel: '% finer by volume', x: sieveX, y: askedPassing(classes, sizes, params.dim), kind: 'line' },
+        { name: 'sieve curve achieved', xLabel: 'size, diameter (length)', yLabel: '% finer by volume', x: sizes, y: achievedPassing(r, sizes, params.dim), kind: 'line' },
         ...classSeries(s, classes),
         ...contactSeries,
       ],

@@ -115,6 +115,8 @@ describe('stacking engine', () => {
       expect(Math.abs(sieveGot.y[k] - sieveAsked.y[k])).toBeLessThan(bounds.has(sieveAsked.x[k].toFixed(9)) ? 0.5 : 4);
     }
     expect(sieveAsked.y[sieveAsked.y.length - 1]).toBeCloseTo(100, 9);
+    // Every size axis says its unit, as the class series do (the sieve curves' said none).
+    for (const s of res.series.filter((x) => /diameter/.test(x.xLabel))) expect(s.xLabel).toMatch(/\(length\)$/);
     // The count against time ends at the count.
     const time = res.series.find((s) => s.name === 'particles against time')!;
     expect(time.y[time.y.length - 1]).toBe(res.metrics.particles);
