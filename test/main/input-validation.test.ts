@@ -45,7 +45,7 @@ const refused: [why: string, spec: ReturnType<typeof spec>, issue: Refused][] = 
   ['dim written as text', stacking({ dim: '2' }), { path: 'params.dim', message: /^must be one of 2, 3, got '2' \(write numbers without quotes\)$/ }],
   ['a 2D region with dim 3', stacking({ dim: 3, region: { shape: 'circle', radius: 5 } }), { path: 'params.region.shape', message: /'circle' is a 2D region/ }],
   ['a class field misspelt', stacking({ gradation: { kind: 'classes', classes: [{ radius: 0.2, fraction: 1, fration: 1 }] } }), { path: 'params.gradation.classes.0.fration', message: /did you mean 'fraction'/ }],
-  ['a count of balls that would need gigabytes', stacking({ region: { shape: 'box', size: [1000, 1000, 1000] } }), { path: 'params.target.e', message: /at most 3e\+7/ }],
+  ['a count of balls that would need gigabytes', stacking({ region: { shape: 'box', size: [1000, 1000, 1000] } }), { path: 'params.target.e', message: /more than the 3e\+7 a run holds, even at e = 100: use a smaller region or larger balls$/ }],
   // surface
   ['a spacing that needs more particles than maxParticles', surface({ spacing: 0.001 }), { path: 'params.spacing', message: /spacing must be ≥/ }],
   ['a torus field misspelt', surface({ surface: { kind: 'torus', majorRadius: 1, minorradius: 0.3 } }), { path: 'params.surface.minorradius', message: /did you mean 'minorRadius'/ }],
