@@ -252,10 +252,15 @@ export class JobQueue {
     for (const r of this.orphans(startUp)) {
       const status = this.store.getSummary(r.id)?.status;
       if (status !== 'running' && status !== 'paused') continue;
-      const stopAsked = existsSync(join(this.runDir(r.id), STOP_REQUEST_FILE));
+      const stopAsked = this.stopRequested(r.id);
       if (this.interrupted(r.id, PROCESS_ENDED, { stopAsked, wasPaused: status === 'paused' })) recovered.push(r.id);
     }
     return recovered;
+  }
+
+  /** Whether Stop and keep was asked of run `id` and not yet honoured: its stop-request file (written by stopRun here or in another process, kept by interrupted). */
+  private stopRequested(id: string): boolean {
+    return existsSync(join(this.runDir(id), STOP_REQUEST_FILE));
   }
 
   /**
@@ -322,7 +327,7 @@ export class JobQueue {
     const ended = 'the process running it has ended', next = 'when PackBench next works through it (the app, the web host, packbench queue run)';
     const views = new Map<string, InterruptedView>();
     for (const r of this.orphans(false)) {
-      const fate = this.fate(r.id, existsSync(join(this.runDir(r.id), STOP_REQUEST_FILE)));
+      const fate = this.fate(r.id, this.stopRequested(r.id));
       const paused = r.status === 'paused';
       views.set(r.id, fate === 'cancel'
         // The error recover will record.
@@ -423,7 +428,7 @@ export class JobQueue {
    */
   private stopRunsEndedElsewhere(): void {
     for (const [id, job] of this.active) {
-      if (!job.stopping && existsSync(join(this.runDir(id), STOP_REQUEST_FILE))) this.stopJob(id, job);
+      if (!job.stopping && this.stopRequested(id)) this.stopJob(id, job);
       const status = this.store.getSummary(id)?.status;
       if (status !== undefined && status !== 'cancelled') continue;
       this.cancelRequested.add(id);
@@ -767,7 +772,7 @@ export class JobQueue {
 
   /** This process's runs asked to stop and keep (here, or by another process since its last look): close gives them up to stopGraceMs to end so. */
   stoppingRuns(): string[] {
-    return [...this.active].filter(([id, job]) => job.stopping || existsSync(join(this.runDir(id), STOP_REQUEST_FILE))).map(([id]) => id);
+    return [...this.active].filter(([id, job]) => job.stopping || this.stopRequested(id)).map(([id]) => id);
   }
 
   /** Stops a worker of this process; a paused one wakes and goes on to its end, shown running again. */
@@ -974,7 +979,7 @@ export class JobQueue {
    */
   startsFirst(): ReadonlySet<string> {
     const first = new Set(this.stopPendingRuns());
-    for (const r of this.orphans(false)) if (this.fate(r.id, existsSync(join(this.runDir(r.id), STOP_REQUEST_FILE))) === 'stop') first.add(r.id);
+    for (const r of this.orphans(false)) if (this.fate(r.id, this.stopRequested(r.id)) === 'stop') first.add(r.id);
     return first;
   }
 
@@ -982,7 +987,7 @@ export class JobQueue {
     try {
       const version = this.store.dataVersion();
       if (version !== this.stopPendingLooked) {
-        this.stopPending = new Set(this.store.requeuedRuns().filter((id) => existsSync(join(this.runDir(id), STOP_REQUEST_FILE))));
+        this.stopPending = new Set(this.store.requeuedRuns().filter((id) => this.stopRequested(id)));
         this.stopPendingLooked = version;
       }
     } catch (err) {
@@ -1116,7 +1121,7 @@ export class JobQueue {
     // stop asked before the interruption (the run ends as soon as it can: interrupted).
     mkdirSync(dir, { recursive: true });
     for (const name of readdirSync(dir)) if (name !== CHECKPOINT_FILE && name !== STOP_REQUEST_FILE) rmSync(join(dir, name), { recursive: true, force: true });
-    const stopAsked = existsSync(join(dir, STOP_REQUEST_FILE));
+    const stopAsked = this.stopRequested(r.id);
     const job = this.pool.start(
       { runId: r.id, engineId: r.engine, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads, runDir: dir, memoryBytes, checkpointSeconds: this.checkpointSeconds },
       {
@@ -1144,7 +1149,7 @@ export class JobQueue {
         this.settling.delete(r.id);
         const userCancelled = this.cancelRequested.delete(r.id);
         // Stop and keep was asked: here, or by another process after this one last looked.
-        const stopAsked = job.stopping || existsSync(join(dir, STOP_REQUEST_FILE));
+        const stopAsked = job.stopping || this.stopRequested(r.id);
         try {
           this.storeOutcome(r.id, () => this.onOutcome(r.id, o, userCancelled, stopAsked));
         } catch (err) {
