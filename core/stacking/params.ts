@@ -71,10 +71,13 @@ export const regionSchema = z.discriminatedUnion('shape', [
 ]).meta({ description: 'the region the balls fill (box or cylinder in 3D, rectangle or circle in 2D)' });
 export type RegionParams = z.output<typeof regionSchema>;
 
+/** Largest void ratio a target may ask (the schema's bound; check's refusal of too many balls searches up to it). */
+const MAX_VOID_RATIO = 100;
+
 export const targetSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('voidRatio'),
-    e: z.number().gt(0).max(100).meta({ unit: 'ratio', description: 'void ratio e = void / solid volume over the region (solid fraction 1 / (1 + e))' }),
+    e: z.number().gt(0).max(MAX_VOID_RATIO).meta({ unit: 'ratio', description: 'void ratio e = void / solid volume over the region (solid fraction 1 / (1 + e))' }),
   }).meta({ description: 'fill to a void ratio: each class gets its share of the solid volume' }),
   z.strictObject({
     kind: z.literal('count'),
@@ -302,11 +305,10 @@ function tooManyBalls(p: StackingParams, classes: SizeClass[], maxParticles: num
     }
     return { path: 'target.particles', message: `${target.particles} balls of this gradation (each class fills its share of their solid with its own radii) ${need}: at most ${lo}` };
   }
-  const MAX_E = 100; // the schema's largest void ratio
   const fits = (e: number) => plan({ ...p, target: { kind: 'voidRatio', e } }, classes).maxParticles <= MAX_PARTICLES;
   const prefix = `this region and gradation at e = ${target.e} ${need}`;
-  if (!fits(MAX_E)) return { path: 'target.e', message: `${prefix}, even at e = ${MAX_E}: use a smaller region or larger balls` };
-  let lo = target.e, hi = MAX_E; // not fits(lo), fits(hi)
+  if (!fits(MAX_VOID_RATIO)) return { path: 'target.e', message: `${prefix}, even at e = ${MAX_VOID_RATIO}: use a smaller region or larger balls` };
+  let lo = target.e, hi = MAX_VOID_RATIO; // not fits(lo), fits(hi)
   for (let k = 0; k < 60; k++) {
     const mid = (lo + hi) / 2;
     if (fits(mid)) hi = mid; else lo = mid;
