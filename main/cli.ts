@@ -668,49 +668,41 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       });
     });
 
-  runs
-    .command('stop')
-    .description("stop and keep: a running run ends at its engine's next safe point and is done with its results (the particles placed so far, a ball mill's state and trajectories up to the time reached)")
-    .argument('<id>')
-    .action(async (id: string) => {
-      await withServices({}, async (s) => {
-        const r = await s.dispatch('runs.stop', { id });
-        print(`stopping ${id}: it ends at its next safe point and keeps its results (packbench runs show ${id})`, r);
+  // The calls on one run by its id that answer with the run: a line saying what was done (--json: the run).
+  const runCalls: { verb: 'stop' | 'cancel' | 'pause' | 'resume'; description: string; done: (id: string, r: RunSummary) => string }[] = [
+    {
+      verb: 'stop',
+      description: "stop and keep: a running run ends at its engine's next safe point and is done with its results (the particles placed so far, a ball mill's state and trajectories up to the time reached)",
+      done: (id) => `stopping ${id}: it ends at its next safe point and keeps its results (packbench runs show ${id})`,
+    },
+    {
+      verb: 'cancel',
+      description: 'cancel a queued, running or paused run: it ends at once and keeps no artifacts (its metrics, series and log stay)',
+      done: (id) => `cancelled ${id}`,
+    },
+    {
+      verb: 'pause',
+      description: 'pause a queued run (it waits until resumed), or a running one in this process; a run under way in another process (the app, `queue run`) pauses only there',
+      done: (id) => `paused ${id} (packbench runs resume ${id})`,
+    },
+    {
+      verb: 'resume',
+      description: 'resume a paused run: one that had not started is queued again; one paused under way in another process resumes only there',
+      done: (id, r) => `resumed ${id}: ${r.status}`,
+    },
+  ];
+  for (const { verb, description, done } of runCalls) {
+    runs
+      .command(verb)
+      .description(description)
+      .argument('<id>')
+      .action(async (id: string) => {
+        await withServices({}, async (s) => {
+          const r = await s.dispatch(`runs.${verb}`, { id });
+          print(done(id, r), r);
+        });
       });
-    });
-
-  runs
-    .command('cancel')
-    .description('cancel a queued, running or paused run: it ends at once and keeps no artifacts (its metrics, series and log stay)')
-    .argument('<id>')
-    .action(async (id: string) => {
-      await withServices({}, async (s) => {
-        const r = await s.dispatch('runs.cancel', { id });
-        print(`cancelled ${id}`, r);
-      });
-    });
-
-  runs
-    .command('pause')
-    .description('pause a queued run (it waits until resumed), or a running one in this process; a run under way in another process (the app, `queue run`) pauses only there')
-    .argument('<id>')
-    .action(async (id: string) => {
-      await withServices({}, async (s) => {
-        const r = await s.dispatch('runs.pause', { id });
-        print(`paused ${id} (packbench runs resume ${id})`, r);
-      });
-    });
-
-  runs
-    .command('resume')
-    .description('resume a paused run: one that had not started is queued again; one paused under way in another process resumes only there')
-    .argument('<id>')
-    .action(async (id: string) => {
-      await withServices({}, async (s) => {
-        const r = await s.dispatch('runs.resume', { id });
-        print(`resumed ${id}: ${r.status}`, r);
-      });
-    });
+  }
 
   runs
     .command('rerun')
