@@ -14,7 +14,7 @@ const length = (description: string) => z.number().gt(0).max(1e6).meta({ unit: U
 
 /** The seed's search radius index a_f = [a1, a2] of one class (description (3)). */
 export const searchIndexSchema = z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)])
-  .refine((a) => a[0] < a[1], { message: 'a_f = [a1, a2] needs a1 < a2 (both in [0, 1])' })
+  .refine((a) => a[0] < a[1], { error: (iss) => `a_f = [a1, a2] needs a1 < a2 (both in [0, 1]), got [${(iss.input as number[]).join(', ')}]` })
   .meta({
     unit: 'new diameters',
     description: 'a_f = [a1, a2]: a neighbour B of the nucleus ball A takes part in two- and three-contact positions when the gap between A and B is in [2 r_new a1, 2 r_new a2] (larger for large balls, so that they do not cluster)',

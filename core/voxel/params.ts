@@ -23,7 +23,7 @@ export const VOXEL_ENGINE_ID = 'voxel';
 export const sizeLawSchema = z.discriminatedUnion('law', [
   z.object({ law: z.literal('fixed'), value: positiveLength('the size', 1) }).meta({ description: 'every particle the same size' }),
   z.object({ law: z.literal('uniform'), min: positiveLength('smallest size', 0.5), max: positiveLength('largest size', 1) })
-    .refine((s) => s.max >= s.min, { message: 'max must be >= min', path: ['max'] })
+    .refine((s) => s.max >= s.min, { path: ['max'], error: (iss) => `must be ≥ min (${(iss.input as { min: number }).min}), got ${(iss.input as { max: number }).max}` })
     .meta({ description: 'sizes uniform in [min, max]' }),
   z.object({
     law: z.literal('normal'),
@@ -39,7 +39,10 @@ export const sizeLawSchema = z.discriminatedUnion('law', [
     law: z.literal('table'),
     sizes: z.array(z.number().gt(0).max(1e6)).min(1).max(10000).meta({ unit: UNITS.length, description: 'sizes' }),
     weights: z.array(z.number().min(0)).min(1).max(10000).meta({ unit: 'weight', description: 'relative weight of each size (number basis)' }),
-  }).refine((s) => s.sizes.length === s.weights.length, { message: 'weights must have one entry per size', path: ['weights'] })
+  }).refine((s) => s.sizes.length === s.weights.length, {
+    path: ['weights'],
+    error: (iss) => `must have one weight per size: ${(iss.input as { sizes: number[] }).sizes.length} sizes, got ${(iss.input as { weights: number[] }).weights.length} weights`,
+  })
     .refine((s) => s.weights.some((w) => w > 0), { message: 'at least one weight must be > 0', path: ['weights'] })
     .meta({ description: 'a discrete size distribution' }),
 ]);

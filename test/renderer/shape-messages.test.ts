@@ -36,7 +36,7 @@ describe('shape parameter messages', () => {
       { path: 'types.0.size.sd', message: 'must be in [0, 1000000]' },
       { path: 'types.0.fraction', message: 'must be in [0, 1000000000]' },
       { path: 'types.1.size.sizes.1', message: 'must be in (0, 1000000]' },
-      { path: 'types.1.size.weights', message: 'weights must have one entry per size' },
+      { path: 'types.1.size.weights', message: 'must have one weight per size: 2 sizes, got 1 weights' },
     ]);
   });
 });

@@ -372,7 +372,10 @@ describe('stacking engine', () => {
     expect(issues({ order: 'front' })[0]).toMatchObject({ path: 'order', message: expect.stringContaining('dim 2') });
     expect(issues({})).toEqual([]);
     expect(stackingParamsSchema.safeParse({ dim: 3, speed: 2 }).success).toBe(false);
-    expect(stackingParamsSchema.safeParse({ gradation: { ...group1(), classes: [{ radius: 0.1, fraction: 1, af: [0.5, 0.2] }] } }).success).toBe(false);
+    // The values typed, not only the rule ('a_f = [a1, a2] needs a1 < a2' said which neither was).
+    expect(stackingParamsSchema.safeParse({ gradation: { ...group1(), classes: [{ radius: 0.1, fraction: 1, af: [0.5, 0.2] }] } }).error?.issues).toMatchObject([
+      { path: ['gradation', 'classes', 0, 'af'], message: 'a_f = [a1, a2] needs a1 < a2 (both in [0, 1]), got [0.5, 0.2]' },
+    ]);
     expect(() => run(params({ dim: 2 }))).toThrow(/region.shape/);
   });
 
