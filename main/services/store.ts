@@ -799,11 +799,13 @@ export class RunStore {
    * left out of the pace: it does not come again. A run not started has worked 0 s.
    */
   setProgress(id: string, p: { done: number; total: number; phase: string; counters?: Record<string, number> }): void {
+    // A new scale begins: the attempt's first report (claim set the total to 0), a changed total, or `done` falling.
+    const newScale = 'progress_total = 0 OR @total <> progress_total OR @done < progress_done';
     this.sql(
       `UPDATE runs SET
-         progress_from_seconds = CASE WHEN progress_total = 0 OR @total <> progress_total OR @done < progress_done
+         progress_from_seconds = CASE WHEN ${newScale}
            THEN max(0, coalesce((julianday(coalesce(paused_at, @now)) - julianday(started_at)) * 86400 - paused_seconds, 0)) ELSE progress_from_seconds END,
-         progress_from_done = CASE WHEN progress_total = 0 OR @total <> progress_total OR @done < progress_done THEN @done ELSE progress_from_done END,
+         progress_from_done = CASE WHEN ${newScale} THEN @done ELSE progress_from_done END,
          progress_done = @done, progress_total = @total, phase = @phase, counters = coalesce(@counters, counters)
        WHERE id = @id`,
     ).run({ done: p.done, total: p.total, phase: p.phase, counters: p.counters ? JSON.stringify(p.counters) : null, now: now(), id });
