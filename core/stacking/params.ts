@@ -282,7 +282,55 @@ export function check(p: StackingParams): ParamsIssue[] {
       : { path: 'target.e', message: `${what}; e = ${p.target.e} asks ${fraction.toFixed(4)}: at least ${(1 / densest - 1).toFixed(4)}` });
   }
   if (maxParticles > MAX_PARTICLES) issues.push(tooManyBalls(p, classes, maxParticles));
+  const few = classesUnderOneBall(p, classes, solidVolume);
+  if (few) issues.push(few);
   return issues;
+}
+
+/** A class as the user wrote it: 'class 0 (r = 0.2)', or a sieve curve's 'segment 1 (0.1-0.2)'. */
+function className(g: GradationParams, c: SizeClass): string {
+  return g.kind === 'classes'
+    ? `class ${c.source} (r = ${g.classes[c.source].radius})`
+    : `segment ${c.source} (${g.sizes[c.source]}-${g.sizes[c.source + 1]})`;
+}
+
+/**
+ * A target whose solid volume gives some class less than one of its balls on average, with the
+ * bound of the field typed at which every class gets one. Each class fills its share of the solid
+ * largest first, and a class whose share is under one of its balls may get none: 3 balls of five
+ * classes were one small ball, at a fifth of the solid fraction asked, and e = 100 in the default
+ * box had no ball of the two largest classes, with nothing said. At one ball on average a class
+ * (but the last of a count, which takes what the count leaves) always places one.
+ */
+function classesUnderOneBall(p: StackingParams, classes: SizeClass[], solidVolume: number): ParamsIssue | null {
+  const balls = (c: SizeClass, solid: number) => (c.fraction * solid) / meanBallVolume(c, p.dim);
+  const under = classes.filter((c) => balls(c, solidVolume) < 1);
+  if (under.length === 0) return null;
+  // The solid volume at which every class holds one ball on average.
+  const need = Math.max(...classes.map((c) => meanBallVolume(c, p.dim) / c.fraction));
+  // Rounded down (0.997 is not '1.0'): each of these is under one.
+  const each = under.map((c) => {
+    const b = balls(c, solidVolume);
+    return `${className(p.gradation, c)} ${Number(b.toPrecision(2)) < 1 ? b.toPrecision(2) : '0.99'}`;
+  }).join(', ');
+  const what = `${under.length === 1 ? 'a class' : 'classes'} less than one ball on average (${each}): a class whose share of the solid is under one of its balls may get none, and the run then lacks it`;
+  const t = p.target;
+  if (t.kind === 'count') {
+    const perVolume = t.particles / solidVolume; // balls per unit solid volume (plan)
+    let least = Math.ceil(need * perVolume);
+    while (classes.some((c) => balls(c, least / perVolume) < 1)) least++;
+    const over = least > MAX_PARTICLES ? ` (more than the ${MAX_PARTICLES.toExponential(0)} a run holds: give the classes named larger fractions)` : '';
+    return { path: 'target.particles', message: `${t.particles} balls of this gradation give ${what}; for one ball of every class on average: at least ${least}${over}` };
+  }
+  const V = regionVolume(p.region);
+  // Four decimals, rounded down until every class holds its ball there (round-off).
+  let most = Math.floor((V / need - 1) * 1e4) / 1e4;
+  while (most > 0 && classes.some((c) => balls(c, V / (1 + most)) < 1)) most = Math.round((most - 1e-4) * 1e4) / 1e4;
+  const prefix = `this region at e = ${t.e} holds ${solidVolume.toPrecision(4)} of solid, which gives ${what}`;
+  if (!(most > 0)) {
+    return { path: 'target.e', message: `${prefix}; no void ratio gives every class one ball: use a region of at least ${need.toPrecision(4)} ${p.dim === 3 ? 'volume' : 'area'} (now ${V.toPrecision(4)}), or larger fractions for the classes named` };
+  }
+  return { path: 'target.e', message: `${prefix}; for one ball of every class on average: e at most ${most} (or a larger region)` };
 }
 
 /**

@@ -323,6 +323,24 @@ describe('stacking engine', () => {
     expect(logs).toEqual([expect.stringMatching(/^ended full: class 0 found no more room .* short of the 190 balls asked/)]);
   });
 
+  it.each([
+    ['a count', { kind: 'count', particles: 3 }, 'target.particles', /^3 balls of this gradation give classes less than one ball on average \(class 0 \(r = 0\.2\) 0\.0084, .*: at least (359)$/, (b: number) => ({ kind: 'count', particles: b }), (b: number) => ({ kind: 'count', particles: b - 1 })],
+    ['a void ratio', { kind: 'voidRatio', e: 100 }, 'target.e', /^this region at e = 100 holds 0\.03342 of solid, which gives classes less than one ball on average \(class 0 \(r = 0\.2\) 0\.20, class 1 \(r = 0\.15725\) 0\.41\).*: e at most (19\.0928) \(or a larger region\)$/, (b: number) => ({ kind: 'voidRatio', e: b }), (b: number) => ({ kind: 'voidRatio', e: b + 1e-4 })],
+  ])('%s that gives a class less than one ball is refused with the bound at which every class gets one', (_, target, path, message, at, beyond) => {
+    // 3 balls of five classes ran as one ball of the smallest class (a fifth of the solid fraction
+    // asked), e = 100 without the two largest classes, both 'target' and with nothing in the log.
+    const [issue] = check(params({ target }));
+    expect(issue).toMatchObject({ path, message: expect.stringMatching(message) });
+    const bound = Number(message.exec(issue.message)![1]);
+    expect(check(params({ target: beyond(bound) })).map((i) => i.path)).toEqual([path]);
+    const p = params({ target: at(bound) });
+    expect(check(p)).toEqual([]);
+    const res = run(p);
+    expect(res.metrics.stopReason).toBe('target');
+    expect(Array.from(res.series.find((s) => s.name === 'particles per class')!.y).every((n) => n >= 1)).toBe(true);
+    expect(Math.abs((res.metrics.solidFraction as number) / (res.metrics.solidFractionAsked as number) - 1)).toBeLessThan(0.05);
+  });
+
   it('check() names the field and the allowed range; the schema refuses unknown keys', () => {
     const issues = (o: Record<string, unknown>) => check(params(o));
     expect(issues({ dim: 2, region: { shape: 'box', size: [2, 2, 2] } })[0].path).toBe('region.shape');
@@ -337,7 +355,7 @@ describe('stacking engine', () => {
       { path: 'region.radius', message: 'the region is 0.6 across (radius 0.3); it must hold two of the largest balls (diameter 0.42): a radius of at least 0.42' },
     ]);
     expect(issues({ region: { shape: 'cylinder', radius: 0.42, height: 0.84 } }).filter((i) => i.path.startsWith('region.'))).toEqual([]);
-    expect(issues({ dim: 2, region: { shape: 'rectangle', size: [3, 0.5] }, target: { kind: 'count', particles: 5 } }).map((i) => i.path)).toEqual(['region.size.1']);
+    expect(issues({ dim: 2, region: { shape: 'rectangle', size: [3, 0.5] }, target: { kind: 'count', particles: 100 } }).map((i) => i.path)).toEqual(['region.size.1']);
     expect(issues({ region: { shape: 'box', size: [1.5, 4, 2], periodic: [true, false] } })[0]).toMatchObject({ path: 'region.size.0', message: expect.stringContaining('2.1') });
     // The bounds read as the user would type them (rMax = 0.2 · 1.05 is 0.21000000000000002 in floating
     // point), and the bound typed is accepted.
