@@ -9,9 +9,11 @@
  * metric columns at 1024 px, scroll sideways under a header that follows them; its status filters
  * are reached and toggled from the keyboard; the selected run's metrics show whole in its details, inside
  * their column beside a long unit.
+ * Why Enqueue is disabled reads whole beside it; a failed run's error reads whole in the queue; the
+ * particle editor's shape library shows every name whole.
  * The gradation's curve never covers its table (it goes under it when they do not fit side by side).
  * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-gradation-1920.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
- * batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-inspector.png,
+ * batch-layout-enqueue-reason-*.png, batch-layout-shape-library-*.png, batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-inspector.png,
  * batch-layout-inspector-resized.png (its camera framed again at a narrower window).
  * The inspector's 3D view is wider than its side column at 1024 px, whose plot titles read whole; its
  * list of recent runs keeps their Open buttons in the window.
@@ -101,7 +103,7 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
     }
   });
 
-  it("shows every engine's name, every status, every header, a run's progress, its time and its actions whole, at 1024, 1280, 1440 and 1920 px", async () => {
+  it("shows every engine's name, every status, every header, a run's progress, its time and its actions whole, a failed run's error, at 1024, 1280, 1440, 1680 and 1920 px", async () => {
     // Queued (the queue is not started): one run of each engine, by their ids, and a cancelled one,
     // the longest status ('running' and 'cancelled' read 'runni…' and 'cance…' at 78 px).
     const ids = await page.evaluate(async () => {
@@ -111,8 +113,8 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
       return ids;
     });
     // A run's progress with the engine's longest phase (written before the cancel below reloads the queue).
-    const longest = 'settling: sinking, round 3 of up to 50, 329 particles';
-    services.store.setProgress(ids[0], { done: 64, total: 329, phase: longest });
+    const longest = 'settling: sinking, round 50 of up to 50, 1234567 particles';
+    services.store.setProgress(ids[0], { done: 64, total: 1234567, phase: longest });
     await page.evaluate(async () => {
       const api = (window as unknown as { packbench: { call(m: string, p: unknown): Promise<{ runIds: string[] }> } }).packbench;
       const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'voxel', name: 'cancelled run', seed: 1, params: {} } });
@@ -122,11 +124,16 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
     // (9:59:59); its first two metrics with their units are what the progress column says of it.
     const [long] = services.store.insertRuns([{ name: 'long run', engine: 'voxel', spec: { engine: 'voxel', name: 'long run', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
     services.store.finishRun(long, { status: 'done', metrics: { solidFraction: 0.6234567, porosity: 0.3765433 }, series: [], artifacts: [], wallSeconds: 10 * 3600 - 1 });
+    // A failed run's error, read in its row (it ended in '…' at every width, whole only in a tooltip).
+    const error = 'voxel packer: 1 of 1 helper threads did not finish a phase in 60 s (the machine may be overloaded, or a helper crashed: see the log)';
+    const [failed] = services.store.insertRuns([{ name: 'failed run', engine: 'voxel', spec: { engine: 'voxel', name: 'failed run', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+    services.store.finishRun(failed, { status: 'failed', metrics: {}, series: [], artifacts: [], wallSeconds: 3, error });
     await page.locator('[data-testid^="queue-row-"][data-status="cancelled"]').waitFor();
     await page.locator(`[data-testid="queue-metrics-${long}"]`, { hasText: 'porosity' }).waitFor();
     await page.locator('[data-testid^="queue-row-"][data-status="queued"]').nth(3).waitFor();
     await page.locator('.bar-text', { hasText: longest }).waitFor();
-    for (const width of [1024, 1280, 1440, 1920]) {
+    await page.locator(`[data-testid="queue-row-${failed}"] .error-text`, { hasText: error }).waitFor();
+    for (const width of [1024, 1280, 1440, 1680, 1920]) {
       await page.setViewportSize({ width, height: 768 });
       const cut = await page.$$eval('[data-testid="queue"] table', ([table]) => {
         const heads = Array.from(table.querySelectorAll('thead th'));
@@ -134,18 +141,42 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
         const cells = [...heads, ...column('Engine'), ...column('Status'), ...column('Time'), ...column('ETA')];
         // A bar's text cut on its right or below (the bar clips it).
         const bars = Array.from(table.querySelectorAll('.bar'), (bar) => [bar, bar.querySelector('.bar-text')!] as const).filter(([bar, text]) => text.scrollWidth > bar.clientWidth || text.scrollHeight > bar.clientHeight);
-        const metrics = Array.from(table.querySelectorAll('.metrics-text')).filter((m) => m.scrollWidth > m.clientWidth || m.getBoundingClientRect().bottom > m.closest('td')!.getBoundingClientRect().bottom);
-        return [...cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent), ...bars.map(([, text]) => text.textContent), ...metrics.map((m) => m.textContent)];
+        // A text cut by itself, or by its cell (a flex cell clipped the error as wide as its one line).
+        const texts = Array.from(table.querySelectorAll('.metrics-text, .c-progress .error-text')).filter((m) => {
+          const box = m.getBoundingClientRect(), cell = m.closest('td')!.getBoundingClientRect();
+          return m.scrollWidth > m.clientWidth || box.right > cell.right || box.bottom > cell.bottom;
+        });
+        return [...cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent), ...bars.map(([, text]) => text.textContent), ...texts.map((m) => m.textContent)];
       });
       // At 14 % of the one-line table, the bar was 144 px at 1920 px beside a 451 px name; in the
       // two-line layout of a 1024 px window it is 206 px, and the phase and the metrics ended in '…'
-      // (the bar's title held the phase whole): they wrap inside their row now.
+      // (the bar's title held the phase whole): they wrap inside their row now, in the one-line
+      // layout too (its bar is 259 px at 1680 px), as a failed run's error does.
       expect(cut, `at ${width} px`).toEqual([]);
       // Every run's buttons in view: the table does not scroll sideways.
       const wrap = await page.$eval('[data-testid="queue"] .table-wrap', (e) => [e.scrollWidth, e.clientWidth]);
       expect(wrap[0], `at ${width} px`).toBeLessThanOrEqual(wrap[1]);
       await page.screenshot({ path: join(ARTIFACTS, `batch-layout-queue-${width}.png`) });
     }
+  });
+
+  it('says why Enqueue is disabled whole, between the run count and the button, at 1024 and 1920 px', async () => {
+    await page.selectOption(testid('engine-select'), 'ballmill');
+    await page.fill(testid('field-balls.count'), '50000');
+    const reason = page.locator(testid('enqueue-reason'));
+    await expect.poll(() => reason.textContent(), { timeout: 10_000 }).toMatch(/^balls\.count: 50000 balls .* or a larger vial$/);
+    for (const width of [1024, 1920]) {
+      await page.setViewportSize({ width, height: 768 });
+      // It ended in '…' (whole only in its tooltip), and at 1920 px pushed Enqueue onto a line of its own.
+      const layout = await reason.evaluate((r) => {
+        const box = r.getBoundingClientRect(), button = document.querySelector('[data-testid="enqueue"]')!.getBoundingClientRect();
+        return { cut: r.scrollWidth > r.clientWidth || r.scrollHeight > r.clientHeight, besideButton: box.right <= button.left && box.bottom > button.top && box.top < button.bottom };
+      });
+      expect(layout, `at ${width} px`).toEqual({ cut: false, besideButton: true });
+      await page.locator('.composer .footer').screenshot({ path: join(ARTIFACTS, `batch-layout-enqueue-reason-${width}.png`) });
+    }
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.click(testid('composer-defaults'));
   });
 
   it("shows every number of every engine's form whole: the ball mill's max events, the largest seed", async () => {
@@ -156,6 +187,22 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
       await page.fill(testid('run-seed'), '4294967295');
       if (engine === 'ballmill') expect(await page.inputValue(testid('field-maxEvents'))).toBe('10000000000');
       expect(await cutInputs(testid('composer')), engine).toEqual([]);
+    }
+  });
+});
+
+describe.skipIf(!CHROMIUM)("the particle editor's shape library", () => {
+  it('shows every shape name whole at 1024 and 1920 px, the long ones on more lines', async () => {
+    const name = 'Hexagonal plate, thickness 0.4, from the 2024 tablet study (batch 7)';
+    await services.dispatch('shapes.create', { name, shape: { kind: 'hexagonalPlate', thickness: 0.4 } });
+    await page.click(testid('nav-editor'));
+    await page.locator(`${testid('shape-item')}[data-shape-name="${name}"]`).waitFor();
+    for (const width of [1024, 1920]) {
+      await page.setViewportSize({ width, height: 768 });
+      // Even built-in names ('Hexagonal plate (kaolin-like)') ended in '…', whole only in a tooltip.
+      const cut = await page.$$eval(`${testid('shape-item')} .name`, (names) => names.filter((n) => n.scrollWidth > n.clientWidth || n.scrollHeight > n.clientHeight).map((n) => n.textContent));
+      expect(cut, `at ${width} px`).toEqual([]);
+      await page.locator('.library').screenshot({ path: join(ARTIFACTS, `batch-layout-shape-library-${width}.png`) });
     }
   });
 });
