@@ -6,6 +6,8 @@
  *   densest    the highest density per gradation at which every class still gets its share
  *              (bisection on the void ratio asked), in the same regions
  *   scaling    10^4 ... 10^6 spheres of the 3D first group at density 0.667, fitted exponent
+ *   front      the front order's time against disks: the 2D first group at e = 0.2674 in squares of
+ *              side 13 ... 115 (13,000 ... 1,000,000 disks), fitted exponent
  *   voidratio  five void ratios asked against achieved (3D first group, the Table 3 box)
  *   grid       the overlap test of the hot loop on core/spatial's SpatialTree against the
  *              stacker's own LevelGrid, on a finished packing
@@ -29,7 +31,7 @@ import { SpatialTree } from '../core/spatial/index';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const wanted = onlyParts(args, ['table3', 'transposed', 'densest', 'scaling', 'voidratio', 'grid']);
+const wanted = onlyParts(args, ['table3', 'transposed', 'densest', 'scaling', 'front', 'voidratio', 'grid']);
 const seed = 1;
 
 const ctx = (s = seed): EngineContext => ({ seed: s, threads: 1, progress() {}, cancelled: () => false, log() {} });
@@ -160,6 +162,15 @@ function top(t: Timed): number {
   return high / box[dim - 1];
 }
 
+/** Least-squares slope of log y against log x: the exponent of time against size. */
+function logSlope(x: number[], y: number[]): number {
+  const lx = x.map(Math.log), ly = y.map(Math.log);
+  const mx = lx.reduce((a, b) => a + b) / lx.length, my = ly.reduce((a, b) => a + b) / ly.length;
+  let sxy = 0, sxx = 0;
+  for (let k = 0; k < lx.length; k++) { sxy += (lx[k] - mx) * (ly[k] - my); sxx += (lx[k] - mx) ** 2; }
+  return sxy / sxx;
+}
+
 function describe(t: Timed): Row {
   const m = t.result.metrics;
   return {
@@ -263,18 +274,37 @@ if (wanted('scaling')) {
     const t = runTimed(params(g, edge, 1 / 0.667 - 1));
     const d = describe(t);
     rows.push({ asked: n, edge, ...d, usPerBall: (1e6 * (d.stackingS as number)) / (d.particles as number) });
-    xs.push(Math.log(d.particles as number));
-    ys.push(Math.log(d.stackingS as number));
-    yc.push(Math.log(t.cpu));
+    xs.push(d.particles as number);
+    ys.push(d.stackingS as number);
+    yc.push(t.cpu);
   }
-  const slope = (y: number[]) => {
-    const mx = xs.reduce((a, b) => a + b) / xs.length, my = y.reduce((a, b) => a + b) / y.length;
-    let sxy = 0, sxx = 0;
-    for (let k = 0; k < xs.length; k++) { sxy += (xs[k] - mx) * (y[k] - my); sxx += (xs[k] - mx) ** 2; }
-    return sxy / sxx;
-  };
-  rows.push({ asked: 'exponent', edge: '', stackingS: slope(ys), cpuS: slope(yc) });
+  rows.push({ asked: 'exponent', edge: '', stackingS: logSlope(xs, ys), cpuS: logSlope(xs, yc) });
   table('Scaling: the 3D first group at density 0.667 (e = 0.4993), walls; exponent = least-squares slope of log time against log particles', rows);
+}
+
+// --- The front order's scaling ------------------------------------------------------------------
+// Users of the front order pack the 2D first group to e = 0.2674 (solid fraction 0.789) and want
+// 10^5-10^6 disks. Its open balls were a heap by height, and every placement popped and pushed back
+// those below the front that take only the smallest disks: the time grew as n^1.2 to n^1.5.
+if (wanted('front')) {
+  const g = groups[2];
+  const sides = quick ? [13, 26, 39] : [13, 26, 39, 52, 115];
+  const rows: Row[] = [];
+  const xs: number[] = [], ys: number[] = [], yc: number[] = [];
+  for (const side of sides) {
+    const t = runTimed(params(g, side, 0.2674, 4, { order: 'front' }));
+    const d = describe(t), m = t.result.metrics, n = d.particles as number;
+    rows.push({
+      side, disks: n, stackingS: d.stackingS, cpuS: t.cpu, cpuUsPerDisk: (1e6 * t.cpu) / n,
+      solidFraction: d.density, gradationHeld: d.gradationHeld, coordinationMean: num(m.coordinationMean),
+      candidatesPerDisk: num(m.candidateTests) / n, maxOverlapRel: d.maxOverlapRel,
+    });
+    xs.push(n);
+    ys.push(d.stackingS as number);
+    yc.push(t.cpu);
+  }
+  rows.push({ side: 'exponent', disks: '', stackingS: logSlope(xs, ys), cpuS: logSlope(xs, yc) });
+  table("Front order's scaling: the 2D first group (five classes, radii 0.029-0.2) at e = 0.2674, order 'front', seed 1, 4 reshapes, in squares of the side given; cpuS is the whole run's (the contact check included); exponent = least-squares slope of log time against log disks", rows);
 }
 
 // --- Void-ratio control ------------------------------------------------------------------------

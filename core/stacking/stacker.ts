@@ -25,6 +25,7 @@
 import { powInt } from '../common/power';
 import { Random } from '../common/random';
 import { LevelGrid } from './grid';
+import { OpenFront } from './front';
 import type { Region } from './region';
 import type { SizeClass } from './gradation';
 import { ballVolume } from './params';
@@ -70,6 +71,8 @@ export interface StackerCounters {
   nucleiClosed: number;
   reshapePasses: number;
   reshapeMoves: number;
+  /** Order 'front': nodes of the open balls' tree (front.ts) that the searches for a position visited. */
+  frontSteps: number;
 }
 
 export type StopReason = 'target' | 'full' | 'cancelled';
@@ -113,7 +116,7 @@ export class Stacker {
   stopReason: StopReason | null = null;
   readonly counters: StackerCounters = {
     randomTries: 0, randomPlaced: 0, oneContactTries: 0, oneContactPlaced: 0, twoContactTries: 0, twoContactPlaced: 0,
-    threeContactTries: 0, threeContactPlaced: 0, nucleusVisits: 0, nucleiClosed: 0, reshapePasses: 0, reshapeMoves: 0,
+    threeContactTries: 0, threeContactPlaced: 0, nucleusVisits: 0, nucleiClosed: 0, reshapePasses: 0, reshapeMoves: 0, frontSteps: 0,
   };
   /** Count against time (seconds since the start), sampled. */
   sampleTime = new Float64Array(SAMPLES);
@@ -148,16 +151,8 @@ export class Stacker {
   private readonly order: Int32Array;
   private readonly inverse: Int32Array;
   private readonly spare: Float64Array;
-  /** Front order: the open balls in a binary heap by key (distance of the centre to the front's
-   *  origin), with the smallest radius known not to fit around each (Infinity: none yet). */
-  private readonly heapId: Int32Array;
-  private readonly heapKey: Float64Array;
-  private readonly heapFail: Float64Array;
-  private heapSize = 0;
-  /** Balls set aside from the heap while one ball looks for room (they take only smaller balls). */
-  private readonly skipId: Int32Array;
-  private readonly skipKey: Float64Array;
-  private readonly skipFail: Float64Array;
+  /** Front order: the open balls by height, with the smallest radius known not to fit around each. */
+  private readonly openFront: OpenFront;
   /** Balls at the last renumbering (see renumber). */
   private sortedCount = 0;
   private work = 0;
@@ -196,13 +191,7 @@ export class Stacker {
     this.nbIds = new Int32Array(this.nbMax);
     this.nbPos = new Float64Array(4 * this.nbMax);
     this.partners = new Int32Array(this.nbMax);
-    const heap = this.front ? o.capacity : 0;
-    this.heapId = new Int32Array(heap);
-    this.heapKey = new Float64Array(heap);
-    this.heapFail = new Float64Array(heap);
-    this.skipId = new Int32Array(heap);
-    this.skipKey = new Float64Array(heap);
-    this.skipFail = new Float64Array(heap);
+    this.openFront = new OpenFront(this.front ? o.capacity : 0);
   }
 
   /** Runs to the target (or until every class has ended, or until stop() says so). */
@@ -318,7 +307,7 @@ export class Stacker {
     for (let k = 0; k < n; k++) order[k] = cls[order[k]];
     for (let k = 0; k < n; k++) cls[k] = order[k];
     for (let k = 0; k < this.openCount; k++) this.open[k] = inv[this.open[k]];
-    for (let k = 0; k < this.heapSize; k++) this.heapId[k] = inv[this.heapId[k]];
+    this.openFront.remap(inv);
     this.grid.rebuild(n);
     this.sortedCount = n;
     this.nucleus = -1;
@@ -378,7 +367,7 @@ export class Stacker {
     this.pos[o + 3] = r;
     this.cls[id] = j;
     this.grid.insert(id);
-    if (this.front) this.heapPush(id, this.pos[o + 1], Infinity);
+    if (this.front) this.openFront.insert(id, this.pos[o + 1]);
     else this.open[this.openCount++] = id;
     this.classVolume[j] += ballVolume(r, this.dim);
     this.classCount[j]++;
@@ -681,7 +670,7 @@ export class Stacker {
       // Another class may still find room; when none does (or no ball is open), reshape.
       let other = false;
       for (let k = 0; k < nc; k++) if (!stuck[k] && (byCount || (!done[k] && this.quotas[k] > this.classVolume[k]))) other = true;
-      if (other && this.heapSize > 0) continue;
+      if (other && this.openFront.size > 0) continue;
       if (reshapes > 0) {
         reshapes--;
         if (!this.reshapePass()) return false;
@@ -704,75 +693,50 @@ export class Stacker {
     return rMin < Infinity ? rMin : all;
   }
 
-  /** Every ball is open again (the heap from scratch). */
+  /** Every ball is open again. */
   private reopenFront(): void {
     this.renumber();
-    this.heapSize = 0;
-    for (let i = 0; i < this.count; i++) this.heapPush(i, this.pos[4 * i + 1], Infinity);
-  }
-
-  private heapPush(id: number, key: number, fail: number): void {
-    const hi = this.heapId, hk = this.heapKey, hf = this.heapFail;
-    let k = this.heapSize++;
-    while (k > 0) {
-      const up = (k - 1) >> 1;
-      if (hk[up] <= key) break;
-      hi[k] = hi[up]; hk[k] = hk[up]; hf[k] = hf[up];
-      k = up;
-    }
-    hi[k] = id; hk[k] = key; hf[k] = fail;
-  }
-
-  /** Removes the heap's top. */
-  private heapPop(): void {
-    const hi = this.heapId, hk = this.heapKey, hf = this.heapFail;
-    const n = --this.heapSize;
-    if (n === 0) return;
-    const id = hi[n], key = hk[n], fail = hf[n];
-    let k = 0;
-    for (;;) {
-      let c = 2 * k + 1;
-      if (c >= n) break;
-      if (c + 1 < n && hk[c + 1] < hk[c]) c++;
-      if (hk[c] >= key) break;
-      hi[k] = hi[c]; hk[k] = hk[c]; hf[k] = hf[c];
-      k = c;
-    }
-    hi[k] = id; hk[k] = key; hf[k] = fail;
+    this.openFront.clear();
+    for (let i = 0; i < this.count; i++) this.openFront.insert(i, this.pos[4 * i + 1]);
   }
 
   /**
    * Places a ball of radius r of class j at the front: the lowest-scoring free position around the
-   * lowest open ball that takes it and up to FRONT_LOOKAHEAD open balls above that one (fewer
-   * when the next one lies so high that no position around it can score lower). False when no
-   * open ball takes it. Open balls around which it does not fit are set aside meanwhile (those
-   * that take not even rSmall close) and come back afterwards.
+   * lowest open ball that takes it and the open balls above that one up to FRONT_LOOKAHEAD of
+   * them (those that take only smaller balls count; fewer when the next one lies so high that no
+   * position around it can score lower). False when no open ball takes it. An open ball around
+   * which it fits nowhere (before one that takes it) is kept for smaller balls, or closes when it
+   * takes not even rSmall.
    */
   private placeFront(j: number, r: number, rSmall: number): boolean {
-    const ct = this.counters, best = this.point;
+    const ct = this.counters, best = this.point, front = this.openFront;
     if (this.count === 0 || (this.count === 1 && this.bestAround(0, r, Infinity) === Infinity)) return this.firstFront(j, r);
-    let skipped = 0, bestScore = Infinity, more = 0;
-    while (this.heapSize > 0) {
-      const a = this.heapId[0], key = this.heapKey[0], fail = this.heapFail[0];
-      // A position around a is at most r_a + r below a's centre, and scores at least its height.
-      if (bestScore < Infinity && (more++ >= FRONT_LOOKAHEAD || key - (this.rTopAll + r) >= bestScore)) break;
-      this.heapPop();
-      if (r < fail) {
-        ct.nucleusVisits++;
-        bestScore = this.bestAround(a, r, bestScore);
-        // Stopped: nothing placed (fillFront asks the stop hook again and ends).
-        if (this.tick()) { this.heapPush(a, key, fail); bestScore = Infinity; break; }
-        if (bestScore === Infinity) {
-          // Closed when not even the smallest size still lacking fits; else kept for smaller balls.
-          if (!(rSmall < r) || this.bestAround(a, rSmall, Infinity) === Infinity) { ct.nucleiClosed++; continue; }
-          this.skipId[skipped] = a; this.skipKey[skipped] = key; this.skipFail[skipped++] = r;
-          continue;
-        }
-        // Found, or no position better than one found already (it may still take this size): kept open.
+    let bestScore = Infinity, foundRank = -1, from = 0;
+    for (;;) {
+      // The lowest open ball from rank `from` on that may take r (balls known to take only smaller ones are skipped).
+      const s = front.first(from, r);
+      if (s < 0) break;
+      const rank = front.rank;
+      // A position around a ball is at most r_a + r below its centre, and scores at least its height.
+      if (bestScore < Infinity && (rank - foundRank > FRONT_LOOKAHEAD || front.key[s] - (this.rTopAll + r) >= bestScore)) break;
+      ct.nucleusVisits++;
+      const a = front.ball[s];
+      bestScore = this.bestAround(a, r, bestScore);
+      // Stopped: nothing placed (fillFront asks the stop hook again and ends).
+      if (this.tick()) { bestScore = Infinity; break; }
+      from = rank + 1;
+      if (bestScore < Infinity) {
+        if (foundRank < 0) foundRank = rank;
+      } else if (!(rSmall < r) || this.bestAround(a, rSmall, Infinity) === Infinity) {
+        // Closed when not even the smallest size still lacking fits (the balls after it move down a rank).
+        front.remove(s);
+        from = rank;
+        ct.nucleiClosed++;
+      } else {
+        front.setFail(s, r);
       }
-      this.skipId[skipped] = a; this.skipKey[skipped] = key; this.skipFail[skipped++] = fail;
     }
-    for (let k = 0; k < skipped; k++) this.heapPush(this.skipId[k], this.skipKey[k], this.skipFail[k]);
+    ct.frontSteps = front.steps;
     if (bestScore === Infinity) return false;
     this.add(best[0], best[1], 0, r, j);
     ct.twoContactPlaced++;

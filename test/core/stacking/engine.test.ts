@@ -258,6 +258,22 @@ describe('stacking engine', () => {
     expect(over.metrics.particles as number).toBeLessThan(1800);
   });
 
+  it("order 'front': the search for a position does about as much work per disk in a square of side 12 as of side 6", () => {
+    // The 2D first group at e = 0.2674 (about 2,700 and 11,000 disks). The open disks were a heap by
+    // height, and each placement popped and pushed back every open disk below the front that takes
+    // only the smallest sizes; those grow with the bed, so the work per disk doubled from side 6 to
+    // 12 (61 to 120 heap entries) and the time grew as n^1.5 by 116,000 disks. Skipped in a tree: 357 to 430 nodes.
+    const perDisk = (side: number) => {
+      const p = params({ dim: 2, region: { shape: 'rectangle', size: [side, side] }, gradation: group1(0.1), target: { kind: 'voidRatio', e: 0.2674 }, gid: 5, reshape: 4, order: 'front' });
+      const { stacker: s } = stack(p, ctx());
+      expect(s.stopReason).toBe('target');
+      return { steps: s.counters.frontSteps / s.count, visits: s.counters.nucleusVisits / s.count };
+    };
+    const small = perDisk(6), large = perDisk(12);
+    expect(large.visits / small.visits).toBeLessThan(1.1);
+    expect(large.steps / small.steps).toBeLessThan(1.4);
+  });
+
   it('stops when cancelled and says so', () => {
     const p = params({ region: { shape: 'box', size: [3, 3, 3] }, target: { kind: 'voidRatio', e: 0.5 } });
     const { stacker } = stack(p, ctx(1, 3));
