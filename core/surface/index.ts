@@ -100,8 +100,17 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
     // among the metrics, is easy to miss in a batch.
     const off = 100 * (sampler.meanNearest / p.spacing - 1);
     const isolated = sampler.isolated > 0 ? `, ${sampler.isolated} particles with no neighbour within 3σ` : '';
-    ctx.log(`not uniform at stop.maxIterations = ${st.maxIterations}: nearest-neighbour CV ${sampler.nearestCV.toPrecision(3)} (stop.targetCV ${st.targetCV}), ` +
-      `mean spacing ${off.toFixed(2)} % off (stop.spacingTolerance ${Number((100 * st.spacingTolerance).toPrecision(6))} %)${isolated}; raise stop.maxIterations for the sampling to go on`);
+    const spacing = `nearest-neighbour CV ${sampler.nearestCV.toPrecision(3)} (stop.targetCV ${st.targetCV}), ` +
+      `mean spacing ${off.toFixed(2)} % off (stop.spacingTolerance ${Number((100 * st.spacingTolerance).toPrecision(6))} %)${isolated}`;
+    const worst = sampler.maxSurfaceResidual(), tolerance = rule.tolerance(sampler);
+    // Evenly spaced but held back by particles off the surface: more iterations do not help there
+    // (near a sharp superquadric's edges they stay off however long it runs), so say what does.
+    if (sampler.isUniform(st.targetCV, st.spacingTolerance) && worst > tolerance) {
+      ctx.log(`not uniform at stop.maxIterations = ${st.maxIterations}: evenly spaced (${spacing}), but a particle lies ${worst.toPrecision(3)} from the surface, over stop.surfaceTolerance × spacing = ${tolerance.toPrecision(3)} ` +
+        '(offSurfaceParticles says how many): particles near sharp edges and tips stay off it however long the run; raise stop.surfaceTolerance to accept them');
+    } else {
+      ctx.log(`not uniform at stop.maxIterations = ${st.maxIterations}: ${spacing}; raise stop.maxIterations for the sampling to go on`);
+    }
   }
   const frame = sampleFrame(bounds);
   // Not for a cancelled run, whose artifacts the worker drops: at 400 voxels across the solid took

@@ -206,6 +206,9 @@ describe('surface engine', () => {
     // It had ended 'uniform' at iteration 142 with 6 % of the particles more than 0.01 off the surface.
     expect(r.metrics.stopReason).toBe('maxIterations');
     expect(logs.some((m) => m.includes('stop.surfaceTolerance'))).toBe(true);
+    // Its last line told the user to raise stop.maxIterations, with a CV and spacing both within
+    // their targets: the particles off the edges stay off however long it runs.
+    expect(logs.at(-1)).toMatch(/^not uniform at stop\.maxIterations = 300: evenly spaced \(nearest-neighbour CV .*\), but a particle lies 0\.0\d+ from the surface, over stop\.surfaceTolerance × spacing = 0\.00500 .*; raise stop\.surfaceTolerance to accept them$/);
     // The residuals recomputed from the table, in the surface's coordinates.
     const t = r.artifacts[0] as ColumnTable, off = t.meta!.offset as number[], fn = implicitFunction(implicitSurfaceSchema.parse(sharp({}).surface));
     const g = new Float64Array(3), { x, y, z } = t.columns as Record<string, Float64Array>;
