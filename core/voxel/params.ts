@@ -205,6 +205,15 @@ export function extentBound(shape: Shape, sizeVoxels: number): number {
 }
 
 /**
+ * The types drawn: those with a share. A type of fraction 0 takes no part (a user leaves it in the
+ * list at 0 to try it later), so neither its size nor its shape's extent bounds the box, the
+ * matrix or the estimate: a fraction-0 type of 5 units in a box of 3 was refused for its size.
+ */
+export function drawnTypes(p: VoxelParams): ParticleType[] {
+  return p.mixture.types.filter((t) => t.fraction > 0);
+}
+
+/**
  * Box size in voxels; the z extent of the packing matrix adds headroom for an open top. The sides
  * are whole voxels (checkParams refuses others); rounding only drops floating-point error.
  */
@@ -212,7 +221,7 @@ export function boxVoxels(p: VoxelParams): { nx: number; ny: number; nz: number;
   const r = p.box.resolution;
   const [nx, ny, nz] = p.box.size.map((l) => Math.max(1, Math.round(l * r)));
   let maxExtent = 0; // largest particle bounding diameter in voxels
-  for (const t of p.mixture.types) maxExtent = Math.max(maxExtent, Math.ceil(boundingDiameter(t.shape) * maxSize(t.size) * r) + 3);
+  for (const t of drawnTypes(p)) maxExtent = Math.max(maxExtent, Math.ceil(boundingDiameter(t.shape) * maxSize(t.size) * r) + 3);
   return { nx, ny, nz, nzMatrix: p.box.top === 'open' ? nz + maxExtent : nz, maxExtent };
 }
 
@@ -325,6 +334,7 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
   p.mixture.types.forEach((t, i) => {
     const own = shapeIssues(t.shape, `mixture.types.${i}.shape`);
     if (own.length > 0) { issues.push(...own); return; }
+    if (t.fraction === 0) return;
     const d = boundingDiameter(t.shape) * maxSize(t.size) * r;
     const limit = narrowest - 2;
     if (d > limit && narrowest >= 3) {
@@ -461,8 +471,7 @@ export function particleBound(p: VoxelParams): number {
   const { nx, ny, nz, nzMatrix } = boxVoxels(p);
   const r = p.box.resolution;
   let fewest = Infinity;
-  for (const t of p.mixture.types) {
-    if (t.fraction <= 0) continue;
+  for (const t of drawnTypes(p)) {
     const size = Math.min(quantiseSize(minSize(t.size), r), COUNT_SIZE_VOXELS);
     fewest = Math.min(fewest, solidVoxels(t.shape, size, p.reductionThreshold));
   }
@@ -496,13 +505,13 @@ export function estimateMemoryBytes(p: VoxelParams): number {
   // The largest particle: its shell voxels (a sphere's π D², D its bounding diameter in voxels, at
   // most) and the runs of its solid voxels along x (one per row: π D² / 4).
   let largest = 0;
-  for (const t of p.mixture.types) largest = Math.max(largest, boundingDiameter(t.shape) * quantiseSize(maxSize(t.size), r) + 2);
+  for (const t of drawnTypes(p)) largest = Math.max(largest, boundingDiameter(t.shape) * quantiseSize(maxSize(t.size), r) + 2);
   const shellVoxels = Math.PI * largest * largest;
   // Moving particles keep their rotated shell (12 bytes a voxel: three int32, or in the kernels'
   // heap its matrix word, bit and mask bit) and a self mask (a bit a voxel of the cube around
   // them). They are those not frozen yet: at most the particles of a few layers over the whole
   // floor (settling starts only when insertions end), and never more than all.
-  const smallest = Math.max(1, Math.min(...p.mixture.types.map((t) => minSize(t.size) * r)));
+  const smallest = Math.max(1, Math.min(...drawnTypes(p).map((t) => minSize(t.size) * r)));
   const active = Math.min(particles, (4 * nx * ny) / (smallest * smallest) + 1000);
   const moving = active * (12 * shellVoxels + powInt(largest + 3, 3) / 8);
   // The settling pass's runs (16 bytes each), for every particle, up to its cache.

@@ -378,6 +378,25 @@ describe('voxel engine', () => {
     expect(withPores - without).toBeGreaterThan(16 * 500 ** 3);
   });
 
+  it('a type of fraction 0 takes no part: not refused for its size, and the packing is the one without it', () => {
+    // A user who set a type's fraction to 0 to leave it out was refused for its size ('the largest
+    // particle spans 50 voxels', 'under 8 voxels'), and its size still raised an open top's matrix.
+    const spec = (others: unknown[]) => voxelParamsSchema.parse({
+      box: { size: [3, 3, 2], resolution: 10, top: 'open' },
+      mixture: { types: [{ size: { law: 'fixed', value: 1 } }, ...others] },
+      stop: { particles: 6, settle: false },
+      analysis: { enabled: false },
+    });
+    const alone = spec([]), withZero = spec([{ fraction: 0, size: { law: 'fixed', value: 5 } }, { fraction: 0, size: { law: 'fixed', value: 0.2 } }]);
+    expect(checkParams(withZero)).toEqual([]);
+    expect(voxelEngine.estimateMemoryBytes(withZero)).toBe(voxelEngine.estimateMemoryBytes(alone));
+    const a = run(alone, ctx(2)), b = run(withZero, ctx(2));
+    expect(b.metrics.matrixHeight).toBe(a.metrics.matrixHeight);
+    const columns = (r: EngineResult) => (r.artifacts[0] as { columns: Record<string, Float64Array> }).columns;
+    expect(Array.from(columns(b).z)).toEqual(Array.from(columns(a).z));
+    expect(b.metrics.particles).toBe(6);
+  });
+
   it('a box under a ceiling that is accepted gets its particles: the height each rotation needs is checked', () => {
     // A 10-voxel sphere spans 10 voxels, but the packer inserts it only where every rotation of it
     // fits between floor and ceiling (2 e + 1 = 15 voxels): in a box 12 high the run ended 'full'
