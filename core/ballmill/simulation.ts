@@ -48,8 +48,8 @@ import type { SpatialIndex } from '../spatial/types';
 import { createStructure } from './cdo';
 import { BallEvents, EventKind } from './ball-events';
 import { NeighbourLists } from './neighbours';
-import { frameCount, frameInterval, stepCount, vialMeasure, type BallmillParams } from './params';
-import { orderByColumns, placeBalls } from './placement';
+import { frameCount, frameInterval, placementAdvice, stepCount, vialMeasure, type BallmillParams } from './params';
+import { orderByColumns, placeBalls, PlacementError } from './placement';
 import { RestitutionModel } from './restitution';
 import { CEILING, FLOOR, LEFT, Vial } from './vial';
 
@@ -204,7 +204,15 @@ export class BallMill {
     if (initial) this.setInitial(initial, s0);
     else {
       this.drawRadii(rnd);
-      if (placeBalls({ dim, width: v.width, height: v.height }, this.r, rnd, s0.x, s0.y, s0.z, cancelled) < 0) this.stopReason = 'cancelled';
+      let placed: number;
+      try {
+        placed = placeBalls({ dim, width: v.width, height: v.height }, this.r, rnd, s0.x, s0.y, s0.z, cancelled);
+      } catch (e) {
+        // placeBalls knows the radii, not which fields set them.
+        if (e instanceof PlacementError) throw new RangeError(`${e.message}; ${placementAdvice(params, e.scale, e.reached)}`);
+        throw e;
+      }
+      if (placed < 0) this.stopReason = 'cancelled';
       // Near balls get near ids (cache locality of the event loop); columns of 8 largest radii
       // measured best of 2, 4, 8 and 16.
       orderByColumns(dim, 8 * this.r.reduce((a, b) => Math.max(a, b), 0), this.r, s0.x, s0.y, s0.z);

@@ -9,7 +9,7 @@ import { WORKER_BYTES, type EngineResult } from '../../../core/common/engine';
 import { encodeTable } from '../../../core/io/container';
 import { BallEvents, EventKind } from '../../../core/ballmill/ball-events';
 import { Vial } from '../../../core/ballmill/vial';
-import { orderByColumns, placeBalls } from '../../../core/ballmill/placement';
+import { orderByColumns, placeBalls, PlacementError } from '../../../core/ballmill/placement';
 import { BallMill, ballmillEngine, ballmillParamsSchema, checkParams, estimateMemoryBytes } from '../../../core/ballmill/index';
 import { arrayBufferPeak } from '../common/array-buffer-peak';
 
@@ -172,11 +172,48 @@ describe('placement', () => {
     for (let seed = 1; seed <= 4; seed++) expectPlaced(dim, W, H, new Float64Array(n).fill(radius), new Random(seed));
   });
 
-  it('refuses a set that cannot be placed, pointing to more, smaller balls rather than fewer', () => {
-    // Two disks of radius 30 cannot both fit in a 100 mm square. With balls.solidFraction set it
-    // advised 'fewer or smaller balls': fewer balls at the same fraction are larger, and fail more.
-    const place = () => placeBalls({ dim: 2, width: 100, height: 100 }, new Float64Array(2).fill(30), new Random(1), new Float64Array(2), new Float64Array(2), new Float64Array(2));
-    expect(place).toThrow(/could not place 2 balls \(solid fraction 0\.565\) .* from 500 random starts; use a lower balls\.solidFraction, smaller balls or a larger vial \(.* a larger balls\.count of smaller balls may place\)$/);
+  it('places 15 equal spheres at 0.5 of a cylinder from the seeds whose 100 attempts all jammed', () => {
+    // 3D, a 200 mm cylinder 200 mm tall: seeds 2 and 4 threw 'could not place' after 100 attempts
+    // of 6,200 sweeps (10-21 s); attempts that end when jammed leave room for enough of them.
+    const n = 15, radius = Math.cbrt((0.5 * Math.PI * 100 ** 2 * 200) / ((n * 4 * Math.PI) / 3));
+    for (const seed of [2, 4]) expectPlaced(3, 200, 200, new Float64Array(n).fill(radius), new Random(seed));
+  });
+
+  it('refuses a set that cannot be placed after a bounded search, with the densest placement it found', () => {
+    // Five equal disks fill at most 0.6738 of a square (radius (√2 − 1)/2 of the side, proven
+    // optimal). At 0.75 the placement took 200 attempts of 6,200 sweeps (1,240,000, 4-8 s) to fail
+    // and said only that it failed.
+    const n = 5, W = 100, optimum = n * Math.PI * ((Math.SQRT2 - 1) / 2) ** 2;
+    const r = new Float64Array(n).fill(Math.sqrt((0.75 * W * W) / (n * Math.PI)));
+    let error: unknown;
+    try { placeBalls({ dim: 2, width: W, height: W }, r, new Random(1), new Float64Array(n), new Float64Array(n), new Float64Array(n)); } catch (e) { error = e; }
+    expect(error).toBeInstanceOf(PlacementError);
+    const e = error as PlacementError;
+    expect(e.message).toMatch(/^balls: could not place 5 balls \(solid fraction 0\.750\) in the vial without overlap from \d+ random starts \(\d+ relaxation sweeps\); the densest placement found fills 0\.67\d\d of the vial$/);
+    expect(e.sweeps).toBeLessThan(420_000);
+    // A placement that exists (the centres keep no overlap at radii times e.scale), near the optimum.
+    expect(e.reached).toBeLessThanOrEqual(optimum);
+    expect(e.reached).toBeGreaterThan(0.99 * optimum);
+    expect(e.reached).toBeCloseTo(0.75 * e.scale ** 2, 12);
+  });
+
+  it('a ball mill whose balls cannot be placed names the field and the value that places them', () => {
+    // 2D, 5 equal disks at 0.75 of a 200 mm square (check passes them: each fits the vial). The
+    // error had advised only 'a lower balls.solidFraction, smaller balls or a larger vial'.
+    const spec = { dim: 2, balls: { count: 5, radius: { law: 'fixed', value: 5 }, solidFraction: 0.75 }, vial: { width: 200, height: 200 }, duration: 0.01 };
+    const fails = (p: object) => { try { new BallMill(ballmillParamsSchema.parse(p), 1); } catch (e) { return (e as Error).message; } return ''; };
+    const byFraction = fails(spec);
+    const allowed = Number(/; allowed balls\.solidFraction ≤ (0\.\d+) for 5 balls of this radius law in this vial/.exec(byFraction)?.[1]);
+    expect(allowed).toBeGreaterThan(0.66);
+    expect(fails({ ...spec, balls: { ...spec.balls, solidFraction: allowed } })).toBe('');
+    // Without balls.solidFraction the radii are as given: smaller radii or a larger vial.
+    const radius = Math.sqrt((0.75 * 200 * 200) / (5 * Math.PI));
+    const given = { ...spec, balls: { count: 5, radius: { law: 'fixed', value: radius } } };
+    const bySize = /; allowed balls\.radius\.value ≤ ([\d.]+) mm \(the radii times 0\.9\d+\), or vial\.width ≥ ([\d.]+) mm and vial\.height ≥ ([\d.]+) mm$/.exec(fails(given));
+    expect(bySize).not.toBeNull();
+    const [value, width, height] = bySize!.slice(1).map(Number);
+    expect(fails({ ...given, balls: { count: 5, radius: { law: 'fixed', value } } })).toBe('');
+    expect(fails({ ...given, vial: { width, height } })).toBe('');
   });
 
   it('a cancel stops the placement within a sweep, and the engine then ends cancelled before any simulated step', () => {
