@@ -10,7 +10,7 @@ import { Kept } from '../common/kept';
 /** Grid nodes per axis when a blobby object's box is tightened by sampling. */
 const BOUNDS_SAMPLES = 48;
 /** Grid nodes per axis of the area estimate. */
-export const AREA_SAMPLES = 64;
+const AREA_SAMPLES = 64;
 
 /** Bisection steps of each face of a blobby object's box. */
 const FACE_STEPS = 40;
@@ -140,12 +140,37 @@ export function surfaceIssues(surface: ImplicitSurface, path: string): ParamsIss
   return [];
 }
 
+/** Grid steps the area estimate takes at least across the box's thinnest side. */
+const AREA_STEPS_ACROSS_THINNEST = 16;
+/** Terms of F (a primitive is one, a blobby object one per blob) the area estimate may evaluate:
+ *  about 0.1 s for a primitive. */
+const AREA_MAX_TERMS = 1 << 21;
+
 /**
- * Surface area by ∫ δ(F/|∇F|) |∇F|/|∇F| dV on a grid: F/|∇F| is the distance to the surface to
- * first order, δ a hat of half-width 1.5 grid steps. A few per cent for shapes the grid resolves.
+ * The grid step of the area estimate of a function over a box: `samples` − 4 steps along its
+ * longest side, and finer on a flat or thin box (a torus's tube, a flat ellipsoid), up to
+ * AREA_STEPS_ACROSS_THINNEST steps across its thinnest side as far as AREA_MAX_TERMS allow.
+ */
+export function areaStep(fn: ImplicitFunction, bounds: Float64Array, samples = AREA_SAMPLES): number {
+  const sides = [0, 1, 2].map((a) => bounds[a + 3] - bounds[a]);
+  const coarse = longestSide(bounds) / (samples - 4);
+  // Nodes of the grid at step h: the box and 4 steps of margin per axis (estimateArea).
+  const nodes = (h: number) => sides.reduce((k, s) => k * (Math.ceil(s / h) + 5), 1);
+  const terms = fn.surface.kind === 'blobby' ? fn.surface.blobs.length : 1;
+  let h = Math.min(coarse, Math.min(...sides) / AREA_STEPS_ACROSS_THINNEST);
+  while (h < coarse && nodes(h) * terms > AREA_MAX_TERMS) h = Math.min(coarse, h * 1.05);
+  return h;
+}
+
+/**
+ * Surface area by ∫ δ(F/|∇F|) |∇F|/|∇F| dV on a grid (step areaStep): F/|∇F| is the distance to
+ * the surface to first order, δ a hat of half-width 1.5 grid steps. A few per cent for shapes the
+ * grid resolves; where a hat is as wide as the solid is thick it counts both sides' hats over the
+ * same nodes: with 60 steps along the longest side a torus of tube radius 0.02 R measured 96 % too
+ * large, a flat ellipsoid (1, 1, 0.03) 14 % (the finer steps across the thinnest side: 4 and 1 %).
  */
 export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, samples = AREA_SAMPLES): number {
-  const h = longestSide(bounds) / (samples - 4);
+  const h = areaStep(fn, bounds, samples);
   const eps = 1.5 * h, g = new Float64Array(3);
   const n = [0, 1, 2].map((a) => Math.ceil((bounds[a + 3] - bounds[a]) / h) + 4);
   const o = [0, 1, 2].map((a) => (bounds[a] + bounds[a + 3]) / 2 - (n[a] * h) / 2);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineResult } from '../../../core/common/engine';
-import { checkParams, estimateMemoryBytes, implicitFunction, solidBounds, surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
+import { checkParams, estimateMemoryBytes, surfaceGeometry, implicitFunction, solidBounds, surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
 import { gridBits, gridBytes, SurfaceSampler } from '../../../core/surface/sampler';
 
 const parse = (p: unknown) => surfaceParamsSchema.parse(p);
@@ -92,12 +92,16 @@ describe('surface params', () => {
   });
 
   it('a surface the area grid does not find is refused: the run would have no particle', () => {
-    // A blob rod 0.45 thick from x = 1.2 to 100: on the area grid's 1.7 steps nothing was inside,
-    // the area estimate was 0, and the run ended at maxIterations with no particle and NaN spacing
-    // metrics.
-    const rod = (x: number) => parse({ surface: { kind: 'blobby', blobs: [{ from: [x, 0, 0], to: [1.2, 0, 0], radius: 0.45 }] }, spacing: 0.1 });
-    expect(checkParams(rod(100))).toEqual([{ path: 'surface', message: expect.stringMatching(/^no part of the surface was found on the grid that measures its area \(64 steps along its longest side of 99\.55, step 1\.66\)/) }]);
-    expect(checkParams(rod(10))).toEqual([]);
+    // A blob rod 0.75 thick from x = 1.2 to 10^5: on the area grid's 1.7 steps (as fine as its
+    // budget of nodes allows) nothing was inside, the area estimate was 0, and the run ended at
+    // maxIterations with no particle and NaN spacing metrics.
+    const rod = (x: number) => parse({ surface: { kind: 'blobby', blobs: [{ from: [x, 0, 0], to: [1.2, 0, 0], radius: 0.45 }] }, spacing: 0.1, maxParticles: 1e7 });
+    expect(checkParams(rod(1e5))).toEqual([{ path: 'surface', message: expect.stringMatching(/^no part of the surface was found on the grid that measures its area \(57737 steps along its longest side of 1\.000e\+5, step 1\.73\)/) }]);
+    // At x = 100 it was refused so too (60 steps of 1.66 along it); the grid is now 16 steps across
+    // the box's thinnest side: the rod's area within 1 % of a cylinder's with hemispherical ends.
+    expect(checkParams(rod(100))).toEqual([]);
+    const radius = 0.45 * Math.sqrt(Math.log(2));
+    expect(surfaceGeometry(rod(100).surface).area / (2 * Math.PI * radius * (100 - 1.2) + 4 * Math.PI * radius * radius)).toBeCloseTo(1, 2);
   });
 
   it("a blob whose inside the solid's box misses is refused: its part of the surface would get no particle", () => {
