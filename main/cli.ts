@@ -21,6 +21,7 @@ import { formatBytes } from './services/pool';
 import { STOP_GRACE_MS } from './services/queue';
 import { parseJsonText } from '../core/io/json';
 import { metricInfo } from '../core/common/engines';
+import { metricUnitIn } from '../core/common/engine';
 
 /** Where a command line writes, and whether stderr is a terminal (then progress bars are drawn). */
 export interface CliIo {
@@ -248,16 +249,19 @@ function formatDuration(seconds: number): string {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
-/** ' s' after a metric (or a live counter of the same name) whose engine declares its unit; '' for counts, text and unknown engines. */
-function unitOf(engine: string, metric: string): string {
-  const unit = metricInfo(engine)[metric]?.unit;
+/**
+ * ' s' after a metric (or a live counter of the same name) whose engine declares its unit, as it
+ * applies to the run of `params` (an area in a 2D run); '' for counts, text and unknown engines.
+ */
+function unitOf(engine: string, metric: string, params: unknown): string {
+  const unit = metricUnitIn(metricInfo(engine)[metric], params);
   return unit ? ` ${unit}` : '';
 }
 
-/** One line a metric, with its unit. */
-function formatMetrics(m: Record<string, unknown>, engine: string): string {
-  return Object.entries(m)
-    .map(([k, v]) => `  ${k}: ${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : String(v)}${unitOf(engine, k)}`)
+/** One line a metric of run `r`, with its unit (both of a unit that differs in 2D when `r` has no params). */
+function formatMetrics(r: { metrics: Record<string, unknown>; engine: string; params?: unknown }): string {
+  return Object.entries(r.metrics)
+    .map(([k, v]) => `  ${k}: ${typeof v === 'number' && !Number.isInteger(v) ? v.toPrecision(6) : String(v)}${unitOf(r.engine, k, r.params)}`)
     .join('\n');
 }
 
@@ -424,7 +428,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const r = runs[0];
         if ('runId' in r) print(`deleted: run ${r.runId} was ${r.error}`, r);
         else print(
-          `${r.status}: ${r.name} (${r.id}) in ${r.wallSeconds?.toFixed(2) ?? '?'} s${r.error ? `\n  error: ${r.error}` : ''}\n${formatMetrics(r.metrics, r.engine)}${r.status === 'failed' ? '' : logLines(r)}`,
+          `${r.status}: ${r.name} (${r.id}) in ${r.wallSeconds?.toFixed(2) ?? '?'} s${r.error ? `\n  error: ${r.error}` : ''}\n${formatMetrics(r)}${r.status === 'failed' ? '' : logLines(r)}`,
           resultOf(r),
         );
       } else {
@@ -603,7 +607,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const pace = runPace(r);
         const progressLine = pace
           ? [`  progress ${progressPercent(r, 1)} %, phase ${r.progress.phase || '-'}, ${formatDuration(pace.elapsedSeconds)} elapsed, ${timeLeft(pace.etaSeconds)}`,
-            ...(Object.keys(r.counters).length ? [`  ${Object.entries(r.counters).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toPrecision(4)}${unitOf(r.engine, k)}`).join(', ')}`] : [])]
+            ...(Object.keys(r.counters).length ? [`  ${Object.entries(r.counters).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toPrecision(4)}${unitOf(r.engine, k, r.params)}`).join(', ')}`] : [])]
           : [];
         const human = [
           `${r.name} (${r.id})`,
@@ -613,7 +617,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           // Where and how it ran: nothing yet for a run that has not started.
           ...(r.startedAt ? [`  PackBench ${r.appVersion}, ${r.threads} thread(s)${r.host ? `, ${r.host.hostname} (${r.host.cpuModel}, ${r.host.cpus} cores)` : ''}`] : []),
           'metrics:',
-          formatMetrics(r.metrics, r.engine),
+          formatMetrics(r),
           'artifacts:',
           ...artifacts.map((a) => `  ${a.kind} ${a.name}: ${a.path} (${a.bytes} bytes, sha256 ${a.checksum.slice(0, 16)}...)`),
           'params:',
@@ -780,7 +784,7 @@ fields and those --set changes (NAME [porosity=0.5, duration=1]).
       await withServices({}, async (s) => {
         const analysis = { periodic: [...SPHERE_PERIODIC_SIDES[o.periodic]] };
         const r = await s.dispatch('runs.importSpheres', { name: o.name ?? basename(file), csv, source: resolve(file), box: o.box, analysis });
-        print(`${r.status}: ${r.name} (${r.id}), engine ${r.engine}\n${formatMetrics(r.metrics, r.engine)}`, { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics });
+        print(`${r.status}: ${r.name} (${r.id}), engine ${r.engine}\n${formatMetrics(r)}`, { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics });
       });
     });
 

@@ -210,7 +210,20 @@ export interface ParticleTableSpec {
 export interface MetricInfo {
   /** 'length', 'fraction', 'voxels', 's', ...; none for counts and text. */
   unit?: string;
+  /** Its unit in a 2D run (params.dim 2) where that differs from `unit`: an area for a volume. */
+  unit2d?: string;
   description: string;
+}
+
+/**
+ * A metric's unit in a run with `params`: its 2D unit in a 2D run. Without params (a column of runs of
+ * either dimension), both: 'length units³ (length units² in 2D)'. '' when it declares none.
+ */
+export function metricUnitIn(info: MetricInfo | undefined, params?: unknown): string {
+  if (!info?.unit) return '';
+  if (!info.unit2d) return info.unit;
+  if (params === undefined) return `${info.unit} (${info.unit2d} in 2D)`;
+  return (params as { dim?: unknown } | null)?.dim === 2 ? info.unit2d : info.unit;
 }
 
 export interface EngineDefinition<S extends z.ZodType = z.ZodType> {

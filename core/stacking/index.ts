@@ -46,7 +46,7 @@ const STACKING_METRICS: Record<string, MetricInfo> = {
   voidRatioAsked: { unit: 'ratio', description: 'the void ratio the target asked for' },
   particlesAsked: { description: 'the count the target asked for' },
   solidFractionAsked: { unit: 'fraction', description: 'the solid fraction of the region the target asked for' },
-  regionVolume: { unit: `${UNITS.volume} (${UNITS.area} in 2D)`, description: 'volume (area) of the region' },
+  regionVolume: { unit: UNITS.volume, unit2d: UNITS.area, description: 'volume (area) of the region' },
   stopReason: { description: "'target' (every class got its share), 'full' (a class found no more room: shortClasses), 'cancelled' or 'stopped' (by the user, keeping the balls placed so far: runs.stop)" },
   shortClasses: { description: 'the classes (their index in the gradation) that found no more room before their share' },
   maxOverlap: { unit: UNITS.length, description: 'largest interpenetration of two balls, by an independent exact check over every pair in reach' },

@@ -13,6 +13,7 @@ import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/common/engine';
 import { metricInfo } from '../../core/common/engines';
+import { metricUnitIn } from '../../core/common/engine';
 import { decodeHeader, decodeTableInSteps, dtypeConstructor, headerByteLength, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
 import { frameOrigin, inOwnCoordinates } from '../../core/io/frame';
@@ -79,11 +80,12 @@ const APPLIES_TO: Record<ExportNeed, string> = {
 
 /**
  * metric, value and the unit its engine declares (J, s, 1/s …; empty for counts, text, and engines
- * this build does not know): a table read away from the app must say what its numbers measure.
+ * this build does not know), as it applies to the run (an area in a 2D run): a table read away from
+ * the app must say what its numbers measure.
  */
 function metricsCsv(run: ExportableRun): string {
   const info = metricInfo(run.engine);
-  return 'metric,value,unit\n' + Object.entries(run.metrics).map(([k, v]) => `${csvText(k)},${csvText(String(v))},${csvText(info[k]?.unit ?? '')}\n`).join('');
+  return 'metric,value,unit\n' + Object.entries(run.metrics).map(([k, v]) => `${csvText(k)},${csvText(String(v))},${csvText(metricUnitIn(info[k], run.params))}\n`).join('');
 }
 
 /** Whether a format writes the run's series (the others export the same without them). */

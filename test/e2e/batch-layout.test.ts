@@ -289,11 +289,12 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-metrics.png') });
   });
 
-  it("keeps the selected run's metrics inside their column, their names readable, beside a long unit (a stacking run's regionVolume)", async () => {
+  it("keeps the selected run's metrics inside their column, their names readable, beside a unit (a 2D stacking run's regionVolume, an area)", async () => {
     // regionVolume's unit, 'length units³ (length units² in 2D)', made the values column 300 px wide at
     // 1024 px: the names were cut to one letter and the values ran over the parameters beside them.
-    const spec = { engine: 'stacking', name: 'volume', seed: 1, params: {} };
-    const [id] = services.store.insertRuns([{ name: 'volume', engine: 'stacking', spec, params: {}, seed: 1, priority: 0, batchId: null, status: 'paused' as const }]);
+    // It names the unit of the run's dim now.
+    const spec = { engine: 'stacking', name: 'volume', seed: 1, params: { dim: 2 } };
+    const [id] = services.store.insertRuns([{ name: 'volume', engine: 'stacking', spec, params: { dim: 2 }, seed: 1, priority: 0, batchId: null, status: 'paused' as const }]);
     const metrics = { particles: 305, solidFraction: 0.789, voidRatio: 0.2674, regionVolume: 4, maxOverlap: 2.418e-15, stopReason: 'target' };
     services.store.finishRun(id, { status: 'done', metrics, series: [], artifacts: [], wallSeconds: 1 });
     await page.setViewportSize({ width: 1024, height: 768 });
@@ -310,6 +311,7 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     }));
     expect(layout).toEqual({ overflow: expect.any(Number), values: [], names: [] });
     expect(layout.overflow).toBeLessThanOrEqual(0);
+    expect(await table.locator('tr', { has: page.locator('th', { hasText: /^regionVolume$/ }) }).locator('.unit').textContent()).toBe('length units²');
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-unit.png') });
   });
 

@@ -658,6 +658,21 @@ describe('packbench CLI', () => {
     expect(existsSync(join(t.dir, 'runs', id))).toBe(false);
   });
 
+  it("runs show says the unit of a metric that applies to the run: a 2D stacking run's regionVolume is an area", async () => {
+    const d = tempDir('packbench-unit-');
+    try {
+      const store = new RunStore(join(d.dir, 'packbench.db'));
+      const spec = { engine: 'stacking', name: 'disks', seed: 1, params: { dim: 2 } };
+      const [id] = store.insertRuns([{ name: 'disks', engine: 'stacking', spec, params: { dim: 2 }, seed: 1, priority: 0, batchId: null, status: 'paused' }]);
+      store.finishRun(id, { status: 'done', metrics: { regionVolume: 4 }, series: [], artifacts: [], wallSeconds: 1 });
+      store.close();
+      // It said 'length units³ (length units² in 2D)'.
+      expect((await cliIn(d.dir, 'runs', 'show', id)).stdout).toContain('\n  regionVolume: 4 length units²\n');
+    } finally {
+      d.cleanup();
+    }
+  });
+
   it('a database of a newer schema version is named in one line, without a stack, by read-only and writing commands', async () => {
     const d = tempDir('packbench-schema-');
     try {

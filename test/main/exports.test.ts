@@ -160,6 +160,11 @@ describe('exportRun', () => {
     // An engine the build does not know (a run imported from elsewhere): no units, the same columns.
     await exportRun({ ...run, engine: 'gone', metrics: { porosity: 0.4 } }, 'metrics-csv', out);
     expect(readFileSync(out, 'utf8')).toBe('metric,value,unit\nporosity,0.4,\n');
+    // The unit that applies to the run: an area in a 2D run ('length units³ (length units² in 2D)' named both).
+    for (const [dim, unit] of [[2, 'length units²'], [3, 'length units³']] as const) {
+      await exportRun({ ...run, engine: 'stacking', params: { dim }, metrics: { regionVolume: 4 } }, 'metrics-csv', out);
+      expect(readFileSync(out, 'utf8'), `dim ${dim}`).toBe(`metric,value,unit\nregionVolume,4,${unit}\n`);
+    }
   });
 
   it('rejects an unknown format listing the allowed ones', async () => {

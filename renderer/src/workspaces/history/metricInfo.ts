@@ -3,18 +3,21 @@
  * tooltip beside a metric's name in History, the run details and the comparison.
  */
 import type { EngineInfo } from '../../api';
+import { metricUnitIn } from '../../../../core/common/engine';
 
 function metricInfo(engines: readonly EngineInfo[], name: string, engine?: string) {
   const own = engine ? engines.find((e) => e.id === engine)?.metrics?.[name] : undefined;
   return own ?? engines.map((e) => e.metrics?.[name]).find((m) => m !== undefined);
 }
 
-export function metricTooltip(engines: readonly EngineInfo[], name: string, engine?: string): string {
+/** `params`: of the run the metric is of (its unit as it applies: an area in a 2D run); none for a column of runs. */
+export function metricTooltip(engines: readonly EngineInfo[], name: string, engine?: string, params?: unknown): string {
   const info = metricInfo(engines, name, engine);
-  return info ? `${name}${info.unit ? ` (${info.unit})` : ''}: ${info.description}` : name;
+  const unit = metricUnitIn(info, params);
+  return info ? `${name}${unit ? ` (${unit})` : ''}: ${info.description}` : name;
 }
 
-/** The unit a metric declares ('' when none): shown beside its value. */
-export function metricUnit(engines: readonly EngineInfo[], name: string, engine?: string): string {
-  return metricInfo(engines, name, engine)?.unit ?? '';
+/** The unit a metric declares ('' when none), as it applies to the run of `params`: shown beside its value. */
+export function metricUnit(engines: readonly EngineInfo[], name: string, engine?: string, params?: unknown): string {
+  return metricUnitIn(metricInfo(engines, name, engine), params);
 }
