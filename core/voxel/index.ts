@@ -305,6 +305,11 @@ export const voxelEngine = defineEngine({
     const t1 = performance.now();
     const f = stop() ? null : finalise(packer, labelsEnabled(params), (done, total) => ctx.progress({ done, total, phase: 'finalising' }));
     const finaliseSeconds = (performance.now() - t1) / 1000;
+    // check() refuses particles too large to rest centred in the box where it knows the shape's
+    // least centre height; for the others (rods held upright, voxel shapes) an empty result is said.
+    if (f !== null && params.box.top === 'open' && packer.count > 0 && particlesInBox(packer) === 0) {
+      ctx.log(`box.top 'open' keeps only particles centred at or below the box height, and none of the ${packer.count} packed is: the result is empty; use a taller box or smaller particles`);
+    }
     // A cancelled run stops as soon as it can: no analysis, and one cancelled during it stops
     // part-way (stop() is asked at each pass's progress stride: 512³ takes seconds).
     const t2 = performance.now();

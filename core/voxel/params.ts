@@ -105,7 +105,7 @@ export const voxelParamsSchema = z.object({
       .default([10, 10, 10]).meta({ unit: UNITS.length, description: 'box edge lengths [x, y, z]; x and y are periodic; each a whole number of voxels (length × resolution)' }),
     resolution: z.number().gt(0).max(1000).default(20).meta({ unit: UNITS.resolution, description: 'voxels per unit length' }),
     top: z.enum(['ceiling', 'open']).default('ceiling').meta({
-      description: "'ceiling': a solid lid at the box height; 'open': particles may stick out of the top while packing, and those whose centre ends above the box height are left out of the result",
+      description: "'ceiling': a solid lid at the box height; 'open': particles may stick out of the top while packing (and be taller than the box), and those whose centre ends above the box height are left out of the result",
     }),
   }).default({ size: [10, 10, 10], resolution: 20, top: 'ceiling' }),
   mixture: z.object({
@@ -191,6 +191,26 @@ export function boundingDiameter(shape: Shape): number {
       const side = [b[3] - b[0], b[4] - b[1], b[5] - b[2]];
       return Math.hypot(...side) / Math.max(...side);
     }
+  }
+}
+
+/**
+ * Radius of the largest ball about the shape's centre inside a shape of characteristic size 1: the
+ * least height of its centre when it rests on a floor, however it lies. 0 where none is known
+ * simply (superellipsoids beyond ellipsoids, which may rest lower; voxel and implicit shapes).
+ */
+export function inscribedRadius(shape: Shape): number {
+  switch (shape.kind) {
+    case 'sphere': return 0.5;
+    case 'ellipsoid':
+    case 'cuboid': return Math.min(1, shape.b, shape.c) / 2;
+    // Between a box and an ellipsoid of these axes (ε ≤ 1), it holds the ellipsoid.
+    case 'superellipsoid': return shape.e1 <= 1 && shape.e2 <= 1 ? Math.min(1, shape.b, shape.c) / 2 : 0;
+    case 'cylinder': return Math.min(1, shape.length) / 2;
+    // Across its flats a hexagon is √3/2 of its diameter across corners.
+    case 'hexagonalPlate': return Math.min(Math.sqrt(3) / 2, shape.thickness) / 2;
+    case 'voxels':
+    case 'implicit': return 0;
   }
 }
 
@@ -336,12 +356,27 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
     if (own.length > 0) { issues.push(...own); return; }
     if (t.fraction === 0) return;
     const d = boundingDiameter(t.shape) * maxSize(t.size) * r;
-    const limit = narrowest - 2;
+    // Under an open top the box height bounds no span: the matrix has a particle's height of
+    // headroom above it (boxVoxels), and a particle taller than the box is packed and kept when
+    // its centre ends in the box (the height check below).
+    const open = p.box.top === 'open';
+    const limit = (open ? Math.min(nx, ny) : narrowest) - 2;
     if (d > limit && narrowest >= 3) {
       issues.push({
         path: `mixture.types.${i}.size`,
-        message: `the largest particle spans ${Math.ceil(d)} voxels, the box allows at most ${limit} (box.size × box.resolution − 2); use smaller particles or a larger box`,
+        message: `the largest particle spans ${Math.ceil(d)} voxels, the box allows at most ${limit} (box.size${open ? ' x and y' : ''} × box.resolution − 2); use smaller particles or a larger box`,
       });
+    } else if (open && narrowest >= 3) {
+      // Only particles whose centre ends at or below the box height are kept. One resting on the
+      // floor has its centre at least its inscribed radius up: above the box, none could be kept
+      // and the run ended 'full' with no particle (spheres of 1 in a box 0.4 high).
+      const size = quantiseSize(maxSize(t.size), r), low = inscribedRadius(t.shape) * size;
+      if (low > nz) {
+        issues.push({
+          path: `mixture.types.${i}.size`,
+          message: `the largest particle (${size} voxels) rests on the floor with its centre at least ${Number(low.toPrecision(4))} voxels up, above the box height (${nz} voxels); box.top 'open' keeps only particles centred at or below it, so none of these could be kept: allowed sizes up to ${Number(((nz / inscribedRadius(t.shape)) / r).toPrecision(3))} units here, or a taller box`,
+        });
+      }
     } else if (p.box.top === 'ceiling' && narrowest >= 3) {
       // The packer inserts a particle where every rotation of it lies between the floor and the
       // ceiling: 2 e + 1 voxels of height. A lower box is accepted but never gets a particle.

@@ -378,6 +378,32 @@ describe('voxel engine', () => {
     expect(withPores - without).toBeGreaterThan(16 * 500 ** 3);
   });
 
+  it('under an open top the box height bounds where a particle rests, not its span', () => {
+    // Spheres of 1.1 in an open box 0.6 high were refused ('spans 11 voxels, the box allows at
+    // most 4'), although the open top has room above the box and keeps particles centred in it.
+    const open = (height: number, size: number, type: Record<string, unknown> = {}) => voxelParamsSchema.parse({
+      box: { size: [3.5, 3.5, height], resolution: 10, top: 'open' },
+      mixture: { types: [{ size: { law: 'fixed', value: size }, ...type }] },
+      insertionTries: 20, stop: { particles: 12, settle: false }, finalSettling: false, analysis: { enabled: false },
+    });
+    expect(checkParams(open(0.6, 1.1))).toEqual([]);
+    const r = run(open(0.6, 1.1), ctx(1));
+    const t = (r.artifacts[0] as { columns: Record<string, Float64Array> }).columns;
+    expect(t.z.length).toBeGreaterThan(0);
+    for (const z of t.z) expect(z).toBeLessThanOrEqual(0.6);
+    // A sphere resting on the floor has its centre half its diameter up: above the box none is kept.
+    expect(checkParams(open(0.4, 1))).toEqual([{
+      path: 'mixture.types.0.size',
+      message: "the largest particle (10 voxels) rests on the floor with its centre at least 5 voxels up, above the box height (4 voxels); box.top 'open' keeps only particles centred at or below it, so none of these could be kept: allowed sizes up to 0.8 units here, or a taller box",
+    }]);
+    expect(checkParams(open(0.5, 1))).toEqual([]);
+    // Rods held upright rest higher than check() can tell from the shape: the empty result is said.
+    const logs: string[] = [];
+    const rods = run(open(0.8, 1, { shape: { kind: 'cylinder', length: 3 }, orientation: 'aligned', maxRotation: [0, 0, 0] }), { ...ctx(1), log: (m) => { logs.push(m); } });
+    expect(rods.metrics.particles).toBe(0);
+    expect(logs).toContainEqual(expect.stringMatching(/^box.top 'open' keeps only particles centred at or below the box height, and none of the \d+ packed is: the result is empty/));
+  });
+
   it('a type of fraction 0 takes no part: not refused for its size, and the packing is the one without it', () => {
     // A user who set a type's fraction to 0 to leave it out was refused for its size ('the largest
     // particle spans 50 voxels', 'under 8 voxels'), and its size still raised an open top's matrix.
