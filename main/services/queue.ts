@@ -872,6 +872,9 @@ export class JobQueue {
       };
       const check = () => {
         for (const id of pending) {
+          // A run working here that another process cancelled is final in the store at once, but
+          // its metrics, wall time and log are stored here when its worker has ended (settled).
+          if (this.active.has(id)) continue;
           const status = this.store.getSummary(id)?.status;
           if (status === undefined || FINAL_STATUSES.includes(status)) pending.delete(id);
         }

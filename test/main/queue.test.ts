@@ -567,6 +567,25 @@ describe('two processes on one data directory', () => {
     expect(app.store.getSummary(closing)!.status).toBe('cancelled');
   });
 
+  it('waitFor a run of this process that another one cancels resolves once its outcome is stored here (`packbench run` printed no metrics)', async () => {
+    const t = tempDir();
+    dirs.push(t.cleanup);
+    const runner = fixtureServices(t.dir, { autoStart: true });
+    open.push(runner);
+    const app = fixtureServices(t.dir);
+    open.push(app);
+    const id = (await runner.queue.enqueue(spec('long', { steps: 1_000_000, stepMs: 1 }))).runIds[0];
+    await until(runner, (r) => r.id === id && r.progress.done > 0);
+    await app.dispatch('runs.cancel', { id });
+    // It resolved as soon as the store said 'cancelled', before the worker here had ended and
+    // stored the run's metrics and wall time: 'cancelled: long (ID) in ? s' and no metrics.
+    await runner.queue.waitFor([id]);
+    const r = runner.store.getRun(id)!;
+    expect(r.status).toBe('cancelled');
+    expect(r.metrics.steps).toBeGreaterThan(0);
+    expect(runner.pool.size).toBe(0);
+  });
+
   it("counts the runs another process on the folder runs, and tells its subscribers when they start and end (the app said '0 running' beside `packbench run`)", async () => {
     const t = tempDir();
     dirs.push(t.cleanup);
