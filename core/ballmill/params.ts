@@ -163,6 +163,63 @@ function round4(x: number): number {
 }
 
 /**
+ * Radius of the largest n equal disks that fit in a unit square, n = 1..30: the densest packings,
+ * proven optimal (Nurmela & Östergård 1997 to n = 27, Markót & Csendes 2005 to 30), values from E.
+ * Specht's Packomania tables. The placement's own search (placement.ts) reaches each within 1.3 %
+ * and never above it.
+ */
+const SQUARE_DISK_RADIUS = [
+  0.5, 0.292893218813, 0.254333095030, 0.25, 0.207106781187, 0.187680601147, 0.174457630187, 0.170540688701,
+  0.166666666667, 0.148204322565, 0.142399237696, 0.139958844038, 0.133993513500, 0.129331793710, 0.127166547545,
+  0.125, 0.117196742782, 0.115521432463, 0.112265437570, 0.111382347512, 0.106860451462, 0.105665743301,
+  0.102803323663, 0.101381800431, 0.1, 0.096362339016, 0.095420116886, 0.093672833739, 0.092463144016,
+  0.091671057986,
+];
+
+/** Largest solid fraction n equal disks fill in a square, or null where it is not proven (n > 30). */
+export function densestSquareFraction(n: number): number | null {
+  if (n < 1 || n > SQUARE_DISK_RADIUS.length) return null;
+  const r = SQUARE_DISK_RADIUS[n - 1];
+  return n * Math.PI * r * r;
+}
+
+/**
+ * Equal disks in a square vial above their proven densest packing (densestSquareFraction): no
+ * placement exists, so check refuses them instead of the run failing after the placement's search.
+ * The issue names what sets the fraction (balls.solidFraction, or the radius and the vial) with its
+ * allowed range, and the nearest counts that reach this fraction with balls that fit the vial.
+ */
+function squareDiskIssues(p: BallmillParams, fraction: number): ParamsIssue[] {
+  const law = p.balls.radius, n = p.balls.count, side = p.vial.width;
+  if (p.dim !== 2 || side !== p.vial.height || (law.law === 'uniform' && law.min !== law.max)) return [];
+  const most = densestSquareFraction(n);
+  if (most === null || fraction <= most) return [];
+  // Counts whose densest packing reaches the fraction with disks of at most a quarter of the side
+  // (the largest-ball rule of checkParams, with its headroom when balls.solidFraction scales them).
+  const headroom = p.balls.solidFraction === null ? 1 : 1.1;
+  const reaches = (k: number) => (densestSquareFraction(k) ?? 0) >= fraction && headroom * Math.sqrt(fraction / (k * Math.PI)) <= 0.25;
+  let below = n - 1, above = n + 1;
+  while (below >= 1 && !reaches(below)) below--;
+  while (above <= SQUARE_DISK_RADIUS.length && !reaches(above)) above++;
+  const near = [below >= 1 ? String(below) : '', above <= SQUARE_DISK_RADIUS.length ? String(above) : 'above 30'].filter((c) => c !== '').join(' or ');
+  const allowed = Math.floor(most * 1e4) / 1e4;
+  const why = `${n} equal disks fill at most ${allowed} of a square vial (their proven densest packing), asked ${round4(fraction)}`;
+  const counts = `, or balls.count ${near} (the nearest that reach ${round4(fraction)})`;
+  if (p.balls.solidFraction !== null) {
+    return [{ path: 'balls.solidFraction', message: `${why}: allowed balls.solidFraction ≤ ${allowed}${counts}` }];
+  }
+  // Without balls.solidFraction the count changes the fraction: the radius or the vial must change.
+  const r = SQUARE_DISK_RADIUS[n - 1], radius = law.law === 'fixed' ? law.value : law.max;
+  const [path, name] = law.law === 'fixed' ? ['balls.radius.value', 'balls.radius.value'] : ['balls.radius.max', 'balls.radius.min = balls.radius.max'];
+  const square = `${why}: allowed vial.width and vial.height ≥ ${Math.ceil((radius / r) * 1e4) / 1e4} mm (a square) for radius ${radius} mm`;
+  return [
+    { path, message: `${why}: allowed ${name} ≤ ${Math.floor(r * side * 1e4) / 1e4} mm in this ${side} mm square` },
+    { path: 'vial.width', message: square },
+    { path: 'vial.height', message: square },
+  ];
+}
+
+/**
  * Share of the densest placement's solid fraction that the advice of a failed placement allows:
  * random starts rarely find the very densest placement of few balls (8 disks in a square fill at
  * most 0.7305, and from 4 of 8 seeds the attempts at 0.723 end at 0.720), a little less they do.
@@ -247,6 +304,7 @@ export function checkParams(p: BallmillParams): ParamsIssue[] {
     issues.push({ path: 'vial.width', message: `${fill}: allowed width ≥ ${round4(minWidth)} mm at height ${height} mm, or fewer or smaller balls` });
     issues.push({ path: 'vial.height', message: `${fill}: allowed height ≥ ${round4(minHeight)} mm at width ${width} mm, or fewer or smaller balls` });
   }
+  if (fraction <= limit) issues.push(...squareDiskIssues(p, fraction));
   // The largest ball must fit the vial with room to move (a diameter at most half the inner width
   // and height). With a solid fraction the radius is known only in expectation, so the bound uses
   // the expected scale with 10 % headroom for the draw.

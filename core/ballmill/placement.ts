@@ -186,7 +186,8 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
   for (let probe = 0; probe < SCALE_PROBES && used < end; probe++) {
     const mid = (lo + hi) / 2;
     x.set(bx); y.set(by); z.set(bz);
-    for (let i = 0; i < n; i++) put(i, mid, false);
+    // Inside the walls at this scale first: relax counts overlaps before its sweep's clamp.
+    for (let i = 0; i < n; i++) { clamp(i, r[i] * mid * (1 + GAP)); put(i, mid, false); }
     if (relax(mid, 0, end - used)) { lo = mid; keep(); } else if (stopped) return -1; else hi = mid;
   }
   const reached = fraction * powInt(lo, dim);

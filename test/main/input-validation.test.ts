@@ -54,6 +54,7 @@ const refused: [why: string, spec: ReturnType<typeof spec>, issue: Refused][] = 
   ['a collision structure misspelt', ballmill({ cdo: 'spatialtree' }), { path: 'params.cdo', message: /did you mean 'spatialTree'/ }],
   ['a Hertz field under the constant model (would be ignored)', ballmill({ restitution: { model: 'constant', value: 0.5, youngModulus: 3 } }), { path: 'params.restitution.youngModulus', message: /unknown field/ }],
   ['more balls than the vial holds', ballmill({ balls: { count: 100000 } }), { path: 'params.balls.count', message: /allowed count ≤/ }],
+  ['equal disks above their densest packing in a square', ballmill({ balls: { count: 8, radius: { law: 'fixed', value: 5 }, solidFraction: 0.75 } }), { path: 'params.balls.solidFraction', message: /^8 equal disks fill at most 0\.7309 .*: allowed balls\.solidFraction ≤ 0\.7309, or balls\.count 9 / }],
 ];
 
 const accepted: [why: string, spec: ReturnType<typeof spec>][] = [
