@@ -38,7 +38,8 @@ export const sizeLawSchema = z.discriminatedUnion('law', [
   z.object({
     law: z.literal('table'),
     sizes: z.array(z.number().gt(0).max(1e6)).min(1).max(10000).meta({ unit: UNITS.length, description: 'sizes' }),
-    weights: z.array(z.number().min(0)).min(1).max(10000).meta({ unit: 'weight', description: 'relative weight of each size (number basis)' }),
+    // Bounded as mixture fractions are: two weights of 1e308 summed to Infinity, and every draw was the last size.
+    weights: z.array(z.number().min(0).max(1e9)).min(1).max(10000).meta({ unit: 'weight', description: 'relative weight of each size (number basis)' }),
   }).refine((s) => s.sizes.length === s.weights.length, {
     path: ['weights'],
     error: (iss) => `must have one weight per size: ${(iss.input as { sizes: number[] }).sizes.length} sizes, got ${(iss.input as { weights: number[] }).weights.length} weights`,

@@ -338,6 +338,8 @@ describe('voxel engine', () => {
     const bad = voxelParamsSchema.safeParse({ reboundProbability: 2 });
     expect(bad.error?.issues[0].path).toEqual(['reboundProbability']);
     expect(bad.error?.issues[0].message).toMatch(/1/);
+    // Weights summing past the largest double drew only the last size (1e308 twice: Infinity).
+    expect(voxelParamsSchema.safeParse({ mixture: { types: [{ size: { law: 'table', sizes: [1, 1.2], weights: [1e308, 1e308] } }] } }).error?.issues.map((i) => i.path.join('.'))).toEqual(['mixture.types.0.size.weights.0', 'mixture.types.0.size.weights.1']);
     const res = voxelParamsSchema.safeParse({ box: { resolution: -1 } });
     expect(res.error?.issues[0].path).toEqual(['box', 'resolution']);
     const big = voxelParamsSchema.parse({ box: { size: [2, 2, 2], resolution: 10 }, mixture: { types: [{ size: { law: 'fixed', value: 3 } }] } });
