@@ -735,15 +735,19 @@ fields and those --set changes (NAME [porosity=0.5, duration=1]).
     )
     .action(async (id: string, o: { seed?: number; set?: SetOption[] }) => {
       // An issue of a value given with --set is named as typed, one of the run's own values as its params
-      // field; one of the params as a whole (the memory budget) with the --set values.
+      // field, saying what --set can do about it; one of the params as a whole (the memory budget) with
+      // the --set values.
       const where = (path: string) => (path === 'overrides' ? 'params (with --set)' : path.startsWith('overrides.') ? `--set params.${path.slice('overrides.'.length)}` : path);
+      const advised = (i: ApiIssue): ApiIssue =>
+        i.path === 'params' || i.path.startsWith('params.') ? { ...i, message: `${i.message} (the value of run ${id}, not overridden: override it, or remove it with null)` } : i;
       await withServices({}, async (s) => {
         // The app or the web host runs it, with the folder's threads per run: the budget is checked for those (as queue add).
         s.queue.restoreSettings();
         const r = await s.dispatch('runs.rerun', { id, overrides: overridesOf(o.set ?? []), seed: o.seed }).catch((err: unknown) => {
-          throw invalidSpec(err, `cannot re-run ${id}: invalid spec`, where);
+          const own = err instanceof ApiError && err.issues ? new ApiError(err.code, err.message, err.issues.map(advised), err.warnings?.map(advised)) : err;
+          throw invalidSpec(own, `cannot re-run ${id}: invalid spec`, where);
         });
-        warningLines(r.warnings, where).forEach(info);
+        warningLines(r.warnings.map(advised), where).forEach(info);
         if (!globals().json) info(memoryLine(r.runIds.length, r));
         print(`queued ${r.runIds.join(' ')}: a re-run of ${id}${r.batchId ? ` (batch ${r.batchId})` : ''}`, r);
       });

@@ -156,14 +156,14 @@ const within = (path: string, other: string) => path === other || path.startsWit
 
 /**
  * A re-run's issues or warnings (at `params.X` of the spec it would queue) each named where its value
- * came from: `overrides.X` for a value the caller gave, else `params.X` of the run, said in its message.
+ * came from: `overrides.X` for a value the caller gave, else `params.X`, the run's own value. What the
+ * user can do about the latter is each surface's to say: the CLI's user overrides it with --set, the
+ * app's edits a copy of the run in the batch form.
  */
-function bySource(issues: readonly ApiIssue[], overrides: Record<string, unknown>, base: unknown, runId: string): ApiIssue[] {
+function bySource(issues: readonly ApiIssue[], overrides: Record<string, unknown>, base: unknown): ApiIssue[] {
   return issues.map((i) => {
     const path = i.path === 'params' ? [] : i.path.startsWith('params.') ? i.path.slice('params.'.length).split('.') : null;
-    if (path === null) return i;
-    if (overridden(overrides, base, path)) return { path: ['overrides', ...path].join('.'), message: i.message };
-    return { path: i.path, message: `${i.message} (the value of run ${runId}, not overridden: override it, or remove it with null)` };
+    return path !== null && overridden(overrides, base, path) ? { path: ['overrides', ...path].join('.'), message: i.message } : i;
   });
 }
 
@@ -815,7 +815,7 @@ export class JobQueue {
     // As written; a field removed (null) by the value it takes (its default), once the params are parsed.
     const valuesIn = (parsed: Record<string, unknown> = {}) => Object.fromEntries(labelled.map((p) => [p, valueAt(params, p) ?? valueAt(parsed, p)]).filter(([, v]) => v !== undefined));
     const spec: RunSpec = { ...r.spec, name: nameOf(valuesIn()), seed: seed ?? r.spec.seed, params };
-    const named = (issues: readonly ApiIssue[]) => bySource(issues, overrides, r.spec.params, id);
+    const named = (issues: readonly ApiIssue[]) => bySource(issues, overrides, r.spec.params);
     let rows: CheckedRun[];
     try {
       rows = await this.validate(spec, r.priority, '');

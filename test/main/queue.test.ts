@@ -327,11 +327,13 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     // A cross-field check between an override and the run's own value: each named where it comes from.
     const crossed = await s.dispatch('runs.rerun', { id: short, overrides: { failAt: 1, exitAt: 2 } }).then(() => null, (e) => e);
     expect(crossed.issues).toEqual([{ path: 'overrides.exitAt', message: 'give at most one of failAt and exitAt' }]);
-    // A value of the run's own spec that no longer passes (an older PackBench's): named as the run's.
+    // A value of the run's own spec that no longer passes (an older PackBench's): named as the run's, at
+    // params, with no advice for one surface (it said 'override it, or remove it with null' to the app's
+    // user too, who has no --set: the CLI and the app each say what their user can do).
     const [old] = s.store.insertRuns([{ name: 'old', engine: 'counter', spec: spec('old', { steps: -1 }), params: { steps: -1 }, seed: 1, priority: 0, batchId: null, status: 'paused' }]);
     s.store.finishRun(old, { status: 'failed', error: 'made by hand' });
     const own = await s.dispatch('runs.rerun', { id: old, overrides: { stepMs: 0 } }).then(() => null, (e) => e);
-    expect(own).toMatchObject({ code: 'invalid', issues: [{ path: 'params.steps', message: expect.stringMatching(new RegExp(`\\(the value of run ${old}, not overridden: override it, or remove it with null\\)$`)) }] });
+    expect(own).toMatchObject({ code: 'invalid', issues: [{ path: 'params.steps', message: expect.not.stringMatching(/override|null/) }] });
 
     await s.dispatch('runs.delete', { id: short });
     await expect(s.dispatch('runs.get', { id: short })).rejects.toMatchObject({ code: 'not_found' });

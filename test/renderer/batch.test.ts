@@ -4,7 +4,7 @@ import { createMemoryHistory, createRouter } from 'vue-router';
 import { installFakeApi, makeRun, settle, toyEngine } from './fakeApi';
 import RunComposer from '../../renderer/src/workspaces/batch/RunComposer.vue';
 import QueueTable from '../../renderer/src/workspaces/batch/QueueTable.vue';
-import { sendToBatch } from '../../renderer/src/stores/draft';
+import { draft, sendToBatch } from '../../renderer/src/stores/draft';
 import { toasts } from '../../renderer/src/stores/toasts';
 import { status } from '../../renderer/src/stores/status';
 import { reorder, queueOrder } from '../../renderer/src/workspaces/batch/queueModel';
@@ -349,7 +349,7 @@ describe('QueueTable', () => {
     expect(w.find('[data-testid="queue-row-r3"]').findAll('td.swept').map((c) => c.text())).toEqual(['—', '—']);
   });
 
-  it("says the fields of a re-queued run's spec that have no effect (runs.rerun's warnings) in the warning colour, until dismissed", async () => {
+  it("says the fields of a re-queued run's spec that have no effect (runs.rerun's warnings) in the warning colour, and how to change them in the form, until dismissed", async () => {
     const api = installFakeApi([makeRun(3, { status: 'done' }), makeRun(4, { status: 'failed' })]);
     api.warn = (spec) => (spec.engine === 'toy' ? [{ path: 'params.skin', message: "has no effect with cdo 'direct'" }] : []);
     const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
@@ -357,9 +357,20 @@ describe('QueueTable', () => {
     await settle();
     await w.find('[data-testid="rerun-r3"]').trigger('click');
     await settle();
-    expect(w.find('[data-testid="rerun-warnings"]').text()).toContain('Re-queued “run 3”: a field of its spec has no effect');
+    const notes = w.find('[data-testid="rerun-warnings"]');
+    expect(notes.text()).toContain('Re-queued “run 3”: a field of its spec has no effect');
     const lines = w.findAll('[data-testid="rerun-warning"]');
-    expect(lines.map((l) => [l.text(), l.classes('warn-text')])).toEqual([["params.skin: has no effect with cdo 'direct'", true]]);
+    // The field as the form names it. The app's user has no --set: nothing says 'override it, or remove
+    // it with null' (the services' message said so to every surface); the form is where to change it.
+    expect(lines.map((l) => [l.text(), l.classes('warn-text')])).toEqual([["skin: has no effect with cdo 'direct'", true]]);
+    expect(notes.text()).not.toMatch(/override|null/);
+    await w.find('[data-testid="rerun-edit"]').trigger('click');
+    await settle();
+    expect(draft.pending).toMatchObject({ engine: 'toy', name: 'run 3 (re-run)', params: { box: { lx: 13 } } });
+    draft.pending = null;
+    expect(w.find('[data-testid="rerun-warnings"]').exists()).toBe(false);
+    await w.find('[data-testid="rerun-r3"]').trigger('click');
+    await settle();
     await w.find('[data-testid="rerun-warnings-dismiss"]').trigger('click');
     expect(w.find('[data-testid="rerun-warnings"]').exists()).toBe(false);
     // A re-run that warns of nothing leaves no note.
@@ -367,6 +378,16 @@ describe('QueueTable', () => {
     await w.find('[data-testid="rerun-r4"]').trigger('click');
     await settle();
     expect(w.find('[data-testid="rerun-warnings"]').exists()).toBe(false);
+    // Refused (a value of an older PackBench's spec out of today's range): the field in the error colour, and the form to fix it.
+    api.failNext('runs.rerun', { code: 'invalid', message: 'invalid request', issues: [{ path: 'params.steps', message: 'must be in [1, 1000], got -1' }] });
+    await w.find('[data-testid="rerun-r4"]').trigger('click');
+    await settle();
+    expect(w.find('[data-testid="rerun-warnings"]').text()).toContain('“run 4” was not re-queued: its spec does not pass the checks now');
+    expect(w.findAll('[data-testid="rerun-warning"]').map((l) => [l.text(), l.classes('error-text')])).toEqual([['steps: must be in [1, 1000], got -1', true]]);
+    await w.find('[data-testid="rerun-edit"]').trigger('click');
+    await settle();
+    expect(draft.pending).toMatchObject({ engine: 'toy', name: 'run 4 (re-run)' });
+    draft.pending = null;
   });
 
   it("lists a sweep's runs, created in the same millisecond, in the order the queue starts them", async () => {

@@ -5,6 +5,7 @@
  * the engine's defaults (or over its form, with keepOthers) and clears it with takeDraft().
  */
 import { shallowReactive } from 'vue';
+import { api, type EngineInfo } from '../api';
 
 export interface RunDraft {
   engine: string;
@@ -27,6 +28,19 @@ export const draft = shallowReactive({ pending: null as RunDraft | null });
 
 export function sendToBatch(d: RunDraft): void {
   draft.pending = d;
+}
+
+/**
+ * Sends run `id`'s spec as written, its seed and priority, to the batch manager's form, to change and
+ * queue (History's 'Re-run with changes…', the queue's 'Edit in the form' after a re-run). Throws,
+ * saying why, for a run no engine of `engines` makes (an imported sphere set: the form has none).
+ */
+export async function sendRunToBatch(id: string, engines: readonly EngineInfo[]): Promise<void> {
+  const rec = await api.call('runs.get', { id });
+  if (engines.length && !engines.some((e) => e.id === rec.engine)) {
+    throw new Error(`“${rec.name}” was not made by an engine that runs ('${rec.engine}'), so it cannot be re-run`);
+  }
+  sendToBatch({ engine: rec.engine, name: `${rec.name} (re-run)`, seed: rec.seed, priority: rec.priority, params: rec.spec.params, origin: `from run “${rec.name}”` });
 }
 
 export function takeDraft(): RunDraft | null {
