@@ -22,30 +22,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openServices, type Services } from '../../main/services/services';
-import { tempDir } from '../main/helpers';
-import { ARTIFACTS, CHROMIUM, openBrowserSession, type BrowserSession } from './chromium';
+import { ARTIFACTS, CHROMIUM } from './chromium';
+import { openFolderSession, type FolderSession } from './session';
 
 let services: Services;
-let session: BrowserSession;
+let session: FolderSession;
 let page: Page;
-let cleanup: () => void;
 const testid = (id: string) => `[data-testid="${id}"]`;
 
 beforeAll(async () => {
-  const t = tempDir('packbench-e2e-batch-layout-');
-  cleanup = t.cleanup;
-  services = openServices({ dataDir: t.dir, autoStart: false });
-  session = await openBrowserSession(services, { viewport: { width: 1024, height: 768 }, colorScheme: 'light' });
-  page = session.page;
+  session = await openFolderSession('packbench-e2e-batch-layout-', (dataDir) => openServices({ dataDir, autoStart: false }), { viewport: { width: 1024, height: 768 }, colorScheme: 'light' });
+  ({ services, page } = session);
   await page.goto(session.host.url);
   await page.waitForSelector(testid('engine-select'));
 });
 
-afterAll(async () => {
-  await session?.close();
-  await services?.close();
-  cleanup?.();
-});
+afterAll(() => session?.close());
 
 /** Inputs under `selector` whose value is wider than the box showing it: 'testid value'. */
 function cutInputs(selector: string): Promise<string[]> {

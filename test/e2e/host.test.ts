@@ -10,8 +10,9 @@ import { request } from 'node:http';
 import type { Host } from '../../main/host/server';
 import type { Services } from '../../main/services/services';
 import type { PackbenchApi } from '../../main/api';
-import { fixtureServices, tempDir } from '../main/helpers';
-import { ARTIFACTS, CHROMIUM, openBrowserSession, type BrowserSession } from './chromium';
+import { fixtureServices } from '../main/helpers';
+import { ARTIFACTS, CHROMIUM } from './chromium';
+import { openFolderSession, type FolderSession } from './session';
 
 
 /** A GET with a raw path and headers (fetch normalises paths and will not send another Host). */
@@ -27,25 +28,17 @@ function rawGet(path: string, headers: Record<string, string> = {}): Promise<num
 }
 
 let services: Services;
-let session: BrowserSession;
+let session: FolderSession;
 let host: Host;
 let browser: Browser;
 let page: Page;
-let cleanup: () => void;
 
 beforeAll(async () => {
-  const t = tempDir('packbench-e2e-');
-  cleanup = t.cleanup;
-  services = fixtureServices(t.dir, { autoStart: true });
-  session = await openBrowserSession(services);
-  ({ host, browser, page } = session);
+  session = await openFolderSession('packbench-e2e-', (dataDir) => fixtureServices(dataDir, { autoStart: true }));
+  ({ services, host, browser, page } = session);
 });
 
-afterAll(async () => {
-  await session?.close();
-  await services?.close();
-  cleanup?.();
-});
+afterAll(() => session?.close());
 
 describe.skipIf(!CHROMIUM)('web host', () => {
   it('serves the renderer with a CSP and only on its own Host', async () => {

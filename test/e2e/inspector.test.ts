@@ -11,29 +11,21 @@ import type { Page } from 'playwright-core';
 import type { Host } from '../../main/host/server';
 import { openServices, type Services } from '../../main/services/services';
 import type { PackbenchApi } from '../../main/api';
-import { tempDir } from '../main/helpers';
-import { ARTIFACTS, CHROMIUM, openBrowserSession, type BrowserSession } from './chromium';
+import { ARTIFACTS, CHROMIUM } from './chromium';
+import { openFolderSession, type FolderSession } from './session';
 
 
 let services: Services;
-let session: BrowserSession;
+let session: FolderSession;
 let host: Host;
 let page: Page;
-let cleanup: () => void;
 
 beforeAll(async () => {
-  const t = tempDir('packbench-e2e-inspector-');
-  cleanup = t.cleanup;
-  services = openServices({ dataDir: t.dir, autoStart: true, concurrency: 1, progressIntervalMs: 50 });
-  session = await openBrowserSession(services);
-  ({ host, page } = session);
+  session = await openFolderSession('packbench-e2e-inspector-', (dataDir) => openServices({ dataDir, autoStart: true, concurrency: 1, progressIntervalMs: 50 }));
+  ({ services, host, page } = session);
 });
 
-afterAll(async () => {
-  await session?.close();
-  await services?.close();
-  cleanup?.();
-});
+afterAll(() => session?.close());
 
 /**
  * Waits until the camera has stopped gliding (its inertia runs on after a drag): the viewer's render

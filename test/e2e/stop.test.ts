@@ -7,28 +7,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Services } from '../../main/services/services';
-import { fixtureServices, tempDir } from '../main/helpers';
-import { ARTIFACTS, CHROMIUM, openBrowserSession, type BrowserSession } from './chromium';
+import { fixtureServices } from '../main/helpers';
+import { ARTIFACTS, CHROMIUM } from './chromium';
+import { openFolderSession, type FolderSession } from './session';
 
 let services: Services;
-let session: BrowserSession | undefined;
+let session: FolderSession | undefined;
 let page: Page;
-let cleanup: () => void = () => {};
 
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  const t = tempDir('packbench-e2e-stop-');
-  cleanup = t.cleanup;
-  services = fixtureServices(t.dir, { autoStart: true });
-  session = await openBrowserSession(services, { viewport: { width: 1440, height: 900 } });
-  page = session.page;
+  session = await openFolderSession('packbench-e2e-stop-', (dataDir) => fixtureServices(dataDir, { autoStart: true }), { viewport: { width: 1440, height: 900 } });
+  ({ services, page } = session);
 });
 
-afterAll(async () => {
-  await session?.close();
-  await services?.close();
-  cleanup();
-});
+afterAll(() => session?.close());
 
 const testid = (id: string) => `[data-testid="${id}"]`;
 

@@ -10,8 +10,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Host } from '../../main/host/server';
 import { openServices, type Services } from '../../main/services/services';
-import { tempDir } from '../main/helpers';
-import { ARTIFACTS, openBrowserSession } from './chromium';
+import { ARTIFACTS } from './chromium';
+import { openFolderSession } from './session';
 
 export interface Walk {
   /** The services' data folder; the tests write the files they import there too. */
@@ -34,10 +34,8 @@ export const testid = (id: string) => `[data-testid="${id}"]`;
 
 export async function openWalk(): Promise<Walk> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const { dir: dataDir, cleanup } = tempDir('packbench-walk-');
-  const services = openServices({ dataDir, autoStart: true, concurrency: 2, progressIntervalMs: 100 });
-  const session = await openBrowserSession(services, { viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
-  const { host, page } = session;
+  const session = await openFolderSession('packbench-walk-', (dataDir) => openServices({ dataDir, autoStart: true, concurrency: 2, progressIntervalMs: 100 }), { viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
+  const { dataDir, services, host, page } = session;
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.setDefaultTimeout(30_000);
@@ -65,10 +63,6 @@ export async function openWalk(): Promise<Walk> {
         await new Promise((r) => setTimeout(r, 250));
       }
     },
-    async close() {
-      await session.close();
-      await services.close();
-      cleanup();
-    },
+    close: () => session.close(),
   };
 }

@@ -8,31 +8,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openServices, type Services } from '../../main/services/services';
-import { tempDir } from '../main/helpers';
-import { ARTIFACTS, CHROMIUM, openBrowserSession, type BrowserSession } from './chromium';
+import { ARTIFACTS, CHROMIUM } from './chromium';
+import { openFolderSession, type FolderSession } from './session';
 
 let services: Services;
-let session: BrowserSession;
+let session: FolderSession;
 let page: Page;
-let cleanup: () => void;
 const testid = (id: string) => `[data-testid="${id}"]`;
 
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  const t = tempDir('packbench-e2e-warnings-');
-  cleanup = t.cleanup;
-  services = openServices({ dataDir: t.dir, autoStart: false });
-  session = await openBrowserSession(services, { viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
-  page = session.page;
+  session = await openFolderSession('packbench-e2e-warnings-', (dataDir) => openServices({ dataDir, autoStart: false }), { viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+  ({ services, page } = session);
   await page.goto(session.host.url);
   await page.waitForSelector(testid('engine-select'));
 });
 
-afterAll(async () => {
-  await session?.close();
-  await services?.close();
-  cleanup?.();
-});
+afterAll(() => session?.close());
 
 describe.skipIf(!CHROMIUM)('the batch form', () => {
   it("shows at the skin field that it has no effect with cdo 'direct', and still enqueues", async () => {
