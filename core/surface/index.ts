@@ -76,10 +76,14 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
   while (sampler.iterations < st.maxIterations) {
     if (ctx.cancelled()) { cancelled = true; stopReason = 'cancelled'; break; }
     if (ctx.stopRequested?.() === true) { stopReason = 'stopped'; break; }
-    sampler.step();
+    sampler.step(false);
     const it = sampler.iterations, cv = sampler.nearestCV, mean = sampler.meanNearest / p.spacing;
-    if (it % stride === 0) { its.push(it); cvs.push(cv); counts.push(sampler.n); means.push(mean); }
     const state = rule.update(sampler), inARow = rule.inARow;
+    // The particles the run ends with are those the stop rule measured, moved once: no fission or
+    // death after that (a pair split in the last iteration lay σ/2 apart in the results, and a run
+    // 'uniform' at stop.targetCV 0.05 reported a nearestNeighbourCV of 0.0575).
+    if (state !== 'uniform' && it < st.maxIterations && ctx.stopRequested?.() !== true) sampler.adapt();
+    if (it % stride === 0) { its.push(it); cvs.push(cv); counts.push(sampler.n); means.push(mean); }
     if (state === 'offSurface' && !offSurfaceLogged) {
       ctx.log(`iteration ${it}: evenly spaced, but a particle lies ${rule.worstResidual.toPrecision(3)} from the surface, over stop.surfaceTolerance × spacing = ${rule.tolerance(sampler).toPrecision(3)}: sampling on`);
       offSurfaceLogged = true;

@@ -342,17 +342,23 @@ export class SurfaceSampler {
     this.grid?.move(i, this.x[i], this.y[i], this.z[i]);
   }
 
-  /** One iteration: repulsion, constrained move with adaptive σ, then birth and death. */
+  /**
+   * One iteration: repulsion, constrained move with adaptive σ, then (unless `birthAndDeath` is
+   * false: call adapt() afterwards for the same iteration) birth and death.
+   */
   step(birthAndDeath = true): void {
     // The sorted-row pass renumbers every time (repel); range queries only now and then.
     if (this.neighbourSearch === 'queries' && this.iterations % SORT_INTERVAL === 0) this.sortByCell();
     this.repel();
     this.advance();
-    if (birthAndDeath) {
-      this.steerSpacing();
-      this.birthAndDeath();
-    }
+    if (birthAndDeath) this.adapt();
     this.iterations++;
+  }
+
+  /** The last part of an iteration: σ̂ steered to the spacing, then birth and death. */
+  adapt(): void {
+    this.steerSpacing();
+    this.birthAndDeath();
   }
 
   /**

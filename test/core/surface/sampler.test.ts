@@ -75,6 +75,23 @@ describe('surface engine', () => {
     expect(m.nearestNeighbourCV).toBeCloseTo(v.cv, 9);
     expect(Math.abs(v.mean / spacing - 1)).toBeLessThan(0.05);
     for (let i = 0; i < n; i++) expect(radius[i]).toBeCloseTo(nn[i] / 2, 9);
+    // The particles it ends with are those the stop rule measured (moved once): no pair split in the
+    // last iteration, σ/2 (a quarter of the spacing) apart, is among them.
+    let nearest = Infinity;
+    for (let i = 0; i < n; i++) nearest = Math.min(nearest, nn[i]);
+    expect(nearest / spacing).toBeGreaterThan(0.4);
+  });
+
+  it("a uniform run's results are the sampling its stop rule found uniform: no fission or death after it", () => {
+    // A sphere at spacing 0.05 ended 'uniform' with a pair its last iteration had split 0.29
+    // spacings apart; a torus at stop.targetCV 0.05 ended 'uniform' with nearestNeighbourCV 0.0575.
+    const r = run({ spacing: 0.05, voxelsAcross: 0 });
+    expect(r.metrics.stopReason).toBe('uniform');
+    expect(r.metrics.nearestNeighbourCV as number).toBeLessThanOrEqual(0.08);
+    const radius = (r.artifacts[0] as ColumnTable).columns.r as Float64Array;
+    let smallest = Infinity;
+    for (const v of radius) smallest = Math.min(smallest, v);
+    expect((2 * smallest) / 0.05).toBeGreaterThan(0.4);
   });
 
   it('a random sampling of the sphere has CV near 0.5, the uniform one at most 0.1', () => {
