@@ -386,7 +386,7 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
         const allowed = (2 * (Math.floor((nz - 1) / 2) - 0.5 - Math.sqrt(3) / 2)) / boundingDiameter(t.shape) / r;
         issues.push({
           path: `mixture.types.${i}.size`,
-          message: `the largest particle (${quantiseSize(maxSize(t.size), r)} voxels) is inserted only where each of its rotations lies between the floor and the ceiling: ${2 * e + 1} voxels of height, the box has ${nz}; allowed sizes up to ${allowed > 0 ? allowed.toPrecision(3) : 0} units here, or a taller box, or box.top 'open'`,
+          message: `the largest particle (${quantiseSize(maxSize(t.size), r)} voxels) is inserted only where each of its rotations lies between the floor and the ceiling: ${2 * e + 1} voxels of height, the box has ${nz}; ${allowed > 0 ? `allowed sizes up to ${allowed.toPrecision(3)} units here, or a taller box` : `no size of this shape fits under a ceiling this low (one voxel across needs ${2 * extentBound(t.shape, 1) + 1}): a box at least ${voxelsToLength(2 * extentBound(t.shape, 1) + 1, r)} units high`}, or box.top 'open'`,
         });
       }
     }

@@ -437,6 +437,12 @@ describe('voxel engine', () => {
     });
     expect(checkParams(box(1.2))).toEqual([expect.objectContaining({ path: 'mixture.types.0.size', message: expect.stringMatching(/15 voxels of height, the box has 12/) })]);
     expect(checkParams(box(1.4))).toHaveLength(1);
+    // A ceiling too low for any size of the shape says so, not 'allowed sizes up to 0 units'.
+    const low = voxelParamsSchema.parse({ box: { size: [3, 3, 0.4], resolution: 10 }, mixture: { types: [{ size: { law: 'fixed', value: 0.1 } }] }, optimisations: { shellReduction: false } });
+    expect(checkParams(low)[0]).toEqual({
+      path: 'mixture.types.0.size',
+      message: "the largest particle (1 voxels) is inserted only where each of its rotations lies between the floor and the ceiling: 5 voxels of height, the box has 4; no size of this shape fits under a ceiling this low (one voxel across needs 5): a box at least 0.5 units high, or box.top 'open'",
+    });
     expect(checkParams(box(1.5))).toEqual([]);
     expect(run(box(1.5), ctx()).metrics.particles).toBe(1);
     // An open top has the room above the box: accepted and packed.
