@@ -157,6 +157,9 @@ export function frameCount(p: BallmillParams): number {
   return every === 0 ? 0 : Math.floor(stepCount(p) / every) + 1;
 }
 
+/** Headroom on the expected largest radius when balls.solidFraction scales a random draw. */
+const DRAW_HEADROOM = 1.1;
+
 /** x to four significant digits, without trailing zeros. */
 function round4(x: number): number {
   return Number(x.toPrecision(4));
@@ -194,19 +197,17 @@ function squareDiskIssues(p: BallmillParams, fraction: number): ParamsIssue[] {
   if (p.dim !== 2 || side !== p.vial.height || (law.law === 'uniform' && law.min !== law.max)) return [];
   const most = densestSquareFraction(n);
   if (most === null || fraction <= most) return [];
-  // Counts whose densest packing reaches the fraction with disks of at most a quarter of the side
-  // (the largest-ball rule of checkParams, with its headroom when balls.solidFraction scales them).
-  const headroom = p.balls.solidFraction === null ? 1 : 1.1;
-  const reaches = (k: number) => (densestSquareFraction(k) ?? 0) >= fraction && headroom * Math.sqrt(fraction / (k * Math.PI)) <= 0.25;
-  let below = n - 1, above = n + 1;
-  while (below >= 1 && !reaches(below)) below--;
-  while (above <= SQUARE_DISK_RADIUS.length && !reaches(above)) above++;
-  const near = [below >= 1 ? String(below) : '', above <= SQUARE_DISK_RADIUS.length ? String(above) : 'above 30'].filter((c) => c !== '').join(' or ');
   const allowed = Math.floor(most * 1e4) / 1e4;
   const why = `${n} equal disks fill at most ${allowed} of a square vial (their proven densest packing), asked ${round4(fraction)}`;
-  const counts = `, or balls.count ${near} (the nearest that reach ${round4(fraction)})`;
   if (p.balls.solidFraction !== null) {
-    return [{ path: 'balls.solidFraction', message: `${why}: allowed balls.solidFraction ≤ ${allowed}${counts}` }];
+    // Counts whose densest packing reaches the fraction with disks that pass the largest-ball rule
+    // of checkParams (a radius, with its headroom, of at most a quarter of the side).
+    const reaches = (k: number) => (densestSquareFraction(k) ?? 0) >= fraction && DRAW_HEADROOM * Math.sqrt(fraction / (k * Math.PI)) <= 0.25;
+    let below = n - 1, above = n + 1;
+    while (below >= 1 && !reaches(below)) below--;
+    while (above <= SQUARE_DISK_RADIUS.length && !reaches(above)) above++;
+    const near = [below >= 1 ? String(below) : '', above <= SQUARE_DISK_RADIUS.length ? String(above) : 'above 30'].filter((c) => c !== '').join(' or ');
+    return [{ path: 'balls.solidFraction', message: `${why}: allowed balls.solidFraction ≤ ${allowed}, or balls.count ${near} (the nearest that reach ${round4(fraction)})` }];
   }
   // Without balls.solidFraction the count changes the fraction: the radius or the vial must change.
   const r = SQUARE_DISK_RADIUS[n - 1], radius = law.law === 'fixed' ? law.value : law.max;
@@ -221,8 +222,10 @@ function squareDiskIssues(p: BallmillParams, fraction: number): ParamsIssue[] {
 
 /**
  * Share of the densest placement's solid fraction that the advice of a failed placement allows:
- * random starts rarely find the very densest placement of few balls (8 disks in a square fill at
- * most 0.7305, and from 4 of 8 seeds the attempts at 0.723 end at 0.720), a little less they do.
+ * random starts rarely find the very densest placement of few balls, and 1 % less places from most
+ * seeds (3D, 10 balls: 6 of 6 at the advised 0.417), though not where a second placement is close
+ * below the densest (8 disks in a square: 0.7309 at most, and from 4 of 8 seeds the attempts at the
+ * advised 0.723 end at 0.720; that error then advises 0.712).
  */
 const PLACEMENT_MARGIN = 0.99;
 
@@ -308,7 +311,7 @@ export function checkParams(p: BallmillParams): ParamsIssue[] {
   // The largest ball must fit the vial with room to move (a diameter at most half the inner width
   // and height). With a solid fraction the radius is known only in expectation, so the bound uses
   // the expected scale with 10 % headroom for the draw.
-  const rMax = maxRadius(law) * expectedRadiusScale(p) * (p.balls.solidFraction === null ? 1 : 1.1);
+  const rMax = maxRadius(law) * expectedRadiusScale(p) * (p.balls.solidFraction === null ? 1 : DRAW_HEADROOM);
   const room = Math.min(width, height) / 4;
   if (rMax > room) {
     const largest = `the largest ball (radius ${rMax.toPrecision(4)} mm) must have a radius of at most a quarter of the vial's smaller inner side (${room} mm)`;
