@@ -22,9 +22,14 @@ afterEach(async () => {
 function setup(o: Parameters<typeof fixtureServices>[1] = {}): { s: Services; dir: string } {
   const t = tempDir();
   dirs.push(t.cleanup);
-  const s = fixtureServices(t.dir, o);
+  return { s: alsoOn(t.dir, o), dir: t.dir };
+}
+
+/** Another set of services on the folder (another process: the app beside `packbench run`), closed after the test. */
+function alsoOn(dir: string, o: Parameters<typeof fixtureServices>[1] = {}): Services {
+  const s = fixtureServices(dir, o);
   open.push(s);
-  return { s, dir: t.dir };
+  return s;
 }
 
 const spec = (name: string, params: Record<string, unknown> = {}, seed = 1) => ({ engine: 'counter', name, seed, params });
@@ -532,12 +537,8 @@ describe('two processes on one data directory', () => {
   });
 
   it('stops a run of this process that another one on the folder cancels or deletes (the app beside `packbench run`) within a poll', async () => {
-    const t = tempDir();
-    dirs.push(t.cleanup);
-    const runner = fixtureServices(t.dir, { autoStart: true });
-    open.push(runner);
-    const app = fixtureServices(t.dir);
-    open.push(app);
+    const { s: runner, dir } = setup({ autoStart: true });
+    const app = alsoOn(dir);
     const stopped = async () => {
       for (const t0 = Date.now(); runner.pool.size > 0 && Date.now() - t0 < 10_000; ) await new Promise((r) => setTimeout(r, 50));
       return runner.pool.size === 0;
@@ -570,12 +571,8 @@ describe('two processes on one data directory', () => {
   });
 
   it('waitFor a run of this process that another one cancels resolves once its outcome is stored here (`packbench run` printed no metrics)', async () => {
-    const t = tempDir();
-    dirs.push(t.cleanup);
-    const runner = fixtureServices(t.dir, { autoStart: true });
-    open.push(runner);
-    const app = fixtureServices(t.dir);
-    open.push(app);
+    const { s: runner, dir } = setup({ autoStart: true });
+    const app = alsoOn(dir);
     const id = (await runner.queue.enqueue(spec('long', { steps: 1_000_000, stepMs: 1 }))).runIds[0];
     await until(runner, (r) => r.id === id && r.progress.done > 0);
     await app.dispatch('runs.cancel', { id });
@@ -589,14 +586,10 @@ describe('two processes on one data directory', () => {
   });
 
   it("counts the runs another process on the folder runs, and tells its subscribers when they start and end (the app said '0 running' beside `packbench run`)", async () => {
-    const t = tempDir();
-    dirs.push(t.cleanup);
     // The runner as `packbench run` (its own runs; the folder's pause is not its own), the app paused: the run is the runner's.
     const mine = new Set<string>();
-    const runner = fixtureServices(t.dir, { only: mine });
-    open.push(runner);
-    const app = fixtureServices(t.dir, { autoStart: true });
-    open.push(app);
+    const { s: runner, dir } = setup({ only: mine });
+    const app = alsoOn(dir, { autoStart: true });
     app.queue.pause();
     const told: QueueState[] = [];
     app.events.on('queue.updated', (q) => void told.push(q));
@@ -612,12 +605,8 @@ describe('two processes on one data directory', () => {
   });
 
   it("refuses to pause or resume a run inside another process's worker, saying so (a resume started it a second time)", async () => {
-    const t = tempDir();
-    dirs.push(t.cleanup);
-    const runner = fixtureServices(t.dir, { autoStart: true });
-    open.push(runner);
-    const app = fixtureServices(t.dir, { autoStart: true });
-    open.push(app);
+    const { s: runner, dir } = setup({ autoStart: true });
+    const app = alsoOn(dir, { autoStart: true });
     const id = (await runner.queue.enqueue(spec('long', { steps: 1_000_000, stepMs: 1 }))).runIds[0];
     await until(runner, (r) => r.id === id && r.progress.done > 0);
     const elsewhere = { code: 'conflict', message: expect.stringMatching(/another process on this data folder/) };
@@ -634,13 +623,10 @@ describe('two processes on one data directory', () => {
   });
 
   it('starts runs queued by another process (the CLI adding to the app) without being told', async () => {
-    const t = tempDir();
-    dirs.push(t.cleanup);
-    const app = fixtureServices(t.dir, { autoStart: true });
-    open.push(app);
+    const { s: app, dir } = setup({ autoStart: true });
     const seen = new Promise<RunSummary>((resolve) => app.events.on('run.updated', (r) => r.status === 'done' && resolve(r)));
     // A second set of services on the same folder, as `packbench queue add` opens it.
-    const cli = fixtureServices(t.dir);
+    const cli = fixtureServices(dir);
     const { runIds } = await cli.queue.enqueue({ engine: 'counter', name: 'from the cli', seed: 1, params: { steps: 3 } });
     await cli.close();
     expect((await seen).id).toBe(runIds[0]);
