@@ -519,10 +519,15 @@ function boundingBox(table: ColumnTable, radius: Float64Array | Float32Array): [
   }) as [number, number, number];
 }
 
-/** Label width of a run's volume: from its particle count when it has a table, else by reading the labels once. */
-async function volumeDtype(run: ExportableRun, reader: VolumeReader, slabBytes: number): Promise<LabelDtype> {
+/**
+ * Label width of a run's volume at `path`: a packing's labels (volume 'labels', particle index + 1)
+ * from its particle count when it has a table, else (a surface's solid, 0 and 1, whatever its
+ * particle count) by reading the labels once.
+ */
+async function volumeDtype(run: ExportableRun, path: string, reader: VolumeReader, slabBytes: number): Promise<LabelDtype> {
   const tableArtifact = run.artifacts.find((a) => a.kind === 'table' && a.name === 'particles');
-  if (tableArtifact) return labelDtype(rowCount(await readTableFile(tableArtifact.path, reader.signal)));
+  const particleLabels = run.artifacts.some((a) => a.kind === 'volume' && a.name === 'labels' && a.path === path);
+  if (tableArtifact && particleLabels) return labelDtype(rowCount(await readTableFile(tableArtifact.path, reader.signal)));
   return scannedDtype(reader, slabBytes);
 }
 
@@ -570,7 +575,7 @@ async function writeVolume(
     const { dims, voxelSize } = reader.header;
     const origin = frameOrigin(reader.header.meta);
     // Labels never exceed the particle count; height maps are scanned.
-    const dtype = volume === 'labels' ? await volumeDtype(run, reader, slabBytes) : await scannedDtype(reader, slabBytes);
+    const dtype = volume === 'labels' ? await volumeDtype(run, path, reader, slabBytes) : await scannedDtype(reader, slabBytes);
     let tail: Uint8Array = new Uint8Array(0);
     if (format === 'vti') {
       await writer.write(vtiHead(dims, voxelSize, dtype, 'label', origin));

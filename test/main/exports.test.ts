@@ -188,6 +188,21 @@ describe('exportRun', () => {
     expect(JSON.parse(readFileSync(join(dir, 's.raw.json'), 'utf8')).labels).toBe('1 = inside the surface (F < 0), 0 = outside');
   });
 
+  it("a surface run's solid (0 and 1) exports 16-bit whatever its particle count", async () => {
+    // Its width came from the particle table's rows, as a packing's labels: a sampling of 70,000
+    // particles wrote its 0/1 solid as 32-bit, twice the bytes (0.5 GiB at 512 voxels across).
+    const n = 70_000, col = () => new Float64Array(n);
+    writeFileSync(join(dir, 'many.pbt'), encodeTable({ kind: 'table', name: 'particles', columns: { x: col(), y: col(), z: col(), r: col().fill(0.1) } }));
+    writeFileSync(join(dir, 'solid01.pbv'), encodeVolume({ ...volume, name: 'solid', labels: labels.map((l) => (l ? 1 : 0)), meta: { labels: '1 = inside the surface (F < 0), 0 = outside' } }));
+    const surface: ExportableRun = {
+      ...run, id: 's4', engine: 'surface',
+      artifacts: [{ kind: 'table', name: 'particles', path: join(dir, 'many.pbt') }, { kind: 'volume', name: 'solid', path: join(dir, 'solid01.pbv') }],
+    };
+    const { bytes } = await exportRun(surface, 'raw', join(dir, 's4.raw'));
+    expect(JSON.parse(readFileSync(join(dir, 's4.raw.json'), 'utf8')).dtype).toBe('uint16');
+    expect(bytes).toBe(2 * labels.length);
+  });
+
   it('streams the label volume to vti, tiff and raw slab by slab, each reading back exactly', async () => {
     // 100-byte slabs: one slice (7 x 6 x 4 bytes) per read, so every path crosses slab borders.
     for (const format of ['vti', 'tiff', 'raw']) {
