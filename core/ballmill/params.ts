@@ -186,6 +186,12 @@ export function densestSquareFraction(n: number): number | null {
   return n * Math.PI * r * r;
 }
 
+/** Equal disks in a square vial: the case whose densest packings densestSquareFraction knows. */
+function equalDisksInSquare(p: BallmillParams): boolean {
+  const law = p.balls.radius;
+  return p.dim === 2 && p.vial.width === p.vial.height && (law.law === 'fixed' || law.min === law.max);
+}
+
 /**
  * Equal disks in a square vial above their proven densest packing (densestSquareFraction): no
  * placement exists, so check refuses them instead of the run failing after the placement's search.
@@ -194,7 +200,7 @@ export function densestSquareFraction(n: number): number | null {
  */
 function squareDiskIssues(p: BallmillParams, fraction: number): ParamsIssue[] {
   const law = p.balls.radius, n = p.balls.count, side = p.vial.width;
-  if (p.dim !== 2 || side !== p.vial.height || (law.law === 'uniform' && law.min !== law.max)) return [];
+  if (!equalDisksInSquare(p)) return [];
   const most = densestSquareFraction(n);
   if (most === null || fraction <= most) return [];
   const allowed = Math.floor(most * 1e4) / 1e4;
@@ -297,12 +303,16 @@ export function checkParams(p: BallmillParams): ParamsIssue[] {
     const fill = `${p.balls.count} balls of these radii fill ${fraction.toFixed(3)} of the vial in expectation; at most ${limit} is allowed in ${p.dim}D`;
     const need = (fraction / limit) * vialMeasure(p); // the smallest vial area (volume)
     const [minWidth, minHeight] = p.dim === 2 ? [need / height, need / width] : [2 * Math.sqrt(need / (Math.PI * height)), need / (Math.PI * (width / 2) * (width / 2))];
-    const most = Math.floor((p.balls.count * limit) / fraction);
+    let most = Math.floor((p.balls.count * limit) / fraction);
+    // Equal disks in a square: a count the square's densest packing refuses is no advice (8 disks
+    // of radius 39 in 200 mm were told 'count ≤ 6', and 6 then fill 0.717 > their densest 0.664).
+    const perBall = fraction / p.balls.count;
+    if (equalDisksInSquare(p)) while (most >= 1 && (densestSquareFraction(most) ?? Infinity) < most * perBall) most--;
     issues.push({
       path: 'balls.count',
       message: most >= 1
         ? `${fill}: allowed count ≤ ${most} here, or smaller balls or a larger vial`
-        : `${fill}: no count fits (one ball fills ${(fraction / p.balls.count).toFixed(3)}), smaller balls or a larger vial`,
+        : `${fill}: no count fits (one ball fills ${perBall.toFixed(3)}), smaller balls or a larger vial`,
     });
     issues.push({ path: 'vial.width', message: `${fill}: allowed width ≥ ${round4(minWidth)} mm at height ${height} mm, or fewer or smaller balls` });
     issues.push({ path: 'vial.height', message: `${fill}: allowed height ≥ ${round4(minHeight)} mm at width ${width} mm, or fewer or smaller balls` });

@@ -294,6 +294,10 @@ describe('ball mill parameters', () => {
       ['vial.height', 'vial.width and vial.height ≥ 201.2423 mm (a square) for radius 34.32 mm'],
     ]);
     expect(check({ count: 8, radius: { law: 'fixed', value: 34.1081 } })).toEqual([]);
+    // Over the 2D limit the count advised is one the square's densest packing takes: 8 disks of
+    // radius 39 (0.956) were told 'count ≤ 6', and 6 (0.717) exceed their densest 0.664.
+    expect(check({ count: 8, radius: { law: 'fixed', value: 39 } }).find(([path]) => path === 'balls.count')?.[1]).toMatch(/allowed count ≤ 5 here/);
+    expect(check({ count: 5, radius: { law: 'fixed', value: 39 } })).toEqual([]);
   });
 
   it('check() names the vial sides that enter a bound, with their allowed range', () => {
