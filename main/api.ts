@@ -789,7 +789,7 @@ function fieldIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
     const unit = issue.origin === 'array' ? 'entries' : 'characters';
     const length = (issue.input as { length: number }).length;
     if (issue.origin === 'string' && length === 0 && lo === 1) return 'must not be empty';
-    return `must have ${hi === undefined ? `at least ${lo}` : lo === 0 ? `at most ${hi}` : `${lo} to ${hi}`} ${unit}, got ${length}`;
+    return `must have ${hi === undefined ? `at least ${lo}` : lo === 0 ? `at most ${hi}` : lo === hi ? lo : `${lo} to ${hi}`} ${unit}, got ${length}`;
   }
   return undefined;
 }
@@ -847,8 +847,11 @@ export function parseStrict(schema: z.ZodType, value: unknown, prefix: string): 
   if (oversized) throw new ApiError('invalid', invalidMessage(issues), issues);
   const r = schema.safeParse(value, { error: fieldIssueMessage });
   if (!r.success) {
-    // zod's own unknown-key issues (strict objects) say less than fieldIssues'.
-    issues.push(...issuesFrom({ issues: r.error.issues.filter((i) => i.code !== 'unrecognized_keys') } as z.ZodError, prefix));
+    // zod's own unknown-key issues (strict objects) say less than fieldIssues', and a field the walk
+    // named is not named twice (a stacking region.size of 2 entries was told 'must have 3 entries,
+    // got 2' and 'must have 3 to 3 entries, got 2').
+    const named = new Set(issues.map((i) => i.path));
+    issues.push(...issuesFrom({ issues: r.error.issues.filter((i) => i.code !== 'unrecognized_keys') } as z.ZodError, prefix).filter((i) => !named.has(i.path)));
   }
   if (issues.length) throw new ApiError('invalid', invalidMessage(issues), issues);
   return r.data;
@@ -925,7 +928,8 @@ function walk(schema: JsonSchema, value: unknown, path: string, w: FieldWalk): v
   if (Array.isArray(value)) {
     if (schema.maxItems !== undefined && value.length > schema.maxItems) {
       w.oversized = true;
-      w.issues.push({ path, message: `has ${value.length} entries; allowed: ${schema.minItems ?? 0} to ${schema.maxItems}` });
+      const lo = schema.minItems ?? 0;
+      w.issues.push({ path, message: lo === schema.maxItems ? `must have ${lo} entries, got ${value.length}` : `has ${value.length} entries; allowed: ${lo} to ${schema.maxItems}` });
     } else if (schema.prefixItems) {
       if (value.length < schema.prefixItems.length) w.issues.push({ path, message: `must have ${schema.prefixItems.length} entries, got ${value.length}` });
       schema.prefixItems.forEach((item, i) => i < value.length && walk(item, value[i], at(i), w));

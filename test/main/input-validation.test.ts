@@ -45,6 +45,7 @@ const refused: [why: string, spec: ReturnType<typeof spec>, issue: Refused][] = 
   ['dim written as text', stacking({ dim: '2' }), { path: 'params.dim', message: /^must be one of 2, 3, got '2' \(write numbers without quotes\)$/ }],
   ['a 2D region with dim 3', stacking({ dim: 3, region: { shape: 'circle', radius: 5 } }), { path: 'params.region.shape', message: /'circle' is a 2D region/ }],
   ['a class field misspelt', stacking({ gradation: { kind: 'classes', classes: [{ radius: 0.2, fraction: 1, fration: 1 }] } }), { path: 'params.gradation.classes.0.fration', message: /did you mean 'fraction'/ }],
+  ['a count too small for every class to get a ball (ran as one small ball, short of its solid fraction)', stacking({ target: { kind: 'count', particles: 3 } }), { path: 'params.target.particles', message: /less than one ball on average .*: at least 359$/ }],
   ['a count of balls that would need gigabytes', stacking({ region: { shape: 'box', size: [1000, 1000, 1000] } }), { path: 'params.target.e', message: /more than the 3e\+7 a run holds, even at e = 100: use a smaller region or larger balls$/ }],
   // surface
   ['a spacing that needs more particles than maxParticles', surface({ spacing: 0.001 }), { path: 'params.spacing', message: /spacing must be ≥/ }],
@@ -62,6 +63,8 @@ const accepted: [why: string, spec: ReturnType<typeof spec>][] = [
   ['slices of three voxels (0.3 × 10 is 2.9999999999999996)', analysed({ sliceThickness: 0.3 })],
   ['one slice as tall as the box', analysed({ sliceThickness: 4 })],
   ['the examples\' stacking defaults', stacking({})],
+  ['spheres taller than an open box (were refused for their span)', voxel({ box: { size: [3, 3, 0.6], resolution: 10, top: 'open' }, mixture: { types: [{ size: { law: 'fixed', value: 1.1 } }] } })],
+  ['a type left out at fraction 0, whatever its size', voxel({ box: { size: [3, 3, 3], resolution: 10 }, mixture: { types: [{}, { fraction: 0, size: { law: 'fixed', value: 9 } }] } })],
   ['a ball mill at its defaults', ballmill({})],
   ['a surface at its defaults', surface({})],
 ];
@@ -71,6 +74,16 @@ describe('typed input, refused at its field', () => {
     const err = await rejection(s.dispatch('runs.validate', { spec: value }));
     expect(err.code).toBe('invalid');
     expect(err.issues).toContainEqual({ path: `spec.${want.path}`, message: expect.stringMatching(want.message) });
+  });
+
+  it('a list of the wrong length is told its length once', async () => {
+    // A stacking region.size of 2 was told 'must have 3 entries, got 2' and 'must have 3 to 3
+    // entries, got 2'; an a_f of 3 'has 3 entries; allowed: 2 to 2'.
+    const err = await rejection(s.dispatch('runs.validate', { spec: stacking({ region: { shape: 'box', size: [1.5, 1.5] }, gradation: { kind: 'classes', classes: [{ radius: 0.2, fraction: 1, af: [0, 0.3, 1] }] } }) }));
+    expect(err.issues).toEqual([
+      { path: 'spec.params.region.size', message: 'must have 3 entries, got 2' },
+      { path: 'spec.params.gradation.classes.0.af', message: 'must have 2 entries, got 3' },
+    ]);
   });
 
   it.each(accepted)('%s is accepted', async (_, value) => {
