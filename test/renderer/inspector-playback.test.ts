@@ -51,7 +51,8 @@ function frame(k: number, balls = 2) {
   };
 }
 
-function installApi(status: 'done' | 'running' = 'done', balls = 2) {
+/** `endTime`: the final table's time (meta.time), after the last frame's (1) when the frames' interval does not divide the run's duration. */
+function installApi(status: 'done' | 'running' = 'done', balls = 2, endTime?: number) {
   const calls: { method: string; params: Record<string, unknown> }[] = [];
   const summary = makeRun(1, { engine: 'mill', name: 'shaken', status });
   window.packbench = {
@@ -66,7 +67,7 @@ function installApi(status: 'done' | 'running' = 'done', balls = 2) {
         ];
         case 'runs.particles': return {
           total: balls, count: balls, columns: frame(2, balls),
-          meta: { particleTable: spec, units: 'mm', container, containerOffset: 0, ...(status === 'running' ? { live: true, time: 0.75 } : {}) },
+          meta: { particleTable: spec, units: 'mm', container, containerOffset: 0, ...(status === 'running' ? { live: true, time: 0.75 } : {}), ...(endTime === undefined ? {} : { time: endTime }) },
         };
         case 'runs.frame': return { index: params.index, frames: 3, time: Number(params.index) / 2, offset: [0, 4, 0][Number(params.index)], columns: frame(Number(params.index), balls), meta: { particleTable: spec, units: 'mm', container, frames: 3, frameRows: balls } };
         default: throw new Error(`unexpected call ${method}`);
@@ -193,6 +194,26 @@ describe('inspector playback', () => {
     // Each value is named with its unit: centres and sizes in the table's length unit, quantities in their own.
     expect(['x', 'r', 'speed', 'impacts'].map((k) => w.get(`[data-testid="record-head-${k}"]`).text())).toEqual(['xmm', 'rmm', 'speedmm/s', 'impacts']);
     expect(drawn.highlighted).toBe(1);
+    w.unmount();
+  });
+
+  it('a run that ended after its last frame opens at its end time; ← steps back to the last frame, → and End stay', async () => {
+    // Frames at 0, 0.5 and 1 s of a 1.2 s run: it said 't = 1.000 / 1.000 s' over the state at 1.2 s,
+    // and → (Next frame) drew the state at 1 s, earlier, under the same label.
+    const { calls } = installApi('done', 2, 1.2);
+    const { w } = await mountInspectorAt('/inspector/r1');
+    const label = () => w.get('[data-testid="time-label"]').text();
+    expect(label()).toBe('t = 1.200 / 1.200 s');
+    expect((w.get('[data-testid="time-slider"]').element as HTMLInputElement).value).toBe('2');
+    const frames = () => calls.filter((c) => c.method === 'runs.frame').map((c) => c.params.index);
+    for (const key of ['ArrowRight', 'End']) {
+      dispatchShortcut(new KeyboardEvent('keydown', { key }));
+      await flushPromises();
+      expect([label(), frames()], key).toEqual(['t = 1.200 / 1.200 s', []]);
+    }
+    await w.get('[data-testid="frame-back"]').trigger('click');
+    await flushPromises();
+    expect([label(), frames()]).toEqual(['t = 1.000 / 1.200 s', [2]]);
     w.unmount();
   });
 
