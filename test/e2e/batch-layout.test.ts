@@ -323,10 +323,14 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
 });
 
 describe.skipIf(!CHROMIUM)('the inspector at 1024 px', () => {
-  it('gives the 3D view more room than the slice and plots beside it, whose titles read whole', async () => {
+  it('gives the 3D view more room than the slice and plots beside it, whose titles and y labels read whole', async () => {
     const spec = { engine: 'ballmill', name: 'narrow', seed: 1, params: {} };
     const [id] = services.store.insertRuns([{ name: 'narrow', engine: 'ballmill', spec, params: {}, seed: 1, priority: 0, batchId: null, status: 'paused' as const }]);
-    const series = [{ name: 'collision frequency per ball', xLabel: 'ball', yLabel: 'impacts per simulated second', kind: 'bar' as const, x: Float64Array.of(0, 1, 2), y: Float64Array.of(5, 7, 6) }];
+    const series = [
+      { name: 'collision frequency per ball', xLabel: 'ball', yLabel: 'impacts per simulated second', kind: 'bar' as const, x: Float64Array.of(0, 1, 2), y: Float64Array.of(5, 7, 6) },
+      // A surface run's: its y label ended in '…' at 1024 px.
+      { name: 'nearest-neighbour CV', xLabel: 'iteration', yLabel: 'standard deviation / mean of nearest-neighbour distances', kind: 'line' as const, x: Float64Array.of(0, 1, 2), y: Float64Array.of(0.3, 0.2, 0.1) },
+    ];
     services.store.finishRun(id, { status: 'done', metrics: {}, series, artifacts: [], wallSeconds: 1 });
     await page.setViewportSize({ width: 1024, height: 700 });
     await page.goto(`${session.host.url}#/inspector/${id}`);
@@ -334,9 +338,12 @@ describe.skipIf(!CHROMIUM)('the inspector at 1024 px', () => {
     const view = (await page.locator(testid('inspector-canvas')).boundingBox())!;
     const side = (await page.locator('.inspector .side').boundingBox())!;
     expect(view.width).toBeGreaterThan(side.width);
-    const title = page.locator('.inspector .side .plot-title');
+    const title = page.locator('.inspector .side .plot-title').first();
     await expect.poll(() => title.textContent()).toBe('collision frequency per ball');
     expect(await title.evaluate((e) => e.scrollWidth - e.clientWidth)).toBe(0);
+    const yLabels = page.locator('.inspector .side .plot-ylabel-text');
+    await expect.poll(() => yLabels.count()).toBe(2);
+    expect(await yLabels.evaluateAll((ls) => ls.filter((l) => l.scrollWidth > l.clientWidth).map((l) => l.textContent))).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-inspector.png') });
   });
 
