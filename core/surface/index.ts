@@ -40,6 +40,8 @@ const SURFACE_METRICS: Record<string, MetricInfo> = {
   msPerIteration: { unit: 'ms', description: 'wall time of the sampling per iteration' },
   stopReason: { description: "'uniform' (even for stop.window iterations in a row, then every particle within stop.surfaceTolerance × spacing of the surface), 'maxIterations', 'cancelled' or 'stopped' (by the user, keeping the particles as they are: runs.stop)" },
   wallSeconds: { unit: 's', description: 'wall time of the whole run' },
+  // A progress counter only (runs show, the queue): the iterations in a row the spacing has been even.
+  uniformFor: { unit: 'iterations', description: 'iterations in a row the spacing has been even (stop.window of them, then every particle on the surface: uniform)' },
 };
 
 /** Runs the sampler until uniform (or maxIterations, or cancelled, or stopped by the user). */
@@ -94,7 +96,7 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
     // phase stays the same (each change of phase is sent and stored at once).
     ctx.progress({
       done: it, total: inARow > 0 ? it + st.window - inARow : st.maxIterations, phase,
-      counters: { particles: sampler.n, nearestNeighbourCV: cv, meanSpacing: mean * p.spacing, uniformFor: inARow },
+      counters: { particles: sampler.n, nearestNeighbourCV: cv, meanNearestNeighbour: mean * p.spacing, uniformFor: inARow },
     });
     if (state === 'uniform') { stopReason = 'uniform'; break; }
   }

@@ -192,6 +192,11 @@ describe('surface engine', () => {
     expect(r.metrics.stopReason).toBe('uniform');
     expect(end).toBeLessThan(500);
     expect(reports.length).toBe(end);
+    // Its counters are named as its metrics, so that `runs show` gives them with their units: the
+    // mean spacing was 'meanSpacing 0.01202', without its length unit.
+    expect(Object.keys(reports[0].counters ?? {}).map((k) => [k, surfaceEngine.metrics?.[k]?.unit])).toEqual([
+      ['particles', undefined], ['nearestNeighbourCV', 'ratio'], ['meanNearestNeighbour', 'length units'], ['uniformFor', 'iterations'],
+    ]);
     const last = reports.slice(-window);
     for (const q of last) {
       expect(q.total).toBe(end);
