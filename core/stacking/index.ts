@@ -9,7 +9,7 @@ import {
 } from '../common/engine';
 import { coordinationSeries, sphereContacts } from '../analysis/index';
 import { achievedPassing, askedPassing, resolveGradation, sieveSizes, type SizeClass } from './gradation';
-import { check, estimateMemoryBytes, ineffectiveFields, plan, stackingParamsSchema, type StackingParams } from './params';
+import { check, className, estimateMemoryBytes, ineffectiveFields, plan, stackingParamsSchema, type StackingParams } from './params';
 import { Region } from './region';
 import { Stacker } from './stacker';
 import { UNITS } from '../common/units';
@@ -194,6 +194,13 @@ export const stackingEngine = defineEngine({
       const asked = params.target.kind === 'count' ? `${params.target.particles} balls` : `void ratio ${params.target.e}`;
       ctx.log(`ended full: ${s.shortClasses.map((j) => `class ${classes[j].source}`).join(', ')} found no more room after ${s.counters.reshapePasses} reshape passes; ` +
         `${s.count} balls at solid fraction ${(placed / s.region.volume).toFixed(4)}, short of the ${asked} asked (solid fraction ${(solidVolume / s.region.volume).toFixed(4)})`);
+    } else if (s.stopReason === 'target') {
+      // check() gives every class one ball on average, but the last class of a count gets what
+      // the larger classes' whole balls leave of it: at the least count it may get none (1 seed in 60).
+      const none = classes.filter((_, j) => s.classCount[j] === 0).map((c) => className(params.gradation, c));
+      if (none.length > 0) {
+        ctx.log(`${none.join(', ')} got no ball: the larger classes' whole balls took ${none.length === 1 ? 'its share' : 'their shares'} of the ${params.target.kind === 'count' ? `${params.target.particles} balls` : 'solid'} asked, and the packing lacks ${none.length === 1 ? 'it' : 'them'}; a larger ${params.target.kind === 'count' ? 'count' : 'region'} gives every class its balls`);
+      }
     }
     const table = particleTable(s, classes, params);
     const { x, y, z, r } = table.columns as Record<string, Float64Array>;

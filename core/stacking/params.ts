@@ -288,7 +288,7 @@ export function check(p: StackingParams): ParamsIssue[] {
 }
 
 /** A class as the user wrote it: 'class 0 (r = 0.2)', or a sieve curve's 'segment 1 (0.1-0.2)'. */
-function className(g: GradationParams, c: SizeClass): string {
+export function className(g: GradationParams, c: SizeClass): string {
   return g.kind === 'classes'
     ? `class ${c.source} (r = ${g.classes[c.source].radius})`
     : `segment ${c.source} (${g.sizes[c.source]}-${g.sizes[c.source + 1]})`;

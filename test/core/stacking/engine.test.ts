@@ -357,6 +357,20 @@ describe('stacking engine', () => {
     expect(Math.abs((res.metrics.solidFraction as number) / (res.metrics.solidFractionAsked as number) - 1)).toBeLessThan(0.05);
   });
 
+  it('a class that gets no ball all the same is named in the log', () => {
+    // At the least count check() allows (17), the larger class's whole balls took the count before
+    // the smallest class got one (seed 43 of 60), and the run ended 'target' with nothing said.
+    const p = params({ gradation: { kind: 'classes', rang: 0.05, classes: [{ radius: 0.2, fraction: 1 }, { radius: 0.05, fraction: 0.001 }] }, target: { kind: 'count', particles: 17 } });
+    expect(check(p)).toEqual([]);
+    const logs: string[] = [];
+    const res = run(p, { ...ctx(43), log: (m) => { logs.push(m); } });
+    expect(res.metrics.stopReason).toBe('target');
+    expect(logs).toEqual(["class 1 (r = 0.05) got no ball: the larger classes' whole balls took its share of the 17 balls asked, and the packing lacks it; a larger count gives every class its balls"]);
+    const other: string[] = [];
+    run(p, { ...ctx(1), log: (m) => { other.push(m); } });
+    expect(other).toEqual([]);
+  });
+
   it('check() names the field and the allowed range; the schema refuses unknown keys', () => {
     const issues = (o: Record<string, unknown>) => check(params(o));
     expect(issues({ dim: 2, region: { shape: 'box', size: [2, 2, 2] } })[0].path).toBe('region.shape');
