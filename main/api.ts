@@ -334,7 +334,7 @@ export interface ExportFormatInfo {
 /** The memory a spec's largest run takes at most (JobQueue.memoryBytes), with the threads it counts, against the budget. */
 export interface MemoryEstimate {
   memoryBytes: number;
-  /** The threads the runs get: the queue's threads per run for an engine with helper threads (voxel, surface; it starts a worker for each beyond the first), one for the others. */
+  /** The threads the runs get: the queue's threads per run for a run that shares its work with helper threads (voxel, surface with the 'cells' search; it starts a worker for each beyond the first), one for the others. */
   threadsPerRun: number;
   memoryBudgetBytes: number;
 }

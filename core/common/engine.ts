@@ -264,6 +264,13 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
   stopAndKeep?: string;
   /** The body of a helper thread of a run (EngineContext.startHelpers): returns when the run tells it to. */
   helper?(data: unknown): void;
+  /**
+   * Whether a run of these params shares its work with helper threads; absent, every run of an
+   * engine with a `helper` does. A run that does not (the surface engine's 'queries' and 'direct'
+   * searches) is started, recorded and estimated on one thread whatever the threads per run: given
+   * two, it had been recorded as run on 2 with a helper's worker in its memory, and started none.
+   */
+  usesHelpers?(params: z.output<S>): boolean;
   /** The metrics it reports (and names its older runs carry) with what each measures. */
   metrics?: Record<string, MetricInfo>;
 }

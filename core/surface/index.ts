@@ -5,7 +5,7 @@
  */
 import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type LabelVolume, type MetricInfo } from '../common/engine';
 import { implicitFunction, type ImplicitFunction } from './implicit';
-import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, type SurfaceParams } from './params';
+import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, usesHelpers, type SurfaceParams } from './params';
 import { surfaceHelper, type HelperData } from './board';
 import { SurfaceSampler } from './sampler';
 import { UniformStop } from './stop';
@@ -14,7 +14,7 @@ import { UNITS } from '../common/units';
 
 export { implicitSurfaceSchema, surfaceKindSchemas, blobSchema, implicitFunction, type ImplicitSurface, type ImplicitFunction, type Blob } from './implicit';
 export { solidBounds, surfaceIssues, estimateArea, projectToSurface, sampleFrame, voxeliseSolid, longestSide } from './solid';
-export { surfaceParamsSchema, checkParams, estimateMemoryBytes, surfaceGeometry, type SurfaceParams } from './params';
+export { surfaceParamsSchema, checkParams, estimateMemoryBytes, surfaceGeometry, usesHelpers, type SurfaceParams } from './params';
 export { SurfaceSampler, sigmaForSpacing, type SamplerOptions } from './sampler';
 export { UniformStop, type StopState } from './stop';
 
@@ -50,7 +50,7 @@ export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
   const t0 = performance.now();
   const fn = implicitFunction(p.surface);
   const { bounds, area } = surfaceGeometry(p.surface);
-  // Threads share the 'cells' repulsion pass and the move (board.ts); without helper threads, one.
+  // Threads share the 'cells' repulsion pass and the move (board.ts, usesHelpers); without helper threads, one.
   const sampler = new SurfaceSampler({
     fn, bounds, spacing: p.spacing, capacity: p.maxParticles, neighbourSearch: p.neighbourSearch, seed: ctx.seed,
     timeStep: p.dynamics.timeStep, feedback: p.dynamics.feedback, threads: ctx.startHelpers ? Math.max(1, ctx.threads) : 1,
@@ -232,4 +232,5 @@ export const surfaceEngine = defineEngine({
   metrics: SURFACE_METRICS,
   run: sample,
   helper: (data) => surfaceHelper(data as HelperData),
+  usesHelpers,
 });

@@ -152,6 +152,15 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   return issues;
 }
 
+/**
+ * Whether a run shares its work with helper threads (EngineDefinition.usesHelpers): only the
+ * 'cells' pass and its moves are cut into tasks (rows.ts, board.ts); the sampler runs 'queries' and
+ * 'direct' on one thread whatever it is given, so the queue starts, records and estimates them on one.
+ */
+export function usesHelpers(p: SurfaceParams): boolean {
+  return p.neighbourSearch === 'cells';
+}
+
 /** Bytes per particle: 18 float64 and 4 int32 arrays of the sampler and its scratch, the grid's 6
  *  float64 and 8 int32 arrays (5 of its lists, 3 of sortRows) and 2 bytes, the output table's 9
  *  float64 columns and a nearest-distance array. */

@@ -3,7 +3,8 @@
  * priority, seq), so nothing queued is lost when the app dies; this class decides what to start,
  * starts it on the WorkerPool, stores progress and outcomes, and emits events. Concurrency
  * defaults to cores - 1 (at least 1); the threads of the runs at a time stay within the cores (at
- * least one run), a run on threads per run if its engine has helper threads, else on one (threadsFor).
+ * least one run), a run on threads per run if its engine shares its work with helper threads, for
+ * its params, else on one (threadsFor).
  * Start-up recovery re-queues
  * runs left 'running' by a crash.
  */
@@ -613,20 +614,19 @@ export class JobQueue {
   }
 
   /**
-   * Bytes a run of parsed params takes at most with `threads` threads: its engine's estimate (which
-   * counts the run's worker once, WORKER_BYTES) and, for an engine with helper threads, a worker of
-   * the same size for each helper the run starts (threads - 1, EngineContext.startHelpers). The one
-   * estimate: the queue admits runs against the budget with it, and shows it.
+   * Bytes a run of parsed params takes at most on `threads` threads (threadsFor): its engine's
+   * estimate (which counts the run's worker once, WORKER_BYTES) and a worker of the same size for
+   * each helper thread the run starts (threads - 1, EngineContext.startHelpers). The one estimate:
+   * the queue admits runs against the budget with it, and shows it.
    */
-  memoryBytes(engine: string, params: Record<string, unknown>, threads = this.threadsPerRun): number {
-    const d = this.registry.get(engine).definition;
-    return d.estimateMemoryBytes(params as never) + (d.helper ? (threads - 1) * WORKER_BYTES : 0);
+  memoryBytes(engine: string, params: Record<string, unknown>, threads = this.threadsFor(engine, params)): number {
+    return this.registry.get(engine).definition.estimateMemoryBytes(params as never) + (threads - 1) * WORKER_BYTES;
   }
 
   /** What runs.validate, `run` and `queue add` show: the largest of the estimates validate made (at this queue's threads), the threads the runs get, and the budget. */
   memoryEstimate(runs: readonly CheckedRun[]): MemoryEstimate {
     const memoryBytes = runs.reduce((m, r) => Math.max(m, r.memoryBytes), 0);
-    const threadsPerRun = runs.reduce((m, r) => Math.max(m, this.threadsFor(r.engine)), 1);
+    const threadsPerRun = runs.reduce((m, r) => Math.max(m, this.threadsFor(r.engine, r.params)), 1);
     return { memoryBytes, threadsPerRun, memoryBudgetBytes: this.pool.memoryBudgetBytes };
   }
 
@@ -640,7 +640,7 @@ export class JobQueue {
    * comes; else the bytes it takes at most (memoryBytes).
    */
   private checkBudget(engine: string, params: Record<string, unknown>, issuePrefix: string): number {
-    const threads = this.threadsFor(engine);
+    const threads = this.threadsFor(engine, params);
     const bytes = this.memoryBytes(engine, params, threads);
     const budget = this.pool.memoryBudgetBytes;
     if (bytes > budget) {
@@ -1034,7 +1034,7 @@ export class JobQueue {
         const r = this.nextStartable();
         if (!r) break;
         const busy = this.threadsInUse();
-        if (busy > 0 && busy + this.threadsFor(r.engine) > cores) break;
+        if (busy > 0 && busy + this.threadsFor(r.engine, r.params) > cores) break;
         if (!this.startRun(r)) break;
       }
     } finally {
@@ -1082,9 +1082,14 @@ export class JobQueue {
     }
   }
 
-  /** Threads a run of `engine` runs on: the threads per run for an engine with helper threads, else one. */
-  private threadsFor(engine: string): number {
-    return this.registry.threaded().includes(engine) ? this.threadsPerRun : 1;
+  /**
+   * Threads a run of `engine` with parsed `params` runs on: the threads per run when its work is
+   * shared with helper threads (the engine has a helper, and usesHelpers allows it for these params),
+   * else one.
+   */
+  private threadsFor(engine: string, params: Record<string, unknown>): number {
+    const d = this.registry.get(engine).definition;
+    return d.helper && (d.usesHelpers?.(params as never) ?? true) ? this.threadsPerRun : 1;
   }
 
   /** Threads this process's running (not paused) runs use. */
@@ -1096,7 +1101,7 @@ export class JobQueue {
 
   private tryStart(r: RunRecord): boolean {
     const decl = this.registry.get(r.engine);
-    const threads = this.threadsFor(r.engine);
+    const threads = this.threadsFor(r.engine, r.params);
     const memoryBytes = this.memoryBytes(r.engine, r.params, threads);
     if (memoryBytes > this.pool.memoryBudgetBytes) {
       throw new Error(`run needs about ${formatBytes(memoryBytes)}${this.withThreads(threads)}, more than the memory budget of ${formatBytes(this.pool.memoryBudgetBytes)}`);

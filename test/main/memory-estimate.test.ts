@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { WORKER_BYTES } from '../../core/common/engine';
 import { ballmillEngine } from '../../core/ballmill';
 import { voxelEngine } from '../../core/voxel';
+import { surfaceEngine } from '../../core/surface';
 import { openServices } from '../../main/services/services';
 import { defaultRegistry, EngineRegistry } from '../../main/services/engines';
 import { formatBytes } from '../../main/services/pool';
@@ -58,6 +59,31 @@ describe('the memory a run needs, before it runs', () => {
     later(() => small.close());
     const refused = await small.dispatch('runs.validate', { spec: { engine: 'ballmill', name: 'm', seed: 1, params: {} } }).then(() => null, (e) => e);
     expect(refused?.issues).toEqual([{ path: 'spec.params', message: expect.stringMatching(/^the run needs about [\d.]+ MiB, more than the memory budget of 1\.0 MiB; use a smaller box, a coarser resolution or fewer particles$/) }]);
+  });
+
+  it("a surface run whose search shares nothing with helpers ('queries') is estimated, started and recorded on one thread at `run --threads 2`", async () => {
+    const data = dir('packbench-memory-');
+    const spec = (neighbourSearch: string) => {
+      const file = join(data, `${neighbourSearch}.json`);
+      writeFileSync(file, JSON.stringify({ engine: 'surface', name: neighbourSearch, seed: 1, params: { spacing: 0.3, neighbourSearch, voxelsAcross: 0 } }));
+      return file;
+    };
+    const estimate = (neighbourSearch: string) => surfaceEngine.estimateMemoryBytes(surfaceEngine.paramsSchema.parse({ spacing: 0.3, neighbourSearch, voxelsAcross: 0 }));
+    const queries = await cliIn(data, 'run', spec('queries'), '--threads', '2');
+    expect(queries.code, queries.stderr).toBe(0);
+    // It had said 'with 2 threads' and counted a helper's worker (96 MiB) that never started.
+    expect(queries.stderr).toMatch(new RegExp(`^memory: about ${formatBytes(estimate('queries'))} \\(budget`, 'm'));
+    // The 'cells' search shares its passes: two threads, and the helper's worker counted.
+    const cells = await cliIn(data, 'run', spec('cells'), '--threads', '2');
+    expect(cells.code, cells.stderr).toBe(0);
+    expect(cells.stderr).toMatch(new RegExp(`^memory: about ${formatBytes(estimate('cells') + WORKER_BYTES)} with 2 threads \\(budget`, 'm'));
+    const s = openServices({ dataDir: data, registry: defaultRegistry(), autoStart: false });
+    later(() => s.close());
+    const runs = (await s.dispatch('runs.list', {})).rows;
+    const record = (name: string) => s.store.getRun(runs.find((r) => r.name === name)!.id)!;
+    // The record's threads (it had said 2) and the run's own threads metric agree.
+    expect([record('queries').threads, record('queries').metrics.threads]).toEqual([1, 1]);
+    expect(record('cells').threads).toBe(2);
   });
 
   it('admits a run with its helper threads\' workers: reserved while it runs, refused when they do not fit', async () => {
