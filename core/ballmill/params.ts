@@ -151,10 +151,20 @@ export function frameInterval(p: BallmillParams): number {
   return p.output.frameRate === 0 ? 0 : Math.max(1, Math.round(1 / (p.output.frameRate * p.timeStep)));
 }
 
-/** Number of trajectory frames the run writes (the first at t = 0). */
+/**
+ * Number of trajectory frames the run writes: the first at t = 0, one every frameInterval steps, and
+ * the state at the duration when no step's frame is there (a 1 s run at 30 frames/s, Δt = 5 ms: every
+ * 7 steps, the last at 0.980 s, then 1 s), so that playing the trajectories back ends where the run
+ * does. A run stopped early ends on its state where it stopped: within these, since it stops before
+ * the last step's frame or the duration.
+ */
 export function frameCount(p: BallmillParams): number {
   const every = frameInterval(p);
-  return every === 0 ? 0 : Math.floor(stepCount(p) / every) + 1;
+  if (every === 0) return 0;
+  const steps = stepCount(p), taken = Math.floor(steps / every) + 1;
+  // The last step is at min(steps Δt, duration) (simulation.ts).
+  const endTaken = (taken - 1) * every === steps && steps * p.timeStep >= p.duration;
+  return endTaken ? taken : taken + 1;
 }
 
 /** Headroom on the expected largest radius when balls.solidFraction scales a random draw. */
@@ -349,10 +359,11 @@ export function checkParams(p: BallmillParams): ParamsIssue[] {
     issues.push({ path: 'timeStep', message: `duration / timeStep must be at most 1e9 predict-trajectory steps, got ${steps.toExponential(2)}` });
   }
   const rows = frameCount(p) * p.balls.count;
+  // The frames at t = 0 and at the end come on top of frameRate · duration.
   if (rows > MAX_TRAJECTORY_ROWS) {
     issues.push({
       path: 'output.frameRate',
-      message: `frames × balls must be at most ${MAX_TRAJECTORY_ROWS.toExponential(0)} trajectory rows, got ${rows.toExponential(2)}; allowed frameRate ≤ ${((MAX_TRAJECTORY_ROWS / p.balls.count - 1) / p.duration).toPrecision(3)}`,
+      message: `frames × balls must be at most ${MAX_TRAJECTORY_ROWS.toExponential(0)} trajectory rows, got ${rows.toExponential(2)}; allowed frameRate ≤ ${((MAX_TRAJECTORY_ROWS / p.balls.count - 2) / p.duration).toPrecision(3)}`,
     });
   }
   if (p.output.frameRate > 1 / p.timeStep + 1e-9) {

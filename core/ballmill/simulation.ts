@@ -391,6 +391,10 @@ export class BallMill {
       }
     }
     if (this.stopReason === 'duration') this.now = this.duration;
+    // The trajectories end where the run does too (frameCount keeps a frame for it): playing them
+    // back stopped at the last step's frame, 0.980 s of a 1 s run at 30 frames/s.
+    const F = this.frames;
+    if (F.count > 0 && F.time[F.count - 1] < this.now) this.recordFrame();
     // The energy series ends where the run does (a duration between two steps, a cancel, a stall),
     // at finalEnergy.
     const last = this.energyTime.length - 1;

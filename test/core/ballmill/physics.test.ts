@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BallMill, ballmillEngine, ballmillMetrics, ballmillParamsSchema, ballmillSeries, type BallmillParams } from '../../../core/ballmill/index';
-import type { EngineResult } from '../../../core/common/engine';
+import type { ColumnTable, EngineResult } from '../../../core/common/engine';
 import type { InitialBalls } from '../../../core/ballmill/simulation';
 import { frameCount, stepCount } from '../../../core/ballmill/params';
 
@@ -236,6 +236,41 @@ describe('ball mill physics', () => {
       expect(sim.frames.time[sim.frames.count - 1]).toBe(duration);
       expect(sim.trajectoryUpdates).toBe(4 * (stepCount(p) + 1));
     }
+  });
+
+  it('the trajectories end with the final state: at the duration between two frames, and where a stopped run stopped', () => {
+    // 1 s at 30 frames/s (Δt = 5 ms): frames every 7 steps, 0.035 s apart; the last step's frame is at
+    // 0.980 s and playing the run back ended there, short of the final table at 1 s.
+    const run = (duration: number, stopAfter: number) => {
+      const p = params({ dim: 2, balls: { count: 6, radius: { law: 'fixed', value: 3 }, initialSpeed: 300 }, duration, timeStep: 0.005, output: { frameRate: 30 } });
+      let polls = 0;
+      const result = ballmillEngine.run(p, { seed: 1, threads: 1, progress() {}, cancelled: () => false, log() {}, stopRequested: () => ++polls > stopAfter }) as EngineResult;
+      const [final, traj] = result.artifacts as ColumnTable[];
+      const meta = traj.meta!, n = meta.frameRows as number, frames = meta.frames as number, times = meta.frameTimes as number[];
+      expect(frames).toBe(times.length);
+      expect(traj.columns.x.length).toBe(frames * n);
+      // The last frame is the final table (in the frames' float32).
+      for (const c of ['x', 'y', 'speed', 'impacts']) {
+        expect(Array.from(traj.columns[c].subarray((frames - 1) * n)), c).toEqual(Array.from(Float32Array.from(final.columns[c])));
+      }
+      return { p, frames, times, end: final.meta!.time as number };
+    };
+    const whole = run(1, Infinity);
+    expect(whole.times.at(-2)).toBeCloseTo(0.98, 12);
+    expect(whole.times.at(-1)).toBe(1);
+    expect(whole.end).toBe(1);
+    // frameCount (memory estimate, row limit) counts this frame, and no more.
+    expect(whole.frames).toBe(frameCount(whole.p));
+    // A duration that is a frame's time gets no second frame there.
+    const onFrame = run(0.7, Infinity);
+    expect(onFrame.times.at(-2)).toBeCloseTo(0.665, 12);
+    expect(onFrame.times.at(-1)).toBe(0.7);
+    expect(onFrame.frames).toBe(frameCount(onFrame.p));
+    // Stopped after 10 steps' polls, between two frames: its last frame is where it stopped.
+    const stopped = run(1, 10);
+    expect(stopped.end).toBeLessThan(1);
+    expect(stopped.times.at(-1)).toBe(stopped.end);
+    expect(stopped.times.at(-2)).toBeLessThan(stopped.end);
   });
 
   it('a frame rate that is not a whole number of time steps is named in the log with the rate taken', () => {
