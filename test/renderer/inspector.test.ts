@@ -182,7 +182,8 @@ describe('InspectorWorkspace', () => {
     // the slice starts through the bed: at the mean particle centre, z = 0.75 (voxel 1 of size 0.5)
     expect(calls.find((c) => c.method === 'runs.slice')!.params).toEqual({ id: 'r1', axis: 'z', index: 1 });
     expect(w.find('[data-testid="slice-canvas"]').exists()).toBe(true);
-    expect(w.text()).toMatch(/void 3[0-9.]+ %/); // 6 of 16 labels are 0
+    // Where the slice lies, in the app's name of the unit, single spaced ('0.750  units', 'x → , y ↑' before).
+    expect(w.findAll('[data-testid="slice-caption"] > span').map((s) => s.text())).toEqual(['z = voxel 1 (0.750 length units)', 'x →, y ↑ · 4 × 4 voxels', expect.stringMatching(/^void 3[0-9.]+ %$/)]); // 6 of 16 labels are 0
     // porosity profile before the progress curve
     expect(w.findAll('.plot-stub').map((p) => p.text())).toEqual(['porosity profile', 'particles']);
 
