@@ -51,7 +51,10 @@ function frame(k: number, balls = 2) {
   };
 }
 
-/** `endTime`: the final table's time (meta.time), after the last frame's (1) when the frames' interval does not divide the run's duration. */
+/**
+ * `endTime`: the final table's time (meta.time), after the last frame's (1) when the frames' interval does
+ * not divide the run's duration; the final table is then the state at that time (the first ball's speed endTime * 20).
+ */
 function installApi(status: 'done' | 'running' = 'done', balls = 2, endTime?: number) {
   const calls: { method: string; params: Record<string, unknown> }[] = [];
   const summary = makeRun(1, { engine: 'mill', name: 'shaken', status });
@@ -66,7 +69,7 @@ function installApi(status: 'done' | 'running' = 'done', balls = 2, endTime?: nu
           { id: 2, kind: 'table', name: 'frames', path: '/f', bytes: 1, checksum: '', meta: { frames: 3, frameRows: balls, frameTimes: [0, 0.5, 1], frameOffsets: [0, 4, 0] } },
         ];
         case 'runs.particles': return {
-          total: balls, count: balls, columns: frame(2, balls),
+          total: balls, count: balls, columns: frame(endTime === undefined ? 2 : endTime * 2, balls),
           meta: { particleTable: spec, units: 'mm', container, containerOffset: 0, ...(status === 'running' ? { live: true, time: 0.75 } : {}), ...(endTime === undefined ? {} : { time: endTime }) },
         };
         case 'runs.frame': return { index: params.index, frames: 3, time: Number(params.index) / 2, offset: [0, 4, 0][Number(params.index)], columns: frame(Number(params.index), balls), meta: { particleTable: spec, units: 'mm', container, frames: 3, frameRows: balls } };
@@ -120,6 +123,20 @@ describe('inspector playback', () => {
     await w.get('[data-testid="colour-max"]').setValue('15');
     await flushPromises();
     expect(ends()).toMatch(/^5.*15$/);
+    w.unmount();
+  });
+
+  it("the fixed range is the run's end's, named so, when the run ends after its last frame", async () => {
+    // Frames at 0, 0.5 and 1 s of a 1.5 s run: the first ball's speed 20 at the last frame, 30 at the end.
+    // The option read 'range: last frame, fixed' over the end state's range, 5 to 30.
+    installApi('done', 2, 1.5);
+    const { w } = await mountInspectorAt('/inspector/r1');
+    await w.get('[data-testid="colour-by"]').setValue('speed');
+    await w.get('[data-testid="time-slider"]').setValue('0');
+    await w.get('[data-testid="colour-scale"]').setValue('final');
+    await flushPromises();
+    expect(w.get('[data-testid="legend"]').find('.ends').text()).toMatch(/^5.*30$/);
+    expect(w.get('[data-testid="colour-scale"] option[value="final"]').text()).toBe('range: end of run, fixed');
     w.unmount();
   });
 
