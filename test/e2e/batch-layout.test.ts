@@ -281,7 +281,7 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-metrics.png') });
   });
 
-  it("keeps the selected run's metrics inside their column, their names readable, beside a unit (a 2D stacking run's regionVolume, an area)", async () => {
+  it("keeps the selected run's metrics inside their column, their names and its record whole, beside a unit (a 2D stacking run's regionVolume, an area)", async () => {
     // regionVolume's unit, 'length units³ (length units² in 2D)', made the values column 300 px wide at
     // 1024 px: the names were cut to one letter and the values ran over the parameters beside them.
     // It names the unit of the run's dim now.
@@ -298,10 +298,12 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     const layout = await table.evaluate((t) => ({
       overflow: t.getBoundingClientRect().right - t.parentElement!.getBoundingClientRect().right,
       values: Array.from(t.querySelectorAll('td.num')).filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent),
-      // A name shows its first 8 characters ('solidFra…') at least.
-      names: Array.from(t.querySelectorAll('th.key')).filter((c) => (c as HTMLElement).clientWidth < 8 * 7).map((c) => c.textContent),
+      // Names read whole, not cut to 'solidFr…' (they wrap between their words when they must).
+      names: Array.from(t.querySelectorAll('th.key')).filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent),
+      // So do the record's dates ('2026-11-27 0…' before).
+      record: Array.from(document.querySelectorAll('[data-testid="run-details"] .col:first-child td')).filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent),
     }));
-    expect(layout).toEqual({ overflow: expect.any(Number), values: [], names: [] });
+    expect(layout).toEqual({ overflow: expect.any(Number), values: [], names: [], record: [] });
     expect(layout.overflow).toBeLessThanOrEqual(0);
     expect(await table.locator('tr', { has: page.locator('th', { hasText: /^regionVolume$/ }) }).locator('.unit').textContent()).toBe('length units²');
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-unit.png') });
