@@ -104,14 +104,12 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
       for (const engine of ['voxel', 'stacking', 'ballmill', 'surface']) ids.push(...(await api.call('runs.enqueue', { spec: { engine, name: `${engine} run`, seed: 1, params: {} } })).runIds);
       return ids;
     });
-    // A run's progress with the engine's longest phase (written before the cancel below reloads the queue).
+    // The page is not told of what the test writes to the store directly: it reads it when the
+    // cancel below reloads the queue (250 ms after the cancel's update). Written after the cancel,
+    // the runs were missed under load (fresh-clone CI at 0588d9c), so they are written first.
+    // A run's progress with the engine's longest phase.
     const longest = 'settling: sinking, round 50 of up to 50, 1234567 particles';
     services.store.setProgress(ids[0], { done: 64, total: 1234567, phase: longest });
-    await page.evaluate(async () => {
-      const api = (window as unknown as { packbench: { call(m: string, p: unknown): Promise<{ runIds: string[] }> } }).packbench;
-      const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'voxel', name: 'cancelled run', seed: 1, params: {} } });
-      await api.call('runs.cancel', { id: runIds[0] });
-    });
     // A finished run that worked just under 10 hours: its time is the longest the Time column shows
     // (9:59:59); its first two metrics with their units are what the progress column says of it.
     const [long] = services.store.insertRuns([{ name: 'long run', engine: 'voxel', spec: { engine: 'voxel', name: 'long run', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
@@ -120,6 +118,11 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
     const error = 'voxel packer: 1 of 1 helper threads did not finish a phase in 60 s (the machine may be overloaded, or a helper crashed: see the log)';
     const [failed] = services.store.insertRuns([{ name: 'failed run', engine: 'voxel', spec: { engine: 'voxel', name: 'failed run', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
     services.store.finishRun(failed, { status: 'failed', metrics: {}, series: [], artifacts: [], wallSeconds: 3, error });
+    await page.evaluate(async () => {
+      const api = (window as unknown as { packbench: { call(m: string, p: unknown): Promise<{ runIds: string[] }> } }).packbench;
+      const { runIds } = await api.call('runs.enqueue', { spec: { engine: 'voxel', name: 'cancelled run', seed: 1, params: {} } });
+      await api.call('runs.cancel', { id: runIds[0] });
+    });
     await page.locator('[data-testid^="queue-row-"][data-status="cancelled"]').waitFor();
     await page.locator(`[data-testid="queue-metrics-${long}"]`, { hasText: 'porosity' }).waitFor();
     await page.locator('[data-testid^="queue-row-"][data-status="queued"]').nth(3).waitFor();
