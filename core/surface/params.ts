@@ -73,17 +73,20 @@ const COUNT_HEADROOM = 1.25;
 /** 'direct' (O(n²)) is refused above this many expected particles: an iteration would take minutes. */
 export const DIRECT_MAX_PARTICLES = 20_000;
 
-/** The last surfaces' box and area (seconds each for a blobby object of 256 blobs). */
-const geometries = new Kept<{ bounds: Float64Array; area: number }>(16);
+/** The solid's box and surface area (estimateArea: resolved, and the finest step it took). */
+type Geometry = { bounds: Float64Array; area: number; areaResolved: boolean; areaStep: number };
+/** The last surfaces' geometry (seconds each for a blobby object of 256 blobs). */
+const geometries = new Kept<Geometry>(16);
 
 /** The solid's box and surface area, the two things the checks and the engine need to know first. */
-export function surfaceGeometry(surface: ImplicitSurface): { bounds: Float64Array; area: number } {
+export function surfaceGeometry(surface: ImplicitSurface): Geometry {
   const g = geometries.get(JSON.stringify(surface), () => {
     const fn = implicitFunction(surface);
     const bounds = solidBounds(surface, fn);
-    return { bounds, area: estimateArea(fn, bounds) };
+    const a = estimateArea(fn, bounds);
+    return { bounds, area: a.area, areaResolved: a.resolved, areaStep: a.step };
   });
-  return { bounds: Float64Array.from(g.bounds), area: g.area };
+  return { ...g, bounds: Float64Array.from(g.bounds) };
 }
 
 /** x to four significant digits, rounded down (a limit printed this way is itself allowed). */
@@ -109,7 +112,7 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
     issues.push({ path: 'stop.window', message: `must be at most stop.maxIterations = ${p.stop.maxIterations} (the sampling is uniform after window iterations in a row), got ${p.stop.window}` });
   }
   if (issues.length > 0) return issues;
-  const { bounds, area } = surfaceGeometry(p.surface);
+  const { bounds, area, areaResolved, areaStep: finest } = surfaceGeometry(p.surface);
   const side = longestSide(bounds);
   if (p.spacing > side / 4) {
     issues.push({ path: 'spacing', message: `must be at most a quarter of the surface's longest side (${side / 4}), got ${p.spacing}` });
@@ -141,9 +144,14 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   const expected = area / hexagonArea(p.spacing);
   if (expected * COUNT_HEADROOM > p.maxParticles) {
     const smallest = Math.sqrt((area * COUNT_HEADROOM) / (hexagonArea(1) * p.maxParticles));
+    // A part thinner than the area grid resolves (a rod 10^4 long and 0.03 thick: 7.7 times its
+    // area) is counted too large: the refusal says the number is uncertain, and why.
+    const uncertain = areaResolved ? '' :
+      `; but that area is uncertain: the solid is too thin for the grid that measures it (finest step ${finest.toPrecision(3)} within its budget, ` +
+      `the box ${thinnest.toPrecision(4)} across its thinnest side), and such a grid counts a thin part's area too large, up to several times, so fewer particles may do`;
     issues.push({
       path: 'spacing',
-      message: `the surface (area ${area.toPrecision(4)}) needs about ${Math.round(expected)} particles at spacing ${p.spacing}; with maxParticles ${p.maxParticles} the spacing must be ≥ ${smallest.toPrecision(4)} (or raise maxParticles)`,
+      message: `the surface (area ${area.toPrecision(4)}) needs about ${Math.round(expected)} particles at spacing ${p.spacing}; with maxParticles ${p.maxParticles} the spacing must be ≥ ${smallest.toPrecision(4)} (or raise maxParticles)${uncertain}`,
     });
   }
   if (p.neighbourSearch === 'direct' && expected > DIRECT_MAX_PARTICLES) {

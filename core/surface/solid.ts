@@ -162,27 +162,101 @@ export function areaStep(fn: ImplicitFunction, bounds: Float64Array, samples = A
   return h;
 }
 
+/** Terms of F the narrow band may evaluate beyond the grid's (AREA_MAX_TERMS): about 0.5 s more for a primitive. */
+const AREA_REFINE_TERMS = 1 << 23;
+/** Relative change between two levels of the narrow band below which its estimate has converged. */
+const AREA_CONVERGED = 0.02;
+/** A cell of the narrow band is halved while its centre lies within this many of its sides of the
+ *  surface (|F|/|∇F|): a descendant's centre within the finest hat (1.5 of its sides, at most 0.75 of
+ *  this cell's) is within √3/2 + 0.75 = 1.62 sides of it; 2.4 leaves room for the first-order distance. */
+const BAND_SIDES = 2.4;
+
 /**
  * Surface area by ∫ δ(F/|∇F|) |∇F|/|∇F| dV on a grid (step areaStep): F/|∇F| is the distance to
  * the surface to first order, δ a hat of half-width 1.5 grid steps. A few per cent for shapes the
  * grid resolves; where a hat is as wide as the solid is thick it counts both sides' hats over the
  * same nodes: with 60 steps along the longest side a torus of tube radius 0.02 R measured 96 % too
  * large, a flat ellipsoid (1, 1, 0.03) 14 % (the finer steps across the thinnest side: 4 and 1 %).
+ *
+ * Where the budget left the grid fewer than AREA_STEPS_ACROSS_THINNEST steps across the box's
+ * thinnest side (a torus of tube 0.005 R: +28 % on the grid alone), a narrow band refines it: the
+ * grid's cells near the surface are halved level by level, each level an estimate from its cells'
+ * centres with the hat 1.5 of its cells wide, until two levels agree within AREA_CONVERGED or the
+ * next would pass AREA_REFINE_TERMS (that torus: +1.3 %). `resolved` is false when they did not
+ * agree (or no level fitted): the area is then uncertain, usually too large (a blob rod 10^4 long
+ * and 0.03 thick: 7.7 times). `step` is the finest step taken. Other boxes keep the grid's estimate
+ * (round solids: the same number as before the band).
  */
-export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, samples = AREA_SAMPLES): number {
+export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, samples = AREA_SAMPLES): { area: number; resolved: boolean; step: number } {
   const h = areaStep(fn, bounds, samples);
   const eps = 1.5 * h, g = new Float64Array(3);
   const n = [0, 1, 2].map((a) => Math.ceil((bounds[a + 3] - bounds[a]) / h) + 4);
   const o = [0, 1, 2].map((a) => (bounds[a] + bounds[a + 3]) / 2 - (n[a] * h) / 2);
+  const thinnest = Math.min(bounds[3] - bounds[0], bounds[4] - bounds[1], bounds[5] - bounds[2]);
+  const refine = h > thinnest / AREA_STEPS_ACROSS_THINNEST;
+  // With refinement, the distances of two planes of nodes, and the lower corners of the cells between
+  // them with a node within the band.
+  const plane = (n[0] + 1) * (n[1] + 1);
+  const dist = refine ? new Float64Array(2 * plane) : null;
+  let cells = refine ? new Float64Array(3 * 1024) : null, count = 0;
+  const terms = fn.surface.kind === 'blobby' ? fn.surface.blobs.length : 1;
+  const budget = AREA_REFINE_TERMS / terms;
   let sum = 0;
-  for (let k = 0; k <= n[2]; k++) for (let j = 0; j <= n[1]; j++) for (let i = 0; i <= n[0]; i++) {
-    const F = fn.valueAndGradient(o[0] + i * h, o[1] + j * h, o[2] + k * h, g);
-    const gl = Math.hypot(g[0], g[1], g[2]);
-    if (!(gl > 0)) continue;
-    const s = Math.abs(F) / gl;
-    if (s < eps) sum += (1 - s / eps) / eps;
+  for (let k = 0; k <= n[2]; k++) {
+    for (let j = 0; j <= n[1]; j++) for (let i = 0; i <= n[0]; i++) {
+      const F = fn.valueAndGradient(o[0] + i * h, o[1] + j * h, o[2] + k * h, g);
+      const gl = Math.hypot(g[0], g[1], g[2]);
+      const s = gl > 0 ? Math.abs(F) / gl : Infinity;
+      if (dist) dist[(k & 1) * plane + j * (n[0] + 1) + i] = s;
+      if (s < eps) sum += (1 - s / eps) / eps;
+    }
+    if (!dist || k === 0) continue;
+    // Each node's nearer distance of the two planes, into the older plane's place.
+    const older = ((k - 1) & 1) * plane, newer = (k & 1) * plane;
+    for (let q = 0; q < plane; q++) if (dist[newer + q] < dist[older + q]) dist[older + q] = dist[newer + q];
+    for (let j = 0; j < n[1]; j++) for (let i = 0; i < n[0]; i++) {
+      const q = older + j * (n[0] + 1) + i;
+      const near = Math.min(dist[q], dist[q + 1], dist[q + n[0] + 1], dist[q + n[0] + 2]);
+      // A corner within the band plus half the cell's diagonal of the cell's centre.
+      if (!(near < (BAND_SIDES + 0.87) * h)) continue;
+      if (3 * count + 3 > cells!.length) cells = grow(cells!);
+      cells![3 * count] = o[0] + i * h; cells![3 * count + 1] = o[1] + j * h; cells![3 * count + 2] = o[2] + (k - 1) * h;
+      count++;
+    }
   }
-  return sum * h * h * h;
+  const coarse = sum * h * h * h;
+  if (!cells) return { area: coarse, resolved: true, step: h };
+  // Level by level: each cell of the band into 8 of half its side, their centres' hats the level's
+  // estimate, those within the band the next level's cells.
+  let area = coarse, side = h, spent = 0;
+  while (count > 0 && spent + 8 * count <= budget) {
+    const half = side / 2, e = 1.5 * half;
+    let next = new Float64Array(3 * Math.max(1024, 8 * count)), kept = 0, level = 0;
+    for (let c = 0; c < count; c++) for (let q = 0; q < 8; q++) {
+      const x = cells[3 * c] + (q & 1) * half, y = cells[3 * c + 1] + ((q >> 1) & 1) * half, z = cells[3 * c + 2] + (q >> 2) * half;
+      const F = fn.valueAndGradient(x + half / 2, y + half / 2, z + half / 2, g);
+      const gl = Math.hypot(g[0], g[1], g[2]);
+      const s = gl > 0 ? Math.abs(F) / gl : Infinity;
+      if (s < e) level += (1 - s / e) / e;
+      if (!(s < BAND_SIDES * half)) continue;
+      if (3 * kept + 3 > next.length) next = grow(next);
+      next[3 * kept] = x; next[3 * kept + 1] = y; next[3 * kept + 2] = z;
+      kept++;
+    }
+    spent += 8 * count;
+    const estimate = level * half * half * half;
+    const change = Math.abs(estimate - area) / estimate;
+    area = estimate; side = half; cells = next; count = kept;
+    if (change < AREA_CONVERGED) return { area, resolved: true, step: side };
+  }
+  return { area, resolved: false, step: side };
+}
+
+/** A copy of `a` twice as long. */
+function grow(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(2 * a.length);
+  b.set(a);
+  return b;
 }
 
 const gradient = new Float64Array(3);

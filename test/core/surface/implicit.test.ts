@@ -96,7 +96,7 @@ describe('implicit functions', () => {
   });
 
   it('area estimate within 2 % of the analytic areas', () => {
-    const area = (s: unknown) => { const p = parse(s); const fn = implicitFunction(p); return estimateArea(fn, solidBounds(p, fn)); };
+    const area = (s: unknown) => { const p = parse(s); const fn = implicitFunction(p); return estimateArea(fn, solidBounds(p, fn)).area; };
     expect(area({ kind: 'sphere', radius: 1.5 }) / (4 * Math.PI * 2.25)).toBeCloseTo(1, 1.7);
     expect(area({ kind: 'torus', majorRadius: 1, minorRadius: 0.4 }) / (4 * Math.PI * Math.PI * 0.4)).toBeCloseTo(1, 1.7);
     // Knud Thomsen's approximation of an ellipsoid's area (±1.1 %).
@@ -109,8 +109,10 @@ describe('implicit functions', () => {
     // With 60 grid steps along the longest side whatever the shape, the hats of a thin solid's two
     // sides counted the same nodes: surfaceArea (a metric) and the particles the checks expect
     // were 22 % too large at tube radius 0.05, 96 % at 0.02, 14 % on a (1, 1, 0.03) ellipsoid.
-    const area = (s: unknown) => { const p = parse(s); const fn = implicitFunction(p); return estimateArea(fn, solidBounds(p, fn)); };
-    for (const r of [0.05, 0.02]) expect(Math.abs(area({ kind: 'torus', majorRadius: 1, minorRadius: r }) / (4 * Math.PI * Math.PI * r) - 1)).toBeLessThan(0.05);
+    const area = (s: unknown) => { const p = parse(s); const fn = implicitFunction(p); return estimateArea(fn, solidBounds(p, fn)).area; };
+    // r = 0.005: the grid's budget leaves it 2.5 steps across the tube, +28 % on the grid alone; the
+    // narrow band's finer levels bring it to +1.3 %.
+    for (const r of [0.05, 0.02, 0.005]) expect(Math.abs(area({ kind: 'torus', majorRadius: 1, minorRadius: r }) / (4 * Math.PI * Math.PI * r) - 1)).toBeLessThan(0.05);
     // An oblate spheroid's area: 2πa²(1 + (1 − e²)/e · atanh e), e² = 1 − c²/a².
     const e = Math.sqrt(1 - 0.03 * 0.03), spheroid = 2 * Math.PI * (1 + ((1 - e * e) / e) * Math.atanh(e));
     expect(Math.abs(area({ kind: 'ellipsoid', semiAxes: [1, 1, 0.03] }) / spheroid - 1)).toBeLessThan(0.05);

@@ -104,6 +104,19 @@ describe('surface params', () => {
     expect(surfaceGeometry(rod(100).surface).area / (2 * Math.PI * radius * (100 - 1.2) + 4 * Math.PI * radius * radius)).toBeCloseTo(1, 2);
   });
 
+  it('a surface too thin for its area grid is refused with its area said to be uncertain, and why', () => {
+    // A blob rod 10^4 long at threshold 0.999: 0.028 thick, its grid steps 0.175 within the budget,
+    // its area read 6903 (a cylinder's: 894). The refusal had stated that area as if measured.
+    const rod = parse({ surface: { kind: 'blobby', threshold: 0.999, blobs: [{ from: [1e4, 0, 0], to: [1.2, 0, 0], radius: 0.45 }] }, spacing: 0.005, maxParticles: 1e7 });
+    expect(checkParams(rod)).toEqual([{
+      path: 'spacing',
+      message: expect.stringMatching(/^the surface \(area 6903\) needs about \d+ particles .*; but that area is uncertain: the solid is too thin for the grid that measures it \(finest step 0\.175 within its budget, the box 0\.02\d+ across its thinnest side\)/),
+    }]);
+    // A torus the band resolves is refused with its area as measured, and no doubt.
+    const torus = parse({ surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.02 }, spacing: 0.001, maxParticles: 1e5 });
+    expect(checkParams(torus)).toEqual([{ path: 'spacing', message: expect.not.stringContaining('uncertain') }]);
+  });
+
   it("a blob whose inside the solid's box misses is refused: its part of the surface would get no particle", () => {
     // The box is measured on a 48-node grid over the blobs' reach. A sphere blob of radius 0.1 at
     // x = 10 beside one of radius 1 fell between its nodes: the run sampled the large sphere alone

@@ -101,7 +101,7 @@ describe('the repulsion pass on two threads', () => {
     [8000, 3],
   ])('%i random points near blobby cylinders (seed %i): eight bands (two threads) give the sums of one within round-off, and of the O(n²) pass', (n, seed) => {
     const s = blobby, fn = implicitFunction(s);
-    const spacing = Math.sqrt(estimateArea(fn, solidBounds(s, fn)) / n / (Math.sqrt(3) / 2));
+    const spacing = Math.sqrt(estimateArea(fn, solidBounds(s, fn)).area / n / (Math.sqrt(3) / 2));
     const p = randomPoints(s, n, spacing, seed);
     const [one, two, direct] = [sampler(s, spacing, 'cells', 1), sampler(s, spacing, 'cells', 2), sampler(s, spacing, 'direct')];
     for (const sm of [one, two, direct]) { sm.place(p.x, p.y, p.z, p.sigma, n); sm.repel(); }
