@@ -166,6 +166,10 @@ export function areaStep(fn: ImplicitFunction, bounds: Float64Array, samples = A
 const AREA_REFINE_TERMS = 1 << 23;
 /** Relative change between two levels of the narrow band below which its estimate has converged. */
 const AREA_CONVERGED = 0.02;
+/** Steps across the box's thinnest side from which an estimate that did not converge is still taken
+ *  as resolved: the hats of a solid's two sides (1.5 steps each) overlap under 3 (a flat ellipsoid
+ *  (1, 1, 0.03) at 10 steps: +2.5 %; a torus of tube 0.005 R at 10 steps of the band: +1.3 %). */
+const AREA_RESOLVED_STEPS = 4;
 /** A cell of the narrow band is halved while its centre lies within this many of its sides of the
  *  surface (|F|/|∇F|): a descendant's centre within the finest hat (1.5 of its sides, at most 0.75 of
  *  this cell's) is within √3/2 + 0.75 = 1.62 sides of it; 2.4 leaves room for the first-order distance. */
@@ -183,8 +187,9 @@ const BAND_SIDES = 2.4;
  * grid's cells near the surface are halved level by level, each level an estimate from its cells'
  * centres with the hat 1.5 of its cells wide, until two levels agree within AREA_CONVERGED or the
  * next would pass AREA_REFINE_TERMS (that torus: +1.3 %). `resolved` is false when they did not
- * agree (or no level fitted): the area is then uncertain, usually too large (a blob rod 10^4 long
- * and 0.03 thick: 7.7 times). `step` is the finest step taken. Other boxes keep the grid's estimate
+ * agree (or no level fitted) and the finest step is over a quarter of the box's thinnest side
+ * (AREA_RESOLVED_STEPS): the area is then uncertain, usually too large (a blob rod 10^4 long and
+ * 0.03 thick: 7.7 times). `step` is the finest step taken. Other boxes keep the grid's estimate
  * (round solids: the same number as before the band).
  */
 export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, samples = AREA_SAMPLES): { area: number; resolved: boolean; step: number } {
@@ -249,7 +254,7 @@ export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, samples
     area = estimate; side = half; cells = next; count = kept;
     if (change < AREA_CONVERGED) return { area, resolved: true, step: side };
   }
-  return { area, resolved: false, step: side };
+  return { area, resolved: thinnest >= AREA_RESOLVED_STEPS * side, step: side };
 }
 
 /** A copy of `a` twice as long. */

@@ -112,8 +112,8 @@ describe('surface params', () => {
       path: 'spacing',
       message: expect.stringMatching(/^the surface \(area 6903\) needs about \d+ particles .*; but that area is uncertain: the solid is too thin for the grid that measures it \(finest step 0\.175 within its budget, the box 0\.02\d+ across its thinnest side\)/),
     }]);
-    // A torus the band resolves is refused with its area as measured, and no doubt.
-    const torus = parse({ surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.02 }, spacing: 0.001, maxParticles: 1e5 });
+    // A torus the band resolves (10 of its steps across the tube) is refused with its area as measured, and no doubt.
+    const torus = parse({ surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.005 }, spacing: 0.001, maxParticles: 1e5 });
     expect(checkParams(torus)).toEqual([{ path: 'spacing', message: expect.not.stringContaining('uncertain') }]);
   });
 
