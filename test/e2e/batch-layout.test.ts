@@ -284,7 +284,7 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-metrics.png') });
   });
 
-  it("keeps the selected run's metrics inside their column, their names and its record whole, beside a unit (a 2D stacking run's regionVolume, an area)", async () => {
+  it("keeps the selected run's metrics inside their column, their names and its record whole, beside a unit (a 2D stacking run's regionVolume, an area), one line each at 1920 px", async () => {
     // regionVolume's unit, 'length units³ (length units² in 2D)', made the values column 300 px wide at
     // 1024 px: the names were cut to one letter and the values ran over the parameters beside them.
     // It names the unit of the run's dim now.
@@ -310,6 +310,10 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     expect(layout.overflow).toBeLessThanOrEqual(0);
     expect(await table.locator('tr', { has: page.locator('th', { hasText: /^regionVolume$/ }) }).locator('.unit').textContent()).toBe('length units²');
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-unit.png') });
+    // With room (1920 px) every metric is one line: a unit stays beside its value ('length' over 'units²' before).
+    await page.setViewportSize({ width: 1920, height: 768 });
+    await expect.poll(() => table.evaluate((t) => Array.from(t.querySelectorAll('tr')).filter((r) => r.getBoundingClientRect().height > 24).map((r) => r.textContent))).toEqual([]);
+    await page.setViewportSize({ width: 1024, height: 768 });
   });
 
   it("reaches and toggles History's status filters from the keyboard", async () => {
