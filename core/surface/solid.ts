@@ -190,15 +190,17 @@ const BAND_SIDES = 2.4;
  * agree (or no level fitted) and the finest step is over a quarter of the box's thinnest side
  * (AREA_RESOLVED_STEPS): the area is then uncertain, usually too large (a blob rod 10^4 long and
  * 0.03 thick: 7.7 times). `step` is the finest step taken. Other boxes keep the grid's estimate
- * (round solids: the same number as before the band).
+ * (round solids: the same number as before the band). `narrowBand: false` keeps the grid's estimate
+ * always: the editor's preview, on the page's thread, needs only a rough spacing, and the band costs
+ * a thin torus up to a second there.
  */
-export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, samples = AREA_SAMPLES): { area: number; resolved: boolean; step: number } {
-  const h = areaStep(fn, bounds, samples);
+export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narrowBand = true } = {}): { area: number; resolved: boolean; step: number } {
+  const h = areaStep(fn, bounds);
   const eps = 1.5 * h, g = new Float64Array(3);
   const n = [0, 1, 2].map((a) => Math.ceil((bounds[a + 3] - bounds[a]) / h) + 4);
   const o = [0, 1, 2].map((a) => (bounds[a] + bounds[a + 3]) / 2 - (n[a] * h) / 2);
   const thinnest = Math.min(bounds[3] - bounds[0], bounds[4] - bounds[1], bounds[5] - bounds[2]);
-  const refine = h > thinnest / AREA_STEPS_ACROSS_THINNEST;
+  const refine = narrowBand && h > thinnest / AREA_STEPS_ACROSS_THINNEST;
   // With refinement, the distances of two planes of nodes, and the lower corners of the cells between
   // them with a node within the band.
   const plane = (n[0] + 1) * (n[1] + 1);

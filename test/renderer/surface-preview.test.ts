@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mount } from '@vue/test-utils';
 import SurfacePreview from '../../renderer/src/workspaces/editor/SurfacePreview.vue';
+import { estimateArea } from '../../core/surface/index';
 
 // No WebGL here: the viewer and the particle cloud are stand-ins; the sampling and its stop rule
 // are the real ones.
@@ -10,6 +11,11 @@ vi.mock('../../renderer/src/scene/viewer', () => ({
 vi.mock('../../renderer/src/scene/particleCloud', () => ({
   createParticleCloud: () => ({ setSpheres() {}, dispose() {} }),
 }));
+// The real area estimate, watched: the preview asks for the grid's alone.
+vi.mock('../../core/surface/index', async (importOriginal) => {
+  const m = await importOriginal<typeof import('../../core/surface/index')>();
+  return { ...m, estimateArea: vi.fn(m.estimateArea) };
+});
 
 // The sampling is the work under test (2,000 iterations of 2,000 particles for the superquadric): 7 to
 // 10 s for this file alone on the shared 2-core machine, and in the whole suite there, beside the other
@@ -32,6 +38,14 @@ async function finalStatus(surface: Record<string, unknown>): Promise<string> {
 afterEach(() => { vi.unstubAllGlobals(); });
 
 describe('surface preview', () => {
+  it("takes its spacing from the grid's area, without the narrow band (a thin torus held the page up to a second)", () => {
+    vi.stubGlobal('requestAnimationFrame', () => 0);
+    vi.stubGlobal('cancelAnimationFrame', () => {});
+    const w = mount(SurfacePreview, { props: { surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.005 } } });
+    expect(estimateArea).toHaveBeenCalledWith(expect.anything(), expect.anything(), { narrowBand: false });
+    w.unmount();
+  });
+
   it('stops by the engine\'s rule: a sharp superquadric (ε = 2) is not uniform while particles stay off its edges, a torus is', async () => {
     // The spacing alone held from iteration 328 and the preview said 'uniform', where a run of the
     // shape ends at maxIterations (stop.surfaceTolerance).
