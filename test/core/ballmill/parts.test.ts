@@ -203,6 +203,20 @@ describe('placement', () => {
     expect(e.reached).toBeCloseTo(fraction * e.scale ** 2, 12);
   });
 
+  it('a set of 1,000 balls or more that jams is refused without running all 6,200 relaxation sweeps', () => {
+    // 1,000 equal spheres at 0.5 of a cylinder 2.2 diameters wide (a narrow column holds less): its one
+    // attempt ran all 200 + 6,000 sweeps before the bisection (2,000 such balls: 16 s of CPU, 20,000:
+    // minutes); jam detection ended only attempts of smaller sets.
+    const n = 1000, r = new Float64Array(n).fill(4.5), height = (n * (4 / 3) * 4.5 * 4.5 * 4.5) / (0.5 * 100);
+    let error: unknown = null;
+    try { placeBalls({ dim: 3, width: 20, height }, r, new Random(1), new Float64Array(n), new Float64Array(n), new Float64Array(n)); } catch (e) { error = e; }
+    expect(error).toBeInstanceOf(PlacementError);
+    const e = error as PlacementError;
+    expect(e.reached).toBeGreaterThan(0.4);
+    // The jammed attempt and the bisection (at most 10^6 / n = 1,000 sweeps).
+    expect(e.sweeps).toBeLessThan(6200);
+  });
+
   it('a ball mill whose balls cannot be placed names the field and the value that places them', () => {
     // 2D, 5 equal disks at 0.75 of a 200 x 190 mm vial (check passes them: each fits the vial, and
     // the proven densest packings it knows are those of squares). The error had advised only 'a
