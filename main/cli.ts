@@ -406,6 +406,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       runIds.forEach((id) => mine.add(id));
       warningLines(queued.warnings).forEach(info);
       if (!globals().json) info(memoryLine(runIds.length, queued));
+      // An engine may share work with helper threads only for some params (usesHelpers: the surface
+      // engine's 'cells' search): said, rather than --threads dropped without a word.
+      if (o.threads > 1 && queued.threadsPerRun === 1) {
+        info(`--threads ${o.threads}: with these params the ${spec.engine} engine runs on one thread (its README says which params share work with helper threads)`);
+      }
       const stopBar = progressBar(s, mine);
       let interrupted = false;
       const offInterrupt = onInterrupt(() => {

@@ -73,10 +73,13 @@ describe('the memory a run needs, before it runs', () => {
     expect(queries.code, queries.stderr).toBe(0);
     // It had said 'with 2 threads' and counted a helper's worker (96 MiB) that never started.
     expect(queries.stderr).toMatch(new RegExp(`^memory: about ${formatBytes(estimate('queries'))} \\(budget`, 'm'));
+    // ... and said so: --threads 2 had been dropped without a word.
+    expect(queries.stderr).toMatch(/^--threads 2: with these params the surface engine runs on one thread /m);
     // The 'cells' search shares its passes: two threads, and the helper's worker counted.
     const cells = await cliIn(data, 'run', spec('cells'), '--threads', '2');
     expect(cells.code, cells.stderr).toBe(0);
     expect(cells.stderr).toMatch(new RegExp(`^memory: about ${formatBytes(estimate('cells') + WORKER_BYTES)} with 2 threads \\(budget`, 'm'));
+    expect(cells.stderr).not.toMatch(/^--threads/m);
     const s = openServices({ dataDir: data, registry: defaultRegistry(), autoStart: false });
     later(() => s.close());
     const runs = (await s.dispatch('runs.list', {})).rows;
