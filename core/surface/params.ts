@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from './implicit';
 import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
 import { Kept } from '../common/kept';
-import { areaStep, estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
+import { estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
 import { gridBits, gridBytes, sigmaForSpacing } from './sampler';
 import { RANGE_SIGMAS } from './rows';
 import { UNITS } from '../common/units';
@@ -134,7 +134,9 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   if (!(area > 0)) {
     // The grid over the solid's box (estimateArea's) met no part of the surface: a part thinner
     // than its step far from the rest. A run would seed no particle and end with no sampling.
-    const step = areaStep(implicitFunction(p.surface), bounds);
+    // The finest step the estimate looked with: the grid's (a narrow band refines only cells near a
+    // part it has found).
+    const step = finest;
     issues.push({
       path: 'surface',
       message: `no part of the surface was found on the grid that measures its area (${Math.round(side / step)} steps along its longest side of ${side.toPrecision(4)}, step ${step.toPrecision(3)}), so a run would seed no particle: its parts must be at least about a step thick`,

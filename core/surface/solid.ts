@@ -147,13 +147,13 @@ const AREA_STEPS_ACROSS_THINNEST = 16;
 const AREA_MAX_TERMS = 1 << 21;
 
 /**
- * The grid step of the area estimate of a function over a box: `samples` − 4 steps along its
+ * The grid step of the area estimate of a function over a box: AREA_SAMPLES − 4 steps along its
  * longest side, and finer on a flat or thin box (a torus's tube, a flat ellipsoid), up to
  * AREA_STEPS_ACROSS_THINNEST steps across its thinnest side as far as AREA_MAX_TERMS allow.
  */
-export function areaStep(fn: ImplicitFunction, bounds: Float64Array, samples = AREA_SAMPLES): number {
+function areaStep(fn: ImplicitFunction, bounds: Float64Array): number {
   const sides = [0, 1, 2].map((a) => bounds[a + 3] - bounds[a]);
-  const coarse = longestSide(bounds) / (samples - 4);
+  const coarse = longestSide(bounds) / (AREA_SAMPLES - 4);
   // Nodes of the grid at step h: the box and 4 steps of margin per axis (estimateArea).
   const nodes = (h: number) => sides.reduce((k, s) => k * (Math.ceil(s / h) + 5), 1);
   const terms = fn.surface.kind === 'blobby' ? fn.surface.blobs.length : 1;
