@@ -952,12 +952,17 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** The candidate `word` was most likely meant to be: same letters in another case, or a few edits away. */
 export function closest(word: string, candidates: readonly string[]): string | null {
+  const most = Math.max(1, Math.floor(word.length / 3)), lower = word.toLowerCase();
   let best: string | null = null, bestDistance = Infinity;
   for (const c of candidates) {
-    const d = c.toLowerCase() === word.toLowerCase() ? 0 : editDistance(word.toLowerCase(), c.toLowerCase());
+    const other = c.toLowerCase();
+    // Lengths further apart than `most` are more edits apart: no table of the word's length is made
+    // for them (a field name of 12 million characters ran the host out of memory).
+    if (Math.abs(other.length - lower.length) > most) continue;
+    const d = other === lower ? 0 : editDistance(lower, other);
     if (d < bestDistance) [best, bestDistance] = [c, d];
   }
-  return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : null;
+  return bestDistance <= most ? best : null;
 }
 
 /** Edits (insert, delete, replace, swap two neighbours) between a and b (optimal string alignment). */

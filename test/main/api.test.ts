@@ -3,8 +3,10 @@
  * forms are built from, the shape library, the handler table covering every method of the contract.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { METHOD_NAMES, paramsSchemas, type MethodName } from '../../main/api';
 import { EngineRegistry, defaultRegistry } from '../../main/services/engines';
 import { createDispatch, createHandlers } from '../../main/services/handlers';
@@ -16,6 +18,7 @@ import { voxelEngine } from '../../core/voxel/index';
 import { encodeVolume } from '../../core/io/container';
 import type { CheckTask } from '../../main/workers/protocol';
 
+const root = fileURLToPath(new URL('../..', import.meta.url));
 let s: Services;
 const t = tempDir();
 beforeAll(() => {
@@ -116,6 +119,20 @@ describe('API contract', () => {
     expect(await rejection('runs.validate', JSON.parse('{"spec": {"engine": "voxel", "name": "x", "__proto__": {}}}'))).toMatchObject({ issues: [{ path: 'spec.__proto__' }] });
     expect(await rejection('runs.list', { limit: 5, fliter: {} })).toMatchObject({ issues: [{ path: 'fliter', message: "unknown field 'fliter' (did you mean 'filter'?)" }] });
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
+  });
+
+  it('names an unknown field or a wrong choice of millions of characters without a table of its length, in 64 MB of heap', () => {
+    // The field meant was looked for by an edit-distance table of the name's length for each known
+    // field: a 12 MB field name in one call ran the web host (or the app's main process) out of memory.
+    const script = `
+      import { parseParams } from './main/api.ts';
+      const long = 'x'.repeat(4_000_000);
+      for (const [method, params] of [['runs.list', { [long]: 1 }], ['runs.slice', { id: 'r', axis: long, index: 0 }]]) {
+        try { parseParams(method, params); } catch (e) { console.log(e.issues[0].path.slice(0, 5), e.issues[0].message.slice(0, 23)); }
+      }`;
+    const r = spawnSync(process.execPath, ['--max-old-space-size=64', '--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.split('\n')).toEqual(["xxxxx unknown field 'xxxxxxxx", "axis must be one of 'x', 'y'", '']);
   });
 
   it('says an unknown field with the other mistakes of the spec at once, not alone', async () => {
