@@ -845,7 +845,10 @@ export function parseStrict(schema: z.ZodType, value: unknown, prefix: string): 
   const { issues, oversized } = walkFields(jsonSchemaOf(schema), value, prefix, false);
   // An array over its limit is refused before zod walks its entries (100,000 of them took seconds).
   if (oversized) throw new ApiError('invalid', invalidMessage(issues), issues);
-  const r = schema.safeParse(value, { error: fieldIssueMessage });
+  let r = schema.safeParse(value, { error: fieldIssueMessage });
+  // A strict object refuses a field set to undefined (the app's IPC keeps it; JSON drops it), which the
+  // walk takes as not written: parsed again without such fields (else no data and no issue came back).
+  if (!r.success && r.error.issues.every((i) => i.code === 'unrecognized_keys')) r = schema.safeParse(withoutUndefined(value), { error: fieldIssueMessage });
   if (!r.success) {
     // zod's own unknown-key issues (strict objects) say less than fieldIssues', and a field the walk
     // named is not named twice (a stacking region.size of 2 entries was told 'must have 3 entries,
@@ -855,6 +858,13 @@ export function parseStrict(schema: z.ZodType, value: unknown, prefix: string): 
   }
   if (issues.length) throw new ApiError('invalid', invalidMessage(issues), issues);
   return r.data;
+}
+
+/** `value` without the fields of its plain objects that are set to undefined, at any depth. */
+function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutUndefined);
+  if (!isRecord(value) || ![Object.prototype, null].includes(Object.getPrototypeOf(value))) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, withoutUndefined(v)]));
 }
 
 /**
