@@ -289,9 +289,14 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     // 1024 px: the names were cut to one letter and the values ran over the parameters beside them.
     // It names the unit of the run's dim now.
     const spec = { engine: 'stacking', name: 'volume', seed: 1, params: { dim: 2 } };
-    const [id] = services.store.insertRuns([{ name: 'volume', engine: 'stacking', spec, params: { dim: 2 }, seed: 1, priority: 0, batchId: null, status: 'paused' as const }]);
-    const metrics = { particles: 305, solidFraction: 0.789, voidRatio: 0.2674, regionVolume: 4, maxOverlap: 2.418e-15, stopReason: 'target' };
-    services.store.finishRun(id, { status: 'done', metrics, series: [], artifacts: [], wallSeconds: 1 });
+    // A long name leaves the status little room beside it: its dot went over its word.
+    const name = 'volume of the seed 004 2D first group: radii 0.029-0.2 in five classes of equal area, density 0.789 (e = 0.2674), about 13,000 disks';
+    const [id] = services.store.insertRuns([{ name, engine: 'stacking', spec, params: { dim: 2 }, seed: 1, priority: 0, batchId: null, status: 'paused' as const }]);
+    // Beside the metrics' longer names (a real run's), 'smallest radius' went under its value, on two lines.
+    const metrics = { particles: 305, solidFraction: 0.789, voidRatio: 0.2674, regionVolume: 4, maxOverlap: 2.418e-15, maxOverlapRelative: 1.027e-12, solidFractionAsked: 0.789, coordinationMean: 2.949, placedThreeContacts: 0, stopReason: 'target' };
+    // An artifact's name and kind were cut ('heightmap (v…').
+    const artifacts = [{ kind: 'volume' as const, name: 'heightmap', path: 'heightmap.bin', bytes: 5400, checksum: '0', meta: {} }];
+    services.store.finishRun(id, { status: 'done', metrics, series: [], artifacts, wallSeconds: 1 });
     await page.setViewportSize({ width: 1024, height: 768 });
     await page.click(testid('nav-history'));
     await page.fill(testid('history-search'), 'volume');
@@ -305,8 +310,14 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
       names: Array.from(t.querySelectorAll('th.key')).filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent),
       // So do the record's dates ('2026-11-27 0…' before).
       record: Array.from(document.querySelectorAll('[data-testid="run-details"] .col:first-child td')).filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent),
+      // A unit stays on one line beside its value ('length' over 'units²' before).
+      units: Array.from(t.querySelectorAll('.unit')).filter((u) => u.getClientRects().length > 1).map((u) => u.textContent),
+      artifacts: Array.from(document.querySelectorAll('[data-testid="run-details"] th')).filter((c) => c.textContent!.startsWith('heightmap')).map((c) => c.scrollWidth > c.clientWidth ? `cut: ${c.textContent}` : 'whole'),
+      status: document.querySelector('[data-testid="run-details"] .panel-head h2 + span')!.getClientRects()[0].height < 20,
+      // The list's metric headers read whole: the column's unit of 2D and 3D runs was cut to 'length units³ (le…'.
+      heads: Array.from(document.querySelectorAll('[data-testid="history-head"] .metric-head, [data-testid="history-head"] .metric-unit')).filter((c) => c.scrollWidth > c.clientWidth || c.getBoundingClientRect().bottom > c.closest('.row')!.getBoundingClientRect().bottom).map((c) => c.textContent),
     }));
-    expect(layout).toEqual({ overflow: expect.any(Number), values: [], names: [], record: [] });
+    expect(layout).toEqual({ overflow: expect.any(Number), values: [], names: [], record: [], units: [], artifacts: ['whole'], status: true, heads: [] });
     expect(layout.overflow).toBeLessThanOrEqual(0);
     expect(await table.locator('tr', { has: page.locator('th', { hasText: /^regionVolume$/ }) }).locator('.unit').textContent()).toBe('length units²');
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-unit.png') });

@@ -208,6 +208,20 @@ describe('HistoryWorkspace', () => {
       .toEqual(['39unit', '4voxels/unit', 'fraction']);
   });
 
+  it('says that a run that failed or was cancelled has no metrics, not that they come when it is done', async () => {
+    installFakeApi([makeRun(1, { status: 'failed', metrics: {}, error: 'boom' }), makeRun(2, { status: 'cancelled', metrics: {} }), makeRun(3, { status: 'queued', metrics: {} })]);
+    const w = mount(HistoryWorkspace, { global: { plugins: [makeRouter()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle(10);
+    const said: string[] = [];
+    for (const id of ['r1', 'r2', 'r3']) {
+      await w.find(`[data-testid="history-row-${id}"]`).trigger('click');
+      await settle(10);
+      said.push(w.find('[data-testid="details-no-metrics"]').text());
+    }
+    expect(said).toEqual(['No metrics: the run failed.', 'No metrics: the run was cancelled.', 'No metrics until the run is done.']);
+  });
+
   it('compares selected runs side by side', async () => {
     const { w } = await mountHistory();
     await w.find('[data-testid="history-row-r29"]').trigger('click');

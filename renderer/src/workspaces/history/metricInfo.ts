@@ -21,3 +21,8 @@ export function metricTooltip(engines: readonly EngineInfo[], name: string, engi
 export function metricUnit(engines: readonly EngineInfo[], name: string, engine?: string, params?: unknown): string {
   return metricUnitIn(metricInfo(engines, name, engine), params);
 }
+
+/** A camelCase metric name in its words, to break between them where it wraps ('packedInterpenetration', 'Fraction'). */
+export function camelWords(name: string): string[] {
+  return name.split(/(?=[A-Z])/);
+}
