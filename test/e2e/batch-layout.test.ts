@@ -327,6 +327,26 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     await page.setViewportSize({ width: 1024, height: 768 });
   });
 
+  it('names each compared run whole in the heads of the comparison', async () => {
+    // Two runs of one study, named apart only at their end: both heads read 'Lactose granules, …'.
+    const names = ['Lactose granules, 3 mm box, resolution 12', 'Lactose granules, 3 mm box, resolution 16'];
+    const ids = services.store.insertRuns(names.map((name, i) => ({ name, engine: 'voxel', spec: { engine: 'voxel', name, seed: 1, params: { box: { resolution: 12 + 4 * i } } }, params: { box: { resolution: 12 + 4 * i } }, seed: 1, priority: 0, batchId: null, status: 'paused' as const })));
+    for (const id of ids) services.store.finishRun(id, { status: 'done', metrics: { particles: 14 }, series: [], artifacts: [], wallSeconds: 1 });
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.click(testid('nav-history'));
+    await page.fill(testid('history-search'), 'Lactose granules');
+    await page.locator(testid('history-total')).filter({ hasText: /^2 runs/ }).waitFor();
+    await page.locator(testid(`history-row-${ids[0]}`)).click();
+    await page.locator(testid(`history-row-${ids[1]}`)).click({ modifiers: ['Control'] });
+    await page.click(testid('history-compare'));
+    const heads = page.locator(`${testid('compare')} thead th.num`);
+    await expect.poll(() => heads.count()).toBe(4);
+    const cut = await heads.evaluateAll((ths) => ths.filter((th) => th.scrollWidth > th.clientWidth || th.scrollHeight > th.clientHeight).map((th) => th.textContent));
+    expect(cut).toEqual([]);
+    await page.locator(testid('compare')).screenshot({ path: join(ARTIFACTS, 'batch-layout-history-compare.png') });
+    await page.click(testid('compare-close'));
+  });
+
   it("reaches and toggles History's status filters from the keyboard", async () => {
     // From the engine filter, Tab goes to the first status, and Space turns it on (then off).
     await page.focus(testid('history-engine'));
