@@ -93,6 +93,11 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/** Removes what the folder `dir` holds but the files named in `keep`. */
+function removeFilesBut(dir: string, keep: readonly string[]): void {
+  for (const name of readdirSync(dir)) if (!keep.includes(name)) rmSync(join(dir, name), { recursive: true, force: true });
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -1128,7 +1133,7 @@ export class JobQueue {
     // Leftovers of an interrupted attempt go, but for its checkpoint (the run resumes from it) and a
     // stop asked before the interruption (the run ends as soon as it can: interrupted).
     mkdirSync(dir, { recursive: true });
-    for (const name of readdirSync(dir)) if (name !== CHECKPOINT_FILE && name !== STOP_REQUEST_FILE) rmSync(join(dir, name), { recursive: true, force: true });
+    removeFilesBut(dir, [CHECKPOINT_FILE, STOP_REQUEST_FILE]);
     const stopAsked = this.stopRequested(r.id);
     const job = this.pool.start(
       { runId: r.id, engineId: r.engine, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads, runDir: dir, memoryBytes, checkpointSeconds: this.checkpointSeconds },
@@ -1158,6 +1163,11 @@ export class JobQueue {
         const userCancelled = this.cancelRequested.delete(r.id);
         // Stop and keep was asked: here, or by another process after this one last looked.
         const stopAsked = job.stopping || this.stopRequested(r.id);
+        // A failed run keeps no files: its artifacts are not recorded (a checkpoint would resume a run
+        // that is over). What it wrote before failing stayed, up to its results' whole size when the
+        // disk filled up part-way through them: the disk stayed full, the failure could not be stored
+        // and the next runs could not start. Before the outcome is stored, for that room.
+        if (o.status === 'failed' && existsSync(dir)) this.bestEffort(() => removeFilesBut(dir, [STOP_REQUEST_FILE]));
         try {
           this.storeOutcome(r.id, () => this.onOutcome(r.id, o, userCancelled, stopAsked));
         } catch (err) {

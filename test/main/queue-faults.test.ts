@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { bundleDirs, runnableEntry, WorkerPool } from '../../main/services/pool';
@@ -263,5 +263,24 @@ describe('data folder faults', () => {
       // the disk is full now: what this test wants
     }
     await browsable(disk.dir, runId);
+  });
+
+  it('a run that fails writing its results on a full disk leaves none of its files: its failure is stored, and the next run has the room', async (ctx) => {
+    const disk = smallDisk(2048);
+    if (!disk) return ctx.skip();
+    later(disk.cleanup);
+    const s = fixtureServices(disk.dir, { autoStart: true });
+    later(() => s.close());
+    // A label volume of 4 MiB on a 2 MiB disk: its write fails part-way (ENOSPC). Left there, the
+    // part written filled the disk: the failure could not be stored, the next run could not start,
+    // and `queue run` tried both every 2 s for good.
+    const big = (await s.dispatch('runs.enqueue', { spec: spec('big', { volume: true, volumeDepth: 22_000 }) })).runIds[0];
+    const next = (await s.dispatch('runs.enqueue', { spec: spec('next', { volume: true }) })).runIds[0];
+    await s.queue.waitFor([big, next]);
+    const r = await s.dispatch('runs.get', { id: big });
+    expect(r.status).toBe('failed');
+    expect(r.error).toMatch(/ENOSPC/);
+    expect(readdirSync(join(disk.dir, 'runs', big))).toEqual([]);
+    expect((await s.dispatch('runs.get', { id: next })).status).toBe('done');
   });
 });
