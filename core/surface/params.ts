@@ -146,7 +146,7 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   const expected = area / hexagonArea(p.spacing);
   if (expected * COUNT_HEADROOM > p.maxParticles) {
     const smallest = Math.sqrt((area * COUNT_HEADROOM) / (hexagonArea(1) * p.maxParticles));
-    // A part thinner than the area grid resolves (a rod 10^4 long and 0.03 thick: 7.7 times its
+    // A part thinner than the area grid resolves (a rod 10^4 long and 0.03 thick: 7.1 times its
     // area) is counted too large: the refusal says the number is uncertain, and why.
     const uncertain = areaResolved ? '' :
       `; but that area is uncertain: the solid is too thin for the grid that measures it (finest step ${finest.toPrecision(3)} within its budget, ` +
