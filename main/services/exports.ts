@@ -218,7 +218,7 @@ export async function exportRun(
       }
       case 'stl-particles':
         if (volumeArtifact(run)) await writeParticleStl(writer, run, spec, onProgress, slabBytes);
-        else await writeSphereStl(writer, inOwnCoordinates(await loadTable(run, spec, writer.signal)), onProgress);
+        else await writeSphereStl(writer, run, inOwnCoordinates(await loadTable(run, spec, writer.signal)), onProgress);
         break;
       case 'stl-solid':
         await writeSolidStl(writer, run, spec, onProgress);
@@ -636,6 +636,13 @@ async function writeSolidStl(writer: SequentialWriter, run: ExportableRun, spec:
 }
 
 /**
+ * The per-particle STL of a run without particles (one stopped before its first): refused, as an
+ * empty file would be no STL at all (an ASCII STL is at least one `solid … endsolid`, and a solid
+ * that is no particle would be counted as one).
+ */
+const NO_PARTICLE_SURFACES = (run: { id: string }, why: string) => `run ${run.id} has no particles (${why}): there are no particle surfaces to write, and an ASCII STL cannot hold none`;
+
+/**
  * One named solid per particle, streamed: a pass for each particle's cut (periodic unwrapping), a
  * pass counting its triangles (fixed-width records, so every solid's place in the file is known),
  * and a pass writing each slice's triangles of each particle into its place.
@@ -648,6 +655,7 @@ async function writeParticleStl(writer: SequentialWriter, run: ExportableRun, sp
     const [nx, ny, nz] = dims;
     let labels = 0;
     await forEachSlab(reader, slabBytes, (slab) => { labels = Math.max(labels, maxOf(slab)); });
+    if (labels === 0) throw new FormatNotApplicable(NO_PARTICLE_SURFACES(run, 'its label volume is all 0'));
     // A volume that declares no periodic sides has none (a surface sampling's solid lies in open
     // space): cutting it at a circular mean would move part of it a frame's width away.
     const periodic = Array.isArray(meta.periodic) ? (meta.periodic as boolean[]) : [false, false, false];
@@ -703,10 +711,11 @@ async function writeParticleStl(writer: SequentialWriter, run: ExportableRun, sp
   }
 }
 
-async function writeSphereStl(writer: SequentialWriter, table: ColumnTable, onProgress: (f: number) => void): Promise<void> {
+async function writeSphereStl(writer: SequentialWriter, run: ExportableRun, table: ColumnTable, onProgress: (f: number) => void): Promise<void> {
   if (!isSphereTable(table)) throw new FormatNotApplicable(`table '${table.name}' is not a sphere table (x, y, z, r) and the run has no label volume, so there are no surfaces to export`);
   const { x, y, z, r } = table.columns;
   const n = rowCount(table);
+  if (n === 0) throw new FormatNotApplicable(NO_PARTICLE_SURFACES(run, `its table '${table.name}' has no rows`));
   // In turns, as writeRows, of at most 256 spheres (5 MB of text): 1,024 at once held the host's thread 0.1-0.2 s.
   const turns = new Turns(256);
   let text = '';

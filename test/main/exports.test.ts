@@ -304,6 +304,25 @@ describe('exportRun', () => {
     await expect(exportRun(voxelRun, 'heightmap-tiff', join(dir, 'x.tif'))).rejects.toThrow(/has no height map artifact/);
   });
 
+  it('refuses the per-particle STL of a run without particles (an ASCII STL holds at least one solid), leaving no file', async () => {
+    // A voxel run stopped before its first particle: a table of no rows, a volume of zeros.
+    const none: ColumnTable = { ...particles, columns: Object.fromEntries(Object.entries(particles.columns).map(([k, c]) => [k, c.subarray(0, 0)])) };
+    writeFileSync(join(dir, 'none.pbt'), encodeTable(none));
+    writeFileSync(join(dir, 'none.pbv'), encodeVolume({ ...volume, labels: new Uint32Array(labels.length) }));
+    const emptyVoxels: ExportableRun = { ...voxelRun, id: 'e1', artifacts: [{ kind: 'table', name: 'particles', path: join(dir, 'none.pbt') }, { kind: 'volume', name: 'labels', path: join(dir, 'none.pbv') }] };
+    await expect(exportRun(emptyVoxels, 'stl-particles', join(dir, 'e1.stl'))).rejects.toThrow("run e1 has no particles (its label volume is all 0): there are no particle surfaces to write, and an ASCII STL cannot hold none");
+    expect(existsSync(join(dir, 'e1.stl'))).toBe(false);
+    const noSpheres: ColumnTable = { ...spheres, columns: Object.fromEntries(Object.entries(spheres.columns).map(([k, c]) => [k, c.subarray(0, 0)])) };
+    writeFileSync(join(dir, 'no-spheres.pbt'), encodeTable(noSpheres));
+    const emptySpheres: ExportableRun = { ...run, id: 'e2', artifacts: [{ kind: 'table', name: 'spheres', path: join(dir, 'no-spheres.pbt') }] };
+    await expect(exportRun(emptySpheres, 'stl-particles', join(dir, 'e2.stl'))).rejects.toThrow("run e2 has no particles (its table 'spheres' has no rows): there are no particle surfaces to write, and an ASCII STL cannot hold none");
+    expect(existsSync(join(dir, 'e2.stl'))).toBe(false);
+    // The whole solid phase of the empty packing is a binary STL of no triangles, which is one.
+    await exportRun(emptyVoxels, 'stl-solid', join(dir, 'e1-solid.stl'));
+    const solid = readFileSync(join(dir, 'e1-solid.stl'));
+    expect([solid.length, solid.readUInt32LE(80)]).toEqual([84, 0]);
+  });
+
   it('says when a voxel format meets a run without a label volume', async () => {
     await expect(exportRun(run, 'vti', join(dir, 'n.vti'))).rejects.toThrow(/has no label volume artifact, which format 'vti' needs/);
     expect(existsSync(join(dir, 'n.vti'))).toBe(false);
