@@ -894,7 +894,7 @@ export class JobQueue {
   }
 
   /**
-   * Resolves when nothing this queue may start is queued and nothing runs (CLI `queue run`), or
+   * Resolves when nothing this queue may start is queued or left by a process that died, and nothing runs (CLI `queue run`), or
    * when the queue closes (Ctrl-C of `queue run` puts its runs back: the queue is not empty then).
    */
   idle(): Promise<void> {
@@ -905,8 +905,10 @@ export class JobQueue {
         this.waiters.delete(finish);
         resolve();
       };
+      // Runs left running by a process on the folder that died (a `queue run` beside this one killed)
+      // are not worked through: the poll re-queues them (recover), then says so (queue.updated).
       const check = () => {
-        if (this.active.size === 0 && !this.nextStartable()) finish();
+        if (this.active.size === 0 && !this.nextStartable() && this.orphans(false).length === 0) finish();
       };
       const off = this.events.on('queue.updated', check);
       // Another process may take the last queued runs: look at the store every poll too.

@@ -510,6 +510,20 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect((await second.dispatch('runs.get', { id: runIds[2] })).status).toBe('done');
   });
 
+  it("idle() (`queue run`) takes up the runs of a process on the folder that died meanwhile, instead of ending with them left running", async () => {
+    const { s, dir } = setup();
+    const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('orphan', { steps: 5 }) });
+    // Another `queue run` on the folder took it, then was killed (kill -9, the OOM killer) after this one opened it.
+    const store = new RunStore(join(dir, 'packbench.db'));
+    expect(store.claim(runIds[0], { host: null, threads: 1, appVersion: 't', owner: `${hostname()}:2147483646` })).toBe(true);
+    store.close();
+    s.queue.start();
+    await s.queue.idle();
+    const r = await s.dispatch('runs.get', { id: runIds[0] });
+    expect(r.status).toBe('done');
+    expect(r.log.join('\n')).toMatch(/interrupted: the process running it ended/);
+  });
+
   it('closing the services puts running runs back in the queue', async () => {
     const t = tempDir();
     dirs.push(t.cleanup);
