@@ -724,7 +724,8 @@ function describeValue(v: unknown): string {
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v)) return `a list of ${v.length}`;
   if (ArrayBuffer.isView(v)) return 'binary data';
-  if (v !== null && typeof v === 'object') return 'an object';
+  // A Date, a Map, ... as the app's IPC (structured clone) carries them.
+  if (v !== null && typeof v === 'object') return isPlainObject(v) ? 'an object' : `a ${Object.prototype.toString.call(v).slice(8, -1)}`;
   return String(v);
 }
 
@@ -855,6 +856,8 @@ export function parseStrict(schema: z.ZodType, value: unknown, prefix: string): 
     // got 2' and 'must have 3 to 3 entries, got 2').
     const named = new Set(issues.map((i) => i.path));
     issues.push(...issuesFrom({ issues: r.error.issues.filter((i) => i.code !== 'unrecognized_keys') } as z.ZodError, prefix).filter((i) => !named.has(i.path)));
+    // Never a refusal without a reason (it returned no data, and the handler ran on undefined).
+    if (!issues.length) issues.push(...issuesFrom(r.error, prefix));
   }
   if (issues.length) throw new ApiError('invalid', invalidMessage(issues), issues);
   return r.data;
@@ -863,7 +866,7 @@ export function parseStrict(schema: z.ZodType, value: unknown, prefix: string): 
 /** `value` without the fields of its plain objects that are set to undefined, at any depth. */
 function withoutUndefined(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutUndefined);
-  if (!isRecord(value) || ![Object.prototype, null].includes(Object.getPrototypeOf(value))) return value;
+  if (!isPlainObject(value)) return value;
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, withoutUndefined(v)]));
 }
 
@@ -912,6 +915,11 @@ function walk(schema: JsonSchema, value: unknown, path: string, w: FieldWalk): v
     return;
   }
   if (w.sweeps && isRecord(value) && Object.hasOwn(value, '$sweep')) return;
+  if (schema.properties && typeof value === 'object' && value !== null && !Array.isArray(value) && !isPlainObject(value)) {
+    // zod takes any of these for an object: binary data's indices as unknown fields (and no data back), an empty one or a Date as all defaults.
+    w.issues.push({ path, message: `must be ${TYPE_WORDS.object}, got ${describeValue(value)}` });
+    return;
+  }
   for (const part of schema.allOf ?? []) walk(part, value, path, w);
   const variants = schema.oneOf ?? schema.anyOf;
   if (variants) {
@@ -958,6 +966,11 @@ export function unknownFieldMessage(key: string, known: readonly string[]): stri
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
+}
+
+/** An object as JSON makes them: not binary data, a Date, a Map or other objects IPC's structured clone carries. */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return isRecord(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v));
 }
 
 /** The candidate `word` was most likely meant to be: same letters in another case, or a few edits away. */

@@ -146,6 +146,17 @@ describe('API contract', () => {
     expect(await rejection('runs.validate', { spec: { ...spec, params: { ...spec.params, stale: undefined, seeds: 2 } } })).toMatchObject({ code: 'invalid', issues: [{ path: 'spec.params.seeds' }] });
   });
 
+  it('refuses binary data, a Date or a Map where an object goes, naming the field', async () => {
+    const spec = JSON.parse(readFileSync(join(root, 'resources', 'examples', 'ballmill-3d.json'), 'utf8')) as { params: Record<string, unknown> };
+    // Over the web host too (typed arrays travel as such), and over IPC a Date or a Map. Binary data failed 'internal' in the engine's checks; an empty one, a Date or a Map passed as the defaults.
+    for (const [vial, got] of [[new Uint8Array(2), 'binary data'], [new Float64Array(0), 'binary data'], [new Date(0), 'a Date'], [new Map(), 'a Map']] as const) {
+      expect(await rejection('runs.validate', { spec: { ...spec, params: { ...spec.params, vial } } })).toMatchObject({
+        code: 'invalid',
+        issues: [{ path: 'spec.params.vial', message: `must be an object { ... }, got ${got}` }],
+      });
+    }
+  });
+
   it('says an unknown field with the other mistakes of the spec at once, not alone', async () => {
     const both = [
       { path: 'spec.params.freezngInterval', message: "unknown field 'freezngInterval' (did you mean 'freezingInterval'?)" },
