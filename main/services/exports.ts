@@ -35,6 +35,10 @@ export interface ExportableRun {
   /** The seed and thread count it ran with (a run is repeated by engine, params, seed and threads): in the results JSON. */
   seed?: number;
   threads?: number;
+  /** How it ended (done, failed, cancelled), its error and log: in the results JSON, a failed run's only account of its failure. */
+  status?: string;
+  error?: string | null;
+  log?: string[];
   params: unknown;
   metrics: Record<string, unknown>;
   series: EngineSeries[];
@@ -55,7 +59,7 @@ export interface ExportFormat {
 }
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = [
-  { id: 'json', stem: 'results', title: 'Results as JSON (engine, seed, threads, params, metrics, series)', extension: 'json', mime: 'application/json', needs: 'results' },
+  { id: 'json', stem: 'results', title: 'Results as JSON (engine, status, error, seed, threads, params, metrics, series, log)', extension: 'json', mime: 'application/json', needs: 'results' },
   { id: 'metrics-csv', stem: 'metrics', title: 'Metrics as CSV (metric, value, unit)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'series-csv', stem: 'series', title: 'Series as CSV (series, x, y)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'csv', stem: 'particles', title: 'Particle table as CSV (spheres: x, y, z, r, type first, then their other columns)', extension: 'csv', mime: 'text/csv', needs: 'table' },
@@ -240,17 +244,20 @@ export async function exportRun(
   return result;
 }
 
-/** Engine, seed, threads, params, metrics and series (their typed arrays, which writeJson writes as plain arrays). */
+/** Engine, how it ended, seed, threads, params, metrics, series (their typed arrays, which writeJson writes as plain arrays) and log. */
 export function runToJson(run: ExportableRun): object {
   return {
     id: run.id,
     name: run.name,
     engine: run.engine,
+    status: run.status,
+    error: run.error,
     seed: run.seed,
     threads: run.threads,
     params: run.params,
     metrics: run.metrics,
     series: run.series.map((s) => ({ name: s.name, kind: s.kind, xLabel: s.xLabel, yLabel: s.yLabel, x: s.x, y: s.y })),
+    log: run.log,
   };
 }
 

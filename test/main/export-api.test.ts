@@ -117,6 +117,19 @@ describe('runs.export', () => {
       message: `run ${running} is cancelled: it kept no artifacts, which format 'csv' needs; its metrics, series and log export as json, metrics-csv, series-csv`,
     });
   });
+
+  it("the results JSON says how the run ended: its status, error and log (a failed run's only account of its failure)", async () => {
+    const [failing] = (await s.dispatch('runs.enqueue', { spec: { engine: 'counter', name: 'fails', seed: 1, params: { steps: 5, stepMs: 0, failAt: 2 } } })).runIds;
+    await s.queue.waitFor([failing]);
+    const run = await s.dispatch('runs.get', { id: failing });
+    expect(run.status).toBe('failed');
+    const json = JSON.parse(new TextDecoder().decode((await s.dispatch('runs.export', { id: failing, format: 'json' })).bytes));
+    expect(json).toMatchObject({ status: 'failed', error: expect.stringContaining('fixture failure at step 2'), log: run.log });
+    expect(run.log.length).toBeGreaterThan(0);
+    // A done run: status done, no error, its log.
+    const done = JSON.parse(new TextDecoder().decode((await s.dispatch('runs.export', { id: runId, format: 'json' })).bytes));
+    expect(done).toMatchObject({ status: 'done', error: null, log: ['counted 2 steps'] });
+  });
 });
 
 describe('runs.saveExport (the app: its save dialog, then the export written there)', () => {
