@@ -85,10 +85,36 @@ async function bundleInto(entry: string, dirs: string[]): Promise<string> {
   throw new Error(`cannot write the worker bundle of ${basename(entry)} to any of: ${failures.join('; ')}`);
 }
 
-async function writeBundle(entry: string, dir: string, externalPackages: boolean): Promise<string> {
+/** An esbuild build whose output stays in memory (outputFiles). */
+type InMemoryBuild = import('esbuild').BuildOptions & { write: false };
+
+/** Restarts of esbuild's service process so far (esbuildBuild). */
+let esbuildRestarts = 0;
+
+/**
+ * esbuild's build, which works in its service process (a child of this one). That process killed (a
+ * `kill -9` of the process under `packbench queue run`) failed this and every later build of the
+ * process, so every run it started; it is started again once, by the first build that finds it gone.
+ */
+async function esbuildBuild(options: InMemoryBuild): Promise<import('esbuild').BuildResult<InMemoryBuild>> {
   // Loaded only here: built apps never bundle at run time, so esbuild stays out of them.
-  const { build } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-  const out = (await build({
+  const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+  const restarts = esbuildRestarts;
+  try {
+    return await esbuild.build(options);
+  } catch (err) {
+    if (!/^The service (was stopped|is no longer running)/.test(err instanceof Error ? err.message : '')) throw err;
+    // Builds that failed with it meanwhile use the one the first started.
+    if (restarts === esbuildRestarts) {
+      esbuildRestarts++;
+      await esbuild.stop();
+    }
+    return esbuild.build(options);
+  }
+}
+
+async function writeBundle(entry: string, dir: string, externalPackages: boolean): Promise<string> {
+  const out = (await esbuildBuild({
     entryPoints: [entry],
     bundle: true,
     platform: 'node',

@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { bundleDirs, runnableEntry, WorkerPool } from '../../main/services/pool';
@@ -62,6 +62,17 @@ describe('queue faults', () => {
     chmodSync(tempDir, 0o777);
     writeFileSync(planted, 'process.exit(99); // code of another user');
     await expect(runnableEntry(COUNTER_WORKER, dirs)).rejects.toThrow(/is not a folder of this user that only it can write/);
+  });
+
+  it.skipIf(process.platform !== 'linux')("makes worker bundles after esbuild's service process was killed (kill -9 of the process under `queue run`): it is started again", async () => {
+    // The service runs once a first bundle is made; then it is killed, as a user ending "a worker" would.
+    await runnableEntry(COUNTER_WORKER, [join(dir(), 'first')]);
+    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    const service = children.map(Number).filter((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'esbuild');
+    expect(service).toHaveLength(1);
+    process.kill(service[0], 'SIGKILL');
+    // Every later bundle of the process failed ('The service is no longer running'): each run of `queue run` at once.
+    await expect(runnableEntry(COUNTER_WORKER, [join(dir(), 'after')])).resolves.toMatch(/counter-worker-.*\.mjs$/);
   });
 
   it('fails a run that cannot start (no bundle folder) with the reason, and goes on with the next', async () => {
