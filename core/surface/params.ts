@@ -146,11 +146,11 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   const expected = area / hexagonArea(p.spacing);
   if (expected * COUNT_HEADROOM > p.maxParticles) {
     const smallest = Math.sqrt((area * COUNT_HEADROOM) / (hexagonArea(1) * p.maxParticles));
-    // A part thinner than the area grid resolves (a rod 10^4 long and 0.03 thick: 7.1 times its
-    // area) is counted too large: the refusal says the number is uncertain, and why.
+    // A part too thin for the finest step the area estimate could take (a blob rod 10^4 long and
+    // 0.003 thick: 1.3 times its area) is counted too large: the refusal says the number is uncertain, and why.
     const uncertain = areaResolved ? '' :
-      `; but that area is uncertain: the solid is too thin for the grid that measures it (finest step ${finest.toPrecision(3)} within its budget, ` +
-      `the box ${thinnest.toPrecision(4)} across its thinnest side), and such a grid counts a thin part's area too large, up to several times, so fewer particles may do`;
+      `; but that area is uncertain: the surface or a part of it is too thin for the grids that measure it (they did not agree within 2 % down to a step of ${finest.toPrecision(3)} within their budget), ` +
+      'and such a grid counts a thin part\'s area too large, up to several times, so fewer particles may do';
     issues.push({
       path: 'spacing',
       message: `the surface (area ${area.toPrecision(4)}) needs about ${Math.round(expected)} particles at spacing ${p.spacing}; with maxParticles ${p.maxParticles} the spacing must be ≥ ${smallest.toPrecision(4)} (or raise maxParticles)${uncertain}`,

@@ -6,6 +6,7 @@
 import type { LabelVolume, ParamsIssue } from '../common/engine';
 import { implicitFunction, type ImplicitFunction, type ImplicitSurface } from './implicit';
 import { Kept } from '../common/kept';
+import { Random } from '../common/random';
 
 /** Grid nodes per axis when a blobby object's box is tightened by sampling. */
 const BOUNDS_SAMPLES = 48;
@@ -164,12 +165,12 @@ function areaStep(fn: ImplicitFunction, bounds: Float64Array): number {
 
 /** Terms of F the narrow band may evaluate beyond the grid's (AREA_MAX_TERMS): about 0.5 s more for a primitive. */
 const AREA_REFINE_TERMS = 1 << 23;
+/** A level of the narrow band takes at most this share of AREA_REFINE_TERMS, so that 8 levels fit:
+ *  beyond it, a random sample of its cells stands for them all (a blob rod 10^4 long and 0.03 thick
+ *  needs 7 levels below its grid's step of 0.175, where it has 3·10^8 cells). */
+const AREA_LEVEL_SHARE = 1 / 8;
 /** Relative change between two levels of the narrow band below which its estimate has converged. */
 const AREA_CONVERGED = 0.02;
-/** Steps across the box's thinnest side from which an estimate that did not converge is still taken
- *  as resolved: the kernels of a solid's two sides (1.5 steps each) overlap under 3 (a flat ellipsoid
- *  (1, 1, 0.03) at 10 steps: +2.1 %; a torus of tube 0.005 R at 10 steps of the band: +1.6 %). */
-const AREA_RESOLVED_STEPS = 4;
 /** A cell of the narrow band is halved while its centre lies within this many of its sides of the
  *  surface (|F|/|∇F|): a descendant's centre within the finest kernel (1.5 of its sides, at most 0.75 of
  *  this cell's) is within √3/2 + 0.75 = 1.62 sides of it; 2.4 leaves room for the first-order distance. */
@@ -193,25 +194,26 @@ function kernel(t: number): number {
  * same nodes: with 60 steps along the longest side a torus of tube radius 0.02 R measured 96 % too
  * large, a flat ellipsoid (1, 1, 0.03) 14 % (the finer steps across the thinnest side: 4 and 1 %).
  *
- * Where the budget left the grid fewer than AREA_STEPS_ACROSS_THINNEST steps across the box's
- * thinnest side (a torus of tube 0.005 R: +19 % on the grid alone), a narrow band refines it: the
- * grid's cells near the surface are halved level by level, each level an estimate from its cells'
- * centres with the kernel 1.5 of its cells wide, until two levels agree within AREA_CONVERGED or the
- * next would pass AREA_REFINE_TERMS (that torus: +1.6 %). `resolved` is false when they did not
- * agree (or no level fitted) and the finest step is over a quarter of the box's thinnest side
- * (AREA_RESOLVED_STEPS): the area is then uncertain, usually too large (a blob rod 10^4 long and
- * 0.03 thick: 7.1 times). `step` is the finest step taken. Other boxes keep the grid's estimate
- * (round solids: the same number as before the band). `narrowBand: false` keeps the grid's estimate
- * always: the editor's preview, on the page's thread, needs only a rough spacing, and the band costs
- * a thin torus up to a second there.
+ * A narrow band then checks and refines it, whatever the box: the grid's cells near the surface are
+ * halved level by level, each level an estimate from its cells' centres with the kernel 1.5 of its
+ * cells wide, until two levels agree within AREA_CONVERGED; the finer is the area. Where a level has
+ * more cells than AREA_LEVEL_SHARE of AREA_REFINE_TERMS allows, a random sample of them (seeded: the
+ * same area on every host), each counted for the cells it stands for. A torus of tube 0.005 R: +19 %
+ * on the grid, which the budget leaves 2.5 steps across the tube, +1.1 % after the band; a filament
+ * 0.03 thick beside a sphere blob, in a box whose thinnest side the grid crosses in 16 steps: +32 %,
+ * +1.3 %; a blob rod 10^4 long and 0.03 thick: 7.1 times, +1.0 %; a sphere +0.1 %, +0.04 %.
+ * `resolved` is false when no two levels agreed within the budget: the area is then uncertain,
+ * usually too large. `step` is the finest step taken. `narrowBand: false` keeps the grid's estimate:
+ * the editor's preview, on the page's thread, needs only a rough spacing, and the band costs a thin
+ * torus up to a second there.
  */
 export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narrowBand = true } = {}): { area: number; resolved: boolean; step: number } {
   const h = areaStep(fn, bounds);
   const eps = 1.5 * h, g = new Float64Array(3);
   const n = [0, 1, 2].map((a) => Math.ceil((bounds[a + 3] - bounds[a]) / h) + 4);
   const o = [0, 1, 2].map((a) => (bounds[a] + bounds[a + 3]) / 2 - (n[a] * h) / 2);
-  const thinnest = Math.min(bounds[3] - bounds[0], bounds[4] - bounds[1], bounds[5] - bounds[2]);
-  const refine = narrowBand && h > thinnest / AREA_STEPS_ACROSS_THINNEST;
+  // Also in a box the grid resolves: a thin part inside it (a filament of a blobby object) is not.
+  const refine = narrowBand;
   // With refinement, the distances of two planes of nodes, and the lower corners of the cells between
   // them with a node within the band.
   const plane = (n[0] + 1) * (n[1] + 1);
@@ -244,30 +246,38 @@ export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narro
   }
   const coarse = sum * h * h * h;
   if (!cells) return { area: coarse, resolved: true, step: h };
-  // Level by level: each cell of the band into 8 of half its side, their centres' kernels the level's
-  // estimate, those within the band the next level's cells.
-  let area = coarse, side = h, spent = 0;
-  while (count > 0 && spent + 8 * count <= budget) {
+  // Level by level: each cell of the band (or of a sample of it, each standing for 1/share cells) into
+  // 8 of half its side, their centres' kernels the level's estimate, those within the band the next
+  // level's cells.
+  let area = coarse, side = h, spent = 0, weight = 1;
+  const random = new Random(1);
+  while (count > 0) {
+    const share = Math.min(1, (AREA_LEVEL_SHARE * budget) / (8 * count));
+    if (spent + 8 * count * share > budget) break;
     const half = side / 2, e = 1.5 * half;
-    let next = new Float64Array(3 * Math.max(1024, 8 * count)), kept = 0, level = 0;
-    for (let c = 0; c < count; c++) for (let q = 0; q < 8; q++) {
-      const x = cells[3 * c] + (q & 1) * half, y = cells[3 * c + 1] + ((q >> 1) & 1) * half, z = cells[3 * c + 2] + (q >> 2) * half;
-      const F = fn.valueAndGradient(x + half / 2, y + half / 2, z + half / 2, g);
-      const gl = Math.hypot(g[0], g[1], g[2]);
-      const s = gl > 0 ? Math.abs(F) / gl : Infinity;
-      if (s < e) level += kernel(s / half) / half;
-      if (!(s < BAND_SIDES * half)) continue;
-      if (3 * kept + 3 > next.length) next = grow(next);
-      next[3 * kept] = x; next[3 * kept + 1] = y; next[3 * kept + 2] = z;
-      kept++;
+    let next = new Float64Array(3 * Math.max(1024, Math.ceil(8 * count * share))), kept = 0, level = 0;
+    for (let c = 0; c < count; c++) {
+      if (share < 1 && random.next() >= share) continue;
+      spent += 8;
+      for (let q = 0; q < 8; q++) {
+        const x = cells[3 * c] + (q & 1) * half, y = cells[3 * c + 1] + ((q >> 1) & 1) * half, z = cells[3 * c + 2] + (q >> 2) * half;
+        const F = fn.valueAndGradient(x + half / 2, y + half / 2, z + half / 2, g);
+        const gl = Math.hypot(g[0], g[1], g[2]);
+        const s = gl > 0 ? Math.abs(F) / gl : Infinity;
+        if (s < e) level += kernel(s / half) / half;
+        if (!(s < BAND_SIDES * half)) continue;
+        if (3 * kept + 3 > next.length) next = grow(next);
+        next[3 * kept] = x; next[3 * kept + 1] = y; next[3 * kept + 2] = z;
+        kept++;
+      }
     }
-    spent += 8 * count;
-    const estimate = level * half * half * half;
+    weight /= share;
+    const estimate = weight * level * half * half * half;
     const change = Math.abs(estimate - area) / estimate;
     area = estimate; side = half; cells = next; count = kept;
     if (change < AREA_CONVERGED) return { area, resolved: true, step: side };
   }
-  return { area, resolved: thinnest >= AREA_RESOLVED_STEPS * side, step: side };
+  return { area, resolved: false, step: side };
 }
 
 /** A copy of `a` twice as long. */

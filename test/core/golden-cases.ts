@@ -105,7 +105,7 @@ export const GOLDEN: Record<string, string> = {
   'stacking 3D sieve curve in a cylinder': '9764d96332fc851326fd2af14a33226ba01374a4beb56675bd87e3e6858f3ef5',
   'ballmill 2D constant restitution, hashed grid': '42bea4cba56da652b00ba527a875e0fe3121c20d072bb301ddd34aa3fa720cbe',
   'ballmill 3D Hertz restitution, cell space': '4a7610284179a535fd5f57c4be65a5d82178302912c29cb3a96b6553e299c4a9',
-  'surface superquadric': '447ebfc3a43a7bf6023a53671465aa4096fa24b80614539d39814ce1be7421c5',
-  'surface blobby': 'fdebd3c297ac5c1f639575f43734708b81451f4985cef22917ab2cba45f2f24a',
+  'surface superquadric': 'a2ffc188dcb73e866bf010ee8042cc6b6adb140fe3e6e15bfe03ee5f094537cc',
+  'surface blobby': '67bb8cda490e6f348f049a8d527c38c76ddb8206992b08b114e1bea4cc4bb492',
   'analysis of a random sphere packing': 'b8cda0881b25fca6bb2e08201254321a3feb67768c3ab38e2acf4829701dc05e',
 };
