@@ -9,6 +9,7 @@ import PlotPanel from '../../renderer/src/components/PlotPanel.vue';
 import { PagedRuns } from '../../renderer/src/workspaces/history/pagedRuns';
 import { compareRows, distinctNames, flatten } from '../../renderer/src/workspaces/history/compare';
 import { draft } from '../../renderer/src/stores/draft';
+import { dispatchShortcut } from '../../renderer/src/stores/shortcuts';
 import { status } from '../../renderer/src/stores/status';
 import { toasts } from '../../renderer/src/stores/toasts';
 
@@ -507,6 +508,18 @@ describe('HistoryWorkspace', () => {
     await w.find('[data-testid="history-delete-confirm"]').trigger('click');
     await settle();
     expect(api.calls.find((c) => c.method === 'runs.delete')!.params).toEqual({ id: 'r29' });
+  });
+});
+
+describe('HistoryWorkspace from the keyboard', () => {
+  it('asks before deleting with the focus on Keep, so that the answer is a key away', async () => {
+    const { api, w } = await mountHistory();
+    await w.find('[data-testid="history-row-r29"]').trigger('click');
+    dispatchShortcut(new KeyboardEvent('keydown', { key: 'Delete' }));
+    await settle();
+    expect(w.find('[data-testid="history-confirm-delete"]').exists()).toBe(true);
+    expect((document.activeElement as HTMLElement | null)?.dataset.testid).toBe('history-delete-keep');
+    expect(api.calls.some((c) => c.method === 'runs.delete')).toBe(false);
   });
 });
 
