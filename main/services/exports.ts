@@ -59,7 +59,7 @@ export interface ExportFormat {
 }
 
 export const EXPORT_FORMATS: readonly ExportFormat[] = [
-  { id: 'json', stem: 'results', title: 'Results as JSON (engine, status, error, seed, threads, params, metrics, series, log)', extension: 'json', mime: 'application/json', needs: 'results' },
+  { id: 'json', stem: 'results', title: 'Results as JSON (engine, status, error, seed, threads, params, metrics and their units, series, log)', extension: 'json', mime: 'application/json', needs: 'results' },
   { id: 'metrics-csv', stem: 'metrics', title: 'Metrics as CSV (metric, value, unit)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'series-csv', stem: 'series', title: 'Series as CSV (series, x, y)', extension: 'csv', mime: 'text/csv', needs: 'results' },
   { id: 'csv', stem: 'particles', title: 'Particle table as CSV (spheres: x, y, z, r, type first, then their other columns)', extension: 'csv', mime: 'text/csv', needs: 'table' },
@@ -83,13 +83,19 @@ const APPLIES_TO: Record<ExportNeed, string> = {
 };
 
 /**
- * metric, value and the unit its engine declares (J, s, 1/s …; empty for counts, text, and engines
- * this build does not know), as it applies to the run (an area in a 2D run): a table read away from
+ * Each metric's unit as its engine declares it (J, s, 1/s …; empty for counts, text, and engines
+ * this build does not know), as it applies to the run (an area in a 2D run): a file read away from
  * the app must say what its numbers measure.
  */
-function metricsCsv(run: ExportableRun): string {
+function metricUnits(run: ExportableRun): Record<string, string> {
   const info = metricInfo(run.engine);
-  return 'metric,value,unit\n' + Object.entries(run.metrics).map(([k, v]) => `${csvText(k)},${csvText(String(v))},${csvText(metricUnitIn(info[k], run.params))}\n`).join('');
+  return Object.fromEntries(Object.keys(run.metrics).map((k) => [k, metricUnitIn(info[k], run.params)]));
+}
+
+/** metric, value and unit (metricUnits). */
+function metricsCsv(run: ExportableRun): string {
+  const units = metricUnits(run);
+  return 'metric,value,unit\n' + Object.entries(run.metrics).map(([k, v]) => `${csvText(k)},${csvText(String(v))},${csvText(units[k])}\n`).join('');
 }
 
 /** Whether a format writes the run's series (the others export the same without them). */
@@ -244,7 +250,7 @@ export async function exportRun(
   return result;
 }
 
-/** Engine, how it ended, seed, threads, params, metrics, series (their typed arrays, which writeJson writes as plain arrays) and log. */
+/** Engine, how it ended, seed, threads, params, metrics and their units, series (their typed arrays, which writeJson writes as plain arrays) and log. */
 export function runToJson(run: ExportableRun): object {
   return {
     id: run.id,
@@ -256,6 +262,8 @@ export function runToJson(run: ExportableRun): object {
     threads: run.threads,
     params: run.params,
     metrics: run.metrics,
+    // The units of the metrics that have one (metricUnits), as the metrics CSV gives them.
+    metricUnits: Object.fromEntries(Object.entries(metricUnits(run)).filter(([, unit]) => unit)),
     series: run.series.map((s) => ({ name: s.name, kind: s.kind, xLabel: s.xLabel, yLabel: s.yLabel, x: s.x, y: s.y })),
     log: run.log,
   };

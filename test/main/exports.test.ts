@@ -113,6 +113,14 @@ describe('exportRun', () => {
     expect(back.series[0]).toMatchObject({ name: 'g(r)', x: [1, 2], y: [0.5, 1] });
   });
 
+  it("the results JSON gives each metric's unit, as the metrics CSV does, for the run (an area in 2D)", async () => {
+    const out = join(dir, 'units.json');
+    await exportRun({ ...run, engine: 'ballmill', params: { dim: 2 }, metrics: { dissipatedEnergy: 1.5, eventsPerSecond: 2e5, collisions: 3, solidFraction: 0.2, stopReason: 'duration' } }, 'json', out);
+    expect(JSON.parse(readFileSync(out, 'utf8')).metricUnits).toEqual({ dissipatedEnergy: 'J', eventsPerSecond: '1/s', solidFraction: 'fraction' });
+    await exportRun({ ...run, engine: 'stacking', params: { dim: 2 }, metrics: { regionVolume: 4 } }, 'json', out);
+    expect(JSON.parse(readFileSync(out, 'utf8')).metricUnits).toEqual({ regionVolume: 'length units²' });
+  });
+
   it('writes the results JSON as JSON.stringify(…, null, 1) wrote it, byte for byte, its series in parts', async () => {
     // The old writer: the whole run as one stringify of plain arrays (0.9 s of the host's thread for a 2,000,000-point series).
     const odd = Float64Array.from([0, -0, 1.5, 1e21, 1e-7, NaN, Infinity, -Infinity, 123456789.123, 5e-324]);
@@ -130,7 +138,8 @@ describe('exportRun', () => {
     await exportRun(many, 'json', out, (f) => fractions.push(f));
     const plain = { ...many, artifacts: undefined, series: many.series.map((s) => ({ name: s.name, kind: s.kind, xLabel: s.xLabel, yLabel: s.yLabel, x: Array.from(s.x), y: Array.from(s.y) })) };
     const { id, name, engine, seed, threads, params, metrics, series } = plain;
-    expect(readFileSync(out, 'utf8')).toBe(JSON.stringify({ id, name, engine, seed, threads, params, metrics, series }, null, 1) + '\n');
+    // (metricUnits: the stacking engine declares no 'porosity'.)
+    expect(readFileSync(out, 'utf8')).toBe(JSON.stringify({ id, name, engine, seed, threads, params, metrics, metricUnits: {}, series }, null, 1) + '\n');
     // Written in parts, each said: 140,020 numbers are more than one turn's.
     expect(fractions.filter((f) => f < 1).length).toBeGreaterThan(1);
     expect(fractions.at(-1)).toBe(1);
