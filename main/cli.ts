@@ -363,6 +363,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     const s = open(o);
     try {
       return await fn(s);
+    } catch (err) {
+      // A folder that cannot be written (a full disk) is opened read-only, where a write fails as
+      // 'read-only' (SQLITE_READONLY) whatever the reason: said with the reason.
+      const refused = err instanceof ApiError ? err.code === 'unavailable' : storageFault(err) !== null;
+      if (!o.readOnly && s.readOnlyBecause !== null && refused) {
+        throw new CliError(`the data folder cannot be written (${s.readOnlyBecause}): nothing was stored; make it writable or free space, then try again`, 3);
+      }
+      throw err;
     } finally {
       await s.close();
     }

@@ -451,6 +451,30 @@ describe('packbench CLI', () => {
     }
   });
 
+  it("a command that writes on a full disk says the disk is full, not that the folder is read-only; exit 3, nothing stored", async (ctx) => {
+    const disk = smallDisk(4096);
+    if (!disk) return ctx.skip();
+    try {
+      const spec = writeJson('full-disk.json', smallSpec('full disk'));
+      expect((await cliIn(disk.dir, 'queue', 'add', spec)).code).toBe(0);
+      try {
+        writeFileSync(join(disk.dir, 'filler'), Buffer.alloc(8 << 20));
+      } catch {
+        // the disk is full now: what this test wants
+      }
+      // Opened read-only for it, the folder refused the write as read-only (SQLITE_READONLY): the user looked at permissions.
+      for (const args of [['queue', 'add', spec], ['run', spec]]) {
+        const r = await cliIn(disk.dir, '--json', ...args);
+        expect(r.code).toBe(3);
+        expect(JSON.parse(r.stdout).error.message).toMatch(/^the data folder cannot be written \(the disk of the data folder is full( or failing)? \(SQLITE_\w+\)\): nothing was stored; make it writable or free space, then try again$/);
+        noStack(r);
+      }
+      expect(JSON.parse((await cliIn(disk.dir, '--json', 'runs', 'list')).stdout).total).toBe(1);
+    } finally {
+      disk.cleanup();
+    }
+  });
+
   it('queue run on a read-only folder with queued runs exits 3 saying why, instead of retrying its first run forever', async (ctx) => {
     const folder = tempDir('packbench-cli-ro-');
     try {
