@@ -101,23 +101,6 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
     if (state === 'uniform') { stopReason = 'uniform'; break; }
   }
   const samplingMs = performance.now() - t1;
-  if (stopReason === 'maxIterations') {
-    // Its status is 'done' (the sampling is valid, only not as even as asked): stopReason alone,
-    // among the metrics, is easy to miss in a batch.
-    const off = 100 * (sampler.meanNearest / p.spacing - 1);
-    const isolated = sampler.isolated > 0 ? `, ${sampler.isolated} particles with no neighbour within 3σ` : '';
-    const spacing = `nearest-neighbour CV ${sampler.nearestCV.toPrecision(3)} (stop.targetCV ${st.targetCV}), ` +
-      `mean spacing ${off.toFixed(2)} % off (stop.spacingTolerance ${Number((100 * st.spacingTolerance).toPrecision(6))} %)${isolated}`;
-    const worst = sampler.maxSurfaceResidual(), tolerance = rule.tolerance(sampler);
-    // Evenly spaced but held back by particles off the surface: more iterations do not help there
-    // (near a sharp superquadric's edges they stay off however long it runs), so say what does.
-    if (sampler.isUniform(st.targetCV, st.spacingTolerance) && worst > tolerance) {
-      ctx.log(`not uniform at stop.maxIterations = ${st.maxIterations}: evenly spaced (${spacing}), but a particle lies ${worst.toPrecision(3)} from the surface, over stop.surfaceTolerance × spacing = ${tolerance.toPrecision(3)} ` +
-        '(offSurfaceParticles says how many): particles near sharp edges and tips stay off it however long the run; raise stop.surfaceTolerance to accept them');
-    } else {
-      ctx.log(`not uniform at stop.maxIterations = ${st.maxIterations}: ${spacing}; raise stop.maxIterations for the sampling to go on`);
-    }
-  }
   const frame = sampleFrame(bounds);
   // Not for a cancelled run, whose artifacts the worker drops: at 400 voxels across the solid took
   // 2 s after the cancel. It reports its planes and stops at a cancel (minutes on a large blobby
@@ -132,7 +115,11 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
   }
   // With a volume the frame is its box (whole voxels), so that table and volume line up.
   if (volume) for (let a = 0; a < 3; a++) frame.size[a] = volume.dims[a] * volume.voxelSize;
+  // Whether the stop rule last measured an even spacing (finish() measures the moved particles anew).
+  const evenWhenMeasured = sampler.isUniform(st.targetCV, st.spacingTolerance);
   const result = finish(sampler, p, area, frame);
+  // After finish(): the numbers the results hold (the particles moved once after the stop rule measured them).
+  if (stopReason === 'maxIterations') logNotUniform(sampler, result.metrics, evenWhenMeasured, st, rule, ctx);
   const x = Float64Array.from(its);
   return {
     cancelled,
@@ -151,6 +138,28 @@ function sampleWith(sampler: SurfaceSampler, p: SurfaceParams, ctx: EngineContex
     ],
     artifacts: volume ? [result.table, volume] : [result.table],
   };
+}
+
+/**
+ * The log line of a run that ended at stop.maxIterations before it was uniform, with the results'
+ * nearest-neighbour CV, spacing error and surface residual against their targets (metrics `m`; `s`
+ * as finish() left it, its neighbours at the final positions): its status is 'done' (the sampling
+ * is valid, only not as even as asked), and stopReason alone, among the metrics, is easy to miss in
+ * a batch. `evenWhenMeasured`: the stop rule's last measure of the spacing met the targets.
+ */
+function logNotUniform(s: SurfaceSampler, m: Record<string, number>, evenWhenMeasured: boolean, st: SurfaceParams['stop'], rule: UniformStop, ctx: EngineContext): void {
+  const isolated = s.isolated > 0 ? `, ${s.isolated} particles with no neighbour within 3σ` : '';
+  const spacing = `nearest-neighbour CV ${m.nearestNeighbourCV.toPrecision(3)} (stop.targetCV ${st.targetCV}), ` +
+    `mean spacing ${(100 * m.spacingError).toFixed(2)} % off (stop.spacingTolerance ${Number((100 * st.spacingTolerance).toPrecision(6))} %)${isolated}`;
+  const worst = m.maxSurfaceResidual, tolerance = rule.tolerance(s);
+  // Evenly spaced but held back by particles off the surface: more iterations do not help there
+  // (near a sharp superquadric's edges they stay off however long it runs), so say what does.
+  if (evenWhenMeasured && worst > tolerance) {
+    ctx.log(`not uniform at stop.maxIterations = ${st.maxIterations}: evenly spaced when the stop rule last measured it (the results, moved once since: ${spacing}), but a particle lies ${worst.toPrecision(3)} from the surface, over stop.surfaceTolerance × spacing = ${tolerance.toPrecision(3)} ` +
+      '(offSurfaceParticles says how many): particles near sharp edges and tips stay off it however long the run; raise stop.surfaceTolerance to accept them');
+  } else {
+    ctx.log(`not uniform at stop.maxIterations = ${st.maxIterations}: ${spacing}; raise stop.maxIterations for the sampling to go on`);
+  }
 }
 
 /**

@@ -216,6 +216,11 @@ describe('surface engine', () => {
     const r = run({ spacing: 0.1, stop: { maxIterations: 5, window: 5 }, voxelsAcross: 0 }, { ...ctx(), log: (m) => { logs.push(m); } });
     expect(r.metrics.stopReason).toBe('maxIterations');
     expect(logs).toEqual([expect.stringMatching(/^not uniform at stop\.maxIterations = 5: nearest-neighbour CV 0\.\d+ \(stop\.targetCV 0\.08\), mean spacing -?\d+\.\d+ % off \(stop\.spacingTolerance 2 %\).*; raise stop\.maxIterations/)]);
+    // Its numbers are the results' (the particles moved once after the stop rule measured them): it
+    // said CV 0.350 and -11.95 % at spacing 0.05 while the metrics said 0.221 and +0.29 %.
+    const [, cv, offBy] = /CV ([\d.]+) .*mean spacing (-?[\d.]+) % off/.exec(logs[0])!;
+    expect(cv).toBe((r.metrics.nearestNeighbourCV as number).toPrecision(3));
+    expect(offBy).toBe((100 * (r.metrics.spacingError as number)).toFixed(2));
     const uniform: string[] = [];
     expect(run({ spacing: 0.1, voxelsAcross: 0 }, { ...ctx(), log: (m) => { uniform.push(m); } }).metrics.stopReason).toBe('uniform');
     expect(uniform).toEqual([]);
@@ -230,7 +235,7 @@ describe('surface engine', () => {
     expect(logs.some((m) => m.includes('stop.surfaceTolerance'))).toBe(true);
     // Its last line told the user to raise stop.maxIterations, with a CV and spacing both within
     // their targets: the particles off the edges stay off however long it runs.
-    expect(logs.at(-1)).toMatch(/^not uniform at stop\.maxIterations = 300: evenly spaced \(nearest-neighbour CV .*\), but a particle lies 0\.0\d+ from the surface, over stop\.surfaceTolerance × spacing = 0\.00500 .*; raise stop\.surfaceTolerance to accept them$/);
+    expect(logs.at(-1)).toMatch(/^not uniform at stop\.maxIterations = 300: evenly spaced when the stop rule last measured it \(the results, moved once since: nearest-neighbour CV .*\), but a particle lies 0\.0\d+ from the surface, over stop\.surfaceTolerance × spacing = 0\.00500 .*; raise stop\.surfaceTolerance to accept them$/);
     // The residuals recomputed from the table, in the surface's coordinates.
     const t = r.artifacts[0] as ColumnTable, off = t.meta!.offset as number[], fn = implicitFunction(implicitSurfaceSchema.parse(sharp({}).surface));
     const g = new Float64Array(3), { x, y, z } = t.columns as Record<string, Float64Array>;
