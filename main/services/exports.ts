@@ -537,13 +537,19 @@ function boundingBox(table: ColumnTable, radius: Float64Array | Float32Array): [
 /**
  * Label width of a run's volume at `path`: a packing's labels (volume 'labels', particle index + 1)
  * from its particle count when it has a table, else (a surface's solid, 0 and 1, whatever its
- * particle count) by reading the labels once.
+ * particle count) by reading the labels once. The count is the table's header's: the table itself
+ * can be larger than a volume export should read (and than readFile reads: 2 GiB, a 2048³ packing's).
  */
 async function volumeDtype(run: ExportableRun, path: string, reader: VolumeReader, slabBytes: number): Promise<LabelDtype> {
   const tableArtifact = run.artifacts.find((a) => a.kind === 'table' && a.name === 'particles');
   const particleLabels = run.artifacts.some((a) => a.kind === 'volume' && a.name === 'labels' && a.path === path);
-  if (tableArtifact && particleLabels) return labelDtype(rowCount(await readTableFile(tableArtifact.path, reader.signal)));
-  return scannedDtype(reader, slabBytes);
+  if (!tableArtifact || !particleLabels) return scannedDtype(reader, slabBytes);
+  const table = await openTable(tableArtifact.path, reader.signal);
+  try {
+    return labelDtype(table.header.rows);
+  } finally {
+    await table.close();
+  }
 }
 
 async function scannedDtype(reader: VolumeReader, slabBytes: number): Promise<LabelDtype> {

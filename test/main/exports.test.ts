@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeTable, encodeVolume } from '../../core/io/container';
+import { encodeHeader, encodeTable, encodeVolume, TABLE_MAGIC } from '../../core/io/container';
 import { sphereCsvToTable } from '../../core/io/csv';
 import { parseDump } from '../../core/io/lammps';
 import { parseStl } from '../../core/io/mesh';
@@ -249,6 +249,21 @@ describe('exportRun', () => {
     const t = decodeTiffStack(new Uint8Array(readFileSync(join(dir, 'big.tif'))));
     expect(t.bitsPerSample).toBe(32);
     expect(Array.from(t.labels)).toEqual(Array.from(big.labels));
+  });
+
+  it("takes a packing's label width from its particle table's header: a table over 2 GiB (readFile's limit) does not stop its volume's export", async () => {
+    // 300,000,000 rows of x (a 2048³ packing of small particles has tens of millions): 2.4 GB, sparse on disk.
+    const rows = 300_000_000;
+    const path = join(dir, 'huge.pbt');
+    const head = encodeHeader(TABLE_MAGIC, { rows, columns: [{ name: 'x', dtype: 'float64', byteOffset: 0 }], meta: {} });
+    writeFileSync(path, head);
+    truncateSync(path, head.length + 8 * rows);
+    const huge: ExportableRun = { ...voxelRun, artifacts: [{ kind: 'table', name: 'particles', path }, voxelRun.artifacts[1]] };
+    await exportRun(huge, 'vti', join(dir, 'huge.vti'));
+    // More particles than 16 bits count: 32-bit labels, those of the volume.
+    const back = decodeVti(new Uint8Array(readFileSync(join(dir, 'huge.vti'))));
+    expect(back.dtype).toBe('uint32');
+    expect(Array.from(back.labels)).toEqual(Array.from(labels));
   });
 
   it('writes the solid phase as one watertight STL that voxelises back to the packing, and each particle as a named closed solid', async () => {
