@@ -344,7 +344,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   const globals = (): GlobalOptions => program.opts<GlobalOptions>();
   const dataDir = () => {
-    const dir = resolve(globals().data ?? defaultDataDir());
+    const given = globals().data;
+    // Resolved, an empty one (a script's unset variable: --data "$DATA") was the current folder: runs
+    // were stored where neither the app nor the script looks.
+    if (given?.trim() === '') throw new CliError(`--data is empty; give the data folder, or leave --data out for the app's (${defaultDataDir()})`, 2);
+    const dir = resolve(given ?? defaultDataDir());
     // A file given as the folder: read-only commands would list nothing and 'runs show' say 'no run'.
     if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) throw new CliError(`--data ${dir} is a file; give the data folder (it is created when missing)`, 2);
     return dir;

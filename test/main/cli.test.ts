@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../main/cli';
+import { defaultDataDir } from '../../main/services/datadir';
 import { openServices } from '../../main/services/services';
 import { RunStore, SCHEMA_VERSION } from '../../main/services/store';
 import { makeReadOnly, smallDisk } from './faults';
@@ -153,6 +154,15 @@ describe('packbench CLI', () => {
       expect(r, args.join(' ')).toBe(2);
     }
     expect(stderr).toContain(`packbench: --data ${file} is a file; give the data folder`);
+  });
+
+  it("refuses an empty --data (a script's unset variable: --data \"$DATA\"), instead of taking the current folder as the data folder", async () => {
+    for (const data of ['', ' ']) {
+      let stderr = '';
+      const r = await main(['--data', data, 'runs', 'list'], { stdout: () => {}, stderr: (s) => void (stderr += s), stderrIsTTY: false });
+      expect(r).toBe(2);
+      expect(stderr).toBe(`packbench: --data is empty; give the data folder, or leave --data out for the app's (${defaultDataDir()})\n`);
+    }
   });
 
   it('reads a spec that starts with a UTF-8 byte order mark', async () => {
