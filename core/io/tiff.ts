@@ -80,6 +80,10 @@ function imageJDescription(nz: number, voxelSize: number, o: TiffOptions): strin
  */
 function rational(x: number): [number, number] {
   const MAX = 0xffffffff;
+  // Beyond these the nearest rational is another size (a 1.64e-10 voxel read back as 2.33e-10): refused, not written.
+  if (!(x <= MAX && x >= 1 / MAX)) {
+    throw new RangeError(`a voxel of ${1 / x} length units is ${x > MAX ? 'smaller' : 'larger'} than a TIFF resolution holds (pixels per unit as two 32-bit integers: voxels from ${1 / MAX} to ${MAX}): readers would take another size; export vti or raw, whose spacing is exact`);
+  }
   if (x >= 1) {
     const den = Math.max(1, Math.floor(MAX / x));
     return [Math.min(MAX, Math.round(x * den)), den];

@@ -603,7 +603,7 @@ async function writeVolume(
       tail = vtiTail();
     } else if (format === 'tiff') {
       const values = volume === 'heightmap' ? { offset: 0, scale: voxelSize, unit } : undefined;
-      const layout = tiffLayout(dims, voxelSize, dtype, { unit, values, origin });
+      const layout = asNotApplicable(() => tiffLayout(dims, voxelSize, dtype, { unit, values, origin }));
       await writer.write(layout.head);
       tail = layout.tail;
     }
@@ -622,6 +622,18 @@ async function writeVolume(
     }
   } finally {
     await reader.close();
+  }
+}
+
+/**
+ * What a format cannot hold of a run (a RangeError of its writer: a TIFF's resolution or 4 GiB page)
+ * as FormatNotApplicable: another format is the caller's choice (the CLI's exit 2).
+ */
+function asNotApplicable<T>(write: () => T): T {
+  try {
+    return write();
+  } catch (err) {
+    throw err instanceof RangeError ? new FormatNotApplicable(err.message) : err;
   }
 }
 

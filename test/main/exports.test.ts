@@ -18,7 +18,7 @@ import { voxelEngine, voxelParamsSchema } from '../../core/voxel/index';
 import { surfaceEngine } from '../../core/surface/index';
 import { stackingEngine } from '../../core/stacking/index';
 import { surfaceParamsSchema } from '../../core/surface/params';
-import { EXPORT_FORMATS, exportFileName, exportForDownload, exportRun, type ExportableRun } from '../../main/services/exports';
+import { EXPORT_FORMATS, exportFileName, exportForDownload, exportRun, FormatNotApplicable, type ExportableRun } from '../../main/services/exports';
 
 let dir: string;
 let run: ExportableRun;
@@ -345,6 +345,25 @@ describe('exportRun', () => {
     await exportRun(emptyVoxels, 'stl-solid', join(dir, 'e1-solid.stl'));
     const solid = readFileSync(join(dir, 'e1-solid.stl'));
     expect([solid.length, solid.readUInt32LE(80)]).toEqual([84, 0]);
+  });
+
+  it("refuses a TIFF whose voxel its resolution tag cannot hold (a nanometre solid in metres), which Fiji would read at another size", async () => {
+    // A 5 nm sphere sampled 64 voxels across, in metres: voxels of 1.64e-10. XResolution is pixels per
+    // unit as two 32-bit integers, at most 4294967295 / 1: a pixel of 2.33e-10 at the least.
+    const nano = { ...volume, voxelSize: 1.640625e-10 };
+    writeFileSync(join(dir, 'nano.pbv'), encodeVolume(nano));
+    const nanoRun: ExportableRun = { ...run, id: 'n1', artifacts: [{ kind: 'volume', name: 'solid', path: join(dir, 'nano.pbv') }] };
+    const written = await exportRun(nanoRun, 'tiff', join(dir, 'nano.tif')).then(() => true, (err: Error) => err);
+    if (written === true) {
+      const [perUnit] = firstIfdTags(new Uint8Array(readFileSync(join(dir, 'nano.tif')))).get(282) as number[];
+      expect(1 / perUnit, 'the pixel width Fiji reads').toBeCloseTo(nano.voxelSize, 15);
+    }
+    expect(written).toBeInstanceOf(FormatNotApplicable);
+    expect((written as Error).message).toBe('a voxel of 1.640625e-10 length units is smaller than a TIFF resolution holds (pixels per unit as two 32-bit integers: voxels from 2.3283064370807974e-10 to 4294967295): readers would take another size; export vti or raw, whose spacing is exact');
+    expect(existsSync(join(dir, 'nano.tif'))).toBe(false);
+    // The VTI holds it exactly.
+    await exportRun(nanoRun, 'vti', join(dir, 'nano.vti'));
+    expect(decodeVti(new Uint8Array(readFileSync(join(dir, 'nano.vti')))).voxelSize).toBe(nano.voxelSize);
   });
 
   it('says when a voxel format meets a run without a label volume', async () => {
