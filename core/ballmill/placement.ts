@@ -34,11 +34,11 @@ const RELAX_SWEEPS = 6000;
 const RETRY_BALLS = 1000;
 const RETRY_WORK = 1e6;
 /**
- * An attempt ends, jammed, when STALL_SWEEPS sweeps at full size have not lowered its least total
- * overlap by the share STALL_GAIN: a set with retries is redrawn, a larger one is refused.
+ * An attempt ends, jammed, when the last STALL_SWEEPS sweeps at full size have lowered its least
+ * total overlap too slowly to reach none in the sweeps it has left, even if it kept that pace: a set
+ * with retries is redrawn, a larger one is refused.
  */
 const STALL_SWEEPS = 200;
-const STALL_GAIN = 0.01;
 /** Halvings of the interval of radius scales that the densest placement found is searched in. */
 const SCALE_PROBES = 10;
 /** Pairs are pushed to this relative gap, so that rounding leaves none touching. */
@@ -132,6 +132,8 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
   // at 0.5 of a 20 mm cylinder took 16 s of CPU, 20,000 minutes.
   const retries = n < RETRY_BALLS;
   let used = 0, stopped = false;
+  // The least overlap of each of the last STALL_SWEEPS sweeps at full size, by sweep modulo STALL_SWEEPS.
+  const trail = new Float64Array(STALL_SWEEPS);
   /**
    * At most `limit` sweeps from the current centres, radii growing from 0.6 to `full` times r over
    * the first `growth`; true when a sweep at full size leaves no overlap, false when out of sweeps,
@@ -139,7 +141,7 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
    */
   const relax = (full: number, growth: number, limit: number): boolean => {
     const scaleAt = (k: number) => (k >= growth ? full : full * (0.6 + (0.4 * k) / growth));
-    let least = Infinity, gained = growth;
+    let least = Infinity;
     for (let sweep = 0; sweep < limit; sweep++) {
       // A sweep of 20,000 balls takes about 20 ms, and a dense set needs up to thousands of them.
       if (cancelled()) { stopped = true; return false; }
@@ -154,8 +156,14 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
       used++;
       if (sweep < growth) continue;
       if (overlaps === 0) return true;
-      if (depth < least * (1 - STALL_GAIN)) { least = depth; gained = sweep; }
-      else if (sweep - gained >= STALL_SWEEPS) return false;
+      // The least overlap only falls more slowly as the relaxation goes on (a jam's overlap levels
+      // off above zero, a set that places loses a share of it every sweep), so at the pace of the
+      // last STALL_SWEEPS it would reach zero soonest: when even that is past the sweeps left, this
+      // attempt cannot place the set and ends now rather than at its last sweep.
+      least = Math.min(least, depth);
+      const k = sweep - growth, slot = k % STALL_SWEEPS;
+      if (k >= STALL_SWEEPS && least * STALL_SWEEPS >= (trail[slot] - least) * (limit - 1 - sweep)) return false;
+      trail[slot] = least;
     }
     return false;
   };
