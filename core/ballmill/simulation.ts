@@ -42,7 +42,7 @@
  * budget with 'maxEvents', never left spinning.
  */
 import { Random } from '../common/random';
-import { root } from '../common/power';
+import { powInt, root } from '../common/power';
 import { HashedGrid } from '../spatial/hashed-grid';
 import type { SpatialIndex } from '../spatial/types';
 import { createStructure } from './cdo';
@@ -308,7 +308,12 @@ export class BallMill {
     const rMax = this.r.reduce((a, b) => Math.max(a, b), 0);
     const room = Math.min(p.vial.width, p.vial.height) / 4;
     if (rMax > room) {
-      throw new RangeError(`balls: the largest drawn ball has radius ${rMax.toPrecision(4)} mm, more than a quarter of the vial's smaller inner side (${room} mm); lower balls.solidFraction or enlarge the vial`);
+      const why = `balls: the largest drawn ball has radius ${rMax.toPrecision(4)} mm, more than a quarter of the vial's smaller inner side (${room} mm)`;
+      if (target === null) throw new RangeError(why);
+      // check bounds the expected largest radius only; this draw's radii all scale with the
+      // fraction's root, so the fraction that brings its largest one to the limit is known.
+      const allowed = Math.floor(target * powInt(room / rMax, this.dim) * 1000) / 1000;
+      throw new RangeError(`${why}: allowed balls.solidFraction ≤ ${allowed} for this draw (this seed's radii, all scaled by one factor; a larger vial scales them with it)`);
     }
   }
 

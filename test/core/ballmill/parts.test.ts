@@ -240,6 +240,21 @@ describe('placement', () => {
     expect(fails({ ...given, vial: { width, height } })).toBe('');
   });
 
+  it('a drawn ball too large for the vial is refused with the solid fraction that draw allows', () => {
+    // 2D, 10 balls of radii 1-10 mm scaled to 0.5 of a 100 mm square: check passes them (the expected
+    // largest radius with 10 % headroom is within a quarter of the side), but seed 13 draws one of
+    // 25.05 mm. The error said only 'lower balls.solidFraction or enlarge the vial': by how much was
+    // left to trial and error, and a square enlarged on both sides scales the balls with it.
+    const spec = { dim: 2, balls: { count: 10, radius: { law: 'uniform', min: 1, max: 10 }, solidFraction: 0.5 }, vial: { width: 100, height: 100 }, duration: 0.01 };
+    const fails = (p: object) => { try { new BallMill(ballmillParamsSchema.parse(p), 13); } catch (e) { return (e as Error).message; } return ''; };
+    expect(checkParams(ballmillParamsSchema.parse(spec))).toEqual([]);
+    const message = fails(spec);
+    expect(message).toMatch(/^balls: the largest drawn ball has radius 25\.05 mm, more than a quarter of the vial's smaller inner side \(25 mm\): /);
+    const allowed = Number(/allowed balls\.solidFraction ≤ (0\.\d+) for this draw/.exec(message)?.[1]);
+    expect(allowed).toBeGreaterThan(0.49);
+    expect(fails({ ...spec, balls: { ...spec.balls, solidFraction: allowed } })).toBe('');
+  });
+
   it('a cancel stops the placement within a sweep, and the engine then ends cancelled before any simulated step', () => {
     // The placement had run to its end (about 1.1 s at 20,000 balls, thousands of sweeps for dense
     // sets) before the first cancel check of the event loop.
