@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from './implicit';
 import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
 import { Kept } from '../common/kept';
-import { estimateArea, longestSide, solidBounds, surfaceIssues } from './solid';
+import { estimateArea, longestSide, solidBounds, surfaceIssues, thinBlobPart } from './solid';
 import { gridBits, gridBytes, sigmaForSpacing } from './sampler';
 import { RANGE_SIGMAS } from './rows';
 import { UNITS } from '../common/units';
@@ -128,6 +128,16 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
     issues.push({
       path: 'spacing',
       message: `must be at most ${fourDigitsDown((p.spacing * thinnest) / reach)}: the solid is ${thinnest.toPrecision(4)} thick along ${'xyz'[thickness.indexOf(thinnest)]}, less than the repulsion range 3σ (${reach.toPrecision(4)}) at spacing ${p.spacing}, so its two sides would repel each other through it; got ${p.spacing}`,
+    });
+    return issues;
+  }
+  // A thin part inside a thicker box (a filament beside a large blob) repels itself as well; it ran
+  // to maxIterations without becoming uniform.
+  const part = p.surface.kind === 'blobby' ? thinBlobPart(p.surface, reach) : null;
+  if (part) {
+    issues.push({
+      path: 'spacing',
+      message: `must be at most ${fourDigitsDown((p.spacing * part.thickness) / reach)}: the solid is ${part.thickness.toPrecision(4)} thick across blob ${part.blob} at [${part.at.map((c) => Number(c.toPrecision(6))).join(', ')}], less than the repulsion range 3σ (${reach.toPrecision(4)}) at spacing ${p.spacing}, so its two sides would repel each other through it; got ${p.spacing}`,
     });
     return issues;
   }

@@ -108,6 +108,54 @@ function blobsOutsideBox(surface: ImplicitSurface & { kind: 'blobby' }): { blob:
 }
 
 /**
+ * A part of a blobby object thinner than `below` (the repulsion range, where a box thicker than it
+ * does not say so: a filament beside a large blob): of the blobs' points inside the solid (ends and
+ * middles), the one across which the solid is thinnest, if thinner than `below`, measured along the
+ * two directions square to its segment (the three axes for a point blob). The blob, that point and
+ * the thickness; null if none. At most 2 × 16 + 2 × 40 values of F a direction.
+ */
+export function thinBlobPart(surface: ImplicitSurface & { kind: 'blobby' }, below: number): { blob: number; at: number[]; thickness: number } | null {
+  const fn = implicitFunction(surface), step = below / 16;
+  // Distance from p along ±d to the first point outside, or Infinity beyond `below`.
+  const exit = (p: number[], d: number[]): number => {
+    let k = 1;
+    while (k <= 16 && fn.value(p[0] + k * step * d[0], p[1] + k * step * d[1], p[2] + k * step * d[2]) < 0) k++;
+    if (k > 16) return Infinity;
+    let tIn = (k - 1) * step, tOut = k * step;
+    for (let i = 0; i < 40; i++) {
+      const t = (tIn + tOut) / 2;
+      if (fn.value(p[0] + t * d[0], p[1] + t * d[1], p[2] + t * d[2]) < 0) tIn = t; else tOut = t;
+    }
+    return tOut;
+  };
+  let thinnest: { blob: number; at: number[]; thickness: number } | null = null;
+  for (let k = 0; k < surface.blobs.length; k++) {
+    const b = surface.blobs[k], u = [0, 1, 2].map((a) => b.to[a] - b.from[a]), l = Math.hypot(u[0], u[1], u[2]);
+    const across = l > 0 ? square(u.map((c) => c / l)) : [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
+    for (const t of [0, 0.5, 1]) {
+      const p = [0, 1, 2].map((a) => b.from[a] + t * u[a]);
+      if (!(fn.value(p[0], p[1], p[2]) < 0)) continue;
+      for (const d of across) {
+        const thickness = exit(p, d) + exit(p, d.map((c) => -c));
+        if (thickness < (thinnest?.thickness ?? below)) thinnest = { blob: k, at: p, thickness };
+      }
+    }
+  }
+  return thinnest;
+}
+
+/** Two unit vectors square to the unit vector u and to each other. */
+function square(u: number[]): number[][] {
+  // Crossed with the axis least along u, for a well-conditioned first one.
+  const a = [0, 1, 2].reduce((m, i) => (Math.abs(u[i]) < Math.abs(u[m]) ? i : m), 0);
+  const e = [0, 0, 0]; e[a] = 1;
+  const cross = (p: number[], q: number[]) => [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]];
+  const v = cross(u, e), lv = Math.hypot(v[0], v[1], v[2]);
+  const first = v.map((c) => c / lv);
+  return [first, cross(u, first)];
+}
+
+/**
  * Cross-field checks of a surface, each naming its field (under `path`) and the allowed range:
  * a torus tube thinner than its ring, a blobby object whose field reaches the threshold somewhere
  * and whose every part its measured box holds.

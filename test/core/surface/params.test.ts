@@ -91,6 +91,22 @@ describe('surface params', () => {
     expect(r.metrics.stopReason).toBe('uniform');
   });
 
+  it('a part thinner than the repulsion range inside a thick box is refused too, naming the blob', () => {
+    // A filament 0.028 thick beside a sphere blob (box 2.1 thick) at spacing 0.1: the check read the
+    // box's thickness and let it run; it ended at maxIterations 2000, nearest-neighbour CV 0.090, with
+    // 'raise stop.maxIterations' as its advice.
+    const filament = (spacing: number) => checkParams(parse({
+      surface: { kind: 'blobby', threshold: 0.999, blobs: [{ radius: 0.5, strength: 100 }, { from: [2, 0, 0], to: [12, 0, 0], radius: 0.45 }] },
+      spacing, maxParticles: 1e6,
+    }));
+    expect(filament(0.1)).toEqual([{
+      path: 'spacing',
+      message: expect.stringMatching(/^must be at most 0\.01904: the solid is 0\.02847 thick across blob 1 at \[7, 0, 0\], less than the repulsion range 3σ \(0\.1494\) at spacing 0\.1, so its two sides would repel each other through it; got 0\.1$/),
+    }]);
+    expect(filament(0.01904)).toEqual([]);
+    expect(filament(0.01905)).toHaveLength(1);
+  });
+
   it('a surface the area grid does not find is refused: the run would have no particle', () => {
     // A blob rod 0.75 thick from x = 1.2 to 10^5: on the area grid's 1.7 steps (as fine as its
     // budget of nodes allows) nothing was inside, the area estimate was 0, and the run ended at
