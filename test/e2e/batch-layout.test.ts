@@ -327,11 +327,11 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     await page.setViewportSize({ width: 1024, height: 768 });
   });
 
-  it('names each compared run whole in the heads of the comparison', async () => {
+  it('names each compared run whole in the heads of the comparison, and each field and metric with its unit', async () => {
     // Two runs of one study, named apart only at their end: both heads read 'Lactose granules, …'.
     const names = ['Lactose granules, 3 mm box, resolution 12', 'Lactose granules, 3 mm box, resolution 16'];
     const ids = services.store.insertRuns(names.map((name, i) => ({ name, engine: 'voxel', spec: { engine: 'voxel', name, seed: 1, params: { box: { resolution: 12 + 4 * i } } }, params: { box: { resolution: 12 + 4 * i } }, seed: 1, priority: 0, batchId: null, status: 'paused' as const })));
-    for (const id of ids) services.store.finishRun(id, { status: 'done', metrics: { particles: 14 }, series: [], artifacts: [], wallSeconds: 1 });
+    for (const id of ids) services.store.finishRun(id, { status: 'done', metrics: { particles: 14, meanHeight: 1.212 }, series: [], artifacts: [], wallSeconds: 1 });
     await page.setViewportSize({ width: 1024, height: 768 });
     await page.click(testid('nav-history'));
     await page.fill(testid('history-search'), 'Lactose granules');
@@ -343,6 +343,9 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     await expect.poll(() => heads.count()).toBe(4);
     const cut = await heads.evaluateAll((ths) => ths.filter((th) => th.scrollWidth > th.clientWidth || th.scrollHeight > th.clientHeight).map((th) => th.textContent));
     expect(cut).toEqual([]);
+    // And each row's field or metric with its unit ('box.resolution voxels/length …', 'meanHeight length …').
+    const keys = page.locator(`${testid('compare')} tbody td:first-child`);
+    expect(await keys.evaluateAll((tds) => tds.filter((td) => td.scrollWidth > td.clientWidth).map((td) => td.textContent))).toEqual([]);
     await page.locator(testid('compare')).screenshot({ path: join(ARTIFACTS, 'batch-layout-history-compare.png') });
     await page.click(testid('compare-close'));
   });
