@@ -155,6 +155,12 @@ export function decodeMessage(bytes: Uint8Array, maxValues = Infinity): unknown 
 export const MAX_FRAME_BYTES = 4 << 20;
 const CHUNK_MARK = 0xffffffff;
 const CHUNK_HEADER_BYTES = 24;
+/**
+ * Chunked messages a receiver holds at once (incomplete, or refused with their rest still to drop):
+ * a sender writes the chunks of a message one after another, so it has one at a time. Without a
+ * bound, 20,000 first chunks of 1-byte messages (500 kB) held the web host's loop 25 s, each summing the others.
+ */
+const MAX_TRANSFERS = 64;
 
 /** The frames of one message: the message itself when it fits in maxFrame bytes, else its chunks. */
 export function encodeFrames(value: unknown, transfer: number, maxFrame = MAX_FRAME_BYTES): Uint8Array[] {
@@ -206,7 +212,8 @@ export function chunkTransfer(frame: Uint8Array): number | null {
 /**
  * Puts chunked messages back together (one per connection). `push` gives the whole message bytes of
  * a frame that completes one, null while a transfer is incomplete, and throws TransferRefused for a
- * transfer over the size limit or out of order (its later chunks are then dropped quietly).
+ * transfer over the size limit or out of order (its later chunks are then dropped quietly), and an
+ * Error past MAX_TRANSFERS messages at once.
  */
 export class FrameAssembler {
   private readonly open = new Map<number, { bytes: Uint8Array; count: number; next: number; filled: number }>();
@@ -239,6 +246,8 @@ export class FrameAssembler {
     }
     let t = this.open.get(transfer);
     if (!t) {
+      // Not a TransferRefused: the connection that does this is closed, with what it holds.
+      if (this.open.size + this.dropped.size >= MAX_TRANSFERS) throw new Error(`more than ${MAX_TRANSFERS} chunked messages arriving at once; a sender sends the chunks of one after another`);
       const inFlight = this.holding;
       if (index !== 0 || !Number.isInteger(total) || total <= 0 || count < 2) return this.refuse(transfer, index, count, 'chunked message is malformed (no first chunk, or a bad total length)');
       if (total > this.maxMessageBytes - inFlight) {

@@ -136,6 +136,27 @@ describe('web host under faults', () => {
     await stillAnswers();
   });
 
+  it('closes a connection that starts more chunked messages at once than a sender has, and keeps answering', async () => {
+    // Each incomplete message was kept, and each new one summed the bytes of all the others: 20,000
+    // first chunks of 1-byte messages (500 kB sent) held the host's event loop 25 s, 40,000 for 110 s.
+    const ws = await rawSocket();
+    const outcome = new Promise<string>((ok) => {
+      ws.once('close', (code, r) => ok(`${code} ${r.toString()}`));
+      ws.once('message', () => ok('answered'));
+    });
+    for (let transfer = 1; transfer <= 65; transfer++) {
+      const first = new DataView(new ArrayBuffer(25));
+      first.setUint32(0, 0xffffffff, true);
+      first.setUint32(4, transfer, true);
+      first.setUint32(12, 2, true); // chunk 0 of 2
+      first.setFloat64(16, 1, true); // of a 1-byte message
+      ws.send(first.buffer);
+    }
+    ws.send(encodeMessage({ t: 'call', id: 1, method: 'app.info', params: {} }));
+    expect(await outcome).toBe('1003 more than 64 chunked messages arriving at once; a sender sends the chunks of one after another');
+    await stillAnswers();
+  });
+
   it('moves big messages in chunks both ways, and refuses one over the limit with an error reply', async () => {
     const api = client();
     // 20 MB of CSV-like text: five chunks up, its echo (the error message quotes nothing) small.
