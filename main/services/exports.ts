@@ -204,7 +204,7 @@ export async function exportRun(
         await writer.write(metricsCsv(run));
         break;
       case 'series-csv':
-        await writeSeriesCsv(writer, run.series);
+        await writeSeriesCsv(writer, run.series, onProgress);
         break;
       case 'csv':
         await writeTableCsv(writer, inOwnCoordinates(await loadTable(run, spec, writer.signal)), onProgress);
@@ -330,12 +330,28 @@ function jsonNumber(v: number): string {
   return Number.isFinite(v) ? String(v) : 'null';
 }
 
-async function writeSeriesCsv(writer: SequentialWriter, series: EngineSeries[]): Promise<void> {
+/**
+ * One line a point: the series' name and labels, x, y (numbers as String writes them), in turns as
+ * writeRows writes a table: a ball mill's collision frequency per ball is a point per ball, and
+ * 2,000,000 of them made line by line in one go held the host's thread 5 s of CPU.
+ */
+async function writeSeriesCsv(writer: SequentialWriter, series: EngineSeries[], onProgress: (f: number) => void): Promise<void> {
   await writer.write('series,x_label,y_label,x,y\n');
+  let total = 0, done = 0;
+  for (const s of series) total += s.x.length;
+  const out = new TextBytes();
   for (const s of series) {
-    const lines: string[] = [];
-    for (let i = 0; i < s.x.length; i++) lines.push(`${csvText(s.name)},${csvText(s.xLabel)},${csvText(s.yLabel)},${s.x[i]},${s.y[i]}`);
-    await writer.write(lines.join('\n') + (lines.length ? '\n' : ''));
+    const head = `${csvText(s.name)},${csvText(s.xLabel)},${csvText(s.yLabel)},`;
+    await writeRows(writer, out, s.x.length, (o, start, end) => {
+      for (let i = start; i < end; i++) {
+        o.text(head);
+        o.number(s.x[i]);
+        o.byte(44);
+        o.number(s.y[i]);
+        o.byte(10);
+      }
+    }, (f) => onProgress((done + f * s.x.length) / total));
+    done += s.x.length;
   }
 }
 
