@@ -885,8 +885,14 @@ export class JobQueue {
         }
         if (pending.size === 0) finish();
       };
-      const offUpdated = this.events.on('run.updated', (s) => pending.has(s.id) && FINAL_STATUSES.includes(s.status) && check());
-      const offDeleted = this.events.on('run.deleted', ({ id }) => pending.has(id) && check());
+      // The run an event names, alone: check() reads every pending run, and at each end of a 9,300-run
+      // sweep (its Ctrl-C cancels them one by one) that made 43 million reads.
+      const ended = (id: string) => {
+        if (this.active.has(id) || !pending.delete(id)) return;
+        if (pending.size === 0) finish();
+      };
+      const offUpdated = this.events.on('run.updated', (s) => FINAL_STATUSES.includes(s.status) && ended(s.id));
+      const offDeleted = this.events.on('run.deleted', ({ id }) => ended(id));
       const timer = setInterval(() => this.bestEffort(check), this.pollMs);
       this.waiters.add(finish);
       check();
