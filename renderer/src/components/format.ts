@@ -8,7 +8,10 @@ export function formatNumber(v: unknown, digits = 4): string {
   if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toLocaleString('en-US');
   const a = Math.abs(v);
   if (a !== 0 && (a < 1e-3 || a >= 1e7)) return v.toExponential(digits - 1);
-  return Number(v.toPrecision(digits)).toString();
+  // Rounded to its digits, a big one is grouped as the integers beside it are ('59,200', not '59200'
+  // under '13,046'); toLocaleString would also round the decimals of a small one to three.
+  const rounded = Number(v.toPrecision(digits));
+  return a >= 1000 ? rounded.toLocaleString('en-US') : rounded.toString();
 }
 
 /** 0:42, 12:05, 3:04:10, or '—'. */
