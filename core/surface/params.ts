@@ -157,10 +157,11 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   if (expected * COUNT_HEADROOM > p.maxParticles) {
     const smallest = Math.sqrt((area * COUNT_HEADROOM) / (hexagonArea(1) * p.maxParticles));
     // A part too thin for the finest step the area estimate could take (a blob rod 10^4 long and
-    // 0.003 thick: 1.3 times its area) is counted too large: the refusal says the number is uncertain, and why.
+    // 0.003 thick: 1.3 times its area), or a grid the band could not check (64 blobs or more: a
+    // value of F costs a term a blob): the refusal says the number is uncertain, and why.
     const uncertain = areaResolved ? '' :
-      `; but that area is uncertain: the surface or a part of it is too thin for the grids that measure it (they did not agree within 2 % down to a step of ${finest.toPrecision(3)} within their budget), ` +
-      'and such a grid counts a thin part\'s area too large, up to several times, so fewer particles may do';
+      `; but that area is uncertain: the grids that measure it did not agree within 2 % down to a step of ${finest.toPrecision(3)} within their budget ` +
+      '(a part too thin for them, or too many blobs to refine them), and such a grid counts a thin part\'s area too large, up to several times, so fewer particles may do';
     issues.push({
       path: 'spacing',
       message: `the surface (area ${area.toPrecision(4)}) needs about ${Math.round(expected)} particles at spacing ${p.spacing}; with maxParticles ${p.maxParticles} the spacing must be ≥ ${smallest.toPrecision(4)} (or raise maxParticles)${uncertain}`,

@@ -133,7 +133,7 @@ describe('surface params', () => {
     // Ten times thinner (0.003) the levels do not agree within the budget: refused with its area said to be uncertain, and why.
     expect(checkParams(rod(0.99999, 0.0015))).toEqual([{
       path: 'spacing',
-      message: expect.stringMatching(/^the surface \(area [\d.]+\) needs about \d+ particles .*; but that area is uncertain: the surface or a part of it is too thin for the grids that measure it \(they did not agree within 2 % down to a step of 0\.00\d+ within their budget\)/),
+      message: expect.stringMatching(/^the surface \(area [\d.]+\) needs about \d+ particles .*; but that area is uncertain: the grids that measure it did not agree within 2 % down to a step of 0\.00\d+ within their budget \(a part too thin for them, or too many blobs to refine them\)/),
     }]);
     // A torus the band resolves (10 of its steps across the tube) is refused with its area as measured, and no doubt.
     const torus = parse({ surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.005 }, spacing: 0.001, maxParticles: 1e5 });
