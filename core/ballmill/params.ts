@@ -238,10 +238,8 @@ function squareDiskIssues(p: BallmillParams, fraction: number): ParamsIssue[] {
 
 /**
  * Share of the densest placement's solid fraction that the advice of a failed placement allows:
- * random starts rarely find the very densest placement of few balls, and 1 % less places from most
- * seeds (3D, 10 balls: 6 of 6 at the advised 0.417), though not where a second placement is close
- * below the densest (8 disks in a square: 0.7309 at most, and from 4 of 8 seeds the attempts at the
- * advised 0.723 end at 0.720; that error then advises 0.712).
+ * random starts rarely find the very densest placement of few balls (the advice is then checked:
+ * see checkedAdvice in simulation.ts).
  */
 const PLACEMENT_MARGIN = 0.99;
 
@@ -249,19 +247,26 @@ const PLACEMENT_MARGIN = 0.99;
  * What to change when the balls could not be placed (placement.ts, PlacementError): the densest
  * placement found holds their radii times `scale` and fills `reached` of the vial. With
  * balls.solidFraction set the answer is a lower fraction; without, smaller radii or a larger vial
- * (the same draw scaled: uniform(k·min, k·max) is k times uniform(min, max)).
+ * (the same draw scaled: uniform(k·min, k·max) is k times uniform(min, max)). `params` is the spec
+ * with the advised fraction or radii, `value` what it sets, for a check that they place.
  */
-export function placementAdvice(p: BallmillParams, scale: number, reached: number): string {
+export function placementAdvice(p: BallmillParams, scale: number, reached: number): { text: string; params: BallmillParams; value: string } {
   if (p.balls.solidFraction !== null) {
     const allowed = Math.floor(PLACEMENT_MARGIN * reached * 1000) / 1000;
-    return `allowed balls.solidFraction ≤ ${allowed} for ${p.balls.count} balls of this radius law in this vial ` +
-      `(or another balls.count: which counts of few balls fit is not monotone)`;
+    return {
+      text: `allowed balls.solidFraction ≤ ${allowed} for ${p.balls.count} balls of this radius law in this vial`,
+      params: { ...p, balls: { ...p.balls, solidFraction: allowed } },
+      value: String(allowed),
+    };
   }
   const k = scale * root(PLACEMENT_MARGIN, p.dim), law = p.balls.radius;
-  const radii = law.law === 'fixed'
-    ? `balls.radius.value ≤ ${round4(k * law.value)} mm`
-    : `balls.radius.min ≤ ${round4(k * law.min)} mm and balls.radius.max ≤ ${round4(k * law.max)} mm`;
-  return `allowed ${radii} (the radii times ${k.toFixed(4)}), or vial.width ≥ ${round4(p.vial.width / k)} mm and vial.height ≥ ${round4(p.vial.height / k)} mm`;
+  const radius: RadiusLaw = law.law === 'fixed' ? { law: 'fixed', value: round4(k * law.value) } : { law: 'uniform', min: round4(k * law.min), max: round4(k * law.max) };
+  const radii = radius.law === 'fixed' ? `balls.radius.value ≤ ${radius.value} mm` : `balls.radius.min ≤ ${radius.min} mm and balls.radius.max ≤ ${radius.max} mm`;
+  return {
+    text: `allowed ${radii} (the radii times ${k.toFixed(4)}), or vial.width ≥ ${round4(p.vial.width / k)} mm and vial.height ≥ ${round4(p.vial.height / k)} mm`,
+    params: { ...p, balls: { ...p.balls, radius } },
+    value: radius.law === 'fixed' ? `radius ${radius.value} mm` : `radii ${radius.min}-${radius.max} mm`,
+  };
 }
 
 /**

@@ -203,14 +203,16 @@ export class BallMill {
     const s0: StartState = { x: f64(), y: f64(), z: f64(), vx: f64(), vy: f64(), vz: f64() };
     if (initial) this.setInitial(initial, s0);
     else {
-      this.drawRadii(rnd);
       let placed: number;
       try {
-        placed = placeBalls({ dim, width: v.width, height: v.height }, this.r, rnd, s0.x, s0.y, s0.z, cancelled);
+        placed = drawAndPlace(params, rnd, this.r, s0.x, s0.y, s0.z, cancelled);
       } catch (e) {
         // placeBalls knows the radii, not which fields set them.
-        if (e instanceof PlacementError) throw new RangeError(`${e.message}; ${placementAdvice(params, e.scale, e.reached)}`);
-        throw e;
+        if (e instanceof PlacementError) {
+          const advice = checkedAdvice(params, seed, e, cancelled);
+          if (advice === null) placed = -1;
+          else throw new RangeError(`${e.message}; ${advice}`);
+        } else throw e;
       }
       if (placed < 0) this.stopReason = 'cancelled';
       // Near balls get near ids (cache locality of the event loop); columns of 8 largest radii
@@ -288,32 +290,6 @@ export class BallMill {
       for (let j = 0; j < i; j++) {
         if (Math.hypot(s0.x[i] - s0.x[j], s0.y[i] - s0.y[j], s0.z[i] - s0.z[j]) < r + this.r[j]) throw new RangeError(`initial balls ${j} and ${i} overlap`);
       }
-    }
-  }
-
-  /** Radii from the law, scaled to the solid fraction when one is asked for. */
-  private drawRadii(rnd: Random): void {
-    const p = this.params, law = p.balls.radius;
-    let measure = 0;
-    for (let i = 0; i < this.n; i++) {
-      const r = law.law === 'fixed' ? law.value : rnd.uniform(law.min, law.max);
-      this.r[i] = r;
-      measure += this.dim === 2 ? Math.PI * r * r : (4 / 3) * Math.PI * r * r * r;
-    }
-    const target = p.balls.solidFraction;
-    if (target !== null) {
-      const s = root(target * vialMeasure(p) / measure, this.dim);
-      for (let i = 0; i < this.n; i++) this.r[i] *= s;
-    }
-    const rMax = this.r.reduce((a, b) => Math.max(a, b), 0);
-    const room = Math.min(p.vial.width, p.vial.height) / 4;
-    if (rMax > room) {
-      const why = `balls: the largest drawn ball has radius ${rMax.toPrecision(4)} mm, more than a quarter of the vial's smaller inner side (${room} mm)`;
-      if (target === null) throw new RangeError(why);
-      // check bounds the expected largest radius only; this draw's radii all scale with the
-      // fraction's root, so the fraction that brings its largest one to the limit is known.
-      const allowed = Math.floor(target * powInt(room / rMax, this.dim) * 1000) / 1000;
-      throw new RangeError(`${why}: allowed balls.solidFraction ≤ ${allowed} for this draw (this seed's radii, all scaled by one factor; a larger vial scales them with it)`);
     }
   }
 
@@ -855,3 +831,71 @@ const LEAD = 0.95;
  *  (with the lead): 1, 1.5, 2 and 3 gave 83, 64, 56 and 49 k box exits against 1.78, 1.94, 2.11
  *  and 2.47 M checks; 2 was the fastest of 1, 1.5 and 2 at 10,000 balls. */
 const VERTICAL_SKIN = 2;
+
+/** Radii from the law, scaled to the solid fraction when one is asked for, into r. */
+function drawRadii(p: BallmillParams, rnd: Random, r: Float64Array): void {
+  const law = p.balls.radius, n = r.length;
+  let measure = 0;
+  for (let i = 0; i < n; i++) {
+    r[i] = law.law === 'fixed' ? law.value : rnd.uniform(law.min, law.max);
+    measure += p.dim === 2 ? Math.PI * r[i] * r[i] : (4 / 3) * Math.PI * r[i] * r[i] * r[i];
+  }
+  const target = p.balls.solidFraction;
+  if (target !== null) {
+    const s = root(target * vialMeasure(p) / measure, p.dim);
+    for (let i = 0; i < n; i++) r[i] *= s;
+  }
+  const rMax = r.reduce((a, b) => Math.max(a, b), 0);
+  const room = Math.min(p.vial.width, p.vial.height) / 4;
+  if (rMax > room) {
+    const why = `balls: the largest drawn ball has radius ${rMax.toPrecision(4)} mm, more than a quarter of the vial's smaller inner side (${room} mm)`;
+    if (target === null) throw new RangeError(why);
+    // check bounds the expected largest radius only; this draw's radii all scale with the
+    // fraction's root, so the fraction that brings its largest one to the limit is known.
+    const allowed = Math.floor(target * powInt(room / rMax, p.dim) * 1000) / 1000;
+    throw new RangeError(`${why}: allowed balls.solidFraction ≤ ${allowed} for this draw (this seed's radii, all scaled by one factor; a larger vial scales them with it)`);
+  }
+}
+
+/** Draws the radii into r and places the balls (placeBalls: the sweeps, -1 when cancelled). */
+function drawAndPlace(p: BallmillParams, rnd: Random, r: Float64Array, x: Float64Array, y: Float64Array, z: Float64Array, cancelled: () => boolean): number {
+  drawRadii(p, rnd, r);
+  return placeBalls({ dim: p.dim, width: p.vial.width, height: p.vial.height }, r, rnd, x, y, z, cancelled);
+}
+
+/** Rounds of checkedAdvice: advised values tried, each lower than the last. */
+const ADVICE_ROUNDS = 3;
+
+/**
+ * What to change after the balls could not be placed (error), checked: which sets place is not
+ * monotone (1,000 spheres in a 20 mm cylinder place from seed 1 at 0.43 and 0.41, not at 0.44 nor
+ * 0.40), so the densest placement found, less a margin, was advice that could fail again. Each
+ * round places the balls as a run of the advised spec from this seed would (the same draws), within
+ * as many sweeps in all as the failed placement took, so that a refusal takes at most twice as long;
+ * a round that fails gives the next advice. The text says whether the advised value placed them (a
+ * large set near its limit may take longer to place than the check has: it says so). Null when
+ * `cancelled` said so meanwhile.
+ */
+function checkedAdvice(p: BallmillParams, seed: number, error: PlacementError, cancelled: () => boolean): string | null {
+  const n = p.balls.count, r = new Float64Array(n), x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n);
+  let left = error.sweeps, advice = placementAdvice(p, error.scale, error.reached);
+  const failed: string[] = [];
+  const spent = () => --left < 0;
+  for (let round = 0; round < ADVICE_ROUNDS && left > 0; round++) {
+    let placed: number;
+    try {
+      placed = drawAndPlace(advice.params, new Random(seed), r, x, y, z, () => cancelled() || spent());
+    } catch (e) {
+      if (!(e instanceof PlacementError)) throw e;
+      failed.push(advice.value);
+      advice = placementAdvice(advice.params, e.scale, e.reached);
+      continue;
+    }
+    if (placed >= 0) return `${advice.text} (checked: ${advice.value} places them from this seed)`;
+    if (cancelled()) return null;
+    break;
+  }
+  const tried = failed.length > 0 ? `${failed.join(', then ')} did not place them from this seed either` : 'it ran out of sweeps before it placed them from this seed or gave up';
+  return `${advice.text} (not checked: ${tried})`;
+}
+
