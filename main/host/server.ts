@@ -273,7 +273,14 @@ export async function startHost(o: HostOptions): Promise<Host> {
     // 64) a frame a turn, so that its copying does not hold every other client and call meanwhile.
     let sending = Promise.resolve();
     const send = (m: HostMessage, what: string) => {
-      sending = sending.then(() => sendFrames(m)).catch((err: unknown) => console.error(`web host: cannot send ${what}:`, err));
+      sending = sending.then(() => sendFrames(m)).catch((err: unknown) => {
+        console.error(`web host: cannot send ${what}:`, err);
+        // A reply that cannot be encoded (a refusal quoting a 140 MB field name is past the longest
+        // string V8 makes) is replaced, in its place, by one saying so: else its call waited for good.
+        if (m.t === 'event') return;
+        const error = new ApiError('internal', `the reply to ${m.t === 'result' ? what.replace(/^the result of /, '') : `call ${m.id}`} cannot be sent: ${err instanceof Error ? err.message : String(err)}`);
+        return sendFrames({ t: 'error', id: m.id, error: error.toData() }).catch((again: unknown) => console.error('web host: cannot send an error reply:', again));
+      });
     };
     const sendFrames = async (m: HostMessage) => {
       if (ws.readyState !== ws.OPEN) return;

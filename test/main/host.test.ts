@@ -439,6 +439,29 @@ describe('web host under faults', () => {
     }
   });
 
+  it('answers a call whose reply cannot be sent with an error saying so, instead of leaving it waiting for good', async () => {
+    // A 140 MB unknown field name is quoted four times in its refusal: past the longest string V8
+    // makes, the reply failed to encode, was only logged, and the call never ended. A value the
+    // codec refuses (a DataView) stands for it here.
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const unsendable = { ...services, dispatch: ((method, params) => (method === 'runs.metricNames' ? Promise.resolve(new DataView(new ArrayBuffer(4))) : services.dispatch(method, params))) as Services['dispatch'] };
+    const small = await startHost({ services: unsendable, webRoot: join(t.dir, 'web') });
+    try {
+      const api = createWsApi(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`, WebSocket as unknown as typeof globalThis.WebSocket);
+      let outcome: unknown = 'no reply';
+      const call = api.call('runs.metricNames', {}).catch((err: unknown) => (outcome = err));
+      // Replies leave in order: once the next call is answered, the first one's has come.
+      await api.call('app.info', {});
+      expect(outcome).toMatchObject({ code: 'internal', message: 'the reply to runs.metricNames cannot be sent: cannot send a [object DataView] over the API' });
+      await call;
+      api.close();
+      expect(errors).toHaveBeenCalledWith('web host: cannot send the result of runs.metricNames:', expect.any(TypeError));
+    } finally {
+      errors.mockRestore();
+      await small.close();
+    }
+  });
+
   it('answers an undecodable call with an error naming it, not a crash', async () => {
     const ws = await rawSocket();
     const reply = new Promise<Buffer>((ok) => ws.once('message', (d) => ok(d as Buffer)));
