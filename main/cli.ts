@@ -358,7 +358,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   /** The services of the data folder; says what opening it re-queued (runs a crash interrupted), for every command alike. */
   function open(o: Partial<ServicesOptions>): Services {
-    const s = openServices({ dataDir: dataDir(), ...o });
+    const dir = dataDir();
+    // A folder typed wrong listed no runs (exit 0), as an empty one would; a command that stores makes it.
+    if (o.readOnly && globals().data !== undefined && !existsSync(dir)) throw new CliError(`--data ${dir}: no such folder (a command that stores runs makes it: run, queue add, import)`, 2);
+    const s = openServices({ dataDir: dir, ...o });
     if (s.recovered.length) info(`re-queued ${s.recovered.length} run(s) interrupted by an earlier crash`);
     return s;
   }

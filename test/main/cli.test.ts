@@ -165,6 +165,17 @@ describe('packbench CLI', () => {
     }
   });
 
+  it('refuses a --data folder that does not exist for a command that only reads (a typo listed no runs, exit 0), and makes none', async () => {
+    const missing = join(t.dir, 'no-such-folder');
+    for (const args of [['runs', 'list'], ['queue', 'list'], ['runs', 'show', 'abc']]) {
+      let stderr = '';
+      const r = await main(['--data', missing, ...args], { stdout: () => {}, stderr: (s) => void (stderr += s), stderrIsTTY: false });
+      expect(r, args.join(' ')).toBe(2);
+      expect(stderr).toBe(`packbench: --data ${missing}: no such folder (a command that stores runs makes it: run, queue add, import)\n`);
+    }
+    expect(existsSync(missing)).toBe(false);
+  });
+
   it('reads a spec that starts with a UTF-8 byte order mark', async () => {
     const file = join(t.dir, 'bom.json');
     writeFileSync(file, '\uFEFF' + JSON.stringify({ engine: 'voxel', name: 'bom', params: {} }));
