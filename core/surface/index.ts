@@ -5,7 +5,7 @@
  */
 import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type LabelVolume, type MetricInfo } from '../common/engine';
 import { implicitFunction, type ImplicitFunction } from './implicit';
-import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, usesHelpers, type SurfaceParams } from './params';
+import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema, usesHelpers, whyAreaUncertain, type SurfaceParams } from './params';
 import { surfaceHelper, type HelperData } from './board';
 import { SurfaceSampler } from './sampler';
 import { UniformStop } from './stop';
@@ -49,7 +49,10 @@ export function sample(p: SurfaceParams, ctx: EngineContext): EngineResult {
   throwIfIssues(checkParams(p));
   const t0 = performance.now();
   const fn = implicitFunction(p.surface);
-  const { bounds, area } = surfaceGeometry(p.surface);
+  const { bounds, area, areaResolved, areaStep } = surfaceGeometry(p.surface);
+  // The area is only measured, never used to place particles: but its metric and the particle count
+  // the checks expected follow it, and a number read as measured should say when it is not.
+  if (!areaResolved) ctx.log(`surfaceArea ${area.toPrecision(4)} is uncertain: ${whyAreaUncertain(areaStep)}`);
   // Threads share the 'cells' repulsion pass and the move (board.ts, usesHelpers); without helper threads, one.
   const sampler = new SurfaceSampler({
     fn, bounds, spacing: p.spacing, capacity: p.maxParticles, neighbourSearch: p.neighbourSearch, seed: ctx.seed,

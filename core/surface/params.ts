@@ -89,6 +89,11 @@ export function surfaceGeometry(surface: ImplicitSurface): Geometry {
   return { ...g, bounds: Float64Array.from(g.bounds) };
 }
 
+/** Why an area estimateArea did not resolve is uncertain, `step` the finest it took (the check's refusal and the run's log). */
+export function whyAreaUncertain(step: number): string {
+  return `the grids that measure it did not agree within 2 % down to a step of ${step.toPrecision(3)} within their budget (a part too thin for them, or too many blobs to refine them)`;
+}
+
 /** x to four significant digits, rounded down (a limit printed this way is itself allowed). */
 function fourDigitsDown(x: number): number {
   const rounded = Number(x.toPrecision(4));
@@ -160,8 +165,7 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
     // 0.003 thick: 1.3 times its area), or a grid the band could not check (64 blobs or more: a
     // value of F costs a term a blob): the refusal says the number is uncertain, and why.
     const uncertain = areaResolved ? '' :
-      `; but that area is uncertain: the grids that measure it did not agree within 2 % down to a step of ${finest.toPrecision(3)} within their budget ` +
-      '(a part too thin for them, or too many blobs to refine them), and such a grid counts a thin part\'s area too large, up to several times, so fewer particles may do';
+      `; but that area is uncertain: ${whyAreaUncertain(finest)}, and such a grid counts a thin part's area too large, up to several times, so fewer particles may do`;
     issues.push({
       path: 'spacing',
       message: `the surface (area ${area.toPrecision(4)}) needs about ${Math.round(expected)} particles at spacing ${p.spacing}; with maxParticles ${p.maxParticles} the spacing must be ≥ ${smallest.toPrecision(4)} (or raise maxParticles)${uncertain}`,

@@ -209,6 +209,19 @@ describe('surface engine', () => {
     expect(all.slice(reports.length).map((q) => q.done)).toEqual([...Array(64).keys()]);
   });
 
+  it('a run on a surface whose area estimate did not resolve says in its log that its surfaceArea is uncertain', () => {
+    // 64 blobs: the area keeps the grid's figure, uncertain (estimateArea); the run reported it as
+    // measured, with nothing in its log.
+    const rnd = new Random(3), corner = () => [rnd.next() * 20, rnd.next() * 20, rnd.next() * 20];
+    const blobs = Array.from({ length: 64 }, () => ({ from: corner(), to: corner(), radius: 0.8 + rnd.next() }));
+    const logs: string[] = [];
+    const r = run({ surface: { kind: 'blobby', threshold: 0.5, blobs }, spacing: 0.8, stop: { maxIterations: 1, window: 1 }, voxelsAcross: 0 }, { ...ctx(), log: (m) => { logs.push(m); } });
+    expect(logs[0]).toMatch(new RegExp(`^surfaceArea ${(r.metrics.surfaceArea as number).toPrecision(4)} is uncertain: the grids that measure it did not agree within 2 %`));
+    const sphere: string[] = [];
+    run({ spacing: 0.1, stop: { maxIterations: 1, window: 1 }, voxelsAcross: 0 }, { ...ctx(), log: (m) => { sphere.push(m); } });
+    expect(sphere.some((m) => m.includes('uncertain'))).toBe(false);
+  });
+
   it('a run that ends at stop.maxIterations before it is uniform says so in its log, with how far it was', () => {
     // It ended 'done' with an empty log: stopReason 'maxIterations' among the metrics was all that
     // said the sampling (CV 0.28 against 0.08) was not the uniform one asked for.
