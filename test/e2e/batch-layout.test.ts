@@ -327,25 +327,28 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     await page.setViewportSize({ width: 1024, height: 768 });
   });
 
-  it('names each compared run whole in the heads of the comparison, and each field and metric with its unit', async () => {
-    // Two runs of one study, named apart only at their end: both heads read 'Lactose granules, …'.
-    const names = ['Lactose granules, 3 mm box, resolution 12', 'Lactose granules, 3 mm box, resolution 16'];
-    const ids = services.store.insertRuns(names.map((name, i) => ({ name, engine: 'voxel', spec: { engine: 'voxel', name, seed: 1, params: { box: { resolution: 12 + 4 * i } } }, params: { box: { resolution: 12 + 4 * i } }, seed: 1, priority: 0, batchId: null, status: 'paused' as const })));
+  it('names each compared run whole in the heads of the comparison, and each field and metric with its unit, each value whole', async () => {
+    // Three runs of one study, named apart only at their end: every head read 'Lactose granules, …'.
+    // Their seeds are a sweep's (derived, ten digits): in columns of equal width they read '1,107,114,…'.
+    const names = ['Lactose granules, 3 mm box, resolution 12', 'Lactose granules, 3 mm box, resolution 16', 'Lactose granules, 3 mm box, resolution 20'];
+    const seeds = [1107114712, 2012630892, 143451999];
+    const ids = services.store.insertRuns(names.map((name, i) => ({ name, engine: 'voxel', spec: { engine: 'voxel', name, seed: seeds[i], params: { box: { resolution: 12 + 4 * i } } }, params: { box: { resolution: 12 + 4 * i } }, seed: seeds[i], priority: 0, batchId: null, status: 'paused' as const })));
     for (const id of ids) services.store.finishRun(id, { status: 'done', metrics: { particles: 14, meanHeight: 1.212 }, series: [], artifacts: [], wallSeconds: 1 });
     await page.setViewportSize({ width: 1024, height: 768 });
     await page.click(testid('nav-history'));
     await page.fill(testid('history-search'), 'Lactose granules');
-    await page.locator(testid('history-total')).filter({ hasText: /^2 runs/ }).waitFor();
+    await page.locator(testid('history-total')).filter({ hasText: /^3 runs/ }).waitFor();
     await page.locator(testid(`history-row-${ids[0]}`)).click();
-    await page.locator(testid(`history-row-${ids[1]}`)).click({ modifiers: ['Control'] });
+    for (const id of ids.slice(1)) await page.locator(testid(`history-row-${id}`)).click({ modifiers: ['Control'] });
     await page.click(testid('history-compare'));
     const heads = page.locator(`${testid('compare')} thead th.num`);
-    await expect.poll(() => heads.count()).toBe(4);
+    await expect.poll(() => heads.count()).toBe(6);
     const cut = await heads.evaluateAll((ths) => ths.filter((th) => th.scrollWidth > th.clientWidth || th.scrollHeight > th.clientHeight).map((th) => th.textContent));
     expect(cut).toEqual([]);
-    // And each row's field or metric with its unit ('box.resolution voxels/length …', 'meanHeight length …').
-    const keys = page.locator(`${testid('compare')} tbody td:first-child`);
-    expect(await keys.evaluateAll((tds) => tds.filter((td) => td.scrollWidth > td.clientWidth).map((td) => td.textContent))).toEqual([]);
+    // And each row's field or metric with its unit ('box.resolution voxels/length …', 'meanHeight length …'), and its values.
+    const cells = page.locator(`${testid('compare')} tbody td`);
+    expect(await cells.evaluateAll((tds) => tds.filter((td) => td.scrollWidth > td.clientWidth).map((td) => td.textContent))).toEqual([]);
+    expect(await page.locator(`${testid('compare-params')} tr`, { hasText: 'seed' }).locator('td.num').allTextContents()).toEqual(['1,107,114,712', '2,012,630,892', '143,451,999']);
     await page.locator(testid('compare')).screenshot({ path: join(ARTIFACTS, 'batch-layout-history-compare.png') });
     await page.click(testid('compare-close'));
   });
