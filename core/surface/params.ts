@@ -12,13 +12,16 @@ import { RANGE_SIGMAS } from './rows';
 import { UNITS } from '../common/units';
 import { powInt } from '../common/power';
 
+/** The most particles a run may reserve memory for (maxParticles). */
+const MAX_PARTICLES = 1e7;
+
 export const surfaceParamsSchema = z.strictObject({
   surface: implicitSurfaceSchema.default({ kind: 'sphere', radius: 1 }),
   spacing: z.number().gt(0).max(1e6).default(0.1).meta({
     unit: UNITS.length,
     description: 'the mean distance from a particle to its nearest neighbour that birth and death steer to',
   }),
-  maxParticles: z.number().int().min(1).max(1e7).default(200_000).meta({
+  maxParticles: z.number().int().min(1).max(MAX_PARTICLES).default(200_000).meta({
     unit: 'particles',
     description: 'most particles at once (memory is reserved for this many); must hold the surface area at the spacing',
   }),
@@ -161,6 +164,10 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   const expected = area / hexagonArea(p.spacing);
   if (expected * COUNT_HEADROOM > p.maxParticles) {
     const smallest = Math.sqrt((area * COUNT_HEADROOM) / (hexagonArea(1) * p.maxParticles));
+    // The other way out, with the count it takes: after a thickness refusal (spacing at most …) the
+    // smallest spacing named here can be past that limit, and then only maxParticles can move.
+    const fewest = Math.ceil(expected * COUNT_HEADROOM);
+    const raise = fewest <= MAX_PARTICLES ? `or raise maxParticles to at least ${fewest}` : `maxParticles cannot hold them: at most ${MAX_PARTICLES}`;
     // A part too thin for the finest step the area estimate could take (a blob rod 10^4 long and
     // 0.003 thick: 1.3 times its area), or a grid the band could not check (64 blobs or more: a
     // value of F costs a term a blob): the refusal says the number is uncertain, and why.
@@ -168,7 +175,7 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
       `; but that area is uncertain: ${whyAreaUncertain(finest)}, and such a grid counts a thin part's area too large, up to several times, so fewer particles may do`;
     issues.push({
       path: 'spacing',
-      message: `the surface (area ${area.toPrecision(4)}) needs about ${Math.round(expected)} particles at spacing ${p.spacing}; with maxParticles ${p.maxParticles} the spacing must be ≥ ${smallest.toPrecision(4)} (or raise maxParticles)${uncertain}`,
+      message: `the surface (area ${area.toPrecision(4)}) needs about ${Math.round(expected)} particles at spacing ${p.spacing}; with maxParticles ${p.maxParticles} the spacing must be ≥ ${smallest.toPrecision(4)} (${raise})${uncertain}`,
     });
   }
   if (p.neighbourSearch === 'direct' && expected > DIRECT_MAX_PARTICLES) {

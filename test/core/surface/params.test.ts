@@ -73,6 +73,16 @@ describe('surface params', () => {
     expect(checkParams(parse({ spacing: smallest * 0.98, maxParticles: 50_000 }))).toHaveLength(1);
   });
 
+  it('the maxParticles the check names passes it, and a count past its range is not advised', () => {
+    // It said only 'or raise maxParticles': after a thickness refusal the spacing it names can be
+    // over the thickness limit, and raising maxParticles, to a number it did not give, is the way out.
+    const msg = checkParams(parse({ spacing: 0.005, maxParticles: 50_000 }))[0].message;
+    const fewest = Number(/or raise maxParticles to at least (\d+)\)/.exec(msg)![1]);
+    expect(checkParams(parse({ spacing: 0.005, maxParticles: fewest }))).toEqual([]);
+    expect(checkParams(parse({ spacing: 0.005, maxParticles: fewest - 1 }))).toHaveLength(1);
+    expect(checkParams(parse({ spacing: 0.0005 }))[0].message).toContain('(maxParticles cannot hold them: at most 10000000)');
+  });
+
   it('a solid thinner than the repulsion range 3σ is refused: its two sides would repel each other', () => {
     // A flat ellipsoid 0.02 thick sampled at 0.1 was accepted; its count ran away (85,000 particles
     // after 550 iterations of the 725 its area needs, nearest-neighbour CV 0.65, minutes an hour).
