@@ -28,6 +28,8 @@ export const PARTICLE_TABLE: ParticleTableSpec = {
 export const PARTICLE_TABLE_2D: ParticleTableSpec = { ...PARTICLE_TABLE, glyph: { kind: 'disk-xy' } };
 /** Wall milliseconds between two published live tables (EngineContext.publish). */
 const PUBLISH_MS = 1000;
+/** Placement sweeps between two progress reports (about a second at 20,000 balls). */
+const PLACEMENT_PROGRESS_SWEEPS = 50;
 /** Name of the trajectories artifact. */
 export const TRAJECTORY_TABLE = 'trajectories';
 
@@ -61,13 +63,23 @@ const METRICS: Record<string, MetricInfo> = {
   wallSeconds: { unit: 's', description: 'wall time of the whole run' },
   stopReason: { description: "'duration', 'cancelled', 'stopped' (by the user, keeping the state and trajectories up to simulatedSeconds: runs.stop), 'maxEvents' (the event budget) or 'stalled' (simulated time stopped advancing)" },
   cdo: { description: 'the collision-detection optimisation used' },
+  // A progress counter only (runs show, the queue), while the balls are placed.
+  placementSweeps: { unit: 'sweeps', description: 'relaxation sweeps of the initial placement so far' },
 };
 
 /** Runs a ball mill to its end; returns the simulation and the wall seconds of its event loop. */
 export function simulate(params: BallmillParams, ctx: EngineContext): { sim: BallMill; setupSeconds: number; loopSeconds: number } {
   throwIfIssues(checkParams(params));
   const t0 = performance.now();
-  const sim = new BallMill(params, ctx.seed, undefined, () => ctx.cancelled());
+  // Placing thousands of balls takes tens of seconds (20,000: some 20 ms a sweep, thousands of sweeps
+  // for a dense set) and said nothing: the placement asks `cancelled` once a sweep, and every
+  // PLACEMENT_PROGRESS_SWEEPS of them the run says it is placing, with the sweeps so far.
+  let sweeps = 0;
+  const placing = () => {
+    if (++sweeps % PLACEMENT_PROGRESS_SWEEPS === 0) ctx.progress({ done: 0, total: 1000, phase: 'placing the balls', counters: { placementSweeps: sweeps } });
+    return ctx.cancelled();
+  };
+  const sim = new BallMill(params, ctx.seed, undefined, placing);
   const t1 = performance.now();
   let shown = -1, published = performance.now();
   sim.run((done) => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Random } from '../../../core/common/random';
-import { WORKER_BYTES, type EngineResult } from '../../../core/common/engine';
+import { WORKER_BYTES, type EngineProgress, type EngineResult } from '../../../core/common/engine';
 import { encodeTable } from '../../../core/io/container';
 import { BallEvents, EventKind } from '../../../core/ballmill/ball-events';
 import { Vial } from '../../../core/ballmill/vial';
@@ -266,6 +266,18 @@ describe('placement', () => {
     const allowed = Number(/allowed balls\.solidFraction ≤ (0\.\d+) for this draw/.exec(message)?.[1]);
     expect(allowed).toBeGreaterThan(0.49);
     expect(fails({ ...spec, balls: { ...spec.balls, solidFraction: allowed } })).toBe('');
+  });
+
+  it('a run says it is placing the balls, with the sweeps so far, before it simulates', () => {
+    // 20,000 balls placed for tens of seconds showed no progress at all: it began with the event loop.
+    const p = ballmillParamsSchema.parse({ balls: { count: 200, solidFraction: 0.72 }, duration: 0.01 });
+    const seen: EngineProgress[] = [];
+    ballmillEngine.run(p, { seed: 1, threads: 1, progress: (q) => { seen.push(q); }, cancelled: () => false, log() {} });
+    const placing = seen.filter((q) => q.phase === 'placing the balls');
+    expect(placing.length).toBeGreaterThan(2);
+    expect(placing.map((q) => q.counters?.placementSweeps)).toEqual(placing.map((_, k) => 50 * (k + 1)));
+    expect(seen.slice(0, placing.length)).toEqual(placing);
+    expect(seen.at(-1)?.phase).toBe('simulating');
   });
 
   it('a cancel stops the placement within a sweep, and the engine then ends cancelled before any simulated step', () => {
