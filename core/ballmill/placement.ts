@@ -202,7 +202,7 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
   }
   const reached = fraction * powInt(lo, dim);
   throw new PlacementError(
-    `balls: could not place ${n} balls (solid fraction ${fraction.toFixed(3)}) in the vial without overlap from ${attempts} random starts ` +
+    `balls: could not place ${n} balls (solid fraction ${fraction.toFixed(3)}) in the vial without overlap from ${attempts === 1 ? 'one random start' : `${attempts} random starts`} ` +
       `(${used} relaxation sweeps); the densest placement found fills ${reached.toFixed(4)} of the vial`,
     lo, reached, used,
   );
