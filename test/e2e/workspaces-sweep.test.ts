@@ -155,6 +155,8 @@ describe.skipIf(!CHROMIUM)("a user's day: a voxel sweep", () => {
     const rows = page.locator('[data-testid^="history-row-"]');
     await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(4);
     await page.waitForSelector(testid('history-sweep-col-freezingInterval'));
+    // The swept parameters' names read whole over their columns (they ended in '…': 'reboundProb…').
+    expect(await page.$$eval('[data-testid^="history-sweep-col-"]', (heads) => heads.filter((h) => h.scrollWidth > h.clientWidth).map((h) => h.textContent))).toEqual([]);
     await rows.nth(0).click();
     await page.locator(testid('details-metrics')).filter({ hasText: 'bedSolidFraction' }).waitFor();
     await walk.shot('history');
