@@ -3,7 +3,7 @@
  * range), the checks that need several fields, and the memory estimate.
  */
 import { z } from 'zod';
-import { implicitFunction, implicitSurfaceSchema, type ImplicitSurface } from './implicit';
+import { implicitFunction, implicitSurfaceSchema, type ImplicitFunction, type ImplicitSurface } from './implicit';
 import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
 import { Kept } from '../common/kept';
 import { estimateArea, longestSide, solidBounds, surfaceIssues, thinBlobPart } from './solid';
@@ -78,18 +78,29 @@ export const DIRECT_MAX_PARTICLES = 20_000;
 
 /** The solid's box and surface area (estimateArea: resolved, and the finest step it took). */
 type Geometry = { bounds: Float64Array; area: number; areaResolved: boolean; areaStep: number };
-/** The last surfaces' geometry (seconds each for a blobby object of 256 blobs). */
-const geometries = new Kept<Geometry>(16);
+/** A solid's box, and its area once asked for: the checks refuse on the box alone first (an
+ *  ellipsoid 10^-9 thick spent seconds on its area before being refused for its thickness). */
+type Measured = { fn: ImplicitFunction; bounds: Float64Array; area?: ReturnType<typeof estimateArea> };
+/** The last surfaces' box and area (the area takes seconds for a blobby object of 256 blobs). */
+const measured = new Kept<Measured>(16);
+
+/** The kept box of the surface, without its area. */
+function measuredSolid(surface: ImplicitSurface): Measured {
+  return measured.get(JSON.stringify(surface), () => {
+    const fn = implicitFunction(surface);
+    return { fn, bounds: solidBounds(surface, fn) };
+  });
+}
+
+/** The solid's box and its area, measured once and kept. */
+function geometryOf(m: Measured): Geometry {
+  m.area ??= estimateArea(m.fn, m.bounds);
+  return { bounds: Float64Array.from(m.bounds), area: m.area.area, areaResolved: m.area.resolved, areaStep: m.area.step };
+}
 
 /** The solid's box and surface area, the two things the checks and the engine need to know first. */
 export function surfaceGeometry(surface: ImplicitSurface): Geometry {
-  const g = geometries.get(JSON.stringify(surface), () => {
-    const fn = implicitFunction(surface);
-    const bounds = solidBounds(surface, fn);
-    const a = estimateArea(fn, bounds);
-    return { bounds, area: a.area, areaResolved: a.resolved, areaStep: a.step };
-  });
-  return { ...g, bounds: Float64Array.from(g.bounds) };
+  return geometryOf(measuredSolid(surface));
 }
 
 /** Why an area estimateArea did not resolve is uncertain, `step` the finest it took (the check's refusal and the run's log). */
@@ -120,7 +131,9 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
     issues.push({ path: 'stop.window', message: `must be at most stop.maxIterations = ${p.stop.maxIterations} (the sampling is uniform after window iterations in a row), got ${p.stop.window}` });
   }
   if (issues.length > 0) return issues;
-  const { bounds, area, areaResolved, areaStep: finest } = surfaceGeometry(p.surface);
+  // The refusals on the box come first: they cost nothing, the area up to seconds.
+  const solid = measuredSolid(p.surface);
+  const bounds = solid.bounds;
   const side = longestSide(bounds);
   if (p.spacing > side / 4) {
     issues.push({ path: 'spacing', message: `must be at most a quarter of the surface's longest side (${side / 4}), got ${p.spacing}` });
@@ -149,6 +162,7 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
     });
     return issues;
   }
+  const { area, areaResolved, areaStep: finest } = geometryOf(solid);
   if (!(area > 0)) {
     // The grid over the solid's box (estimateArea's) met no part of the surface: a part thinner
     // than its step far from the rest. A run would seed no particle and end with no sampling.

@@ -1,7 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { EngineResult } from '../../../core/common/engine';
 import { checkParams, estimateMemoryBytes, surfaceGeometry, implicitFunction, solidBounds, surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
 import { gridBits, gridBytes, SurfaceSampler } from '../../../core/surface/sampler';
+import * as solid from '../../../core/surface/solid';
+
+// estimateArea as it is, counted: the checks must refuse on the box before they measure the area.
+vi.mock('../../../core/surface/solid', async (original) => {
+  const actual = await original<typeof import('../../../core/surface/solid')>();
+  return { ...actual, estimateArea: vi.fn(actual.estimateArea) };
+});
 
 const parse = (p: unknown) => surfaceParamsSchema.parse(p);
 const paths = (p: unknown) => checkParams(parse(p)).map((i) => i.path);
@@ -81,6 +88,21 @@ describe('surface params', () => {
     expect(checkParams(parse({ spacing: 0.005, maxParticles: fewest }))).toEqual([]);
     expect(checkParams(parse({ spacing: 0.005, maxParticles: fewest - 1 }))).toHaveLength(1);
     expect(checkParams(parse({ spacing: 0.0005 }))[0].message).toContain('(maxParticles cannot hold them: at most 10000000)');
+  });
+
+  it('a box too thin or too small for the spacing is refused before the area is measured', () => {
+    // An ellipsoid 2·10^6 long and 2·10^-9 thick spent its area's whole budget (4.7 s under load)
+    // before being refused for its thickness.
+    const estimateArea = vi.mocked(solid.estimateArea);
+    estimateArea.mockClear();
+    expect(paths({ surface: { kind: 'ellipsoid', semiAxes: [1e6, 1e-9, 1] }, spacing: 0.1 })).toEqual(['spacing']);
+    expect(paths({ surface: { kind: 'ellipsoid', semiAxes: [0.01, 0.01, 0.01] }, spacing: 0.1 })).toEqual(['spacing']);
+    expect(estimateArea).not.toHaveBeenCalled();
+    // An accepted surface is measured once, and the run's geometry reuses it.
+    const sphere = { kind: 'sphere', radius: 1.234 } as const;
+    expect(checkParams(parse({ surface: sphere }))).toEqual([]);
+    expect(surfaceGeometry(sphere).area).toBeCloseTo(4 * Math.PI * 1.234 * 1.234, 1);
+    expect(estimateArea).toHaveBeenCalledTimes(1);
   });
 
   it('a solid thinner than the repulsion range 3σ is refused: its two sides would repel each other', () => {
