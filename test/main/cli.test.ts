@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../main/cli';
 import { defaultDataDir } from '../../main/services/datadir';
+import { JobQueue } from '../../main/services/queue';
 import { openServices } from '../../main/services/services';
 import { RunStore, SCHEMA_VERSION } from '../../main/services/store';
 import { makeReadOnly, smallDisk } from './faults';
@@ -367,6 +368,26 @@ describe('packbench CLI', () => {
     expect(left).toHaveLength(3);
     expect(left).not.toContain('queued');
     expect(left).toContain('cancelled');
+  });
+
+  it('Ctrl-C while `run` queues its sweep cancels the sweep, instead of leaving it queued for the app to run', async () => {
+    // The queue announces a large sweep's runs over turns of the event loop after storing them
+    // (9,300 runs: 0.76 s): a Ctrl-C then ended the process with the whole sweep queued.
+    const file = writeJson('ctrl-c-queueing.json', smallSpec('ctrl-c-queueing', { reboundProbability: { $sweep: [0.1, 0.3, 0.5] } }));
+    const add = JobQueue.prototype.add;
+    const spy = vi.spyOn(JobQueue.prototype, 'add').mockImplementation(async function (this: JobQueue, ...args: Parameters<JobQueue['add']>) {
+      const added = await add.apply(this, args);
+      process.emit('SIGINT');
+      return added;
+    });
+    try {
+      const code = await main(['--data', t.dir, 'run', file], { stdout: () => {}, stderr: () => {}, stderrIsTTY: false });
+      expect(code).toBe(130);
+    } finally {
+      spy.mockRestore();
+    }
+    const left = JSON.parse((await cli('--json', 'runs', 'list', '--text', 'ctrl-c-queueing')).stdout).rows.map((r: { status: string }) => r.status);
+    expect(left).toEqual(['cancelled', 'cancelled', 'cancelled']);
   });
 
   it('Ctrl-C of `queue run` after `runs stop`: the run ends done as stopped, with its results, counted, instead of going back to the queue; exit 0, nothing left', async () => {
