@@ -9,8 +9,9 @@
  * core/io; this module does only files.
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/common/engine';
 import { metricInfo } from '../../core/common/engines';
 import { metricUnitIn } from '../../core/common/engine';
@@ -25,6 +26,7 @@ import { asciiFacet, asciiSolidHead, asciiSolidTail, solidSurfaceTriangles, sphe
 import { tarHeader, tarPadding, TAR_END } from '../../core/io/tar';
 import { tiffLayout } from '../../core/io/tiff';
 import { vtiHead, vtiTail } from '../../core/io/vti';
+import { pidAlive } from './processes';
 import { inTurns, Turns } from './turns';
 import { isHeightmap, isLabelVolume, isTrajectories, missingArtifact, type ExportFormatInfo, type ExportNeed } from '../api';
 
@@ -176,6 +178,27 @@ const PENDING_BYTES = 64 * (1 << 20);
 const SLAB_BYTES = 64 * (1 << 20);
 
 /**
+ * Removes what exports to `outPath` left when their process ended mid-write (a kill -9, a crash,
+ * a closed terminal): the partial files of processes of this machine that no longer run, up to the
+ * size of the whole export each (a 2048³ volume: gigabytes). Another machine's (a shared disk) stay,
+ * its processes cannot be asked, and so do this process's (an export under way beside this one).
+ */
+async function removeLeftPartials(outPath: string): Promise<void> {
+  const prefix = `${basename(outPath)}.partial-`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(outPath));
+  } catch {
+    return; // no such folder: the export's open says so
+  }
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)@(.+)-[0-9a-f]{8}(?:\.json)?$/.exec(name.slice(prefix.length)) : null;
+    if (!m || m[2] !== hostname() || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+    await rm(join(dirname(outPath), name), { force: true });
+  }
+}
+
+/**
  * `options.signal` aborted (the client that asked has gone) stops the export at its next read or
  * write: it fails with the signal's reason and leaves nothing behind, as any failed export.
  */
@@ -191,7 +214,8 @@ export async function exportRun(
   if (!spec) throw new Error(`unknown export format '${format}'; allowed: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`);
   // Written beside the target and renamed over it when complete: a failed export (a format that
   // does not apply, a full disk) never deletes or truncates a file the user already has.
-  const partial = `${outPath}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const partial = `${outPath}.partial-${process.pid}@${hostname()}-${randomBytes(4).toString('hex')}`;
+  await removeLeftPartials(outPath);
   const out = await open(partial, 'wx');
   let result: { path: string; bytes: number };
   try {

@@ -16,7 +16,8 @@ import { readFrame, readLiveParticles, readLiveSeries, readParticles, readSlice 
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import type { Limiter } from './limiter';
-import { pidAlive, type JobQueue } from './queue';
+import { pidAlive } from './processes';
+import type { JobQueue } from './queue';
 import { checkPreview, type ShapeLibrary } from './shapes';
 import type { RunStore } from './store';
 import { inTurns } from './turns';

@@ -22,6 +22,7 @@ import { CHECKPOINT_FILE } from '../workers/checkpoint';
 import type { CheckOutcome, CheckTask } from '../workers/protocol';
 import type { EncodedRun, InterruptedView, NewRun, RunOrigin, RunStore } from './store';
 import { sweepLabel, sweepPlan, sweptPaths, type SweepPoint } from './sweep';
+import { pidAlive } from './processes';
 import { Turns } from './turns';
 
 /** A run validate found fit to queue, with its engine's memory estimate. */
@@ -81,16 +82,6 @@ export const DEFAULT_CHECKPOINT_SECONDS = 60;
 
 export function defaultConcurrency(): number {
   return Math.max(1, availableParallelism() - 1);
-}
-
-/** Whether a process of this machine runs (a process of another user counts). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Removes what the folder `dir` holds but the files named in `keep`. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeHeader, encodeTable, encodeVolume, TABLE_MAGIC } from '../../core/io/container';
 import { sphereCsvToTable } from '../../core/io/csv';
@@ -194,6 +195,17 @@ describe('exportRun', () => {
       await exportRun({ ...run, engine: 'stacking', params: { dim }, metrics: { regionVolume: 4 } }, 'metrics-csv', out);
       expect(readFileSync(out, 'utf8'), `dim ${dim}`).toBe(`metric,value,unit\nregionVolume,4,${unit}\n`);
     }
+  });
+
+  it("removes what an export to the same file left when its process was killed, not another's under way", async () => {
+    // A kill -9 mid-export left OUT.partial-PID-… beside --out for good: up to the whole export's size.
+    const folder = mkdtempSync(join(dir, 'left-'));
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!, host = hostname();
+    const left = [`r.json.partial-${dead}@${host}-0123abcd`, `r.json.partial-${dead}@${host}-0123abcd.json`];
+    const kept = [`r.json.partial-${process.ppid}@${host}-89abcdef`, `r.json.partial-${dead}@another-host-89abcdef`, `other.json.partial-${dead}@${host}-0123abcd`];
+    for (const name of [...left, ...kept]) writeFileSync(join(folder, name), 'half an export');
+    await exportRun(run, 'json', join(folder, 'r.json'));
+    expect(readdirSync(folder).sort()).toEqual(['r.json', ...kept].sort());
   });
 
   it('rejects an unknown format listing the allowed ones', async () => {
