@@ -161,17 +161,25 @@ export function workingSeconds(r: Pick<RunSummary, 'status' | 'startedAt' | 'pau
 }
 
 /**
+ * Working seconds a progress scale must have run before its pace says anything of the time left. A
+ * phase's parts go at different paces (the analysis: its porosity pass in a blink, the orientation
+ * after it for minutes): extrapolated from its first fraction of a second, a run at '27 % ·
+ * analysis: orientation' read 0:00 left while it worked on.
+ */
+export const ETA_AFTER_SECONDS = 3;
+
+/**
  * Seconds left of a started run's current progress scale (its phase: engines report each from 0),
  * by linear extrapolation of the progress since that scale began over the working time since
- * (so that a pause neither stretches nor moves it); null until there is progress to go by. The
- * pace of the packing said nothing of the settling after it: 10 % of the settling after an hour of
- * packing read as 9 hours left.
+ * (so that a pause neither stretches nor moves it); null until there is progress to go by and the
+ * scale has worked ETA_AFTER_SECONDS. The pace of the packing said nothing of the settling after
+ * it: 10 % of the settling after an hour of packing read as 9 hours left.
  */
 export function remainingSeconds(r: Pick<RunSummary, 'status' | 'startedAt' | 'pausedAt' | 'pausedSeconds' | 'wallSeconds' | 'progress'>, nowMs: number): number | null {
   if (r.status !== 'running' && r.status !== 'paused') return null;
   const { done, total, fromSeconds, fromDone } = r.progress;
   const worked = workingSeconds(r, nowMs);
-  if (worked === null || !(total > 0) || !(done > fromDone) || done >= total || !(worked > fromSeconds)) return null;
+  if (worked === null || !(total > 0) || !(done > fromDone) || done >= total || !(worked - fromSeconds >= ETA_AFTER_SECONDS)) return null;
   return ((worked - fromSeconds) * (total - done)) / (done - fromDone);
 }
 

@@ -8,7 +8,7 @@ import { draft, sendToBatch } from '../../renderer/src/stores/draft';
 import { toasts } from '../../renderer/src/stores/toasts';
 import { status } from '../../renderer/src/stores/status';
 import { reorder, queueOrder } from '../../renderer/src/workspaces/batch/queueModel';
-import { remainingSeconds } from '../../main/api';
+import { ETA_AFTER_SECONDS, remainingSeconds } from '../../main/api';
 import { key, typeKeys } from './numberKeys';
 
 function router() {
@@ -656,5 +656,15 @@ describe('queue model', () => {
     const r = makeRun(1, { status: 'running', startedAt: new Date(start).toISOString(), progress: { done: 25, total: 100, phase: '', fromSeconds: 0, fromDone: 0 } });
     expect(remainingSeconds(r, start + 10_000)).toBeCloseTo(30);
     expect(remainingSeconds({ ...r, progress: { done: 0, total: 100, phase: '', fromSeconds: 0, fromDone: 0 } }, start + 10_000)).toBe(null);
+  });
+
+  it('gives no time left from the first moments of a phase: its pace there is not the phase’s', () => {
+    // The analysis' porosity pass went by in a blink; 0.2 s after its scale began the run is at 27 %
+    // of it, in the orientation that takes minutes: extrapolated, that read 0:00 left.
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    const progress = { done: 27, total: 100, phase: 'analysis: orientation', fromSeconds: 60, fromDone: 0 };
+    const r = makeRun(1, { status: 'running', startedAt: new Date(start).toISOString(), progress });
+    expect(remainingSeconds(r, start + 60_200)).toBe(null);
+    expect(remainingSeconds(r, start + 60_000 + ETA_AFTER_SECONDS * 1000)).toBeCloseTo((ETA_AFTER_SECONDS * 73) / 27);
   });
 });
