@@ -37,12 +37,15 @@ function csvSources(table: ColumnTable): [string, string][] {
   return [...first, ...names.filter((n) => !first.some(([, source]) => source === n)).map((n): [string, string] => [n, n])];
 }
 
-/** Appends the CSV text of rows [start, end) of the table to out; the header line only when start is 0. */
-export function tableToCsv(out: TextBytes, table: ColumnTable, start = 0, end = rowCount(table)): void {
+/**
+ * Appends the CSV text of rows [start, end) of the table to out; the header line when `header` (by
+ * default when start is 0: a table read in blocks of rows has it before its first block only).
+ */
+export function tableToCsv(out: TextBytes, table: ColumnTable, start = 0, end = rowCount(table), header = start === 0): void {
   const sources = csvSources(table);
   const cols = sources.map(([, source]) => table.columns[source]);
   const float32 = cols.map(isFloat32);
-  if (start === 0) out.text(sources.map(([name]) => name).join(',') + '\n');
+  if (header) out.text(sources.map(([name]) => name).join(',') + '\n');
   for (let i = start; i < end; i++) {
     for (let c = 0; c < cols.length; c++) {
       if (c) out.byte(44);

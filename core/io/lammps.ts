@@ -31,6 +31,8 @@ export interface DumpOptions {
   time?: number;
   /** Per-atom columns after radius (default: the rotations rx ry rz the table has). */
   columns?: readonly string[];
+  /** NUMBER OF ATOMS (default the table's rows; a table written in blocks of rows has more than its first). */
+  atoms?: number;
 }
 
 /** The rotation angles of voxel particles: the extra columns of a dump by default. */
@@ -57,7 +59,7 @@ export function dumpHead(table: ColumnTable, opts: DumpOptions): string {
   return [
     ...(opts.time === undefined ? [] : ['ITEM: TIME', String(opts.time)]),
     'ITEM: TIMESTEP', String(opts.timestep ?? 0),
-    'ITEM: NUMBER OF ATOMS', String(rowCount(table)),
+    'ITEM: NUMBER OF ATOMS', String(opts.atoms ?? rowCount(table)),
     `ITEM: BOX BOUNDS ${b(opts.periodic[0])} ${b(opts.periodic[1])} ${b(opts.periodic[2])}`,
     ...[0, 1, 2].map((a) => `${opts.lo?.[a] ?? 0} ${opts.box[a]}`),
     `ITEM: ATOMS id type x y z radius${extra.map((c) => ' ' + c).join('')}`,
@@ -111,11 +113,11 @@ export function boundsHoldingCentres(table: ColumnTable, lo: readonly number[], 
 }
 
 /**
- * Appends the atom lines of rows [start, end) to out (id = row + 1); the LAMMPS type from column
- * `typeColumn` (0-based, absent: all 1); after the radius the `columns` given (default the rotations
- * the table has).
+ * Appends the atom lines of rows [start, end) to out (id = firstRow + row + 1: `table` a block of
+ * rows of a larger one starting at its row firstRow); the LAMMPS type from column `typeColumn`
+ * (0-based, absent: all 1); after the radius the `columns` given (default the rotations the table has).
  */
-export function dumpRows(out: TextBytes, table: ColumnTable, radius: Float64Array | Float32Array, start: number, end: number, typeColumn = 'type', columns: readonly string[] = rotationsOf(table)): void {
+export function dumpRows(out: TextBytes, table: ColumnTable, radius: Float64Array | Float32Array, start: number, end: number, typeColumn = 'type', columns: readonly string[] = rotationsOf(table), firstRow = 0): void {
   const { x, y, z } = table.columns;
   const type = table.columns[typeColumn];
   if (!x || !y || !z) throw new Error(`table '${table.name}' lacks x, y or z, which a LAMMPS dump needs`);
@@ -126,7 +128,7 @@ export function dumpRows(out: TextBytes, table: ColumnTable, radius: Float64Arra
   })];
   const float32 = values.map(isFloat32);
   for (let i = start; i < end; i++) {
-    out.integer(i + 1);
+    out.integer(firstRow + i + 1);
     out.byte(32);
     out.integer((type ? type[i] : 0) + 1);
     for (let c = 0; c < values.length; c++) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeHeader, encodeTable, encodeVolume, TABLE_MAGIC } from '../../core/io/container';
@@ -19,6 +19,7 @@ import { voxelEngine, voxelParamsSchema } from '../../core/voxel/index';
 import { surfaceEngine } from '../../core/surface/index';
 import { stackingEngine } from '../../core/stacking/index';
 import { surfaceParamsSchema } from '../../core/surface/params';
+import { Random } from '../../core/common/random';
 import { EXPORT_FORMATS, exportFileName, exportForDownload, exportRun, FormatNotApplicable, type ExportableRun } from '../../main/services/exports';
 
 let dir: string;
@@ -296,6 +297,55 @@ describe('exportRun', () => {
     const back = decodeVti(new Uint8Array(readFileSync(join(dir, 'huge.vti'))));
     expect(back.dtype).toBe('uint32');
     expect(Array.from(back.labels)).toEqual(Array.from(labels));
+  });
+
+  it('reads a particle table in blocks of rows: CSV, LAMMPS and sphere STL are the bytes of the table read in one block', async () => {
+    // 300 rows, moved (offset), wrapped (periodic x), with a NaN, float32 radii and no box (the dump
+    // box from every row): each pass over the table carries its result from block to block.
+    const n = 300, random = new Random(7), rand = () => random.next();
+    const col = (f: () => number) => Float64Array.from({ length: n }, f);
+    const moved: ColumnTable = {
+      kind: 'table', name: 'spheres',
+      columns: { x: col(() => 5 * rand() - 1), y: col(() => 3 * rand()), z: col(() => (rand() < 0.01 ? NaN : 2 * rand())), r: Float32Array.from({ length: n }, () => 0.3 * rand()), class: Uint8Array.from({ length: n }, () => Math.floor(3 * rand())) },
+      meta: { offset: [0.5, -2, 1], periodic: [true, false, false], particleTable: stackingEngine.particleTable },
+    };
+    // The voxel packing's three particles 100 times over (radii from voxels, rotations, periodic x and y).
+    const repeated = (c: ColumnTable['columns'][string]) => {
+      const out = new (c.constructor as Float64ArrayConstructor)(100 * c.length);
+      for (let k = 0; k < 100; k++) out.set(c, k * c.length);
+      return out;
+    };
+    const voxelled: ColumnTable = { ...particles, columns: Object.fromEntries(Object.entries(particles.columns).map(([k, c]) => [k, repeated(c)])) };
+    for (const [name, table, formats] of [['moved', moved, ['csv', 'lammps', 'stl-particles']], ['voxelled', voxelled, ['csv', 'lammps']]] as const) {
+      writeFileSync(join(dir, `${name}.pbt`), encodeTable(table));
+      const tableRun: ExportableRun = { ...run, id: name, artifacts: [{ kind: 'table', name: 'particles', path: join(dir, `${name}.pbt`) }] };
+      for (const format of formats) {
+        const whole = join(dir, `${name}-whole.${format}`);
+        await exportRun(tableRun, format, whole);
+        for (const blockBytes of [1, 300]) {
+          const fractions: number[] = [];
+          await exportRun(tableRun, format, join(dir, `${name}-${blockBytes}.${format}`), (f) => fractions.push(f), { tableBlockBytes: blockBytes });
+          expect(readFileSync(join(dir, `${name}-${blockBytes}.${format}`)).equals(readFileSync(whole)), `${name} ${format} in blocks of ${blockBytes} bytes`).toBe(true);
+          expect(fractions.at(-1)).toBe(1);
+        }
+      }
+    }
+  });
+
+  it("exports a particle table over 2 GiB (readFile's limit) as CSV and LAMMPS, reading only its rows", async () => {
+    // Three rows whose last column lies 2.2 GB into the file (a gap, sparse on disk): the file is over
+    // readFile's 2 GiB as a 2048³ packing's table of ~70 million rows is, and exports in a moment.
+    const path = join(dir, 'far.pbt');
+    const columns = [{ name: 'x', dtype: 'float64', byteOffset: 0 }, { name: 'y', dtype: 'float64', byteOffset: 24 }, { name: 'z', dtype: 'float64', byteOffset: 48 }, { name: 'r', dtype: 'float64', byteOffset: 2_200_000_000 }];
+    const head = encodeHeader(TABLE_MAGIC, { rows: 3, columns, meta: { name: 'spheres', box: [4, 4, 4] } });
+    writeFileSync(path, Buffer.concat([head, new Uint8Array(Float64Array.of(1, 2, 3, 1.5, 2.5, 3.5, 0.5, 0.5, 0.5).buffer)]));
+    truncateSync(path, head.length + 2_200_000_000);
+    appendFileSync(path, new Uint8Array(Float64Array.of(0.25, 0.5, 0.75).buffer));
+    const far: ExportableRun = { ...run, id: 'far', artifacts: [{ kind: 'table', name: 'particles', path }] };
+    await exportRun(far, 'csv', join(dir, 'far.csv'));
+    expect(readFileSync(join(dir, 'far.csv'), 'utf8')).toBe('x,y,z,r\n1,1.5,0.5,0.25\n2,2.5,0.5,0.5\n3,3.5,0.5,0.75\n');
+    await exportRun(far, 'lammps', join(dir, 'far.dump'));
+    expect(Array.from(parseDump(readFileSync(join(dir, 'far.dump'), 'utf8')).table.columns.r)).toEqual([0.25, 0.5, 0.75]);
   });
 
   it('writes the solid phase as one watertight STL that voxelises back to the packing, and each particle as a named closed solid', async () => {
