@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import type { MetricInfo, ParticleTableSpec } from '../core/common/engine';
 import { POW10 } from '../core/common/power';
+import { nestedDeeperThan } from './wire';
 
 // ---------------------------------------------------------------------------------------------
 // Shared value types
@@ -808,10 +809,24 @@ function describeChoice(v: unknown): string {
   return typeof v === 'string' ? `'${v}'` : describeValue(v);
 }
 
+/**
+ * How deep the lists and objects of a call's params may nest: far above real params (the deepest
+ * the API, CLI and sweep tests send, sweeps of mixtures among them, nest 7 levels), far below what
+ * the recursive walks of params (zod, parseStrict, the web host's reviver) take: they overflowed
+ * the stack from about 2,000 levels, answering 'internal' or dropping the connection.
+ */
+export const MAX_PARAMS_DEPTH = 64;
+
+/** The refusal of params nested deeper than MAX_PARAMS_DEPTH. */
+export function paramsTooDeep(): ApiError {
+  return new ApiError('invalid', `params nested deeper than ${MAX_PARAMS_DEPTH} levels (lists and objects within each other)`);
+}
+
 /** Validates the params of a method; throws ApiError('invalid') naming each field. */
 export function parseParams<M extends MethodName>(method: M, params: unknown): z.output<(typeof paramsSchemas)[M]> {
   const schema = paramsSchemas[method] as z.ZodType;
   if (!schema) throw new ApiError('not_found', `unknown method '${String(method)}'`);
+  if (nestedDeeperThan(params, MAX_PARAMS_DEPTH)) throw paramsTooDeep();
   return parseStrict(schema, params ?? {}, '') as z.output<(typeof paramsSchemas)[M]>;
 }
 

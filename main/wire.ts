@@ -110,11 +110,12 @@ function countJsonValues(json: Uint8Array, max: number): number {
 }
 
 /**
- * The value of one message. `maxValues` bounds its JSON values, checked before parsing: a value is
+ * The value of one message. `maxDepth` bounds how deep its lists and objects nest (MessageTooDeep).
+ * `maxValues` bounds its JSON values, checked before parsing: a value is
  * tens of bytes once parsed (an empty object about 70, and as much again for its revived copy), so
  * that 3 bytes of '{},' each made a 200 MB message into 6 GB of objects and minutes of parsing.
  */
-export function decodeMessage(bytes: Uint8Array, maxValues = Infinity): unknown {
+export function decodeMessage(bytes: Uint8Array, maxValues = Infinity, maxDepth = Infinity): unknown {
   if (bytes.byteLength < 4) throw new Error('message is shorter than its 4-byte preamble');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const jsonLength = view.getUint32(0, true);
@@ -124,6 +125,8 @@ export function decodeMessage(bytes: Uint8Array, maxValues = Infinity): unknown 
   }
   const dataStart = Math.ceil((4 + jsonLength) / 8) * 8;
   const { v: value, b: layout } = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + jsonLength))) as { v: unknown; b: [number, number][] };
+  // JSON.parse keeps its own stack; revive recurses on ours, which ~2,000 levels overflowed.
+  if (nestedDeeperThan(value, maxDepth)) throw new MessageTooDeep(maxDepth, (value as { id?: unknown } | null)?.id);
   // Replace placeholders with copies (aligned, independent of the frame). The encoder names each
   // array once, so the copies together fit in the message: a placeholder named many times (or
   // overlapping ones) would make a few megabytes of message into gigabytes of copies.
@@ -149,6 +152,36 @@ export function decodeMessage(bytes: Uint8Array, maxValues = Infinity): unknown 
     return v;
   };
   return revive(value);
+}
+
+/** A message nested deeper than decodeMessage's maxDepth; `id`: the id of the call it carries (so a refusal can answer it), else null. */
+export class MessageTooDeep extends Error {
+  readonly id: number | null;
+  constructor(readonly maxDepth: number, id: unknown) {
+    super(`message nested deeper than ${maxDepth} levels`);
+    this.id = typeof id === 'number' ? id : null;
+  }
+}
+
+/**
+ * Whether lists and objects nest in `value` more than `max` levels (a number is 0, [] 1, [[]] 2),
+ * found level by level without recursion, so that a value too deep for a recursive walk (a schema,
+ * a reviver) is told apart first. Typed arrays are leaves. A value that holds itself (a structured
+ * clone may) is deeper than any max.
+ */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  let level: object[] = [];
+  const add = (v: unknown) => {
+    if (v !== null && typeof v === 'object' && !ArrayBuffer.isView(v)) level.push(v);
+  };
+  add(value);
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth === max) return true;
+    const parents = level;
+    level = [];
+    for (const p of parents) for (const v of Object.values(p)) add(v);
+  }
+  return false;
 }
 
 /** Longest frame a sender writes; longer messages are split into chunk frames. */

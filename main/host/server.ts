@@ -30,11 +30,11 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ApiError, isMethodName } from '../api';
+import { ApiError, isMethodName, MAX_PARAMS_DEPTH, paramsTooDeep } from '../api';
 import type { Services } from '../services/services';
 import { exportHeaders, MAX_API_EXPORT_BYTES, withExport } from '../services/handlers';
 import { nextTurn } from '../services/turns';
-import { chunkTransfer, decodeMessage, FrameAssembler, MAX_FRAME_BYTES, messageFrames, TransferRefused, type ClientMessage, type HostMessage } from '../wire';
+import { chunkTransfer, decodeMessage, FrameAssembler, MAX_FRAME_BYTES, MessageTooDeep, messageFrames, TransferRefused, type ClientMessage, type HostMessage } from '../wire';
 import { contentSecurityPolicy } from '../security';
 
 export interface HostOptions {
@@ -332,11 +332,14 @@ export async function startHost(o: HostOptions): Promise<Host> {
         transfer = chunkTransfer(frame);
         bytes = chunks.push(frame);
         if (!bytes) return;
-        msg = decodeMessage(bytes, MAX_CALL_VALUES) as ClientMessage;
+        // The call's params nest one level below the message ({ t, id, method, params }).
+        msg = decodeMessage(bytes, MAX_CALL_VALUES, MAX_PARAMS_DEPTH + 1) as ClientMessage;
         if (msg?.t !== 'call' || typeof msg.id !== 'number') throw new Error('expected { t: "call", id, method, params }');
       } catch (err) {
         const message = err instanceof Error ? err.message : 'bad message';
         if (err instanceof TransferRefused) reply(err.transfer, new ApiError(err.busy ? 'unavailable' : 'invalid', message));
+        // A message too deep that otherwise decodes answers its call; the connection stays.
+        else if (err instanceof MessageTooDeep && err.id !== null) reply(err.id, paramsTooDeep());
         // A chunked message has its call's id in every frame: its refusal answers the call.
         else if (transfer !== null && bytes) reply(transfer, new ApiError('invalid', message));
         else ws.close(1003, closeReason(message));

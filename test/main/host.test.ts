@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { startHost, type Host } from '../../main/host/server';
 import type { Services } from '../../main/services/services';
-import { chunkTransfer, decodeMessage, encodeMessage, MAX_FRAME_BYTES } from '../../main/wire';
+import { chunkTransfer, decodeMessage, encodeFrames, encodeMessage, MAX_FRAME_BYTES } from '../../main/wire';
 import { createWsApi, type WsApi } from '../../renderer/src/bridge/client';
 import { makeReadOnly } from './faults';
 import { fixtureServices, largeTableRun, rejection, tempDir } from './helpers';
@@ -460,6 +460,31 @@ describe('web host under faults', () => {
       errors.mockRestore();
       await small.close();
     }
+  });
+
+  it('answers a call nested deeper than MAX_PARAMS_DEPTH with an error naming the limit, and keeps the connection', async () => {
+    // 2,000 levels overflowed the stack of the message's reviver: the connection was closed with
+    // "Maximum call stack size exceeded". Written as text: encodeMessage recurses too.
+    const ws = await rawSocket();
+    const replies: { t: string; id: number; error?: { code: string; message: string } }[] = [];
+    ws.on('message', (d: Buffer) => replies.push(decodeMessage(new Uint8Array(d.buffer, d.byteOffset, d.byteLength)) as (typeof replies)[number]));
+    for (const [id, deep] of [[1, 2_000], [2, 100_000]]) {
+      const json = Buffer.from(`{"v":{"t":"call","id":${id},"method":"runs.validate","params":{"spec":${'['.repeat(deep)}${']'.repeat(deep)}}},"b":[]}`);
+      const preamble = Buffer.alloc(4);
+      preamble.writeUInt32LE(json.length);
+      ws.send(Buffer.concat([preamble, json]));
+    }
+    // In chunks: the call's id comes with its frames.
+    let deep: unknown = [];
+    for (let i = 0; i < 100; i++) deep = [deep];
+    for (const f of encodeFrames({ t: 'call', id: 3, method: 'runs.validate', params: { spec: deep } }, 3, 256)) ws.send(f);
+    ws.send(encodeMessage({ t: 'call', id: 4, method: 'app.info', params: {} }));
+    await waitFor('four replies', () => replies.length === 4);
+    for (const id of [1, 2, 3]) {
+      expect(replies.find((m) => m.id === id)).toMatchObject({ t: 'error', error: { code: 'invalid', message: expect.stringMatching(/^params nested deeper than 64 levels/) } });
+    }
+    expect(replies.find((m) => m.id === 4)).toMatchObject({ t: 'result' });
+    ws.close();
   });
 
   it('answers an undecodable call with an error naming it, not a crash', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMessage, encodeFrames, encodeMessage, FrameAssembler, TransferRefused } from '../../main/wire';
+import { decodeMessage, encodeFrames, encodeMessage, FrameAssembler, MessageTooDeep, nestedDeeperThan, TransferRefused } from '../../main/wire';
 
 describe('WebSocket message codec', () => {
   it('round-trips nested values with typed arrays of every kind, including unaligned views', () => {
@@ -139,5 +139,23 @@ describe('WebSocket message codec', () => {
     const value = { csv: 'x,y,z,r\n1,2,3,[{4}]\n'.repeat(10_000), q: 'say \\"a, b\\" [', list: [1, 2, 3] };
     expect(decodeMessage(encodeMessage(value), 10)).toEqual(value);
     expect(() => decodeMessage(encodeMessage({ ...value, list: [1, 2, 3, 4] }), 10)).toThrow(/^message of more than 10 JSON values/);
+  });
+  it('refuses a message nested deeper than maxDepth before reviving it (its reviver recurses), with the id of its call', () => {
+    expect([nestedDeeperThan(1, 0), nestedDeeperThan([], 0), nestedDeeperThan({ a: [[]] }, 3), nestedDeeperThan({ a: [[]] }, 2)]).toEqual([false, true, false, true]);
+    expect(nestedDeeperThan({ a: new Float64Array(4) }, 1)).toBe(false); // a typed array is a leaf
+    const deep = 5_000; // the reviver overflowed from about 2,000
+    const json = new TextEncoder().encode(`{"v":{"t":"call","id":7,"params":${'['.repeat(deep)}${']'.repeat(deep)}},"b":[]}`);
+    const message = new Uint8Array(4 + json.length);
+    new DataView(message.buffer).setUint32(0, json.length, true);
+    message.set(json, 4);
+    const err = (() => {
+      try {
+        decodeMessage(message, Infinity, 65);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(MessageTooDeep);
+    expect(err).toMatchObject({ id: 7, message: 'message nested deeper than 65 levels' });
   });
 });
