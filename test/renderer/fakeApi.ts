@@ -64,6 +64,8 @@ export interface FakeApi extends PackbenchApi {
   presets: Preset[];
   /** What runs.artifacts answers for a run (default: a particle table). */
   artifacts: Record<string, RunArtifact[]>;
+  /** Run ids whose runs.series answers none (default: a 'particles' line). */
+  noSeries: Set<string>;
   /** What runs.get answers as a run's log (default: none). */
   logs: Record<string, string[]>;
   emit<E extends keyof Events>(event: E, payload: Events[E]): void;
@@ -108,6 +110,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
     warn: () => [],
     presets: [],
     artifacts: {},
+    noSeries: new Set(),
     logs: {},
     emit(event, payload) {
       listeners.get(event)?.forEach((l) => l(payload));
@@ -219,6 +222,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
           }
           case 'runs.series': {
             const n = Number(find(p.id).id.slice(1));
+            if (fake.noSeries.has(find(p.id).id)) return [];
             return [{ name: 'particles', xLabel: 'step', yLabel: 'particles', kind: 'line', x: new Float64Array([0, 1, 2]), y: new Float64Array([0, n, 2 * n]) }];
           }
           case 'runs.artifacts':

@@ -114,12 +114,17 @@ describe('InspectorWorkspace', () => {
   it('a failed run shows its error and the end of its log, where its particles would be', async () => {
     const api = installFakeApi([makeRun(1, { engine: 'voxel', name: 'too small', status: 'failed', error: 'box.size.0: 0.1 is 2 voxels; at least 8', metrics: {} })]);
     api.artifacts.r1 = [];
+    api.noSeries.add('r1');
     api.logs.r1 = [...Array.from({ length: 30 }, (_, i) => `line ${i}`), 'Error: box.size.0: 0.1 is 2 voxels; at least 8'];
     const { w } = await mountInspectorAt('/inspector/r1');
     const failure = w.get('[data-testid="run-failure"]');
     expect(failure.text()).toContain('This run failed: box.size.0: 0.1 is 2 voxels; at least 8');
     expect(failure.get('pre').text().split('\n')).toEqual([...Array.from({ length: 19 }, (_, i) => `line ${i + 11}`), 'Error: box.size.0: 0.1 is 2 voxels; at least 8']);
     expect(w.text()).not.toContain('This run has no particle table');
+    // It never will have series or particles to colour: said so, no 'yet' and no empty select.
+    expect(w.get('[data-testid="series-none"]').text()).toBe('No series: the run failed.');
+    expect(w.find('[data-testid="colour-by"]').exists()).toBe(false);
+    expect(w.get('[data-testid="colour-none"]').text()).toBe('Nothing to colour: the run failed.');
     w.unmount();
   });
 
