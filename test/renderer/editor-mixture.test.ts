@@ -78,6 +78,13 @@ describe('mixture size distribution', () => {
     expect(paths).toEqual(expect.arrayContaining(['types.0.shapeId', 'types.0.size.max', 'types.1.fraction', 'types.1.size.weights', 'types.1.size.sizes.1']));
     expect(validateMixture({ basis: 'number', types: [] })[0].path).toBe('types');
   });
+
+  it("a fraction typed '1e' (no number yet) is refused at its field only, not also as 'at least one fraction must be > 0'", () => {
+    const typing = (fraction: number) => validateMixture({ basis: 'number', types: [{ shapeId: 'a', size: { law: 'fixed', value: 1 }, fraction }, { shapeId: 'b', size: { law: 'fixed', value: 1 }, fraction: 0 }] });
+    expect(typing(Number.NaN).map((i) => i.path)).toEqual(['types.0.fraction']);
+    // Numbers, all 0: the table's rule still speaks.
+    expect(typing(0)).toEqual([{ path: 'types', message: 'at least one fraction must be > 0' }]);
+  });
 });
 
 describe('the law a switch of size law fills in', () => {

@@ -82,16 +82,22 @@ export interface MixtureIssue {
  */
 export function validateMixture(m: Mixture): MixtureIssue[] {
   const issues: MixtureIssue[] = [];
+  let fractionRefused = false;
   if (m.types.length === 0) issues.push({ path: 'types', message: 'add at least one particle type' });
   m.types.forEach((t, i) => {
     const p = `types.${i}`;
     if (!t.shapeId) issues.push({ path: `${p}.shapeId`, message: 'choose a shape' });
     for (const [path, message] of Object.entries(schemaMessages(sizeLawSchema, t.size))) issues.push({ path: [p, 'size', path].filter(Boolean).join('.'), message });
     const fraction = Object.values(schemaMessages(particleTypeSchema.shape.fraction, t.fraction))[0];
-    if (fraction) issues.push({ path: `${p}.fraction`, message: fraction });
+    if (fraction) {
+      issues.push({ path: `${p}.fraction`, message: fraction });
+      fractionRefused = true;
+    }
   });
-  // The engine's cross-field rule (core/voxel/params.ts checkParams): some type must be drawn.
-  if (m.types.length && !m.types.some((t) => t.fraction > 0)) issues.push({ path: 'types', message: 'at least one fraction must be > 0' });
+  // The engine's cross-field rule (core/voxel/params.ts checkParams): some type must be drawn. Not
+  // while a fraction is refused at its field: '1e' on the way to '1e-3' is no number yet, not a 0,
+  // and the table said 'at least one fraction must be > 0' under the row that said 'enter a number'.
+  if (m.types.length && !fractionRefused && !m.types.some((t) => t.fraction > 0)) issues.push({ path: 'types', message: 'at least one fraction must be > 0' });
   return issues;
 }
 
