@@ -12,13 +12,14 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { ApiError, FINAL_STATUSES, MAX_SEED, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, progressPercent, remainingSeconds, workingSeconds, type ApiIssue, type MemoryEstimate, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
+import { ApiError, FINAL_STATUSES, MAX_PARAMS_DEPTH, MAX_SEED, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, progressPercent, remainingSeconds, workingSeconds, type ApiIssue, type MemoryEstimate, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/exports';
 import { exportableRun, notExportable, storageFault } from './services/handlers';
 import { openServices, type Services, type ServicesOptions } from './services/services';
 import { formatBytes } from './services/pool';
 import { STOP_GRACE_MS } from './services/queue';
+import { nestedDeeperThan } from './wire';
 import { parseJsonText } from '../core/io/json';
 import { metricInfo } from '../core/common/engines';
 import { metricUnitIn } from '../core/common/engine';
@@ -121,8 +122,11 @@ function readJsonFile(file: string, what: string): unknown {
 
 /** Reads and checks a spec file; issue paths are relative to the file ('params.box.size'). */
 function readSpec(file: string): RunSpec {
+  const value = readJsonFile(file, 'spec');
+  // As the API refuses it (the spec is one level down in its params): deeper, the sweep search overflowed the stack (exit 3).
+  if (nestedDeeperThan(value, MAX_PARAMS_DEPTH - 1)) throw new CliError(`${file}: invalid spec: nested deeper than ${MAX_PARAMS_DEPTH - 1} levels (lists and objects within each other)`, 2);
   try {
-    return parseStrict(runSpecSchema, readJsonFile(file, 'spec'), '') as RunSpec;
+    return parseStrict(runSpecSchema, value, '') as RunSpec;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     throw new CliError(`${file}: invalid spec:\n${(err.issues ?? []).map((i) => `  ${i.path || 'the spec'}: ${i.message}`).join('\n')}`, 2);

@@ -121,6 +121,13 @@ describe('packbench CLI', () => {
     expect(JSON.parse((await cli('--json', 'runs', 'list')).stdout).total).toBe(before);
   });
 
+  it('refuses a spec nested deeper than the API allows as invalid (exit 2), not with a stack overflow (exit 3)', async () => {
+    const file = join(t.dir, 'deep.json');
+    writeFileSync(file, `{"engine":"voxel","name":"deep","params":{"mixture":{"types":[${'['.repeat(3000)}${']'.repeat(3000)}]}}}`);
+    const r = await cli('validate', file);
+    expect([r.code, r.stderr]).toEqual([2, `packbench: ${file}: invalid spec: nested deeper than 63 levels (lists and objects within each other)\n`]);
+  });
+
   it('with --json, a failing command prints one JSON document on stdout too: the error and its exit code', async () => {
     const spec = JSON.parse(readFileSync(example, 'utf8'));
     spec.params.box.resolution = -3;
