@@ -83,6 +83,9 @@ describe('HistoryWorkspace', () => {
     expect(w.get('[data-testid="history-filter-error"]').text()).toBe('metric min must be a number (decimals with a point: 0.4)');
     expect(min.attributes('aria-invalid')).toBe('true');
     expect(api.calls.filter((c) => c.method === 'runs.list').length).toBe(listed);
+    // The list on screen is the last valid filter's: said so and dimmed, not to be read as the typed one's.
+    expect(w.get('[data-testid="history-stale"]').text()).toBe('These are the runs of the last valid filter: correct the filter above to list its runs.');
+    expect(w.get('[role="grid"]').classes()).toContain('stale');
   });
 
   it("a metric bound typed with a decimal comma ('0,4') is refused at the field; Clear filters then lists every run", async () => {
@@ -99,6 +102,7 @@ describe('HistoryWorkspace', () => {
     await new Promise((r) => setTimeout(r, 300));
     await settle();
     expect(w.find('[data-testid="history-filter-error"]').exists()).toBe(false);
+    expect(w.find('[data-testid="history-stale"]').exists()).toBe(false);
     expect((min.element as HTMLInputElement).value).toBe('');
     expect(min.attributes('aria-invalid')).toBeUndefined();
     expect((api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { filter: unknown }).filter).toEqual({});
