@@ -86,6 +86,14 @@ describe('HistoryWorkspace', () => {
     // The list on screen is the last valid filter's: said so and dimmed, not to be read as the typed one's.
     expect(w.get('[data-testid="history-stale"]').text()).toBe('These are the runs of the last valid filter: correct the filter above to list its runs.');
     expect(w.get('[role="grid"]').classes()).toContain('stale');
+    // A run that ends refetches the list: still the last valid filter's, not the refused one's.
+    const before = api.calls.filter((c) => c.method === 'runs.list').at(-1)!.params as { filter: unknown };
+    api.emit('run.updated', makeRun(500, { status: 'done' }));
+    await new Promise((r) => setTimeout(r, 1100));
+    await settle();
+    const after = api.calls.filter((c) => c.method === 'runs.list');
+    expect(after.length).toBeGreaterThan(listed);
+    expect((after.at(-1)!.params as { filter: unknown }).filter).toEqual(before.filter);
   });
 
   it("a metric bound typed with a decimal comma ('0,4') is refused at the field; Clear filters then lists every run", async () => {
