@@ -22,7 +22,12 @@ export function metricUnit(engines: readonly EngineInfo[], name: string, engine?
   return metricUnitIn(metricInfo(engines, name, engine), params);
 }
 
-/** A camelCase metric name in its words, to break between them where it wraps ('packedInterpenetration', 'Fraction'). */
-export function camelWords(name: string): string[] {
-  return name.split(/(?=[A-Z])/);
+/**
+ * A name in the parts a line may break between where it wraps: before a capital, after '=' or ','
+ * and after a path's '.' (not a number's): 'packed' + 'Interpenetration' + 'Fraction', 'balls.' +
+ * 'radius.' + 'max', '[rebound' + 'Probability=' + '0.5]'. Without them a narrow column broke
+ * 'reboundProbabilit' | 'y'.
+ */
+export function lineParts(name: string): string[] {
+  return name.split(/(?=[A-Z])|(?<=[=,])|(?<=\.)(?=[A-Za-z_])/);
 }
