@@ -177,11 +177,19 @@ describe('ball mill with `packbench run`', () => {
     const data = tempDir();
     try {
       const file = `${data.dir}/long.json`;
-      // Some 2 s of wall time: several progress updates.
-      writeFileSync(file, JSON.stringify({ engine: 'ballmill', name: 'long', seed: 1, params: { dim: 2, balls: { count: 100, radius: { law: 'uniform', min: 1, max: 10 } }, duration: 20, output: { frameRate: 0 } } }));
-      let stderr = '';
-      expect(await main(['--data', data.dir, 'run', file], { stdout: () => {}, stderr: (t) => void (stderr += t), stderrIsTTY: true })).toBe(0);
-      expect(stderr.split('\r').some((l) => /^\[[#-]{30}\] +\d+% simulating, about \d+ (s|min \d+ s) left long/.test(l)), stderr).toBe(true);
+      // Some 20 s of wall time, ended by the user (Ctrl-C) once the bar gives a time left: the time
+      // left is given once the phase has worked ETA_AFTER_SECONDS.
+      writeFileSync(file, JSON.stringify({ engine: 'ballmill', name: 'long', seed: 1, params: { dim: 2, balls: { count: 100, radius: { law: 'uniform', min: 1, max: 10 } }, duration: 200, output: { frameRate: 0 } } }));
+      let stderr = '', left = false;
+      const stderrOf = (t: string) => {
+        stderr += t;
+        if (!left && /^\r\[[#-]{30}\] +\d+% simulating, about \d+ (s|min \d+ s) left long/.test(t)) {
+          left = true;
+          process.emit('SIGINT');
+        }
+      };
+      expect(await main(['--data', data.dir, 'run', file], { stdout: () => {}, stderr: stderrOf, stderrIsTTY: true })).toBe(130);
+      expect(left, stderr).toBe(true);
     } finally {
       data.cleanup();
     }
