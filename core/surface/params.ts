@@ -166,12 +166,10 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
   if (!(area > 0)) {
     // The grid over the solid's box (estimateArea's) met no part of the surface: a part thinner
     // than its step far from the rest. A run would seed no particle and end with no sampling.
-    // The finest step the estimate looked with: the grid's (a narrow band refines only cells near a
-    // part it has found).
-    const step = finest;
+    // `finest` is then the grid's step (a narrow band refines only cells near a part it has found).
     issues.push({
       path: 'surface',
-      message: `no part of the surface was found on the grid that measures its area (${Math.round(side / step)} steps along its longest side of ${side.toPrecision(4)}, step ${step.toPrecision(3)}), so a run would seed no particle: its parts must be at least about a step thick`,
+      message: `no part of the surface was found on the grid that measures its area (${Math.round(side / finest)} steps along its longest side of ${side.toPrecision(4)}, step ${finest.toPrecision(3)}), so a run would seed no particle: its parts must be at least about a step thick`,
     });
     return issues;
   }

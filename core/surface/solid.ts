@@ -263,13 +263,12 @@ export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narro
   const eps = 1.5 * h, g = new Float64Array(3);
   const n = [0, 1, 2].map((a) => Math.ceil((bounds[a + 3] - bounds[a]) / h) + 4);
   const o = [0, 1, 2].map((a) => (bounds[a] + bounds[a + 3]) / 2 - (n[a] * h) / 2);
-  // Also in a box the grid resolves: a thin part inside it (a filament of a blobby object) is not.
-  const refine = narrowBand;
-  // With refinement, the distances of two planes of nodes, and the lower corners of the cells between
+  // With the band (in any box: a thin part inside one the grid resolves, a filament of a blobby
+  // object, is not), the distances of two planes of nodes, and the lower corners of the cells between
   // them with a node within the band.
   const plane = (n[0] + 1) * (n[1] + 1);
-  const dist = refine ? new Float64Array(2 * plane) : null;
-  let cells = refine ? new Float64Array(3 * 1024) : null, count = 0;
+  const dist = narrowBand ? new Float64Array(2 * plane) : null;
+  let cells = narrowBand ? new Float64Array(3 * 1024) : null, count = 0;
   const terms = fn.surface.kind === 'blobby' ? fn.surface.blobs.length : 1;
   const budget = AREA_REFINE_TERMS / terms;
   let sum = 0;
