@@ -4,8 +4,8 @@
  *
  * Security: context isolation, sandbox, no Node in the renderer; the renderer is served from the
  * app:// scheme with a strict CSP; navigation, new windows, webviews and permissions (except
- * notifications) are refused; IPC is answered only for this window's main frame, and every payload
- * is validated against main/api.ts by the services' dispatch.
+ * notifications) are refused; devtools only in unpackaged runs; IPC is answered only for this
+ * window's main frame, and every payload is validated against main/api.ts by the services' dispatch.
  */
 import { app, BrowserWindow, dialog, ipcMain, net, protocol, session, type IpcMainInvokeEvent, type SaveDialogOptions } from 'electron';
 import { existsSync } from 'node:fs';
@@ -109,6 +109,9 @@ function createWindow(): BrowserWindow {
       nodeIntegration: false,
       webSecurity: true,
       webviewTag: false,
+      // The default menu's Toggle Developer Tools (Ctrl+Shift+I) would give a console on
+      // window.packbench: for `npm start` and `npm run dev` only, not in an installed app.
+      devTools: !app.isPackaged,
       spellcheck: false,
     },
   });

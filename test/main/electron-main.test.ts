@@ -109,6 +109,10 @@ describe('Electron main process security', () => {
     expect(win().options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false });
   });
 
+  it('opens no devtools in a packaged app (its default menu offered them: Ctrl+Shift+I, a console on window.packbench)', () => {
+    expect(win().options.webPreferences.devTools).toBe(false);
+  });
+
   it('keeps the window on its own origin: other navigations, redirects, new windows and webviews are refused', () => {
     const wc = win().webContents;
     expect(wc.emitPreventable('will-navigate', 'https://evil.example/')).toBe(true);
