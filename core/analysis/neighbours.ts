@@ -1,7 +1,10 @@
 /**
  * Neighbours of sphere centres within a reach, on a uniform cell grid built once (counting sort of
  * the centres by cell). Periodic axes use the minimum image; an axis with too few cells for the
- * reach is scanned whole, so no neighbour is visited twice. Queries allocate nothing.
+ * reach is scanned whole, so no cell is visited twice. A periodic side shorter than twice the reach
+ * holds a neighbour more than once within it (a lattice's unit cell: a sphere touches several
+ * images of one other sphere, and its own): then every image within reach is visited, each once.
+ * Queries allocate nothing.
  */
 export class SphereGrid {
   private readonly nc: [number, number, number];
@@ -68,12 +71,18 @@ export class SphereGrid {
     return k;
   }
 
-  /** Calls fn(j, distance) for every j != i whose centre lies closer than reach to centre i. */
+  /**
+   * Calls fn(j, distance) for every j whose centre (or a periodic image of it) lies closer than reach
+   * to centre i, once per image; i itself only through its images (sides shorter than twice the reach).
+   */
   forEachNear(i: number, reach: number, fn: (j: number, distance: number) => void): void {
     this.forEachNearPoint(this.x[i], this.y[i], this.z[i], reach, fn, i);
   }
 
-  /** Calls fn(j, distance) for every j (other than `skip`) whose centre lies closer than reach to (xi, yi, zi). */
+  /**
+   * Calls fn(j, distance) for every j whose centre, or a periodic image of it, lies closer than
+   * reach to (xi, yi, zi), once per image; `skip` only through its images other than itself.
+   */
   forEachNearPoint(xi: number, yi: number, zi: number, reach: number, fn: (j: number, distance: number) => void, skip = -1): void {
     const { x, y, z, nc, start, sorted, lists } = this;
     const [lx, ly, lz] = this.box;
@@ -82,17 +91,33 @@ export class SphereGrid {
     const m0 = Math.ceil(reach / (this.len[0] / nc[0])), m1 = Math.ceil(reach / (this.len[1] / nc[1])), m2 = Math.ceil(reach / (this.len[2] / nc[2]));
     const k0 = this.axisCells(0, ci, m0), k1 = this.axisCells(1, cj, m1), k2 = this.axisCells(2, ck, m2);
     const reach2 = reach * reach;
+    // Images beyond the minimum one along each periodic side shorter than twice the reach (0 otherwise:
+    // every other image is then at least half a side, so at least the reach, away).
+    const t0 = px && 2 * reach > lx ? Math.ceil(reach / lx) : 0;
+    const t1 = py && 2 * reach > ly ? Math.ceil(reach / ly) : 0;
+    const t2 = pz && 2 * reach > lz ? Math.ceil(reach / lz) : 0;
+    const images = t0 + t1 + t2 > 0;
     for (let a = 0; a < k2; a++) for (let b = 0; b < k1; b++) {
       const rowBase = nc[0] * (lists[1][b] + nc[1] * lists[2][a]);
       for (let d = 0; d < k0; d++) {
         const q = rowBase + lists[0][d];
         for (let s = start[q], e = start[q + 1]; s < e; s++) {
           const j = sorted[s];
-          if (j === skip) continue;
+          if (j === skip && !images) continue;
           let dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
           if (px) dx -= lx * Math.round(dx / lx);
           if (py) dy -= ly * Math.round(dy / ly);
           if (pz) dz -= lz * Math.round(dz / lz);
+          if (images) {
+            // The axes with images are scanned whole (axisCells), so each sphere comes here once.
+            for (let iz = -t2; iz <= t2; iz++) for (let iy = -t1; iy <= t1; iy++) for (let ix = -t0; ix <= t0; ix++) {
+              if (j === skip && ix === 0 && iy === 0 && iz === 0) continue;
+              const ex = dx + ix * lx, ey = dy + iy * ly, ez = dz + iz * lz;
+              const e2 = ex * ex + ey * ey + ez * ez;
+              if (e2 < reach2) fn(j, Math.sqrt(e2));
+            }
+            continue;
+          }
           const d2 = dx * dx + dy * dy + dz * dz;
           if (d2 < reach2) fn(j, Math.sqrt(d2));
         }
@@ -101,7 +126,7 @@ export class SphereGrid {
   }
 }
 
-/** Calls fn(i, j, distance) once for every pair i < j closer than reach. */
+/** Calls fn(i, j, distance) once for every pair i < j closer than reach (once per periodic image of j within it). */
 export function forEachClosePair(
   x: Float64Array, y: Float64Array, z: Float64Array,
   box: readonly [number, number, number],

@@ -264,6 +264,9 @@ export function sphereContacts(
       box, periodic, 2 * top[b] + tol,
     ));
   }
+  // A sphere's contacts with its own periodic images (a side shorter than two reaches): each seen
+  // from both sides (at +L and -L), so a contact per sighting for the sphere, half a pair for the counts.
+  let selfContacts = 0, selfOverlaps = 0;
   for (let i = 0; i < n; i++) {
     if (i % STOP_STRIDE === 0 && stop(i, n)) return null;
     for (let b = 0; b <= band[i]; b++) {
@@ -272,8 +275,17 @@ export function sphereContacts(
       const ids = members[b];
       grid.forEachNearPoint(x[i], y[i], z[i], r[i] + top[b] + tol, (k, dist) => {
         const j = ids[k];
+        if (j === i) {
+          if (dist === 0) return; // itself, not an image
+          const gap = dist - 2 * r[i];
+          if (gap <= tol) { degree[i]++; selfContacts++; }
+          if (gap < -tol) selfOverlaps++;
+          if (-gap > maxOverlap) maxOverlap = -gap;
+          return;
+        }
         // A pair within one band once (j > i); across bands from the smaller sphere's side.
-        if (b === band[i] && j <= i) return;
+        // Several periodic images of j within reach are several contacts (as in a lattice's unit cell).
+        if (b === band[i] && j < i) return;
         const gap = dist - r[i] - r[j];
         if (gap <= tol) { degree[i]++; degree[j]++; contacts++; }
         if (gap < -tol) overlappingPairs++;
@@ -281,7 +293,7 @@ export function sphereContacts(
       });
     }
   }
-  return { degree, contacts, overlappingPairs, maxOverlap };
+  return { degree, contacts: contacts + selfContacts / 2, overlappingPairs: overlappingPairs + selfOverlaps / 2, maxOverlap };
 }
 
 /** The coordination histogram (fraction of spheres with each number of contacts) as a bar series. */

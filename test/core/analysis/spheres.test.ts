@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnTable } from '../../../core/common/engine';
 import { Random } from '../../../core/common/random';
-import { analyseSpheres, sphereSliceVolume } from '../../../core/analysis/spheres';
+import { analyseSpheres, sphereContacts, sphereSliceVolume } from '../../../core/analysis/spheres';
 import { forEachClosePair, SphereGrid } from '../../../core/analysis/neighbours';
 
 function spheres(points: number[][], r: number | number[]): ColumnTable {
@@ -39,6 +39,60 @@ describe('analyseSpheres', () => {
     const g = res2.series.find((s) => s.name === 'radial distribution function')!;
     const first = g.y.findIndex((v) => v > 0);
     expect(Math.abs(g.x[first] - a)).toBeLessThan((g.x[1] - g.x[0]));
+  });
+
+  it('counts contacts with periodic images in cells shorter than two contact reaches (a lattice unit cell)', () => {
+    // Independent count: every periodic image of every sphere tiled explicitly, each bond once.
+    const bruteForce = (pts: number[][], r: number[], box: number[], tol: number): number[] => {
+      const degree = pts.map(() => 0);
+      const m = box.map((l) => Math.ceil((2 * Math.max(...r) + tol) / l));
+      for (let i = 0; i < pts.length; i++) for (let j = 0; j < pts.length; j++) {
+        for (let a = -m[0]; a <= m[0]; a++) for (let b = -m[1]; b <= m[1]; b++) for (let c = -m[2]; c <= m[2]; c++) {
+          if (i === j && a === 0 && b === 0 && c === 0) continue;
+          const d = Math.hypot(pts[j][0] + a * box[0] - pts[i][0], pts[j][1] + b * box[1] - pts[i][1], pts[j][2] + c * box[2] - pts[i][2]);
+          if (d - r[i] - r[j] <= tol) degree[i]++;
+        }
+      }
+      return degree;
+    };
+    const h = Math.sqrt(3), c = Math.sqrt(8 / 3);
+    // Unit cells (fractions of the cell sides), the sides, the radius for touching spheres, the coordination.
+    const cells: [string, number[][], number[], number, number][] = [
+      ['simple cubic', [[0, 0, 0]], [1, 1, 1], 0.5, 6],
+      ['BCC', [[0, 0, 0], [0.5, 0.5, 0.5]], [1, 1, 1], h / 4, 8],
+      ['FCC', [[0, 0, 0], [0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5]], [1, 1, 1], 1 / (2 * Math.SQRT2), 12],
+      ['HCP', [[0, 0, 0], [0.5, 0.5, 0], [0.5, 1 / 6, 0.5], [0, 2 / 3, 0.5]], [1, h, c], 0.5, 12],
+    ];
+    for (const [name, basis, side, r, coordination] of cells) for (const k of [1, 2, 3]) {
+      // Shifted off the origin, so that the box cuts the spheres on every side.
+      const pts: number[][] = [];
+      for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) for (let l = 0; l < k; l++) {
+        for (const b of basis) pts.push([(i + b[0] + 0.1) * side[0], (j + b[1] + 0.2) * side[1], (l + b[2] + 0.3) * side[2]]);
+      }
+      const box = side.map((s) => k * s) as [number, number, number];
+      const tol = 1e-9;
+      const col = (a: number) => Float64Array.from(pts, (p) => p[a]);
+      const got = sphereContacts(col(0), col(1), col(2), new Float64Array(pts.length).fill(r), box, [true, true, true], tol);
+      const expected = bruteForce(pts, pts.map(() => r), box, tol);
+      expect(expected.every((d) => d === coordination), `${name} ${k}: brute force`).toBe(true);
+      expect(Array.from(got.degree), `${name} ${k}`).toEqual(expected);
+      expect(got.contacts, `${name} ${k}`).toBe((coordination * pts.length) / 2);
+      expect(got.overlappingPairs, `${name} ${k}`).toBe(0);
+      if (k === 1) {
+        const res = analyseSpheres(spheres(pts, r), box, { periodic: [true, true, true], gapTolerance: tol, poreGridVoxels: 4096, heightMapCells: 16 });
+        expect(res.metrics.coordinationMean, name).toBe(coordination);
+      }
+    }
+    // Spheres of radius 0.3 to 0.6 in cells of 1.25 to 3 along each axis, against the same brute force.
+    const rand = new Random(8);
+    for (let t = 0; t < 20; t++) {
+      const box = [0, 1, 2].map(() => rand.uniform(1.25, 3)) as [number, number, number];
+      const pts = Array.from({ length: 6 }, () => box.map((l) => rand.uniform(0, l)));
+      const r = pts.map(() => rand.uniform(0.3, 0.6));
+      const col = (a: number) => Float64Array.from(pts, (p) => p[a]);
+      const got = sphereContacts(col(0), col(1), col(2), Float64Array.from(r), box, [true, true, true], 0.05);
+      expect(Array.from(got.degree)).toEqual(bruteForce(pts, r, box, 0.05));
+    }
   });
 
   it('gives the lattice porosity exactly from sphere slices', () => {
