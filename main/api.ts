@@ -806,7 +806,29 @@ function fieldIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
 
 /** A choice given as it was written: 'Ceiling', 4, or what else it was. */
 function describeChoice(v: unknown): string {
-  return typeof v === 'string' ? `'${v}'` : describeValue(v);
+  return typeof v === 'string' ? quoted(v) : describeValue(v);
+}
+
+/** Names longer than this are quoted by their start and length. */
+const QUOTED_NAME_CHARS = 64;
+
+/** A name as a field's path shows it: whole, or its first characters and '…' when it is long. */
+function clipped(name: string): string {
+  return name.length > QUOTED_NAME_CHARS ? `${name.slice(0, 40)}…` : name;
+}
+
+/**
+ * A name the caller typed, quoted in a refusal: 'reboundProbabilty', or 'xxxx…' (4,000,000
+ * characters). Quoted whole, a 140 MB name made a refusal (path, message, and both again in the
+ * error's text) past the longest string V8 makes: 'internal: cannot be sent' instead of 'invalid'.
+ */
+export function quoted(name: string): string {
+  return name.length > QUOTED_NAME_CHARS ? `'${clipped(name)}' (${name.length.toLocaleString('en-US')} characters)` : `'${name}'`;
+}
+
+/** The refusal of a call to a method the API does not have. */
+export function unknownMethod(name: unknown): ApiError {
+  return new ApiError('not_found', `unknown method ${typeof name === 'string' ? quoted(name) : describeValue(name)}`);
 }
 
 /**
@@ -825,7 +847,7 @@ export function paramsTooDeep(): ApiError {
 /** Validates the params of a method; throws ApiError('invalid') naming each field. */
 export function parseParams<M extends MethodName>(method: M, params: unknown): z.output<(typeof paramsSchemas)[M]> {
   const schema = paramsSchemas[method] as z.ZodType;
-  if (!schema) throw new ApiError('not_found', `unknown method '${String(method)}'`);
+  if (!schema) throw unknownMethod(method);
   if (nestedDeeperThan(params, MAX_PARAMS_DEPTH)) throw paramsTooDeep();
   return parseStrict(schema, params ?? {}, '') as z.output<(typeof paramsSchemas)[M]>;
 }
@@ -959,7 +981,7 @@ function walk(schema: JsonSchema, value: unknown, path: string, w: FieldWalk): v
       const field = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
       if (field) walk(field, v, at(key), w);
       else if (closed) {
-        w.issues.push({ path: at(key), message: unknownFieldMessage(key, known) });
+        w.issues.push({ path: at(clipped(key)), message: unknownFieldMessage(key, known) });
       }
     }
   } else if (isRecord(value) && schema.additionalProperties !== undefined && Object.hasOwn(value, '__proto__')) {
@@ -984,7 +1006,7 @@ function walk(schema: JsonSchema, value: unknown, path: string, w: FieldWalk): v
 /** What a field the schema does not know is told (the service and the batch form say the same). */
 export function unknownFieldMessage(key: string, known: readonly string[]): string {
   const meant = closest(key, known);
-  return meant ? `unknown field '${key}' (did you mean '${meant}'?)` : `unknown field '${key}'; known fields: ${known.join(', ')}`;
+  return meant ? `unknown field ${quoted(key)} (did you mean '${meant}'?)` : `unknown field ${quoted(key)}; known fields: ${known.join(', ')}`;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

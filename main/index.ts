@@ -11,7 +11,7 @@ import { app, BrowserWindow, dialog, ipcMain, net, protocol, session, type IpcMa
 import { existsSync } from 'node:fs';
 import { join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ApiError, isMethodName } from './api';
+import { ApiError, isMethodName, unknownMethod } from './api';
 import { CALL_CHANNEL, EVENT_CHANNEL, pageSignals, type CallEnvelope } from './ipc';
 import { contentSecurityPolicy } from './security';
 import { openServicesWhenFree, type Services } from './services/services';
@@ -82,7 +82,7 @@ function registerIpc(s: Services): void {
   ipcMain.handle(CALL_CHANNEL, async (e, method: unknown, params: unknown): Promise<CallEnvelope> => {
     try {
       if (!isOwnFrame(e)) throw new ApiError('unauthorized', 'IPC from an unknown frame');
-      if (!isMethodName(method)) throw new ApiError('not_found', `unknown method '${String(method)}'`);
+      if (!isMethodName(method)) throw unknownMethod(method);
       return { ok: true, result: await s.dispatch(method, params, pageSignal?.()) };
     } catch (err) {
       const apiErr = err instanceof ApiError ? err : new ApiError('internal', err instanceof Error ? err.message : String(err));

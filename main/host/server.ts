@@ -30,7 +30,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ApiError, isMethodName, MAX_PARAMS_DEPTH, paramsTooDeep } from '../api';
+import { ApiError, isMethodName, MAX_PARAMS_DEPTH, paramsTooDeep, unknownMethod } from '../api';
 import type { Services } from '../services/services';
 import { exportHeaders, MAX_API_EXPORT_BYTES, withExport } from '../services/handlers';
 import { nextTurn } from '../services/turns';
@@ -357,7 +357,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
     });
     async function answer(msg: ClientMessage): Promise<void> {
       try {
-        if (!isMethodName(msg.method)) throw new ApiError('not_found', `unknown method '${String(msg.method)}'`);
+        if (!isMethodName(msg.method)) throw unknownMethod(msg.method);
         send({ t: 'result', id: msg.id, result: await services.dispatch(msg.method, msg.params, gone.signal) }, `the result of ${msg.method}`);
       } catch (err) {
         reply(msg.id, err);

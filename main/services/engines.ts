@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { EngineDefinition, ParamsIssue } from '../../core/common/engine';
 import { ENGINES } from '../../core/common/engines';
 import { Turns } from './turns';
-import { ApiError, closest, invalidMessage, parseStrict, SPHERE_IMPORT_ENGINE, unknownFields, type ApiIssue, type EngineInfo, type RunSpec } from '../api';
+import { ApiError, closest, invalidMessage, parseStrict, quoted, SPHERE_IMPORT_ENGINE, unknownFields, type ApiIssue, type EngineInfo, type RunSpec } from '../api';
 
 export interface EngineDeclaration {
   definition: EngineDefinition;
@@ -40,7 +40,7 @@ function unknownEngine(id: string, known: string[], path: string): ApiError {
   const meant = closest(id, known);
   const hint = meant ? ` (did you mean '${meant}'?)` : '';
   const list = known.join(', ') || '(none)';
-  return new ApiError('invalid', `unknown engine '${id}'${hint}; known engines: ${list}`, [{ path, message: `unknown engine '${id}'${hint}; known: ${list}` }]);
+  return new ApiError('invalid', `unknown engine ${quoted(id)}${hint}; known engines: ${list}`, [{ path, message: `unknown engine ${quoted(id)}${hint}; known: ${list}` }]);
 }
 
 export class EngineRegistry {

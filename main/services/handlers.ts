@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism, hostname, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ApiError, parseParams, parseStrict, paramsSchemas, SPHERE_IMPORT_ENGINE, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
+import { ApiError, parseParams, parseStrict, paramsSchemas, unknownMethod, SPHERE_IMPORT_ENGINE, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
 import { downloadFile, writesSeries, EXPORT_FORMATS, exportFileName, exportFormatList, exportForDownload, exportRun, lackingData, type ExportableRun, type ExportFormat } from './exports';
 import { IMPORT_WORKER, importTaskBytes, meshImportOptionsSchema, type MeshImportOptions, recordSphereRun, sphereImportAnalysis, type ImportResult, type ImportTask, type VoxelShapeImport } from './imports';
 import { BudgetError, type WorkerPool } from './pool';
@@ -390,7 +390,7 @@ export type Dispatch = <M extends MethodName>(method: M, params: unknown, signal
  */
 export function createDispatch(handlers: Handlers): Dispatch {
   return async (method, params, signal) => {
-    if (!Object.prototype.hasOwnProperty.call(handlers, method)) throw new ApiError('not_found', `unknown method '${String(method)}'`);
+    if (!Object.prototype.hasOwnProperty.call(handlers, method)) throw unknownMethod(method);
     const parsed = parseParams(method, params);
     try {
       return await (handlers[method] as (p: unknown, signal?: AbortSignal) => unknown)(parsed, signal) as Methods[typeof method]['result'];

@@ -135,6 +135,27 @@ describe('API contract', () => {
     expect(r.stdout.split('\n')).toEqual(["xxxxx unknown field 'xxxxxxxx", "axis must be one of 'x', 'y'", '']);
   });
 
+  it('quotes a long name the caller typed by its start and length, so that its refusal stays small', async () => {
+    // Quoted whole (path, message, and both again in the error's text), a 140 MB unknown field name
+    // made a refusal past the longest string V8 makes: the caller got 'internal: cannot be sent'.
+    const long = 'x'.repeat(4_000_000);
+    const clipped = `'${'x'.repeat(40)}…' (4,000,000 characters)`;
+    const spec = JSON.parse(readFileSync(join(root, 'resources', 'examples', 'ballmill-3d.json'), 'utf8')) as { params: Record<string, unknown> };
+    const refusals = [
+      [await rejection('runs.list', { [long]: 1 }), { path: `${'x'.repeat(40)}…`, message: `unknown field ${clipped}; known fields: offset, limit, sort, filter` }],
+      [await rejection('runs.validate', { spec: { ...spec, params: { ...spec.params, cdo: long } } }), { path: 'spec.params.cdo', message: expect.stringContaining(`, got ${clipped}`) }],
+      // Engine ids are at most 100 characters: one of 80 is quoted by its start too.
+      [await rejection('runs.validate', { spec: { ...spec, engine: 'y'.repeat(80) } }), { path: 'spec.engine', message: expect.stringContaining(`unknown engine '${'y'.repeat(40)}…' (80 characters); known: `) }],
+    ] as const;
+    for (const [refusal, issue] of refusals) {
+      expect(refusal).toMatchObject({ code: 'invalid', issues: [issue] });
+      expect(JSON.stringify(refusal).length).toBeLessThan(1_000);
+    }
+    expect(await rejection(long as MethodName, {})).toMatchObject({ code: 'not_found', message: `unknown method ${clipped}` });
+    // Short names are quoted whole, as before.
+    expect(await rejection('runs.list', { fliter: {} })).toMatchObject({ issues: [{ message: "unknown field 'fliter' (did you mean 'filter'?)" }] });
+  });
+
   it('takes a field set to undefined as not written, in strict objects too (the app\'s IPC keeps such fields, JSON drops them)', async () => {
     // The strict objects' validation returned nothing for them: the handler then ran on undefined
     // ('internal: Cannot read properties of undefined', the ball mill's checks failing in their worker).
