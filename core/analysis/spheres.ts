@@ -210,12 +210,16 @@ export interface SphereContacts {
 /** Spheres between two looks of sphereContacts at its stop hook (about 0.15 s of the check). */
 const STOP_STRIDE = 16384;
 
+/** Rounding allowance of a gap, in ulps of the box's longest side (a touching pair is within 1 of 0). */
+const ROUNDING_ULPS = 8;
+
 /** Size bands of sphereContacts: band b holds radii in (rmax / 2^(b+1), rmax / 2^b]; smaller ones share the last. */
 const MAX_BANDS = 12;
 
 /**
  * Contacts and overlaps of a sphere set: two spheres touch when the gap between their surfaces is
- * at most `tol`, exactly, over every pair within reach (an independent check for the engines:
+ * at most `tol` (give or take 8 ulps of the box's longest side, so that spheres placed touching touch
+ * at a tolerance of 0), over every pair within reach (an independent check for the engines:
  * it shares no code with their own neighbour search). In 2D pass z = 0 for every disk.
  *
  * Wide size ranges stay cheap: the spheres are split into size bands (a factor two each), each band
@@ -243,6 +247,10 @@ export function sphereContacts(
   const n = x.length;
   const degree = new Uint32Array(n);
   let contacts = 0, overlappingPairs = 0, maxOverlap = 0;
+  // Gaps within rounding count as the tolerance: spheres placed touching (centres 2r apart as
+  // written) compute a gap of a few ulps of their coordinates either side of 0, and with a
+  // tolerance of 0 two thirds of them read apart, or overlapping. Coordinates lie in the box.
+  const slack = tol + ROUNDING_ULPS * Number.EPSILON * Math.max(box[0], box[1], box[2]);
   let rmax = 0;
   for (let i = 0; i < n; i++) if (r[i] > rmax) rmax = r[i];
   const band = new Uint8Array(n);
@@ -273,13 +281,13 @@ export function sphereContacts(
       const grid = grids[b];
       if (!grid) continue;
       const ids = members[b];
-      grid.forEachNearPoint(x[i], y[i], z[i], r[i] + top[b] + tol, (k, dist) => {
+      grid.forEachNearPoint(x[i], y[i], z[i], r[i] + top[b] + 2 * slack, (k, dist) => {
         const j = ids[k];
         if (j === i) {
           if (dist === 0) return; // itself, not an image
           const gap = dist - 2 * r[i];
-          if (gap <= tol) { degree[i]++; selfContacts++; }
-          if (gap < -tol) selfOverlaps++;
+          if (gap <= slack) { degree[i]++; selfContacts++; }
+          if (gap < -slack) selfOverlaps++;
           if (-gap > maxOverlap) maxOverlap = -gap;
           return;
         }
@@ -287,8 +295,8 @@ export function sphereContacts(
         // Several periodic images of j within reach are several contacts (as in a lattice's unit cell).
         if (b === band[i] && j < i) return;
         const gap = dist - r[i] - r[j];
-        if (gap <= tol) { degree[i]++; degree[j]++; contacts++; }
-        if (gap < -tol) overlappingPairs++;
+        if (gap <= slack) { degree[i]++; degree[j]++; contacts++; }
+        if (gap < -slack) overlappingPairs++;
         if (-gap > maxOverlap) maxOverlap = -gap;
       });
     }

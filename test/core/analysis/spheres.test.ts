@@ -95,6 +95,25 @@ describe('analyseSpheres', () => {
     }
   });
 
+  it('counts spheres placed touching as touching with a gap tolerance of 0, and a gap just over the tolerance as apart', () => {
+    // Centres written as decimals 2r apart: the computed gap is within rounding of 0, either side.
+    const f = (...v: number[]) => Float64Array.from(v);
+    const box: [number, number, number] = [20, 20, 20];
+    let pairs = 0;
+    for (const r of [0.1, 0.3, 0.05, 1 / 3, 0.7, 1.1]) for (const c of [0.1, 0.2, 0.3, 0.7, 1.3, 2.9, 7.7]) for (let a = 0; a < 3; a++) {
+      const p = [[5, 5, 5], [5, 5, 5]];
+      p[0][a] = c + r;
+      p[1][a] = c + 3 * r;
+      const got = sphereContacts(f(p[0][0], p[1][0]), f(p[0][1], p[1][1]), f(p[0][2], p[1][2]), f(r, r), box, [false, false, false], 0);
+      expect([got.contacts, got.overlappingPairs], `r ${r}, c ${c}, axis ${a}`).toEqual([1, 0]);
+      pairs++;
+    }
+    expect(pairs).toBe(126);
+    // Gaps of the tolerance and 1e-9 either side of it.
+    const gapOf = (gap: number, tol: number) => sphereContacts(f(1, 2 + gap), f(1, 1), f(1, 1), f(0.5, 0.5), box, [false, false, false], tol).contacts;
+    expect([gapOf(0.01, 0.01), gapOf(0.01 - 1e-9, 0.01), gapOf(0.01 + 1e-9, 0.01), gapOf(1e-9, 0)]).toEqual([1, 1, 0, 0]);
+  });
+
   it('gives the lattice porosity exactly from sphere slices', () => {
     // Simple cubic spheres of diameter a touching the floor: solid fraction π/6 over whole periods.
     const a = 1, k = 4;
