@@ -38,19 +38,25 @@ export function saveCheckpoint(dir: string, c: Checkpoint, file = CHECKPOINT_FIL
   }
   const head = encodeHeader(CHECKPOINT_MAGIC, { meta: c.meta, arrays } satisfies CheckpointHeader);
   const path = join(dir, file), tmp = `${path}.tmp`;
-  const fd = openSync(tmp, 'w');
   try {
-    writeAll(fd, head);
-    const pad = new Uint8Array(8);
-    for (const a of Object.values(c.arrays)) {
-      writeAll(fd, new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
-      if (a.byteLength % 8 !== 0) writeAll(fd, pad.subarray(0, 8 - (a.byteLength % 8)));
+    const fd = openSync(tmp, 'w');
+    try {
+      writeAll(fd, head);
+      const pad = new Uint8Array(8);
+      for (const a of Object.values(c.arrays)) {
+        writeAll(fd, new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+        if (a.byteLength % 8 !== 0) writeAll(fd, pad.subarray(0, 8 - (a.byteLength % 8)));
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    renameSync(tmp, path);
+  } catch (err) {
+    // Part of a checkpoint on a full disk holds the room the run's results need.
+    rmSync(tmp, { force: true });
+    throw err;
   }
-  renameSync(tmp, path);
   // The rename itself reaches the disk only with the folder.
   const dfd = openSync(dir, 'r');
   try {
@@ -95,11 +101,26 @@ export function removeCheckpoint(dir: string, file = CHECKPOINT_FILE): void {
   rmSync(join(dir, `${file}.tmp`), { force: true });
 }
 
-/** EngineContext.checkpoints of a run whose folder is `dir`. */
-export function checkpointStore(dir: string, intervalSeconds: number): CheckpointStore {
+/**
+ * EngineContext.checkpoints of a run whose folder is `dir`. A save that fails (a full disk: a
+ * checkpoint as large as a voxel run's matrix must fit beside the previous one) does not fail the
+ * run: a checkpoint insures the work, and the run goes on from where it is, its previous checkpoint
+ * kept. Said through `log` once until a save works again (one line a checkpoint interval otherwise).
+ */
+export function checkpointStore(dir: string, intervalSeconds: number, log: (line: string) => void): CheckpointStore {
+  let failing = false;
   return {
     intervalSeconds,
     load: () => loadCheckpoint(dir),
-    save: (c) => saveCheckpoint(dir, c),
+    save: (c) => {
+      try {
+        saveCheckpoint(dir, c);
+        if (failing) log('checkpoint saved again');
+        failing = false;
+      } catch (err) {
+        if (!failing) log(`checkpoint not saved (${err instanceof Error ? err.message : String(err)}): the run goes on; an interruption would resume it from its previous checkpoint, if it has one; not said again until a checkpoint is saved`);
+        failing = true;
+      }
+    },
   };
 }

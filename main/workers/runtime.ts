@@ -200,7 +200,7 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
       post({ type: 'log', lines: [message] });
     },
     startHelpers: (data: unknown[]) => startHelpers(engine.id, data),
-    checkpoints: input.checkpointSeconds > 0 ? checkpointStore(input.runDir, input.checkpointSeconds) : undefined,
+    checkpoints: input.checkpointSeconds > 0 ? checkpointStore(input.runDir, input.checkpointSeconds, (line) => ctx.log(line)) : undefined,
     publish: (table: ColumnTable) => publishTable(input.runDir, withDeclaration(table, engine)),
   };
 

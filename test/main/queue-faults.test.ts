@@ -294,4 +294,22 @@ describe('data folder faults', () => {
     expect(readdirSync(join(disk.dir, 'runs', big))).toEqual([]);
     expect((await s.dispatch('runs.get', { id: next })).status).toBe('done');
   });
+
+  it('a checkpoint that cannot be saved on a full disk is said in the log and the run goes on to its results, instead of failing with its work lost', async (ctx) => {
+    const disk = smallDisk(3072);
+    if (!disk) return ctx.skip();
+    later(disk.cleanup);
+    const s = fixtureServices(disk.dir, { autoStart: true, checkpointSeconds: 1 });
+    later(() => s.close());
+    // Checkpoints of 2 MiB on a 3 MiB disk: the first is saved, the next cannot be written beside it
+    // (ENOSPC), though the results (a few hundred bytes) fit. The run failed there, and its first
+    // checkpoint went with it: a voxel run of hours whose matrix fitted once on the disk but not twice.
+    const id = (await s.dispatch('runs.enqueue', { spec: spec('insured', { steps: 6, checkpointEvery: 2, checkpointBytes: 2 << 20 }) })).runIds[0];
+    await s.queue.waitFor([id]);
+    const r = await s.dispatch('runs.get', { id });
+    expect(r.status, r.error ?? '').toBe('done');
+    expect(r.metrics.steps).toBe(6);
+    expect(r.log.join('\n')).toMatch(/checkpoint .*not saved.*ENOSPC/);
+    expect(readdirSync(join(disk.dir, 'runs', id)).filter((f) => f.startsWith('checkpoint'))).toEqual([]);
+  });
 });
