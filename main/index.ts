@@ -32,8 +32,8 @@ function dataDirFromArgs(): string {
 
 /** better-sqlite3 built for Electron's ABI by scripts/electron-native.mjs (unpackaged runs only). */
 function nativeBinding(): string | undefined {
-  if (app.isPackaged) return undefined; // electron-builder rebuilt node_modules for Electron
-  const file = join(app.getAppPath(), '.electron-native', 'better_sqlite3.node');
+  if (app.isPackaged) return undefined; // the package's node_modules has the Electron build (afterPack)
+  const file = join(app.getAppPath(), '.electron-native', `${process.platform}-${process.arch}`, 'better_sqlite3.node');
   if (!existsSync(file)) throw new Error(`missing ${file}: start the app with \`npm start\` (it runs scripts/electron-native.mjs)`);
   return file;
 }
