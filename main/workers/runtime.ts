@@ -220,9 +220,10 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
       return a.kind === 'table' ? writeTable(input.runDir, withDeclaration(a, engine)) : writeVolume(input.runDir, a);
     });
     const transfer = result.series.flatMap((s) => [s.x.buffer, s.y.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
-    // The run is over: its checkpoint would only resume a finished run. Not when the process closes:
-    // the run goes back to the queue and resumes from it (as after a crash).
-    if (Atomics.load(control, CONTROL.cancel) !== CANCEL.keepCheckpoint) removeCheckpoint(input.runDir);
+    // The run is over: its checkpoint would only resume a finished run. Not when the process closes
+    // before the run's end: the run goes back to the queue and resumes from it (as after a crash). A
+    // close that comes while the results are written finds the run done: its checkpoint goes.
+    if (!cancelled || Atomics.load(control, CONTROL.cancel) !== CANCEL.keepCheckpoint) removeCheckpoint(input.runDir);
     // The live table has served its purpose once the run's own artifacts exist.
     rmSync(join(input.runDir, LIVE_TABLE_FILE), { force: true });
     post({ type: 'result', metrics: result.metrics, series: result.series, artifacts, cancelled }, [...new Set(transfer)]);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import { decodeTable, decodeVolume } from '../../core/io/container';
@@ -545,6 +546,26 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     const s2 = fixtureServices(t.dir);
     open.push(s2);
     expect((await s2.dispatch('runs.get', { id })).status).toBe('queued');
+  });
+
+  it.skipIf(process.platform !== 'linux')('a close while a run writes its results leaves it done without its checkpoint (the app quits, Ctrl-C of the host or `queue run`)', async () => {
+    const { s, dir } = setup({ autoStart: true, checkpointSeconds: 1 });
+    const id = (await s.dispatch('runs.enqueue', { spec: spec('late close', { steps: 40, stepMs: 5, checkpointEvery: 10 }) })).runIds[0];
+    const runDir = join(dir, 'runs', id);
+    await until(s, (r) => r.id === id && r.progress.done >= 20);
+    // Its particle table's file a pipe: the worker's write of its results waits there for a reader,
+    // so that the close comes while it writes them, after the engine's last look at cancel.
+    const table = join(runDir, 'particles.pbt');
+    execFileSync('mkfifo', [table]);
+    await until(s, (r) => r.id === id && r.progress.phase === 'writing results');
+    const closed = s.close();
+    // Read to its end only now: close() has told the worker to stop as it returned.
+    const written = new Promise<void>((resolve, reject) => createReadStream(table).on('data', () => {}).on('end', () => resolve()).on('error', reject));
+    await Promise.all([closed, written]);
+    const again = alsoOn(dir);
+    expect((await again.dispatch('runs.get', { id })).status).toBe('done');
+    // The checkpoint of a finished run only held the disk (a voxel run's: its whole packing matrix).
+    expect(existsSync(join(runDir, CHECKPOINT_FILE))).toBe(false);
   });
 });
 
