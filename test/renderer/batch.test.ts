@@ -89,6 +89,23 @@ describe('RunComposer', () => {
     expect(call.spec.params.origin).toEqual({ $sweep: [[0, 0, 0], [1, 2, 3]] });
   });
 
+  it("sweeps a field of a list's item (a particle type's size and fraction), as the service expands it", async () => {
+    const api = installFakeApi();
+    const w = await mountComposer();
+    // The sizes of a size-ratio study and the share of a type: only a spec file written by hand could sweep them.
+    await w.find('[data-testid="field-types.0.size.value-sweep-toggle"]').trigger('click');
+    await w.find('[data-testid="field-types.0.size.value-sweep-list"]').setValue('1, 2, 4');
+    await w.find('[data-testid="field-types.0.fraction-sweep-toggle"]').trigger('click');
+    await w.find('[data-testid="field-types.0.fraction-sweep-list"]').setValue('0.2, 2');
+    expect(w.find('[data-testid="field-types.0.fraction-error"]').text()).toBe('sweep value 2: must be in [0, 1]');
+    await w.find('[data-testid="field-types.0.fraction-sweep-list"]').setValue('0.2, 0.8');
+    expect(w.find('[data-testid="run-count"]').text()).toBe('This sweep makes 6 runs');
+    await w.find('[data-testid="enqueue"]').trigger('click');
+    await settle();
+    const call = api.calls.find((c) => c.method === 'runs.enqueue')!.params as { spec: { params: { types: unknown[] } } };
+    expect(call.spec.params.types).toEqual([{ shape: 'sphere', size: { law: 'fixed', value: { $sweep: [1, 2, 4] } }, fraction: { $sweep: [0.2, 0.8] } }]);
+  });
+
   it('refuses a tuple sweep list it cannot read at the field, naming the form it takes', async () => {
     installFakeApi();
     const w = await mountComposer();
