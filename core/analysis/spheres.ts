@@ -8,6 +8,8 @@
  * Conventions: the box is [0, lx] x [0, ly] with the floor at z = 0; periodic axes use the minimum
  * image; spheres are assumed not to overlap for the porosity (maxOverlap reports how far that holds).
  * The RDF is normalised by the bed's mean number density; near a wall it reads low (no correction).
+ * A box periodic in z is a cell with no floor and no top surface: its region is the box (bed and,
+ * by default, bulk), no height map is reported, and the RDF is normalised by the box's density.
  */
 import { z } from 'zod';
 import type { ColumnTable, EngineSeries } from '../common/engine';
@@ -29,11 +31,11 @@ export const sphereAnalysisOptionsSchema = z.object({
   sliceThickness: z.number().gt(0).optional()
     .meta({ unit: UNITS.length, description: 'porosity-profile slice thickness (default a tenth of the mean diameter)' }),
   floorLayer: z.number().min(0).optional()
-    .meta({ unit: UNITS.length, description: 'floor-affected layer left out of the bulk porosity (default the largest diameter)' }),
+    .meta({ unit: UNITS.length, description: 'floor-affected layer left out of the bulk porosity (default the largest diameter; z periodic: 0)' }),
   topPercentile: z.number().min(0).max(50).default(5)
     .meta({ unit: '%', description: 'the rough top starts at this percentile of the height map' }),
   bulkTop: z.number().gt(0).optional()
-    .meta({ unit: UNITS.length, description: 'top of the bulk region, instead of the valley level of the height map' }),
+    .meta({ unit: UNITS.length, description: 'top of the bulk region, instead of the valley level of the height map (z periodic: at most the box height, its default)' }),
   poreBins: z.number().int().min(1).max(1000).default(30).meta({ description: 'bins of the pore-size distribution' }),
   poreGridVoxels: z.number().int().min(1000).max(1 << 27).default(1 << 21)
     .meta({ unit: 'cells', description: 'cells of the grid the spheres are rasterised on (twenty per smallest diameter) for the local thickness of the pores; larger beds are measured in a centred x-y window of at least four largest diameters, else on a coarser grid' }),
@@ -64,11 +66,17 @@ export function analyseSpheres(
   box.forEach((l, a) => {
     if (!(l > 0) || !Number.isFinite(l)) throw new RangeError(`box[${a}] must be a positive length, got ${l}`);
   });
+  const periodic = opts.periodic ?? (table.meta?.periodic as [boolean, boolean, boolean] | undefined) ?? [true, true, false];
+  const [lx, ly, lz] = box;
+  // A cell periodic in z has no floor and no top surface: its region is the box, z in [0, lz),
+  // which the parts of spheres sticking out of either end reach from the other (their images).
+  const cellZ = periodic[2];
+  if (cellZ && opts.bulkTop !== undefined && opts.bulkTop > lz) {
+    throw new RangeError(`bulkTop ${opts.bulkTop} is above the box (z periodic, height ${lz}); allowed (0, ${lz}]`);
+  }
   const x = Float64Array.from(table.columns.x), y = Float64Array.from(table.columns.y);
   const zc = Float64Array.from(table.columns.z), r = Float64Array.from(table.columns.r);
   const n = x.length;
-  const periodic = opts.periodic ?? (table.meta?.periodic as [boolean, boolean, boolean] | undefined) ?? [true, true, false];
-  const [lx, ly] = box;
 
   let sumD = 0, rmax = 0, rmin = Infinity, top = 0;
   for (let i = 0; i < n; i++) {
@@ -115,8 +123,85 @@ export function analyseSpheres(
   metrics.maxOverlap = maxOverlap;
   metrics.overlappingPairs = overlaps;
 
-  // Height map of the top surface: the highest sphere cap above each sample point.
-  const cells = opts.heightMapCells;
+  let hMean = lz, valley = opts.bulkTop ?? lz;
+  if (!cellZ) {
+    const surface = topSurface(x, y, zc, r, lx, ly, periodic, opts.heightMapCells);
+    hMean = surface.mean;
+    valley = opts.bulkTop ?? quantile(surface.sorted, opts.topPercentile / 100);
+    metrics.meanHeight = surface.mean;
+    metrics.rmsRoughness = surface.rms;
+  }
+
+  // Porosity: exact sphere slices.
+  const area = lx * ly;
+  const dz = opts.sliceThickness ?? meanD / 10;
+  const extent = cellZ ? lz : top;
+  const slices = Math.max(1, Math.ceil(extent / dz));
+  if (slices > 1e7) throw new RangeError(`sliceThickness ${dz} gives ${slices} slices over height ${extent}; at most 1e7`);
+  const solidPerSlice = new Float64Array(slices);
+  let solidBed = 0, solidBulk = 0;
+  const floorLayer = opts.floorLayer ?? (cellZ ? 0 : 2 * rmax);
+  for (let i = 0; i < n; i++) {
+    // In a cell periodic in z, the sphere and its images above and below, each where it lies in the box.
+    const home = cellZ ? zc[i] - lz * Math.floor(zc[i] / lz) : zc[i];
+    for (let image = cellZ ? -1 : 0; image <= (cellZ ? 1 : 0); image++) {
+      const c = home + image * lz;
+      const s0 = Math.max(0, Math.floor((c - r[i]) / dz)), s1 = Math.min(slices - 1, Math.floor((c + r[i]) / dz));
+      for (let s = s0; s <= s1; s++) solidPerSlice[s] += sphereSliceVolume(c, r[i], s * dz, cellZ ? Math.min((s + 1) * dz, lz) : (s + 1) * dz);
+      solidBulk += sphereSliceVolume(c, r[i], floorLayer, valley);
+    }
+    // The bed runs from the floor z = 0 up: a sphere reaching below it (centred on z = 0, as a 2D set's disks) counts its part above.
+    // A cell periodic in z holds every sphere whole (what sticks out of one end comes in at the other).
+    solidBed += cellZ || zc[i] - r[i] >= 0 ? v[i] : sphereSliceVolume(zc[i], r[i], 0, zc[i] + r[i]);
+  }
+  const pz = new Float64Array(slices), py = new Float64Array(slices);
+  for (let s = 0; s < slices; s++) {
+    // The last slice of a cell periodic in z ends at the box top.
+    const thickness = cellZ ? Math.min(dz, lz - s * dz) : dz;
+    pz[s] = thickness === dz ? (s + 0.5) * dz : s * dz + thickness / 2;
+    py[s] = 1 - solidPerSlice[s] / (area * thickness);
+  }
+  series.push(lineSeries('porosity profile', 'z (length)', 'porosity', pz, py));
+  // The bed: everything below the top surface, column by column (as for voxel beds); a cell periodic in z: the box.
+  metrics.bedPorosity = 1 - solidBed / (area * hMean);
+  if (valley > floorLayer) {
+    metrics.bulkPorosity = 1 - solidBulk / (area * (valley - floorLayer));
+    metrics.bulkFrom = floorLayer;
+    metrics.bulkTo = valley;
+  }
+
+  const pores = spherePores(x, y, zc, r, box, valley, floorLayer, periodic, opts.poreGridVoxels, opts.poreBins, rmin, rmax);
+  if (pores) {
+    series.push(pores.series);
+    metrics.poreDiameterMean = pores.mean;
+    metrics.poreDiameterMedian = pores.median;
+    metrics.poreDiameterMax = pores.max;
+    metrics.poreGridSpacing = pores.spacing;
+    metrics.poreWindow = pores.window;
+  }
+
+  // RDF normalised by the bed's number density (a cell periodic in z: the box's).
+  const rho = n / (area * hMean);
+  const rdfX = new Float64Array(bins), rdfY = new Float64Array(bins);
+  for (let b = 0; b < bins; b++) {
+    const r0 = (b / bins) * rdfMax, r1 = ((b + 1) / bins) * rdfMax;
+    rdfX[b] = (r0 + r1) / 2;
+    rdfY[b] = rdfCounts[b] / (refs * rho * (4 / 3) * Math.PI * (r1 * r1 * r1 - r0 * r0 * r0));
+  }
+  series.push(lineSeries('radial distribution function', 'r (length)', 'g(r)', rdfX, rdfY));
+  return { metrics, series, artifacts: [], particleColumns: { coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)) } };
+}
+
+/**
+ * Height map of the top surface of a bed: over a grid of `cells` samples along the longer side, the
+ * highest sphere cap above each sample point (0 where none is). Its mean, its RMS deviation from
+ * the mean (the roughness) and its values sorted (for the valley level).
+ */
+function topSurface(
+  x: Float64Array, y: Float64Array, zc: Float64Array, r: Float64Array,
+  lx: number, ly: number, periodic: readonly [boolean, boolean, boolean], cells: number,
+): { mean: number; rms: number; sorted: Float64Array } {
+  const n = x.length;
   const spacing = Math.max(lx, ly) / cells;
   const gx = Math.max(1, Math.round(lx / spacing)), gy = Math.max(1, Math.round(ly / spacing));
   const sx = lx / gx, sy = ly / gy;
@@ -141,59 +226,10 @@ export function analyseSpheres(
   }
   let hSum = 0;
   for (let c = 0; c < height.length; c++) hSum += height[c];
-  const hMean = hSum / height.length;
+  const mean = hSum / height.length;
   let hSq = 0;
-  for (let c = 0; c < height.length; c++) hSq += (height[c] - hMean) * (height[c] - hMean);
-  const valley = opts.bulkTop ?? quantile(Float64Array.from(height).sort(), opts.topPercentile / 100);
-  metrics.meanHeight = hMean;
-  metrics.rmsRoughness = Math.sqrt(hSq / height.length);
-
-  // Porosity: exact sphere slices.
-  const area = lx * ly;
-  const dz = opts.sliceThickness ?? meanD / 10;
-  const slices = Math.max(1, Math.ceil(top / dz));
-  if (slices > 1e7) throw new RangeError(`sliceThickness ${dz} gives ${slices} slices over height ${top}; at most 1e7`);
-  const solidPerSlice = new Float64Array(slices);
-  let solidBed = 0, solidBulk = 0;
-  const floorLayer = opts.floorLayer ?? 2 * rmax;
-  for (let i = 0; i < n; i++) {
-    const s0 = Math.max(0, Math.floor((zc[i] - r[i]) / dz)), s1 = Math.min(slices - 1, Math.floor((zc[i] + r[i]) / dz));
-    for (let s = s0; s <= s1; s++) solidPerSlice[s] += sphereSliceVolume(zc[i], r[i], s * dz, (s + 1) * dz);
-    // The bed runs from the floor z = 0 up: a sphere reaching below it (centred on z = 0, as a 2D set's disks) counts its part above.
-    solidBed += zc[i] - r[i] >= 0 ? v[i] : sphereSliceVolume(zc[i], r[i], 0, zc[i] + r[i]);
-    solidBulk += sphereSliceVolume(zc[i], r[i], floorLayer, valley);
-  }
-  const pz = new Float64Array(slices), py = new Float64Array(slices);
-  for (let s = 0; s < slices; s++) { pz[s] = (s + 0.5) * dz; py[s] = 1 - solidPerSlice[s] / (area * dz); }
-  series.push(lineSeries('porosity profile', 'z (length)', 'porosity', pz, py));
-  // The bed: everything below the top surface, column by column (as for voxel beds).
-  metrics.bedPorosity = 1 - solidBed / (area * hMean);
-  if (valley > floorLayer) {
-    metrics.bulkPorosity = 1 - solidBulk / (area * (valley - floorLayer));
-    metrics.bulkFrom = floorLayer;
-    metrics.bulkTo = valley;
-  }
-
-  const pores = spherePores(x, y, zc, r, lx, ly, valley, floorLayer, periodic, opts.poreGridVoxels, opts.poreBins, rmin, rmax);
-  if (pores) {
-    series.push(pores.series);
-    metrics.poreDiameterMean = pores.mean;
-    metrics.poreDiameterMedian = pores.median;
-    metrics.poreDiameterMax = pores.max;
-    metrics.poreGridSpacing = pores.spacing;
-    metrics.poreWindow = pores.window;
-  }
-
-  // RDF normalised by the bed's number density.
-  const rho = n / (area * hMean);
-  const rdfX = new Float64Array(bins), rdfY = new Float64Array(bins);
-  for (let b = 0; b < bins; b++) {
-    const r0 = (b / bins) * rdfMax, r1 = ((b + 1) / bins) * rdfMax;
-    rdfX[b] = (r0 + r1) / 2;
-    rdfY[b] = rdfCounts[b] / (refs * rho * (4 / 3) * Math.PI * (r1 * r1 * r1 - r0 * r0 * r0));
-  }
-  series.push(lineSeries('radial distribution function', 'r (length)', 'g(r)', rdfX, rdfY));
-  return { metrics, series, artifacts: [], particleColumns: { coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)) } };
+  for (let c = 0; c < height.length; c++) hSq += (height[c] - mean) * (height[c] - mean);
+  return { mean, rms: Math.sqrt(hSq / height.length), sorted: height.sort() };
 }
 
 export interface SphereContacts {
@@ -316,32 +352,43 @@ export function coordinationSeries(degree: Uint32Array): EngineSeries {
  * Pore sizes of a sphere bed: the spheres rasterised (cell centres inside a sphere are solid) at
  * twenty cells per smallest diameter over z in [0, top), the floor below as a wall, in the window or
  * stride poreGridPlan picks for the cell budget, counted above `countFrom`. In x and y the box
- * side is divided into a whole number of cells (within one cell of the z spacing).
+ * side is divided into a whole number of cells (within one cell of the z spacing). A cell periodic
+ * in z is rasterised whole, periodic in z as well (no floor), and counted over [countFrom, top).
  */
 function spherePores(
   x: Float64Array, y: Float64Array, zc: Float64Array, r: Float64Array,
-  lx: number, ly: number, top: number, countFrom: number,
+  box: readonly [number, number, number], top: number, countFrom: number,
   periodic: readonly [boolean, boolean, boolean], maxCells: number, bins: number,
   rmin: number, rmax: number,
 ): { series: EngineSeries; mean: number; median: number; max: number; spacing: number; window: string } | undefined {
   if (!(top > 0)) return undefined;
+  const [lx, ly, lz] = box;
+  const cellZ = periodic[2];
+  const height = cellZ ? lz : top;
   const g0 = rmin / 10;
-  const ncx = Math.max(1, Math.round(lx / g0)), ncy = Math.max(1, Math.round(ly / g0)), ncz = Math.max(1, Math.floor(top / g0));
+  const ncx = Math.max(1, Math.round(lx / g0)), ncy = Math.max(1, Math.round(ly / g0)), ncz = Math.max(1, Math.floor(height / g0));
   const plan = poreGridPlan(ncx, ncy, ncz, maxCells, (8 * rmax) / g0, rmax / g0);
   const { stride, x0, y0, wx, wy } = plan;
   const g = g0 * stride;
   const cxAll = Math.max(1, Math.floor(ncx / stride)), cyAll = Math.max(1, Math.floor(ncy / stride));
-  const cz = Math.max(1, Math.floor(top / g)) + 1; // + the floor slice
+  // Slices of the grid: a floor slice, all solid, then z in [0, top) in cells of g; a cell periodic
+  // in z: whole cells of about g tiling [0, lz), so that the last one meets the first.
+  const cz = cellZ ? Math.max(1, Math.round(lz / g)) : Math.max(1, Math.floor(top / g)) + 1;
+  const floor = cellZ ? 0 : 1;
+  const sz = cellZ ? lz / cz : g;
   const sx = lx / cxAll, sy = ly / cyAll;
   const solid = new Uint8Array(wx * wy * cz);
-  solid.fill(1, 0, wx * wy);
+  solid.fill(1, 0, floor * wx * wy);
   for (let s = 0; s < x.length; s++) {
     const R = r[s], R2 = R * R;
-    const k0 = Math.max(1, Math.ceil((zc[s] - R) / g - 0.5) + 1), k1 = Math.min(cz - 1, Math.floor((zc[s] + R) / g - 0.5) + 1);
+    // Slice k's centre is at (k - floor + 0.5) sz.
+    let k0 = Math.ceil((zc[s] - R) / sz - 0.5) + floor, k1 = Math.floor((zc[s] + R) / sz - 0.5) + floor;
+    if (!cellZ) { k0 = Math.max(1, k0); k1 = Math.min(cz - 1, k1); }
     const j0 = Math.ceil((y[s] - R) / sy - 0.5), j1 = Math.floor((y[s] + R) / sy - 0.5);
     const i0 = Math.ceil((x[s] - R) / sx - 0.5), i1 = Math.floor((x[s] + R) / sx - 0.5);
     for (let k = k0; k <= k1; k++) {
-      const dz = (k - 0.5) * g - zc[s];
+      const dz = (k - floor + 0.5) * sz - zc[s];
+      const kk = cellZ ? ((k % cz) + cz) % cz : k;
       for (let j = j0; j <= j1; j++) {
         let jj = j;
         if (jj < 0 || jj >= cyAll) { if (!periodic[1]) continue; jj = ((jj % cyAll) + cyAll) % cyAll; }
@@ -350,7 +397,7 @@ function spherePores(
         const dy = (j + 0.5) * sy - y[s];
         const rem = R2 - dz * dz - dy * dy;
         if (rem < 0) continue;
-        const base = wx * (jj + wy * k);
+        const base = wx * (jj + wy * kk);
         for (let i = i0; i <= i1; i++) {
           let ii = i;
           if (ii < 0 || ii >= cxAll) { if (!periodic[0]) continue; ii = ((ii % cxAll) + cxAll) % cxAll; }
@@ -363,8 +410,10 @@ function spherePores(
     }
   }
   const mx = plan.wholeX ? 0 : plan.margin, my = plan.wholeY ? 0 : plan.margin;
-  const from: [number, number, number] = [mx, my, countFrom < top ? Math.floor(countFrom / g) + 1 : 1];
-  const grid: [boolean, boolean, boolean] = [periodic[0] && plan.wholeX, periodic[1] && plan.wholeY, false];
-  const pores = poreSizeDistribution(solid, [wx, wy, cz], grid, from, [wx - mx, wy - my, cz], g, bins);
-  return pores && { ...pores, spacing: g, window: `${(wx * sx).toPrecision(4)} x ${(wy * sy).toPrecision(4)} x ${top.toPrecision(4)}` };
+  // Counted: the slices whose centres lie in [countFrom, top) (the whole bed when that is empty).
+  const fromZ = cellZ ? Math.max(0, Math.ceil(countFrom / sz - 0.5)) : countFrom < top ? Math.floor(countFrom / g) + 1 : 1;
+  const toZ = cellZ ? Math.min(cz, Math.ceil(top / sz - 0.5)) : cz;
+  const grid: [boolean, boolean, boolean] = [periodic[0] && plan.wholeX, periodic[1] && plan.wholeY, cellZ];
+  const pores = poreSizeDistribution(solid, [wx, wy, cz], grid, [mx, my, fromZ], [wx - mx, wy - my, toZ], g, bins);
+  return pores && { ...pores, spacing: g, window: `${(wx * sx).toPrecision(4)} x ${(wy * sy).toPrecision(4)} x ${height.toPrecision(4)}` };
 }

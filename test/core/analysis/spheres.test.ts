@@ -133,6 +133,46 @@ describe('analyseSpheres', () => {
     expect(sphereSliceVolume(0, 2, 0, 5)).toBeCloseTo((2 / 3) * Math.PI * 8, 12);
   });
 
+  it('takes a cell periodic in z as the region: porosity of the box, a profile that wraps, the RDF of a gas at 1', () => {
+    // FCC, 3 x 3 x 3 cells shifted by 0.3 along z, so that the box cuts the bottom and top spheres.
+    const a = 1, k = 3, rf = a / (2 * Math.SQRT2);
+    const pts: number[][] = [];
+    for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) for (let l = 0; l < k; l++) {
+      for (const b of [[0, 0, 0], [0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5]]) pts.push([(i + b[0]) * a, (j + b[1]) * a, ((l + b[2] + 0.3) % k) * a]);
+    }
+    const res = analyseSpheres(spheres(pts, rf), [k * a, k * a, k * a], { periodic: [true, true, true], sliceThickness: a / 8, poreGridVoxels: 1 << 18 });
+    const fcc = 1 - Math.PI / (3 * Math.SQRT2);
+    expect(res.metrics.bedPorosity).toBeCloseTo(fcc, 12);
+    expect(res.metrics.bulkPorosity).toBeCloseTo(fcc, 12);
+    expect([res.metrics.bulkFrom, res.metrics.bulkTo]).toEqual([0, k * a]);
+    // No top surface to report; the largest pore is the octahedral hole, a - 2r wide, also where the box cuts the spheres.
+    expect(res.metrics).not.toHaveProperty('rmsRoughness');
+    expect(Math.abs(Number(res.metrics.poreDiameterMax) - (a - 2 * rf))).toBeLessThan(2 * Number(res.metrics.poreGridSpacing));
+    // The profile: 24 slices of a/8 over the box, each against a midpoint sum over every image of every sphere.
+    const profile = res.series.find((s) => s.name === 'porosity profile')!;
+    expect(profile.x.length).toBe(24);
+    for (let s = 0; s < 24; s++) {
+      const z0 = s / 8, steps = 400;
+      let solid = 0;
+      for (let q = 0; q < steps; q++) {
+        const zq = z0 + (q + 0.5) / (8 * steps);
+        for (const p of pts) for (const shift of [-k, 0, k]) {
+          const h = zq - (p[2] + shift);
+          if (Math.abs(h) < rf) solid += (Math.PI * (rf * rf - h * h)) / (8 * steps);
+        }
+      }
+      expect(profile.y[s], `slice ${s}`).toBeCloseTo(1 - solid / (k * k * (a / 8)), 5);
+    }
+    // A dilute gas filling a periodic box: g(r) is 1 (within counting noise), no contacts.
+    const rand = new Random(3);
+    const gas: number[][] = Array.from({ length: 5000 }, () => [rand.uniform(0, 100), rand.uniform(0, 100), rand.uniform(0, 100)]);
+    const g = analyseSpheres(spheres(gas, 0.05), [100, 100, 100], { periodic: [true, true, true], rdfMaxDistance: 10, rdfBins: 5, poreGridVoxels: 4096 });
+    const rdf = g.series.find((s) => s.name === 'radial distribution function')!;
+    for (const v of rdf.y) expect(Math.abs(v - 1)).toBeLessThan(0.1);
+    expect(g.metrics.coordinationMean).toBeLessThan(0.001);
+    expect(g.metrics.bedPorosity).toBeCloseTo(1 - (5000 * (4 / 3) * Math.PI * 0.05 ** 3) / 1e6, 12);
+  });
+
   it('finds the largest pore of a simple cubic lattice: the cube-centre hole', () => {
     // Touching spheres of diameter a on a cubic lattice: the largest void sphere sits at the cube
     // centre with diameter (√3 - 1) a ≈ 0.732 a; the bulk is set explicitly because the straight
