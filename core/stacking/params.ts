@@ -150,18 +150,13 @@ export function ballVolume(r: number, dim: 2 | 3): number {
 /**
  * Solid volume to place per class (largest class first), and a bound on the number of balls: a
  * class stops at the first ball that brings it to its quota, so it holds at most
- * ceil(quota / smallest ball) balls; the last class also what the others left under theirs.
+ * ceil(quota / smallest ball) balls; the last class also what the others left under theirs. Also
+ * the balls the target gives on average (the run's progress goes by them).
  */
-export function plan(p: StackingParams, classes: SizeClass[]): { solidVolume: number; quotas: Float64Array; maxParticles: number } {
-  const V = regionVolume(p.region);
-  let solidVolume: number;
-  if (p.target.kind === 'voidRatio') {
-    solidVolume = V / (1 + p.target.e);
-  } else {
-    let perVolume = 0; // expected balls per unit solid volume
-    for (const c of classes) perVolume += c.fraction / meanBallVolume(c, p.dim);
-    solidVolume = p.target.particles / perVolume;
-  }
+export function plan(p: StackingParams, classes: SizeClass[]): { solidVolume: number; quotas: Float64Array; maxParticles: number; expectedParticles: number } {
+  let perVolume = 0; // expected balls per unit solid volume
+  for (const c of classes) perVolume += c.fraction / meanBallVolume(c, p.dim);
+  const solidVolume = p.target.kind === 'voidRatio' ? regionVolume(p.region) / (1 + p.target.e) : p.target.particles / perVolume;
   const quotas = new Float64Array(classes.length);
   let maxParticles = 0, leftOver = 0;
   classes.forEach((c, j) => {
@@ -175,7 +170,7 @@ export function plan(p: StackingParams, classes: SizeClass[]): { solidVolume: nu
   const last = classes[classes.length - 1];
   maxParticles += Math.ceil(leftOver / ballVolume(last.rMin, p.dim)) + 1;
   if (p.target.kind === 'count') maxParticles = Math.max(maxParticles, p.target.particles);
-  return { solidVolume, quotas, maxParticles };
+  return { solidVolume, quotas, maxParticles, expectedParticles: p.target.kind === 'count' ? p.target.particles : solidVolume * perVolume };
 }
 
 /**

@@ -122,6 +122,8 @@ export class Stacker {
   sampleTime = new Float64Array(SAMPLES);
   sampleCount = new Float64Array(SAMPLES);
   samples = 0;
+  /** Balls the reshape pass under way has visited (of count), -1 outside a pass: its progress. */
+  reshapeVisited = -1;
 
   private readonly targetCount: number;
   private readonly solidVolume: number;
@@ -817,6 +819,7 @@ export class Stacker {
     }
     const need = this.dim === 3 ? 3 : 2;
     for (let s = 0; s < n; s++) {
+      this.reshapeVisited = s;
       const b = order[s], o = 4 * b;
       const bx = p[o], by = p[o + 1], bz = p[o + 2], rb = p[o + 3];
       // Partners: the balls and walls within one diameter of b (all of the gathered list).
@@ -859,6 +862,7 @@ export class Stacker {
         ct.reshapeMoves++;
       }
     }
+    this.reshapeVisited = -1;
     return true;
   }
 
