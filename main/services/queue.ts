@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { valueAt, WORKER_BYTES } from '../../core/common/engine';
-import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, type ApiIssue, type MemoryEstimate, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
+import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, SPHERE_IMPORT_ENGINE, type ApiIssue, type MemoryEstimate, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import { Limiter } from './limiter';
@@ -177,6 +177,14 @@ const PROCESS_ENDED = 'the process running it ended';
  *  as a stopped run's 'stopped by user at ...' does. */
 const CANCELLED_RUNNING = 'cancelled by the user: its metrics and series so far are kept, its artifacts (an unfinished result) are not';
 
+/**
+ * The error of a sphere import whose process ended (kill -9) between recording its run and storing
+ * the spheres: not a run that can resume (no engine runs it), so it ends failed, naming the file.
+ */
+function importInterrupted(source: unknown): string {
+  return `interrupted: the process importing it ended before the spheres were stored; import ${typeof source === 'string' ? source : 'the file'} again`;
+}
+
 /** The error of a run the user asked to stop and keep whose process ended (`why`) before it could, with no checkpoint. */
 function stoppedWithNothingKept(why: string): string {
   return `stopped by user, but ${why} before the run had kept its results, and it had no checkpoint to keep them from: nothing was kept`;
@@ -263,9 +271,10 @@ export class JobQueue {
   /**
    * What interrupted does with a run whose process ended before it did: 'requeue' it (to resume),
    * or, the user having asked to stop and keep it, 'stop' it (re-queued to end at its checkpoint)
-   * or 'cancel' it (no checkpoint to keep).
+   * or 'cancel' it (no checkpoint to keep); 'fail' a sphere import (importInterrupted).
    */
-  private fate(id: string, stopAsked: boolean): 'requeue' | 'stop' | 'cancel' {
+  private fate(id: string, stopAsked: boolean): 'requeue' | 'stop' | 'cancel' | 'fail' {
+    if (this.store.getSummary(id)?.engine === SPHERE_IMPORT_ENGINE) return 'fail';
     if (!stopAsked) return 'requeue';
     return existsSync(join(this.runDir(id), CHECKPOINT_FILE)) ? 'stop' : 'cancel';
   }
@@ -279,11 +288,18 @@ export class JobQueue {
    * at once), done with what the checkpoint holds, started before the other queued runs whatever the
    * pause (pump); without one it has nothing to keep, and ends
    * cancelled saying so, with what it had done (`ended`, its worker's last word, when it gave one).
+   * An interrupted sphere import ends failed, its part of a table removed (importInterrupted).
    * Returns whether the run was re-queued.
    */
   private interrupted(id: string, why: string, o: { stopAsked: boolean; wasPaused: boolean; ended?: Extract<JobOutcome, { status: 'cancelled' }> }): boolean {
     const dir = this.runDir(id);
     const fate = this.fate(id, o.stopAsked);
+    if (fate === 'fail') {
+      this.store.finishRun(id, { status: 'failed', error: importInterrupted(this.store.getRun(id)?.params.source) });
+      this.bestEffort(() => rmSync(dir, { recursive: true, force: true }));
+      this.afterFinal(id);
+      return false;
+    }
     if (fate === 'requeue') {
       this.store.requeue(id, `interrupted: ${why}; re-queued to resume from its last checkpoint (or the beginning, without one)`, o.wasPaused ? 'paused' : 'queued');
       this.emitRun(id);
@@ -326,7 +342,9 @@ export class JobQueue {
     for (const r of this.orphans(false)) {
       const fate = this.fate(r.id, this.stopRequested(r.id));
       const paused = r.status === 'paused';
-      views.set(r.id, fate === 'cancel'
+      views.set(r.id, fate === 'fail'
+        ? { status: 'failed', error: importInterrupted(this.store.getRun(r.id)?.params.source) }
+        : fate === 'cancel'
         // The error recover will record.
         ? { status: 'cancelled', error: stoppedWithNothingKept(PROCESS_ENDED) }
         : fate === 'stop'

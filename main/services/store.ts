@@ -249,7 +249,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** How a read-only view shows a run whose process ended (RunStore.showInterrupted): what the next writer will make of it, and a line of its log or its error saying why. */
 export interface InterruptedView {
-  status: 'queued' | 'paused' | 'cancelled';
+  status: 'queued' | 'paused' | 'cancelled' | 'failed';
   log?: string;
   error?: string;
 }
@@ -655,7 +655,7 @@ export class RunStore {
    * Shows these 'running' or 'paused' runs as the queue's recovery will leave them: their process
    * has ended, and no process that writes has taken them up yet (JobQueue.interruptedRuns): back in
    * the queue (not started, with a line in the log saying why), or ended cancelled (a stop that had
-   * nothing to keep). For services opened read-only, which must not write.
+   * nothing to keep) or failed (a sphere import). For services opened read-only, which must not write.
    */
   showInterrupted(views: Map<string, InterruptedView>): void {
     this.interrupted = views;
@@ -674,9 +674,9 @@ export class RunStore {
   private shown<T extends RunSummary | RunRecord>(r: T): T {
     const v = r.status === 'running' || r.status === 'paused' ? this.interrupted.get(r.id) : undefined;
     if (!v) return r;
-    // As finishRun records a cancel (keeping the metrics), or requeue a run.
-    const out: T = v.status === 'cancelled'
-      ? { ...r, status: v.status, error: v.error ?? null, pausedAt: null, progress: { ...r.progress, phase: 'cancelled' } }
+    // As finishRun records a cancel (keeping the metrics) or a failure, or requeue a run.
+    const out: T = v.status === 'cancelled' || v.status === 'failed'
+      ? { ...r, status: v.status, error: v.error ?? null, pausedAt: null, progress: { ...r.progress, phase: v.status } }
       : { ...r, status: v.status, startedAt: null, pausedAt: null, pausedSeconds: 0, progress: { done: 0, total: 0, phase: '', fromSeconds: 0, fromDone: 0 } };
     if ('log' in out && v.log) out.log = [...out.log, v.log];
     return out;

@@ -4,7 +4,9 @@
  * finished, analysed run that lists, reads back and exports like any other.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { analyseSpheres } from '../../core/analysis/index';
 import { decodeTable } from '../../core/io/container';
@@ -12,6 +14,7 @@ import { rawSidecar } from '../../core/io/raw';
 import { sphereCsvToTable } from '../../core/io/csv';
 import { EXPORT_FORMATS } from '../../main/services/exports';
 import { openServices, type Services } from '../../main/services/services';
+import { RunStore } from '../../main/services/store';
 import { rejection, tempDir } from './helpers';
 import { asciiBox, cubicSpheresCsv } from './fixtures/imports';
 
@@ -140,6 +143,38 @@ describe('runs.importSpheres', () => {
     expect(await rejection(s.dispatch('runs.importSpheres', { name: 'bad', csv: cubicSpheresCsv(), box: [3, -1, 3] }))).toMatchObject({ code: 'invalid', issues: [{ path: 'box.1' }] });
     const names = (await s.dispatch('runs.list', { filter: { engine: 'spheres' } })).rows.map((r) => r.name);
     expect(names).not.toContain('bad');
+  });
+});
+
+describe('a sphere import its process did not finish (kill -9 while it wrote the table)', () => {
+  it('is failed at the next opening, saying the import was interrupted, its partial file removed; a read-only look shows it so', async () => {
+    const data = tempDir();
+    try {
+      // What recordSphereRun leaves when its process is killed between claiming its row and storing its outcome.
+      const store = new RunStore(join(data.dir, 'packbench.db'));
+      const params = { source: 'grains.csv' };
+      const [id] = store.insertRuns([{ name: 'Grains', engine: 'spheres', spec: { engine: 'spheres', name: 'Grains', seed: 0, params }, params, seed: 0, priority: 0, batchId: null, status: 'paused' }]);
+      expect(store.claim(id, { host: null, threads: 1, appVersion: 't', owner: `${hostname()}:2147483646` }, 'paused')).toBe(true);
+      store.close();
+      const dir = join(data.dir, 'runs', id);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'spheres.pbt'), 'the start of a table');
+      // It was re-queued as a run to resume, then failed 'could not start: unknown engine 'spheres'', its partial file kept.
+      const error = "interrupted: the process importing it ended before the spheres were stored; import grains.csv again";
+      const reader = openServices({ dataDir: data.dir, readOnly: true });
+      expect(await reader.dispatch('runs.get', { id })).toMatchObject({ status: 'failed', error });
+      await reader.close();
+      const writer = openServices({ dataDir: data.dir, autoStart: true });
+      try {
+        expect(writer.recovered).toEqual([]);
+        expect(await writer.dispatch('runs.get', { id })).toMatchObject({ status: 'failed', error });
+        expect(existsSync(dir)).toBe(false);
+      } finally {
+        await writer.close();
+      }
+    } finally {
+      data.cleanup();
+    }
   });
 });
 
