@@ -1,3 +1,4 @@
+import './strictCsp';
 import { createApp } from 'vue';
 import './styles/theme.css';
 import './styles/base.css';

@@ -20,7 +20,7 @@ export interface Walk {
   host: Host;
   /** On the batch workspace at first. */
   page: Page;
-  /** Errors thrown in the page so far: the tests expect none. */
+  /** Errors thrown in the page so far, and what its Content-Security-Policy refused: the tests expect none. */
   pageErrors: string[];
   /** Saves a screenshot of the page as test/e2e/artifacts/workspace-<name>.png. */
   shot(name: string): Promise<unknown>;
@@ -38,6 +38,15 @@ export async function openWalk(): Promise<Walk> {
   const { dataDir, services, host, page } = session;
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
+  // A refusal of the policy (an eval, a worker, a socket, a style) is an error too, even one the page
+  // catches: Chromium prints no console line for those, so the page reports them itself.
+  await page.exposeFunction('packbenchCspViolation', (violation: string) => pageErrors.push(`CSP refused ${violation}`));
+  await page.addInitScript(() =>
+    document.addEventListener('securitypolicyviolation', (e) => {
+      const report = (window as unknown as { packbenchCspViolation: (violation: string) => void }).packbenchCspViolation;
+      void report(`${e.violatedDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`);
+    }),
+  );
   page.setDefaultTimeout(30_000);
   await page.goto(host.url);
   await page.waitForSelector(testid('batch-workspace'));
