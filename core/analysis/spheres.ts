@@ -17,6 +17,7 @@ import { barSeries, histogram, lineSeries, normalised, quantile } from './histog
 import { sizeDistributions } from './sizes';
 import { poreGridPlan, poreSizeDistribution } from './pores';
 import { SphereGrid } from './neighbours';
+import { sphereSliceVolumeIn } from './boxcut';
 import type { AnalysisResult } from './index';
 import { UNITS } from '../common/units';
 
@@ -141,18 +142,25 @@ export function analyseSpheres(
   const solidPerSlice = new Float64Array(slices);
   let solidBed = 0, solidBulk = 0;
   const floorLayer = opts.floorLayer ?? (cellZ ? 0 : 2 * rmax);
+  // Volume of sphere i (centred at height c) between heights a and b in the box: a side that is not
+  // periodic and cuts the sphere leaves the part beyond it out.
+  const slab = (i: number, c: number, a: number, b: number): number => {
+    const cutX = !periodic[0] && (x[i] - r[i] < 0 || x[i] + r[i] > lx), cutY = !periodic[1] && (y[i] - r[i] < 0 || y[i] + r[i] > ly);
+    if (!cutX && !cutY) return sphereSliceVolume(c, r[i], a, b);
+    return sphereSliceVolumeIn(x[i], y[i], c, r[i], a, b, cutX ? 0 : -Infinity, cutX ? lx : Infinity, cutY ? 0 : -Infinity, cutY ? ly : Infinity);
+  };
   for (let i = 0; i < n; i++) {
     // In a cell periodic in z, the sphere and its images above and below, each where it lies in the box.
     const home = cellZ ? zc[i] - lz * Math.floor(zc[i] / lz) : zc[i];
     for (let image = cellZ ? -1 : 0; image <= (cellZ ? 1 : 0); image++) {
       const c = home + image * lz;
       const s0 = Math.max(0, Math.floor((c - r[i]) / dz)), s1 = Math.min(slices - 1, Math.floor((c + r[i]) / dz));
-      for (let s = s0; s <= s1; s++) solidPerSlice[s] += sphereSliceVolume(c, r[i], s * dz, cellZ ? Math.min((s + 1) * dz, lz) : (s + 1) * dz);
-      solidBulk += sphereSliceVolume(c, r[i], floorLayer, valley);
+      for (let s = s0; s <= s1; s++) solidPerSlice[s] += slab(i, c, s * dz, cellZ ? Math.min((s + 1) * dz, lz) : (s + 1) * dz);
+      solidBulk += slab(i, c, floorLayer, valley);
     }
     // The bed runs from the floor z = 0 up: a sphere reaching below it (centred on z = 0, as a 2D set's disks) counts its part above.
     // A cell periodic in z holds every sphere whole (what sticks out of one end comes in at the other).
-    solidBed += cellZ || zc[i] - r[i] >= 0 ? v[i] : sphereSliceVolume(zc[i], r[i], 0, zc[i] + r[i]);
+    solidBed += cellZ ? slab(i, zc[i], -Infinity, Infinity) : slab(i, zc[i], 0, Infinity);
   }
   const pz = new Float64Array(slices), py = new Float64Array(slices);
   for (let s = 0; s < slices; s++) {

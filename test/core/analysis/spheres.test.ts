@@ -173,6 +173,36 @@ describe('analyseSpheres', () => {
     expect(g.metrics.bedPorosity).toBeCloseTo(1 - (5000 * (4 / 3) * Math.PI * 0.05 ** 3) / 1e6, 12);
   });
 
+  it('counts only the solid inside the box along sides that are not periodic (spheres the box cuts)', () => {
+    // Simple cubic, centres on the integers 0..k in x and y, so the box [0, k]² cuts the spheres on
+    // its sides in exact halves (quarters on its edges): it holds k² spheres a layer, π/6 of its volume.
+    const a = 1, k = 4;
+    const pts: number[][] = [];
+    for (let i = 0; i <= k; i++) for (let j = 0; j <= k; j++) for (let l = 0; l < 4; l++) pts.push([i * a, j * a, (l + 0.5) * a]);
+    const box: [number, number, number] = [k * a, k * a, 6];
+    const res = analyseSpheres(spheres(pts, a / 2), box, { periodic: [false, false, false], floorLayer: a, bulkTop: 3 * a, sliceThickness: a / 4, poreGridVoxels: 4096, heightMapCells: 16 });
+    expect(res.metrics.bulkPorosity).toBeCloseTo(1 - Math.PI / 6, 12);
+    const profile = res.series.find((s) => s.name === 'porosity profile')!;
+    let mean = 0;
+    for (let s = 4; s < 12; s++) mean += profile.y[s] / 8;
+    expect(mean).toBeCloseTo(1 - Math.PI / 6, 12);
+    // Shifted by (0.3, 0.15): the sides cut caps of other heights. Against a midpoint sum of the chords
+    // of every sphere in [1, 3) over a fine x-y grid of the box.
+    const shifted = pts.filter((p) => p[0] < k).map((p) => [p[0] + 0.3, p[1] + 0.15, p[2]]).filter((p) => p[1] < k);
+    const cut = analyseSpheres(spheres(shifted, a / 2), box, { periodic: [false, false, false], floorLayer: a, bulkTop: 3 * a, poreGridVoxels: 4096, heightMapCells: 16 });
+    const m = 400; // grid cells per unit length
+    let solid = 0;
+    for (const p of shifted) {
+      const g0 = Math.max(0, Math.floor((p[0] - 0.5) * m)), g1 = Math.min(k * m, Math.ceil((p[0] + 0.5) * m));
+      const h0 = Math.max(0, Math.floor((p[1] - 0.5) * m)), h1 = Math.min(k * m, Math.ceil((p[1] + 0.5) * m));
+      for (let gx = g0; gx < g1; gx++) for (let gy = h0; gy < h1; gy++) {
+        const h2 = 0.25 - ((gx + 0.5) / m - p[0]) ** 2 - ((gy + 0.5) / m - p[1]) ** 2;
+        if (h2 > 0) solid += Math.max(0, Math.min(3, p[2] + Math.sqrt(h2)) - Math.max(1, p[2] - Math.sqrt(h2))) / (m * m);
+      }
+    }
+    expect(Number(cut.metrics.bulkPorosity)).toBeCloseTo(1 - solid / (k * k * 2), 4);
+  });
+
   it('finds the largest pore of a simple cubic lattice: the cube-centre hole', () => {
     // Touching spheres of diameter a on a cubic lattice: the largest void sphere sits at the cube
     // centre with diameter (√3 - 1) a ≈ 0.732 a; the bulk is set explicitly because the straight
