@@ -243,6 +243,32 @@ describe('stacking engine', () => {
     expect(run(p('front', 0.1)).metrics.solidFraction as number).toBeGreaterThan(0.82);
   });
 
+  it("order 'front' with a void ratio looser than its bed says in the log how high the bed reached and how dense it is", () => {
+    // e = 1 asked of the front in 13 x 13 gave a bed 7.45 high at e = 0.25 under an empty top,
+    // with e = 1 in the metrics and nothing said.
+    const p = (order: string, region: Record<string, unknown>) => params({ dim: 2, region, gradation: group1(0.1), target: { kind: 'voidRatio', e: 1 }, order });
+    const logged = (q: StackingParams) => {
+      const logs: string[] = [];
+      const res = run(q, { ...ctx(), log: (m) => { logs.push(m); } });
+      return { res, logs };
+    };
+    const { res, logs } = logged(p('front', { shape: 'rectangle', size: [6, 6] }));
+    expect(res.metrics.voidRatio as number).toBeCloseTo(1, 9);
+    const { y, r } = tableOf(res).columns;
+    let top = 0;
+    for (let i = 0; i < y.length; i++) top = Math.max(top, y[i] + r[i]);
+    const bed = 0.5 * 36 / (6 * top); // the solid over the rectangle below the bed's top
+    expect(logs).toHaveLength(1);
+    const m = /^order 'front' grew its bed from the floor to y = ([\d.]+), (\d+) % of the region's height 6: .* the bed itself is at solid fraction ([\d.]+) \(e = ([\d.]+)\)/.exec(logs[0])!;
+    expect(Number(m[1])).toBeCloseTo(top, 3);
+    expect(Number(m[2])).toBe(Math.round((100 * top) / 6));
+    expect(Number(m[3])).toBeCloseTo(bed, 4);
+    expect(bed).toBeGreaterThan(0.75);
+    expect(Number(m[4])).toBeCloseTo(1 / bed - 1, 3);
+    expect(logged(p('front', { shape: 'circle', radius: 3 })).logs).toEqual([expect.stringMatching(/^order 'front' grew its bed from the floor to y = .* of the region's height 6: /)]);
+    expect(logged(p('seed', { shape: 'rectangle', size: [6, 6] })).logs).toEqual([]);
+  });
+
   it("order 'front': deterministic for a seed; a count target stops at that many disks", () => {
     const p = params({ dim: 2, region: { shape: 'rectangle', size: [5, 4], periodic: [true, false] }, gradation: group1(0.1), target: { kind: 'voidRatio', e: 0.3 }, order: 'front' });
     const a = tableOf(run(p, ctx(3))), b = tableOf(run(p, ctx(3))), c = tableOf(run(p, ctx(4)));
