@@ -3,6 +3,7 @@
  * Stop and keep from the batch manager's queue in a real Chromium: the running run's ■ button ends
  * it done, with its artifacts (Cancel would keep none). The fixture engine: no engine bundle to
  * build, a second or two. Screenshot: test/e2e/artifacts/stop-queue.png (the button beside Cancel).
+ * The same queue shows a sweep's values whole (queue-swept-values.png).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -51,5 +52,20 @@ describe.skipIf(!CHROMIUM)('Stop and keep in the browser', () => {
     const run = await services.dispatch('runs.get', { id });
     expect(run.log.some((l) => l.startsWith('stopped by user at step '))).toBe(true);
     expect((await services.dispatch('runs.artifacts', { id })).map((a) => a.name)).toEqual(['particles']);
+  });
+
+  it("shows a sweep's values whole in the queue, the one thing that tells its runs apart", async () => {
+    // A range from 0 to 1 in 200 steps gives 0.005025 (formatNumber's four digits), which read '0.005…'
+    // in the 68 px column, as did the run's name.
+    const spec = { engine: 'counter', name: 'swept', seed: 1, params: { steps: 5, stepMs: { $sweep: [0.005025125628, 0.010050251256] } } };
+    const { runIds } = await services.dispatch('runs.enqueue', { spec });
+    for (const id of runIds) await page.locator(`${testid(`queue-row-${id}`)}[data-status="done"]`).waitFor();
+    for (const width of [1920, 1440, 1024]) {
+      await page.setViewportSize({ width, height: 900 });
+      const cut = await page.$$eval('[data-testid="queue"] tbody td.swept', (cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+      expect(cut, `at ${width} px`).toEqual([]);
+      expect(await page.locator(`${testid(`queue-row-${runIds[0]}`)} td.swept`).textContent()).toBe('0.005025');
+    }
+    await page.locator(testid('queue')).screenshot({ path: join(ARTIFACTS, 'queue-swept-values.png') });
   });
 });
