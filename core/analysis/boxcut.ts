@@ -7,7 +7,7 @@
  * volume between two heights is that area integrated over z: Gauss–Legendre on the pieces between
  * the heights where the disk meets a side or a corner (where the area has a kink), after the
  * substitution z = m − h cos(πu), which makes the square-root behaviour at those heights smooth.
- * It gives a sphere's halves, quarters and eighths to 1e-15, and a cap to 1e-10 of its volume.
+ * It gives a sphere's halves, quarters and eighths to 1e-15, and caps to 1e-11 of their volume.
  */
 
 /** Nodes (on [0, 1]) and weights of Gauss–Legendre with `n` points (Newton on P_n). */
@@ -30,7 +30,7 @@ function gaussLegendre(n: number): { nodes: Float64Array; weights: Float64Array 
   return { nodes, weights };
 }
 
-const GL = gaussLegendre(24);
+const GL = gaussLegendre(16);
 
 /** ∫ √(ρ² − x²) dx from 0 to x, for |x| ≤ ρ. */
 function chordIntegral(x: number, rho: number): number {
@@ -50,9 +50,19 @@ function quadrantArea(X: number, Y: number, rho: number): number {
   return outer(-rho, Math.min(X, -w)) + inner(-w, Math.min(X, w)) + outer(w, Math.min(X, rho));
 }
 
+/** Area of the disk of radius ρ centred at the origin beyond the line at distance e: {u > e}, |e| < ρ. */
+function segmentArea(e: number, rho: number): number {
+  return rho * rho * Math.acos(e / rho) - e * Math.sqrt(rho * rho - e * e);
+}
+
 /** Area of the disk of radius ρ centred at the origin inside [x0, x1] × [y0, y1]. */
 export function diskInRectangle(rho: number, x0: number, x1: number, y0: number, y1: number): number {
-  if (!(rho > 0)) return 0;
+  if (!(rho > 0) || x1 <= -rho || x0 >= rho || y1 <= -rho || y0 >= rho) return 0;
+  const cx0 = x0 > -rho, cx1 = x1 < rho, cy0 = y0 > -rho, cy1 = y1 < rho;
+  const cuts = Number(cx0) + Number(cx1) + Number(cy0) + Number(cy1);
+  if (cuts === 0) return Math.PI * rho * rho;
+  // One side cutting the disk (most spheres the box cuts): its segment, in closed form.
+  if (cuts === 1) return segmentArea(cx0 ? x0 : cx1 ? -x1 : cy0 ? y0 : -y1, rho);
   return quadrantArea(x1, y1, rho) - quadrantArea(x0, y1, rho) - quadrantArea(x1, y0, rho) + quadrantArea(x0, y0, rho);
 }
 
@@ -79,13 +89,18 @@ export function sphereSliceVolumeIn(cx: number, cy: number, c: number, r: number
   breaks.sort((p, q) => p - q);
   let volume = 0;
   for (let k = 0; k + 1 < breaks.length; k++) {
-    const m = (breaks[k] + breaks[k + 1]) / 2, h = (breaks[k + 1] - breaks[k]) / 2;
-    if (!(h > 0)) continue;
-    for (let q = 0; q < GL.nodes.length; q++) {
-      const u = GL.nodes[q];
-      const z = m - h * Math.cos(Math.PI * u);
-      const rho = Math.sqrt(Math.max(0, r * r - (z - c) * (z - c)));
-      volume += GL.weights[q] * h * Math.PI * Math.sin(Math.PI * u) * diskInRectangle(rho, rx0, rx1, ry0, ry1);
+    // Pieces of at most r / 4 each (a slab of the profile is one; the bulk's whole height is many).
+    const parts = Math.ceil((breaks[k + 1] - breaks[k]) / (r / 4));
+    const step = (breaks[k + 1] - breaks[k]) / parts;
+    for (let p = 0; p < parts; p++) {
+      const h = step / 2, m = breaks[k] + (p + 0.5) * step;
+      if (!(h > 0)) continue;
+      for (let q = 0; q < GL.nodes.length; q++) {
+        const u = GL.nodes[q];
+        const z = m - h * Math.cos(Math.PI * u);
+        const rho = Math.sqrt(Math.max(0, r * r - (z - c) * (z - c)));
+        volume += GL.weights[q] * h * Math.PI * Math.sin(Math.PI * u) * diskInRectangle(rho, rx0, rx1, ry0, ry1);
+      }
     }
   }
   return volume;
