@@ -216,7 +216,7 @@ export const stackingEngine = defineEngine({
       let placed = 0;
       for (let j = 0; j < classes.length; j++) placed += s.classVolume[j];
       const asked = params.target.kind === 'count' ? `${params.target.particles} balls` : `void ratio ${params.target.e}`;
-      ctx.log(`ended full: ${s.shortClasses.map((j) => `class ${classes[j].source}`).join(', ')} found no more room after ${s.counters.reshapePasses} reshape passes; ` +
+      ctx.log(`ended full: ${s.shortClasses.map((j) => className(params.gradation, classes[j])).join(', ')} found no more room after ${s.counters.reshapePasses} reshape passes; ` +
         `${s.count} balls at solid fraction ${(placed / s.region.volume).toFixed(4)}, short of the ${asked} asked (solid fraction ${(solidVolume / s.region.volume).toFixed(4)})`);
     } else if (s.stopReason === 'target') {
       // check() gives every class one ball on average, but the last class of a count gets what

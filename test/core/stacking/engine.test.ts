@@ -385,7 +385,15 @@ describe('stacking engine', () => {
     const r = run(equal(0.05, { kind: 'count', particles: 190 }), { ...ctx(), log: (m) => { logs.push(m); } });
     expect(r.metrics.stopReason).toBe('full');
     expect(r.metrics.particles as number).toBeLessThan(190);
-    expect(logs).toEqual([expect.stringMatching(/^ended full: class 0 found no more room .* short of the 190 balls asked/)]);
+    expect(logs).toEqual([expect.stringMatching(/^ended full: class 0 \(r = 0\.2\) found no more room .* short of the 190 balls asked/)]);
+    // A sieve curve has segments, named by their sizes ('class 1' named none of its fields).
+    const sieveLogs: string[] = [];
+    const sieve = params({
+      region: { shape: 'box', size: [1.5, 1.5, 1.5] }, reshape: 1, target: { kind: 'voidRatio', e: 0.5 },
+      gradation: { kind: 'sieve', sizes: [0.1, 0.2, 0.4], passing: [0, 30, 100], af: [[0, 0.3]] },
+    });
+    expect(run(sieve, { ...ctx(), log: (m) => { sieveLogs.push(m); } }).metrics.shortClasses).toMatch(/^1/);
+    expect(sieveLogs).toEqual([expect.stringMatching(/^ended full: segment 1 \(0\.2-0\.4\)(, segment 0 \(0\.1-0\.2\))? found no more room /)]);
   });
 
   it.each([
