@@ -23,7 +23,7 @@ import { rebaseVoxels, voxelWords, type KernelShape, type WasmKernels } from './
 import { cellGrid, cellWidths, drawMove, MoveBoard, phaseSteps, SLOT_FIELDS as F, type HelperData, type Move } from './mover';
 import { rotateRange } from './rotation';
 import { quantiseSize, voxeliseShapeVoxels, type VoxelisedShape } from './shapes';
-import { boxVoxels, maxSize, minSize, type SizeLaw, type VoxelParams } from './params';
+import { boxVoxels, maxSize, minSize, typicalSolidVoxels, type SizeLaw, type VoxelParams } from './params';
 
 /** Voxels rotated ahead of each early-exit test: small enough that a collision wastes little rotation. */
 const CHUNK = 64;
@@ -141,6 +141,8 @@ export class Packer {
   solidVoxels = 0;
   private readonly typeAmount: Float64Array;
   private readonly typeShare: Float64Array;
+  /** What one more particle of each type adds to its amount: 1 (number basis) or about its solid voxels (volume). */
+  private readonly typeUnit: Float64Array;
   /** Rising roof (seed §3.6): insertion level in voxels, at least the frozen top, raised on failed insertions. */
   roof = 0;
   /** Highest top (centre z + extent) of a frozen particle. */
@@ -237,6 +239,7 @@ export class Packer {
     let total = 0;
     for (const t of types) total += t.fraction;
     this.typeShare = Float64Array.from(types, (t) => t.fraction / total);
+    this.typeUnit = Float64Array.from(types, (t) => params.mixture.basis === 'volume' ? typicalSolidVoxels(t, params.box.resolution, params.reductionThreshold) : 1);
   }
 
   private shapeFor(type: number, sizeVoxels: number): number {
@@ -343,16 +346,24 @@ export class Packer {
     return this.packCoords[this.shape[i]];
   }
 
-  /** Picks the next candidate: the type furthest below its share (number or volume), a size, an orientation. */
+  /**
+   * Picks the next candidate: the type whose particle brings the realised shares (number or volume)
+   * closest to those asked, a size, an orientation. Closest: the least sum over the types of
+   * |share × total − amount| once it is added (ties to the first type). So a type is drawn once it
+   * is due about half a particle; taking the type furthest below its share gave a type asked at
+   * 1e-6 the second particle of every run (0.55 % of the volume of 400 particles).
+   */
   private nextCandidate(): void {
-    const types = this.params.mixture.types;
+    const types = this.params.mixture.types, share = this.typeShare, amount = this.typeAmount, unit = this.typeUnit;
     let total = 0;
-    for (let t = 0; t < types.length; t++) total += this.typeAmount[t];
-    let best = 0, bestDeficit = -Infinity;
+    for (let t = 0; t < types.length; t++) total += amount[t];
+    let best = 0, bestError = Infinity;
     for (let t = 0; t < types.length; t++) {
-      if (this.typeShare[t] === 0) continue;
-      const deficit = this.typeShare[t] * total - this.typeAmount[t];
-      if (deficit > bestDeficit) { bestDeficit = deficit; best = t; }
+      if (share[t] === 0) continue;
+      const after = total + unit[t];
+      let error = 0;
+      for (let u = 0; u < types.length; u++) error += Math.abs(share[u] * after - amount[u] - (u === t ? unit[t] : 0));
+      if (error < bestError) { bestError = error; best = t; }
     }
     const type = types[best];
     const sizeVoxels = quantiseSize(drawSize(type.size, this.rng), this.params.box.resolution);

@@ -496,6 +496,32 @@ function solidVoxels(shape: Shape, sizeVoxels: number, reductionThreshold: numbe
   return solidCounts.get(JSON.stringify([shape, sizeVoxels, reductionThreshold]), () => voxeliseShapeVoxels(shape, sizeVoxels, reductionThreshold).solid.length / 3);
 }
 
+/** A law's typical size: its value, the middle of its range, its mean or median, the weighted mean of a table. */
+function typicalSize(law: SizeLaw): number {
+  switch (law.law) {
+    case 'fixed': return law.value;
+    case 'uniform': return (law.min + law.max) / 2;
+    case 'normal': return law.mean;
+    case 'lognormal': return law.median;
+    case 'table': {
+      let sum = 0, weight = 0;
+      law.sizes.forEach((s, i) => { sum += s * law.weights[i]; weight += law.weights[i]; });
+      return sum / weight;
+    }
+  }
+}
+
+/**
+ * About the solid voxels of a particle of the type at its typical size: the amount one more of it
+ * adds to its share on a volume basis (the packer's choice of the next type). Voxelised at most
+ * COUNT_SIZE_VOXELS across and scaled by the cube of the sizes, so a type of huge particles costs
+ * no large voxelisation.
+ */
+export function typicalSolidVoxels(t: ParticleType, resolution: number, reductionThreshold: number): number {
+  const size = quantiseSize(typicalSize(t.size), resolution), counted = Math.min(size, COUNT_SIZE_VOXELS);
+  return solidVoxels(t.shape, counted, reductionThreshold) * powInt(size / counted, 3);
+}
+
 /**
  * The most particles a run can hold: no more than the stop targets allow, and no more than fit in
  * the packing matrix at the solid voxels of the smallest particle (types with a share), with a

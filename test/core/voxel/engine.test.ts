@@ -141,9 +141,12 @@ describe('voxel engine', () => {
       expect(r.metrics.particles).toBe(15);
       expect(r.metrics.overlapFraction).toBeLessThan(0.01);
     }
-    // Trig tables and rounding do not change the packing, only its speed.
-    const fast = run({ ...base, stop: { ...base.stop, particles: 15 } }, ctx(3));
-    const slow = run({ ...base, stop: { ...base.stop, particles: 15 }, optimisations: { ...base.optimisations, trigTables: false, fastRounding: false } }, ctx(3));
+    // Trig tables and rounding do not change the packing, only its speed. Both in the JavaScript
+    // loops: the SIMD kernels (which need both switches) rotate in single precision, which may round
+    // a coordinate within 1e-4 of a half otherwise (README, SIMD kernels).
+    const js = { ...base, stop: { ...base.stop, particles: 15 }, optimisations: { ...base.optimisations, simdKernels: false } };
+    const fast = run(js, ctx(3));
+    const slow = run({ ...js, optimisations: { ...js.optimisations, trigTables: false, fastRounding: false } }, ctx(3));
     expect(slow.metrics.voxelChecks).toBe(fast.metrics.voxelChecks);
   });
 
@@ -172,9 +175,12 @@ describe('voxel engine', () => {
     for (const finalSettling of [true, false]) {
       const seen: EngineProgress[] = [];
       run({ ...mixture(), finalSettling }, { ...ctx(5), progress: (q) => { if (q.phase !== 'packing' && !q.phase?.startsWith('analysis')) seen.push(q); } });
-      const phases = [...new Set(seen.map((q) => q.phase))];
-      expect(phases.map((p) => p?.replace(/, \d+ (deep pairs|particles)$/, ''))).toEqual(finalSettling
-        ? ['settling: measuring overlaps', 'settling: round 1 of up to 50', 'settling: round 2 of up to 50', 'settling: sinking, round 1 of up to 50', 'finalising']
+      const phases = [...new Set(seen.map((q) => q.phase))].map((p) => p?.replace(/, \d+ (deep pairs|particles)$/, ''));
+      // As many rounds as the packing needs, numbered from 1.
+      const rounds = phases.filter((p) => /^settling: round \d+ of up to 50$/.test(p ?? '')).length;
+      expect(rounds > 0).toBe(finalSettling);
+      expect(phases).toEqual(finalSettling
+        ? ['settling: measuring overlaps', ...Array.from({ length: rounds }, (_, r) => `settling: round ${r + 1} of up to 50`), 'settling: sinking, round 1 of up to 50', 'finalising']
         : ['measuring interpenetration', 'finalising']);
       // Each part (each settling round too) has its own scale.
       seen.forEach((q, k) => {
