@@ -18,7 +18,13 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: { index: resolve(root, 'main/index.ts'), ...workers } },
+      rollupOptions: {
+        input: { index: resolve(root, 'main/index.ts'), ...workers },
+        // Shared chunks beside index.js, not in chunks/: main/ finds files relative to its module
+        // (new URL('./workers/imports.js', import.meta.url), '../../package.json'), and from
+        // out/main/chunks/ the imports worker (shape previews, mesh and sphere imports) was not found.
+        output: { chunkFileNames: '[name]-[hash].js' },
+      },
     },
   },
   preload: {
