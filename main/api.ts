@@ -370,9 +370,11 @@ export interface QueueState {
 
 /** A shape as sent by the renderer; its fields are checked by core/voxel's shapeSchema in the service. */
 const shapeValue = z.looseObject({ kind: z.string().min(1) });
+/** Largest characteristic size of a shape's preview and saved voxelisation, in length units (the editor names it at its field). */
+export const MAX_SHAPE_SIZE = 1e6;
 /** The ranges are the preview's (shapes.preview). */
 const shapeVoxelisation = z.strictObject({
-  size: z.number().positive().max(1e6),
+  size: z.number().positive().max(MAX_SHAPE_SIZE),
   resolution: z.number().positive().max(1e6),
   reductionThreshold: z.number().int().min(0).max(26),
 });
@@ -416,7 +418,7 @@ export const paramsSchemas = {
   'shapes.preview': z.object({
     shape: shapeValue,
     /** Characteristic size of the shape in length units. */
-    size: z.number().positive().max(1e6),
+    size: z.number().positive().max(MAX_SHAPE_SIZE),
     /** Voxels per length unit. */
     resolution: z.number().positive().max(1e6),
     reductionThreshold: z.number().int().min(0).max(26).optional(),

@@ -171,7 +171,7 @@ describe('particle editor', () => {
     await w.get('[data-testid="new-shape"]').trigger('click');
     await flushPromises();
     const previews = () => calls.filter((c) => c.method === 'shapes.preview').map((c) => c.params.size);
-    for (const [id, message] of [['preview-size', 'size: enter a number > 0'], ['preview-resolution', 'resolution: enter a number in (0, 1000]'], ['preview-threshold', 'reduction threshold must be a whole number in [']] as const) {
+    for (const [id, message] of [['preview-size', 'size: enter a number in (0, 1000000]'], ['preview-resolution', 'resolution: enter a number in (0, 1000]'], ['preview-threshold', 'reduction threshold must be a whole number in [']] as const) {
       const input = w.get(`[data-testid="${id}"]`);
       await typeKeys(input.element as HTMLInputElement, '0,4');
       await wait(260);
@@ -349,6 +349,39 @@ describe('particle editor state that stays (issue 18)', () => {
     expect(w.text()).toContain('size: enter a number');
     expect(w.get('[data-testid="count-solid"]').text()).toBe('–');
     expect(w.get('[data-testid="shape-save"]').attributes('disabled')).toBeDefined();
+    w.unmount();
+  });
+
+  it('a size out of its range is named at the size field with the range, as too many or too few voxels across are at the field typed', async () => {
+    installShapeApi();
+    const { w } = await mountEditor();
+    await w.get('[data-testid="new-shape"]').trigger('click');
+    await flushPromises();
+    const errorAt = (id: string) => w.get(`[data-testid="${id}"]`).element.closest('.field')!.querySelector('.error-text')?.textContent ?? '';
+    const type = async (id: string, text: string) => {
+      await w.get(`[data-testid="${id}"]`).setValue(text);
+      await flushPromises();
+    };
+    // The range shapes.update saves: 1e7 at 0.00001 voxels/unit (100 voxels across) passed here and was refused in a toast.
+    await type('preview-resolution', '0.00001');
+    await type('preview-size', '1e7');
+    expect(errorAt('preview-size')).toBe('size must be in (0, 1000000] length units');
+    expect(w.get('[data-testid="shape-save"]').attributes('disabled')).toBeDefined();
+    // 'Infinity voxels across is too many' said under the resolution, not at the size typed.
+    await type('preview-resolution', '20');
+    await type('preview-size', '1e308');
+    expect(errorAt('preview-size')).toBe('size must be in (0, 1000000] length units');
+    expect(errorAt('preview-resolution')).toBe('');
+    await type('preview-size', '30');
+    expect(errorAt('preview-size')).toBe('size × resolution is 600 voxels across, at most 400 for a preview: size at most 20 at this resolution');
+    expect(errorAt('preview-resolution')).toBe('size × resolution is 600 voxels across, at most 400 for a preview: resolution at most 13.33 at this size');
+    // Less than a voxel across: it said '0 voxels across the particle' and previewed one voxel.
+    await type('preview-size', '0.01');
+    expect(errorAt('preview-size')).toBe('size × resolution is 0.2 voxels across, at least 1 for a preview: size at least 0.05 at this resolution');
+    expect(w.get('[data-testid="count-solid"]').text()).toBe('–');
+    await type('preview-size', '2');
+    expect(errorAt('preview-size')).toBe('');
+    expect(errorAt('preview-resolution')).toBe('');
     w.unmount();
   });
 });
