@@ -280,10 +280,15 @@ function stopWait(s: Services): string {
 }
 
 /**
- * Calls `fn` at the first Ctrl-C or SIGTERM (kill, `timeout`, a service manager's stop): a script's
- * stop is the user's, not a crash. Killed by SIGTERM, `run` left its batch queued for the app (or a
- * later `queue run`) to run, and an export its partial file. A second signal ends the process as
- * usual. Returns the undo.
+ * The signals taken as Ctrl-C: SIGTERM (kill, `timeout`, a service manager's stop) and SIGHUP (the
+ * terminal closed: its window, an ssh connection that dropped). Their default ended the process at
+ * once: `run` left its batch queued for the app (or a later `queue run`) to run, an export its partial file.
+ */
+const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Calls `fn` at the first Ctrl-C, or a signal taken as one (INTERRUPTS): a script's or a terminal's
+ * stop is the user's, not a crash. A second signal ends the process as usual. Returns the undo.
  */
 function onInterrupt(fn: () => void): () => void {
   const handler = () => {
@@ -291,11 +296,9 @@ function onInterrupt(fn: () => void): () => void {
     fn();
   };
   const off = () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
+    for (const signal of INTERRUPTS) process.off(signal, handler);
   };
-  process.once('SIGINT', handler);
-  process.once('SIGTERM', handler);
+  for (const signal of INTERRUPTS) process.once(signal, handler);
   return off;
 }
 
@@ -407,7 +410,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   addRunOptions(
     program
       .command('run')
-      .description('run a spec to the end in this process (a spec with sweeps runs all its points; Ctrl-C cancels them). Exit 0: every run ended done; 1: one failed or was cancelled; 130: interrupted by Ctrl-C or SIGTERM')
+      .description('run a spec to the end in this process (a spec with sweeps runs all its points; Ctrl-C cancels them). Exit 0: every run ended done; 1: one failed or was cancelled; 130: interrupted by Ctrl-C, SIGTERM or SIGHUP')
       .argument('<spec>', 'spec file: { "engine", "name", "seed", "params" }'),
     'runs at a time (sweeps)',
   ).action(async (file: string, o: RunOptions) => {
@@ -896,10 +899,7 @@ fields and those --set changes (NAME [porosity=0.5, duration=1]).
       s.startQueue();
       // Listening before the URL is printed: a Ctrl-C (or a script's SIGINT) as soon as it shows
       // found no listener in between, and ended the process without closing (~1 in 4 when sent at once).
-      const stopped = new Promise<void>((done) => {
-        process.once('SIGINT', done);
-        process.once('SIGTERM', done);
-      });
+      const stopped = new Promise<void>((done) => onInterrupt(done));
       if (globals().json) io.stdout(JSON.stringify({ url: host.url, port: host.port, dataDir: dataDir(), readOnlyBecause: s.readOnlyBecause }) + '\n');
       else io.stdout(`PackBench web host: ${host.url}\n  data: ${dataDir()}\n  Ctrl-C stops (running runs go back to the queue)\n`);
       if (s.readOnlyBecause) info(`the data folder cannot be written (${s.readOnlyBecause}): runs can be browsed, not added`);

@@ -353,8 +353,10 @@ describe('packbench CLI', () => {
     expect(readFileSync(out, 'utf8')).toBe('older export');
   });
 
-  it('`run` stopped by SIGTERM (kill, timeout) cancels its batch as Ctrl-C does, instead of leaving it queued for the app to run', async () => {
-    const file = writeJson('sigterm.json', smallSpec('sigterm', { reboundProbability: { $sweep: [0.1, 0.3, 0.5] } }));
+  // SIGHUP: the terminal it ran in was closed (a window, an ssh connection that dropped).
+  it.each(['SIGTERM', 'SIGHUP'] as const)('`run` stopped by %s (kill, timeout; a closed terminal) cancels its batch as Ctrl-C does, instead of leaving it queued for the app to run', async (signal) => {
+    const name = signal.toLowerCase();
+    const file = writeJson(`${name}.json`, smallSpec(name, { reboundProbability: { $sweep: [0.1, 0.3, 0.5] } }));
     let sent = false;
     const io = {
       stdout: () => {},
@@ -362,7 +364,7 @@ describe('packbench CLI', () => {
         // The first progress bar drawn: the batch is under way.
         if (!sent && text.startsWith('\r[')) {
           sent = true;
-          process.emit('SIGTERM');
+          process.emit(signal);
         }
       },
       stderrIsTTY: true,
@@ -371,10 +373,25 @@ describe('packbench CLI', () => {
     expect(sent).toBe(true);
     // Interrupted, as `queue run` and the exports say (it was 1, as for a run that failed).
     expect(code).toBe(130);
-    const left = JSON.parse((await cli('--json', 'runs', 'list', '--text', 'sigterm')).stdout).rows.map((r: { status: string }) => r.status);
+    const left = JSON.parse((await cli('--json', 'runs', 'list', '--text', name)).stdout).rows.map((r: { status: string }) => r.status);
     expect(left).toHaveLength(3);
     expect(left).not.toContain('queued');
     expect(left).toContain('cancelled');
+  });
+
+  it('spawned: Ctrl-C of `run SWEEP 2>&1 | tee LOG` cancels its runs though its output has no reader left (a closed terminal too), instead of crashing with a run left to the app', async () => {
+    const file = writeJson('tee.json', smallSpec('tee', { box: { size: [8, 8, 8], resolution: 10 }, reboundProbability: { $sweep: [0.1, 0.3, 0.5] } }));
+    const child = spawn(process.execPath, [bin, '--data', t.dir, 'run', file], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    const closed = new Promise<number | null>((done) => child.on('close', done));
+    const statuses = async () => JSON.parse((await cli('--json', 'runs', 'list', '--text', 'tee')).stdout).rows.map((r: { status: string }) => r.status);
+    while (!(await statuses()).includes('running')) await new Promise((r) => setTimeout(r, 100));
+    // Ctrl-C reaches the whole pipeline: tee ends first, and every later write of the command fails (EPIPE; EIO for a closed terminal).
+    child.stderr!.destroy();
+    child.kill('SIGINT');
+    expect(await closed).toBe(130);
+    const left = await statuses();
+    expect(left).toHaveLength(3);
+    expect(left.filter((s: string) => s !== 'done' && s !== 'cancelled')).toEqual([]);
   });
 
   it('Ctrl-C while `run` queues its sweep cancels the sweep, instead of leaving it queued for the app to run', async () => {
