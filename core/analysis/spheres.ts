@@ -7,7 +7,8 @@
  *
  * Conventions: the box is [0, lx] x [0, ly] with the floor at z = 0; periodic axes use the minimum
  * image; spheres are assumed not to overlap for the porosity (maxOverlap reports how far that holds).
- * The RDF is normalised by the bed's mean number density; near a wall it reads low (no correction).
+ * The RDF is normalised by the bed's mean number density (the box's for a set with no bulk region:
+ * a gas, a single layer); near a wall it reads low (no correction).
  * A box periodic in z is a cell with no floor and no top surface: its region is the box (bed and,
  * by default, bulk), no height map is reported, and the RDF is normalised by the box's density.
  */
@@ -188,8 +189,10 @@ export function analyseSpheres(
     metrics.poreWindow = pores.window;
   }
 
-  // RDF normalised by the bed's number density (a cell periodic in z: the box's).
-  const rho = n / (area * hMean);
+  // RDF normalised by the bed's number density; the box's when there is no bed to speak of: a cell
+  // periodic in z, or a set too sparse or thin for a bulk (a gas: its height map is mostly empty,
+  // and the volume under it a small part of the space the spheres are spread over).
+  const rho = n / (area * (metrics.bulkPorosity !== undefined ? hMean : lz));
   const rdfX = new Float64Array(bins), rdfY = new Float64Array(bins);
   for (let b = 0; b < bins; b++) {
     const r0 = (b / bins) * rdfMax, r1 = ((b + 1) / bins) * rdfMax;
