@@ -698,12 +698,17 @@ export class ApiError extends Error implements ApiErrorData {
   }
 }
 
-/** Turns zod issues into API issues whose paths start with `prefix` (e.g. 'params'). */
+/** Turns zod issues into API issues whose paths start with `prefix` (e.g. 'params'), each path and message once. */
 export function issuesFrom(error: z.ZodError, prefix: string): ApiIssue[] {
-  return error.issues.map((i) => ({
-    path: [prefix, ...i.path.map(String)].filter(Boolean).join('.'),
-    message: i.message,
-  }));
+  const issues: ApiIssue[] = [];
+  const said = new Set<string>();
+  for (const i of error.issues) {
+    const path = [prefix, ...i.path.map(String)].filter(Boolean).join('.');
+    if (said.has(`${path}\n${i.message}`)) continue;
+    said.add(`${path}\n${i.message}`);
+    issues.push({ path, message: i.message });
+  }
+  return issues;
 }
 
 /** The message of an 'invalid' error: every issue on one line each. */
@@ -779,7 +784,9 @@ function fieldIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
       const got = typeof issue.input === 'number' && Number.isFinite(issue.input) ? String(issue.input) : describeValue(issue.input);
       return `must be ${kind}${range ? ` in ${range}` : ''}, got ${got}${typeof issue.input === 'string' ? ' (write numbers without quotes)' : ''}`;
     }
-    if ((issue.code !== 'too_big' && issue.code !== 'too_small') || issue.origin !== 'number' || !range) return undefined;
+    // origin 'int': zod's own bound of a whole number (±2^53, 'Too big: expected int to be
+    // <=9007199254740991'), broken with the field's; said as the field's (issuesFrom keeps one).
+    if ((issue.code !== 'too_big' && issue.code !== 'too_small') || (issue.origin !== 'number' && issue.origin !== 'int') || !range) return undefined;
     return `must be ${schema.isInt ? 'a whole number ' : ''}in ${range}, got ${String(issue.input)}`;
   }
   if (issue.code === 'invalid_value' && issue.values.length > 0) {

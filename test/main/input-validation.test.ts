@@ -86,6 +86,15 @@ describe('typed input, refused at its field', () => {
     ]);
   });
 
+  it('a whole number beyond 2^53 is told its range once, in the same words', async () => {
+    // reshape: 1e300 was also told zod's 'Too big: expected int to be <=9007199254740991'.
+    const err = await rejection(s.dispatch('runs.validate', { spec: stacking({ reshape: 1e300, target: { kind: 'count', particles: -1e17 } }) }));
+    expect(err.issues).toEqual([
+      { path: 'spec.params.target.particles', message: 'must be a whole number in [1, 30000000], got -100000000000000000' },
+      { path: 'spec.params.reshape', message: 'must be a whole number in [0, 100], got 1e+300' },
+    ]);
+  });
+
   it.each(accepted)('%s is accepted', async (_, value) => {
     expect(await s.dispatch('runs.validate', { spec: value })).toMatchObject({ runs: 1 });
   });
