@@ -523,9 +523,9 @@ export function typicalSolidVoxels(t: ParticleType, resolution: number, reductio
 }
 
 /**
- * The most particles a run can hold: no more than the stop targets allow, and no more than fit in
- * the packing matrix at the solid voxels of the smallest particle (types with a share), with a
- * tenth to spare for the voxels packed particles share (a few per cent at most; cuboids held
+ * The most particles a run can hold: no more than the stop targets and the insertions
+ * stop.maxSteps has time for allow, and no more than fit in the packing matrix at the solid voxels
+ * of the smallest particle (types with a share), with a tenth to spare for the voxels packed particles share (a few per cent at most; cuboids held
  * aligned may fill the box whole). Sizes above COUNT_SIZE_VOXELS are counted at that size, which
  * has fewer voxels, so the bound stays above.
  */
@@ -541,6 +541,8 @@ export function particleBound(p: VoxelParams): number {
   // The packer stops inserting once the particles' solid voxels reach the target: one more at most.
   if (p.stop.solidFraction > 0) bound = Math.min(bound, (p.stop.solidFraction * nx * ny * nz) / fewest + 1);
   if (p.stop.particles > 0) bound = Math.min(bound, p.stop.particles);
+  // One insertion is tried every insertionInterval steps (steps 0, n, 2n, ... below maxSteps).
+  bound = Math.min(bound, Math.ceil(p.stop.maxSteps / p.insertionInterval));
   return Math.ceil(Math.min(bound, 1e8));
 }
 

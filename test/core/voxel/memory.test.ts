@@ -34,4 +34,14 @@ describe('the voxel memory estimate (bench/voxel-memory.ts measures it on larger
     const full = voxelParamsSchema.parse({ box: { size: [51.2, 51.2, 64], resolution: 20 }, labelVolume: 'off' });
     expect(particleBound(full)).toBeLessThan((1.2 * 1024 * 1024 * 1280) / 4224);
   });
+  it('a run cut short by stop.maxSteps is bounded by the insertions it has time for', () => {
+    // A particle is tried every insertionInterval steps, so 200 steps at 4 insert at most 50. A
+    // 368² × 63600 box (a 1 GiB matrix in two slabs) run for 700 steps, 161 particles, took
+    // 1.2 GiB and was estimated at 16.3 GiB (the box filled with spheres), near a 16.5 GiB budget.
+    const p = voxelParamsSchema.parse({ box: { size: [51.2, 51.2, 64], resolution: 20 }, insertionInterval: 4, stop: { maxSteps: 200 } });
+    expect(particleBound(p)).toBe(50);
+    expect(estimateMemoryBytes(p)).toBeLessThan(2 * (WORKER_BYTES + bitMatrixBytes(1024, 1024, 1280, 'bricks')));
+    // One step inserts at most one particle (step 0 tries one).
+    expect(particleBound(voxelParamsSchema.parse({ box: { size: [4, 4, 4], resolution: 8 }, stop: { maxSteps: 1 } }))).toBe(1);
+  });
 });
