@@ -7,6 +7,16 @@ import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import type { EventName, Events, MethodName, Methods, PackbenchApi } from './api';
 import { CALL_CHANNEL, EVENT_CHANNEL, type CallEnvelope } from './ipc';
 
+/**
+ * The renderer's listeners by event name, behind ONE listener on the IPC channel: the app holds
+ * about a dozen at once (kept-alive workspaces, status bar), and one ipcRenderer listener each went
+ * past EventEmitter's 10 with a 'possible memory leak' warning.
+ */
+const listeners = new Map<string, Set<(payload: unknown) => void>>();
+ipcRenderer.on(EVENT_CHANNEL, (_e: IpcRendererEvent, name: string, payload: unknown) => {
+  for (const listener of listeners.get(name) ?? []) listener(payload);
+});
+
 const api: PackbenchApi = {
   async call<M extends MethodName>(method: M, params: Methods[M]['params']): Promise<Methods[M]['result']> {
     const r = (await ipcRenderer.invoke(CALL_CHANNEL, method, params)) as CallEnvelope;
@@ -14,11 +24,11 @@ const api: PackbenchApi = {
     throw r.error;
   },
   on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void {
-    const forward = (_e: IpcRendererEvent, name: string, payload: Events[E]) => {
-      if (name === event) listener(payload);
-    };
-    ipcRenderer.on(EVENT_CHANNEL, forward);
-    return () => ipcRenderer.removeListener(EVENT_CHANNEL, forward);
+    // A wrapper of its own, so that the same function added twice is called twice and removed once a time.
+    const entry = (payload: unknown) => listener(payload as Events[E]);
+    const forEvent = listeners.get(event) ?? new Set();
+    listeners.set(event, forEvent.add(entry));
+    return () => void forEvent.delete(entry);
   },
 };
 
