@@ -77,6 +77,24 @@ describe('RunComposer', () => {
     expect(call.spec.params.box.ly).toBe(20);
   });
 
+  it("brings a sweep back when 'single' was pressed by mistake, until the single value is changed", async () => {
+    installFakeApi();
+    const w = await mountComposer();
+    const toggle = () => w.find('[data-testid="field-resolution-sweep-toggle"]').trigger('click');
+    await toggle();
+    await w.find('[data-testid="field-resolution-sweep-list"]').setValue('2, 4, 8, 16');
+    await toggle();
+    expect((w.find('[data-testid="field-resolution"]').element as HTMLInputElement).value).toBe('2');
+    await toggle();
+    expect((w.find('[data-testid="field-resolution-sweep-list"]').element as HTMLInputElement).value).toBe('2, 4, 8, 16');
+    expect(w.find('[data-testid="run-count"]').text()).toBe('This sweep makes 4 runs');
+    // A single value typed since is a new start: a sweep of it.
+    await toggle();
+    await w.find('[data-testid="field-resolution"]').setValue('5');
+    await toggle();
+    expect((w.find('[data-testid="field-resolution-sweep-list"]').element as HTMLInputElement).value).toBe('5');
+  });
+
   it('sweeps a tuple field over a list of tuples', async () => {
     const api = installFakeApi();
     const w = await mountComposer();
