@@ -24,7 +24,11 @@ interface CheckpointHeader {
 /** Bytes written per call: large arrays go out in pieces, without a second copy. */
 const PIECE = 16 << 20;
 
-function writeAll(fd: number, bytes: Uint8Array): void {
+/**
+ * Writes all of `bytes` at the file's position. One writeSync may write only part (a disk that fills
+ * up part-way returns the count written, without an error); the next call then throws ENOSPC.
+ */
+export function writeAll(fd: number, bytes: Uint8Array): void {
   for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, Math.min(PIECE, bytes.length - at));
 }
 

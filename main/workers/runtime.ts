@@ -4,12 +4,12 @@
  * the result. The worker entry (main/workers/engine.ts) is one line: runEngineWorker(core's list).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type HelperThreads, type LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
-import { checkpointStore, removeCheckpoint } from './checkpoint';
+import { checkpointStore, removeCheckpoint, writeAll } from './checkpoint';
 import { CANCEL, CONTROL, CONTROL_INTS, LIVE_TABLE_FILE, PROGRESS, PROGRESS_OFFSET, type CheckOutcome, type CheckTask, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
 /** Volumes are written in slabs of this many bytes, so a 2048^3 volume needs no second copy. */
@@ -28,7 +28,7 @@ function writeTable(dir: string, table: ColumnTable): WrittenArtifact {
   const path = join(dir, `${safeFileName(table.name)}.pbt`);
   const fd = openSync(path, 'w');
   try {
-    writeSync(fd, bytes);
+    writeAll(fd, bytes);
   } finally {
     closeSync(fd);
   }
@@ -41,7 +41,7 @@ function publishTable(dir: string, table: ColumnTable): void {
   const path = join(dir, LIVE_TABLE_FILE), part = `${path}.part`;
   const fd = openSync(part, 'w');
   try {
-    writeSync(fd, encodeTable(table));
+    writeAll(fd, encodeTable(table));
   } finally {
     closeSync(fd);
   }
@@ -59,14 +59,13 @@ function writeVolume(dir: string, volume: LabelVolume): WrittenArtifact {
   const fd = openSync(path, 'w');
   let bytes = 0;
   try {
-    writeSync(fd, head);
+    writeAll(fd, head);
     hash.update(head);
     bytes += head.length;
     const all = new Uint8Array(volume.labels.buffer, volume.labels.byteOffset, volume.labels.byteLength);
     for (let off = 0; off < all.length; off += SLAB_BYTES) {
       const slab = all.subarray(off, Math.min(all.length, off + SLAB_BYTES));
-      let written = 0;
-      while (written < slab.length) written += writeSync(fd, slab, written);
+      writeAll(fd, slab);
       hash.update(slab);
       bytes += slab.length;
     }

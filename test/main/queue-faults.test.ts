@@ -295,6 +295,22 @@ describe('data folder faults', () => {
     expect((await s.dispatch('runs.get', { id: next })).status).toBe('done');
   });
 
+  it('a particle table that the disk has room for only in part fails its run (ENOSPC), instead of being recorded done and cut short', async (ctx) => {
+    const disk = smallDisk(2048);
+    if (!disk) return ctx.skip();
+    later(disk.cleanup);
+    const s = fixtureServices(disk.dir, { autoStart: true });
+    later(() => s.close());
+    // 100,000 rows of 5 columns: 4 MB on a 2 MiB disk. Its one write was cut short where the disk
+    // ended, without an error: the run was done, its table recorded whole (size and SHA-256) and torn on disk.
+    const id = (await s.dispatch('runs.enqueue', { spec: spec('large table', { tableRows: 100_000 }) })).runIds[0];
+    await s.queue.waitFor([id]);
+    const r = await s.dispatch('runs.get', { id });
+    expect(r.status).toBe('failed');
+    expect(r.error).toMatch(/ENOSPC/);
+    expect(readdirSync(join(disk.dir, 'runs', id))).toEqual([]);
+  });
+
   it('a checkpoint that cannot be saved on a full disk is said in the log and the run goes on to its results, instead of failing with its work lost', async (ctx) => {
     const disk = smallDisk(3072);
     if (!disk) return ctx.skip();
