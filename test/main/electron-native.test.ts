@@ -38,6 +38,16 @@ describe('the package electron-builder makes', () => {
     // worker_threads, not in child processes of its own binary.
     expect(config.electronFuses).toMatchObject({ runAsNode: false, enableNodeOptionsEnvironmentVariable: false, enableNodeCliInspectArguments: false, onlyLoadAppFromAsar: true });
   });
+
+  it('installs as a deb with every library Electron needs: electron-builder\'s own list and more, not fewer', () => {
+    // A deb's `depends` replaces electron-builder's list: it had dropped libnotify4 (the app's
+    // notifications of runs that end), libxtst6, xdg-utils, libatspi2.0-0, libuuid1, libsecret-1-0.
+    const types = readFileSync(require.resolve('app-builder-lib/out/options/linuxOptions.d.ts'), 'utf8');
+    const debOptions = types.slice(types.indexOf('export interface DebOptions'));
+    const defaults = JSON.parse(/@default (\[[^\]]*\])/.exec(debOptions)![1]) as string[];
+    expect(defaults).toContain('libnotify4');
+    expect((config.deb as { depends: string[] }).depends).toEqual(expect.arrayContaining(defaults));
+  });
 });
 
 describe('better-sqlite3 in a package', () => {
