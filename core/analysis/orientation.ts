@@ -134,8 +134,20 @@ export function symmetricEigen3(m: readonly number[]): { values: [number, number
 }
 
 /**
+ * A ball digitised at a sub-voxel centre has eigenvalues up to about 3/R² apart, relative to the
+ * largest (R its radius in voxels: 0.036 at R = 8, 0.086 at R = 6, 0.47 at R = 2, at most 0.74 for
+ * the smallest; the worst of 200 centres each) from its voxels alone: a particle whose eigenvalues
+ * lie closer than this many times 1/R² (R of its equivalent sphere), or MAX_DIGITISATION_ANISOTROPY,
+ * has no axis its voxels can tell. A spheroid of aspect 1.1 stands well above (0.17), as does a
+ * rod of 7 x 2 x 2 voxels (0.94).
+ */
+const DIGITISATION_ANISOTROPY = 4;
+const MAX_DIGITISATION_ANISOTROPY = 0.8;
+
+/**
  * Angle to z (degrees) of every particle's principal axis from its moments; NaN for particles with
- * fewer than `minVoxels` voxels or no distinct axis (all three eigenvalues within 1 %: a sphere).
+ * fewer than `minVoxels` voxels or no distinct axis (the eigenvalues within 1 %, or within what
+ * digitising a ball of its volume gives, DIGITISATION_ANISOTROPY: a sphere).
  */
 export function principalTilts(moments: { count: Uint32Array; sums: Float64Array }, minVoxels = 8): Float64Array {
   const { count, sums } = moments;
@@ -150,7 +162,9 @@ export function principalTilts(moments: { count: Uint32Array; sums: Float64Array
       sums[o + 6] / n - mx * my, sums[o + 7] / n - mx * mz, sums[o + 8] / n - my * mz,
     ];
     const { values: [l1, l2, l3], vectors } = symmetricEigen3(cov);
-    if (l1 - l3 <= 0.01 * l1) continue;
+    const radius = Math.cbrt((3 * n) / (4 * Math.PI));
+    const noise = Math.min(MAX_DIGITISATION_ANISOTROPY, DIGITISATION_ANISOTROPY / (radius * radius));
+    if (l1 - l3 <= Math.max(0.01, noise) * l1) continue;
     const axis = l1 - l2 >= l2 - l3 ? vectors[0] : vectors[2];
     tilt[p] = Math.acos(Math.min(1, Math.abs(axis[2]))) / DEG;
   }
