@@ -106,25 +106,35 @@ export function removeCheckpoint(dir: string, file = CHECKPOINT_FILE): void {
 }
 
 /**
+ * A write a running run makes beside its work (its checkpoint, its live table), whose failure (a
+ * full disk) must not fail the run: a checkpoint insures the work, a live table only shows it. The
+ * failure is said through `log` once until such a write works again (else one line each time), and
+ * the run goes on. `otherwise`: what the user has instead.
+ */
+export function besideTheWork(what: string, otherwise: string, log: (line: string) => void): (write: () => void) => void {
+  let failing = false;
+  return (write) => {
+    try {
+      write();
+      if (failing) log(`${what} saved again`);
+      failing = false;
+    } catch (err) {
+      if (!failing) log(`${what} not saved (${err instanceof Error ? err.message : String(err)}): the run goes on; ${otherwise}; not said again until a ${what} is saved`);
+      failing = true;
+    }
+  };
+}
+
+/**
  * EngineContext.checkpoints of a run whose folder is `dir`. A save that fails (a full disk: a
  * checkpoint as large as a voxel run's matrix must fit beside the previous one) does not fail the
- * run: a checkpoint insures the work, and the run goes on from where it is, its previous checkpoint
- * kept. Said through `log` once until a save works again (one line a checkpoint interval otherwise).
+ * run (besideTheWork): the previous checkpoint is kept.
  */
 export function checkpointStore(dir: string, intervalSeconds: number, log: (line: string) => void): CheckpointStore {
-  let failing = false;
+  const save = besideTheWork('checkpoint', 'an interruption would resume it from its previous checkpoint, if it has one', log);
   return {
     intervalSeconds,
     load: () => loadCheckpoint(dir),
-    save: (c) => {
-      try {
-        saveCheckpoint(dir, c);
-        if (failing) log('checkpoint saved again');
-        failing = false;
-      } catch (err) {
-        if (!failing) log(`checkpoint not saved (${err instanceof Error ? err.message : String(err)}): the run goes on; an interruption would resume it from its previous checkpoint, if it has one; not said again until a checkpoint is saved`);
-        failing = true;
-      }
-    },
+    save: (c) => save(() => saveCheckpoint(dir, c)),
   };
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type HelperThreads, type LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
-import { checkpointStore, removeCheckpoint, writeAll } from './checkpoint';
+import { besideTheWork, checkpointStore, removeCheckpoint, writeAll } from './checkpoint';
 import { CANCEL, CONTROL, CONTROL_INTS, LIVE_TABLE_FILE, PROGRESS, PROGRESS_OFFSET, type CheckOutcome, type CheckTask, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
 /** Volumes are written in slabs of this many bytes, so a 2048^3 volume needs no second copy. */
@@ -39,13 +39,19 @@ function writeTable(dir: string, table: ColumnTable): WrittenArtifact {
 /** Replaces the run's live table: written beside it, then renamed, so a reader never sees half a file. */
 function publishTable(dir: string, table: ColumnTable): void {
   const path = join(dir, LIVE_TABLE_FILE), part = `${path}.part`;
-  const fd = openSync(part, 'w');
   try {
-    writeAll(fd, encodeTable(table));
-  } finally {
-    closeSync(fd);
+    const fd = openSync(part, 'w');
+    try {
+      writeAll(fd, encodeTable(table));
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(part, path);
+  } catch (err) {
+    // Part of a table on a full disk holds the room the run's results need.
+    rmSync(part, { force: true });
+    throw err;
   }
-  renameSync(part, path);
 }
 
 function writeVolume(dir: string, volume: LabelVolume): WrittenArtifact {
@@ -178,6 +184,7 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     return Atomics.load(control, CONTROL.cancel) !== CANCEL.none;
   };
 
+  const publishLive = besideTheWork('live table', 'live views show the last one saved', (line) => ctx.log(line));
   const ctx = {
     seed: input.seed,
     threads: input.threads,
@@ -200,7 +207,7 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
     },
     startHelpers: (data: unknown[]) => startHelpers(engine.id, data),
     checkpoints: input.checkpointSeconds > 0 ? checkpointStore(input.runDir, input.checkpointSeconds, (line) => ctx.log(line)) : undefined,
-    publish: (table: ColumnTable) => publishTable(input.runDir, withDeclaration(table, engine)),
+    publish: (table: ColumnTable) => publishLive(() => publishTable(input.runDir, withDeclaration(table, engine))),
   };
 
   try {

@@ -13,6 +13,7 @@ import { bundleDirs, runnableEntry, WorkerPool } from '../../main/services/pool'
 import { withExport } from '../../main/services/handlers';
 import { openServicesWhenFree, type Services } from '../../main/services/services';
 import { BUSY_TIMEOUT_MS } from '../../main/services/store';
+import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
 import { COUNTER_WORKER, fixtureRegistry } from './fixtures/registry';
 import { makeReadOnly, smallDisk } from './faults';
 import { afterEachTest, fixtureServices } from './helpers';
@@ -327,5 +328,21 @@ describe('data folder faults', () => {
     expect(r.metrics.steps).toBe(6);
     expect(r.log.join('\n')).toMatch(/checkpoint .*not saved.*ENOSPC/);
     expect(readdirSync(join(disk.dir, 'runs', id)).filter((f) => f.startsWith('checkpoint'))).toEqual([]);
+  });
+
+  it("a live table that cannot be published on a full disk is said in the log and the run goes on to its results (the live view only shows the last one)", async (ctx) => {
+    const disk = smallDisk(3072);
+    if (!disk) return ctx.skip();
+    later(disk.cleanup);
+    const s = fixtureServices(disk.dir, { autoStart: true });
+    later(() => s.close());
+    // Live tables of 2 MiB on a 3 MiB disk: the next is written beside the last before it replaces it
+    // (ENOSPC). A voxel run at a third of its packing failed there with its work lost.
+    const id = (await s.dispatch('runs.enqueue', { spec: spec('watched', { steps: 4, publishBytes: 2 << 20 }) })).runIds[0];
+    await s.queue.waitFor([id]);
+    const r = await s.dispatch('runs.get', { id });
+    expect(r.status, r.error ?? '').toBe('done');
+    expect(r.log.join('\n')).toMatch(/live table not saved.*ENOSPC/);
+    expect(readdirSync(join(disk.dir, 'runs', id)).filter((f) => f.startsWith(LIVE_TABLE_FILE))).toEqual([]);
   });
 });
