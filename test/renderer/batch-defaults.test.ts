@@ -60,9 +60,9 @@ describe('the batch form substitutes no default silently', () => {
     const api = installFakeApi();
     const w = await mountComposer();
     await w.find('[data-testid="field-box.lx"]').setValue('');
-    expect(w.find('[data-testid="field-box.lx-error"]').text()).toBe('enter a number');
+    expect(w.find('[data-testid="field-box.lx-error"]').text()).toBe('enter a number in [1, 1000]');
     expect(enqueueDisabled(w)).toBe(true);
-    expect(w.find('[data-testid="enqueue-reason"]').text()).toBe('box.lx: enter a number');
+    expect(w.find('[data-testid="enqueue-reason"]').text()).toBe('box.lx: enter a number in [1, 1000]');
     await w.find('[data-testid="enqueue"]').trigger('click');
     await settle();
     expect(api.calls.some((c) => c.method === 'runs.enqueue')).toBe(false);
@@ -77,10 +77,10 @@ describe('the batch form substitutes no default silently', () => {
     const w = await mountComposer();
     const input = w.find('[data-testid="field-types.0.size.value"]');
     await input.setValue('abc');
-    expect(w.find('[data-testid="field-types.0.size.value-error"]').text()).toBe('enter a number');
+    expect(w.find('[data-testid="field-types.0.size.value-error"]').text()).toBe('enter a number in (0, ∞)');
     expect(enqueueDisabled(w)).toBe(true);
     await input.setValue('');
-    expect(w.find('[data-testid="field-types.0.size.value-error"]').text()).toBe('enter a number');
+    expect(w.find('[data-testid="field-types.0.size.value-error"]').text()).toBe('enter a number in (0, ∞)');
     expect(w.find('[data-testid="enqueue-reason"]').text()).toContain('types.0.size.value');
   });
 
@@ -92,7 +92,7 @@ describe('the batch form substitutes no default silently', () => {
     expect(enqueueDisabled(w)).toBe(true);
     expect(w.find('[data-testid="enqueue-reason"]').text()).toContain('box.size.2');
     await w.find('[data-testid="field-box.size.2"]').setValue('');
-    expect(w.find('[data-testid="field-box.size-error"]').text()).toBe('z: enter a number');
+    expect(w.find('[data-testid="field-box.size-error"]').text()).toBe('z: enter a number in (0, 1000000]');
     await w.find('[data-testid="field-box.size.2"]').setValue('4');
     expect(w.find('[data-testid="field-box.size-error"]').exists()).toBe(false);
     expect(enqueueDisabled(w)).toBe(false);

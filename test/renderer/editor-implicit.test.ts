@@ -48,7 +48,7 @@ describe('implicit shapes in the particle editor', () => {
     expect(surfaceSchema('sphere')).toBeNull();
     const s = surfaceSchema('implicit')!;
     expect((s.oneOf ?? s.anyOf)!.length).toBe(5);
-    expect(validateShape({ kind: 'implicit', surface: { kind: 'blobby', threshold: 0.5, blobs: [{ radius: Number.NaN }] } })).toEqual({ 'surface.blobs.0.radius': 'enter a number' });
+    expect(validateShape({ kind: 'implicit', surface: { kind: 'blobby', threshold: 0.5, blobs: [{ radius: Number.NaN }] } })).toEqual({ 'surface.blobs.0.radius': 'enter a number in (0, 1000000]' });
     expect(validateShape({ kind: 'implicit', surface: { kind: 'torus', majorRadius: 1, minorRadius: 2 } })).toEqual({ 'surface.minorRadius': 'must be less than majorRadius = 1 (a ring torus), got 2' });
     expect(validateShape({ kind: 'implicit', surface: { kind: 'blobby', threshold: 3, blobs: [{}] } })['surface.threshold']).toContain('never reaches the threshold 3');
     expect(validateShape({ kind: 'implicit', surface: { kind: 'torus', majorRadius: 1, minorRadius: 0.3 } })).toEqual({});

@@ -10,7 +10,7 @@ describe('shape parameter messages', () => {
   it("name the kind's parameter and its range", () => {
     expect(validateShape({ kind: 'superellipsoid', b: 0, c: Number.NaN, e1: 0, e2: 9 })).toEqual({
       b: 'b must be in (0, 1]',
-      c: 'c: enter a number',
+      c: 'c: enter a number in (0, 1]',
       e1: 'e1 must be in [0.1, 4]',
       e2: 'e2 must be in [0.1, 4]',
     });
@@ -37,6 +37,14 @@ describe('shape parameter messages', () => {
       { path: 'types.0.fraction', message: 'must be in [0, 1000000000]' },
       { path: 'types.1.size.sizes.1', message: 'must be in (0, 1000000]' },
       { path: 'types.1.size.weights', message: 'must have one weight per size: 2 sizes, got 1 weights' },
+    ]);
+  });
+
+  it('give an emptied or unreadable field its range too: the mixture shows none beside a median or a fraction', () => {
+    const issues = validateMixture({ basis: 'number', types: [{ shapeId: 'a', size: { law: 'lognormal', median: Number.NaN, sigma: 0.2 }, fraction: Number.NaN }] });
+    expect(issues).toEqual([
+      { path: 'types.0.size.median', message: 'enter a number in (0, 1000000]' },
+      { path: 'types.0.fraction', message: 'enter a number in [0, 1000000000]' },
     ]);
   });
 });

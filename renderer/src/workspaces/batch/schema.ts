@@ -191,7 +191,8 @@ export function runCount(value: unknown): number {
 }
 
 function numberError(s: JsonSchema, v: unknown, integer: boolean): string | null {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return 'enter a number';
+  // An empty or unreadable entry is told the range too: a law's median or a type's fraction shows none beside its box.
+  if (typeof v !== 'number' || !Number.isFinite(v)) return `enter a ${integer ? 'whole number' : 'number'}${rangeText(s) ? ` in ${rangeText(s)}` : ''}`;
   if (integer && !Number.isInteger(v)) return 'must be a whole number';
   const bad =
     (s.minimum !== undefined && v < s.minimum) ||
