@@ -1152,6 +1152,21 @@ export class JobQueue {
     mkdirSync(dir, { recursive: true });
     removeFilesBut(dir, [CHECKPOINT_FILE, STOP_REQUEST_FILE]);
     const stopAsked = this.stopRequested(r.id);
+    // Log lines the database could not take when they came (locked by another process, full): written
+    // with the next ones, or with the outcome, which is retried until stored. Dropped, the lines a run
+    // logged while another process held the lock (a database tool's transaction, a `queue add` of a
+    // large sweep) were lost, its last ones (an error's stack) too.
+    let unlogged: string[] = [];
+    const log = (lines: string[]) => {
+      const all = unlogged.length ? [...unlogged, ...lines] : lines;
+      try {
+        this.store.withoutWaiting(() => this.store.appendLog(r.id, all));
+        unlogged = [];
+      } catch (err) {
+        if (!storageFault(err)) throw err;
+        unlogged = all;
+      }
+    };
     const job = this.pool.start(
       { runId: r.id, engineId: r.engine, workerEntry: decl.workerEntry, params: r.params, seed: r.seed, threads, runDir: dir, memoryBytes, checkpointSeconds: this.checkpointSeconds },
       {
@@ -1165,7 +1180,7 @@ export class JobQueue {
           }
           this.emitRun(r.id);
         }),
-        onLog: (lines) => this.bestEffort(() => this.store.withoutWaiting(() => this.store.appendLog(r.id, lines))),
+        onLog: (lines) => this.bestEffort(() => log(lines)),
       },
     );
     if (stopAsked) job.stop();
@@ -1186,7 +1201,13 @@ export class JobQueue {
         // and the next runs could not start. Before the outcome is stored, for that room.
         if (o.status === 'failed' && existsSync(dir)) this.bestEffort(() => removeFilesBut(dir, [STOP_REQUEST_FILE]));
         try {
-          this.storeOutcome(r.id, () => this.onOutcome(r.id, o, userCancelled, stopAsked));
+          this.storeOutcome(r.id, () => {
+            if (unlogged.length) {
+              this.store.appendLog(r.id, unlogged);
+              unlogged = [];
+            }
+            this.onOutcome(r.id, o, userCancelled, stopAsked);
+          });
         } catch (err) {
           this.failBeforeStart(r.id, `finished but its outcome could not be stored: ${err instanceof Error ? err.message : String(err)}`);
         }

@@ -107,7 +107,7 @@ describe('queue faults', () => {
   });
   // The queue's writes do not wait for the lock (each would stop this process for the busy timeout,
   // 5 s, and the lock's holder here with it): the runs below would take minutes, not a second.
-  it('records the outcome of a run that ends while another process locks the database once the lock goes, and starts the runs queued meanwhile', async () => {
+  it('records the outcome of a run that ends while another process locks the database once the lock goes, with the lines it logged meanwhile, and starts the runs queued meanwhile', async () => {
     const { s, dir: data } = setup({ autoStart: true });
     const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
     later(() => quiet.mockRestore());
@@ -127,6 +127,8 @@ describe('queue faults', () => {
     // Within a few polls of the queue (every 100 ms here); before, the first run stayed 'running' for good.
     await Promise.race([s.queue.waitFor(runIds), new Promise((r) => setTimeout(r, 10_000))]);
     expect(s.store.getSummary(runIds[0])).toMatchObject({ status: 'done', metrics: { steps: 20 } });
+    // The line it logged at its end, while the lock was held, with it: it was dropped.
+    expect(s.store.getRun(runIds[0])!.log).toContain('counted 20 steps');
     expect((await s.dispatch('runs.series', { id: runIds[0] })).map((x) => x.name)).toEqual(['sum']);
     expect(s.store.getSummary(runIds[1])).toMatchObject({ status: 'done', metrics: { steps: 3 } });
   });
