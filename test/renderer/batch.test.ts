@@ -564,6 +564,29 @@ describe('QueueTable', () => {
     expect(api.calls.filter((c) => c.method === 'queue.setCheckpointSeconds')).toHaveLength(1);
   });
 
+  it("keeps the keyboard's place after a run's action: pause gives resume the focus, a cancelled run its next run's Cancel", async () => {
+    installFakeApi([makeRun(1, { status: 'queued', finishedAt: null }), makeRun(2, { status: 'queued', finishedAt: null }), makeRun(3, { status: 'queued', finishedAt: null })]);
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    const press = async (id: string) => {
+      (w.find(`[data-testid="${id}"]`).element as HTMLButtonElement).focus();
+      await w.find(`[data-testid="${id}"]`).trigger('click');
+      await settle();
+    };
+    // The focused button went with its run or its state, and the focus to the page's start.
+    await press('pause-r2');
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('resume-r2');
+    await press('resume-r2');
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('pause-r2');
+    await press('cancel-r2');
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('cancel-r3');
+    await press('cancel-r3');
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('cancel-r1');
+    await press('cancel-r1');
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('queue-toggle');
+  });
+
   it('says at the queue fields what the cores make of them, and refuses a bad value there with its range', async () => {
     const api = installFakeApi([]);
     const info = status.info;
