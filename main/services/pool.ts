@@ -171,8 +171,8 @@ export interface RunningJob {
   /** Threads the run was started on (PoolJob.threads). */
   readonly threads: number;
   readonly done: Promise<JobOutcome>;
-  /** Ends the run at once, without artifacts; `keepCheckpoint` when this process closes (the run is re-queued to resume from it). */
-  cancel(keepCheckpoint?: boolean): void;
+  /** Ends the run at once, without artifacts (its checkpoint is the queue's to keep or remove). */
+  cancel(): void;
   /** Stop and keep: the engine ends at its next safe point and the run is done with its artifacts (a paused run wakes for it). */
   stop(): void;
   /** True once stop() was called. */
@@ -432,10 +432,8 @@ export class WorkerPool {
       runId: job.runId,
       threads: job.threads,
       done,
-      cancel(keepCheckpoint = false) {
-        // A user's cancel stays one when the process then closes: its checkpoint still goes.
-        if (keepCheckpoint) Atomics.compareExchange(control, CONTROL.cancel, CANCEL.none, CANCEL.keepCheckpoint);
-        else Atomics.store(control, CONTROL.cancel, CANCEL.requested);
+      cancel() {
+        Atomics.store(control, CONTROL.cancel, CANCEL.requested);
         Atomics.notify(control, CONTROL.pause);
       },
       stop() {

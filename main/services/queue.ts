@@ -18,7 +18,7 @@ import type { EventBus } from './events';
 import { Limiter } from './limiter';
 import { allWithin, formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
 import { storageFault } from './handlers';
-import { CHECKPOINT_FILE } from '../workers/checkpoint';
+import { CHECKPOINT_FILE, removeCheckpoint } from '../workers/checkpoint';
 import type { CheckOutcome, CheckTask } from '../workers/protocol';
 import type { EncodedRun, InterruptedView, NewRun, RunOrigin, RunStore } from './store';
 import { sweepLabel, sweepPlan, sweptPaths, type SweepPoint } from './sweep';
@@ -952,10 +952,10 @@ export class JobQueue {
     this.bestEffort(() => this.stopRunsEndedElsewhere());
     const jobs = [...this.active.values()];
     const stopping = jobs.filter((j) => j.stopping);
-    for (const j of jobs) if (!j.stopping) j.cancel(true);
+    for (const j of jobs) if (!j.stopping) j.cancel();
     if (stopping.length > 0) {
       await allWithin(stopping.map((j) => j.done), this.stopGraceMs);
-      for (const j of stopping) j.cancel(true); // nothing for those that ended
+      for (const j of stopping) j.cancel(); // nothing for those that ended
     }
     await Promise.all(jobs.map((j) => j.done));
     await Promise.all(jobs.map((j) => this.settled(j.runId)));
@@ -1264,8 +1264,12 @@ export class JobQueue {
     } else {
       this.store.finishRun(id, { status: 'failed', error: o.error, wallSeconds: o.wallSeconds });
     }
-    // Once its outcome is stored: a stop asked is not lost to a process that ends before that.
+    // Once its outcome is stored: a stop asked is not lost to a process that ends before that, and the
+    // run resumes from its checkpoint (it would only resume a run that is over now). The worker
+    // removed it as it handed its results over: killed before they could be stored (another process
+    // held the lock), the process left a run that started again from its beginning.
     rmSync(join(this.runDir(id), STOP_REQUEST_FILE), { force: true });
+    removeCheckpoint(this.runDir(id));
     this.afterFinal(id);
   }
 

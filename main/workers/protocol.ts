@@ -18,13 +18,11 @@ export const CONTROL_INTS = 3;
 /** Values of CONTROL.cancel. */
 export const CANCEL = {
   none: 0,
-  /** The user cancelled the run: it ends without artifacts, and its checkpoint goes. */
-  requested: 1,
   /**
-   * The process running it closes (Ctrl-C of `queue run`, the app quitting): the run is cancelled
-   * here but keeps its checkpoint, to resume from it when re-queued.
+   * The run is cancelled: it ends without artifacts. Its checkpoint stays: the queue removes it once
+   * the outcome is stored, or keeps it for the run to resume from (the process running it closes).
    */
-  keepCheckpoint: 2,
+  requested: 1,
 } as const;
 /** Float64 slots after the Int32 slots (at this 8-byte aligned offset): live progress, readable at any time. */
 export const PROGRESS = { done: 0, total: 1 } as const;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type HelperThreads, type LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
-import { besideTheWork, checkpointStore, removeCheckpoint, writeAll } from './checkpoint';
+import { besideTheWork, checkpointStore, writeAll } from './checkpoint';
 import { CANCEL, CONTROL, CONTROL_INTS, LIVE_TABLE_FILE, PROGRESS, PROGRESS_OFFSET, type CheckOutcome, type CheckTask, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
 /** Volumes are written in slabs of this many bytes, so a 2048^3 volume needs no second copy. */
@@ -226,16 +226,11 @@ export async function runEngineWorker(engines: readonly EngineDefinition[]): Pro
       return a.kind === 'table' ? writeTable(input.runDir, withDeclaration(a, engine)) : writeVolume(input.runDir, a);
     });
     const transfer = result.series.flatMap((s) => [s.x.buffer, s.y.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
-    // The run is over: its checkpoint would only resume a finished run. Not when the process closes
-    // before the run's end: the run goes back to the queue and resumes from it (as after a crash). A
-    // close that comes while the results are written finds the run done: its checkpoint goes.
-    if (!cancelled || Atomics.load(control, CONTROL.cancel) !== CANCEL.keepCheckpoint) removeCheckpoint(input.runDir);
     // The live table has served its purpose once the run's own artifacts exist.
     rmSync(join(input.runDir, LIVE_TABLE_FILE), { force: true });
     post({ type: 'result', metrics: result.metrics, series: result.series, artifacts, cancelled }, [...new Set(transfer)]);
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));
-    removeCheckpoint(input.runDir);
     post({ type: 'error', message: e.message, stack: e.stack });
   }
 }

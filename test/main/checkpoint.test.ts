@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { CHECKPOINT_FILE, loadCheckpoint, removeCheckpoint, saveCheckpoint } from '../../main/workers/checkpoint';
 import { RunStore } from '../../main/services/store';
+import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
 import { afterEachTest, cliIn } from './helpers';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -139,5 +141,30 @@ describe('an interrupted voxel run resumes from its checkpoint', () => {
     expect(resumed.status).toBe('done');
     expect(resumed.log.join('\n')).toMatch(/interrupted: the app closed; re-queued to resume from its last checkpoint[^]*resumed from the checkpoint at time step/);
     expect(resumed.metrics.resumedFromStep).toBeGreaterThan(0);
+  }, 300_000);
+
+  it('kill -9 after the run wrote its results but before they could be stored (another process held the lock): the run resumes from its checkpoint, not from its beginning', async () => {
+    const data = folder();
+    const { id, child, exited, checkpoint } = await queueRunToCheckpoint(data);
+    const other = new Database(join(data, 'packbench.db'));
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      // Its results written, and its live table gone: the worker has handed them over, and the outcome waits for the lock.
+      const runDir = join(data, 'runs', id);
+      for (let i = 0; i < 2400 && !(existsSync(join(runDir, 'particles.pbt')) && !existsSync(join(runDir, LIVE_TABLE_FILE))); i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 200));
+      child.kill('SIGKILL');
+      await exited;
+    } finally {
+      other.exec('COMMIT');
+      other.close();
+    }
+    // The worker removed the checkpoint as it handed over its results: the run started again from its beginning.
+    expect(existsSync(checkpoint)).toBe(true);
+    expect((await cliIn(data, '--json', 'queue', 'run', '--checkpoint-seconds', '1')).code).toBe(0);
+    const resumed = JSON.parse((await cliIn(data, '--json', 'runs', 'show', id)).stdout);
+    expect(resumed.status).toBe('done');
+    expect(resumed.metrics.resumedFromStep).toBeGreaterThan(0);
+    expect(existsSync(checkpoint)).toBe(false);
   }, 300_000);
 });
