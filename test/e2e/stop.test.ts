@@ -56,15 +56,16 @@ describe.skipIf(!CHROMIUM)('Stop and keep in the browser', () => {
 
   it("shows a sweep's values whole in the queue, the one thing that tells its runs apart", async () => {
     // A range from 0 to 1 in 200 steps gives 0.005025 (formatNumber's four digits), which read '0.005…'
-    // in the 68 px column, as did the run's name.
-    const spec = { engine: 'counter', name: 'swept', seed: 1, params: { steps: 5, stepMs: { $sweep: [0.005025125628, 0.010050251256] } } };
+    // in the 68 px column, as did the run's name. Two swept columns, the most the queue shows, leave
+    // the progress its header whole in a 1024 px window.
+    const spec = { engine: 'counter', name: 'swept', seed: 1, params: { steps: { $sweep: [5, 6] }, stepMs: { $sweep: [0.005025125628, 0.010050251256] } } };
     const { runIds } = await services.dispatch('runs.enqueue', { spec });
     for (const id of runIds) await page.locator(`${testid(`queue-row-${id}`)}[data-status="done"]`).waitFor();
     for (const width of [1920, 1440, 1024]) {
       await page.setViewportSize({ width, height: 900 });
-      const cut = await page.$$eval('[data-testid="queue"] tbody td.swept', (cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
+      const cut = await page.$$eval('[data-testid="queue"] tbody td.swept, [data-testid="queue"] thead th.c-progress', (cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
       expect(cut, `at ${width} px`).toEqual([]);
-      expect(await page.locator(`${testid(`queue-row-${runIds[0]}`)} td.swept`).textContent()).toBe('0.005025');
+      expect(await page.locator(`${testid(`queue-row-${runIds[0]}`)} td.swept`).allTextContents()).toEqual(['5', '0.005025']);
     }
     await page.locator(testid('queue')).screenshot({ path: join(ARTIFACTS, 'queue-swept-values.png') });
   });
