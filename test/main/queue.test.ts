@@ -522,6 +522,24 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect((await second.dispatch('runs.get', { id: runIds[2] })).status).toBe('done');
   });
 
+  it('re-queues on restart the runs of a process of an earlier boot whose pid a live process has now (a reboot after a power cut)', async ({ skip }) => {
+    if (!existsSync('/proc/sys/kernel/random/boot_id')) return skip();
+    const t = tempDir();
+    dirs.push(t.cleanup);
+    const first = fixtureServices(t.dir);
+    const { runIds } = await first.dispatch('runs.enqueue', { spec: spec('before the reboot', { steps: 5 }) });
+    await first.close();
+    // Its process had the pid this test's parent has now, in a boot that has ended: it stayed 'running' for good.
+    const store = new RunStore(join(t.dir, 'packbench.db'));
+    expect(store.claim(runIds[0], { host: null, threads: 1, appVersion: 't', owner: `${hostname()}:${process.ppid}:00000000-0000-4000-8000-000000000000` })).toBe(true);
+    store.close();
+    const second = fixtureServices(t.dir, { autoStart: true });
+    open.push(second);
+    expect(second.recovered).toEqual(runIds);
+    await second.queue.waitFor(runIds);
+    expect((await second.dispatch('runs.get', { id: runIds[0] })).status).toBe('done');
+  });
+
   it("idle() (`queue run`) takes up the runs of a process on the folder that died meanwhile, instead of ending with them left running", async () => {
     const { s, dir } = setup();
     const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('orphan', { steps: 5 }) });
