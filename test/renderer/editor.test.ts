@@ -7,6 +7,7 @@ import { draft, takeDraft } from '../../renderer/src/stores/draft';
 import { voxelParamsSchema } from '../../core/voxel/params';
 import { DEFAULT_REDUCTION_THRESHOLD } from '../../core/voxel/shapes';
 import { typeKeys } from './numberKeys';
+import { status } from '../../renderer/src/stores/status';
 
 /** A shape library in memory, with a preview whose counts follow the size and resolution. */
 function installShapeApi(): { calls: { method: string; params: Record<string, unknown> }[] } {
@@ -292,6 +293,34 @@ describe('particle editor state that stays (issue 18)', () => {
     await w.get('[data-testid="mixture-fraction-0"]').setValue('1');
     expect(w.get('[data-testid="mixture-send"]').attributes('disabled')).toBeUndefined();
     w.unmount();
+  });
+
+  it("asks before unsaved shape edits are dropped by reloading or closing the web host's tab, never in Electron", async () => {
+    installShapeApi();
+    const info = status.info;
+    status.info = { version: '0.1.0', dataDir: '/tmp/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null, recoveredRuns: 0 };
+    try {
+      const { w } = await mountEditor();
+      const unload = () => {
+        const e = new Event('beforeunload', { cancelable: true });
+        window.dispatchEvent(e);
+        return e.defaultPrevented;
+      };
+      await w.get('[data-testid="new-shape-kind"]').setValue('cylinder');
+      await w.get('[data-testid="new-shape"]').trigger('click');
+      await flushPromises();
+      expect(unload()).toBe(false); // nothing unsaved
+      await w.get('[data-testid="shape-param-length"]').setValue('3');
+      expect(unload()).toBe(true); // the browser asks 'Leave site?'
+      // Electron closes no window that a page's beforeunload cancels, and says nothing of it.
+      status.info = { ...status.info, electron: true };
+      expect(unload()).toBe(false);
+      status.info = { ...status.info, electron: false };
+      w.unmount();
+      expect(unload()).toBe(false); // the editor left: its listener with it
+    } finally {
+      status.info = info;
+    }
   });
 
   it('asks before unsaved shape edits are dropped by picking another shape', async () => {
