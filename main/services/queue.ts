@@ -1221,7 +1221,9 @@ export class JobQueue {
         } catch (err) {
           this.failBeforeStart(r.id, `finished but its outcome could not be stored: ${err instanceof Error ? err.message : String(err)}`);
         }
-        this.pump();
+        // A read that fails here (a disk I/O error) would reject this promise, which nothing catches:
+        // Node ends the process on it. Said instead; the next look of the poll picks the run.
+        this.bestEffort(() => this.pump());
       }),
     );
     return true;

@@ -132,6 +132,33 @@ describe('queue faults', () => {
     expect((await s.dispatch('runs.series', { id: runIds[0] })).map((x) => x.name)).toEqual(['sum']);
     expect(s.store.getSummary(runIds[1])).toMatchObject({ status: 'done', metrics: { steps: 3 } });
   });
+
+  it('keeps the host up when the database cannot be read as a run ends, and starts the next run at a later look', async () => {
+    // The queue picks the next run when one ends, in the promise of its end: a read that threw there
+    // (a disk I/O error) was an unhandled rejection, which ends Node, the web host with its runs.
+    const { s } = setup({ autoStart: true });
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
+    later(() => quiet.mockRestore());
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    later(() => void process.off('unhandledRejection', onUnhandled));
+    const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('ends', { steps: { $sweep: [20, 3] }, stepMs: 10 }) });
+    const read = s.store.nextQueued.bind(s.store);
+    let failed = false;
+    vi.spyOn(s.store, 'nextQueued').mockImplementation((...args) => {
+      if (s.pool.size === 0 && !failed) {
+        failed = true;
+        throw new Error('disk I/O error');
+      }
+      return read(...args);
+    });
+    await Promise.race([s.queue.waitFor(runIds), new Promise((r) => setTimeout(r, 10_000))]);
+    expect(failed).toBe(true);
+    expect(unhandled).toEqual([]);
+    expect(runIds.map((id) => s.store.getSummary(id)!.status)).toEqual(['done', 'done']);
+    expect(quiet).toHaveBeenCalledWith(expect.stringContaining('disk I/O error'));
+  });
 });
 
 describe('data folder faults', () => {
