@@ -310,7 +310,9 @@ export class JobQueue {
       return false;
     }
     if (fate === 'requeue') {
-      this.store.requeue(id, `interrupted: ${why}; re-queued to resume from its last checkpoint (or the beginning, without one)`, o.wasPaused ? 'paused' : 'queued');
+      // Which of the two: a user waits for an hour's run again, or for its last minutes.
+      const from = existsSync(join(dir, CHECKPOINT_FILE)) ? 'to resume from its last checkpoint' : 'to start again from its beginning (it had saved no checkpoint)';
+      this.store.requeue(id, `interrupted: ${why}; re-queued ${from}`, o.wasPaused ? 'paused' : 'queued');
       this.emitRun(id);
       return true;
     }

@@ -563,7 +563,10 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     await s1.close();
     const s2 = fixtureServices(t.dir);
     open.push(s2);
-    expect((await s2.dispatch('runs.get', { id })).status).toBe('queued');
+    const back = await s2.dispatch('runs.get', { id });
+    expect(back.status).toBe('queued');
+    // Which way it goes on, said (it was 'from its last checkpoint (or the beginning, without one)').
+    expect(back.log.at(-1)).toMatch(/ interrupted: the app closed; re-queued to start again from its beginning \(it had saved no checkpoint\)$/);
   });
 
   it.skipIf(process.platform !== 'linux')('a close while a run writes its results leaves it done without its checkpoint (the app quits, Ctrl-C of the host or `queue run`)', async () => {
