@@ -32,6 +32,27 @@ export function writeAll(fd: number, bytes: Uint8Array): void {
   for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, Math.min(PIECE, bytes.length - at));
 }
 
+/**
+ * Writes `path` through `write` into `path + suffix`, then renames it over `path`: a reader never
+ * sees half a file. A write that fails (a full disk) removes its part, which held the room the
+ * run's results need, and throws.
+ */
+export function replaceFile(path: string, suffix: string, write: (fd: number) => void): void {
+  const part = `${path}${suffix}`;
+  try {
+    const fd = openSync(part, 'w');
+    try {
+      write(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(part, path);
+  } catch (err) {
+    rmSync(part, { force: true });
+    throw err;
+  }
+}
+
 /** Writes `c` to `file` atomically (temporary file, fsync, rename, fsync of the folder). */
 export function saveCheckpoint(dir: string, c: Checkpoint, file = CHECKPOINT_FILE): void {
   const arrays: CheckpointHeader['arrays'] = [];
@@ -41,26 +62,15 @@ export function saveCheckpoint(dir: string, c: Checkpoint, file = CHECKPOINT_FIL
     offset += Math.ceil(a.byteLength / 8) * 8;
   }
   const head = encodeHeader(CHECKPOINT_MAGIC, { meta: c.meta, arrays } satisfies CheckpointHeader);
-  const path = join(dir, file), tmp = `${path}.tmp`;
-  try {
-    const fd = openSync(tmp, 'w');
-    try {
-      writeAll(fd, head);
-      const pad = new Uint8Array(8);
-      for (const a of Object.values(c.arrays)) {
-        writeAll(fd, new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
-        if (a.byteLength % 8 !== 0) writeAll(fd, pad.subarray(0, 8 - (a.byteLength % 8)));
-      }
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
+  replaceFile(join(dir, file), '.tmp', (fd) => {
+    writeAll(fd, head);
+    const pad = new Uint8Array(8);
+    for (const a of Object.values(c.arrays)) {
+      writeAll(fd, new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+      if (a.byteLength % 8 !== 0) writeAll(fd, pad.subarray(0, 8 - (a.byteLength % 8)));
     }
-    renameSync(tmp, path);
-  } catch (err) {
-    // Part of a checkpoint on a full disk holds the room the run's results need.
-    rmSync(tmp, { force: true });
-    throw err;
-  }
+    fsyncSync(fd);
+  });
   // The rename itself reaches the disk only with the folder.
   const dfd = openSync(dir, 'r');
   try {

@@ -4,12 +4,12 @@
  * the result. The worker entry (main/workers/engine.ts) is one line: runEngineWorker(core's list).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { throwIfIssues, type ColumnTable, type EngineDefinition, type EngineProgress, type EngineResult, type HelperThreads, type LabelVolume } from '../../core/common/engine';
 import { encodeHeader, encodeTable, volumeHeader, VOLUME_MAGIC } from '../../core/io/container';
-import { besideTheWork, checkpointStore, writeAll } from './checkpoint';
+import { besideTheWork, checkpointStore, replaceFile, writeAll } from './checkpoint';
 import { CANCEL, CONTROL, CONTROL_INTS, LIVE_TABLE_FILE, PROGRESS, PROGRESS_OFFSET, type CheckOutcome, type CheckTask, type HelperInput, type WorkerInput, type WorkerMessage, type WrittenArtifact } from './protocol';
 
 /** Volumes are written in slabs of this many bytes, so a 2048^3 volume needs no second copy. */
@@ -38,20 +38,7 @@ function writeTable(dir: string, table: ColumnTable): WrittenArtifact {
 
 /** Replaces the run's live table: written beside it, then renamed, so a reader never sees half a file. */
 function publishTable(dir: string, table: ColumnTable): void {
-  const path = join(dir, LIVE_TABLE_FILE), part = `${path}.part`;
-  try {
-    const fd = openSync(part, 'w');
-    try {
-      writeAll(fd, encodeTable(table));
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(part, path);
-  } catch (err) {
-    // Part of a table on a full disk holds the room the run's results need.
-    rmSync(part, { force: true });
-    throw err;
-  }
+  replaceFile(join(dir, LIVE_TABLE_FILE), '.part', (fd) => writeAll(fd, encodeTable(table)));
 }
 
 function writeVolume(dir: string, volume: LabelVolume): WrittenArtifact {
