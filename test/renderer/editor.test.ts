@@ -295,6 +295,27 @@ describe('particle editor state that stays (issue 18)', () => {
     w.unmount();
   });
 
+  it("keeps a type's unreadable text ('1e') in its own box, with its message, when a type above it is removed", async () => {
+    installShapeApi();
+    const { w } = await mountEditor();
+    await w.get('[data-testid="mixture-add"]').trigger('click');
+    await w.get('[data-testid="mixture-add"]').trigger('click');
+    await w.get('[data-testid="mixture-size-2"]').setValue('3');
+    // '1e' typed in type 2's fraction (on its way to 1e-3): the browser empties the value and flags it.
+    const typing = w.get('[data-testid="mixture-fraction-1"]').element as HTMLInputElement;
+    Object.defineProperty(typing, 'validity', { configurable: true, value: { badInput: true } });
+    await w.get('[data-testid="mixture-fraction-1"]').setValue('');
+    expect(w.get('[data-testid="mixture-type-1"]').text()).toContain('fraction: enter a number');
+    await w.get('[aria-label="Remove type 1"]').trigger('click');
+    // The box that holds the text is type 2's, now first; the third type's size stays in its own.
+    expect(w.get('[data-testid="mixture-fraction-0"]').element).toBe(typing);
+    expect(w.get('[data-testid="mixture-type-0"]').text()).toContain('fraction: enter a number');
+    expect(w.get('[data-testid="mixture-type-1"]').text()).not.toContain('enter a number');
+    expect((w.get('[data-testid="mixture-size-1"]').element as HTMLInputElement).value).toBe('3');
+    expect((w.get('[data-testid="mixture-fraction-1"]').element as HTMLInputElement).value).toBe('1');
+    w.unmount();
+  });
+
   it("asks before unsaved shape edits are dropped by reloading or closing the web host's tab, never in Electron", async () => {
     installShapeApi();
     const info = status.info;

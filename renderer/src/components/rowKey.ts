@@ -1,0 +1,21 @@
+import { toRaw } from 'vue';
+
+/**
+ * `:key="rowKey(row)"` for the rows of an editable list: an id the row object gets when it is first
+ * shown, and keeps while it lives (pushed, spliced, filtered, moved). Keyed by its index, a row that
+ * follows a removed one took over the removed row's elements: text the user is typing that is no
+ * number yet ('1e', which the model holds as NaN) was left in the wrong box or cleared from its own.
+ * The id is kept beside the row (a WeakMap on the raw object), not in it: rows are sent as they are.
+ */
+const ids = new WeakMap<object, number>();
+let next = 1;
+
+export function rowKey(row: object): number {
+  const raw = toRaw(row);
+  let id = ids.get(raw);
+  if (id === undefined) {
+    id = next++;
+    ids.set(raw, id);
+  }
+  return id;
+}
