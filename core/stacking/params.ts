@@ -10,7 +10,17 @@ import { powInt } from '../common/power';
 import { resolveGradation, type SizeClass } from './gradation';
 import { UNITS } from '../common/units';
 
-const length = (description: string) => z.number().gt(0).max(1e6).meta({ unit: UNITS.length, description });
+/**
+ * Smallest length (radius, sieve size, region side) the schema takes. Ball volumes go by r^4 (the
+ * mean volume of a class, meanBallVolume) and region / ball volume ratios by (1e6 / r)^3: at 1e-30
+ * both stay finite doubles, while a radius of 1e-120 made every volume 0 and the checks divide by
+ * it ('at most NaN', or no error at all and a NaN memory estimate). A fixed bound, not one relative
+ * to the region: 1e-30 is below any length unit a user types (quecto-), so only a typo meets it.
+ */
+const MIN_LENGTH = 1e-30;
+/** Largest length the schema takes. */
+const MAX_LENGTH = 1e6;
+const length = (description: string) => z.number().min(MIN_LENGTH).max(MAX_LENGTH).meta({ unit: UNITS.length, description });
 
 /** The seed's search radius index a_f = [a1, a2] of one class (description (3)). */
 export const searchIndexSchema = z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)])
@@ -35,7 +45,7 @@ export const gradationSchema = z.discriminatedUnion('kind', [
   }).meta({ description: 'size classes with volume fractions' }),
   z.strictObject({
     kind: z.literal('sieve'),
-    sizes: z.array(z.number().gt(0).max(1e6)).min(2).max(65)
+    sizes: z.array(z.number().min(MIN_LENGTH).max(MAX_LENGTH)).min(2).max(65)
       .meta({ unit: UNITS.length, description: 'sieve sizes (particle diameters), increasing' }),
     passing: z.array(z.number().min(0).max(100)).min(2).max(65)
       .meta({ unit: '%', description: 'percent of the volume (mass) passing each sieve: non-decreasing, 0 at the first size and 100 at the last' }),
@@ -71,6 +81,17 @@ export const regionSchema = z.discriminatedUnion('shape', [
 ]).meta({ description: 'the region the balls fill (box or cylinder in 3D, rectangle or circle in 2D)' });
 export type RegionParams = z.output<typeof regionSchema>;
 
+/** The most balls a target may ask (the schema's bound on a count, and check's on what a plan may need). */
+export const MAX_PARTICLES = 3e7;
+
+/**
+ * Balls of round-off plan adds to a bound on top of those a target asks: one per class and one per
+ * class's ceil, and one for the leftovers of the last class (64 classes at most, 65 sieve sizes).
+ * check allows them above MAX_PARTICLES: without them the schema's 3e7 balls of one size were
+ * refused 'at most 29999997', a maximum the user could not type.
+ */
+const ROUND_OFF_BALLS = 2 * 64 + 1;
+
 /** Largest void ratio a target may ask (the schema's bound; check's refusal of too many balls searches up to it). */
 const MAX_VOID_RATIO = 100;
 
@@ -81,11 +102,9 @@ export const targetSchema = z.discriminatedUnion('kind', [
   }).meta({ description: 'fill to a void ratio: each class gets its share of the solid volume' }),
   z.strictObject({
     kind: z.literal('count'),
-    particles: z.number().int().min(1).max(3e7).meta({ unit: 'particles', description: 'number of balls; the solid volume is the one this many balls of the gradation have on average' }),
+    particles: z.number().int().min(1).max(MAX_PARTICLES).meta({ unit: 'particles', description: 'number of balls; the solid volume is the one this many balls of the gradation have on average' }),
   }).meta({ description: 'fill to a number of balls' }),
 ]).meta({ description: 'when to stop: a void ratio or a number of balls (a class that finds no more room ends short and the run says so)' });
-
-export const MAX_PARTICLES = 3e7;
 
 const defaultParams = {
   dim: 3 as const,
@@ -276,7 +295,7 @@ export function check(p: StackingParams): ParamsIssue[] {
       ? { path: 'target.particles', message: `${what}; ${p.target.particles} would fill ${fraction.toFixed(4)}: at most ${Math.floor((p.target.particles * densest) / fraction)}` }
       : { path: 'target.e', message: `${what}; e = ${p.target.e} asks ${fraction.toFixed(4)}: at least ${(1 / densest - 1).toFixed(4)}` });
   }
-  if (maxParticles > MAX_PARTICLES) issues.push(tooManyBalls(p, classes, maxParticles));
+  if (!fitsRun(maxParticles)) issues.push(tooManyBalls(p, classes, maxParticles));
   const few = classesUnderOneBall(p, classes, solidVolume);
   if (few) issues.push(few);
   return issues;
@@ -313,9 +332,13 @@ function classesUnderOneBall(p: StackingParams, classes: SizeClass[], solidVolum
   if (t.kind === 'count') {
     const perVolume = t.particles / solidVolume; // balls per unit solid volume (plan)
     let least = Math.ceil(need * perVolume);
+    // Past what a run holds the count cannot be the field to change (and a tiny fraction made it
+    // 'at least Infinity', or a count past 2^53 that least++ never moves).
+    if (!(least <= MAX_PARTICLES)) {
+      return { path: 'target.particles', message: `${t.particles} balls of this gradation give ${what}; one ball of every class on average needs more than the ${MAX_PARTICLES.toExponential(0)} balls a run holds: give the classes named larger fractions` };
+    }
     while (classes.some((c) => balls(c, least / perVolume) < 1)) least++;
-    const over = least > MAX_PARTICLES ? ` (more than the ${MAX_PARTICLES.toExponential(0)} a run holds: give the classes named larger fractions)` : '';
-    return { path: 'target.particles', message: `${t.particles} balls of this gradation give ${what}; for one ball of every class on average: at least ${least}${over}` };
+    return { path: 'target.particles', message: `${t.particles} balls of this gradation give ${what}; for one ball of every class on average: at least ${least}` };
   }
   const V = regionVolume(p.region);
   // Four decimals, rounded down until every class holds its ball there (round-off).
@@ -323,9 +346,16 @@ function classesUnderOneBall(p: StackingParams, classes: SizeClass[], solidVolum
   while (most > 0 && classes.some((c) => balls(c, V / (1 + most)) < 1)) most = Math.round((most - 1e-4) * 1e4) / 1e4;
   const prefix = `this region at e = ${t.e} holds ${solidVolume.toPrecision(4)} of solid, which gives ${what}`;
   if (!(most > 0)) {
-    return { path: 'target.e', message: `${prefix}; no void ratio gives every class one ball: use a region of at least ${need.toPrecision(4)} ${p.dim === 3 ? 'volume' : 'area'} (now ${V.toPrecision(4)}), or larger fractions for the classes named` };
+    // A region the schema's lengths cannot make (a tiny fraction asked 'at least Infinity volume') is no advice.
+    const region = need <= Math.PI * powInt(MAX_LENGTH, p.dim) ? `use a region of at least ${need.toPrecision(4)} ${p.dim === 3 ? 'volume' : 'area'} (now ${V.toPrecision(4)}), or ` : '';
+    return { path: 'target.e', message: `${prefix}; no void ratio gives every class one ball: ${region}give the classes named larger fractions` };
   }
   return { path: 'target.e', message: `${prefix}; for one ball of every class on average: e at most ${most} (or a larger region)` };
+}
+
+/** Whether a plan's bound on the balls fits a run: MAX_PARTICLES and the round-off of plan. */
+function fitsRun(maxParticles: number): boolean {
+  return maxParticles <= MAX_PARTICLES + ROUND_OFF_BALLS;
 }
 
 /**
@@ -340,15 +370,19 @@ function tooManyBalls(p: StackingParams, classes: SizeClass[], maxParticles: num
   const need = `may need up to ${maxParticles.toExponential(3)} balls, more than the ${MAX_PARTICLES.toExponential(0)} a run holds`;
   const target = p.target;
   if (target.kind === 'count') {
-    const fits = (n: number) => plan({ ...p, target: { kind: 'count', particles: n } }, classes).maxParticles <= MAX_PARTICLES;
+    const fits = (n: number) => fitsRun(plan({ ...p, target: { kind: 'count', particles: n } }, classes).maxParticles);
     let lo = 0, hi = target.particles; // fits(lo), not fits(hi)
     while (hi - lo > 1) {
       const mid = Math.floor((lo + hi) / 2);
       if (fits(mid)) lo = mid; else hi = mid;
     }
+    // No count fits when the smallest balls are so small beside the largest that the half largest
+    // ball each class may end under its share, filled by the smallest balls, is too many of them
+    // (it was told 'at most 0', below the schema's 1).
+    if (lo === 0) return { path: 'target.particles', message: `${target.particles} balls of this gradation ${need}, even for 1 ball: each class may end up to half a largest ball under its share, which the smallest class fills with its own balls; use larger smallest balls or a narrower gradation` };
     return { path: 'target.particles', message: `${target.particles} balls of this gradation (each class fills its share of their solid with its own radii) ${need}: at most ${lo}` };
   }
-  const fits = (e: number) => plan({ ...p, target: { kind: 'voidRatio', e } }, classes).maxParticles <= MAX_PARTICLES;
+  const fits = (e: number) => fitsRun(plan({ ...p, target: { kind: 'voidRatio', e } }, classes).maxParticles);
   const prefix = `this region and gradation at e = ${target.e} ${need}`;
   if (!fits(MAX_VOID_RATIO)) return { path: 'target.e', message: `${prefix}, even at e = ${MAX_VOID_RATIO}: use a smaller region or larger balls` };
   let lo = target.e, hi = MAX_VOID_RATIO; // not fits(lo), fits(hi)

@@ -46,6 +46,8 @@ const refused: [why: string, spec: ReturnType<typeof spec>, issue: Refused][] = 
   ['a 2D region with dim 3', stacking({ dim: 3, region: { shape: 'circle', radius: 5 } }), { path: 'params.region.shape', message: /'circle' is a 2D region/ }],
   ['a class field misspelt', stacking({ gradation: { kind: 'classes', classes: [{ radius: 0.2, fraction: 1, fration: 1 }] } }), { path: 'params.gradation.classes.0.fration', message: /did you mean 'fraction'/ }],
   ['a count too small for every class to get a ball (ran as one small ball, short of its solid fraction)', stacking({ target: { kind: 'count', particles: 3 } }), { path: 'params.target.particles', message: /less than one ball on average .*: at least 359$/ }],
+  // Its ball volumes underflowed to 0: 'at most NaN', or valid with a memory estimate of NaN.
+  ['a radius whose ball volumes underflow', stacking({ gradation: { kind: 'classes', classes: [{ radius: 1e-120, fraction: 1 }] } }), { path: 'params.gradation.classes.0.radius', message: /^must be in \[1e-30, 1000000\], got 1e-120$/ }],
   ['a count of balls that would need gigabytes', stacking({ region: { shape: 'box', size: [1000, 1000, 1000] } }), { path: 'params.target.e', message: /more than the 3e\+7 a run holds, even at e = 100: use a smaller region or larger balls$/ }],
   // surface
   ['a spacing that needs more particles than maxParticles', surface({ spacing: 0.001 }), { path: 'params.spacing', message: /spacing must be ≥/ }],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WORKER_BYTES, type ColumnTable, type EngineContext, type EngineResult } from '../../../core/common/engine';
 import { encodeTable } from '../../../core/io/container';
 import { stackingEngine, stackingParamsSchema, check, estimateMemoryBytes, stack, type StackingParams } from '../../../core/stacking/index';
+import { MAX_PARTICLES } from '../../../core/stacking/params';
 import { arrayBufferPeak } from '../common/array-buffer-peak';
 
 const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
@@ -507,6 +508,42 @@ describe('stacking engine', () => {
       { path: ['gradation', 'classes', 0, 'af'], message: 'a_f = [a1, a2] needs a1 < a2 (both in [0, 1]), got [0.5, 0.2]' },
     ]);
     expect(() => run(params({ dim: 2 }))).toThrow(/region.shape/);
+  });
+
+  it('refuses lengths whose ball volumes underflow at their field, and every message has finite bounds', () => {
+    // A radius of 1e-120 made every ball volume 0: the checks divided by it, and the spec passed
+    // with a memory estimate of NaN (or was told 'at most NaN' with a count target).
+    const radius = (r: number, target?: Record<string, unknown>) => stackingParamsSchema.safeParse({ gradation: { kind: 'classes', classes: [{ radius: r, fraction: 1 }] }, target }).error?.issues;
+    for (const r of [1e-120, 1e-300]) {
+      expect(radius(r)).toMatchObject([{ path: ['gradation', 'classes', 0, 'radius'], code: 'too_small', minimum: 1e-30 }]);
+      expect(radius(r, { kind: 'count', particles: 100 })).toHaveLength(1);
+    }
+    expect(stackingParamsSchema.safeParse({ region: { shape: 'box', size: [1e-200, 1, 1] } }).success).toBe(false);
+    expect(stackingParamsSchema.safeParse({ gradation: { kind: 'sieve', sizes: [1e-200, 0.4], passing: [0, 100], af: [[0, 0.3]] } }).success).toBe(false);
+    // At the least length allowed the volumes stay finite, and what is refused is told in numbers.
+    const finite = (o: Record<string, unknown>) => {
+      const issues = check(params(o));
+      for (const i of issues) expect(i.message).not.toMatch(/NaN|Infinity/);
+      expect(Number.isFinite(estimateMemoryBytes(params(o)))).toBe(true);
+      return issues;
+    };
+    const tiny = { kind: 'classes', classes: [{ radius: 0.2, fraction: 1 }, { radius: 1e-30, fraction: 1 }] };
+    expect(finite({ gradation: tiny }).map((i) => i.path)).toEqual(['target.e']);
+    // No count fits these radii: it was told 'at most 0', below the schema's 1.
+    const [count] = finite({ gradation: tiny, target: { kind: 'count', particles: 1000 } });
+    expect(count).toMatchObject({ path: 'target.particles', message: expect.stringContaining('even for 1 ball') });
+    expect(count.message).not.toMatch(/at most 0/);
+    // A fraction so small that one ball of its class needs an infinite solid ('at least Infinity').
+    const faint = { kind: 'classes', classes: [{ radius: 0.5, fraction: 1e-300 }, { radius: 0.1, fraction: 1e9 }] };
+    expect(finite({ region: { shape: 'box', size: [2.1, 2.1, 2.1] }, gradation: faint }).map((i) => i.path)).toEqual(['target.e']);
+    expect(finite({ region: { shape: 'box', size: [2.1, 2.1, 2.1] }, gradation: faint, target: { kind: 'count', particles: 1000 } }).map((i) => i.path)).toContain('target.particles');
+    expect(check(params({ gradation: { kind: 'classes', classes: [{ radius: 1e-30, fraction: 1 }] }, region: { shape: 'box', size: [1e-29, 1e-29, 1e-29] }, target: { kind: 'count', particles: 100 } }))).toEqual([]);
+  });
+
+  it('takes the largest count the schema allows (3e7 balls of one size were refused \'at most 29999997\')', () => {
+    const one = (particles: number) => ({ region: { shape: 'box', size: [1000, 1000, 1000] }, gradation: { kind: 'classes', rang: 0, classes: [{ radius: 0.001, fraction: 1 }] }, target: { kind: 'count', particles } });
+    expect(check(params(one(MAX_PARTICLES)))).toEqual([]);
+    expect(stackingParamsSchema.safeParse(one(MAX_PARTICLES + 1)).success).toBe(false);
   });
 
   it('estimates its memory from the count the target allows, before allocating', () => {
