@@ -96,15 +96,34 @@ export function sweepValues(s: Sweep): unknown[] {
   return Array.from({ length: steps }, (_, i) => (i === steps - 1 ? to : Number((from + ((to - from) * i) / (steps - 1)).toPrecision(12))));
 }
 
+export const SEED_RANGE = `a whole number in [0, ${MAX_SEED}]`;
+
+/**
+ * A spec's seed: one, or a sweep of seeds (replicates: a run at each, main/services/sweep.ts). The
+ * sweep is only recognised here (any other key too, so that none is dropped); its form and values are
+ * checked when it is expanded, as the params' sweeps are, each issue at its field (seed.$sweep.2).
+ */
+const specSeed = z.union([seed, z.looseObject({ $sweep: z.unknown() })], {
+  // zod names no field nor range for a failed union: a number is told the seed's own message.
+  error: (issue) => {
+    if (issue.code !== 'invalid_union') return undefined;
+    if (!isPlainObject(issue.input)) return issue.errors[0]?.[0]?.message;
+    return `must be ${SEED_RANGE} or a sweep of such ({ "$sweep": [1, 2, 3] }), got an object without "$sweep"`;
+  },
+});
+
 /** A run spec: what `packbench run SPEC.json` reads and what runs.enqueue takes. */
 export const runSpecSchema = z.object({
   engine: z.string().min(1).max(100).meta({ description: 'Engine id, e.g. "voxel"' }),
   name: z.string().min(1).max(200).meta({ description: 'Name of the run (or of the batch of a sweep)' }),
-  seed: seed.default(1).meta({ description: 'Seed of the random generator' }),
+  seed: specSeed.default(1).meta({ description: 'Seed of the random generator, or a sweep of seeds (replicates)' }),
   /** Engine params (validated by the engine's paramsSchema on the service side); may hold sweeps. */
   params: z.record(z.string(), z.unknown()).default({}),
 });
-export type RunSpec = z.output<typeof runSpecSchema>;
+/** A spec as written: its seed and params may hold sweeps (sweepPlan makes its runs' specs). */
+export type SweepSpec = z.output<typeof runSpecSchema>;
+/** A run's spec: one seed. */
+export type RunSpec = Omit<SweepSpec, 'seed'> & { seed: number };
 export type RunSpecInput = z.input<typeof runSpecSchema>;
 
 export interface RunProgress {

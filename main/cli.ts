@@ -12,7 +12,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { ApiError, FINAL_STATUSES, MAX_PARAMS_DEPTH, MAX_SEED, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, progressPercent, remainingSeconds, workingSeconds, type ApiIssue, type MemoryEstimate, type RunRecord, type RunSpec, type RunSummary, type SpherePeriodicSides } from './api';
+import { ApiError, FINAL_STATUSES, MAX_PARAMS_DEPTH, MAX_SEED, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, progressPercent, remainingSeconds, workingSeconds, type ApiIssue, type MemoryEstimate, type RunRecord, type RunSummary, type SweepSpec, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/exports';
 import { exportableRun, notExportable, storageFault } from './services/handlers';
@@ -121,12 +121,12 @@ function readJsonFile(file: string, what: string): unknown {
 }
 
 /** Reads and checks a spec file; issue paths are relative to the file ('params.box.size'). */
-function readSpec(file: string): RunSpec {
+function readSpec(file: string): SweepSpec {
   const value = readJsonFile(file, 'spec');
   // As the API refuses it (the spec is one level down in its params): deeper, the sweep search overflowed the stack (exit 3).
   if (nestedDeeperThan(value, MAX_PARAMS_DEPTH - 1)) throw new CliError(`${file}: invalid spec: nested deeper than ${MAX_PARAMS_DEPTH - 1} levels (lists and objects within each other)`, 2);
   try {
-    return parseStrict(runSpecSchema, value, '') as RunSpec;
+    return parseStrict(runSpecSchema, value, '') as SweepSpec;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     throw new CliError(`${file}: invalid spec:\n${(err.issues ?? []).map((i) => `  ${i.path || 'the spec'}: ${i.message}`).join('\n')}`, 2);
@@ -138,7 +138,7 @@ function readSpec(file: string): RunSpec {
  * the budget (a run over the budget is refused here) and the fields it wrote that have no effect
  * (warnings, which never refuse); an invalid one is reported against the file's fields.
  */
-async function checkFile(s: Services, file: string, spec: RunSpec, priority: number) {
+async function checkFile(s: Services, file: string, spec: SweepSpec, priority: number) {
   try {
     const rows = await s.queue.validate(spec, priority, '');
     return { rows, ...s.queue.memoryEstimate(rows), warnings: await s.registry.warnings(spec.engine, rows) };
@@ -161,7 +161,7 @@ function invalidSpec(err: unknown, head: string, where = (path: string) => path)
 }
 
 /** Queues a spec read from `file` (checked by checkFile), with what checkFile says of it. */
-async function enqueueFile(s: Services, file: string, spec: RunSpec, priority: number) {
+async function enqueueFile(s: Services, file: string, spec: SweepSpec, priority: number) {
   const { rows, ...checked } = await checkFile(s, file, spec, priority);
   return { ...(await s.queue.add(spec, rows)), ...checked };
 }

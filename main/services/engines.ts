@@ -80,7 +80,7 @@ export class EngineRegistry {
   }
 
   /** A spec's engine; unknown, refused at `prefix`.engine (the spec's place in the request). */
-  private engineOf(spec: RunSpec, prefix: string): EngineDeclaration {
+  private engineOf(spec: Pick<RunSpec, 'engine'>, prefix: string): EngineDeclaration {
     return this.get(spec.engine, prefix ? `${prefix}.engine` : 'engine');
   }
 
@@ -104,7 +104,7 @@ export class EngineRegistry {
    * The unknown fields of a spec's params before its sweeps are expanded, each named; an array over
    * its size limit is refused at once (a walk of every entry of an oversized array took seconds).
    */
-  unknownFields(spec: RunSpec, prefix = ''): ApiIssue[] {
+  unknownFields(spec: Pick<RunSpec, 'engine' | 'params'>, prefix = ''): ApiIssue[] {
     return unknownFields(this.engineOf(spec, prefix).definition.paramsSchema, spec.params, prefix ? `${prefix}.params` : 'params');
   }
 

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { valueAt, WORKER_BYTES } from '../../core/common/engine';
-import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, SPHERE_IMPORT_ENGINE, type ApiIssue, type MemoryEstimate, type QueueState, type RunRecord, type RunSpec, type RunSummary } from '../api';
+import { ApiError, FINAL_STATUSES, invalidMessage, paramsSchemas, SPHERE_IMPORT_ENGINE, type ApiIssue, type MemoryEstimate, type QueueState, type RunRecord, type RunSpec, type RunSummary, type SweepSpec } from '../api';
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import { Limiter } from './limiter';
@@ -551,7 +551,7 @@ export class JobQueue {
    * cross-field checks run in a worker thread (checkInWorker): some take seconds. `signal` aborted
    * (the client that asked has gone) stops it between points and ends its worker's checks.
    */
-  async validate(spec: RunSpec, priority = 0, issuePrefix = 'spec', signal?: AbortSignal): Promise<CheckedRun[]> {
+  async validate(spec: SweepSpec, priority = 0, issuePrefix = 'spec', signal?: AbortSignal): Promise<CheckedRun[]> {
     // Unknown fields are said with the spec's other mistakes (a user who made two sees both), once.
     const unknown = this.registry.unknownFields(spec, issuePrefix);
     const isUnknown = (i: ApiIssue) => unknown.some((u) => u.path === i.path && u.message === i.message);
@@ -679,7 +679,7 @@ export class JobQueue {
   }
 
   /** Validates a spec (see validate) and queues its runs, as a batch when it has several. */
-  async enqueue(spec: RunSpec, priority = 0, batchName?: string, issuePrefix = 'spec'): Promise<{ batchId: string | null; runIds: string[] }> {
+  async enqueue(spec: SweepSpec, priority = 0, batchName?: string, issuePrefix = 'spec'): Promise<{ batchId: string | null; runIds: string[] }> {
     return this.add(spec, await this.validate(spec, priority, issuePrefix), batchName);
   }
 
@@ -688,7 +688,7 @@ export class JobQueue {
    * given): all or none, in one transaction. Their rows' JSON is made before it and their events go
    * out after it, in turns: for 10,000 runs each took about half a second of the thread that serves the app.
    */
-  async add(spec: RunSpec, rows: NewRun[], batchName?: string): Promise<{ batchId: string | null; runIds: string[] }> {
+  async add(spec: SweepSpec, rows: NewRun[], batchName?: string): Promise<{ batchId: string | null; runIds: string[] }> {
     const turns = new Turns(POINTS_PER_TURN);
     const encoded: EncodedRun[] = [];
     for (const r of rows) {
@@ -839,7 +839,9 @@ export class JobQueue {
     const base = label && r.spec.name.endsWith(label) ? r.spec.name.slice(0, -label.length) : r.spec.name;
     const nameOf = (values: Record<string, unknown>) => (Object.keys(values).length ? `${base} [${sweepLabel(values)}]` : base);
     // As written; a field removed (null) by the value it takes (its default), once the params are parsed.
-    const valuesIn = (parsed: Record<string, unknown> = {}) => Object.fromEntries(labelled.map((p) => [p, valueAt(params, p) ?? valueAt(parsed, p)]).filter(([, v]) => v !== undefined));
+    // A replicate's label says its seed (sweepPlan): the seed it runs at now.
+    const valueOf = (p: string, parsed: Record<string, unknown>) => (p === 'seed' ? (seed ?? r.spec.seed) : (valueAt(params, p) ?? valueAt(parsed, p)));
+    const valuesIn = (parsed: Record<string, unknown> = {}) => Object.fromEntries(labelled.map((p) => [p, valueOf(p, parsed)]).filter(([, v]) => v !== undefined));
     const spec: RunSpec = { ...r.spec, name: nameOf(valuesIn()), seed: seed ?? r.spec.seed, params };
     const named = (issues: readonly ApiIssue[]) => bySource(issues, overrides, r.spec.params);
     let rows: CheckedRun[];

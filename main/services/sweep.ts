@@ -2,11 +2,13 @@
  * Parameter sweeps: a spec whose params hold `{ "$sweep": [...] }` or `{ "$sweep": { from, to, steps } }`
  * (at any depth, inside arrays too: mixture.types.0.size.value) expands into the cartesian product of runs. The first sweep varies slowest. Each
  * point gets its own seed, derived from the spec's seed and the point's index (core/common/random).
+ * A spec's seed may be a sweep too (replicates): every point of the params then runs at each of its
+ * seeds, the fastest varying, each run at the seed itself (the run "seed": 3 would make), not derived.
  */
 import { deriveSeed } from '../../core/common/random';
 import { valueAt } from '../../core/common/engine';
 import type { z } from 'zod';
-import { ApiError, sweepSchema, sweepValues, type ApiIssue, type RunSpec } from '../api';
+import { ApiError, MAX_SEED, SEED_RANGE, sweepSchema, sweepValues, type ApiIssue, type RunSpec, type SweepSpec } from '../api';
 
 export const MAX_SWEEP_POINTS = 10_000;
 
@@ -21,7 +23,7 @@ export const MAX_SWEEP_PARAMS_BYTES = 64 << 20;
 export interface SweepPoint {
   /** The spec of this point: params without any $sweep, the point's seed, a name naming its values. */
   spec: RunSpec;
-  /** Dotted params path → value, for display. */
+  /** Dotted params path → value, for display; and `seed` → the run's seed when the spec sweeps its seed. */
   values: Record<string, unknown>;
 }
 
@@ -96,26 +98,58 @@ export function sweepLabel(values: Record<string, unknown>): string {
 }
 
 /**
- * The runs of a spec: one when it holds no sweep, else the cartesian product of its sweeps, checked
- * at once but made one at a time: `point(i)` makes the i-th of `total` (a loop on the host's thread
- * makes 10,000 in turns, not in one go). Issue paths start with `issuePrefix` (the spec's place in
- * the request).
+ * The seeds of a spec whose seed is a sweep (null for one seed), checked: the sweep's form as the
+ * params' sweeps are, then each value a seed, named at its field (seed.$sweep.2; a range's at
+ * seed.$sweep, which holds no such field).
  */
-export function sweepPlan(spec: RunSpec, issuePrefix = ''): { total: number; point: (i: number) => SweepPoint } {
+function seedSweep(seed: SweepSpec['seed'], issuePrefix: string): number[] | null {
+  if (typeof seed === 'number') return null;
+  const where = [issuePrefix, 'seed'].filter((x) => x !== '').join('.');
+  const r = sweepSchema.strict().safeParse(seed);
+  const seedValues = `; its values are seeds, each ${SEED_RANGE}`;
+  if (!r.success) throw new ApiError('invalid', `${where}: ${SWEEP_FORMS}${seedValues}`, sweepIssues(where, r.error.issues, seed.$sweep).map((i) => ({ ...i, message: i.message + seedValues })));
+  const values = sweepValues(r.data);
+  const list = Array.isArray(r.data.$sweep);
+  const issues: ApiIssue[] = [];
+  values.forEach((v, i) => {
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_SEED) return;
+    const got = typeof v === 'number' ? String(v) : JSON.stringify(v) ?? String(v);
+    issues.push(list
+      ? { path: `${where}.$sweep.${i}`, message: `must be ${SEED_RANGE}, got ${got}` }
+      : { path: `${where}.$sweep`, message: `each seed must be ${SEED_RANGE}; this range's value ${i + 1} is ${got}` });
+  });
+  // A range says its first bad value (its others follow from it); a list each of its own, up to 10.
+  const said = list ? issues.slice(0, 10) : issues.slice(0, 1);
+  if (said.length) throw new ApiError('invalid', `${said[0].path}: ${said[0].message}${issues.length > said.length ? ` (and ${issues.length - said.length} more)` : ''}`, said);
+  return values as number[];
+}
+
+/**
+ * The runs of a spec: one when it holds no sweep, else the cartesian product of its sweeps (its
+ * seeds' the last), checked at once but made one at a time: `point(i)` makes the i-th of `total` (a
+ * loop on the host's thread makes 10,000 in turns, not in one go). Issue paths start with
+ * `issuePrefix` (the spec's place in the request).
+ */
+export function sweepPlan(spec: SweepSpec, issuePrefix = ''): { total: number; point: (i: number) => SweepPoint } {
   const sweeps: { path: Path; values: unknown[] }[] = [];
   findSweeps(spec.params, [], sweeps, true, issuePrefix);
-  if (sweeps.length === 0) return { total: 1, point: () => ({ spec, values: {} }) };
-  const total = sweeps.reduce((n, s) => n * s.values.length, 1);
+  const seeds = seedSweep(spec.seed, issuePrefix);
+  if (sweeps.length === 0 && !seeds) return { total: 1, point: () => ({ spec: spec as RunSpec, values: {} }) };
+  const paramsPoints = sweeps.reduce((n, s) => n * s.values.length, 1);
+  const total = paramsPoints * (seeds?.length ?? 1);
   if (total > MAX_SWEEP_POINTS) {
-    throw new ApiError('invalid', `the sweep expands into ${total} runs; at most ${MAX_SWEEP_POINTS} are allowed`, [
-      { path: issuePrefix ? `${issuePrefix}.params` : 'params', message: `sweep of ${total} runs exceeds ${MAX_SWEEP_POINTS}` },
+    const field = [issuePrefix, seeds ? 'seed' : 'params'].filter((x) => x !== '').join('.');
+    const product = seeds && sweeps.length ? ` (${paramsPoints} of the params × ${seeds.length} seeds)` : '';
+    throw new ApiError('invalid', `the sweep expands into ${total} runs${product}; at most ${MAX_SWEEP_POINTS} are allowed`, [
+      { path: field, message: `sweep of ${total} runs${product} exceeds ${MAX_SWEEP_POINTS}` },
     ]);
   }
   checkSweepBytes(spec.params, total, issuePrefix);
   const point = (i: number): SweepPoint => {
     let params = spec.params;
     const values: Record<string, unknown> = {};
-    let rest = i;
+    // The seed varies fastest: a params point's replicates follow one another.
+    let rest = seeds ? Math.floor(i / seeds.length) : i;
     // Mixed radix, the last sweep fastest.
     for (let k = sweeps.length - 1; k >= 0; k--) {
       const s = sweeps[k];
@@ -125,7 +159,9 @@ export function sweepPlan(spec: RunSpec, issuePrefix = ''): { total: number; poi
       values[s.path.join('.')] = v;
     }
     const ordered = Object.fromEntries(sweeps.map((s) => [s.path.join('.'), values[s.path.join('.')]]));
-    return { spec: { ...spec, params, seed: deriveSeed(spec.seed, i), name: `${spec.name} [${sweepLabel(ordered)}]` }, values: ordered };
+    if (seeds) ordered.seed = seeds[i % seeds.length];
+    const seed = seeds ? seeds[i % seeds.length] : deriveSeed(spec.seed as number, i);
+    return { spec: { ...spec, params, seed, name: `${spec.name} [${sweepLabel(ordered)}]` }, values: ordered };
   };
   return { total, point };
 }

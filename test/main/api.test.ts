@@ -260,6 +260,12 @@ describe('API contract', () => {
       issues: [{ path: 'spec.params', message: 'sweep of 40000 runs exceeds 10000' }],
     });
     expect(await s.dispatch('runs.validate', { spec: { engine: 'counter', name: 'ok', params: { steps: { $sweep: [3, 4, 5] } } } })).toMatchObject({ runs: 3, memoryBytes: 1 << 20 });
+    // A seed is one whole number or a sweep of them (replicates, crossed with the params' points), each refusal with the range.
+    expect(await s.dispatch('runs.validate', { spec: { engine: 'counter', name: 'ok', seed: { $sweep: [1, 2] }, params: { steps: { $sweep: [3, 4, 5] } } } })).toMatchObject({ runs: 6 });
+    const seedIssues = async (seed: unknown) => (await rejection('runs.enqueue', { spec: { engine: 'counter', name: 'sw', seed } })).issues;
+    expect(await seedIssues(1.5)).toEqual([{ path: 'spec.seed', message: 'must be a whole number in [0, 4294967295], got 1.5' }]);
+    expect(await seedIssues({ sweep: [1, 2] })).toEqual([{ path: 'spec.seed', message: 'must be a whole number in [0, 4294967295] or a sweep of such ({ "$sweep": [1, 2, 3] }), got an object without "$sweep"' }]);
+    expect(await seedIssues({ $sweep: [1, -2] })).toEqual([{ path: 'spec.seed.$sweep.1', message: 'must be a whole number in [0, 4294967295], got -2' }]);
     expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 

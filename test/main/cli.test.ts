@@ -889,6 +889,27 @@ describe('packbench runs pause / resume / rerun', () => {
     expect((await cliIn(d.dir, 'runs', 'rerun', 'nope')).code).toBe(2);
   });
 
+  it('replicates: a spec whose seed is a sweep queues every params point at every seed, each run at the seed itself; validate counts them; a replicate re-runs at its seed', async () => {
+    const spec = { ...smallSpec('replicates', { reboundProbability: { $sweep: [0.1, 0.3] } }), seed: { $sweep: [3, 8] } };
+    const file = writeJson('replicates.json', spec);
+    expect((await cliIn(d.dir, 'validate', file)).stdout).toBe('valid: 4 run(s)\n');
+    const added = JSON.parse((await cliIn(d.dir, '--json', 'queue', 'add', file)).stdout);
+    const runs = await Promise.all(added.runIds.map(show));
+    expect(runs.map((r) => [r.name, r.seed])).toEqual([
+      ['replicates [reboundProbability=0.1, seed=3]', 3],
+      ['replicates [reboundProbability=0.1, seed=8]', 8],
+      ['replicates [reboundProbability=0.3, seed=3]', 3],
+      ['replicates [reboundProbability=0.3, seed=8]', 8],
+    ]);
+    const again = JSON.parse((await cliIn(d.dir, '--json', 'runs', 'rerun', runs[1].id)).stdout).runIds[0];
+    expect(await show(again)).toMatchObject({ name: runs[1].name, seed: 8, params: runs[1].params });
+    // A seed out of range in the sweep: exit 2 naming the value's place and the range, nothing stored.
+    const before = await total();
+    const bad = await cliIn(d.dir, 'queue', 'add', writeJson('bad-replicates.json', { ...spec, seed: { $sweep: [1, 2.5] } }));
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('seed.$sweep.1: must be a whole number in [0, 4294967295], got 2.5')]);
+    expect(await total()).toBe(before);
+  });
+
   it('rerun --seed --set: queues the run with the new seed and values laid over its spec (a list element by its index); --json as runs.rerun answers', async () => {
     const id = await queued('to-change');
     const r = await cliIn(d.dir, '--json', 'runs', 'rerun', id, '--seed', '7', '--set', 'params.box.resolution=12', '--set', 'params.box.size.2=5', '--set', 'params.reboundProbability=.5');

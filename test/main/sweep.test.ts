@@ -82,6 +82,37 @@ describe('sweepPlan', () => {
     }
   });
 
+  it('crosses a sweep of the seed with the params\' points, each run at the seed itself; one seed is derived per point as before', () => {
+    const points = expandSweeps({ ...spec({ a: { $sweep: [1, 2] } }), seed: { $sweep: { from: 4, to: 6, steps: 3 } } });
+    expect(points.map((p) => [p.spec.params.a, p.spec.seed, p.spec.name])).toEqual([
+      [1, 4, 'n [a=1, seed=4]'], [1, 5, 'n [a=1, seed=5]'], [1, 6, 'n [a=1, seed=6]'],
+      [2, 4, 'n [a=2, seed=4]'], [2, 5, 'n [a=2, seed=5]'], [2, 6, 'n [a=2, seed=6]'],
+    ]);
+    expect(points[4].values).toEqual({ a: 2, seed: 5 });
+    // Replicates of a spec without params sweeps: the runs "seed": 3 and "seed": 9 would make.
+    expect(expandSweeps({ ...spec({ a: 1 }), seed: { $sweep: [3, 9] } }).map((p) => p.spec)).toEqual([
+      { ...spec({ a: 1 }), seed: 3, name: 'n [seed=3]' },
+      { ...spec({ a: 1 }), seed: 9, name: 'n [seed=9]' },
+    ]);
+    const issues = (seed: unknown) => {
+      try {
+        expandSweeps({ ...spec({ a: { $sweep: { from: 0, to: 1, steps: 200 } } }), seed: seed as never }, 'spec');
+      } catch (err) {
+        return (err as ApiError).issues;
+      }
+      return expect.unreachable();
+    };
+    expect(issues({ $sweep: [1, -1, 2 ** 32, 'x'] })).toEqual([
+      { path: 'spec.seed.$sweep.1', message: 'must be a whole number in [0, 4294967295], got -1' },
+      { path: 'spec.seed.$sweep.2', message: 'must be a whole number in [0, 4294967295], got 4294967296' },
+      { path: 'spec.seed.$sweep.3', message: 'must be a whole number in [0, 4294967295], got "x"' },
+    ]);
+    expect(issues({ $sweep: { from: 1, to: 2, steps: 3 } })).toEqual([{ path: 'spec.seed.$sweep', message: "each seed must be a whole number in [0, 4294967295]; this range's value 2 is 1.5" }]);
+    expect(issues({ $sweep: [] })).toEqual([{ path: 'spec.seed.$sweep', message: expect.stringMatching(/1 to 10000 values.*; its values are seeds, each a whole number in \[0, 4294967295\]$/) }]);
+    // The count limit is the product's.
+    expect(issues({ $sweep: { from: 1, to: 60, steps: 60 } })).toEqual([{ path: 'spec.seed', message: 'sweep of 12000 runs (200 of the params × 60 seeds) exceeds 10000' }]);
+  });
+
   it('refuses a sweep whose runs would hold too many bytes of params together, naming the heavy field, before making its points', () => {
     // An inline voxel map of 32 KiB as base64 (44 kB), swept 2000 times: 87 MB of params, each run's copy checked and stored.
     const bits = Buffer.alloc(32 << 10, 0xff).toString('base64');
