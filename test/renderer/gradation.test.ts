@@ -103,6 +103,34 @@ describe('gradation editor in the schema form', () => {
     expect(w.find('[data-testid="field-region.periodic-sweep-toggle"]').exists()).toBe(false);
   });
 
+  it("keeps unreadable text ('1e') in its own box when a class or a sieve above it is removed", async () => {
+    installFakeApi();
+    const { w, holder } = await mountForm(stackingParamsSchema.parse({}) as Record<string, unknown>);
+    /** '1e' typed in a box (on its way to 1e-3): the browser empties the value and flags it. */
+    const typeUnreadable = async (testid: string): Promise<HTMLInputElement> => {
+      const box = w.get(`[data-testid="${testid}"]`);
+      Object.defineProperty(box.element, 'validity', { configurable: true, value: { badInput: true } });
+      await box.setValue('');
+      return box.element as HTMLInputElement;
+    };
+    const g = holder.params.gradation as ClassesGradation;
+    const [second, third] = [g.classes[1].radius, g.classes[2].radius];
+    const typing = await typeUnreadable('field-gradation.classes.1.radius');
+    await w.findAll('[title="Remove this class"]')[0].trigger('click');
+    expect(w.get('[data-testid="field-gradation.classes.0.radius"]').element).toBe(typing);
+    expect((w.get('[data-testid="field-gradation.classes.1.radius"]').element as HTMLInputElement).value).toBe(String(third));
+
+    await w.get('[data-testid="field-gradation.classes.0.radius"]').setValue(String(second));
+    await w.get('[data-testid="field-gradation-kind"]').setValue('sieve');
+    const sieve = holder.params.gradation as SieveGradation;
+    const size = sieve.sizes[2];
+    const typingSize = await typeUnreadable('field-gradation.sizes.1');
+    await w.findAll('[title="Remove this sieve"]')[0].trigger('click');
+    expect(sieve.sizes[0]).toBeNaN();
+    expect(w.get('[data-testid="field-gradation.sizes.0"]').element).toBe(typingSize);
+    expect((w.get('[data-testid="field-gradation.sizes.1"]').element as HTMLInputElement).value).toBe(String(size));
+  });
+
   it("shows the composer's warnings about the gradation under its table, as warnings", async () => {
     installFakeApi();
     const holder = reactive({ params: stackingParamsSchema.parse({}) as Record<string, unknown> });

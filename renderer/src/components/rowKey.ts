@@ -19,3 +19,27 @@ export function rowKey(row: object): number {
   }
   return id;
 }
+
+/**
+ * `:key="listKeys(list)[i]"` for a list whose items have no identity of their own (numbers: a sieve
+ * curve's sizes): an id for each position, kept by the list and given to new positions as it grows.
+ * Remove a row with removeRow, which takes its id with it, so that the rows after it keep theirs.
+ */
+const listIds = new WeakMap<object, number[]>();
+
+export function listKeys(list: readonly unknown[]): number[] {
+  const raw = toRaw(list);
+  let keys = listIds.get(raw);
+  if (keys === undefined) {
+    keys = [];
+    listIds.set(raw, keys);
+  }
+  while (keys.length < raw.length) keys.push(next++);
+  keys.length = raw.length;
+  return keys;
+}
+
+export function removeRow(list: unknown[], i: number): void {
+  listKeys(list).splice(i, 1);
+  list.splice(i, 1);
+}
