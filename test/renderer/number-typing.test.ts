@@ -119,6 +119,27 @@ describe('a field that may be null', () => {
   });
 });
 
+describe("a form's list of numbers", () => {
+  it("keeps unreadable text ('1e') in its own box when an item above it is removed or it is moved", async () => {
+    const schema: JsonSchema = { type: 'object', properties: { radii: { type: 'array', items: { type: 'number' } } } };
+    const holder = reactive({ params: { radii: [1, 2, 3, 4] } as Record<string, unknown> });
+    const w = mount(SchemaField, { props: { schema, root: schema, parent: holder, k: 'params', path: '', errors: {} }, attachTo: document.body });
+    wrappers.push(w);
+    const box = (i: number) => w.get(`[data-testid="field-radii.${i}"]`).element as HTMLInputElement;
+    // '1e' typed in the third item (on its way to 1e-3): the browser empties the value and flags it.
+    const typing = box(2);
+    Object.defineProperty(typing, 'validity', { configurable: true, value: { badInput: true } });
+    await w.get('[data-testid="field-radii.2"]').setValue('');
+    await w.get('[data-testid="field-radii-remove-0"]').trigger('click');
+    expect(box(1)).toBe(typing);
+    expect(box(2).value).toBe('4');
+    await w.findAll('[title="Move up"]')[1].trigger('click');
+    expect(holder.params.radii).toEqual([Number.NaN, 2, 4]);
+    expect(box(0)).toBe(typing);
+    expect(box(1).value).toBe('2');
+  });
+});
+
 describe('characters a number box cannot hold (numberEntry.ts)', () => {
   it("a decimal comma is refused at the field: '0,4' is not read as 4, and deleting to correct it reads 0.4", async () => {
     const holder = reactive({ params: { strength: 1, centre: [0, 0, 0] } as Record<string, unknown> });

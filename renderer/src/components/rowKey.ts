@@ -43,3 +43,10 @@ export function removeRow(list: unknown[], i: number): void {
   listKeys(list).splice(i, 1);
   list.splice(i, 1);
 }
+
+/** Swaps rows i and j of a list keyed by listKeys, their ids with them. */
+export function swapRows(list: unknown[], i: number, j: number): void {
+  const keys = listKeys(list);
+  [keys[i], keys[j]] = [keys[j], keys[i]];
+  [list[i], list[j]] = [list[j], list[i]];
+}
