@@ -77,6 +77,38 @@ describe('RunComposer', () => {
     expect(call.spec.params.box.ly).toBe(20);
   });
 
+  it('sweeps the seed (replicates): every point at each seed, counted, checked at the field, enqueued as a $sweep; an opened spec\'s range of seeds shows as its list', async () => {
+    const api = installFakeApi();
+    const w = await mountComposer();
+    await w.find('[data-testid="run-seed"]').setValue('7');
+    await w.find('[data-testid="run-seed-sweep-toggle"]').trigger('click');
+    const list = () => w.find('[data-testid="run-seed-sweep-list"]');
+    expect((list().element as HTMLInputElement).value).toBe('7');
+    await w.find('[data-testid="field-resolution-sweep-toggle"]').trigger('click');
+    await w.find('[data-testid="field-resolution-sweep-list"]').setValue('2, 4');
+    await list().setValue('1, 2.5, 3');
+    expect(list().attributes('aria-invalid')).toBe('true');
+    expect(list().element.closest('.sf-control')!.querySelector('.error-text')!.textContent).toBe('seed 2 (2.5): must be a whole number in [0, 4294967295]');
+    expect(w.find('[data-testid="enqueue"]').attributes('disabled')).toBeDefined();
+    await list().setValue('1, 2, 3');
+    expect(w.find('[data-testid="run-count"]').text()).toBe('This sweep makes 6 runs');
+    await w.find('[data-testid="enqueue"]').trigger('click');
+    await settle();
+    const call = api.calls.find((c) => c.method === 'runs.enqueue')!.params as { spec: { seed: unknown }; batchName?: string };
+    expect(call.spec.seed).toEqual({ $sweep: [1, 2, 3] });
+    expect(call.batchName).toBeDefined();
+    // 'single' keeps the first seed.
+    await w.find('[data-testid="run-seed-sweep-toggle"]').trigger('click');
+    expect((w.find('[data-testid="run-seed"]').element as HTMLInputElement).value).toBe('1');
+    const file = new File([JSON.stringify({ engine: 'toy', name: 'reps', seed: { $sweep: { from: 4, to: 6, steps: 3 } }, params: {} })], 'reps.json', { type: 'application/json' });
+    const input = w.find('[data-testid="spec-open"]');
+    Object.defineProperty(input.element, 'files', { value: [file], configurable: true });
+    await input.trigger('change');
+    await settle(10);
+    expect((list().element as HTMLInputElement).value).toBe('4, 5, 6');
+    expect(w.find('[data-testid="run-count"]').text()).toBe('This sweep makes 3 runs');
+  });
+
   it("brings a sweep back when 'single' was pressed by mistake, until the single value is changed", async () => {
     installFakeApi();
     const w = await mountComposer();

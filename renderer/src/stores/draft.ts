@@ -7,10 +7,14 @@
 import { shallowReactive } from 'vue';
 import { api, type EngineInfo } from '../api';
 
+/** The batch form's seed: one, or a list of seeds (replicates). */
+export type FormSeed = number | { $sweep: unknown[] };
+
 export interface RunDraft {
   engine: string;
   name?: string;
-  seed?: number;
+  /** One seed, or the seeds of replicates ({ $sweep: [3, 8] }: every point runs at each). */
+  seed?: FormSeed;
   priority?: number;
   /** Partial params: what they leave out is filled with its default (a union field's from its own variant). */
   params: Record<string, unknown>;
