@@ -223,7 +223,8 @@ describe.skipIf(!CHROMIUM)("a user's day: the other engines", () => {
     await page.click(testid('nav-history'));
     await page.fill(testid('history-search'), 'walk stacking');
     await page.locator(testid('history-total')).filter({ hasText: /^1 run/ }).waitFor();
-    await page.locator('[data-testid^="history-row-"]').first().click();
+    // The row by its name: under load the first row could still be the last list's ('walk disks').
+    await page.locator('[data-testid^="history-row-"]').filter({ hasText: 'walk stacking' }).first().click();
     await page.locator(testid('details-metrics')).filter({ hasText: 'voidRatio' }).waitFor();
     await walk.shot('history-stacking');
     const formats = (await services.dispatch('exports.formats', {})).filter((f) => ['results', 'table', 'volume-or-table'].includes(f.needs));
