@@ -1073,6 +1073,11 @@ export class JobQueue {
         if (busy > 0 && busy + this.threadsFor(r.engine, r.params) > cores) break;
         if (!this.startRun(r)) break;
       }
+    } catch (err) {
+      // A read that fails (a disk I/O error) must not fail what called for the pump: a run's end,
+      // whose promise nothing catches (Node ends the process on it), or a call whose change is
+      // stored already (resume, pause of a run, priorities). Said; the poll's next look picks again.
+      console.error(`queue: cannot pick the next run now (${err instanceof Error ? err.message : String(err)}); trying again every ${this.pollMs / 1000} s`);
     } finally {
       this.pumping = false;
     }
@@ -1225,9 +1230,7 @@ export class JobQueue {
         } catch (err) {
           this.failBeforeStart(r.id, `finished but its outcome could not be stored: ${err instanceof Error ? err.message : String(err)}`);
         }
-        // A read that fails here (a disk I/O error) would reject this promise, which nothing catches:
-        // Node ends the process on it. Said instead; the next look of the poll picks the run.
-        this.bestEffort(() => this.pump());
+        this.pump();
       }),
     );
     return true;

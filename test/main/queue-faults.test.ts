@@ -159,6 +159,23 @@ describe('queue faults', () => {
     expect(runIds.map((id) => s.store.getSummary(id)!.status)).toEqual(['done', 'done']);
     expect(quiet).toHaveBeenCalledWith(expect.stringContaining('disk I/O error'));
   });
+
+  it('answers a resume of the queue whose pick of the next run cannot read the database: stored, and picked at a later look', async () => {
+    // The resume was stored, but the pick after it threw: the call answered 'internal'.
+    const { s } = setup({ autoStart: true });
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
+    later(() => quiet.mockRestore());
+    await s.dispatch('queue.pause', {});
+    const { runIds } = await s.dispatch('runs.enqueue', { spec: spec('after resume', { steps: 3 }) });
+    const read = s.store.nextQueued.bind(s.store);
+    const failing = vi.spyOn(s.store, 'nextQueued').mockImplementation(() => {
+      throw new Error('disk I/O error');
+    });
+    expect(await s.dispatch('queue.resume', {})).toMatchObject({ paused: false });
+    failing.mockImplementation(read);
+    await Promise.race([s.queue.waitFor(runIds), new Promise((r) => setTimeout(r, 10_000))]);
+    expect(s.store.getSummary(runIds[0])!.status).toBe('done');
+  });
 });
 
 describe('data folder faults', () => {
