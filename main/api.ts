@@ -54,7 +54,7 @@ export type TypedArray =
 const id = z.string().min(1).max(200);
 const idParams = z.object({ id });
 /** A run's seed: a spec's (default 1), or the one a re-run takes instead of its run's. */
-const seed = z.number().int().min(0).max(MAX_SEED);
+export const seedSchema = z.number().int().min(0).max(MAX_SEED);
 
 /**
  * A sweep over one params field: `{ "$sweep": [v1, v2, ...] }` (explicit values) or
@@ -103,7 +103,7 @@ export const SEED_RANGE = `a whole number in [0, ${MAX_SEED}]`;
  * sweep is only recognised here (any other key too, so that none is dropped); its form and values are
  * checked when it is expanded, as the params' sweeps are, each issue at its field (seed.$sweep.2).
  */
-const specSeed = z.union([seed, z.looseObject({ $sweep: z.unknown() })], {
+const specSeed = z.union([seedSchema, z.looseObject({ $sweep: z.unknown() })], {
   // zod names no field nor range for a failed union: a number is told the seed's own message.
   error: (issue) => {
     if (issue.code !== 'invalid_union') return undefined;
@@ -498,7 +498,7 @@ export const paramsSchemas = {
    * params as a JSON merge patch (field by field, null removes a field; an object of index keys over
    * a list sets its elements) and `seed` instead of its seed; checked as runs.enqueue checks a spec.
    */
-  'runs.rerun': z.object({ id, overrides: z.record(z.string(), z.unknown()).optional(), seed: seed.optional() }),
+  'runs.rerun': z.object({ id, overrides: z.record(z.string(), z.unknown()).optional(), seed: seedSchema.optional() }),
   'runs.delete': idParams,
   'runs.setPriority': z.object({ id, priority: z.number().int().min(-1000).max(1000) }),
   /** Names of the numeric metrics any run has (History suggests them in its metric filter). */

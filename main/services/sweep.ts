@@ -8,7 +8,7 @@
 import { deriveSeed } from '../../core/common/random';
 import { valueAt } from '../../core/common/engine';
 import type { z } from 'zod';
-import { ApiError, MAX_SEED, SEED_RANGE, sweepSchema, sweepValues, type ApiIssue, type RunSpec, type SweepSpec } from '../api';
+import { ApiError, SEED_RANGE, seedSchema, sweepSchema, sweepValues, type ApiIssue, type RunSpec, type SweepSpec } from '../api';
 
 export const MAX_SWEEP_POINTS = 10_000;
 
@@ -112,7 +112,7 @@ function seedSweep(seed: SweepSpec['seed'], issuePrefix: string): number[] | nul
   const list = Array.isArray(r.data.$sweep);
   const issues: ApiIssue[] = [];
   values.forEach((v, i) => {
-    if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_SEED) return;
+    if (seedSchema.safeParse(v).success) return;
     const got = typeof v === 'number' ? String(v) : JSON.stringify(v) ?? String(v);
     issues.push(list
       ? { path: `${where}.$sweep.${i}`, message: `must be ${SEED_RANGE}, got ${got}` }

@@ -182,6 +182,11 @@ export function isSweep(v: unknown): v is Sweep {
   return !!v && typeof v === 'object' && !Array.isArray(v) && '$sweep' in v;
 }
 
+/** The numbers of a sweep's list as typed: '0.1, 0.2 0.3; 0.4' (what is not a number reads NaN, for the checks to name). */
+export function numberList(text: string): number[] {
+  return text.split(/[\s,;]+/).filter(Boolean).map(Number);
+}
+
 /** Runs a params tree makes: the product of the sizes of its sweeps (1 without sweeps). */
 export function runCount(value: unknown): number {
   if (isSweep(value)) return sweepValues(value).length;
