@@ -391,6 +391,8 @@ export interface QueueState {
 const shapeValue = z.looseObject({ kind: z.string().min(1) });
 /** Largest characteristic size of a shape's preview and saved voxelisation, in length units (the editor names it at its field). */
 export const MAX_SHAPE_SIZE = 1e6;
+/** Most voxels across a shape preview (main/services/shapes.ts; the editor names it at its fields): 400³ samples take the voxeliser some 15 s and 1 GB. */
+export const PREVIEW_MAX_VOXELS_ACROSS = 400;
 /** The ranges are the preview's (shapes.preview). */
 const shapeVoxelisation = z.strictObject({
   size: z.number().positive().max(MAX_SHAPE_SIZE),

@@ -3,7 +3,7 @@
  * renamed) and the user's shapes, validated by core/voxel's shapeSchema.
  */
 import { quantiseSize, sampleHalfExtents, shapeIssues, shapeSchema, voxeliseShape, type Shape as VoxelShape } from '../../core/voxel/shapes';
-import { ApiError, invalidMessage, parseStrict, type Methods, type Shape, type ShapeVoxelisation } from '../api';
+import { ApiError, invalidMessage, parseStrict, PREVIEW_MAX_VOXELS_ACROSS, type Methods, type Shape, type ShapeVoxelisation } from '../api';
 import type { RunStore } from './store';
 
 export const BUILTIN_SHAPES: { id: string; name: string; params: VoxelShape }[] = [
@@ -66,8 +66,6 @@ export class ShapeLibrary {
   }
 }
 
-/** Most voxels across a shape preview: 400³ samples take the voxeliser some 15 s and 1 GB. */
-export const PREVIEW_MAX_VOXELS_ACROSS = 400;
 /**
  * Most voxels a preview samples: the box of a shape 400 voxels across. A shape longer than its size
  * (a cylinder of length 50 diameters) samples a box that many times longer, which the limit across
