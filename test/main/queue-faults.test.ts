@@ -3,7 +3,7 @@
  * they normally go, a database that is full. Runs fail with the reason, calls get an error the user
  * can act on, and nothing throws out of a timer.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi, type TestContext } from 'vitest';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,26 @@ function setup(o: Parameters<typeof fixtureServices>[1] = {}): { s: Services; di
 }
 
 const spec = (name: string, params: Record<string, unknown> = {}) => ({ engine: 'counter', name, seed: 1, params: { stepMs: 0, ...params } });
+
+/**
+ * Services working through their queue on a disk of `kib` KiB (faults.ts smallDisk), closed and the
+ * disk removed after the test; the test is skipped where no such disk can be made.
+ */
+function servicesOnSmallDisk(ctx: TestContext, kib: number, o: Parameters<typeof fixtureServices>[1] = {}): { s: Services; dir: string } {
+  const disk = smallDisk(kib);
+  if (!disk) ctx.skip();
+  later(disk.cleanup);
+  const s = fixtureServices(disk.dir, { autoStart: true, ...o });
+  later(() => s.close());
+  return { s, dir: disk.dir };
+}
+
+/** Queues one counter run and waits for its end: its record. */
+async function runToEnd(s: Services, runSpec: ReturnType<typeof spec>) {
+  const id = (await s.dispatch('runs.enqueue', { spec: runSpec })).runIds[0];
+  await s.queue.waitFor([id]);
+  return { id, r: await s.dispatch('runs.get', { id }) };
+}
 
 describe('queue faults', () => {
   it('writes the worker bundle to the next folder when node_modules/.cache is not writable, with its packages inside', async () => {
@@ -324,11 +344,7 @@ describe('data folder faults', () => {
   });
 
   it('a run that fails writing its results on a full disk leaves none of its files: its failure is stored, and the next run has the room', async (ctx) => {
-    const disk = smallDisk(2048);
-    if (!disk) return ctx.skip();
-    later(disk.cleanup);
-    const s = fixtureServices(disk.dir, { autoStart: true });
-    later(() => s.close());
+    const { s, dir: disk } = servicesOnSmallDisk(ctx, 2048);
     // A label volume of 4 MiB on a 2 MiB disk: its write fails part-way (ENOSPC). Left there, the
     // part written filled the disk: the failure could not be stored, the next run could not start,
     // and `queue run` tried both every 2 s for good.
@@ -338,57 +354,39 @@ describe('data folder faults', () => {
     const r = await s.dispatch('runs.get', { id: big });
     expect(r.status).toBe('failed');
     expect(r.error).toMatch(/ENOSPC/);
-    expect(readdirSync(join(disk.dir, 'runs', big))).toEqual([]);
+    expect(readdirSync(join(disk, 'runs', big))).toEqual([]);
     expect((await s.dispatch('runs.get', { id: next })).status).toBe('done');
   });
 
   it('a particle table that the disk has room for only in part fails its run (ENOSPC), instead of being recorded done and cut short', async (ctx) => {
-    const disk = smallDisk(2048);
-    if (!disk) return ctx.skip();
-    later(disk.cleanup);
-    const s = fixtureServices(disk.dir, { autoStart: true });
-    later(() => s.close());
+    const { s, dir: disk } = servicesOnSmallDisk(ctx, 2048);
     // 100,000 rows of 5 columns: 4 MB on a 2 MiB disk. Its one write was cut short where the disk
     // ended, without an error: the run was done, its table recorded whole (size and SHA-256) and torn on disk.
-    const id = (await s.dispatch('runs.enqueue', { spec: spec('large table', { tableRows: 100_000 }) })).runIds[0];
-    await s.queue.waitFor([id]);
-    const r = await s.dispatch('runs.get', { id });
+    const { id, r } = await runToEnd(s, spec('large table', { tableRows: 100_000 }));
     expect(r.status).toBe('failed');
     expect(r.error).toMatch(/ENOSPC/);
-    expect(readdirSync(join(disk.dir, 'runs', id))).toEqual([]);
+    expect(readdirSync(join(disk, 'runs', id))).toEqual([]);
   });
 
   it('a checkpoint that cannot be saved on a full disk is said in the log and the run goes on to its results, instead of failing with its work lost', async (ctx) => {
-    const disk = smallDisk(3072);
-    if (!disk) return ctx.skip();
-    later(disk.cleanup);
-    const s = fixtureServices(disk.dir, { autoStart: true, checkpointSeconds: 1 });
-    later(() => s.close());
+    const { s, dir: disk } = servicesOnSmallDisk(ctx, 3072, { checkpointSeconds: 1 });
     // Checkpoints of 2 MiB on a 3 MiB disk: the first is saved, the next cannot be written beside it
     // (ENOSPC), though the results (a few hundred bytes) fit. The run failed there, and its first
     // checkpoint went with it: a voxel run of hours whose matrix fitted once on the disk but not twice.
-    const id = (await s.dispatch('runs.enqueue', { spec: spec('insured', { steps: 6, checkpointEvery: 2, checkpointBytes: 2 << 20 }) })).runIds[0];
-    await s.queue.waitFor([id]);
-    const r = await s.dispatch('runs.get', { id });
+    const { id, r } = await runToEnd(s, spec('insured', { steps: 6, checkpointEvery: 2, checkpointBytes: 2 << 20 }));
     expect(r.status, r.error ?? '').toBe('done');
     expect(r.metrics.steps).toBe(6);
     expect(r.log.join('\n')).toMatch(/checkpoint .*not saved.*ENOSPC/);
-    expect(readdirSync(join(disk.dir, 'runs', id)).filter((f) => f.startsWith('checkpoint'))).toEqual([]);
+    expect(readdirSync(join(disk, 'runs', id)).filter((f) => f.startsWith('checkpoint'))).toEqual([]);
   });
 
   it("a live table that cannot be published on a full disk is said in the log and the run goes on to its results (the live view only shows the last one)", async (ctx) => {
-    const disk = smallDisk(3072);
-    if (!disk) return ctx.skip();
-    later(disk.cleanup);
-    const s = fixtureServices(disk.dir, { autoStart: true });
-    later(() => s.close());
+    const { s, dir: disk } = servicesOnSmallDisk(ctx, 3072);
     // Live tables of 2 MiB on a 3 MiB disk: the next is written beside the last before it replaces it
     // (ENOSPC). A voxel run at a third of its packing failed there with its work lost.
-    const id = (await s.dispatch('runs.enqueue', { spec: spec('watched', { steps: 4, publishBytes: 2 << 20 }) })).runIds[0];
-    await s.queue.waitFor([id]);
-    const r = await s.dispatch('runs.get', { id });
+    const { id, r } = await runToEnd(s, spec('watched', { steps: 4, publishBytes: 2 << 20 }));
     expect(r.status, r.error ?? '').toBe('done');
     expect(r.log.join('\n')).toMatch(/live table not saved.*ENOSPC/);
-    expect(readdirSync(join(disk.dir, 'runs', id)).filter((f) => f.startsWith(LIVE_TABLE_FILE))).toEqual([]);
+    expect(readdirSync(join(disk, 'runs', id)).filter((f) => f.startsWith(LIVE_TABLE_FILE))).toEqual([]);
   });
 });
