@@ -99,6 +99,21 @@ export function sweepValues(s: Sweep): unknown[] {
 export const SEED_RANGE = `a whole number in [0, ${MAX_SEED}]`;
 
 /**
+ * The first value of a list that repeats an earlier one, as [its first index, the repeat's index];
+ * null when all differ. A sweep of seeds must not repeat one: the same seed and params make the same
+ * run, which would count twice in its point's spread (sweep.ts and the batch form ask this).
+ */
+export function firstRepeat(values: readonly unknown[]): [number, number] | null {
+  const seen = new Map<unknown, number>();
+  for (let i = 0; i < values.length; i++) {
+    const first = seen.get(values[i]);
+    if (first !== undefined) return [first, i];
+    seen.set(values[i], i);
+  }
+  return null;
+}
+
+/**
  * A spec's seed: one, or a sweep of seeds (replicates: a run at each, main/services/sweep.ts). The
  * sweep is only recognised here (any other key too, so that none is dropped); its form and values are
  * checked when it is expanded, as the params' sweeps are, each issue at its field (seed.$sweep.2).

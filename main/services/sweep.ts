@@ -8,7 +8,7 @@
 import { deriveSeed } from '../../core/common/random';
 import { valueAt } from '../../core/common/engine';
 import type { z } from 'zod';
-import { ApiError, SEED_RANGE, seedSchema, sweepSchema, sweepValues, type ApiIssue, type RunSpec, type SweepSpec } from '../api';
+import { ApiError, SEED_RANGE, firstRepeat, seedSchema, sweepSchema, sweepValues, type ApiIssue, type RunSpec, type SweepSpec } from '../api';
 
 export const MAX_SWEEP_POINTS = 10_000;
 
@@ -100,7 +100,9 @@ export function sweepLabel(values: Record<string, unknown>): string {
 /**
  * The seeds of a spec whose seed is a sweep (null for one seed), checked: the sweep's form as the
  * params' sweeps are, then each value a seed, named at its field (seed.$sweep.2; a range's at
- * seed.$sweep, which holds no such field).
+ * seed.$sweep, which holds no such field), then no seed twice. A range's whole values differ unless
+ * its from equals its to: with from ≠ to, a step under 1 makes a value that is not whole (refused
+ * above) and one of 1 or more keeps them apart (12 significant digits hold a seed's 10 and 2 decimals).
  */
 function seedSweep(seed: SweepSpec['seed'], issuePrefix: string): number[] | null {
   if (typeof seed === 'number') return null;
@@ -121,6 +123,15 @@ function seedSweep(seed: SweepSpec['seed'], issuePrefix: string): number[] | nul
   // A range says its first bad value (its others follow from it); a list each of its own, up to 10.
   const said = list ? issues.slice(0, 10) : issues.slice(0, 1);
   if (said.length) throw new ApiError('invalid', `${said[0].path}: ${said[0].message}${issues.length > said.length ? ` (and ${issues.length - said.length} more)` : ''}`, said);
+  const repeat = firstRepeat(values);
+  if (repeat) {
+    const [first, again] = repeat;
+    const why = 'each seed of a sweep must differ: the same seed and params make the same run, counted twice in its point\'s spread';
+    const issue = list
+      ? { path: `${where}.$sweep.${again}`, message: `repeats seed ${String(values[again])} (${where}.$sweep.${first}); ${why}` }
+      : { path: `${where}.$sweep`, message: `this range gives seed ${String(values[again])} ${values.filter((v) => v === values[again]).length} times; ${why}` };
+    throw new ApiError('invalid', `${issue.path}: ${issue.message}`, [issue]);
+  }
   return values as number[];
 }
 

@@ -907,6 +907,9 @@ describe('packbench runs pause / resume / rerun', () => {
     const before = await total();
     const bad = await cliIn(d.dir, 'queue', 'add', writeJson('bad-replicates.json', { ...spec, seed: { $sweep: [1, 2.5] } }));
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('seed.$sweep.1: must be a whole number in [0, 4294967295], got 2.5')]);
+    // A seed twice would be the same run twice: exit 2 naming the repeat, nothing stored.
+    const twice = await cliIn(d.dir, 'queue', 'add', writeJson('twice-replicates.json', { ...spec, seed: { $sweep: [3, 8, 3] } }));
+    expect([twice.code, twice.stderr]).toEqual([2, expect.stringContaining('seed.$sweep.2: repeats seed 3 (seed.$sweep.0); each seed of a sweep must differ')]);
     expect(await total()).toBe(before);
   });
 

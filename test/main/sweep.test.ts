@@ -113,6 +113,29 @@ describe('sweepPlan', () => {
     expect(issues({ $sweep: { from: 1, to: 60, steps: 60 } })).toEqual([{ path: 'spec.seed', message: 'sweep of 12000 runs (200 of the params × 60 seeds) exceeds 10000' }]);
   });
 
+  it('refuses a sweep of seeds that repeats a seed, listed or as a range, naming the repeat and its first', () => {
+    const refusal = (seed: unknown) => {
+      try {
+        expandSweeps({ ...spec({ a: { $sweep: [1, 2] } }), seed: seed as never }, 'spec');
+      } catch (err) {
+        return [(err as ApiError).message, (err as ApiError).issues];
+      }
+      return expect.unreachable();
+    };
+    const why = "each seed of a sweep must differ: the same seed and params make the same run, counted twice in its point's spread";
+    expect(refusal({ $sweep: [1, 2, 1, 2] })).toEqual([
+      `spec.seed.$sweep.2: repeats seed 1 (spec.seed.$sweep.0); ${why}`,
+      [{ path: 'spec.seed.$sweep.2', message: `repeats seed 1 (spec.seed.$sweep.0); ${why}` }],
+    ]);
+    // A range repeats only when from equals to; a step under 1 is refused as not whole, even where 12 digits round it so.
+    expect(refusal({ $sweep: { from: 5, to: 5, steps: 3 } })).toEqual([
+      `spec.seed.$sweep: this range gives seed 5 3 times; ${why}`,
+      [{ path: 'spec.seed.$sweep', message: `this range gives seed 5 3 times; ${why}` }],
+    ]);
+    expect(refusal({ $sweep: { from: 4294967000, to: 4294967001, steps: 1000 } })[0]).toMatch(/^spec\.seed\.\$sweep: each seed must be a whole number .*; this range's value 6 is 4294967000\.01 \(and 989 more\)$/);
+    expect(expandSweeps({ ...spec({ a: 1 }), seed: { $sweep: { from: 4294967000, to: 4294967295, steps: 296 } } }).map((p) => p.spec.seed)).toEqual(Array.from({ length: 296 }, (_, i) => 4294967000 + i));
+  });
+
   it('refuses a sweep whose runs would hold too many bytes of params together, naming the heavy field, before making its points', () => {
     // An inline voxel map of 32 KiB as base64 (44 kB), swept 2000 times: 87 MB of params, each run's copy checked and stored.
     const bits = Buffer.alloc(32 << 10, 0xff).toString('base64');

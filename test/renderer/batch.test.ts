@@ -90,6 +90,11 @@ describe('RunComposer', () => {
     expect(list().attributes('aria-invalid')).toBe('true');
     expect(list().element.closest('.sf-control')!.querySelector('.error-text')!.textContent).toBe('seed 2 (2.5): must be a whole number in [0, 4294967295]');
     expect(w.find('[data-testid="enqueue"]').attributes('disabled')).toBeDefined();
+    // A seed twice is the same run twice: refused at the field, as the service refuses it.
+    await list().setValue('1, 2, 1');
+    expect(list().attributes('aria-invalid')).toBe('true');
+    expect(list().element.closest('.sf-control')!.querySelector('.error-text')!.textContent).toBe('seed 3 (1) repeats seed 1: each seed must differ, the same seed and params make the same run');
+    expect(w.find('[data-testid="enqueue"]').attributes('disabled')).toBeDefined();
     await list().setValue('1, 2, 3');
     expect(w.find('[data-testid="run-count"]').text()).toBe('This sweep makes 6 runs');
     await w.find('[data-testid="enqueue"]').trigger('click');
