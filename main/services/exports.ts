@@ -10,7 +10,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/common/engine';
 import { metricInfo } from '../../core/common/engines';
@@ -26,7 +25,7 @@ import { asciiFacet, asciiSolidHead, asciiSolidTail, solidSurfaceTriangles, sphe
 import { tarHeader, tarPadding, TAR_END } from '../../core/io/tar';
 import { tiffLayout } from '../../core/io/tiff';
 import { vtiHead, vtiTail } from '../../core/io/vti';
-import { pidAlive } from './processes';
+import { OWNER_TAG, ownerState, ownerTag, parseOwnerTag } from './processes';
 import { Turns } from './turns';
 import { isHeightmap, isLabelVolume, isTrajectories, missingArtifact, type ExportFormatInfo, type ExportNeed } from '../api';
 
@@ -185,9 +184,10 @@ const TABLE_BLOCK_BYTES = 16 * (1 << 20);
 
 /**
  * Removes what exports to `outPath` left when their process ended mid-write (a kill -9, a crash,
- * a closed terminal): the partial files of processes of this machine that no longer run, up to the
- * size of the whole export each (a 2048³ volume: gigabytes). Another machine's (a shared disk) stay,
- * its processes cannot be asked, and so do this process's (an export under way beside this one).
+ * a closed terminal): the partial files of processes of this machine that have ended (ownerState: a
+ * process of an earlier boot has, whatever process has its pid now), up to the size of the whole
+ * export each (a 2048³ volume: gigabytes). Another machine's (a shared disk) stay, its processes
+ * cannot be asked, and so do this process's (an export under way beside this one).
  */
 async function removeLeftPartials(outPath: string): Promise<void> {
   const prefix = `${basename(outPath)}.partial-`;
@@ -197,9 +197,11 @@ async function removeLeftPartials(outPath: string): Promise<void> {
   } catch {
     return; // no such folder: the export's open says so
   }
+  const pattern = new RegExp(`^(${OWNER_TAG})-[0-9a-f]{8}(?:\\.json)?$`);
   for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(\d+)@(.+)-[0-9a-f]{8}(?:\.json)?$/.exec(name.slice(prefix.length)) : null;
-    if (!m || m[2] !== hostname() || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+    const m = name.startsWith(prefix) ? pattern.exec(name.slice(prefix.length)) : null;
+    const owner = m && parseOwnerTag(m[1]);
+    if (!owner || ownerState(owner, 'running') !== 'ended') continue;
     await rm(join(dirname(outPath), name), { force: true });
   }
 }
@@ -221,7 +223,7 @@ export async function exportRun(
   if (!spec) throw new Error(`unknown export format '${format}'; allowed: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`);
   // Written beside the target and renamed over it when complete: a failed export (a format that
   // does not apply, a full disk) never deletes or truncates a file the user already has.
-  const partial = `${outPath}.partial-${process.pid}@${hostname()}-${randomBytes(4).toString('hex')}`;
+  const partial = `${outPath}.partial-${ownerTag()}-${randomBytes(4).toString('hex')}`;
   await removeLeftPartials(outPath);
   const out = await open(partial, 'wx');
   let result: { path: string; bytes: number };

@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { availableParallelism, hostname, tmpdir, totalmem } from 'node:os';
+import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ApiError, parseParams, parseStrict, paramsSchemas, unknownMethod, SPHERE_IMPORT_ENGINE, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
@@ -16,7 +16,7 @@ import { readFrame, readLiveParticles, readLiveSeries, readParticles, readSlice 
 import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import type { Limiter } from './limiter';
-import { pidAlive } from './processes';
+import { OWNER_TAG, ownerState, ownerTag, parseOwnerTag } from './processes';
 import type { JobQueue } from './queue';
 import { checkPreview, type ShapeLibrary } from './shapes';
 import type { RunStore } from './store';
@@ -144,7 +144,7 @@ async function exportOnce<T>(ctx: HandlerContext, id: string, format: string, us
   const { run } = exportTarget(ctx, id, format);
   // Beside the runs (the same disk, so a big export's size is the data folder's business), or in the
   // OS's temporary folder when the data folder cannot be written.
-  const dir = mkdtempSync(join(ctx.readOnlyBecause === null ? ctx.dataDir : tmpdir(), `tmp-export-${process.pid}@${hostname()}-`));
+  const dir = mkdtempSync(join(ctx.readOnlyBecause === null ? ctx.dataDir : tmpdir(), `tmp-export-${ownerTag()}-`));
   exportsUnderWay.add(dir);
   try {
     let file: { path: string; fileName: string; mime: string };
@@ -167,13 +167,15 @@ const exportsUnderWay = new Set<string>();
 /**
  * Removes the export folders (exportOnce's) that processes of this machine left in the data folder
  * when they ended mid-export (a crash, a kill during a multi-gigabyte download): those of a process
- * that no longer runs, and those of this process's pid but for its exports under way (the others are
+ * that has ended (ownerState), and those of this process's pid but for its exports under way (the others are
  * an earlier process's with the same pid). Another machine's (a folder on a shared disk) stay: its processes cannot be asked.
  */
 export function removeLeftExports(dataDir: string): void {
+  const pattern = new RegExp(`^tmp-export-(${OWNER_TAG})-.{6}$`);
   for (const name of readdirSync(dataDir)) {
-    const m = /^tmp-export-(\d+)@(.+)-.{6}$/.exec(name);
-    if (!m || m[2] !== hostname() || (Number(m[1]) !== process.pid && pidAlive(Number(m[1]))) || exportsUnderWay.has(join(dataDir, name))) continue;
+    const m = pattern.exec(name);
+    const owner = m && parseOwnerTag(m[1]);
+    if (!owner || ownerState(owner, 'ended') !== 'ended' || exportsUnderWay.has(join(dataDir, name))) continue;
     rmSync(join(dataDir, name), { recursive: true, force: true });
   }
 }

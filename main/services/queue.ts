@@ -22,7 +22,7 @@ import { CHECKPOINT_FILE, removeCheckpoint } from '../workers/checkpoint';
 import type { CheckOutcome, CheckTask } from '../workers/protocol';
 import type { EncodedRun, InterruptedView, NewRun, RunOrigin, RunStore } from './store';
 import { sweepLabel, sweepPlan, sweptPaths, type SweepPoint } from './sweep';
-import { bootId, pidAlive } from './processes';
+import { ownerState, ownerText, parseOwnerText, THIS_PROCESS } from './processes';
 import { Turns } from './turns';
 
 /** A run validate found fit to queue, with its engine's memory estimate. */
@@ -190,15 +190,6 @@ function stoppedWithNothingKept(why: string): string {
   return `stopped by user, but ${why} before the run had kept its results, and it had no checkpoint to keep them from: nothing was kept`;
 }
 
-/**
- * This process as the owner of the runs it runs: 'host:pid', and ':boot' where the machine has a
- * boot id (bootId), since a pid of an earlier boot may be a live process's now (orphans).
- */
-function ownerName(): string {
-  const boot = bootId();
-  return `${hostname()}:${process.pid}${boot ? `:${boot}` : ''}`;
-}
-
 export class JobQueue {
   private readonly store: RunStore;
   private readonly registry: EngineRegistry;
@@ -209,7 +200,7 @@ export class JobQueue {
   private threadsPerRun: number;
   private checkpointSeconds: number;
   private readonly only?: ReadonlySet<string>;
-  private readonly owner = ownerName();
+  private readonly owner = ownerText(THIS_PROCESS);
   private readonly active = new Map<string, RunningJob>();
   /** Turns for the engines' checks (checkInWorker): a sweep of slow ones queues, the next form's check gets the other. */
   private readonly checks = new Limiter(Math.min(2, availableParallelism()));
@@ -331,14 +322,11 @@ export class JobQueue {
     return false;
   }
 
-  /** Runs left 'running' or 'paused' whose process on this machine has ended (see recover): its pid is no live process's, or it ran in an earlier boot. */
+  /** Runs left 'running' or 'paused' whose process on this machine has ended (see recover, ownerState): its pid is no live process's, or it ran in an earlier boot. */
   private orphans(startUp: boolean): { id: string; status: string }[] {
-    const [host, pidText, boot] = this.owner.split(':');
     return this.store.runningRuns().filter((r) => {
-      const [ownerHost, ownerPid, ownerBoot] = (r.owner ?? '').split(':');
-      if (ownerHost && ownerHost !== host) return false;
-      if (ownerBoot && boot && ownerBoot !== boot) return true;
-      return ownerPid === pidText ? startUp : !pidAlive(Number(ownerPid));
+      const owner = parseOwnerText(r.owner ?? '');
+      return owner !== null && ownerState(owner, startUp ? 'ended' : 'running') === 'ended';
     });
   }
 

@@ -21,6 +21,7 @@ import { stackingEngine } from '../../core/stacking/index';
 import { surfaceParamsSchema } from '../../core/surface/params';
 import { Random } from '../../core/common/random';
 import { EXPORT_FORMATS, exportFileName, exportForDownload, exportRun, FormatNotApplicable, type ExportableRun } from '../../main/services/exports';
+import { ownerTag, THIS_PROCESS, type ProcessOwner } from '../../main/services/processes';
 
 let dir: string;
 let run: ExportableRun;
@@ -204,6 +205,20 @@ describe('exportRun', () => {
     const dead = spawnSync(process.execPath, ['-e', '']).pid!, host = hostname();
     const left = [`r.json.partial-${dead}@${host}-0123abcd`, `r.json.partial-${dead}@${host}-0123abcd.json`];
     const kept = [`r.json.partial-${process.ppid}@${host}-89abcdef`, `r.json.partial-${dead}@another-host-89abcdef`, `other.json.partial-${dead}@${host}-0123abcd`];
+    for (const name of [...left, ...kept]) writeFileSync(join(folder, name), 'half an export');
+    await exportRun(run, 'json', join(folder, 'r.json'));
+    expect(readdirSync(folder).sort()).toEqual(['r.json', ...kept].sort());
+  });
+
+  it('removes the partial files of an earlier boot whose pid a live process has now, and judges them by the machine, not its hostname', async ({ skip }) => {
+    if (!THIS_PROCESS.boot || !THIS_PROCESS.machine) return skip();
+    // Judged by pid alone, a partial file of a process killed before a reboot stayed for good once its pid was taken.
+    const folder = mkdtempSync(join(dir, 'left-'));
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const tag = (o: Partial<ProcessOwner>) => ownerTag({ ...THIS_PROCESS, ...o });
+    const earlierBoot = '00000000-0000-4000-8000-000000000000';
+    const left = [`r.json.partial-${tag({ pid: process.ppid, boot: earlierBoot })}-0123abcd`, `r.json.partial-${tag({ pid: dead, host: 'old-name' })}-0123abcd`];
+    const kept = [`r.json.partial-${tag({ pid: process.ppid })}-89abcdef`, `r.json.partial-${tag({ pid: dead, boot: earlierBoot, machine: '0123456789abcdef' })}-89abcdef`];
     for (const name of [...left, ...kept]) writeFileSync(join(folder, name), 'half an export');
     await exportRun(run, 'json', join(folder, 'r.json'));
     expect(readdirSync(folder).sort()).toEqual(['r.json', ...kept].sort());

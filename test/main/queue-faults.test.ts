@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { bundleDirs, runnableEntry, WorkerPool } from '../../main/services/pool';
 import { withExport } from '../../main/services/handlers';
+import { ownerTag, THIS_PROCESS } from '../../main/services/processes';
 import { openServicesWhenFree, type Services } from '../../main/services/services';
 import { BUSY_TIMEOUT_MS } from '../../main/services/store';
 import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
@@ -239,6 +240,9 @@ describe('data folder faults', () => {
     // Another machine's (a folder on a shared disk): its processes cannot be asked.
     const elsewhere = join(data, `tmp-export-${ended.pid}@another-machine-abc123`);
     mkdirSync(elsewhere);
+    // A process of an earlier boot (a reboot after a power cut), whatever process has its pid now.
+    const beforeReboot = join(data, `tmp-export-${ownerTag({ ...THIS_PROCESS, pid: alive.pid!, boot: '00000000-0000-4000-8000-000000000000' })}-abc123`);
+    mkdirSync(beforeReboot);
     const s = fixtureServices(data, { autoStart: true });
     later(() => s.close());
     // They stayed for good, with what they held (a crash during a multi-gigabyte download left that much).
@@ -246,6 +250,7 @@ describe('data folder faults', () => {
     expect(existsSync(mine)).toBe(false); // an earlier process with this pid: none of this one's exports runs yet
     expect(existsSync(live)).toBe(true);
     expect(existsSync(elsewhere)).toBe(true);
+    expect(existsSync(beforeReboot)).toBe(!THIS_PROCESS.boot);
     // An export of this process under way stays when it opens the folder again (a second services).
     const [runId] = (await s.dispatch('runs.enqueue', { spec: spec('exported') })).runIds;
     await s.queue.waitFor([runId]);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { decodeTable, decodeVolume } from '../../core/io/container';
 import type { QueueState, RunSummary } from '../../main/api';
 import type { Services } from '../../main/services/services';
 import { RunStore } from '../../main/services/store';
+import { ownerText, THIS_PROCESS } from '../../main/services/processes';
 import { CHECKPOINT_FILE } from '../../main/workers/checkpoint';
 import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
 import { threadedFixtureRegistry } from './fixtures/registry';
@@ -538,6 +539,27 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect(second.recovered).toEqual(runIds);
     await second.queue.waitFor(runIds);
     expect((await second.dispatch('runs.get', { id: runIds[0] })).status).toBe('done');
+  });
+
+  it('knows this machine by its machine key, not its hostname: takes up its crashed runs after the hostname changed, leaves another machine of the same name alone', async ({ skip }) => {
+    if (!THIS_PROCESS.machine) return skip();
+    const t = tempDir();
+    dirs.push(t.cleanup);
+    const first = fixtureServices(t.dir);
+    const { runIds } = await first.dispatch('runs.enqueue', { spec: spec('x', { steps: { $sweep: [5, 6] } }) });
+    await first.close();
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+    const store = new RunStore(join(t.dir, 'packbench.db'));
+    const info = { host: null, threads: 1, appVersion: 't' };
+    // Its process crashed here, then the machine was renamed: it stayed 'running' for good.
+    expect(store.claim(runIds[0], { ...info, owner: ownerText({ ...THIS_PROCESS, host: 'old-name', pid: dead }) })).toBe(true);
+    // Another machine, also called as this one ('localhost', 'raspberrypi'), runs it on a shared disk: it was taken up (its boot is not this one's).
+    expect(store.claim(runIds[1], { ...info, owner: ownerText({ host: hostname(), pid: dead, boot: '00000000-0000-4000-8000-000000000000', machine: '0123456789abcdef' }) })).toBe(true);
+    store.close();
+    const second = fixtureServices(t.dir);
+    open.push(second);
+    expect(second.recovered).toEqual([runIds[0]]);
+    expect((await second.dispatch('runs.get', { id: runIds[1] })).status).toBe('running');
   });
 
   it("idle() (`queue run`) takes up the runs of a process on the folder that died meanwhile, instead of ending with them left running", async () => {
