@@ -29,7 +29,7 @@ export function voxelEquivalentDiameters(voxels: ArrayLike<number>, voxelSize: n
   return d;
 }
 
-/** Distributions of diameters d (with volumes v) in `bins` bins; d10/d50/d90 by volume. */
+/** Distributions of diameters d (with volumes v) in `bins` bins; d10/d50/d90 by volume (percentFiner). */
 export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number, unit: string): SizeStats {
   if (d.length === 0) return { series: [], metrics: { particles: 0 } };
   let lo = Infinity, hi = -Infinity, totalV = 0, sumD = 0;
@@ -41,19 +41,18 @@ export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number
   }
   const byNumber = histogram(d, lo, hi, bins);
   const byVolume = histogram(d, lo, hi, bins, v);
-  // Gradation: sort by diameter and accumulate volume.
+  // Gradation: sort by diameter and accumulate volume, one point per size (its particles all count
+  // at it, as a sieve holds them all), so that the curve drawn is the one percentFiner reads.
   const order = Uint32Array.from({ length: d.length }, (_, i) => i).sort((a, b) => d[a] - d[b]);
-  const gx = new Float64Array(d.length), gy = new Float64Array(d.length);
-  let acc = 0;
+  const px = new Float64Array(d.length), py = new Float64Array(d.length);
+  let acc = 0, sizes = 0;
   for (let k = 0; k < order.length; k++) {
     acc += v[order[k]];
-    gx[k] = d[order[k]];
-    gy[k] = (100 * acc) / totalV;
+    if (k + 1 < order.length && d[order[k + 1]] === d[order[k]]) continue;
+    px[sizes] = d[order[k]];
+    py[sizes++] = (100 * acc) / totalV;
   }
-  const passing = (p: number) => {
-    for (let k = 0; k < gy.length; k++) if (gy[k] >= p) return gx[k];
-    return gx[gx.length - 1];
-  };
+  const gx = px.slice(0, sizes), gy = py.slice(0, sizes);
   const xLabel = `equivalent diameter (${unit})`;
   return {
     series: [
@@ -64,10 +63,31 @@ export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number
     metrics: {
       particles: d.length,
       meanDiameter: sumD / d.length,
-      d10: passing(10),
-      d50: passing(50),
-      d90: passing(90),
+      d10: percentFiner(gx, gy, 10),
+      d50: percentFiner(gx, gy, 50),
+      d90: percentFiner(gx, gy, 90),
       solidVolume: totalV,
     },
   };
+}
+
+/**
+ * The diameter that p percent of the solid volume is finer than, read off a gradation curve (gx
+ * distinct diameters ascending, gy the cumulative percent by volume at each) as sieve analysis reads
+ * d10, d50 and d90: linearly in the percent between the two neighbouring sizes whose percents
+ * bracket p, so that a gradation of a few size classes gives values between its classes, not the
+ * class above. Below the finest size's own percent nothing finer is known: the finest size. Sizes
+ * holding no volume (a particle clipped to no voxel) are not on the curve.
+ */
+function percentFiner(gx: Float64Array, gy: Float64Array, p: number): number {
+  // The first point at or above p (gy never decreases).
+  let lo = 0, hi = gy.length - 1;
+  if (!(gy[hi] >= p)) return gx[hi];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (gy[mid] >= p) hi = mid;
+    else lo = mid + 1;
+  }
+  if (lo === 0 || !(gy[lo - 1] > 0)) return gx[lo];
+  return gx[lo - 1] + ((p - gy[lo - 1]) / (gy[lo] - gy[lo - 1])) * (gx[lo] - gx[lo - 1]);
 }

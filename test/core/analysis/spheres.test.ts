@@ -294,7 +294,8 @@ describe('analyseSpheres', () => {
     const byVolume = res.series.find((s) => s.name === 'size distribution by volume')!;
     expect(Array.from(byNumber.y)).toEqual([2 / 3, 1 / 3]);
     expect(byVolume.y[1]).toBeCloseTo(8 / 10, 12);
-    expect(res.metrics.d50).toBe(4);
+    // 20 % of the volume at diameter 2, all of it at 4: 50 % lies (50 - 20) / 80 of the way (sieve analysis).
+    expect(res.metrics.d50).toBeCloseTo(2.75, 12);
     expect(() => analyseSpheres(spheres([[0, 0, 0]], 1), [0, 1, 1])).toThrow(/box\[0\] must be a positive length/);
     expect(() => analyseSpheres({ kind: 'table', name: 't', columns: { x: new Float64Array(1) } }, [1, 1, 1])).toThrow(/lacks column 'y'/);
     expect(() => analyseSpheres(spheres([[0, 0, 0]], 1), [1, 1, 1], { rdfBins: 0 })).toThrow(/rdfBins/);

@@ -223,7 +223,8 @@ describe('analyseParticleTable (runs without a label volume)', () => {
     const res = analyseParticleTable(particles);
     // 1000 voxels at 10 per unit is a volume of 1: d = (6 / π)^(1/3).
     expect(res.metrics.d10).toBeCloseTo(Math.cbrt(6 / Math.PI), 12);
-    expect(res.metrics.d90).toBeCloseTo(2 * Math.cbrt(6 / Math.PI), 12);
+    // Volumes 1 and 8 (1/9 and 8/9): 90 % lies (90 - 100/9) / (800/9) = 710/800 of the way from d to 2d.
+    expect(res.metrics.d90).toBeCloseTo((1 + 710 / 800) * Math.cbrt(6 / Math.PI), 12);
     expect(res.metrics.bodyAxisOrder).toBeCloseTo(0.25, 12);
     expect(() => analyseParticleTable({ ...particles, meta: {} })).toThrow(/meta.resolution must be a positive number/);
   });
