@@ -140,7 +140,7 @@ function analyse(labels: LabelVolume, particles: ColumnTable, opts: z.output<typ
   const volumes = Float64Array.from(moments.count, (c) => c * (h * h * h));
   let maxDiameter = 0;
   for (let p = 0; p < n; p++) if (diameters[p] > maxDiameter) maxDiameter = diameters[p];
-  const sizes = sizeDistributions(diameters, volumes, opts.sizeBins, 'length');
+  const sizes = sizeDistributions(diameters, volumes, opts.sizeBins);
 
   // Porosity of the bed (under the top surface) and of the bulk (bedRegions), and the profile.
   const regions = bedRegions(scan, h, { floorLayer: opts.floorLayer ?? maxDiameter, bulkTop: opts.bulkTop, topPercentile: opts.topPercentile });
@@ -159,7 +159,7 @@ function analyse(labels: LabelVolume, particles: ColumnTable, opts: z.output<typ
   Object.assign(metrics, sizes.metrics);
 
   const series: EngineSeries[] = [
-    lineSeries('porosity profile', 'z (length)', 'porosity', profile.z.map((s) => s * h), profile.porosity),
+    lineSeries('porosity profile', `z (${UNITS.length})`, 'porosity', profile.z.map((s) => s * h), profile.porosity),
     ...sizes.series,
   ];
 
@@ -246,7 +246,7 @@ export function analyseParticleTable(particles: ColumnTable, options: Pick<Voxel
   if (voxels) {
     if (typeof resolution !== 'number' || !(resolution > 0)) throw new RangeError(`particle table meta.resolution must be a positive number of voxels per length unit, got ${String(resolution)}`);
     const volumes = Float64Array.from(voxels, (v) => v / (resolution * resolution * resolution));
-    const sizes = sizeDistributions(voxelEquivalentDiameters(voxels, 1 / resolution), volumes, opts.sizeBins, 'length');
+    const sizes = sizeDistributions(voxelEquivalentDiameters(voxels, 1 / resolution), volumes, opts.sizeBins);
     Object.assign(metrics, sizes.metrics);
     series.push(...sizes.series);
   }

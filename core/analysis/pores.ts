@@ -18,6 +18,7 @@
 
 import type { EngineSeries } from '../common/engine';
 import { barSeries, histogram, normalised } from './histogram';
+import { UNITS } from '../common/units';
 
 const INF = 1e20;
 
@@ -282,7 +283,7 @@ export function poreSizeDistribution(
   sorted.sort();
   const hist = histogram(sorted, 0, sorted[sorted.length - 1], bins);
   return {
-    series: barSeries('pore-size distribution', 'local thickness (length)', 'fraction of pore volume', hist.centres, normalised(hist.counts)),
+    series: barSeries('pore-size distribution', `local thickness (${UNITS.length})`, 'fraction of pore volume', hist.centres, normalised(hist.counts)),
     mean: sum / sorted.length,
     median: sorted[Math.floor(sorted.length / 2)],
     max: sorted[sorted.length - 1],

@@ -6,6 +6,7 @@
  */
 import type { EngineSeries } from '../common/engine';
 import { barSeries, histogram, lineSeries, normalised } from './histogram';
+import { UNITS } from '../common/units';
 
 export interface SizeStats {
   series: EngineSeries[];
@@ -30,7 +31,7 @@ export function voxelEquivalentDiameters(voxels: ArrayLike<number>, voxelSize: n
 }
 
 /** Distributions of diameters d (with volumes v) in `bins` bins; d10/d50/d90 by volume (percentFiner). */
-export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number, unit: string): SizeStats {
+export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number): SizeStats {
   if (d.length === 0) return { series: [], metrics: { particles: 0 } };
   let lo = Infinity, hi = -Infinity, totalV = 0, sumD = 0;
   for (let i = 0; i < d.length; i++) {
@@ -53,7 +54,7 @@ export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number
     py[sizes++] = (100 * acc) / totalV;
   }
   const gx = px.slice(0, sizes), gy = py.slice(0, sizes);
-  const xLabel = `equivalent diameter (${unit})`;
+  const xLabel = `equivalent diameter (${UNITS.length})`;
   return {
     series: [
       barSeries('size distribution by number', xLabel, 'number fraction', byNumber.centres, normalised(byNumber.counts)),

@@ -95,7 +95,7 @@ export function analyseSpheres(
 
   // Sizes.
   const d = r.map((v) => 2 * v), v = r.map((v) => (4 / 3) * Math.PI * v * v * v);
-  const sizes = sizeDistributions(d, v, opts.sizeBins, 'length');
+  const sizes = sizeDistributions(d, v, opts.sizeBins);
   Object.assign(metrics, sizes.metrics);
   series.push(...sizes.series);
 
@@ -170,7 +170,7 @@ export function analyseSpheres(
     pz[s] = thickness === dz ? (s + 0.5) * dz : s * dz + thickness / 2;
     py[s] = 1 - solidPerSlice[s] / (area * thickness);
   }
-  series.push(lineSeries('porosity profile', 'z (length)', 'porosity', pz, py));
+  series.push(lineSeries('porosity profile', `z (${UNITS.length})`, 'porosity', pz, py));
   // The bed: everything below the top surface, column by column (as for voxel beds); a cell periodic in z: the box.
   metrics.bedPorosity = 1 - solidBed / (area * hMean);
   if (valley > floorLayer) {
@@ -199,7 +199,7 @@ export function analyseSpheres(
     rdfX[b] = (r0 + r1) / 2;
     rdfY[b] = rdfCounts[b] / (refs * rho * (4 / 3) * Math.PI * (r1 * r1 * r1 - r0 * r0 * r0));
   }
-  series.push(lineSeries('radial distribution function', 'r (length)', 'g(r)', rdfX, rdfY));
+  series.push(lineSeries('radial distribution function', `r (${UNITS.length})`, 'g(r)', rdfX, rdfY));
   return { metrics, series, artifacts: [], particleColumns: { coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)) } };
 }
 

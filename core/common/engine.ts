@@ -208,7 +208,7 @@ export interface ParticleTableSpec {
 
 /** What a metric measures: shown beside its name where runs are listed and compared. */
 export interface MetricInfo {
-  /** 'length', 'fraction', 'voxels', 's', ...; none for counts and text. */
+  /** UNITS.length, 'fraction', 'voxels', 's', ...; none for counts and text. */
   unit?: string;
   /** Its unit in a 2D run (params.dim 2) where that differs from `unit`: an area for a volume. */
   unit2d?: string;

@@ -13,6 +13,7 @@
  */
 import { copyOut } from './container';
 import type { LabelDtype } from './labels';
+import { UNITS } from '../common/units';
 
 const SHORT = 3, LONG = 4, ASCII = 2, RATIONAL = 5;
 const FOUR_GIB = 0x1_0000_0000;
@@ -61,7 +62,7 @@ const oneLine = (s: string) => s.replace(/\n/g, ' ');
 
 /** ImageJ's description: stack size, calibration (its FileSaver's keys and order). */
 function imageJDescription(nz: number, voxelSize: number, o: TiffOptions): string {
-  let d = `ImageJ=1.54f\nimages=${nz}\nslices=${nz}\nunit=${oneLine(o.unit ?? 'unit')}\n`;
+  let d = `ImageJ=1.54f\nimages=${nz}\nslices=${nz}\nunit=${oneLine(o.unit ?? UNITS.length)}\n`;
   if (o.values) d += `cf=0\nc0=${o.values.offset}\nc1=${o.values.scale}\nvunit=${oneLine(o.values.unit)}\n`;
   d += `spacing=${voxelSize}\nloop=false\n`;
   // ImageJ's origin is the pixel at which the calibrated position is 0: x = (pixel - xorigin) * size.

@@ -184,9 +184,9 @@ function classSeries(s: Stacker, classes: SizeClass[]): EngineSeries[] {
   const achieved = Float64Array.from(s.classVolume, (v) => (solid > 0 ? v / solid : 0)).reverse();
   const count = Float64Array.from(s.classCount).reverse();
   return [
-    { name: 'class volume fraction asked', xLabel: 'class mean diameter (length)', yLabel: 'share of the solid volume', x: d, y: asked, kind: 'bar' },
-    { name: 'class volume fraction achieved', xLabel: 'class mean diameter (length)', yLabel: 'share of the solid volume', x: d, y: achieved, kind: 'bar' },
-    { name: 'particles per class', xLabel: 'class mean diameter (length)', yLabel: 'particles', x: d, y: count, kind: 'bar' },
+    { name: 'class volume fraction asked', xLabel: `class mean diameter (${UNITS.length})`, yLabel: 'share of the solid volume', x: d, y: asked, kind: 'bar' },
+    { name: 'class volume fraction achieved', xLabel: `class mean diameter (${UNITS.length})`, yLabel: 'share of the solid volume', x: d, y: achieved, kind: 'bar' },
+    { name: 'particles per class', xLabel: `class mean diameter (${UNITS.length})`, yLabel: 'particles', x: d, y: count, kind: 'bar' },
   ];
 }
 
@@ -295,8 +295,8 @@ export const stackingEngine = defineEngine({
       },
       series: [
         { name: 'particles against time', xLabel: 'time (s)', yLabel: 'particles', x: timeX, y: timeY, kind: 'line' },
-        { name: 'sieve curve asked', xLabel: 'size, diameter (length)', yLabel: '% finer by volume', x: sieveX, y: askedPassing(classes, sizes, params.dim), kind: 'line' },
-        { name: 'sieve curve achieved', xLabel: 'size, diameter (length)', yLabel: '% finer by volume', x: sizes, y: achievedPassing(r, sizes, params.dim), kind: 'line' },
+        { name: 'sieve curve asked', xLabel: `size, diameter (${UNITS.length})`, yLabel: '% finer by volume', x: sieveX, y: askedPassing(classes, sizes, params.dim), kind: 'line' },
+        { name: 'sieve curve achieved', xLabel: `size, diameter (${UNITS.length})`, yLabel: '% finer by volume', x: sizes, y: achievedPassing(r, sizes, params.dim), kind: 'line' },
         ...classSeries(s, classes),
         ...contactSeries,
       ],

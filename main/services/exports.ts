@@ -14,6 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import type { ColumnTable, EngineSeries, ParticleTableSpec } from '../../core/common/engine';
 import { metricInfo } from '../../core/common/engines';
 import { metricUnitIn } from '../../core/common/engine';
+import { UNITS } from '../../core/common/units';
 import { decodeHeader, dtypeConstructor, headerByteLength, TABLE_MAGIC, VOLUME_MAGIC, type TableHeader, type VolumeHeader } from '../../core/io/container';
 import { csvColumns, isSphereTable, rowCount, tableToCsv } from '../../core/io/csv';
 import { frameOrigin, inOwnCoordinates } from '../../core/io/frame';
@@ -656,13 +657,13 @@ function slabSlices(dims: readonly [number, number, number], slabBytes: number):
   return Math.min(dims[2], Math.max(1, Math.floor(slabBytes / (dims[0] * dims[1] * 4))));
 }
 
-/** The run's length unit: the label volume's meta.unit when it names one, else 'unit'. */
+/** The run's length unit: the label volume's meta.unit when it names one, else length units (UNITS.length), as its metrics say. */
 async function lengthUnit(run: ExportableRun): Promise<string> {
   const labels = volumeArtifact(run);
-  if (!labels) return 'unit';
+  if (!labels) return UNITS.length;
   const reader = await openVolume(labels.path);
   await reader.close();
-  return typeof reader.header.meta.unit === 'string' ? reader.header.meta.unit : 'unit';
+  return typeof reader.header.meta.unit === 'string' ? reader.header.meta.unit : UNITS.length;
 }
 
 /**

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { analyseSpheres, sphereAnalysisOptionsSchema } from '../../core/analysis/index';
 import { WORKER_BYTES, type ColumnTable, type EngineSeries } from '../../core/common/engine';
+import { UNITS } from '../../core/common/units';
 import { encodeTable } from '../../core/io/container';
 import { sphereCsvLineNumbers, sphereCsvToTable } from '../../core/io/csv';
 import { countLines } from '../../core/io/lines';
@@ -41,7 +42,7 @@ export interface VoxelShapeImport {
 
 export const meshImportOptionsSchema = z
   .object({
-    resolution: z.number().gt(0).optional().meta({ unit: 'voxels per length unit', description: 'voxel grid density in the model units' }),
+    resolution: z.number().gt(0).optional().meta({ unit: UNITS.resolution, description: 'voxel grid density in the model units' }),
     voxelsAcross: z.number().int().min(1).max(MAX_SHAPE_VOXELS_PER_AXIS).optional()
       .meta({ unit: 'voxels', description: "voxels along the mesh's longest side (instead of a resolution)" }),
   })

@@ -100,12 +100,12 @@ export const CASES: Record<string, () => Promise<string>> = {
 
 /** The SHA-256 of each case's result, the same on Node 20, 24 and 25 (scripts/cross-host-check.ts prints them). */
 export const GOLDEN: Record<string, string> = {
-  'voxel spheres, plates and superellipsoids with analysis': 'd5c2eae670d0fdd2d04ae3964dab334c3b01bad49d77e3549b3ad1281fa45a9c',
-  'stacking 2D classes, void ratio': 'b1f63e7a9ff18db6861b0259088e09ab59039cf3a80aa5fdd1f585806a348270',
-  'stacking 3D sieve curve in a cylinder': '9764d96332fc851326fd2af14a33226ba01374a4beb56675bd87e3e6858f3ef5',
+  'voxel spheres, plates and superellipsoids with analysis': '0ade28dbc8171b62ff229ddf09d7831d6487ad15e15cf9af712cbcac081e37fb',
+  'stacking 2D classes, void ratio': '4dc5de14cd495642393c80b6c6665c4eef0352aea3f1278423dbd9452676689b',
+  'stacking 3D sieve curve in a cylinder': '37b4955f1786300b74d823970dcba0c183f5ee3d8604b6c40c45d319deb6fff2',
   'ballmill 2D constant restitution, hashed grid': '42bea4cba56da652b00ba527a875e0fe3121c20d072bb301ddd34aa3fa720cbe',
   'ballmill 3D Hertz restitution, cell space': '4a7610284179a535fd5f57c4be65a5d82178302912c29cb3a96b6553e299c4a9',
   'surface superquadric': 'a2ffc188dcb73e866bf010ee8042cc6b6adb140fe3e6e15bfe03ee5f094537cc',
   'surface blobby': '67bb8cda490e6f348f049a8d527c38c76ddb8206992b08b114e1bea4cc4bb492',
-  'analysis of a random sphere packing': 'bbbbd06e421d23333875c156df1cafde2f911c325ff8688b6637cd13d8aff79b',
+  'analysis of a random sphere packing': 'b314c49366761353b827ccb7a9789cbf0ab1c0f8c724cb31611c64a8477893c1',
 };

@@ -20,6 +20,7 @@ import { surfaceEngine } from '../../core/surface/index';
 import { stackingEngine } from '../../core/stacking/index';
 import { surfaceParamsSchema } from '../../core/surface/params';
 import { Random } from '../../core/common/random';
+import { UNITS } from '../../core/common/units';
 import { EXPORT_FORMATS, exportFileName, exportForDownload, exportRun, FormatNotApplicable, type ExportableRun } from '../../main/services/exports';
 import { ownerTag, THIS_PROCESS, type ProcessOwner } from '../../main/services/processes';
 
@@ -243,6 +244,15 @@ describe('exportRun', () => {
     const surface: ExportableRun = { ...run, id: 's3', engine: 'surface', artifacts: [{ kind: 'volume', name: 'solid', path: join(dir, inside) }] };
     await exportRun(surface, 'raw', join(dir, 's.raw'));
     expect(JSON.parse(readFileSync(join(dir, 's.raw.json'), 'utf8')).labels).toBe('1 = inside the surface (F < 0), 0 = outside');
+  });
+
+  it('names the length unit of a volume that names none as the metrics do: length units (raw header, TIFF)', async () => {
+    writeFileSync(join(dir, 'plain.pbv'), encodeVolume({ ...volume, meta: {} }));
+    const plain: ExportableRun = { ...voxelRun, id: 'u1', artifacts: voxelRun.artifacts.map((a) => (a.kind === 'volume' ? { ...a, path: join(dir, 'plain.pbv') } : a)) };
+    await exportRun(plain, 'raw', join(dir, 'u.raw'));
+    expect(JSON.parse(readFileSync(join(dir, 'u.raw.json'), 'utf8')).unit).toBe(UNITS.length);
+    await exportRun(plain, 'tiff', join(dir, 'u.tif'));
+    expect(decodeTiffStack(new Uint8Array(readFileSync(join(dir, 'u.tif')))).description).toContain(`\nunit=${UNITS.length}\n`);
   });
 
   it("a surface run's solid (0 and 1) exports 16-bit whatever its particle count", async () => {

@@ -6,7 +6,7 @@ const ball = (d: number) => (Math.PI / 6) * d * d * d;
 
 /** d10, d50 and d90 of spheres of diameters `d`, as sizeDistributions reports them. */
 function percentiles(d: number[]): number[] {
-  const m = sizeDistributions(Float64Array.from(d), Float64Array.from(d, ball), 10, 'length units').metrics;
+  const m = sizeDistributions(Float64Array.from(d), Float64Array.from(d, ball), 10).metrics;
   return [m.d10, m.d50, m.d90];
 }
 
@@ -44,7 +44,7 @@ describe('d10, d50, d90 (sizeDistributions)', () => {
     expect(percentiles([2, 1, 2])[1]).toBeCloseTo(1.46875, 12);
     // The gradation drawn is the curve they are read off: one point per size (a line through
     // (1, 100/17 %) and a first sphere of 2 at 52.9 % put 50 % at 1.94 there).
-    const gradation = sizeDistributions(Float64Array.of(2, 1, 2), Float64Array.from([2, 1, 2], ball), 10, 'length units').series[2];
+    const gradation = sizeDistributions(Float64Array.of(2, 1, 2), Float64Array.from([2, 1, 2], ball), 10).series[2];
     expect(Array.from(gradation.x)).toEqual([1, 2]);
     expect(gradation.y[0]).toBeCloseTo(100 / 17, 12);
     expect(gradation.y[1]).toBeCloseTo(100, 12);
