@@ -8,7 +8,7 @@
  * Start-up recovery re-queues
  * runs left 'running' by a crash.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { valueAt, WORKER_BYTES } from '../../core/common/engine';
@@ -22,7 +22,7 @@ import { CHECKPOINT_FILE, removeCheckpoint } from '../workers/checkpoint';
 import type { CheckOutcome, CheckTask } from '../workers/protocol';
 import type { EncodedRun, InterruptedView, NewRun, RunOrigin, RunStore } from './store';
 import { sweepLabel, sweepPlan, sweptPaths, type SweepPoint } from './sweep';
-import { ownerState, ownerText, parseOwnerText, THIS_PROCESS } from './processes';
+import { OWNER_TAG, ownerState, ownerTag, ownerText, parseOwnerTag, parseOwnerText, THIS_PROCESS } from './processes';
 import { Turns } from './turns';
 
 /** A run validate found fit to queue, with its engine's memory estimate. */
@@ -169,6 +169,9 @@ function bySource(issues: readonly ApiIssue[], overrides: Record<string, unknown
  * it at its poll; it outlives the process (a close, a crash), so that the next one honours the stop.
  */
 export const STOP_REQUEST_FILE = 'stop-requested';
+
+/** In runs/: the folders of runs being removed (JobQueue.deleteRun); no run's id, which is hex. */
+const REMOVING_DIR = '.removing';
 
 /** Why a run is interrupted when its process is found gone (recover). */
 const PROCESS_ENDED = 'the process running it ended';
@@ -862,12 +865,62 @@ export class JobQueue {
       await job.done;
       await this.settled(id);
     }
-    this.store.deleteRun(id);
-    rmSync(this.runDir(id), { recursive: true, force: true });
+    // The folder goes aside first, then the row, then the folder: a process killed between two steps
+    // leaves the run listed, its folder put back at the next start (finishRemovals), or wholly gone.
+    // The row first, it left a folder that no command lists, its disk used for good.
+    const aside = this.setAside(id);
+    try {
+      this.store.deleteRun(id);
+    } catch (err) {
+      if (aside) renameSync(aside, this.runDir(id)); // not deleted (locked, full): whole, as it was
+      throw err;
+    }
+    if (aside) rmSync(aside, { recursive: true, force: true });
     this.tellDeleted(id);
     this.emitQueue();
     // The last run of its batch still to run: the others are final, so the batch is finished.
     if (batchId) this.finishBatchIfDone(batchId);
+  }
+
+  /** Where deleteRun sets a run's folder aside while it removes the run: in runs/, so that the move is a rename. */
+  private asideDir(): string {
+    return join(this.dataDir, 'runs', REMOVING_DIR);
+  }
+
+  /** Moves run `id`'s folder aside, named after the run and this process (finishRemovals reads both); null when it has none. */
+  private setAside(id: string): string | null {
+    const aside = join(this.asideDir(), `${id}@${ownerTag()}`);
+    mkdirSync(this.asideDir(), { recursive: true });
+    try {
+      renameSync(this.runDir(id), aside);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null; // never started: no folder
+      throw err;
+    }
+    return aside;
+  }
+
+  /**
+   * Finishes the removals (deleteRun) of processes that ended part-way through one: a run whose row is
+   * still there gets its folder back (listed and whole, it can be removed again), the folder of one
+   * whose row is gone goes. Those of live processes are theirs to finish. At start-up: a removal of
+   * this process runs to its end in one go, so one with its pid is an earlier process's.
+   */
+  finishRemovals(): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.asideDir());
+    } catch {
+      return; // none was ever set aside
+    }
+    const pattern = new RegExp(`^([0-9a-f]+)@(${OWNER_TAG})$`);
+    for (const name of names) {
+      const m = pattern.exec(name);
+      const owner = m && parseOwnerTag(m[2]);
+      if (!m || !owner || ownerState(owner, 'ended') !== 'ended') continue;
+      const aside = join(this.asideDir(), name), dir = this.runDir(m[1]);
+      this.bestEffort(() => (this.store.getSummary(m[1]) && !existsSync(dir) ? renameSync(aside, dir) : rmSync(aside, { recursive: true, force: true })));
+    }
   }
 
   /**

@@ -198,6 +198,7 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
   if (!o.readOnly) {
     shapes.installBuiltins();
     removeLeftExports(o.dataDir);
+    queue.finishRemovals();
   }
   const recovered = o.readOnly ? [] : queue.recover();
   // Read-only: runs whose process ended are shown as the next writer's recovery will leave them.

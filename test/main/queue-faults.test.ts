@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bundleDirs, runnableEntry, WorkerPool } from '../../main/services/pool';
 import { withExport } from '../../main/services/handlers';
 import { ownerTag, THIS_PROCESS } from '../../main/services/processes';
@@ -20,6 +21,7 @@ import { makeReadOnly, smallDisk } from './faults';
 import { afterEachTest, fixtureServices } from './helpers';
 
 const { later, dir } = afterEachTest();
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function setup(o: Parameters<typeof fixtureServices>[1] = {}): { s: Services; dir: string } {
   const data = dir();
@@ -264,6 +266,48 @@ describe('data folder faults', () => {
     const reader = fixtureServices(data, { readOnly: true });
     await reader.close();
     expect(existsSync(ro)).toBe(true);
+  });
+
+  it('a run removed by a process killed between two steps of the removal is still listed with its files, or wholly gone', async () => {
+    const data = dir();
+    const s = fixtureServices(data, { autoStart: true });
+    const ids = [];
+    for (const name of ['killed before its row went', 'killed after']) ids.push((await runToEnd(s, spec(name, { volume: true }))).id);
+    const [before, after] = ids;
+    const files = (await s.dispatch('runs.artifacts', { id: before })).map((a) => a.path);
+    expect(files.length).toBeGreaterThan(0);
+    await s.close();
+    // A `runs rm` killed (kill -9) as it deletes the run's row: before it (nothing stored yet), or after.
+    const remove = (id: string, rowFirst: boolean) => new Promise<NodeJS.Signals | null>((done) => {
+      const script = `
+        import { openServices } from './main/services/services.ts';
+        import { fixtureRegistry } from './test/main/fixtures/registry.ts';
+        const s = openServices({ dataDir: ${JSON.stringify(data)}, registry: fixtureRegistry() });
+        const deleteRow = s.store.deleteRun.bind(s.store);
+        s.store.deleteRun = (id) => { ${rowFirst ? 'deleteRow(id); ' : ''}process.kill(process.pid, 'SIGKILL'); };
+        await s.dispatch('runs.delete', { id: ${JSON.stringify(id)} });`;
+      spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, stdio: 'inherit' }).once('exit', (_code, signal) => done(signal));
+    });
+    expect(await Promise.all([remove(before, false), remove(after, true)])).toEqual(['SIGKILL', 'SIGKILL']);
+    // The row went first, and the folder stayed for good, listed by no command.
+    const next = fixtureServices(data);
+    later(() => next.close());
+    expect((await next.dispatch('runs.get', { id: before })).status).toBe('done');
+    expect(files.filter((f) => !existsSync(f))).toEqual([]);
+    expect(existsSync(join(data, 'runs', after))).toBe(false);
+    expect(readdirSync(join(data, 'runs'))).toEqual(expect.arrayContaining([before, '.removing']));
+    expect(readdirSync(join(data, 'runs', '.removing'))).toEqual([]);
+    // A removal that cannot delete the row (the database locked past its wait) leaves the run whole.
+    vi.spyOn(next.store, 'deleteRun').mockImplementationOnce(() => {
+      throw new Error('database is locked');
+    });
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
+    await expect(next.dispatch('runs.delete', { id: before })).rejects.toThrow(/locked/);
+    quiet.mockRestore();
+    expect(files.filter((f) => !existsSync(f))).toEqual([]);
+    await next.dispatch('runs.delete', { id: before });
+    expect(readdirSync(join(data, 'runs'))).toEqual(['.removing']);
+    expect((await next.dispatch('runs.list', {})).total).toBe(0);
   });
 
   it('names the database file and what to do when it is damaged or no database, for writing and for reading', () => {
