@@ -181,9 +181,11 @@ describe.skipIf(!CHROMIUM)("a user's day: a voxel sweep", () => {
     const [csv] = await Promise.all([page.waitForEvent('download'), page.click(`${testid('sweep-plot')} ${testid('plot-export-csv')}`)]);
     expect(csv.suggestedFilename()).toBe('walk_spheres-bedSolidFraction-vs-freezingInterval.csv');
     const lines = readFileSync(await csv.path()).toString().trim().split('\n');
-    expect(lines[0]).toBe('freezingInterval (steps),reboundProbability=0.1,reboundProbability=0.5');
-    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['20', '100']);
-    expect(lines.slice(1).every((l) => l.split(',').slice(1).every((v) => Number(v) > 0 && Number(v) < 1))).toBe(true);
+    // A point a row with its runs' spread: one run each here, so no standard deviation.
+    expect(lines[0]).toBe('line,freezingInterval (steps),n,mean,sd,min,max');
+    const rows = lines.slice(1).map((l) => l.split(','));
+    expect(rows.map((r) => r.slice(0, 3))).toEqual([['reboundProbability=0.1', '20', '1'], ['reboundProbability=0.1', '100', '1'], ['reboundProbability=0.5', '20', '1'], ['reboundProbability=0.5', '100', '1']]);
+    expect(rows.every(([, , , mean, sd, min, max]) => Number(mean) > 0 && Number(mean) < 1 && sd === '' && min === mean && max === mean)).toBe(true);
     const [png] = await Promise.all([page.waitForEvent('download'), page.click(`${testid('sweep-plot')} ${testid('plot-export-png')}`)]);
     await png.saveAs(join(ARTIFACTS, 'workspace-sweep-plot-export.png'));
     expect(readFileSync(join(ARTIFACTS, 'workspace-sweep-plot-export.png')).subarray(1, 4).toString()).toBe('PNG');

@@ -141,17 +141,22 @@ describe('sweeps.ts', () => {
     expect(sweepColumns(rows, 2).map((c) => c.label)).toEqual(['a', 'b']);
   });
 
-  it('plots only done runs with the metric, averaging runs that share a point', () => {
+  it('plots only done runs with the metric, each point the mean of its runs with their spread', () => {
     const runs = [
-      makeRun(1, { sweep: { x: 1, k: 'a' }, metrics: { m: 1 } }),
-      makeRun(2, { sweep: { x: 1, k: 'a' }, metrics: { m: 3 } }),
-      makeRun(3, { sweep: { x: 2, k: 'a' }, metrics: { m: 5 } }),
-      makeRun(4, { sweep: { x: 2, k: 'a' }, status: 'failed', metrics: {} }),
-      makeRun(5, { sweep: { x: 1, k: 'b' }, metrics: { other: 1 } }),
+      // replicates: the batch's swept paths are its params', the seed varies within a point
+      makeRun(1, { sweep: { x: 1, k: 'a', seed: 1 }, metrics: { m: 1 } }),
+      makeRun(2, { sweep: { x: 1, k: 'a', seed: 2 }, metrics: { m: 3 } }),
+      makeRun(3, { sweep: { x: 2, k: 'a', seed: 1 }, metrics: { m: 5 } }),
+      makeRun(4, { sweep: { x: 2, k: 'a', seed: 2 }, status: 'failed', metrics: {} }),
+      makeRun(5, { sweep: { x: 1, k: 'b', seed: 1 }, metrics: { other: 1 } }),
+      makeRun(6, { sweep: { x: 1, k: 'a', seed: 3 }, metrics: { m: 5 } }),
     ];
     const p = sweepPlot(runs, ['x', 'k'], 'x', 'm');
-    expect(p.used).toBe(3);
+    expect(p.used).toBe(4);
     expect(p.averaged).toBe(1);
-    expect(p.series.map((s) => [s.name, Array.from(s.x), Array.from(s.y)])).toEqual([['k=a', [1, 2], [2, 5]]]);
+    // at x = 1: 1, 3, 5, mean 3, deviations -2, 0, 2, 8 / 2 = 4, sd 2; at x = 2 one run, no sd
+    expect(p.series.map((s) => [s.name, Array.from(s.x), Array.from(s.y), s.spread])).toEqual([
+      ['k=a', [1, 2], [3, 5], [{ n: 3, mean: 3, sd: 2, min: 1, max: 5 }, { n: 1, mean: 5, sd: null, min: 5, max: 5 }]],
+    ]);
   });
 });

@@ -5,6 +5,7 @@
  * plot of the app exports through here, so the three files of a plot always agree.
  */
 import { alignSeries, type PlotSeries } from './plotData';
+import { errorBarExtent, errorBars, errorBarsNote } from './spread';
 
 export interface Figure {
   title?: string;
@@ -65,7 +66,9 @@ export function plotSvg(f: Figure): string {
   // The legend (several series) is a band under the x label, entries flowing in rows, so that it
   // never covers data.
   const legend = legendLayout(f.series.length > 1 ? f.series.map((s) => s.name) : [], W - 80);
-  const m = { left: 64, right: 16, top: f.title ? 30 : 14, bottom: 46 + legend.height };
+  // Replicates: lines under the legend say how many runs each point holds and what its bars span.
+  const note = wrapText(errorBarsNote(f.series), W - 80);
+  const m = { left: 64, right: 16, top: f.title ? 30 : 14, bottom: 46 + legend.height + note.length * LEGEND_ROW };
   const pw = W - m.left - m.right;
   const ph = H - m.top - m.bottom;
   let [x0, x1] = range(xs);
@@ -79,7 +82,7 @@ export function plotSvg(f: Figure): string {
     x0 -= pad;
     x1 += pad;
   }
-  const yr = range(ys.flatMap((y) => Array.from(y)));
+  const yr = range([...ys.flatMap((y) => Array.from(y)), ...(errorBarExtent(f.series) ?? [])]);
   const ypad = (yr[1] - yr[0]) * 0.05;
   const [y0, y1] = f.bars ? [Math.min(0, yr[0]), Math.max(0, yr[1]) + ypad] : [yr[0] - ypad, yr[1] + ypad];
   const X = (v: number) => m.left + ((v - x0) / (x1 - x0)) * pw;
@@ -123,6 +126,11 @@ export function plotSvg(f: Figure): string {
     if (points.length) out.push(`<polyline fill="none" stroke="${colour}" stroke-width="1.6" points="${points.map(([px, py]) => `${n(px)},${n(py)}`).join(' ')}"/>`);
     // Few points (a sweep): mark each, so that a reader sees where the samples are.
     if (points.length <= 30) for (const [px, py] of points) out.push(`<circle cx="${n(px)}" cy="${n(py)}" r="2.2" fill="${colour}"/>`);
+    for (const b of errorBars(f.series[k])) {
+      const [bx, lo, hi] = [n(X(b.x)), n(Y(b.lo)), n(Y(b.hi))];
+      const [c0, c1] = [n(X(b.x) - ERROR_BAR_CAP), n(X(b.x) + ERROR_BAR_CAP)];
+      out.push(`<path class="error-bar" d="M${bx} ${lo}V${hi}M${c0} ${lo}H${c1}M${c0} ${hi}H${c1}" fill="none" stroke="${colour}" stroke-width="1.2"/>`);
+    }
   });
   // legend band under the x label
   const top = m.top + ph + 44;
@@ -132,11 +140,26 @@ export function plotSvg(f: Figure): string {
     out.push(`<line x1="${x}" y1="${y - 4}" x2="${x + 14}" y2="${y - 4}" stroke="${FIGURE_COLOURS[k % FIGURE_COLOURS.length]}" stroke-width="2"/>`);
     out.push(`<text x="${x + 18}" y="${y}" fill="#1f2328">${esc(f.series[k].name)}</text>`);
   });
+  note.forEach((line, i) => out.push(`<text class="error-bars-note" x="${m.left}" y="${top + legend.height + i * LEGEND_ROW + 10}" fill="#3d4650">${esc(line)}</text>`));
   out.push('</svg>');
   return out.join('\n');
 }
 
 const LEGEND_ROW = 16;
+/** Half the width of an error bar's caps (px), as the app's plots draw them. */
+export const ERROR_BAR_CAP = 3;
+
+/** `text` in lines of at most `width` px (about 6.2 px a character, as the legend), broken between words; [] for ''. */
+function wrapText(text: string, width: number): string[] {
+  const most = Math.max(10, Math.floor(width / 6.2));
+  const lines: string[] = [];
+  for (const word of text.split(' ').filter((w) => w)) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= most) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
 
 /** Where each legend entry goes (x offset, row) in rows `width` wide, and the band's height. */
 function legendLayout(names: string[], width: number): { entries: { x: number; row: number }[]; height: number } {
@@ -159,12 +182,29 @@ function csvField(v: string): string {
   return /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 
-/** The plotted data: x, then one column per series; empty where a series has no sample at that x. */
+/**
+ * The plotted data: x, then one column per series; empty where a series has no sample at that x.
+ * Points with spreads (replicates) are written one a row instead, each with its line, x and the
+ * runs' n, mean, sd, min and max (sd empty for one run), as a statistics package reads them.
+ */
 export function seriesCsv(series: PlotSeries[], xLabel: string): string {
+  if (series.some((s) => s.spread)) return spreadCsv(series, xLabel);
   const [xs, ...ys] = alignSeries(series);
   const lines = [[xLabel, ...series.map((s) => s.name)].map(csvField).join(',')];
   for (let i = 0; i < xs.length; i++) {
     lines.push([String(xs[i]), ...ys.map((y) => (y[i] === null || y[i] === undefined || !Number.isFinite(y[i] as number) ? '' : String(y[i])))].join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+function spreadCsv(series: PlotSeries[], xLabel: string): string {
+  const lines = [['line', xLabel, 'n', 'mean', 'sd', 'min', 'max'].map(csvField).join(',')];
+  for (const s of series) {
+    for (let i = 0; i < s.x.length; i++) {
+      const p = s.spread?.[i];
+      const cells = p ? [p.n, p.mean, p.sd ?? '', p.min, p.max] : ['', s.y[i], '', '', ''];
+      lines.push([csvField(s.name), String(s.x[i]), ...cells.map(String)].join(','));
+    }
   }
   return lines.join('\n') + '\n';
 }

@@ -3,10 +3,14 @@
  * different x (steps, heights), so they are merged onto the sorted union of their x values, with null
  * where a series has no sample (drawn with spanGaps). Series that already share x are passed through.
  */
+import type { Spread } from './spread';
+
 export interface PlotSeries {
   name: string;
   x: ArrayLike<number>;
   y: ArrayLike<number>;
+  /** The runs behind each point (replicates), index by index with x: y is then their mean (spread.ts). */
+  spread?: readonly Spread[];
 }
 
 export type AlignedData = [Float64Array | number[], ...(ArrayLike<number | null>)[]];

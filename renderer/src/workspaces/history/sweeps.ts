@@ -6,6 +6,7 @@
 import type { RunSummary } from '../../../../main/api';
 import type { PlotSeries } from '../../components/plotData';
 import { formatNumber } from '../../components/format';
+import { spreadOf } from '../../components/spread';
 
 export interface SweepColumn {
   /** Dotted params path, e.g. 'mixture.types.0.size.value'. */
@@ -70,22 +71,24 @@ export function numericMetrics(runs: readonly RunSummary[]): string[] {
 }
 
 export interface SweepPlot {
+  /** One line per combination of the other swept values; each point the mean of its runs, with their spread. */
   series: PlotSeries[];
   /** Runs plotted (done, with the metric and the x value). */
   used: number;
-  /** Points that average several runs (the same x and other values, e.g. a value listed twice). */
+  /** Points that hold several runs (replicates: a sweep of seeds, or a value listed twice). */
   averaged: number;
 }
 
 /**
  * `metric` against the swept `x`, one line per combination of the other swept values (named
  * 'path=value, ...' with short paths). Only runs that finished with the metric count; runs that share
- * x and the other values are averaged into one point.
+ * x and the other values (the seeds of replicates, which batches do not count as swept) make one
+ * point: their mean, with their spread (spread.ts).
  */
 export function sweepPlot(runs: readonly RunSummary[], swept: readonly string[], x: string, metric: string): SweepPlot {
   const others = swept.filter((p) => p !== x);
   const labels = shortLabels(others);
-  const lines = new Map<string, { name: string; points: Map<number, { sum: number; n: number }> }>();
+  const lines = new Map<string, { name: string; points: Map<number, number[]> }>();
   let used = 0;
   for (const r of runs) {
     const xv = r.sweep[x];
@@ -98,18 +101,18 @@ export function sweepPlot(runs: readonly RunSummary[], swept: readonly string[],
       const name = others.length ? others.map((p, i) => `${labels[i]}=${sweepText(r.sweep[p])}`).join(', ') : metric;
       lines.set(key, (line = { name, points: new Map() }));
     }
-    const pt = line.points.get(xv) ?? { sum: 0, n: 0 };
-    pt.sum += yv;
-    pt.n++;
-    line.points.set(xv, pt);
+    const values = line.points.get(xv);
+    if (values) values.push(yv);
+    else line.points.set(xv, [yv]);
   }
   let averaged = 0;
   const series = [...lines.values()]
     .sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }))
     .map((l) => {
       const xs = [...l.points.keys()].sort((a, b) => a - b);
-      for (const v of xs) if (l.points.get(v)!.n > 1) averaged++;
-      return { name: l.name, x: Float64Array.from(xs), y: Float64Array.from(xs.map((v) => l.points.get(v)!.sum / l.points.get(v)!.n)) };
+      const spread = xs.map((v) => spreadOf(l.points.get(v)!));
+      for (const p of spread) if (p.n > 1) averaged++;
+      return { name: l.name, x: Float64Array.from(xs), y: Float64Array.from(spread.map((p) => p.mean)), spread };
     });
   return { series, used, averaged };
 }
