@@ -15,6 +15,7 @@ import { ApiError, isMethodName, unknownMethod } from './api';
 import { CALL_CHANNEL, EVENT_CHANNEL, pageSignals, type CallEnvelope } from './ipc';
 import { contentSecurityPolicy } from './security';
 import { openServicesWhenFree, type Services } from './services/services';
+import { askBeforeUnload, closeAfterWindows } from './unload';
 import { waitingPageUrl } from './waiting';
 
 const here = fileURLToPath(new URL('.', import.meta.url)); // out/main/
@@ -125,6 +126,7 @@ function createWindow(): BrowserWindow {
   });
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
   win.webContents.on('will-attach-webview', (e) => e.preventDefault());
+  askBeforeUnload(win.webContents, (question) => dialog.showMessageBoxSync(win, question));
   pageSignal = pageSignals(win.webContents);
   void win.loadURL(devUrl ?? `${APP_ORIGIN}/index.html`);
   return win;
@@ -187,11 +189,5 @@ app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();
 });
 
-let quitting = false;
-app.on('before-quit', (e) => {
-  if (quitting || !services) return;
-  // Running runs go back to the queue before the process ends (nothing queued is lost).
-  e.preventDefault();
-  quitting = true;
-  void services.close().finally(() => app.quit());
-});
+// Running runs go back to the queue before the process ends (nothing queued is lost).
+closeAfterWindows(app, async () => services?.close());

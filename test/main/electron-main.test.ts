@@ -54,6 +54,10 @@ const electron = vi.hoisted(() => {
     permissionCheck: undefined as undefined | ((wc: unknown, permission: string) => boolean),
     ipc: new Map<string, Listener>(),
     protocols: new Map<string, (request: { url: string }) => Promise<Response>>(),
+    /** The questions the dialog was asked, and the button the user presses. */
+    questions: [] as { buttons: string[] }[],
+    answer: 'Stay',
+    servicesClosed: 0,
   };
   return {
     handlers,
@@ -68,7 +72,7 @@ const electron = vi.hoisted(() => {
         quit: () => {},
       }),
       BrowserWindow,
-      dialog: { showErrorBox: () => {}, showSaveDialog: async () => ({ canceled: true }) },
+      dialog: { showErrorBox: () => {}, showSaveDialog: async () => ({ canceled: true }), showMessageBoxSync: (_w: unknown, o: { buttons: string[] }) => (handlers.questions.push(o), o.buttons.indexOf(handlers.answer)) },
       ipcMain: { handle: (channel: string, fn: Listener) => handlers.ipc.set(channel, fn) },
       net: { fetch: async () => new Response('<!doctype html>', { headers: { 'content-type': 'text/html' } }) },
       protocol: { registerSchemesAsPrivileged: () => {}, handle: (scheme: string, fn: (request: { url: string }) => Promise<Response>) => handlers.protocols.set(scheme, fn) },
@@ -91,7 +95,7 @@ vi.mock('../../main/services/services', () => ({
     readOnlyBecause: null,
     events: { onAny: () => () => {} },
     dispatch: async (method: string, params: unknown, signal?: AbortSignal) => (dispatched.push({ method, params, signal }), { ok: method }),
-    close: async () => {},
+    close: async () => void electron.handlers.servicesClosed++,
   }),
 }));
 
@@ -172,6 +176,22 @@ describe('Electron main process security', () => {
     const third = await signalOfACall();
     wc.emit('destroyed');
     expect(third.aborted).toBe(true);
+  });
+
+  it("asks Leave or Stay when the page refuses to unload (unsaved shape edits), and closes the services only once the windows have gone", async () => {
+    // Before, a page's refusal kept the window open without a word, and a quit closed the services
+    // before the window was asked to close.
+    const wc = win().webContents;
+    electron.handlers.answer = 'Stay';
+    expect(wc.emitPreventable('will-prevent-unload')).toBe(false);
+    electron.handlers.answer = 'Leave';
+    expect(wc.emitPreventable('will-prevent-unload')).toBe(true);
+    expect(electron.handlers.questions).toHaveLength(2);
+    const app = electron.module.app;
+    app.emitPreventable('before-quit');
+    expect(electron.handlers.servicesClosed).toBe(0);
+    expect(app.emitPreventable('will-quit')).toBe(true);
+    await vi.waitFor(() => expect(electron.handlers.servicesClosed).toBe(1));
   });
 
   it('serves app:// only from the renderer folder, each page with the CSP', async () => {
