@@ -84,14 +84,6 @@ export type RegionParams = z.output<typeof regionSchema>;
 /** The most balls a target may ask (the schema's bound on a count, and check's on what a plan may need). */
 export const MAX_PARTICLES = 3e7;
 
-/**
- * Balls of round-off plan adds to a bound on top of those a target asks: one per class and one per
- * class's ceil, and one for the leftovers of the last class (64 classes at most, 65 sieve sizes).
- * check allows them above MAX_PARTICLES: without them the schema's 3e7 balls of one size were
- * refused 'at most 29999997', a maximum the user could not type.
- */
-const ROUND_OFF_BALLS = 2 * 64 + 1;
-
 /** Largest void ratio a target may ask (the schema's bound; check's refusal of too many balls searches up to it). */
 const MAX_VOID_RATIO = 100;
 
@@ -166,29 +158,39 @@ export function ballVolume(r: number, dim: 2 | 3): number {
   return dim === 3 ? (4 / 3) * Math.PI * r * r * r : Math.PI * r * r;
 }
 
+/** A class is done when it lacks at most this share of its smallest ball of its quota (round-off). */
+export const CLASS_DONE = 1e-9;
+
 /**
- * Solid volume to place per class (largest class first), and a bound on the number of balls: a
- * class stops at the first ball that brings it to its quota, so it holds at most
- * ceil(quota / smallest ball) balls; the last class also what the others left under theirs. Also
- * the balls the target gives on average (the run's progress goes by them).
+ * Solid volume to place per class (largest class first), the balls the target gives on average
+ * (the run's progress goes by them), and a true upper bound on the balls, for the memory a run
+ * takes before it allocates it. A count target stops at its count. To a void ratio a class stops
+ * at the first ball that brings it to its quota, so it holds at most ceil(quota / smallest ball)
+ * balls (+1: round-off of the last ball's radius). In the classes' order a class ends at most
+ * half a ball, and less than one of its smallest, under its quota (the nearest whole ball, when no
+ * whole number of its balls makes the rest), which the next class makes up (Stacker.fillByClass);
+ * the smallest class also takes the round-off of every class (and gives back what a class placed
+ * over its quota). The front order has no carry: each
+ * class to its quota. The leftover was counted as half a largest ball of every class in the
+ * smallest class's balls: 1:100 in radius, 64 classes of rang 0, 2.8 million balls allowed for
+ * 250,000 placed, and wider gradations refused.
  */
 export function plan(p: StackingParams, classes: SizeClass[]): { solidVolume: number; quotas: Float64Array; maxParticles: number; expectedParticles: number } {
   let perVolume = 0; // expected balls per unit solid volume
   for (const c of classes) perVolume += c.fraction / meanBallVolume(c, p.dim);
   const solidVolume = p.target.kind === 'voidRatio' ? regionVolume(p.region) / (1 + p.target.e) : p.target.particles / perVolume;
   const quotas = new Float64Array(classes.length);
-  let maxParticles = 0, leftOver = 0;
+  const carries = p.order !== 'front';
+  let maxParticles = 0, carried = 0, roundOff = 0;
   classes.forEach((c, j) => {
     quotas[j] = c.fraction * solidVolume;
-    maxParticles += c.fraction > 0 ? Math.ceil(quotas[j] / ballVolume(c.rMin, p.dim)) + 1 : 0;
-    if (j < classes.length - 1 && c.fraction > 0) leftOver += ballVolume(c.rMax, p.dim) / 2;
+    const vMin = ballVolume(c.rMin, p.dim);
+    const extra = carries ? carried + (j === classes.length - 1 ? roundOff : 0) : 0;
+    maxParticles += Math.ceil((quotas[j] + extra) / vMin) + 1;
+    carried = Math.min(vMin, ballVolume(c.rMax, p.dim) / 2);
+    roundOff += CLASS_DONE * vMin;
   });
-  // A class whose rest no whole number of balls of its range can make (every class at rang 0)
-  // ends up to half a ball under its quota, and the last (smallest) class fills the solid volume
-  // asked, so it may place up to half a largest ball of every earlier class more, in its own balls.
-  const last = classes[classes.length - 1];
-  maxParticles += Math.ceil(leftOver / ballVolume(last.rMin, p.dim)) + 1;
-  if (p.target.kind === 'count') maxParticles = Math.max(maxParticles, p.target.particles);
+  if (p.target.kind === 'count') maxParticles = p.target.particles;
   return { solidVolume, quotas, maxParticles, expectedParticles: p.target.kind === 'count' ? p.target.particles : solidVolume * perVolume };
 }
 
@@ -295,7 +297,7 @@ export function check(p: StackingParams): ParamsIssue[] {
       ? { path: 'target.particles', message: `${what}; ${p.target.particles} would fill ${fraction.toFixed(4)}: at most ${Math.floor((p.target.particles * densest) / fraction)}` }
       : { path: 'target.e', message: `${what}; e = ${p.target.e} asks ${fraction.toFixed(4)}: at least ${(1 / densest - 1).toFixed(4)}` });
   }
-  if (!fitsRun(maxParticles)) issues.push(tooManyBalls(p, classes, maxParticles));
+  if (p.target.kind === 'voidRatio' && maxParticles > MAX_PARTICLES) issues.push(tooManyBalls(p, classes, maxParticles, p.target.e));
   const few = classesUnderOneBall(p, classes, solidVolume);
   if (few) issues.push(few);
   return issues;
@@ -353,39 +355,17 @@ function classesUnderOneBall(p: StackingParams, classes: SizeClass[], solidVolum
   return { path: 'target.e', message: `${prefix}; for one ball of every class on average: e at most ${most} (or a larger region)` };
 }
 
-/** Whether a plan's bound on the balls fits a run: MAX_PARTICLES and the round-off of plan. */
-function fitsRun(maxParticles: number): boolean {
-  return maxParticles <= MAX_PARTICLES + ROUND_OFF_BALLS;
-}
-
 /**
- * The issue of a target that may need more than MAX_PARTICLES balls, with the allowed range of
- * the field typed: the largest count, or the smallest void ratio, whose plan fits (both move the
- * bound one way). A count sets the solid volume (its balls on average), which each class fills
- * with its own radii, at worst its smallest: more balls than the count. 28,000,000 (the schema
- * allows 3e7) was told 'at most 3e+7 (use a smaller region, ... or a larger void ratio)', neither
- * its range nor what to change.
+ * The issue of a void ratio whose plan may need more than MAX_PARTICLES balls (a count target's
+ * plan is its count, which the schema bounds), with the allowed range of the field typed: the
+ * smallest void ratio whose plan fits (the bound falls as e grows).
  */
-function tooManyBalls(p: StackingParams, classes: SizeClass[], maxParticles: number): ParamsIssue {
+function tooManyBalls(p: StackingParams, classes: SizeClass[], maxParticles: number, e: number): ParamsIssue {
   const need = `may need up to ${maxParticles.toExponential(3)} balls, more than the ${MAX_PARTICLES.toExponential(0)} a run holds`;
-  const target = p.target;
-  if (target.kind === 'count') {
-    const fits = (n: number) => fitsRun(plan({ ...p, target: { kind: 'count', particles: n } }, classes).maxParticles);
-    let lo = 0, hi = target.particles; // fits(lo), not fits(hi)
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (fits(mid)) lo = mid; else hi = mid;
-    }
-    // No count fits when the smallest balls are so small beside the largest that the half largest
-    // ball each class may end under its share, filled by the smallest balls, is too many of them
-    // (it was told 'at most 0', below the schema's 1).
-    if (lo === 0) return { path: 'target.particles', message: `${target.particles} balls of this gradation ${need}, even for 1 ball: each class may end up to half a largest ball under its share, which the smallest class fills with its own balls; use larger smallest balls or a narrower gradation` };
-    return { path: 'target.particles', message: `${target.particles} balls of this gradation (each class fills its share of their solid with its own radii) ${need}: at most ${lo}` };
-  }
-  const fits = (e: number) => fitsRun(plan({ ...p, target: { kind: 'voidRatio', e } }, classes).maxParticles);
-  const prefix = `this region and gradation at e = ${target.e} ${need}`;
+  const fits = (x: number) => plan({ ...p, target: { kind: 'voidRatio', e: x } }, classes).maxParticles <= MAX_PARTICLES;
+  const prefix = `this region and gradation at e = ${e} ${need}`;
   if (!fits(MAX_VOID_RATIO)) return { path: 'target.e', message: `${prefix}, even at e = ${MAX_VOID_RATIO}: use a smaller region or larger balls` };
-  let lo = target.e, hi = MAX_VOID_RATIO; // not fits(lo), fits(hi)
+  let lo = e, hi = MAX_VOID_RATIO; // not fits(lo), fits(hi)
   for (let k = 0; k < 60; k++) {
     const mid = (lo + hi) / 2;
     if (fits(mid)) hi = mid; else lo = mid;
