@@ -223,6 +223,26 @@ function paceText(r: RunSummary): string {
   return pace ? ` (${r.progress.phase ? `${r.progress.phase} ` : ''}${progressPercent(r, 1)} %, ${timeLeft(pace.etaSeconds)})` : '';
 }
 
+/**
+ * Who has run `id` working in another process (JobQueue.runners), and how to end it should that
+ * process be gone: PackBench takes up only the runs of ended processes of this machine.
+ */
+function runnerText(id: string, r: { host: string; pid: number; state: 'running' | 'elsewhere' }): string {
+  const end = `\`packbench runs cancel ${id}\` ends it (its log and metrics kept; \`packbench runs rerun ${id}\` runs it again), or \`packbench runs rm ${id}\` deletes it with its files`;
+  return r.state === 'elsewhere'
+    ? `runs in process ${r.pid} on ${r.host}, not this machine: PackBench cannot ask there whether it still runs, so it never takes it up. If it no longer runs (that machine crashed, or this machine was called ${r.host} then), ${end}`
+    : `runs in process ${r.pid} on this machine (${r.host}); if that process is no longer PackBench (it ended and another program took its number), ${end}`;
+}
+
+/** Lines under a list of runs for those among them working on another machine (runnerText): the list says only 'running'. */
+function elsewhereLines(s: Services, ids: string[]): string[] {
+  const runners = s.queue.runners();
+  return ids.flatMap((id) => {
+    const r = runners.get(id);
+    return r?.state === 'elsewhere' ? [`run ${id} ${runnerText(id, r)}`] : [];
+  });
+}
+
 /** 'about 5 min left', or 'time left unknown' before any progress (runPace's etaSeconds). */
 function timeLeft(etaSeconds: number | null): string {
   return etaSeconds !== null ? `about ${formatDuration(etaSeconds)} left` : 'time left unknown';
@@ -601,7 +621,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const paused = s.queue.pausedInFolder();
         const list = rows.length ? rows.map((r) => `${r.status.padEnd(8)} p${String(r.priority).padEnd(4)} ${r.id} ${r.engine.padEnd(8)} ${r.name}${paceText(r)}`).join('\n') : '(queue is empty)';
         // Why queued runs wait: the pause the app and web hosts follow.
-        print(paused ? `queue paused: the app and web hosts on this folder start none of its queued runs (\`packbench queue resume\` resumes)\n${list}` : list, o.withState ? { paused, runs: rows } : rows);
+        const text = [list, ...elsewhereLines(s, rows.map((r) => r.id))].join('\n');
+        print(paused ? `queue paused: the app and web hosts on this folder start none of its queued runs (\`packbench queue resume\` resumes)\n${text}` : text, o.withState ? { paused, runs: rows } : rows);
       });
     });
 
@@ -631,7 +652,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const lines = list.rows.map(
           (r) => `${r.id} ${r.status.padEnd(9)} ${r.engine.padEnd(8)} ${r.createdAt.slice(0, 19).replace('T', ' ')} ${(r.wallSeconds?.toFixed(1) ?? '').padStart(7)} s  ${r.name}`,
         );
-        print([...lines, `(${list.rows.length} of ${list.total})`].join('\n'), list);
+        print([...lines, `(${list.rows.length} of ${list.total})`, ...elsewhereLines(s, list.rows.map((r) => r.id))].join('\n'), list);
       });
     });
 
@@ -649,9 +670,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           ? [`  progress ${progressPercent(r, 1)} %, phase ${r.progress.phase || '-'}, ${formatDuration(pace.elapsedSeconds)} elapsed, ${timeLeft(pace.etaSeconds)}`,
             ...(Object.keys(r.counters).length ? [`  ${Object.entries(r.counters).map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toPrecision(4)}${unitOf(r.engine, k, r.params)}`).join(', ')}`] : [])]
           : [];
+        const runner = s.queue.runners().get(id);
         const human = [
           `${r.name} (${r.id})`,
           `  engine ${r.engine}, seed ${r.seed}, status ${r.status}${r.error ? `: ${r.error}` : ''}`,
+          ...(runner ? [`  ${runnerText(id, runner)}`] : []),
           ...progressLine,
           `  created ${r.createdAt}, started ${r.startedAt ?? '-'}, finished ${r.finishedAt ?? '-'}, ${r.wallSeconds?.toFixed(2) ?? '-'} s, attempts ${r.attempts}`,
           // Where and how it ran: nothing yet for a run that has not started.
@@ -663,7 +686,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
           'params:',
           JSON.stringify(r.params, null, 2).replace(/^/gm, '  '),
         ].join('\n') + logLines(r);
-        print(human, { ...r, artifacts, ...pace });
+        print(human, { ...r, artifacts, ...pace, ...(runner && { runner }) });
       });
     });
 

@@ -358,6 +358,23 @@ export class JobQueue {
   }
 
   /**
+   * The runs working (or paused under way) in other processes, each with its process and machine
+   * (the owner its row stores) and whether that process is of this machine ('running': its pid is a
+   * live process's) or cannot be asked from here ('elsewhere': another machine's, or this one's under
+   * an earlier hostname, as stored before machine keys). Neither is ever taken up (recover): the user
+   * must be told who has them, to end one whose process is gone.
+   */
+  runners(): Map<string, { host: string; pid: number; state: 'running' | 'elsewhere' }> {
+    const runners = new Map<string, { host: string; pid: number; state: 'running' | 'elsewhere' }>();
+    for (const r of this.store.runningRuns()) {
+      const owner = parseOwnerText(r.owner ?? '');
+      const state = owner && !this.active.has(r.id) ? ownerState(owner, 'running') : 'ended';
+      if (owner && state !== 'ended') runners.set(r.id, { host: owner.host, pid: owner.pid, state });
+    }
+    return runners;
+  }
+
+  /**
    * Begins starting queued runs (and keeps doing so as runs end or arrive). Another process may add
    * runs to the same database (`packbench queue add` while the app is open), so the queue also looks
    * every couple of seconds, and tells subscribers when the number of queued runs changed.

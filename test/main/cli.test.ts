@@ -724,6 +724,28 @@ describe('packbench CLI', () => {
     }
   });
 
+  it('says who has a run left running on another machine (or this one under an earlier hostname) and how to end it', async () => {
+    const t2 = tempDir('packbench-cli-elsewhere-');
+    try {
+      const id = JSON.parse((await cliIn(t2.dir, '--json', 'queue', 'add', writeJson('elsewhere.json', smallSpec('elsewhere')))).stdout).runIds[0];
+      // It showed 'running' for good, saying nothing of where or what to do.
+      const store = new RunStore(join(t2.dir, 'packbench.db'));
+      expect(store.claim(id, { owner: 'old-name:4242:00000000-0000-4000-8000-000000000000', host: null, threads: 1, appVersion: 'test' })).toBe(true);
+      store.close();
+      const who = `runs in process 4242 on old-name, not this machine`, end = `\`packbench runs cancel ${id}\` ends it`;
+      const show = (await cliIn(t2.dir, 'runs', 'show', id)).stdout;
+      expect(show).toContain(who);
+      expect(show).toContain(end);
+      expect((await cliIn(t2.dir, 'runs', 'list')).stdout).toContain(`run ${id} ${who}`);
+      expect((await cliIn(t2.dir, 'queue', 'list')).stdout).toContain(end);
+      expect(JSON.parse((await cliIn(t2.dir, '--json', 'runs', 'show', id)).stdout).runner).toEqual({ host: 'old-name', pid: 4242, state: 'elsewhere' });
+      expect((await cliIn(t2.dir, 'runs', 'cancel', id)).code).toBe(0);
+      expect(JSON.parse((await cliIn(t2.dir, '--json', 'runs', 'show', id)).stdout).status).toBe('cancelled');
+    } finally {
+      t2.cleanup();
+    }
+  });
+
   it('deletes a run with its folder', async () => {
     expect((await cli('runs', 'rm', runId)).code).toBe(0);
     expect((await cli('runs', 'show', runId)).code).toBe(2);
