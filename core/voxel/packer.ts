@@ -21,7 +21,7 @@ import { IdMatrix } from './id-matrix';
 import { rotateFirstHit, rotateFirstHitBesides } from './fused';
 import { rebaseVoxels, voxelWords, type KernelShape, type WasmKernels } from './wasm-kernels';
 import { cellGrid, cellWidths, drawMove, MoveBoard, phaseSteps, SLOT_FIELDS as F, type HelperData, type Move } from './mover';
-import { rotateRange } from './rotation';
+import { rotateRange, rotatedReach } from './rotation';
 import { quantiseSize, voxeliseShapeVoxels, type VoxelisedShape } from './shapes';
 import { boxVoxels, maxSize, minSize, typicalSolidVoxels, type SizeLaw, type VoxelParams } from './params';
 
@@ -89,6 +89,8 @@ export class Packer {
   /** The voxels moved through the matrix: the reduced shell (seed §3.2) or the whole shell. */
   private readonly packCoords: Int32Array[] = [];
   private readonly extent: number[] = [];
+  /** Largest |x|, |y|, |z| of each shape's solid voxels before rotation (3 per shape): its footprint's source. */
+  private readonly solidHalf: number[] = [];
   /** Self-mask bias per shape (extent + 1: a move's voxels lie within it), 0 = no self mask. */
   private readonly selfBias: number[] = [];
   /** How the SIMD kernels move each shape, or null (the JavaScript loops move it). */
@@ -165,6 +167,10 @@ export class Packer {
   /** The candidate's kernel state (byte offsets), allocated up front (0: the JavaScript loops insert it). */
   private candVoxels = 0;
   private candMask = 0;
+
+  /** The footprint footprint() found last: half-widths (voxels) on x and y. */
+  private footX = 0;
+  private footY = 0;
 
   private trial: Int32Array = new Int32Array(0);
   private old: Int32Array = new Int32Array(0);
@@ -256,6 +262,8 @@ export class Packer {
     // Every rotated, rounded coordinate lies within the shape's radius + 0.5 of the origin.
     const e = Math.ceil(v.maxRadius + 0.5);
     this.extent.push(e);
+    // The solid's box (the shells lie in it, and so does what they enclose).
+    for (let a = 0; a < 3; a++) this.solidHalf.push(Math.max(-v.min[a], v.min[a] + v.dims[a] - 1));
     // A self mask tells the particle's own voxels from others' only when its periodic images
     // cannot meet it: the box must be wider than every offset difference (2e + 1).
     this.selfBias.push(this.bits !== null && 2 * e + 1 < this.nx && 2 * e + 1 < this.ny ? e + 1 : 0);
@@ -401,9 +409,11 @@ export class Packer {
     // A new particle appears out of nowhere, so unlike a one-voxel move it could land inside a
     // hollow shell: it must lie above every frozen particle and clear of every active one. Near
     // an active particle it waits (that is no sign of a full box).
-    if (!this.clearOfActive(x, y, z, e)) return;
+    this.footprint(s, this.candAx, this.candAy, this.candAz);
+    const fx = this.footX, fy = this.footY;
+    if (!this.clearOfActive(x, y, z, e, fx, fy)) return;
     const kernel = this.candVoxels !== 0;
-    const free = z - e > this.frozenHeight(x, y, e) && (kernel
+    const free = z - e > this.frozenHeight(x, y, fx, fy) && (kernel
       ? this.kernelFree(s, x, y, z, this.candAx, this.candAy, this.candAz)
       : this.collisionFree(s, x, y, z, this.candAx, this.candAy, this.candAz, id));
     if (!free) {
@@ -473,10 +483,22 @@ export class Packer {
     this.candShape = -1;
   }
 
-  /** Visits the height-map cells under the square of half-width e around column (x, y), periodic. */
-  private cellsUnder(x: number, y: number, e: number, visit: (cell: number) => void): void {
-    const c0x = Math.floor((x - e) / HEIGHT_CELL), c1x = Math.floor((x + e) / HEIGHT_CELL);
-    const c0y = Math.floor((y - e) / HEIGHT_CELL), c1y = Math.floor((y + e) / HEIGHT_CELL);
+  /**
+   * Sets footX, footY: the largest |x| and |y| of shape s's voxels at rotation (ax, ay, az), at most
+   * its extent. The horizontal footprint of insertion (frozen heights, active particles): an upright
+   * rod of 8 x 80 voxels is 9 columns wide, where its extent (a bounding radius of 41) made it 83,
+   * and 3 such rods froze over a 128² floor: the box was 'full'.
+   */
+  private footprint(s: number, ax: number, ay: number, az: number): void {
+    const e = this.extent[s], h = this.solidHalf, k = 3 * s;
+    this.footX = Math.min(e, rotatedReach(h[k], h[k + 1], h[k + 2], ax, ay, az, 0));
+    this.footY = Math.min(e, rotatedReach(h[k], h[k + 1], h[k + 2], ax, ay, az, 1));
+  }
+
+  /** Visits the height-map cells under the rectangle of half-widths (fx, fy) around column (x, y), periodic. */
+  private cellsUnder(x: number, y: number, fx: number, fy: number, visit: (cell: number) => void): void {
+    const c0x = Math.floor((x - fx) / HEIGHT_CELL), c1x = Math.floor((x + fx) / HEIGHT_CELL);
+    const c0y = Math.floor((y - fy) / HEIGHT_CELL), c1y = Math.floor((y + fy) / HEIGHT_CELL);
     const hcx = this.hcx, hcy = this.hcy, nx = this.nx, ny = this.ny;
     for (let cy = c0y; cy <= Math.min(c1y, c0y + hcy - 1); cy++) {
       // Wrap through the column coordinate so that a partial last cell stays correct.
@@ -488,23 +510,29 @@ export class Packer {
     }
   }
 
-  /** Highest frozen top under the footprint of a particle of extent e at column (x, y). */
-  private frozenHeight(x: number, y: number, e: number): number {
+  /** Highest frozen top under the footprint (half-widths fx, fy) of a particle at column (x, y). */
+  private frozenHeight(x: number, y: number, fx: number, fy: number): number {
     let h = -1;
-    this.cellsUnder(x, y, e, (c) => { if (this.heights[c] > h) h = this.heights[c]; });
+    this.cellsUnder(x, y, fx, fy, (c) => { if (this.heights[c] > h) h = this.heights[c]; });
     return h;
   }
 
-  /** True when the sphere of radius e at (x, y, z) misses the bounding spheres of all active particles (periodic in x, y). */
-  private clearOfActive(x: number, y: number, z: number, e: number): boolean {
+  /**
+   * True when a particle of extent e and footprint (fx, fy) at (x, y, z) clears every active particle
+   * (periodic in x, y): their bounding spheres miss, or their boxes (footprint by 2 e + 1 high) do.
+   */
+  private clearOfActive(x: number, y: number, z: number, e: number, fx: number, fy: number): boolean {
     const nx = this.nx, ny = this.ny;
     for (let j = 0; j < this.activeCount; j++) {
-      const i = this.active[j];
+      const i = this.active[j], s = this.shape[i];
       let dx = Math.abs(this.px[i] - x), dy = Math.abs(this.py[i] - y);
       if (dx > nx / 2) dx = nx - dx;
       if (dy > ny / 2) dy = ny - dy;
-      const dz = this.pz[i] - z, r = e + this.extent[this.shape[i]] + 1;
-      if (dx * dx + dy * dy + dz * dz < r * r) return false;
+      const dz = this.pz[i] - z, r = e + this.extent[s] + 1;
+      if (dx * dx + dy * dy + dz * dz >= r * r) continue;
+      this.footprint(s, this.ax[i], this.ay[i], this.az[i]);
+      if (dx > fx + this.footX || dy > fy + this.footY) continue;
+      return false;
     }
     return true;
   }
@@ -752,9 +780,10 @@ export class Packer {
         if (this.kVoxels[i] !== 0) this.releaseKernelState(i);
         this.saved[i] = null;
         this.masks[i] = null;
-        const e = this.extent[this.shape[i]], top = this.pz[i] + e;
+        const s = this.shape[i], top = this.pz[i] + this.extent[s];
         this.frozenTop = Math.max(this.frozenTop, top);
-        this.cellsUnder(this.px[i], this.py[i], e, (c) => { if (this.heights[c] < top) this.heights[c] = top; });
+        this.footprint(s, this.ax[i], this.ay[i], this.az[i]);
+        this.cellsUnder(this.px[i], this.py[i], this.footX, this.footY, (c) => { if (this.heights[c] < top) this.heights[c] = top; });
         this.roof = Math.max(this.roof, this.frozenTop);
         continue;
       }

@@ -83,6 +83,32 @@ function rotateFast(src: Int32Array, dst: Int32Array, from: number, to: number, 
 }
 
 /**
+ * Room above a rotated coordinate's bound for the SIMD kernels' single precision (within ~1e-4
+ * voxel of a half a coordinate may round up there, see above; up to ~5e-4 for a particle of 4096
+ * voxels): the bound below stays a bound for them too, a voxel too wide at worst.
+ */
+const KERNEL_ROUNDING_ROOM = 0.01;
+
+/**
+ * The largest |coordinate| on `axis` (0 x, 1 y, 2 z) that rotateRange, or the kernels, gives any
+ * voxel within ±hx, ±hy, ±hz of the origin rotated to (ax, ay, az): the half-width of the rotated
+ * box on that axis (each output coordinate is a row of the rotation matrix times the voxel, at
+ * most the row's absolute values times the half-widths), rounded as the voxels are. An upright rod
+ * of 8 × 80 voxels reaches 4 on x and y, where its bounding sphere reaches 41; for a sphere it is
+ * about its radius at every rotation. 20 multiplications, no allocation: asked per particle in the
+ * packer's insertion.
+ */
+export function rotatedReach(hx: number, hy: number, hz: number, ax: number, ay: number, az: number, axis: 0 | 1 | 2): number {
+  const cx = COS[ax], sx = SIN[ax], cy = COS[ay], sy = SIN[ay], cz = COS[az], sz = SIN[az];
+  // Rows of Rz·Ry·Rx (rotateFast's x3, y3 and z2 written out).
+  let r0: number, r1: number, r2: number;
+  if (axis === 0) { r0 = cz * cy; r1 = cz * sy * sx - sz * cx; r2 = cz * sy * cx + sz * sx; }
+  else if (axis === 1) { r0 = sz * cy; r1 = sz * sy * sx + cz * cx; r2 = sz * sy * cx - cz * sx; }
+  else { r0 = -sy; r1 = cy * sx; r2 = cy * cx; }
+  return Math.floor(Math.abs(r0) * hx + Math.abs(r1) * hy + Math.abs(r2) * hz + 0.5 + KERNEL_ROUNDING_ROOM);
+}
+
+/**
  * The inverse of the rotation above applied to one point, written to out[0..2] unrounded: undo z,
  * then y, then x. Used by the exact finalisation (seed §3.1: rotate every box position back into
  * the particle's own voxel map).

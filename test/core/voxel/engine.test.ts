@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { voxelEngine, pack, finalise, voxeliseShapeVoxels, voxelParamsSchema, checkParams, VOXEL_METRICS, type VoxelParams } from '../../../core/voxel/index';
+import { voxelEngine, pack, finalise, voxelParamsSchema, checkParams, VOXEL_METRICS, type VoxelParams } from '../../../core/voxel/index';
 import type { ColumnTable, EngineContext, EngineProgress, EngineResult, LabelVolume } from '../../../core/common/engine';
 import { analyseVoxelPacking } from '../../../core/analysis/index';
 import { rotation } from './rotation-reference';
+import { rebuildLabels } from './rebuild';
 
 const ctx = (seed = 1, cancelAfter = Infinity): EngineContext => {
   let calls = 0;
@@ -84,30 +85,11 @@ describe('voxel engine', () => {
     // 2. Exact finalisation, rebuilt here from the table: inverse rotation of every box position.
     const f = finalise(packer, true);
     const t = f.table.columns;
-    const labels = new Uint32Array(nx * ny * nz);
-    let overlap = 0, written = 0;
+    const { labels, written, overlap, counts, rotations, shapes } = rebuildLabels(params, t, [nx, ny, nz]);
     for (let r = 0; r < t.id.length; r++) {
-      const type = params.mixture.types[t.type[r]];
-      const shape = voxeliseShapeVoxels(type.shape, Math.round(t.size[r] * res));
-      const M = rotation(t.rx[r], t.ry[r], t.rz[r]);
-      const reach = Math.ceil(shape.maxRadius) + 2;
-      let count = 0;
-      for (let z = -reach; z <= reach; z++) for (let y = -reach; y <= reach; y++) for (let x = -reach; x <= reach; x++) {
-        // Inverse rotation = transpose.
-        const sx = Math.round(M[0] * x + M[3] * y + M[6] * z) - shape.min[0];
-        const sy = Math.round(M[1] * x + M[4] * y + M[7] * z) - shape.min[1];
-        const sz = Math.round(M[2] * x + M[5] * y + M[8] * z) - shape.min[2];
-        const [dx, dy, dz] = shape.dims;
-        if (sx < 0 || sy < 0 || sz < 0 || sx >= dx || sy >= dy || sz >= dz || !shape.occupancy[sx + dx * (sy + dy * sz)]) continue;
-        const gz = t.iz[r] + z;
-        if (gz < 0 || gz >= nz) continue;
-        const k = ((t.ix[r] + x + nx) % nx) + nx * (((t.iy[r] + y + ny) % ny) + ny * gz);
-        written++;
-        if (labels[k]) overlap++;
-        else { labels[k] = r + 1; count++; }
-      }
+      const M = rotations[r], shape = shapes[r];
       // voxels: the voxels the particle holds (none below the floor, none held by an earlier particle).
-      expect(Math.abs(count - t.voxels[r])).toBeLessThanOrEqual(2);
+      expect(Math.abs(counts[r] - t.voxels[r])).toBeLessThanOrEqual(2);
       // The table's centre is the reference voxel's centre plus the rotated shape centre.
       const cz = M[6] * shape.centre[0] + M[7] * shape.centre[1] + M[8] * shape.centre[2];
       expect(t.z[r]).toBeCloseTo((t.iz[r] + 0.5 + cz) / res, 9);
@@ -143,11 +125,16 @@ describe('voxel engine', () => {
     }
     // Trig tables and rounding do not change the packing, only its speed. Both in the JavaScript
     // loops: the SIMD kernels (which need both switches) rotate in single precision, which may round
-    // a coordinate within 1e-4 of a half otherwise (README, SIMD kernels).
+    // a coordinate within 1e-4 of a half otherwise (README, SIMD kernels). The voxel checks may
+    // differ by a few: fast rounding takes a coordinate within 2^-32 of a half (2.4999999999999996,
+    // at 270° whose cosine is -1.8e-16) to the upper integer, Math.round to the lower, so a
+    // colliding move may meet its first occupied voxel a few voxels apart (52 of 8.4 million here).
     const js = { ...base, stop: { ...base.stop, particles: 15 }, optimisations: { ...base.optimisations, simdKernels: false } };
     const fast = run(js, ctx(3));
     const slow = run({ ...js, optimisations: { ...js.optimisations, trigTables: false, fastRounding: false } }, ctx(3));
-    expect(slow.metrics.voxelChecks).toBe(fast.metrics.voxelChecks);
+    const packing = (r: EngineResult) => ['x', 'y', 'z', 'rx', 'ry', 'rz'].map((c) => Array.from((r.artifacts[0] as ColumnTable).columns[c]));
+    expect(packing(slow)).toEqual(packing(fast));
+    expect(slow.metrics.acceptedMoves).toBe(fast.metrics.acceptedMoves);
   });
 
   it('a cancel after the packing stops the settling pass at its next look and skips the finalisation and analysis', () => {
