@@ -88,9 +88,14 @@ export function checkDims(nx: number, ny: number, nz: number): void {
 
 /**
  * The non-negative reference corner of seed §3.3: a centre o in [0, n) whose particle (extent e)
- * reaches below 0 is shifted up by the box side, so every voxel coordinate o + c is non-negative
- * and one subtraction of n wraps it (Fig. 7).
+ * may reach below 0 is shifted up by the box side, so that every voxel coordinate o + c lies in
+ * [0, 2n) and one subtraction of n wraps it (Fig. 7). It needs of the offsets c on this axis only
+ * |c| ≤ e and 2|c| ≤ n, whatever e: with t = min(e, ⌊n/2⌋) ≥ |c|, a centre below t gives
+ * o + n + c in [n - |c|, t - 1 + n + |c|] ⊂ [0, 2n), one from t gives o + c in [t - |c|, n - 1 + |c|].
+ * Shifting below e alone needed e + |c| ≤ n: an upright rod of 8 x 80 voxels (extent 41, offsets
+ * within ±4) in a box 44 wide reached 40 + 44 + 4 = 88 = 2n. test/core/voxel/matrix.test.ts checks
+ * every o and c.
  */
 export function corner(o: number, e: number, n: number): number {
-  return o - e < 0 ? o + n : o;
+  return o < Math.min(e, n >> 1) ? o + n : o;
 }

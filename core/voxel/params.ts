@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { WORKER_BYTES, valueAt, writtenAt, type ParamsIssue } from '../common/engine';
 import { Kept } from '../common/kept';
-import { quantiseSize, shapeIssues, shapeSchema, voxeliseShapeVoxels, type Shape } from './shapes';
+import { quantiseSize, shapeHalfExtents, shapeIssues, shapeSchema, voxeliseShapeVoxels, type Shape } from './shapes';
 import { solidBounds } from '../surface/solid';
 import { bitMatrixBytes } from './bit-matrix';
 import { WASM_WINDOW_BYTES } from './wasm-kernels';
@@ -196,6 +196,29 @@ export function boundingDiameter(shape: Shape): number {
 }
 
 /**
+ * Width (voxels) a particle of the type spans across x or y at its largest size, under every
+ * orientation it can take: its bounding diameter, or for a type held 'aligned' (initial rotation 0)
+ * at most 2 h + 1 for the largest |x| or |y| offset h any of its voxels reaches from its reference
+ * voxel turned by at most maxRotation: an upright rod of 8 x 80 voxels held at [0, 0, 0] spans 11
+ * (offsets within ±4.5 before rounding), where its bounding diameter is 81. The offsets are within
+ * half the shape's box + 0.5 (the sampling offset, shapes.ts); turned about x, then y, then z
+ * (rotation.ts), each by at most its limit, a half-width grows by at most the sine of the limit
+ * times the other half-width of that plane, and never past their hypotenuse (the rotation keeps
+ * it); rounded as the voxels are (rotatedReach).
+ */
+export function widthAcross(t: ParticleType, resolution: number): number {
+  const d = boundingDiameter(t.shape) * maxSize(t.size) * resolution;
+  if (t.orientation === 'random') return d;
+  const [hx, hy, hz] = shapeHalfExtents(t.shape, quantiseSize(maxSize(t.size), resolution)).map((h) => h + 0.5);
+  const [sx, sy, sz] = t.maxRotation.map((m) => Math.sin((Math.min(m, 90) * Math.PI) / 180));
+  const y1 = Math.min(hy + sx * hz, Math.hypot(hy, hz)), z1 = Math.min(sx * hy + hz, Math.hypot(hy, hz));
+  const x2 = Math.min(hx + sy * z1, Math.hypot(hx, z1));
+  const x3 = Math.min(x2 + sz * y1, Math.hypot(x2, y1)), y3 = Math.min(y1 + sz * x2, Math.hypot(x2, y1));
+  const reach = Math.floor(Math.max(x3, y3) + 0.5 + 0.01);
+  return Math.min(d, 2 * reach + 1);
+}
+
+/**
  * Radius of the largest ball about the shape's centre inside a shape of characteristic size 1: the
  * least height of its centre when it rests on a floor, however it lies. 0 where none is known
  * simply (superellipsoids beyond ellipsoids, which may rest lower; voxel and implicit shapes).
@@ -356,16 +379,24 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
     const own = shapeIssues(t.shape, `mixture.types.${i}.shape`);
     if (own.length > 0) { issues.push(...own); return; }
     if (t.fraction === 0) return;
-    const d = boundingDiameter(t.shape) * maxSize(t.size) * r;
+    const d = boundingDiameter(t.shape) * maxSize(t.size) * r, across = widthAcross(t, r);
     // Under an open top the box height bounds no span: the matrix has a particle's height of
     // headroom above it (boxVoxels), and a particle taller than the box is packed and kept when
-    // its centre ends in the box (the height check below).
+    // its centre ends in the box (the height check below). x and y bound its width across them,
+    // which the wrap of the packing matrix needs (matrix.ts corner: 2 h ≤ the side; 2 h + 1 ≤ the
+    // side − 2 here) and which a type held aligned keeps below its bounding diameter.
     const open = p.box.top === 'open';
-    const limit = (open ? Math.min(nx, ny) : narrowest) - 2;
-    if (d > limit && narrowest >= 3) {
+    const acrossLimit = Math.min(nx, ny) - 2, heightLimit = nz - 2;
+    const aligned = across < d ? ` held 'aligned' within maxRotation [${t.maxRotation.join(', ')}]` : '';
+    if (across > acrossLimit && narrowest >= 3) {
       issues.push({
         path: `mixture.types.${i}.size`,
-        message: `the largest particle spans ${Math.ceil(d)} voxels, the box allows at most ${limit} (box.size${open ? ' x and y' : ''} × box.resolution − 2); use smaller particles or a larger box`,
+        message: `the largest particle${aligned} spans ${Math.ceil(across)} voxels across x and y, the box allows at most ${acrossLimit} (box.size x and y × box.resolution − 2); use smaller particles or a larger box`,
+      });
+    } else if (!open && d > heightLimit && narrowest >= 3) {
+      issues.push({
+        path: `mixture.types.${i}.size`,
+        message: `the largest particle spans ${Math.ceil(d)} voxels, the box allows at most ${heightLimit} under a ceiling (box.size z × box.resolution − 2); use smaller particles, a taller box or box.top 'open'`,
       });
     } else if (open && narrowest >= 3) {
       // Only particles whose centre ends at or below the box height are kept. One resting on the

@@ -223,6 +223,16 @@ function checkSize(size: number): void {
 }
 
 /**
+ * Half-extents [hx, hy, hz] (voxels) of a shape of characteristic size d voxels along its own axes,
+ * before voxelisation: a voxel map's longest side is d.
+ */
+export function shapeHalfExtents(shape: Shape, d: number): [number, number, number] {
+  if (shape.kind !== 'voxels') return insideFunction(shape, d).half;
+  const m = Math.max(...shape.dims);
+  return [(shape.dims[0] * d) / m / 2, (shape.dims[1] * d) / m / 2, (shape.dims[2] * d) / m / 2];
+}
+
+/**
  * Half-extents [hx, hy, hz] of the box voxeliseShapeVoxels samples, [-h, h] voxels on each axis:
  * known before sampling, so that its size (a cylinder's box grows with its length) can be checked
  * first. A voxel map's longest side is sizeVoxels; an analytic shape's box has a voxel to spare.

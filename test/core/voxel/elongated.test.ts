@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { voxelEngine, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../../../core/voxel/index';
+import { checkParams, finalise, pack, voxelEngine, voxelParamsSchema, voxeliseShapeVoxels, type VoxelParams } from '../../../core/voxel/index';
+import { widthAcross } from '../../../core/voxel/params';
 import { rotateRange, rotatedReach } from '../../../core/voxel/rotation';
 import type { ColumnTable, EngineResult, LabelVolume } from '../../../core/common/engine';
 import { rebuildLabels } from './rebuild';
 
 /**
- * Elongated particles (rods, fibres, platelets) held in an orientation: their insertion footprint
- * follows their real width across x and y, not their bounding sphere.
+ * Elongated particles (rods, fibres, platelets) held in an orientation: their footprint and the x/y
+ * size limit follow their real width across x and y, not their bounding sphere.
  */
 
 /** Upright rods of 8 x 80 voxels (cylinders of diameter 8, length 10 diameters) that never rotate. */
@@ -47,7 +48,36 @@ describe('elongated particles held upright', () => {
     expect(r.metrics.overlapFraction).toBe(0);
   });
 
-  it('the packer\'s footprint bounds every voxel of every rotation within maxRotation', () => {
+  it('fit a box narrower than their length: x and y bound their width across, and the wrap holds', () => {
+    // Refused in a 64² box ('spans 81 voxels, the box allows at most 62'): their bounding diameter.
+    const p = rods(64, { stop: { particles: 20 } });
+    expect(checkParams(p)).toEqual([]);
+    // Packed in a box 40 wide, below their extent (41) plus their reach across (4): the matrix's
+    // wrap shifted every centre below 41 by the side, past twice the side (matrix.ts corner).
+    const narrow = rods(40, { stop: { particles: 8 } });
+    expect(checkParams(narrow)).toEqual([]);
+    const { packer } = pack(narrow, { seed: 1, threads: 1, progress() {}, cancelled: () => false, log() {} });
+    expect(packer.count).toBe(8);
+    // Every rod's shell is in the matrix (voxels the wrap sent past the side were lost).
+    let shells = 0;
+    for (let i = 0; i < packer.count; i++) shells += packer.packCoordsOf(i).length / 3;
+    expect(packer.matrix.countOccupied()).toBe(shells);
+    const f = finalise(packer, true);
+    expect(independentOverlap(narrow, f.table, f.labels!)).toBe(0);
+    // Free to tilt 20° about x and y they span 37 voxels: still in. Randomly oriented, any width: refused at the field, with the range.
+    const tilted = rods(64, { mixture: { types: [{ ...p.mixture.types[0], maxRotation: [20, 20, 0] }] } });
+    expect(checkParams(tilted)).toEqual([]);
+    expect(checkParams(rods(64, { mixture: { types: [{ ...p.mixture.types[0], orientation: 'random' }] } }))).toEqual([{
+      path: 'mixture.types.0.size',
+      message: 'the largest particle spans 81 voxels across x and y, the box allows at most 62 (box.size x and y × box.resolution − 2); use smaller particles or a larger box',
+    }]);
+    expect(checkParams(rods(12))[0]).toEqual({
+      path: 'mixture.types.0.size',
+      message: "the largest particle held 'aligned' within maxRotation [0, 0, 0] spans 11 voxels across x and y, the box allows at most 10 (box.size x and y × box.resolution − 2); use smaller particles or a larger box",
+    });
+  });
+
+  it('the width the check allows bounds every voxel of every rotation within maxRotation, and so does the packer\'s footprint', () => {
     const cases: [Record<string, unknown>, number, [number, number, number]][] = [
       [{ kind: 'cylinder', length: 10 }, 8, [0, 0, 0]],
       [{ kind: 'cylinder', length: 10 }, 8, [20, 20, 0]],
@@ -59,17 +89,19 @@ describe('elongated particles held upright', () => {
     const angles = (m: number) => [...new Set([-m, -m / 2, -1, 0, 1, m / 2, m].map((a) => ((Math.round(a) % 360) + 360) % 360))];
     for (const [shape, size, maxRotation] of cases) {
       const type = voxelParamsSchema.parse({ mixture: { types: [{ shape, size: { law: 'fixed', value: size }, orientation: 'aligned', maxRotation }] } }).mixture.types[0];
-      const v = voxeliseShapeVoxels(type.shape, size), n = v.solid.length / 3;
+      const width = widthAcross(type, 1), v = voxeliseShapeVoxels(type.shape, size), n = v.solid.length / 3;
       const half = [0, 1, 2].map((a) => Math.max(-v.min[a], v.min[a] + v.dims[a] - 1));
       const out = new Int32Array(v.solid.length);
-      let footprintShort = 0;
+      let widest = 0, footprintShort = 0;
       for (const ax of angles(maxRotation[0])) for (const ay of angles(maxRotation[1])) for (const az of angles(maxRotation[2])) {
         rotateRange(v.solid, out, 0, n, ax, ay, az, true, true);
         let mx = 0, my = 0;
         for (let k = 0; k < out.length; k += 3) { mx = Math.max(mx, Math.abs(out[k])); my = Math.max(my, Math.abs(out[k + 1])); }
+        widest = Math.max(widest, mx, my);
         if (mx > rotatedReach(half[0], half[1], half[2], ax, ay, az, 0) || my > rotatedReach(half[0], half[1], half[2], ax, ay, az, 1)) footprintShort++;
       }
       expect(footprintShort).toBe(0);
+      expect(2 * widest + 1).toBeLessThanOrEqual(Math.ceil(width));
     }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BitMatrix, markSelf, selfMaskWords } from '../../../core/voxel/bit-matrix';
 import { IdMatrix } from '../../../core/voxel/id-matrix';
-import type { PackingMatrix } from '../../../core/voxel/matrix';
+import { corner, type PackingMatrix } from '../../../core/voxel/matrix';
 import { rotateRange } from '../../../core/voxel/rotation';
 import { voxeliseShapeVoxels } from '../../../core/voxel/shapes';
 import { Random } from '../../../core/common/random';
@@ -72,6 +72,42 @@ describe.each([
     expect(m.countOccupied()).toBe(n);
     m.clearAll(shape.solid, 0, n, 1, 44, 30, e, 5);
     expect(m.countOccupied()).toBe(0);
+  });
+});
+
+describe('the x/y wrap (matrix.ts corner)', () => {
+  it('needs only offsets within half the side, whatever the extent: one subtraction wraps every voxel', () => {
+    let wrong = 0;
+    for (let n = 1; n <= 48; n++) {
+      for (let e = 0; e <= 3 * n; e++) {
+        // Every offset the voxels may have: within ±e, and twice it within the side.
+        const h = Math.min(e, n >> 1);
+        for (let o = 0; o < n; o++) if (corner(o, e, n) - h < 0 || corner(o, e, n) + h >= 2 * n) wrong++;
+      }
+    }
+    expect(wrong).toBe(0);
+  });
+
+  // An upright rod of 8 x 80 voxels: extent 41 (its bounding radius), offsets within ±4 on x and y,
+  // in a box 12 wide. Shifting every centre below the extent put voxels at o + 12 + 4 ≥ 24.
+  it.each([
+    ['bit rows', () => new BitMatrix(12, 12, 100, { layout: 'rows' })],
+    ['bit bricks', () => new BitMatrix(12, 12, 100, { layout: 'bricks' })],
+    ['id', () => new IdMatrix(12, 12, 100)],
+  ] as const)('%s: a particle whose extent passes the box side is written, tested and cleared across the x/y edges', (_name, make) => {
+    const m = make(), rod = voxeliseShapeVoxels({ kind: 'cylinder', length: 10 }, 8);
+    const e = Math.ceil(rod.maxRadius + 0.5), n = rod.shell.length / 3;
+    expect(e).toBeGreaterThan(12);
+    // Centres at and around the edges and the middle of the side.
+    for (const ox of [0, 3, 6, 8, 11]) for (const oy of [0, 5, 11]) {
+      m.writeAll(rod.shell, 0, n, ox, oy, 50, e, 1);
+      const cells = new Set(absolute(m, rod.shell, ox, oy, 50));
+      expect(m.countOccupied()).toBe(cells.size);
+      expect([...cells].filter((c) => !m.test(...(c.split(',').map(Number) as [number, number, number])))).toEqual([]);
+      expect(m.firstHit(rod.shell, 0, n, ox, oy, 50, e, 0)).toBe(0);
+      m.clearAll(rod.shell, 0, n, ox, oy, 50, e, 1);
+      expect(m.countOccupied()).toBe(0);
+    }
   });
 });
 
