@@ -3,7 +3,7 @@
  * The batch manager's tables in a 1024 px window, the narrowest the app is laid out for: every number
  * of the gradation table shows whole, and the table stays inside the form; the queue's engine names,
  * headers, progress (the longest phase, wrapped in a narrow panel), a finished run's metrics and buttons
- * show whole from 1024 to 1920 px.
+ * show whole from 1024 to 1920 px, as do the names of swept parameters over their columns (there and in History).
  * The particle editor's mixture table fits its panel without scrolling sideways at 1024, 1280 and
  * 1920 px, with every size law and a message in a row. History's rows, wider than the window with
  * metric columns at 1024 px, scroll sideways under a header that follows them; its status filters
@@ -153,6 +153,39 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
       expect(wrap[0], `at ${width} px`).toBeLessThanOrEqual(wrap[1]);
       await page.screenshot({ path: join(ARTIFACTS, `batch-layout-queue-${width}.png`) });
     }
+  });
+
+  it("names the swept parameters whole over their columns, each word on its line, in the queue and History at 1024 and 1920 px", async () => {
+    // Queued (the queue is not started): a sweep of two long parameter names, which read 'rebou…' and
+    // 'freezi…' in the queue's 68 px columns, whole only in their tooltip.
+    await services.dispatch('runs.enqueue', { spec: { engine: 'voxel', name: 'long names', seed: 1, params: { reboundProbability: { $sweep: [0.1, 0.5] }, freezingInterval: { $sweep: [20, 100] } } } });
+    /** Headers cut at their side, or broken inside a word (more lines than words). */
+    const badHeads = (selector: string) => page.$$eval(selector, (heads) => heads.filter((h) => {
+      const text = (h.querySelector('.swept-head, .metric-head') ?? h) as HTMLElement;
+      const words = text.textContent!.split(/(?=[A-Z])/).length;
+      const lines = Math.round(text.getBoundingClientRect().height / parseFloat(getComputedStyle(text).lineHeight));
+      return h.scrollWidth > h.clientWidth || text.scrollWidth > text.clientWidth || lines > words;
+    }).map((h) => h.textContent));
+    await page.waitForSelector(testid('queue-sweep-col-freezingInterval'));
+    for (const width of [1024, 1920]) {
+      await page.setViewportSize({ width, height: 768 });
+      expect(await page.$$eval('[data-testid^="queue-sweep-col-"]', (heads) => heads.map((h) => h.textContent))).toEqual(['reboundProbability', 'freezingInterval']);
+      expect(await badHeads('[data-testid^="queue-sweep-col-"]'), `queue at ${width} px`).toEqual([]);
+      // The progress beside them keeps its header whole.
+      expect(await page.$eval('[data-testid="queue"] thead th.c-progress', (h) => h.scrollWidth - h.clientWidth), `at ${width} px`).toBe(0);
+      await page.locator(testid('queue')).screenshot({ path: join(ARTIFACTS, `batch-layout-queue-swept-${width}.png`) });
+    }
+    await page.click(testid('nav-history'));
+    await page.fill(testid('history-search'), 'long names');
+    await page.waitForSelector(testid('history-sweep-col-freezingInterval'));
+    for (const width of [1024, 1920]) {
+      await page.setViewportSize({ width, height: 768 });
+      expect(await badHeads('[data-testid^="history-sweep-col-"]'), `History at ${width} px`).toEqual([]);
+    }
+    await page.fill(testid('history-search'), '');
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await page.click(testid('nav-batch'));
+    await page.waitForSelector(testid('engine-select'));
   });
 
   it('says why Enqueue is disabled whole, between the run count and the button, at 1024 and 1920 px', async () => {
