@@ -294,6 +294,23 @@ describe('stacking engine', () => {
     expect(bed).toBeGreaterThan(0.75);
     expect(Number(m[4])).toBeCloseTo(1 / bed - 1, 3);
     expect(logged(p('front', { shape: 'circle', radius: 3 })).logs).toEqual([expect.stringMatching(/^order 'front' grew its bed from the floor to y = .* of the region's height 6: /)]);
+    // Along a periodic y (no floor) the empty band lies between the bed's top and the images of its
+    // underside, and nothing was said. The widest band no disk reaches, by sorting their extents:
+    const periodic = logged(p('front', { shape: 'rectangle', size: [6, 6], periodic: [false, true] }));
+    const t = tableOf(periodic.res).columns;
+    const spans = Array.from(t.y, (yi, i) => [yi - t.r[i], yi + t.r[i]]).sort((a, b) => a[0] - b[0]);
+    let reach = spans[0][1], gap = spans[0][0] + 6 - Math.max(...spans.map((s) => s[1])), from = Math.max(...spans.map((s) => s[1]));
+    for (const [lo, hi] of spans) {
+      if (lo - reach > gap) { gap = lo - reach; from = reach; }
+      reach = Math.max(reach, hi);
+    }
+    expect(gap).toBeGreaterThan(1);
+    expect(periodic.logs).toHaveLength(1);
+    const band = /^order 'front' grew its bed up from y = 0 along the periodic y \(no floor\) to ([\d.]+) thick, (\d+) % of the region's height 6: .* the band from y = ([\d.]+) to y = ([\d.]+), between the bed's top and the periodic images of its underside, is empty, and the bed itself is at solid fraction ([\d.]+) .*not a gap of the periodic y/.exec(periodic.logs[0])!;
+    expect(Number(band[1])).toBeCloseTo(6 - gap, 2);
+    expect(Number(band[3])).toBeCloseTo(from, 2);
+    expect(Number(band[4])).toBeCloseTo(from + gap, 2);
+    expect(Number(band[5])).toBeCloseTo(0.5 * 36 / (6 * (6 - gap)), 3);
     expect(logged(p('seed', { shape: 'rectangle', size: [6, 6] })).logs).toEqual([]);
   });
 
