@@ -119,7 +119,7 @@ describe('stacking engine', () => {
     }
     expect(sieveAsked.y[sieveAsked.y.length - 1]).toBeCloseTo(100, 9);
     // Every size axis says its unit, as the class series do (the sieve curves' said none).
-    for (const s of res.series.filter((x) => /diameter/.test(x.xLabel))) expect(s.xLabel).toMatch(/\(length\)$/);
+    for (const s of res.series.filter((x) => /diameter/.test(x.xLabel))) expect(s.xLabel).toMatch(/\(length units\)$/);
     // The count against time ends at the count.
     const time = res.series.find((s) => s.name === 'particles against time')!;
     expect(time.y[time.y.length - 1]).toBe(res.metrics.particles);
