@@ -671,9 +671,17 @@ export interface Events {
   'queue.updated': QueueState;
   /** runs.saveExport writing a file: a few per second, and once at 1. */
   'export.progress': { id: string; format: string; path: string; fraction: number };
+  /** runs.importSpheres under way, named by its params' name and source: a few per second, and as each phase starts and ends (at 1). */
+  'import.progress': { name: string; source: string } & ImportProgress;
+}
+
+/** How far a sphere import is: parsing the CSV, then analysing the spheres; `fraction` of the phase, 0 to 1. */
+export interface ImportProgress {
+  phase: 'parsing' | 'analysing';
+  fraction: number;
 }
 export type EventName = keyof Events;
-export const EVENT_NAMES: EventName[] = ['run.updated', 'batch.finished', 'run.deleted', 'queue.updated', 'export.progress'];
+export const EVENT_NAMES: EventName[] = ['run.updated', 'batch.finished', 'run.deleted', 'queue.updated', 'export.progress', 'import.progress'];
 
 /** window.packbench: the only way the renderer reaches the services. */
 export interface PackbenchApi {

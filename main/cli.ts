@@ -410,19 +410,35 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     }
   }
 
+  /** A bar of 30 characters filled to fraction f. */
+  const bar = (f: number) => `[${'#'.repeat(Math.round(f * 30)).padEnd(30, '-')}]`;
+
   /** One line per update on a TTY (a bar), nothing otherwise. */
   function progressBar(s: Services, ids: Set<string>): () => void {
     if (!io.stderrIsTTY) return () => {};
     const draw = (r: RunSummary) => {
       if (!ids.has(r.id)) return;
       const f = r.progress.total > 0 ? Math.min(1, r.progress.done / r.progress.total) : 0;
-      const width = 30;
-      const bar = '#'.repeat(Math.round(f * width)).padEnd(width, '-');
       const left = remainingSeconds(r, Date.now());
-      io.stderr(`\r[${bar}] ${progressPercent(r, 0).padStart(3)}% ${r.status === 'running' ? r.progress.phase : r.status}${left !== null ? `, about ${formatDuration(left)} left` : ''} ${r.name.slice(0, 40)}\x1b[K`);
+      io.stderr(`\r${bar(f)} ${progressPercent(r, 0).padStart(3)}% ${r.status === 'running' ? r.progress.phase : r.status}${left !== null ? `, about ${formatDuration(left)} left` : ''} ${r.name.slice(0, 40)}\x1b[K`);
       if (FINAL_STATUSES.includes(r.status)) io.stderr('\n');
     };
     return s.events.on('run.updated', draw);
+  }
+
+  /** A sphere import's bar on a TTY (its phase, parsing or analysing, and how far), as a run's; nothing otherwise. */
+  function importBar(s: Services, name: string): () => void {
+    if (!io.stderrIsTTY) return () => {};
+    let drawn = false;
+    const off = s.events.on('import.progress', (e) => {
+      if (e.name !== name) return;
+      drawn = true;
+      io.stderr(`\r${bar(e.fraction)} ${String(Math.floor(e.fraction * 100)).padStart(3)}% ${e.phase} ${name.slice(0, 40)}\x1b[K`);
+    });
+    return () => {
+      off();
+      if (drawn) io.stderr('\n');
+    };
   }
 
   // ------------------------------------------------------------------ run
@@ -850,7 +866,14 @@ fields and those --set changes (NAME [porosity=0.5, duration=1]).
       const csv = readInput(file).toString('utf8');
       await withServices({}, async (s) => {
         const analysis = { periodic: [...SPHERE_PERIODIC_SIDES[o.periodic]] };
-        const r = await s.dispatch('runs.importSpheres', { name: o.name ?? basename(file), csv, source: resolve(file), box: o.box, analysis });
+        const name = o.name ?? basename(file);
+        const stopBar = importBar(s, name);
+        let r: RunSummary;
+        try {
+          r = await s.dispatch('runs.importSpheres', { name, csv, source: resolve(file), box: o.box, analysis });
+        } finally {
+          stopBar();
+        }
         print(`${r.status}: ${r.name} (${r.id}), engine ${r.engine}\n${formatMetrics(r)}`, { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics });
       });
     });

@@ -19,7 +19,7 @@ import { sizeDistributions } from './sizes';
 import { poreGridPlan, poreSizeDistribution } from './pores';
 import { SphereGrid } from './neighbours';
 import { sphereSliceVolumeIn } from './boxcut';
-import type { AnalysisResult } from './index';
+import type { AnalysisProgress, AnalysisResult } from './index';
 import { UNITS } from '../common/units';
 
 export const sphereAnalysisOptionsSchema = z.object({
@@ -56,10 +56,23 @@ export function sphereSliceVolume(c: number, r: number, a: number, b: number): n
   return Math.PI * (r * r * (t1 - t0) - (t1 * t1 * t1 - t0 * t0 * t0) / 3);
 }
 
+/**
+ * Where each pass of analyseSpheres ends on its progress scale (of 100), by its share of the time on
+ * 10⁶ spheres in a bed with the default pore grid: sizes 14 %, contacts 31 %, the RDF, the height
+ * map and the porosity 5 % each, the pores 40 % (a quarter of it rasterising the spheres).
+ */
+const PASS_END = { sizes: 15, contacts: 45, rdf: 50, heightMap: 55, porosity: 60, pores: 100 };
+
+/**
+ * With `progress`, told (done of 100, the pass under way) as each pass starts, and along the
+ * contacts (every 16,384 spheres) and the pores (every 65,536 spheres rasterised, then once a grid
+ * slice per pass of the local thickness): 10⁶ spheres take seconds.
+ */
 export function analyseSpheres(
   table: ColumnTable,
   box: readonly [number, number, number],
   options: SphereAnalysisOptions = {},
+  progress: AnalysisProgress = () => {},
 ): AnalysisResult {
   const opts = sphereAnalysisOptionsSchema.parse(options);
   for (const c of ['x', 'y', 'z', 'r']) {
@@ -94,6 +107,7 @@ export function analyseSpheres(
   if (n === 0) return { metrics: { particles: 0 }, series, artifacts: [], particleColumns: {} };
 
   // Sizes.
+  progress(0, 100, 'sizes');
   const d = r.map((v) => 2 * v), v = r.map((v) => (4 / 3) * Math.PI * v * v * v);
   const sizes = sizeDistributions(d, v, opts.sizeBins);
   Object.assign(metrics, sizes.metrics);
@@ -110,7 +124,11 @@ export function analyseSpheres(
   const rdfMax = Math.min(opts.rdfMaxDistance ?? 5 * meanD, halfSide);
   const bins = opts.rdfBins;
   const rdfCounts = new Float64Array(bins);
-  const { degree, contacts, overlappingPairs: overlaps, maxOverlap } = sphereContacts(x, y, zc, r, box, periodic, tol);
+  const { degree, contacts, overlappingPairs: overlaps, maxOverlap } = sphereContacts(x, y, zc, r, box, periodic, tol, (done, total) => {
+    progress(PASS_END.sizes + ((PASS_END.contacts - PASS_END.sizes) * done) / total, 100, 'contacts');
+    return false;
+  })!;
+  progress(PASS_END.contacts, 100, 'rdf');
   const grid = new SphereGrid(x, y, zc, box, periodic, rdfMax);
   const refs = Math.min(n, opts.rdfReferences);
   for (let k = 0; k < refs; k++) {
@@ -126,6 +144,7 @@ export function analyseSpheres(
   metrics.overlappingPairs = overlaps;
 
   let hMean = lz, valley = opts.bulkTop ?? lz;
+  progress(PASS_END.rdf, 100, 'height map');
   if (!cellZ) {
     const surface = topSurface(x, y, zc, r, lx, ly, periodic, opts.heightMapCells);
     hMean = surface.mean;
@@ -135,6 +154,7 @@ export function analyseSpheres(
   }
 
   // Porosity: exact sphere slices.
+  progress(PASS_END.heightMap, 100, 'porosity');
   const area = lx * ly;
   const dz = opts.sliceThickness ?? meanD / 10;
   const extent = cellZ ? lz : top;
@@ -179,7 +199,8 @@ export function analyseSpheres(
     metrics.bulkTo = valley;
   }
 
-  const pores = spherePores(x, y, zc, r, box, valley, floorLayer, periodic, opts.poreGridVoxels, opts.poreBins, rmin, rmax);
+  progress(PASS_END.porosity, 100, 'pores');
+  const pores = spherePores(x, y, zc, r, box, valley, floorLayer, periodic, opts.poreGridVoxels, opts.poreBins, rmin, rmax, (done, total) => progress(PASS_END.porosity + ((PASS_END.pores - PASS_END.porosity) * done) / total, 100, 'pores'));
   if (pores) {
     series.push(pores.series);
     metrics.poreDiameterMean = pores.mean;
@@ -200,6 +221,7 @@ export function analyseSpheres(
     rdfY[b] = rdfCounts[b] / (refs * rho * (4 / 3) * Math.PI * (r1 * r1 * r1 - r0 * r0 * r0));
   }
   series.push(lineSeries('radial distribution function', `r (${UNITS.length})`, 'g(r)', rdfX, rdfY));
+  progress(100, 100, 'done');
   return { metrics, series, artifacts: [], particleColumns: { coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)) } };
 }
 
@@ -359,6 +381,9 @@ export function coordinationSeries(degree: Uint32Array): EngineSeries {
   return barSeries('coordination number', 'contacts per particle', 'fraction of particles', coord.centres, normalised(coord.counts));
 }
 
+/** The share of spherePores' progress that rasterising the spheres takes (a quarter of its time on 10⁶ spheres). */
+const RASTERISED = 0.25;
+
 /**
  * Pore sizes of a sphere bed: the spheres rasterised (cell centres inside a sphere are solid) at
  * twenty cells per smallest diameter over z in [0, top), the floor below as a wall, in the window or
@@ -370,7 +395,7 @@ function spherePores(
   x: Float64Array, y: Float64Array, zc: Float64Array, r: Float64Array,
   box: readonly [number, number, number], top: number, countFrom: number,
   periodic: readonly [boolean, boolean, boolean], maxCells: number, bins: number,
-  rmin: number, rmax: number,
+  rmin: number, rmax: number, progress: (done: number, total: number) => void,
 ): { series: EngineSeries; mean: number; median: number; max: number; spacing: number; window: string } | undefined {
   if (!(top > 0)) return undefined;
   const [lx, ly, lz] = box;
@@ -390,7 +415,12 @@ function spherePores(
   const sx = lx / cxAll, sy = ly / cyAll;
   const solid = new Uint8Array(wx * wy * cz);
   solid.fill(1, 0, floor * wx * wy);
+  // Progress: the spheres rasterised up to RASTERISED of `total`, then a grid slice per pass of
+  // poreSizeDistribution (four passes, about a call a slice each).
+  const total = 4 * cz / (1 - RASTERISED);
+  const rasterised = RASTERISED * total;
   for (let s = 0; s < x.length; s++) {
+    if ((s & 0xffff) === 0) progress((rasterised * s) / x.length, total);
     const R = r[s], R2 = R * R;
     // Slice k's centre is at (k - floor + 0.5) sz.
     let k0 = Math.ceil((zc[s] - R) / sz - 0.5) + floor, k1 = Math.floor((zc[s] + R) / sz - 0.5) + floor;
@@ -425,6 +455,8 @@ function spherePores(
   const fromZ = cellZ ? Math.max(0, Math.ceil(countFrom / sz - 0.5)) : countFrom < top ? Math.floor(countFrom / g) + 1 : 1;
   const toZ = cellZ ? Math.min(cz, Math.ceil(top / sz - 0.5)) : cz;
   const grid: [boolean, boolean, boolean] = [periodic[0] && plan.wholeX, periodic[1] && plan.wholeY, cellZ];
-  const pores = poreSizeDistribution(solid, [wx, wy, cz], grid, [mx, my, fromZ], [wx - mx, wy - my, toZ], g, bins);
+  let slices = 0;
+  const onSlice = () => progress(rasterised + Math.min(slices++, 4 * cz - 1), total);
+  const pores = poreSizeDistribution(solid, [wx, wy, cz], grid, [mx, my, fromZ], [wx - mx, wy - my, toZ], g, bins, onSlice);
   return pores && { ...pores, spacing: g, window: `${(wx * sx).toPrecision(4)} x ${(wy * sy).toPrecision(4)} x ${height.toPrecision(4)}` };
 }

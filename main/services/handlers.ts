@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ApiError, parseParams, parseStrict, paramsSchemas, unknownMethod, SPHERE_IMPORT_ENGINE, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
+import { ApiError, parseParams, parseStrict, paramsSchemas, unknownMethod, SPHERE_IMPORT_ENGINE, type ImportProgress, type MethodName, type Methods, type RunRecord, type ShapeImportResult } from '../api';
 import { downloadFile, writesSeries, EXPORT_FORMATS, exportFileName, exportFormatList, exportForDownload, exportRun, lackingData, type ExportableRun, type ExportFormat } from './exports';
 import { IMPORT_WORKER, importTaskBytes, meshImportOptionsSchema, type MeshImportOptions, recordSphereRun, sphereImportAnalysis, type ImportResult, type ImportTask, type VoxelShapeImport } from './imports';
 import { BudgetError, type WorkerPool } from './pool';
@@ -184,12 +184,12 @@ export function removeLeftExports(dataDir: string): void {
  * Runs an import task in a worker (one of ctx.heavy's turns, under the memory budget). What the
  * parsers reject is bad input naming `what` (the file), not a fault of ours; a task too big for the
  * budget is refused before it starts. `signal` aborted (the client that asked has gone) skips it
- * when its turn comes, or ends its worker: nothing is stored.
+ * when its turn comes, or ends its worker: nothing is stored. A sphere import tells `onProgress` how far it is.
  */
-function importing(ctx: HandlerContext, what: string, task: ImportTask, signal?: AbortSignal): Promise<ImportResult> {
+function importing(ctx: HandlerContext, what: string, task: ImportTask, signal?: AbortSignal, onProgress?: (p: ImportProgress) => void): Promise<ImportResult> {
   return ctx.heavy.run(async () => {
     try {
-      return await ctx.pool.task<ImportResult>(IMPORT_WORKER, task, importTaskBytes(task), 'refuse', signal);
+      return await ctx.pool.task<ImportResult, ImportProgress>(IMPORT_WORKER, task, importTaskBytes(task), 'refuse', signal, onProgress);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof BudgetError) throw new ApiError(err.busy ? 'unavailable' : 'invalid', `${what}: the import ${message}`);
@@ -361,7 +361,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
 
     'runs.importSpheres': async (p, signal) => {
       const analysis = sphereImportAnalysis(p.analysis);
-      const imported = await importing(ctx, p.source || 'sphere CSV', { kind: 'spheres', csv: p.csv, source: p.source, box: p.box, analysis }, signal);
+      const task: ImportTask = { kind: 'spheres', csv: p.csv, source: p.source, box: p.box, analysis };
+      const imported = await importing(ctx, p.source || 'sphere CSV', task, signal, (progress) => ctx.events.emit('import.progress', { name: p.name, source: p.source, ...progress }));
       if (imported.kind !== 'spheres') throw new Error(`import task gave ${imported.kind}, not spheres`);
       const run = recordSphereRun(store, (id) => queue.runDir(id), imported.spheres, { name: p.name, source: p.source }, queue.origin(1));
       // Runs normally reach open windows through the queue's events; an import skips the queue.

@@ -23,7 +23,7 @@ import { countLines } from '../../core/io/lines';
 import { assertWatertight, meshTriangleLimit, parseObj, parseStl } from '../../core/io/mesh';
 import { parseRawHeader, rawSizeMismatch, rawToSolidBits, type RawHeader } from '../../core/io/raw';
 import { bounds, MAX_SHAPE_VOXELS_PER_AXIS, voxeliseMesh } from '../../core/io/voxelise';
-import { parseStrict, SPHERE_IMPORT_ENGINE, type MetricValue, type Methods, type RunSummary } from '../api';
+import { parseStrict, SPHERE_IMPORT_ENGINE, type ImportProgress, type MetricValue, type Methods, type RunSummary } from '../api';
 import { previewBytes, shapePreview } from './shapes';
 import type { Shape as VoxelShape } from '../../core/voxel/shapes';
 import type { RunOrigin, RunStore } from './store';
@@ -145,9 +145,9 @@ export async function importSphereCsv(path: string): Promise<ColumnTable> {
   return sphereTableFromCsv(await readFile(path, 'utf8'), path);
 }
 
-/** importSphereCsv on text already read; `source` (a file name) goes into meta.source. */
-export function sphereTableFromCsv(text: string, source: string): ColumnTable {
-  const table = sphereCsvToTable(text);
+/** importSphereCsv on text already read; `source` (a file name) goes into meta.source; `progress` as sphereCsvToTable's. */
+export function sphereTableFromCsv(text: string, source: string, progress?: (done: number, total: number) => void): ColumnTable {
+  const table = sphereCsvToTable(text, progress);
   const { x, y, z, r } = table.columns;
   const box = [0, 0, 0];
   for (let i = 0; i < r.length; i++) {
@@ -226,12 +226,15 @@ export function sphereImportAnalysis(analysis: Record<string, unknown> = {}): Re
   return parseStrict(sphereAnalysisOptionsSchema, analysis, 'analysis') as Record<string, unknown>;
 }
 
-/** Parses, checks (checkSphereSet) and analyses a sphere CSV: the work of a sphere import's task. */
-export function analyseSphereCsv(csv: string, source: string, box: [number, number, number] | undefined, analysis: Record<string, unknown>): AnalysedSpheres {
-  const table = sphereTableFromCsv(csv, source);
+/** Parses, checks (checkSphereSet) and analyses a sphere CSV, telling `progress` how far: the work of a sphere import's task. */
+export function analyseSphereCsv(
+  csv: string, source: string, box: [number, number, number] | undefined, analysis: Record<string, unknown>,
+  progress: (p: ImportProgress) => void = () => {},
+): AnalysedSpheres {
+  const table = sphereTableFromCsv(csv, source, (done, total) => progress({ phase: 'parsing', fraction: done / total }));
   const checkedBox = checkSphereSet(table, box, sphereCsvLineNumbers(csv), (analysis.periodic as boolean[] | undefined)?.[2] === true);
   const t0 = performance.now();
-  const result = analyseSpheres(table, checkedBox, analysis);
+  const result = analyseSpheres(table, checkedBox, analysis, (done, total) => progress({ phase: 'analysing', fraction: done / total }));
   const analysisSeconds = (performance.now() - t0) / 1000;
   for (const [name, column] of Object.entries(result.particleColumns)) if (!(name in table.columns)) table.columns[name] = column;
   table.meta = { ...table.meta, box: checkedBox, periodic: (analysis.periodic as boolean[] | undefined) ?? [true, true, false] };
@@ -296,10 +299,10 @@ export type ImportResult =
 /** The worker entry that runs import tasks (from source, or bundled next to the main bundle). */
 export const IMPORT_WORKER = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../workers/imports.ts' : './workers/imports.js', import.meta.url));
 
-/** What a task does inside its worker. */
-export function runImportTask(task: ImportTask): ImportResult {
+/** What a task does inside its worker; a sphere import tells `progress` how far it is (the others take a second or less). */
+export function runImportTask(task: ImportTask, progress?: (p: ImportProgress) => void): ImportResult {
   switch (task.kind) {
-    case 'spheres': return { kind: 'spheres', spheres: analyseSphereCsv(task.csv, task.source, task.box, task.analysis) };
+    case 'spheres': return { kind: 'spheres', spheres: analyseSphereCsv(task.csv, task.source, task.box, task.analysis, progress) };
     case 'mesh': return { kind: 'shape', shape: meshBytesToShape(task.bytes, task.fileName, task.options) };
     case 'raw': return { kind: 'shape', shape: rawBytesToShape(task.bytes, task.header, task.fileName) };
     case 'preview': return { kind: 'preview', preview: shapePreview(task.shape, task.size, task.resolution, task.reductionThreshold) };

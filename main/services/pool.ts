@@ -244,9 +244,12 @@ export class WorkerPool {
    * a run's estimate does. A worker that finished its task is kept a few seconds for the next one
    * (see `idle`). `signal` aborted (the client that asked has gone) ends the task where it is: it
    * fails with the signal's reason and its worker is terminated (a task has no cancel flag to ask:
-   * a mesh import or a preview is one call into core).
+   * a mesh import or a preview is one call into core). What the worker posts as { progress } before
+   * its outcome goes to `onProgress`.
    */
-  async task<T>(workerEntry: string, input: unknown, memoryBytes: number, whenFull: 'refuse' | 'run anyway' = 'refuse', signal?: AbortSignal): Promise<T> {
+  async task<T, P = never>(
+    workerEntry: string, input: unknown, memoryBytes: number, whenFull: 'refuse' | 'run anyway' = 'refuse', signal?: AbortSignal, onProgress?: (progress: P) => void,
+  ): Promise<T> {
     signal?.throwIfAborted();
     if (whenFull === 'refuse' && memoryBytes > this.memoryBudgetBytes) {
       throw new BudgetError(`needs about ${formatBytes(memoryBytes)}, more than the memory budget of ${formatBytes(this.memoryBudgetBytes)}`, false);
@@ -271,7 +274,8 @@ export class WorkerPool {
           off();
           reject(signal!.reason);
         };
-        const onMessage = (m: { ok: true; value: T } | { ok: false; message: string }) => {
+        const onMessage = (m: { ok: true; value: T } | { ok: false; message: string } | { progress: P }) => {
+          if ('progress' in m) return onProgress?.(m.progress);
           off();
           reusable = true;
           if (m.ok) resolve(m.value);

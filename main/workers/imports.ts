@@ -5,7 +5,11 @@
  * next one.
  */
 import { parentPort } from 'node:worker_threads';
+import type { ImportProgress } from '../api';
 import { runImportTask, type ImportResult, type ImportTask } from '../services/imports';
+
+/** Progress goes out a few times a second ({ progress }), each phase's first and last report (at 1) at once. */
+const PROGRESS_MS = 200;
 
 function buffersOf(r: ImportResult): ArrayBuffer[] {
   if (r.kind === 'shape') return [];
@@ -16,8 +20,16 @@ function buffersOf(r: ImportResult): ArrayBuffer[] {
 }
 
 parentPort!.on('message', (task: ImportTask) => {
+  let phase = '', last = 0;
+  const progress = (p: ImportProgress) => {
+    const now = performance.now();
+    if (p.phase === phase && p.fraction < 1 && now - last < PROGRESS_MS) return;
+    phase = p.phase;
+    last = now;
+    parentPort!.postMessage({ progress: p });
+  };
   try {
-    const value = runImportTask(task);
+    const value = runImportTask(task, progress);
     parentPort!.postMessage({ ok: true, value }, buffersOf(value));
   } catch (err) {
     parentPort!.postMessage({ ok: false, message: err instanceof Error ? err.message : String(err) });

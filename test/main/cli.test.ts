@@ -442,6 +442,23 @@ describe('packbench CLI', () => {
     }
   });
 
+  it("draws a sphere import's progress on a terminal as a run's: parsing, then analysing, each to 100 %", async () => {
+    const t2 = tempDir();
+    try {
+      writeFileSync(join(t2.dir, 'stack.csv'), cubicSpheresCsv());
+      let stderr = '';
+      const io = { stdout: () => {}, stderr: (text: string) => void (stderr += text), stderrIsTTY: true };
+      expect(await main(['--data', t2.dir, 'import', 'spheres', join(t2.dir, 'stack.csv'), '--name', 'Drawn'], io)).toBe(0);
+      const lines = stderr.split('\r').filter(Boolean).map((l) => l.replace('\x1b[K', ''));
+      expect(lines[0]).toBe('[------------------------------]   0% parsing Drawn');
+      expect(lines).toContain('[##############################] 100% parsing Drawn');
+      expect(lines).toContain('[------------------------------]   0% analysing Drawn');
+      expect(lines.at(-1)).toBe('[##############################] 100% analysing Drawn\n');
+    } finally {
+      t2.cleanup();
+    }
+  });
+
   it('imports a sphere CSV as an analysed run, and meshes and raw volumes as shapes', async () => {
     writeFileSync(join(t.dir, 'stack.csv'), cubicSpheresCsv());
     const sp = await cli('--json', 'import', 'spheres', join(t.dir, 'stack.csv'), '--name', 'Cubic stack', '--box', '3,3,4');

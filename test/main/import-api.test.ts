@@ -15,6 +15,7 @@ import { sphereCsvToTable } from '../../core/io/csv';
 import { EXPORT_FORMATS } from '../../main/services/exports';
 import { openServices, type Services } from '../../main/services/services';
 import { RunStore } from '../../main/services/store';
+import type { Events } from '../../main/api';
 import { rejection, tempDir } from './helpers';
 import { asciiBox, cubicSpheresCsv } from './fixtures/imports';
 
@@ -122,6 +123,22 @@ describe('runs.importSpheres', () => {
     expect(await rejection(s.dispatch('runs.rerun', { id: run.id }))).toMatchObject({ code: 'conflict', message: expect.stringMatching(/imported sphere set/) });
     // The table artifact holds the analysis columns too.
     expect(Object.keys(decodeTable(readFileSync(artifact.path)).columns)).toEqual(['id', 'type', 'x', 'y', 'z', 'r', 'coordination']);
+  });
+
+  it('says how far it is, as runs do: import.progress events, parsing then analysing, each from 0 to 1', async () => {
+    const events: Events['import.progress'][] = [];
+    const off = s.events.on('import.progress', (e) => events.push(e));
+    await s.dispatch('runs.importSpheres', { name: 'Watched', csv: cubicSpheresCsv(), source: 'watched.csv', analysis: { poreGridVoxels: 4096 } });
+    off();
+    expect(events.every((e) => e.name === 'Watched' && e.source === 'watched.csv')).toBe(true);
+    const phases = events.map((e) => e.phase).filter((p, k, all) => p !== all[k - 1]);
+    expect(phases).toEqual(['parsing', 'analysing']);
+    for (const phase of phases) {
+      const fractions = events.filter((e) => e.phase === phase).map((e) => e.fraction);
+      expect(fractions[0], phase).toBe(0);
+      expect(fractions.at(-1), phase).toBe(1);
+      expect(fractions.every((f, k) => k === 0 || f >= fractions[k - 1]), `${phase}: ${fractions.join(', ')}`).toBe(true);
+    }
   });
 
   it('takes an explicit box, and names bad CSV lines and bad analysis options', async () => {

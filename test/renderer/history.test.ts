@@ -604,6 +604,35 @@ describe('Import spheres', () => {
     expect(w.find('[data-testid="history-row-r100000"]').classes()).toContain('selected');
   });
 
+  it('says how far the import is (parsing, then analysing) from its own import.progress events', async () => {
+    const { api, w } = await mountHistory(3);
+    let finish = () => {};
+    const call = api.call;
+    api.call = (async (method: string, params: unknown) => {
+      if (method === 'runs.importSpheres') await new Promise<void>((resolve) => (finish = resolve));
+      return call(method as never, params as never);
+    }) as typeof api.call;
+    await w.find('[data-testid="history-import-spheres"]').trigger('click');
+    await chooseFile(w, 'bed.csv', 'x,y,z,r\n1,1,1,0.5\n');
+    await w.find('[data-testid="sphere-import"]').trigger('submit');
+    await settle(10);
+    const status = () => w.find('[data-testid="sphere-import-progress"]');
+    expect(status().text()).toBe('Reading the file…');
+    api.emit('import.progress', { name: 'bed', source: 'bed.csv', phase: 'parsing', fraction: 0.42 });
+    await settle(2);
+    expect(status().text()).toBe('Parsing: 42 %');
+    expect((status().find('progress').element as HTMLProgressElement).value).toBeCloseTo(0.42, 12);
+    // Another window's import of another file is not this one's.
+    api.emit('import.progress', { name: 'other', source: 'other.csv', phase: 'analysing', fraction: 0.9 });
+    api.emit('import.progress', { name: 'bed', source: 'bed.csv', phase: 'analysing', fraction: 0.25 });
+    await settle(2);
+    expect(status().text()).toBe('Analysing: 25 %');
+    finish();
+    await settle(10);
+    expect(w.find('[data-testid="sphere-import"]').exists()).toBe(false);
+    expect(w.find('[data-testid="history-total"]').text()).toBe('4 runs · 1 selected');
+  });
+
   it("a side of the box typed with a decimal comma ('0,4') is refused at the field, not imported as 4", async () => {
     const { api, w } = await mountHistory(3);
     await w.find('[data-testid="history-import-spheres"]').trigger('click');
