@@ -137,6 +137,8 @@ describe('sweeps.ts', () => {
   it('labels columns by their last path segment, longer only where two would read the same', () => {
     expect(shortLabels(['box.size', 'mixture.types.0.size.value', 'mixture.types.1.size.value'])).toEqual(['size', '0.size.value', '1.size.value']);
     expect(shortLabels(['reboundProbability', 'stop.particles'])).toEqual(['reboundProbability', 'particles']);
+    // a list's element by its list and index: a box's height swept read '2'
+    expect(shortLabels(['box.size.2', 'mixture.types.0.maxRotation.1', 'a.0'])).toEqual(['size.2', 'maxRotation.1', 'a.0']);
     const rows = [makeRun(1, { sweep: { a: 1, 'x.b': 2 } }), undefined, makeRun(2, { sweep: { c: 3 } })];
     expect(sweepColumns(rows, 2).map((c) => c.label)).toEqual(['a', 'b']);
   });

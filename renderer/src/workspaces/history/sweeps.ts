@@ -15,10 +15,13 @@ export interface SweepColumn {
   label: string;
 }
 
-/** Header labels for paths: each its last segment, lengthened until they differ. */
+/**
+ * Header labels for paths: each its last segment, with the one before when it is a list's index
+ * ('size.2' for box.size.2, the box's height, which read '2'), lengthened until they differ.
+ */
 export function shortLabels(paths: string[]): string[] {
   const parts = paths.map((p) => p.split('.'));
-  const take = parts.map(() => 1);
+  const take = parts.map((p) => (p.length > 1 && /^\d+$/.test(p[p.length - 1]) ? 2 : 1));
   for (let guard = 0; guard < 10; guard++) {
     const labels = parts.map((p, i) => p.slice(-take[i]).join('.'));
     let clash = false;
