@@ -97,7 +97,11 @@ export function makeRun(i: number, over: Partial<RunSummary> = {}): RunSummary {
   };
 }
 
+/** Each fake is a data folder of its own: the drafts a test's forms keep (stores/keptDrafts.ts) are not another test's. */
+let folders = 0;
+
 export function installFakeApi(runs: RunSummary[] = []): FakeApi {
+  const dataDir = `/tmp/pb-${++folders}`;
   const listeners = new Map<string, Set<Listener>>();
   const failures = new Map<string, unknown>();
   let queue = { paused: false, running: 0, runningElsewhere: 0, pausedRuns: 0, queued: 0, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60 };
@@ -140,7 +144,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
       const result = ((): unknown => {
         switch (method) {
           case 'app.info':
-            return { version: '0.1.0', dataDir: '/tmp/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null, recoveredRuns: 0 };
+            return { version: '0.1.0', dataDir, cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null, recoveredRuns: 0 };
           case 'engines.list':
             return [toyEngine];
           case 'queue.state':

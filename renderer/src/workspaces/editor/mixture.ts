@@ -8,8 +8,10 @@
  * technologist compares with a laser-diffraction or sieve measurement.
  * Size laws, their ranges and bounds are the voxel engine's own (core/voxel/params.ts).
  */
+import { z } from 'zod';
 import { maxSize, minSize, particleTypeSchema, sizeLawSchema, type SizeLaw } from '../../../../core/voxel/params';
 import { schemaMessages } from './shapeForm';
+import { typedNumber } from '../../stores/keptDrafts';
 
 export type { SizeLaw };
 export type SizeLawKind = SizeLaw['law'];
@@ -36,6 +38,29 @@ export interface Mixture {
   basis: 'number' | 'volume';
   types: MixtureType[];
 }
+
+/**
+ * A size law as a draft holds it (stores/keptDrafts.ts): the law's own fields (defaultLaw's), each a
+ * number or a list as typed, NaN included; the values are checked at their fields (validateMixture).
+ */
+const sizeLawDraftSchema = z
+  .object({ law: z.enum(SIZE_LAW_KINDS) })
+  .catchall(z.union([typedNumber, z.array(typedNumber)]))
+  .superRefine((l, ctx) => {
+    const shape = defaultLaw(l.law) as unknown as Record<string, unknown>;
+    const keys = Object.keys(l);
+    const expected = Object.keys(shape);
+    const wrong = keys.find((k) => !expected.includes(k) || Array.isArray(l[k]) !== Array.isArray(shape[k])) ?? expected.find((k) => !keys.includes(k));
+    if (wrong) ctx.addIssue({ code: 'custom', path: [wrong], message: `a ${l.law} size law holds ${expected.join(', ')}` });
+  }) as unknown as z.ZodType<SizeLaw>;
+
+/** A mixture as the particle editor keeps it as a draft across a reload or a restart. */
+export const mixtureDraftSchema: z.ZodType<Mixture> = z
+  .object({
+    basis: z.enum(['number', 'volume']),
+    types: z.array(z.object({ shapeId: z.string(), size: sizeLawDraftSchema, fraction: typedNumber }).strict()),
+  })
+  .strict();
 
 /** A typical size of a law, used to keep the size when the user switches law. */
 export function typicalSize(law: SizeLaw): number {

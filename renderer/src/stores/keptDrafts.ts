@@ -1,0 +1,131 @@
+/**
+ * What the user typed into the batch manager's form and the particle editor's mixture, kept across a
+ * reload of the web host's tab or a restart of the app (both lost it without a word): in the renderer's
+ * localStorage, which the browser and Electron's renderer both have.
+ *
+ * Kept per data folder (app.info's dataDir in the key): a mixture names shapes of its folder's
+ * library, and one address may serve another folder later (the app with --data, a host on a fixed
+ * --port). The browser keeps localStorage per origin, and the web host's origin includes its port:
+ * a host started again on another port (`serve` picks a free one unless given --port) starts without
+ * the drafts of the last one; they are back when it is served on that port again.
+ *
+ * A draft holds numbers as typed, NaN for an empty or unreadable box (readNumber): JSON has no NaN
+ * (it writes null, which a nullable field reads as unset), so non-finite numbers are written as
+ * { "$number": "NaN" } and read back. A draft that no longer reads (a later version changed what it
+ * holds) is dropped with a notice, never applied in part.
+ */
+import { z } from 'zod';
+import { api } from '../api';
+import { toast } from './toasts';
+import { formatDate } from '../components/format';
+
+export interface KeptDraft<T> {
+  value: T;
+  /** When it was kept (ISO). */
+  savedAt: string;
+}
+
+export interface DraftKeeper<T> {
+  /** The draft an earlier page kept, or null; one that no longer reads is dropped, saying so. */
+  take(): KeptDraft<T> | null;
+  /** Keeps `value` after a pause in typing (at once when the page goes); null forgets the draft. */
+  keep(value: T | null): void;
+  /** Writes what keep() was given and not written yet (the page or the editor goes). */
+  flush(): void;
+}
+
+/** A number as a box holds it while typed: NaN when empty or unreadable (readNumber), which the form names at its field. */
+export const typedNumber = z.custom<number>((v) => typeof v === 'number', 'expected a number');
+
+/** A pause in typing before the draft is written: a voxel map in the params is megabytes of text. */
+const KEEP_DELAY_MS = 300;
+const KEY_PREFIX = 'packbench.draft';
+
+const NON_FINITE = ['NaN', 'Infinity', '-Infinity'];
+
+function encode(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? { $number: String(v) } : v));
+}
+
+function decode(text: string): unknown {
+  return JSON.parse(text, (_k, v: unknown) => {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      const keys = Object.keys(v);
+      const n = (v as { $number?: unknown }).$number;
+      if (keys.length === 1 && typeof n === 'string' && NON_FINITE.includes(n)) return Number(n);
+    }
+    return v;
+  });
+}
+
+/** Where the draft `name` of data folder `dataDir` is kept. */
+export function draftKey(name: string, dataDir: string): string {
+  return `${KEY_PREFIX}.${name}:${dataDir}`;
+}
+
+/**
+ * The keeper of draft `name` (`what` names it in notices: 'batch form', 'mixture'), checked with
+ * `schema` when read; null when the data folder cannot be asked (nothing is kept then).
+ */
+export async function draftKeeper<T>(name: string, what: string, schema: z.ZodType<T>): Promise<DraftKeeper<T> | null> {
+  let dataDir: string;
+  try {
+    dataDir = (await api.call('app.info', {})).dataDir;
+  } catch {
+    return null;
+  }
+  const key = draftKey(name, dataDir);
+  let pending: { value: T | null } | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let failed = false;
+
+  function write(): void {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (!pending) return;
+    const { value } = pending;
+    pending = null;
+    try {
+      if (value === null) localStorage.removeItem(key);
+      else localStorage.setItem(key, encode({ savedAt: new Date().toISOString(), value }));
+      failed = false;
+    } catch (e) {
+      // Said once until a write succeeds again: a quota met at each keystroke would stack toasts.
+      if (!failed) toast('error', `The ${what} cannot be kept as a draft (${e instanceof Error ? e.message : String(e)}): a reload would lose it`);
+      failed = true;
+    }
+  }
+  window.addEventListener('pagehide', write);
+
+  return {
+    take() {
+      let text: string | null;
+      try {
+        text = localStorage.getItem(key);
+      } catch {
+        return null;
+      }
+      if (text === null) return null;
+      let why: string;
+      let savedAt = '';
+      try {
+        const raw = decode(text) as { savedAt?: unknown; value?: unknown } | null;
+        savedAt = typeof raw?.savedAt === 'string' ? raw.savedAt : '';
+        const r = schema.safeParse(raw?.value);
+        if (r.success && savedAt) return { value: r.data, savedAt };
+        why = r.success ? 'it has no date' : r.error.issues.map((i) => `${i.path.join('.') || 'draft'}: ${i.message}`)[0];
+      } catch (e) {
+        why = e instanceof Error ? e.message : String(e);
+      }
+      localStorage.removeItem(key);
+      toast('info', `The ${what} kept as a draft${savedAt ? ` on ${formatDate(savedAt)}` : ''} no longer reads (${why}) and was dropped`, null);
+      return null;
+    },
+    keep(value) {
+      pending = { value };
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(write, KEEP_DELAY_MS);
+    },
+    flush: write,
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Drafts kept across a reload (renderer/src/stores/keptDrafts.ts): numbers as typed (NaN, Infinity)
+ * come back as typed, a draft is its data folder's only, and the particle editor restores a mixture
+ * whose shape has left the library with the type kept and a shape to choose.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { flushPromises, mount } from '@vue/test-utils';
+import { createMemoryHistory, createRouter } from 'vue-router';
+import { z } from 'zod';
+import type { Shape } from '../../main/api';
+import { draftKeeper, draftKey, typedNumber } from '../../renderer/src/stores/keptDrafts';
+import { toasts } from '../../renderer/src/stores/toasts';
+import EditorWorkspace, { editorMixture } from '../../renderer/src/workspaces/editor/EditorWorkspace.vue';
+
+const now = '2026-01-01T00:00:00.000Z';
+const SPHERE: Shape = { id: 'b-sphere', name: 'Sphere', kind: 'sphere', params: { kind: 'sphere' }, voxelisation: null, builtin: true, createdAt: now, updatedAt: now };
+
+/** The services of data folder `dataDir`: app.info, and a library of one sphere for the editor. */
+function installApi(dataDir: string): void {
+  window.packbench = {
+    async call(method: string) {
+      switch (method) {
+        case 'app.info': return { version: '0.1.0', dataDir, cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null, recoveredRuns: 0 };
+        case 'shapes.list': return [SPHERE];
+        case 'shapes.preview': return { dims: [1, 1, 1], solidCount: 1, shellCount: 1, reducedShellCount: 1, solid: new Int32Array(0), shell: new Int32Array(0), reducedShell: new Int32Array(0) };
+        default: throw new Error(`unexpected call ${method}`);
+      }
+    },
+    on: () => () => {},
+  } as never;
+}
+
+const typed = z.object({ size: typedNumber, limit: typedNumber, unset: z.null(), list: z.array(typedNumber) });
+
+beforeEach(() => {
+  localStorage.clear();
+  toasts.splice(0);
+});
+
+describe('a kept draft', () => {
+  it('comes back as typed: an empty box (NaN) and an overflow (Infinity) stay what they were, not null', async () => {
+    installApi('/data/lab');
+    const keeper = (await draftKeeper('test', 'test form', typed))!;
+    keeper.keep({ size: Number.NaN, limit: Number.POSITIVE_INFINITY, unset: null, list: [1, Number.NaN] });
+    keeper.flush();
+    const kept = (await draftKeeper('test', 'test form', typed))!.take();
+    expect(kept?.value).toEqual({ size: Number.NaN, limit: Number.POSITIVE_INFINITY, unset: null, list: [1, Number.NaN] });
+  });
+
+  it('is its data folder\'s only', async () => {
+    installApi('/data/lab');
+    const keeper = (await draftKeeper('test', 'test form', typed))!;
+    keeper.keep({ size: 1, limit: 2, unset: null, list: [] });
+    keeper.flush();
+    expect(localStorage.getItem(draftKey('test', '/data/lab'))).not.toBeNull();
+    installApi('/data/other');
+    expect((await draftKeeper('test', 'test form', typed))!.take()).toBeNull();
+  });
+
+  it('is dropped with a notice when it no longer reads, and is not given', async () => {
+    installApi('/data/lab');
+    localStorage.setItem(draftKey('test', '/data/lab'), '{"savedAt":"2026-01-01T00:00:00.000Z","value":{"size":"12"}');
+    expect((await draftKeeper('test', 'test form', typed))!.take()).toBeNull();
+    expect(toasts.map((t) => t.text)).toEqual([expect.stringMatching(/^The test form kept as a draft no longer reads \(.*JSON.*\) and was dropped$/)]);
+    expect(localStorage.getItem(draftKey('test', '/data/lab'))).toBeNull();
+  });
+});
+
+describe("the particle editor's kept mixture", () => {
+  it('keeps a type whose shape left the library, with its size and fraction, and asks for a shape', async () => {
+    installApi('/data/lab');
+    editorMixture.types = [];
+    const value = { basis: 'volume', types: [{ shapeId: 'b-sphere', size: { law: 'fixed', value: 2 }, fraction: 3 }, { shapeId: 'u-deleted', size: { law: 'uniform', min: 1, max: 4 }, fraction: 1 }] };
+    localStorage.setItem(draftKey('mixture', '/data/lab'), JSON.stringify({ savedAt: now, value }));
+    const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/editor', component: EditorWorkspace }] });
+    await router.push('/editor');
+    const w = mount(EditorWorkspace, { global: { plugins: [router], stubs: { PlotPanel: true } }, attachTo: document.body });
+    await flushPromises();
+    expect(w.get('[data-testid="mixture-restored"]').text()).toContain('One type has a shape no longer in the library: choose one.');
+    expect(editorMixture).toEqual({ basis: 'volume', types: [value.types[0], { ...value.types[1], shapeId: '' }] });
+    await w.get('[data-testid="mixture-discard-draft"]').trigger('click');
+    expect(w.find('[data-testid="mixture-restored"]').exists()).toBe(false);
+    expect(editorMixture).toEqual({ basis: 'number', types: [{ shapeId: 'b-sphere', size: { law: 'fixed', value: 1 }, fraction: 1 }] });
+    w.unmount();
+    await flushPromises();
+    expect(localStorage.getItem(draftKey('mixture', '/data/lab'))).toBeNull();
+  });
+});
