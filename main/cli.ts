@@ -532,7 +532,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         const { rows, ...checked } = await checkFile(s, file, spec, 0);
         warningLines(checked.warnings).forEach(info);
         if (!globals().json) info(memoryLine(rows.length, checked));
-        print(`valid: ${rows.length} run(s)${checked.warnings.length ? `, ${checked.warnings.length} field(s) with no effect (above)` : ''}`, { runs: rows.length, ...checked });
+        print(`valid: ${rows.length} run(s)${checked.warnings.length ? `, ${checked.warnings.length} warning(s) (above)` : ''}`, { runs: rows.length, ...checked });
       });
     });
 

@@ -240,7 +240,8 @@ export interface EngineDefinition<S extends z.ZodType = z.ZodType> {
   /**
    * Fields the user wrote that have no effect with the rest of the params (a skin with cdo
    * 'direct'): each a warning naming the field, what makes it ineffective and how to make it take
-   * effect. `written` is the params as the spec holds them (one sweep point: its values in place of
+   * effect; or a valid value whose effect few would want, said with what it does (the voxel
+   * engine's freezingInterval 1 freezes particles in mid-air). `written` is the params as the spec holds them (one sweep point: its values in place of
    * the sweeps), before the schema fills its defaults; only fields present there count (writtenAt).
    * Warnings never refuse a spec: a sweep over cdo with a skin set is sensible. Cheap: run on the
    * host's thread for every point of a sweep, and when a run starts (its log records them).

@@ -11,7 +11,7 @@ import { centreInBox, finalise, type Finalised } from './finalise';
 import { LiveSeries, liveTable } from './live';
 import { interpenetration, settle, settlingNote, type Interpenetration } from './settle';
 import { voxelHelper, type HelperData } from './mover';
-import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, ineffectiveFields, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
+import { VOXEL_ENGINE_ID, boxVoxels, checkParams, estimateMemoryBytes, fieldWarnings, labelsEnabled, voxelParamsSchema, type AnalysisParams, type VoxelParams } from './params';
 import { UNITS } from '../common/units';
 
 export { BitMatrix } from './bit-matrix';
@@ -242,7 +242,7 @@ export const voxelEngine = defineEngine({
     'In one region porosity = 1 − solid fraction; different regions differ (the bed includes the loose floor layer and the rough top, the box the empty space above).',
   paramsSchema: voxelParamsSchema,
   check: checkParams,
-  warnings: ineffectiveFields,
+  warnings: fieldWarnings,
   metrics: VOXEL_METRICS,
   stopAndKeep: 'the packing so far: insertion ends, the falling particles stay where they are, and it is finalised and analysed as a finished packing',
   estimateMemoryBytes,
