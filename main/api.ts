@@ -396,6 +396,8 @@ export interface QueueState {
   threadsPerRun: number;
   /** Seconds between checkpoints of the runs it starts (0: none). */
   checkpointSeconds: number;
+  /** Why queued runs wait though they could start: the data folder cannot take writes now (its disk filled by another program, its database locked), and what it needs; null while it can. */
+  waiting: string | null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
  * Start-up recovery re-queues
  * runs left 'running' by a crash.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, hostname, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { valueAt, WORKER_BYTES } from '../../core/common/engine';
@@ -17,7 +17,7 @@ import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import { Limiter } from './limiter';
 import { allWithin, formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
-import { storageFault } from './handlers';
+import { storageFault, storageFaultMeaning } from './handlers';
 import { CHECKPOINT_FILE, removeCheckpoint } from '../workers/checkpoint';
 import type { CheckOutcome, CheckTask } from '../workers/protocol';
 import type { EncodedRun, InterruptedView, NewRun, RunOrigin, RunStore } from './store';
@@ -173,6 +173,9 @@ export const STOP_REQUEST_FILE = 'stop-requested';
 /** In runs/: the folders of runs being removed (JobQueue.deleteRun); no run's id, which is hex. */
 const REMOVING_DIR = '.removing';
 
+/** Storage fault codes of a full disk (or quota), for which unwritable says the free space. */
+const FULL_DISK = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
+
 /** Why a run is interrupted when its process is found gone (recover). */
 const PROCESS_ENDED = 'the process running it ended';
 
@@ -211,6 +214,8 @@ export class JobQueue {
   /** Controls given as options, which restoreSettings leaves as they are. */
   private readonly given: { concurrency: boolean; threadsPerRun: boolean; checkpointSeconds: boolean };
   private paused = false;
+  /** Why queued runs wait though they could start (unwritable); null while the data folder takes writes. */
+  private waiting: string | null = null;
   /**
    * Set by restoreSettings, for the queue of the app or the web host (windows watch it): it follows
    * the pause stored in the data folder (followStoredPause) and tells its subscribers about the runs
@@ -480,7 +485,7 @@ export class JobQueue {
     // The folder's running runs that are not this process's: another process's (`packbench run`
     // beside the app), said apart rather than left out.
     const runningElsewhere = Math.max(0, counts.running - running);
-    return { paused: this.paused, running, runningElsewhere, pausedRuns: counts.paused, queued: counts.queued, concurrency: this.concurrency, threadsPerRun: this.threadsPerRun, checkpointSeconds: this.checkpointSeconds };
+    return { paused: this.paused, running, runningElsewhere, pausedRuns: counts.paused, queued: counts.queued, concurrency: this.concurrency, threadsPerRun: this.threadsPerRun, checkpointSeconds: this.checkpointSeconds, waiting: this.waiting };
   }
 
   /** Starts no more runs (those running go on); kept in the data folder, so that a restart keeps it (restoreSettings). */
@@ -1098,6 +1103,7 @@ export class JobQueue {
     try {
       this.store.withoutWaiting(write);
       this.unstored.delete(id);
+      this.writable();
     } catch (err) {
       const fault = storageFault(err);
       if (!fault) {
@@ -1106,7 +1112,42 @@ export class JobQueue {
       }
       if (!this.unstored.has(id)) console.error(`queue: the outcome of run ${id} cannot be stored now: ${fault.message}; trying again every ${this.pollMs / 1000} s`);
       this.unstored.set(id, write);
+      this.unwritable(err);
     }
+  }
+
+  /**
+   * The data folder refused a write of the queue's (`err`, a storage fault: its disk filled by another
+   * program, its database locked): queued runs wait, and so do the outcomes of runs that ended. Said
+   * once on stderr and in the queue's state (the app's status bar), with what it needs, until a write
+   * goes through (writable); the runs it waits for were said only as 'queued', or a line a poll.
+   */
+  private unwritable(err: unknown): void {
+    const code = String((err as { code?: unknown }).code);
+    const full = FULL_DISK.has(code) || code.startsWith('SQLITE_IOERR');
+    const what = code === 'SQLITE_BUSY' ? 'the database of the data folder is locked by another process' : storageFaultMeaning(code);
+    if (this.waiting?.startsWith(`${what}:`)) return; // said (its free space may have changed)
+    let free = '';
+    if (full) {
+      try {
+        const fs = statfsSync(this.dataDir);
+        free = `, ${formatBytes(fs.bavail * fs.bsize)} free`;
+      } catch {
+        // the free space is a hint
+      }
+    }
+    const until = full ? 'space is freed on it' : code === 'SQLITE_BUSY' ? 'the process holding its write lock (a database tool, a PackBench command writing) lets go' : 'it can be written again';
+    this.waiting = `${what}: queued runs start, and the outcomes of ended runs are stored, once ${until} (${code}, ${this.dataDir}${free})`;
+    console.error(`queue: waiting: ${this.waiting}; trying again every ${this.pollMs / 1000} s`);
+    this.emitQueue();
+  }
+
+  /** A write of the queue's went through: what unwritable said is over. */
+  private writable(): void {
+    if (this.waiting === null || this.unstored.size > 0) return;
+    this.waiting = null;
+    console.error('queue: the data folder takes writes again: going on');
+    this.emitQueue();
   }
 
   private pump(): void {
@@ -1212,9 +1253,10 @@ export class JobQueue {
     } catch (err) {
       // Locked by another process, or full: the run stays queued and the poll tries again.
       if (!storageFault(err)) throw err;
-      console.error(`queue: cannot start run ${r.id} now: ${err instanceof Error ? err.message : String(err)}`);
+      this.unwritable(err);
       return false;
     }
+    this.writable();
     if (!claimed) return true;
     // What the spec wrote that has no effect, at the start of the run's log: its history tells later readers.
     if (r.attempts === 0) {
@@ -1253,7 +1295,9 @@ export class JobQueue {
             this.store.withoutWaiting(() => this.store.setProgress(r.id, { done: p.done, total: p.total, phase: p.phase, counters: p.counters }));
           } catch (err) {
             if ((err as { code?: unknown }).code === 'SQLITE_BUSY') return; // locked: the next update comes within a second
-            throw err;
+            if (!storageFault(err)) throw err;
+            this.unwritable(err); // full: said once, not at every update
+            return;
           }
           this.emitRun(r.id);
         }),

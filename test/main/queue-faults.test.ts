@@ -6,7 +6,7 @@
 import { describe, expect, it, vi, type TestContext } from 'vitest';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -390,6 +390,32 @@ describe('data folder faults', () => {
       // the disk is full now: what this test wants
     }
     await browsable(disk.dir, runId);
+  });
+
+  it('a disk another program filled holds queued runs saying once why and what they need, in the queue\'s state (the app\'s status bar) and on stderr; freed, they go on', async (ctx) => {
+    const { s, dir: disk } = servicesOnSmallDisk(ctx, 2048, { autoStart: false });
+    const id = (await s.dispatch('runs.enqueue', { spec: spec('waits for room') })).runIds[0];
+    const filler = join(disk, 'filler');
+    try {
+      for (;;) appendFileSync(filler, Buffer.alloc(64 * 1024));
+    } catch (err) {
+      expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    }
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    later(() => errors.mockRestore());
+    const claims = vi.spyOn(s.store, 'claim');
+    s.startQueue();
+    // A few polls (every 100 ms here): each said 'queue: cannot start run … now: database or disk is full', and nothing what to do.
+    await vi.waitUntil(() => claims.mock.calls.length >= 3, { timeout: 10_000, interval: 20 });
+    expect(s.store.getSummary(id)!.status).toBe('queued');
+    const waiting = `the disk of the data folder is full: queued runs start, and the outcomes of ended runs are stored, once space is freed on it (SQLITE_FULL, ${disk}, `;
+    expect((await s.dispatch('queue.state', {})).waiting).toContain(waiting);
+    expect(errors.mock.calls.map(([line]) => String(line))).toEqual([expect.stringContaining(`queue: waiting: ${waiting}`)]);
+    rmSync(filler);
+    await s.queue.waitFor([id]);
+    expect(s.store.getSummary(id)!.status).toBe('done');
+    expect((await s.dispatch('queue.state', {})).waiting).toBeNull();
+    expect(errors).toHaveBeenLastCalledWith('queue: the data folder takes writes again: going on');
   });
 
   it('a run that fails writing its results on a full disk leaves none of its files: its failure is stored, and the next run has the room', async (ctx) => {

@@ -144,7 +144,7 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     const c = await s.dispatch('runs.enqueue', { spec: spec('c'), priority: 5 });
     const d = await s.dispatch('runs.enqueue', { spec: spec('d') });
     await s.dispatch('runs.setPriority', { id: d.runIds[0], priority: 3 });
-    expect(await s.dispatch('queue.state', {})).toEqual({ paused: true, running: 0, runningElsewhere: 0, pausedRuns: 0, queued: 4, concurrency: 1, threadsPerRun: 1, checkpointSeconds: 60 });
+    expect(await s.dispatch('queue.state', {})).toEqual({ paused: true, running: 0, runningElsewhere: 0, pausedRuns: 0, queued: 4, concurrency: 1, threadsPerRun: 1, checkpointSeconds: 60, waiting: null });
     // A paused run is counted apart from the queued ones: it keeps its place but waits for the user.
     await s.dispatch('runs.pause', { id: b.runIds[0] });
     expect(await s.dispatch('queue.state', {})).toMatchObject({ pausedRuns: 1, queued: 3 });

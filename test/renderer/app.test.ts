@@ -57,13 +57,19 @@ describe('App shell', () => {
     await settle();
     expect(w.find('[data-testid="statusbar"]').text()).toContain('Queue paused');
     // Runs the user paused are counted apart: they are neither running nor about to start.
-    api.emit('queue.updated', { paused: false, running: 1, runningElsewhere: 0, pausedRuns: 2, queued: 3, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60 });
+    api.emit('queue.updated', { paused: false, running: 1, runningElsewhere: 0, pausedRuns: 2, queued: 3, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60, waiting: null });
     await settle(1);
     expect(w.find('[data-testid="statusbar"]').text()).toContain('Queue · 1 running · 2 paused · 3 queued · 2 at a time');
     // A run of another process on the folder (`packbench run` beside the app) is running too: it said '0 running'.
-    api.emit('queue.updated', { paused: false, running: 0, runningElsewhere: 1, pausedRuns: 0, queued: 0, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60 });
+    api.emit('queue.updated', { paused: false, running: 0, runningElsewhere: 1, pausedRuns: 0, queued: 0, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60, waiting: null });
     await settle(1);
     expect(w.find('[data-testid="statusbar"]').text()).toContain('Queue · 1 running (1 in another process) · 0 queued');
+    // Queued runs held by a data folder that takes no writes (its disk filled by another program) say why, and what they need.
+    const waiting = 'the disk of the data folder is full: queued runs start, and the outcomes of ended runs are stored, once space is freed on it (SQLITE_FULL, /data, 0 B free)';
+    api.emit('queue.updated', { paused: false, running: 0, runningElsewhere: 0, pausedRuns: 0, queued: 1, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60, waiting });
+    await settle(1);
+    expect(w.find('[data-testid="statusbar-waiting"]').text()).toBe(`Queue waits: ${waiting}`);
+    expect(w.find('[data-testid="statusbar-waiting"]').attributes('title')).toBe(waiting);
 
     window.dispatchEvent(new KeyboardEvent('keydown', { key: '?', shiftKey: true }));
     await settle(1);

@@ -104,7 +104,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
   const dataDir = `/tmp/pb-${++folders}`;
   const listeners = new Map<string, Set<Listener>>();
   const failures = new Map<string, unknown>();
-  let queue = { paused: false, running: 0, runningElsewhere: 0, pausedRuns: 0, queued: 0, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60 };
+  let queue = { paused: false, running: 0, runningElsewhere: 0, pausedRuns: 0, queued: 0, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60, waiting: null as string | null };
   let nextRun = 100_000;
   const fake: FakeApi = {
     calls: [],
