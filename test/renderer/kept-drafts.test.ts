@@ -1,7 +1,7 @@
 /**
  * Drafts kept across a reload (renderer/src/stores/keptDrafts.ts): numbers as typed (NaN, Infinity)
  * come back as typed, a draft is its data folder's only, and the particle editor restores a mixture
- * whose shape has left the library with the type kept and a shape to choose.
+ * whose shape has left the library with the type kept and a shape to choose, at its row.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { flushPromises, mount } from '@vue/test-utils';
@@ -67,7 +67,7 @@ describe('a kept draft', () => {
 });
 
 describe("the particle editor's kept mixture", () => {
-  it('keeps a type whose shape left the library, with its size and fraction, and asks for a shape', async () => {
+  it('keeps a type whose shape left the library, with its size and fraction, asks for a shape and sends nothing', async () => {
     installApi('/data/lab');
     editorMixture.types = [];
     const value = { basis: 'volume', types: [{ shapeId: 'b-sphere', size: { law: 'fixed', value: 2 }, fraction: 3 }, { shapeId: 'u-deleted', size: { law: 'uniform', min: 1, max: 4 }, fraction: 1 }] };
@@ -76,8 +76,11 @@ describe("the particle editor's kept mixture", () => {
     await router.push('/editor');
     const w = mount(EditorWorkspace, { global: { plugins: [router], stubs: { PlotPanel: true } }, attachTo: document.body });
     await flushPromises();
-    expect(w.get('[data-testid="mixture-restored"]').text()).toContain('One type has a shape no longer in the library: choose one.');
-    expect(editorMixture).toEqual({ basis: 'volume', types: [value.types[0], { ...value.types[1], shapeId: '' }] });
+    expect(w.get('[data-testid="mixture-restored"]').text()).toContain('One type needs a shape: theirs is no longer in the library.');
+    expect(editorMixture).toEqual(value);
+    // Said at the row, and not sent: sending threw (mixtureToVoxelParams), and nothing was said.
+    expect(w.get('[data-testid="mixture-type-1"]').text()).toContain('shape: no longer in the library, choose another');
+    expect(w.get('[data-testid="mixture-send"]').attributes('disabled')).toBeDefined();
     await w.get('[data-testid="mixture-discard-draft"]').trigger('click');
     expect(w.find('[data-testid="mixture-restored"]').exists()).toBe(false);
     expect(editorMixture).toEqual({ basis: 'number', types: [{ shapeId: 'b-sphere', size: { law: 'fixed', value: 1 }, fraction: 1 }] });
