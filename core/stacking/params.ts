@@ -297,9 +297,8 @@ export function check(p: StackingParams): ParamsIssue[] {
       ? { path: 'target.particles', message: `${what}; ${p.target.particles} would fill ${fraction.toFixed(4)}: at most ${Math.floor((p.target.particles * densest) / fraction)}` }
       : { path: 'target.e', message: `${what}; e = ${p.target.e} asks ${fraction.toFixed(4)}: at least ${(1 / densest - 1).toFixed(4)}` });
   }
-  if (p.target.kind === 'voidRatio' && maxParticles > MAX_PARTICLES) issues.push(tooManyBalls(p, classes, maxParticles, p.target.e));
-  const few = classesUnderOneBall(p, classes, solidVolume);
-  if (few) issues.push(few);
+  if (p.target.kind === 'voidRatio' && maxParticles > MAX_PARTICLES) issues.push(tooManyBalls(p, maxParticles, p.target.e));
+  issues.push(...classesUnderOneBall(p, classes, solidVolume));
   return issues;
 }
 
@@ -316,12 +315,14 @@ export function className(g: GradationParams, c: SizeClass): string {
  * largest first, and a class whose share is under one of its balls may get none: 3 balls of five
  * classes were one small ball, at a fifth of the solid fraction asked, and e = 100 in the default
  * box had no ball of the two largest classes, with nothing said. At one ball on average a class
- * (but the last of a count, which takes what the count leaves) always places one.
+ * (but the last of a count, which takes what the count leaves) always places one. When no count a
+ * run holds, or no void ratio, gives every class its ball, the fields to change are the named
+ * classes' fractions: each is told its least (shareFloors).
  */
-function classesUnderOneBall(p: StackingParams, classes: SizeClass[], solidVolume: number): ParamsIssue | null {
+function classesUnderOneBall(p: StackingParams, classes: SizeClass[], solidVolume: number): ParamsIssue[] {
   const balls = (c: SizeClass, solid: number) => (c.fraction * solid) / meanBallVolume(c, p.dim);
   const under = classes.filter((c) => balls(c, solidVolume) < 1);
-  if (under.length === 0) return null;
+  if (under.length === 0) return [];
   // The solid volume at which every class holds one ball on average.
   const need = Math.max(...classes.map((c) => meanBallVolume(c, p.dim) / c.fraction));
   // Rounded down (0.997 is not '1.0'): each of these is under one.
@@ -335,12 +336,16 @@ function classesUnderOneBall(p: StackingParams, classes: SizeClass[], solidVolum
     const perVolume = t.particles / solidVolume; // balls per unit solid volume (plan)
     let least = Math.ceil(need * perVolume);
     // Past what a run holds the count cannot be the field to change (and a tiny fraction made it
-    // 'at least Infinity', or a count past 2^53 that least++ never moves).
+    // 'at least Infinity', or a count past 2^53 that least++ never moves): the fractions are.
     if (!(least <= MAX_PARTICLES)) {
-      return { path: 'target.particles', message: `${t.particles} balls of this gradation give ${what}; one ball of every class on average needs more than the ${MAX_PARTICLES.toExponential(0)} balls a run holds: give the classes named larger fractions` };
+      const why = `${t.particles} balls of this gradation give ${what}; one ball of every class on average needs more than the ${MAX_PARTICLES.toExponential(0)} balls a run holds`;
+      // Of n balls a class of share f holds n (f / m) / (f / m + (1 - f) B) on average (m its mean
+      // ball, B the other classes' balls per unit of their share): at least one from f = B / ((n - 1) / m + B).
+      const floors = shareFloors(p, classes, under, (c, others) => (t.particles > 1 ? others / ((t.particles - 1) / meanBallVolume(c, p.dim) + others) : Infinity));
+      return floors.map((f) => ({ path: f.path, message: `${why}; ${f.message}` }));
     }
     while (classes.some((c) => balls(c, least / perVolume) < 1)) least++;
-    return { path: 'target.particles', message: `${t.particles} balls of this gradation give ${what}; for one ball of every class on average: at least ${least}` };
+    return [{ path: 'target.particles', message: `${t.particles} balls of this gradation give ${what}; for one ball of every class on average: at least ${least}` }];
   }
   const V = regionVolume(p.region);
   // Four decimals, rounded down until every class holds its ball there (round-off).
@@ -348,35 +353,142 @@ function classesUnderOneBall(p: StackingParams, classes: SizeClass[], solidVolum
   while (most > 0 && classes.some((c) => balls(c, V / (1 + most)) < 1)) most = Math.round((most - 1e-4) * 1e4) / 1e4;
   const prefix = `this region at e = ${t.e} holds ${solidVolume.toPrecision(4)} of solid, which gives ${what}`;
   if (!(most > 0)) {
-    // A region the schema's lengths cannot make (a tiny fraction asked 'at least Infinity volume') is no advice.
-    const region = need <= Math.PI * powInt(MAX_LENGTH, p.dim) ? `use a region of at least ${need.toPrecision(4)} ${p.dim === 3 ? 'volume' : 'area'} (now ${V.toPrecision(4)}), or ` : '';
-    return { path: 'target.e', message: `${prefix}; no void ratio gives every class one ball: ${region}give the classes named larger fractions` };
+    // Of the solid S a class of share f holds f S / m balls on average: at least one from f = m / S.
+    const floors = shareFloors(p, classes, under, (c) => meanBallVolume(c, p.dim) / solidVolume);
+    // A region the schema's lengths cannot make (a tiny fraction asked 'at least Infinity volume') is no bound.
+    const region = need * (1 + t.e) <= Math.PI * powInt(MAX_LENGTH, p.dim)
+      ? [{ path: regionField(p.region), message: `${prefix}; no void ratio gives every class one ball: at e = ${t.e} the region's ${p.dim === 3 ? 'volume' : 'area'} must be at least ${atLeast(need * (1 + t.e))} (or the classes named larger fractions), got ${Number(V.toPrecision(4))}` }]
+      : [];
+    return [...region, ...floors.map((f) => ({ path: f.path, message: `${prefix}; no void ratio gives every class one ball; ${f.message}` }))];
   }
-  return { path: 'target.e', message: `${prefix}; for one ball of every class on average: e at most ${most} (or a larger region)` };
+  return [{ path: 'target.e', message: `${prefix}; for one ball of every class on average: e at most ${most} (or a larger region)` }];
+}
+
+/**
+ * The least share of each class in `under` at which it gets one ball on average (the other
+ * classes in proportion, as their fractions are typed), as an issue at the field that sets it: a
+ * class's fraction (the others as typed) or a sieve segment's percent passing. `floor(c, others)`
+ * is the least share of the solid given the other classes' balls per unit of their share
+ * (Infinity or 1 and more: no share does).
+ */
+function shareFloors(p: StackingParams, classes: SizeClass[], under: SizeClass[], floor: (c: SizeClass, others: number) => number): ParamsIssue[] {
+  const g = p.gradation;
+  return under.map((c) => {
+    let others = 0;
+    for (const k of classes) if (k !== c) others += k.fraction / meanBallVolume(k, p.dim);
+    const least = floor(c, others / (1 - c.fraction));
+    const name = className(g, c);
+    if (g.kind === 'classes') {
+      const typed = g.classes[c.source].fraction;
+      const rest = g.classes.reduce((sum, k) => sum + k.fraction, 0) - typed;
+      const path = `gradation.classes.${c.source}.fraction`;
+      if (!(least < 1)) return { path, message: `no fraction of ${name} gives it one ball on average, got ${typed}` };
+      return { path, message: `for one ball of ${name} on average its fraction must be at least ${atLeast((least * rest) / (1 - least))} (the other fractions as typed), got ${typed}` };
+    }
+    const path = `gradation.passing.${c.source + 1}`, typed = Number((g.passing[c.source + 1] - g.passing[c.source]).toPrecision(10));
+    if (!(least < 1)) return { path, message: `no share of ${name} gives it one ball on average, got ${typed} %` };
+    return { path, message: `for one ball of ${name} on average its share of the volume (percent passing ${g.sizes[c.source + 1]} less percent passing ${g.sizes[c.source]}) must be at least ${atLeast(100 * least)} % (the other segments in proportion), got ${typed} %` };
+  });
+}
+
+/** The field that sets a region's size: a box's or rectangle's edges, a cylinder's or circle's radius. */
+function regionField(r: RegionParams): string {
+  return r.shape === 'box' || r.shape === 'rectangle' ? 'region.size' : 'region.radius';
+}
+
+/** x to 3 significant digits, rounded up: a least value the user can type and that holds. */
+function atLeast(x: number): number {
+  return roundTo3(x, 1);
+}
+
+/** x to 3 significant digits, rounded down: a largest value the user can type and that holds. */
+function atMost(x: number): number {
+  return roundTo3(x, -1);
+}
+
+/** x to 3 significant digits, moved a last digit up (way 1) or down (-1) when rounding went the other way. */
+function roundTo3(x: number, way: 1 | -1): number {
+  const [mantissa, exponent] = x.toExponential(2).split('e');
+  const c = Number(`${mantissa}e${exponent}`);
+  return way * (c - x) >= 0 ? c : Number(`${(Number(mantissa) + way * 0.01).toFixed(2)}e${exponent}`);
 }
 
 /**
  * The issue of a void ratio whose plan may need more than MAX_PARTICLES balls (a count target's
- * plan is its count, which the schema bounds), with the allowed range of the field typed: the
- * smallest void ratio whose plan fits (the bound falls as e grows).
+ * plan is its count, which the schema bounds), with the allowed range of the field to change: the
+ * smallest void ratio whose plan fits (the bound falls as e grows); when none up to
+ * MAX_VOID_RATIO does, the region's largest volume (noVoidRatioFits). It was told 'even at
+ * e = 100: use a smaller region or larger balls': neither how much smaller nor how much larger.
  */
-function tooManyBalls(p: StackingParams, classes: SizeClass[], maxParticles: number, e: number): ParamsIssue {
+function tooManyBalls(p: StackingParams, maxParticles: number, e: number): ParamsIssue {
   const need = `may need up to ${maxParticles.toExponential(3)} balls, more than the ${MAX_PARTICLES.toExponential(0)} a run holds`;
-  const fits = (x: number) => plan({ ...p, target: { kind: 'voidRatio', e: x } }, classes).maxParticles <= MAX_PARTICLES;
+  const fitsAt = (q: StackingParams, x: number) => plan({ ...q, target: { kind: 'voidRatio', e: x } }, resolveGradation(q.gradation)).maxParticles <= MAX_PARTICLES;
   const prefix = `this region and gradation at e = ${e} ${need}`;
-  if (!fits(MAX_VOID_RATIO)) return { path: 'target.e', message: `${prefix}, even at e = ${MAX_VOID_RATIO}: use a smaller region or larger balls` };
+  if (!fitsAt(p, MAX_VOID_RATIO)) return noVoidRatioFits(p, `${prefix}, even at e = ${MAX_VOID_RATIO}`, e, (q) => fitsAt(q, e));
   let lo = e, hi = MAX_VOID_RATIO; // not fits(lo), fits(hi)
   for (let k = 0; k < 60; k++) {
     const mid = (lo + hi) / 2;
-    if (fits(mid)) hi = mid; else lo = mid;
+    if (fitsAt(p, mid)) hi = mid; else lo = mid;
   }
   // The bound as short as it reads and still fits (at 17 digits it is hi itself).
   let least = hi;
   for (let digits = 4; digits < 17; digits++) {
     const c = Number(hi.toPrecision(digits));
-    if (fits(c)) { least = c; break; }
+    if (fitsAt(p, c)) { least = c; break; }
   }
   return { path: 'target.e', message: `${prefix}: e at least ${least} (or a smaller region, larger balls)` };
+}
+
+/**
+ * tooManyBalls when no void ratio fits: the region made smaller (every length by one factor, none
+ * below what holds two of the largest balls) until its plan fits at the void ratio typed, told as
+ * its largest volume at the region's field; when not even the smallest such region fits, the
+ * smallest class's size field with the least value at which the region typed fits.
+ */
+function noVoidRatioFits(p: StackingParams, why: string, e: number, fits: (q: StackingParams) => boolean): ParamsIssue {
+  const classes = resolveGradation(p.gradation);
+  const rMax = Math.max(...classes.map((c) => c.rMax));
+  const side = (x: number, k: number, least: number) => Math.max(x * k, Math.min(x, least));
+  const scaled = (k: number): StackingParams => {
+    const r = p.region;
+    switch (r.shape) {
+      case 'box': return { ...p, region: { ...r, size: [side(r.size[0], k, 4 * rMax), side(r.size[1], k, 4 * rMax), side(r.size[2], k, 4 * rMax)] } };
+      case 'rectangle': return { ...p, region: { ...r, size: [side(r.size[0], k, 4 * rMax), side(r.size[1], k, 4 * rMax)] } };
+      case 'cylinder': return { ...p, region: { ...r, radius: side(r.radius, k, 2 * rMax), height: side(r.height, k, 4 * rMax) } };
+      case 'circle': return { ...p, region: { ...r, radius: side(r.radius, k, 2 * rMax) } };
+    }
+  };
+  const round = (x: number) => Number(x.toPrecision(4));
+  if (fits(scaled(0))) {
+    let lo = 0, hi = 1; // fits(scaled(lo)), not fits(scaled(hi))
+    for (let k = 0; k < 60; k++) {
+      const mid = (lo + hi) / 2;
+      if (fits(scaled(mid))) lo = mid; else hi = mid;
+    }
+    const r = scaled(lo).region;
+    const example = r.shape === 'box' || r.shape === 'rectangle' ? `size [${r.size.map(round).join(', ')}]` : r.shape === 'cylinder' ? `radius ${round(r.radius)} and height ${round(r.height)}` : `radius ${round(r.radius)}`;
+    return {
+      path: regionField(r),
+      message: `${why}: at e = ${e} the region's ${p.dim === 3 ? 'volume' : 'area'} must be at most ${atMost(regionVolume(r))} (e.g. ${example}), got ${round(regionVolume(p.region))}`,
+    };
+  }
+  // The smallest class's size field, raised until the region typed fits (its plan falls as it grows).
+  const g = p.gradation;
+  const smallest = classes.reduce((a, c) => (c.rMin < a.rMin ? c : a));
+  const at = (x: number): StackingParams => (g.kind === 'classes'
+    ? { ...p, gradation: { ...g, classes: g.classes.map((c, i) => (i === smallest.source ? { ...c, radius: x } : c)) } }
+    : { ...p, gradation: { ...g, sizes: g.sizes.map((d, i) => (i === 0 ? x : d)) } });
+  const typed = g.kind === 'classes' ? g.classes[smallest.source].radius : g.sizes[0];
+  const top = g.kind === 'classes' ? Math.max(...g.classes.map((c) => c.radius)) : g.sizes[1];
+  const path = g.kind === 'classes' ? `gradation.classes.${smallest.source}.radius` : 'gradation.sizes.0';
+  const holds = `no region that holds two of the largest balls (${round(4 * rMax)} wide) fits`;
+  if (!fits(at(top))) return { path, message: `${why}, and ${holds}, nor does a larger ${className(g, smallest)}: got ${typed}` };
+  let below = typed, above = top; // not fits(at(below)), fits(at(above))
+  for (let k = 0; k < 60; k++) {
+    const mid = (below + above) / 2;
+    if (fits(at(mid))) above = mid; else below = mid;
+  }
+  return { path, message: `${why}, and ${holds}: in this region ${className(g, smallest)} must be at least ${atLeast(above)}, got ${typed}` };
 }
 
 /**

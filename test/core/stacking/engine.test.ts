@@ -496,7 +496,6 @@ describe('stacking engine', () => {
     expect(issues({ region: { shape: 'box', size: [1.5, 4, 2], periodic: [true, false] } })[0].message).toBe('a periodic side must be at least five of the largest diameters (2.1) so that every neighbour has one nearest image; got 1.5');
     expect(issues({ region: { shape: 'box', size: [2.1, 4, 2], periodic: [true, false] } }).filter((i) => i.path === 'region.size.0')).toEqual([]);
     expect(issues({ target: { kind: 'count', particles: 1e6 }, region: { shape: 'box', size: [1, 1, 1] } })[0].path).toBe('target.particles');
-    expect(issues({ region: { shape: 'box', size: [1000, 1000, 1000] } })[0]).toMatchObject({ path: 'target.e', message: expect.stringContaining('even at e = 100: use a smaller region or larger balls') });
     // A count target places at most its count: 28,000,000 (the schema allows 3e7) was refused 'at
     // most 25... ', its bound counting every ball at its class's smallest radius.
     expect(issues({ region: { shape: 'box', size: [100, 100, 100] }, target: { kind: 'count', particles: 28_000_000 } })).toEqual([]);
@@ -523,6 +522,46 @@ describe('stacking engine', () => {
     expect(() => run(params({ dim: 2 }))).toThrow(/region.shape/);
   });
 
+  it('a target no value of its own field can lift is refused at the field that can, with its range, and that bound is taken', () => {
+    // 'even at e = 100: use a smaller region or larger balls' and 'needs more than the 3e+7 balls a
+    // run holds: give the classes named larger fractions' gave advice, not a range.
+    const issue = (o: Record<string, unknown>, path: string) => check(params(o)).find((i) => i.path === path);
+    const box = (x: number, y = x, z = x) => ({ shape: 'box', size: [x, y, z] });
+    // The region: its largest volume at the void ratio typed (no sides below two largest balls).
+    const [region] = check(params({ region: box(1000) }));
+    expect(region).toMatchObject({ path: 'region.size', message: expect.stringMatching(/^this region and gradation at e = 0\.4993 may need up to .* more than the 3e\+7 a run holds, even at e = 100: at e = 0\.4993 the region's volume must be at most (\d+) \(e\.g\. size \[[\d.]+, [\d.]+, [\d.]+\]\), got 1000000000$/) });
+    const most = Number(/at most (\d+)/.exec(region.message)![1]);
+    expect(check(params({ region: box(Math.cbrt(most)) }))).toEqual([]);
+    expect(issue({ region: box(Math.cbrt(most * 1.02)) }, 'target.e')?.message).toMatch(/a run holds: e at least/);
+    expect(issue({ region: box(1000, 1000, 2) }, 'region.size')?.message).toMatch(/e\.g\. size \[[\d.]+, [\d.]+, 0\.84\]/);
+    // No region that holds two of the largest balls fits: the smallest class's radius.
+    const wide = (r: number) => ({ gradation: { kind: 'classes', classes: [{ radius: 0.2, fraction: 1 }, { radius: r, fraction: 1 }] } });
+    const radius = issue(wide(1e-4), 'gradation.classes.1.radius')!;
+    expect(radius.message).toMatch(/no region that holds two of the largest balls \(0\.84 wide\) fits: in this region class 1 \(r = 0\.0001\) must be at least ([\d.]+), got 0\.0001$/);
+    const least = Number(/at least ([\d.]+)/.exec(radius.message)![1]);
+    expect(check(params(wide(least)))).toEqual([]);
+    expect(check(params(wide(least * 0.98))).length).toBeGreaterThan(0);
+    // A class of less than one ball that no count a run holds lifts: its fraction, or a segment's share.
+    const faint = (fraction: number) => ({ region: box(20), gradation: { kind: 'classes', classes: [{ radius: 0.5, fraction }, { radius: 0.01, fraction: 1 }] }, target: { kind: 'count', particles: 1000 } });
+    const [fraction] = check(params(faint(1e-7)));
+    expect(fraction).toMatchObject({ path: 'gradation.classes.0.fraction', message: expect.stringMatching(/more than the 3e\+7 balls a run holds; for one ball of class 0 \(r = 0\.5\) on average its fraction must be at least ([\d.]+) \(the other fractions as typed\), got 1e-7$/) });
+    const floor = Number(/at least ([\d.]+)/.exec(fraction.message)![1]);
+    expect(check(params(faint(floor)))).toEqual([]);
+    expect(check(params(faint(floor * 0.98))).map((i) => i.path)).toEqual(['target.particles']);
+    const sieve = (passing: number) => ({ region: box(20), gradation: { kind: 'sieve', sizes: [0.02, 0.1, 1], passing: [0, passing, 100], af: [[0, 0.3]] }, target: { kind: 'count', particles: 1000 } });
+    const [share] = check(params(sieve(99.99999)));
+    expect(share).toMatchObject({ path: 'gradation.passing.2', message: expect.stringMatching(/its share of the volume \(percent passing 1 less percent passing 0\.1\) must be at least ([\d.]+) % \(the other segments in proportion\), got 0\.00001 %$/) });
+    const percent = Number(/at least ([\d.]+) %/.exec(share.message)![1]);
+    expect(check(params(sieve(100 - percent)))).toEqual([]);
+    // No void ratio gives a faint class its ball: the region at the void ratio typed, and the fraction.
+    const sparse = (side: number, fraction = 1e-3) => ({ region: box(side), gradation: { ...group1(), classes: group1().classes.map((c, i) => ({ ...c, fraction: i === 0 ? fraction : 1 })) } });
+    const [volume, share0] = check(params(sparse(1.5)));
+    expect(volume).toMatchObject({ path: 'region.size', message: expect.stringMatching(/no void ratio gives every class one ball: at e = 0\.4993 the region's volume must be at least ([\d.]+) \(or the classes named larger fractions\), got 3\.375$/) });
+    expect(share0).toMatchObject({ path: 'gradation.classes.0.fraction', message: expect.stringMatching(/its fraction must be at least ([\d.]+) \(the other fractions as typed\), got 0\.001$/) });
+    expect(check(params(sparse(Math.cbrt(Number(/at least ([\d.]+)/.exec(volume.message)![1])))))).toEqual([]);
+    expect(check(params(sparse(1.5, Number(/at least ([\d.]+)/.exec(share0.message)![1]))))).toEqual([]);
+  });
+
   it('refuses lengths whose ball volumes underflow at their field, and every message has finite bounds', () => {
     // A radius of 1e-120 made every ball volume 0: the checks divided by it, and the spec passed
     // with a memory estimate of NaN (or was told 'at most NaN' with a count target).
@@ -541,15 +580,15 @@ describe('stacking engine', () => {
       return issues;
     };
     const tiny = { kind: 'classes', classes: [{ radius: 0.2, fraction: 1 }, { radius: 1e-30, fraction: 1 }] };
-    expect(finite({ gradation: tiny }).map((i) => i.path)).toEqual(['target.e']);
+    expect(finite({ gradation: tiny }).map((i) => i.path)).toEqual(['gradation.classes.1.radius']);
     // No count gives the larger class a ball: it was told 'at most 0', below the schema's 1.
     const [count] = finite({ gradation: tiny, target: { kind: 'count', particles: 1000 } });
-    expect(count).toMatchObject({ path: 'target.particles', message: expect.stringContaining('less than one ball on average') });
+    expect(count).toMatchObject({ path: 'gradation.classes.0.fraction', message: expect.stringContaining('less than one ball on average') });
     expect(count.message).not.toMatch(/at most 0/);
     // A fraction so small that one ball of its class needs an infinite solid ('at least Infinity').
     const faint = { kind: 'classes', classes: [{ radius: 0.5, fraction: 1e-300 }, { radius: 0.1, fraction: 1e9 }] };
-    expect(finite({ region: { shape: 'box', size: [2.1, 2.1, 2.1] }, gradation: faint }).map((i) => i.path)).toEqual(['target.e']);
-    expect(finite({ region: { shape: 'box', size: [2.1, 2.1, 2.1] }, gradation: faint, target: { kind: 'count', particles: 1000 } }).map((i) => i.path)).toContain('target.particles');
+    expect(finite({ region: { shape: 'box', size: [2.1, 2.1, 2.1] }, gradation: faint }).map((i) => i.path)).toEqual(['gradation.classes.0.fraction']);
+    expect(finite({ region: { shape: 'box', size: [2.1, 2.1, 2.1] }, gradation: faint, target: { kind: 'count', particles: 1000 } }).map((i) => i.path)).toEqual(['gradation.classes.0.fraction']);
     expect(check(params({ gradation: { kind: 'classes', classes: [{ radius: 1e-30, fraction: 1 }] }, region: { shape: 'box', size: [1e-29, 1e-29, 1e-29] }, target: { kind: 'count', particles: 100 } }))).toEqual([]);
   });
 
