@@ -687,7 +687,13 @@ export const EVENT_NAMES: EventName[] = ['run.updated', 'batch.finished', 'run.d
 
 /** window.packbench: the only way the renderer reaches the services. */
 export interface PackbenchApi {
-  call<M extends MethodName>(method: M, params: Methods[M]['params']): Promise<Methods[M]['result']>;
+  /**
+   * `callId`: a number the renderer gives a call it may abort (a positive whole number, not given to
+   * another call of the page under way); abort(callId) then ends it, and it rejects with 'cancelled'.
+   */
+  call<M extends MethodName>(method: M, params: Methods[M]['params'], callId?: number): Promise<Methods[M]['result']>;
+  /** Aborts the call under way given `callId` (its handler's signal); an id of no call under way is ignored. */
+  abort(callId: number): void;
   /** Subscribe; returns the unsubscribe function. */
   on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void;
 }
@@ -698,9 +704,10 @@ export interface PackbenchApi {
 
 /**
  * 'too_large': the answer is too big for one API message, not a failure: the same thing comes another
- * way (runs.export: the web host's download route, or the CLI's `runs export`).
+ * way (runs.export: the web host's download route, or the CLI's `runs export`). 'cancelled': the
+ * renderer aborted the call (PackbenchApi.abort), not a failure either: the UI says so without a toast.
  */
-export type ApiErrorCode = 'invalid' | 'not_found' | 'conflict' | 'too_large' | 'unavailable' | 'unauthorized' | 'internal';
+export type ApiErrorCode = 'invalid' | 'not_found' | 'conflict' | 'too_large' | 'unavailable' | 'unauthorized' | 'internal' | 'cancelled';
 
 export interface ApiIssue {
   /**
@@ -884,6 +891,16 @@ export function quoted(name: string): string {
 /** The refusal of a call to a method the API does not have. */
 export function unknownMethod(name: unknown): ApiError {
   return new ApiError('not_found', `unknown method ${typeof name === 'string' ? quoted(name) : describeValue(name)}`);
+}
+
+/** What a call aborted by its renderer (PackbenchApi.abort) rejects with. */
+export function cancelled(method: string): ApiError {
+  return new ApiError('cancelled', `${method} was cancelled`);
+}
+
+/** The id a renderer gives a call it may abort (PackbenchApi.call's callId), checked as every payload is; throws ApiError('invalid') naming `callId`. */
+export function parseCallId(value: unknown): number {
+  return parseStrict(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), value, 'callId') as number;
 }
 
 /**

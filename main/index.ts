@@ -12,7 +12,8 @@ import { existsSync } from 'node:fs';
 import { join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ApiError, isMethodName, unknownMethod } from './api';
-import { CALL_CHANNEL, EVENT_CHANNEL, pageSignals, type CallEnvelope } from './ipc';
+import { ABORT_CHANNEL, CALL_CHANNEL, EVENT_CHANNEL, pageSignals, type CallEnvelope } from './ipc';
+import { ClientCalls } from './calls';
 import { contentSecurityPolicy } from './security';
 import { openServicesWhenFree, type Services } from './services/services';
 import { askBeforeUnload, closeAfterWindows } from './unload';
@@ -79,17 +80,31 @@ function isOwnFrame(e: IpcMainInvokeEvent): boolean {
   return !!window && e.sender === window.webContents && e.senderFrame === window.webContents.mainFrame && url.startsWith(origin + '/');
 }
 
+/** The calls under way of the page the window shows now (a new page, a new set: its callIds start again). */
+let calls: ClientCalls | null = null;
+function pageCalls(): ClientCalls {
+  const signal = pageSignal?.() ?? new AbortController().signal;
+  if (calls?.signal !== signal) calls = new ClientCalls(signal);
+  return calls;
+}
+
 function registerIpc(s: Services): void {
-  ipcMain.handle(CALL_CHANNEL, async (e, method: unknown, params: unknown): Promise<CallEnvelope> => {
+  const answer = async (e: IpcMainInvokeEvent, work: () => unknown): Promise<CallEnvelope> => {
     try {
       if (!isOwnFrame(e)) throw new ApiError('unauthorized', 'IPC from an unknown frame');
-      if (!isMethodName(method)) throw unknownMethod(method);
-      return { ok: true, result: await s.dispatch(method, params, pageSignal?.()) };
+      return { ok: true, result: await work() };
     } catch (err) {
       const apiErr = err instanceof ApiError ? err : new ApiError('internal', err instanceof Error ? err.message : String(err));
       return { ok: false, error: apiErr.toData() };
     }
-  });
+  };
+  ipcMain.handle(CALL_CHANNEL, (e, method: unknown, params: unknown, callId: unknown) =>
+    answer(e, () => {
+      if (!isMethodName(method)) throw unknownMethod(method);
+      return pageCalls().run(callId, method, (signal) => s.dispatch(method, params, signal));
+    }),
+  );
+  ipcMain.handle(ABORT_CHANNEL, (e, callId: unknown) => answer(e, () => (pageCalls().abort(callId), {})));
   s.events.onAny((event, payload) => {
     if (window && !window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, event, payload);
   });

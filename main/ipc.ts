@@ -1,11 +1,13 @@
 /**
  * The IPC contract between main/index.ts and main/preload.ts: channel names and the envelope a
- * call returns (Electron keeps only the message of a thrown Error, so errors travel as data); and
+ * call or abort returns (Electron keeps only the message of a thrown Error, so errors travel as data); and
  * the lifetime of the page that made a call (pageSignals).
  */
 import type { ApiErrorData } from './api';
 
 export const CALL_CHANNEL = 'packbench:call';
+/** The renderer aborts one of its calls (PackbenchApi.abort): its callId; answered with a CallEnvelope. */
+export const ABORT_CHANNEL = 'packbench:abort';
 export const EVENT_CHANNEL = 'packbench:event';
 
 export type CallEnvelope = { ok: true; result: unknown } | { ok: false; error: ApiErrorData };

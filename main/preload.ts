@@ -5,7 +5,7 @@
  */
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import type { EventName, Events, MethodName, Methods, PackbenchApi } from './api';
-import { CALL_CHANNEL, EVENT_CHANNEL, type CallEnvelope } from './ipc';
+import { ABORT_CHANNEL, CALL_CHANNEL, EVENT_CHANNEL, type CallEnvelope } from './ipc';
 
 /**
  * The renderer's listeners by event name, behind ONE listener on the IPC channel: the app holds
@@ -18,10 +18,14 @@ ipcRenderer.on(EVENT_CHANNEL, (_e: IpcRendererEvent, name: string, payload: unkn
 });
 
 const api: PackbenchApi = {
-  async call<M extends MethodName>(method: M, params: Methods[M]['params']): Promise<Methods[M]['result']> {
-    const r = (await ipcRenderer.invoke(CALL_CHANNEL, method, params)) as CallEnvelope;
+  async call<M extends MethodName>(method: M, params: Methods[M]['params'], callId?: number): Promise<Methods[M]['result']> {
+    const r = (await ipcRenderer.invoke(CALL_CHANNEL, method, params, callId)) as CallEnvelope;
     if (r.ok) return r.result as Methods[M]['result'];
     throw r.error;
+  },
+  abort(callId: number): void {
+    // The call aborted answers for it (cancelled); the main side checks the id and answers a malformed one, unread here.
+    void ipcRenderer.invoke(ABORT_CHANNEL, callId);
   },
   on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void {
     // A wrapper of its own, so that the same function added twice is called twice and removed once a time.

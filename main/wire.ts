@@ -313,8 +313,9 @@ export class FrameAssembler {
   }
 }
 
-/** Client → host. */
-export type ClientMessage = { t: 'call'; id: number; method: string; params: unknown };
+/** Client → host: a call (`callId`: the renderer's, for a call it may abort), or the abort of one. */
+export type ClientMessage = CallMessage | { t: 'abort'; callId: number };
+export type CallMessage = { t: 'call'; id: number; method: string; params: unknown; callId?: number };
 /** Host → client. */
 export type HostMessage =
   | { t: 'result'; id: number; result: unknown }

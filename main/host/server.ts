@@ -11,7 +11,8 @@
  * the limit (main/wire.ts) is refused with an error reply to its call; a client that stops reading
  * is cut off once maxBufferedBytes wait for it, and once the unread bytes of all clients together
  * pass maxBufferedTotalBytes, the one furthest behind is dropped. A connection that closes (a closed
- * tab, a dropped socket) aborts the signal of its calls: an export under way stops where it is.
+ * tab, a dropped socket) aborts the signal of its calls: an export under way stops where it is; a
+ * renderer may also abort one call it gave a callId ({ t: 'abort', callId }, main/calls.ts).
  *
  * Memory: what clients send is bounded in all, not only per connection: the messages arriving (in
  * chunks) and the calls being answered, on every connection together, hold at most maxInboundBytes
@@ -34,8 +35,9 @@ import { ApiError, isMethodName, MAX_PARAMS_DEPTH, paramsTooDeep, unknownMethod 
 import type { Services } from '../services/services';
 import { exportHeaders, MAX_API_EXPORT_BYTES, withExport } from '../services/handlers';
 import { nextTurn } from '../services/turns';
-import { chunkTransfer, decodeMessage, FrameAssembler, MAX_FRAME_BYTES, MessageTooDeep, messageFrames, TransferRefused, type ClientMessage, type HostMessage } from '../wire';
+import { chunkTransfer, decodeMessage, FrameAssembler, MAX_FRAME_BYTES, MessageTooDeep, messageFrames, TransferRefused, type CallMessage, type ClientMessage, type HostMessage } from '../wire';
 import { contentSecurityPolicy } from '../security';
+import { ClientCalls } from '../calls';
 
 export interface HostOptions {
   services: Services;
@@ -316,13 +318,15 @@ export async function startHost(o: HostOptions): Promise<Host> {
     // Aborted when the connection closes (a closed tab, a dropped socket): its calls under way that
     // can be abandoned (an export) stop, instead of running to their end for a reply nobody reads.
     const gone = new AbortController();
+    // Its calls the renderer may abort one by one ({ t: 'abort', callId }), as the app's IPC does.
+    const calls = new ClientCalls(gone.signal);
     ws.on('close', () => {
       off();
       assemblers.delete(chunks); // its incomplete messages are dropped with it
       gone.abort();
     });
     ws.on('message', (data, isBinary) => {
-      let msg: ClientMessage;
+      let msg: CallMessage;
       let bytes: Uint8Array | null = null;
       let transfer: number | null = null;
       try {
@@ -333,8 +337,11 @@ export async function startHost(o: HostOptions): Promise<Host> {
         bytes = chunks.push(frame);
         if (!bytes) return;
         // The call's params nest one level below the message ({ t, id, method, params }).
-        msg = decodeMessage(bytes, MAX_CALL_VALUES, MAX_PARAMS_DEPTH + 1) as ClientMessage;
-        if (msg?.t !== 'call' || typeof msg.id !== 'number') throw new Error('expected { t: "call", id, method, params }');
+        const decoded = decodeMessage(bytes, MAX_CALL_VALUES, MAX_PARAMS_DEPTH + 1) as ClientMessage;
+        // An abort answers nothing itself (its call rejects, cancelled); a malformed one is a malformed message.
+        if (decoded?.t === 'abort') return calls.abort(decoded.callId);
+        if (decoded?.t !== 'call' || typeof decoded.id !== 'number') throw new Error('expected { t: "call", id, method, params, callId? } or { t: "abort", callId }');
+        msg = decoded;
       } catch (err) {
         const message = err instanceof Error ? err.message : 'bad message';
         if (err instanceof TransferRefused) reply(err.transfer, new ApiError(err.busy ? 'unavailable' : 'invalid', message));
@@ -355,10 +362,11 @@ export async function startHost(o: HostOptions): Promise<Host> {
       answering += cost;
       void answer(msg).finally(() => (answering -= cost));
     });
-    async function answer(msg: ClientMessage): Promise<void> {
+    async function answer(msg: CallMessage): Promise<void> {
       try {
         if (!isMethodName(msg.method)) throw unknownMethod(msg.method);
-        send({ t: 'result', id: msg.id, result: await services.dispatch(msg.method, msg.params, gone.signal) }, `the result of ${msg.method}`);
+        const method = msg.method;
+        send({ t: 'result', id: msg.id, result: await calls.run(msg.callId, method, (signal) => services.dispatch(method, msg.params, signal)) }, `the result of ${method}`);
       } catch (err) {
         reply(msg.id, err);
       }
@@ -413,5 +421,5 @@ function decodeComponent(text: string): string {
 }
 
 function httpStatus(e: ApiError): number {
-  return { invalid: 400, unauthorized: 401, not_found: 404, conflict: 409, too_large: 413, unavailable: 503, internal: 500 }[e.code];
+  return { invalid: 400, unauthorized: 401, not_found: 404, conflict: 409, too_large: 413, unavailable: 503, internal: 500, cancelled: 499 }[e.code];
 }

@@ -213,8 +213,9 @@ export function createHandlers(ctx: HandlerContext): Handlers {
     if (!r) throw new ApiError('not_found', `no run with id '${id}'`);
     return r;
   };
-  /** Adds an imported shape to the library under `name`, or `name 2`, `name 3`, ... when taken. */
-  const addImported = (name: string, imported: VoxelShapeImport): ShapeImportResult => {
+  /** Adds an imported shape to the library under `name`, or `name 2`, `name 3`, ... when taken; not once `signal` is aborted (the import cancelled). */
+  const addImported = (name: string, imported: VoxelShapeImport, signal?: AbortSignal): ShapeImportResult => {
+    signal?.throwIfAborted();
     const taken = new Set(shapes.list().map((x) => x.name));
     let unique = name;
     for (let i = 2; taken.has(unique); i++) unique = `${name} ${i}`;
@@ -254,11 +255,11 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       // Each option at its field with its range, and one of the two at 'resolution' (the issue had no path).
       const options = parseStrict(meshImportOptionsSchema, { resolution: p.resolution, voxelsAcross: p.voxelsAcross }, '') as MeshImportOptions;
       const imported = await importing(ctx, p.fileName, { kind: 'mesh', bytes: p.bytes, fileName: p.fileName, options }, signal);
-      return addImported(p.name ?? baseName(p.fileName), shapeOf(imported));
+      return addImported(p.name ?? baseName(p.fileName), shapeOf(imported), signal);
     },
     'shapes.importRaw': async (p, signal) => {
       const imported = await importing(ctx, p.fileName, { kind: 'raw', bytes: p.bytes, header: p.header, fileName: p.fileName }, signal);
-      return addImported(p.name ?? baseName(p.fileName), shapeOf(imported));
+      return addImported(p.name ?? baseName(p.fileName), shapeOf(imported), signal);
     },
 
     'presets.list': (p) => {
@@ -364,6 +365,8 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       const task: ImportTask = { kind: 'spheres', csv: p.csv, source: p.source, box: p.box, analysis };
       const imported = await importing(ctx, p.source || 'sphere CSV', task, signal, (progress) => ctx.events.emit('import.progress', { name: p.name, source: p.source, ...progress }));
       if (imported.kind !== 'spheres') throw new Error(`import task gave ${imported.kind}, not spheres`);
+      // Cancelled (or its client gone) while the worker's answer came: nothing is stored.
+      signal?.throwIfAborted();
       const run = recordSphereRun(store, (id) => queue.runDir(id), imported.spheres, { name: p.name, source: p.source }, queue.origin(1));
       // Runs normally reach open windows through the queue's events; an import skips the queue.
       ctx.events.emit('run.updated', run);
@@ -381,7 +384,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
   };
 }
 
-/** `signal`: aborted once the client that asked has gone (Handlers). */
+/** `signal`: aborted once the client that asked has gone, or its renderer aborted the call (Handlers). */
 export type Dispatch = <M extends MethodName>(method: M, params: unknown, signal?: AbortSignal) => Promise<Methods[M]['result']>;
 
 /**
@@ -389,7 +392,8 @@ export type Dispatch = <M extends MethodName>(method: M, params: unknown, signal
  * services say so (ApiError('invalid') naming the field): any other error is a fault of ours
  * ('internal', its stack in the log), a RangeError too (a typed array's inside a service is no
  * fault of the caller's input). A call that ends after its signal was aborted was abandoned, not
- * failed: 'unavailable', nothing logged.
+ * failed: 'unavailable', nothing logged; one its renderer aborted (main/calls.ts) rejects with that
+ * 'cancelled' reason, whatever its handler threw on the way out.
  */
 export function createDispatch(handlers: Handlers): Dispatch {
   return async (method, params, signal) => {
@@ -398,6 +402,7 @@ export function createDispatch(handlers: Handlers): Dispatch {
     try {
       return await (handlers[method] as (p: unknown, signal?: AbortSignal) => unknown)(parsed, signal) as Methods[typeof method]['result'];
     } catch (err) {
+      if (signal?.aborted && signal.reason instanceof ApiError && signal.reason.code === 'cancelled') throw signal.reason;
       if (signal?.aborted && !(err instanceof ApiError)) throw new ApiError('unavailable', `${method} was abandoned: the client that asked has gone`);
       if (err instanceof ApiError) throw err;
       const fault = storageFault(err);

@@ -3,7 +3,7 @@
  * WebSocket client installed by ./bridge in a browser). Calls go through `window.packbench` at call time,
  * not import time, so the bridge may install itself after this module loads (and tests may install a fake).
  */
-import type { PackbenchApi, Methods, Events, RunSummary, ApiIssue } from '../../main/api';
+import { cancelled, type PackbenchApi, type Methods, type Events, type RunSummary, type ApiIssue } from '../../main/api';
 
 export type {
   PackbenchApi,
@@ -35,10 +35,37 @@ export type AppInfo = Result<'app.info'>;
 export type RunListParams = Params<'runs.list'>;
 export type BatchFinished = Events['batch.finished'];
 
-export const api: PackbenchApi = {
-  call: (method, params) => window.packbench.call(method, params),
+/** `signal`: aborting it aborts the call on the services' side too (an import stops, nothing is stored); the call then rejects as isCancelled says. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** The renderer's calls: window.packbench's, with an AbortSignal where the page gives a call an id (callId) to abort. */
+export interface RendererApi {
+  call<M extends MethodName>(method: M, params: Params<M>, options?: CallOptions): Promise<Result<M>>;
+  on: PackbenchApi['on'];
+}
+
+/** The ids of this page's abortable calls (PackbenchApi.call's callId): never two the same. */
+let lastCallId = 0;
+
+export const api: RendererApi = {
+  call(method, params, { signal } = {}) {
+    if (!signal) return window.packbench.call(method, params);
+    if (signal.aborted) return Promise.reject(cancelled(method));
+    const callId = ++lastCallId;
+    const abort = () => window.packbench.abort(callId);
+    signal.addEventListener('abort', abort, { once: true });
+    // Settles with the services' answer: 'cancelled' once they stopped it, or its result when it ended before the abort came.
+    return window.packbench.call(method, params, callId).finally(() => signal.removeEventListener('abort', abort));
+  },
   on: (event, listener) => window.packbench.on(event, listener),
 };
+
+/** Whether a call was rejected because it was aborted (CallOptions.signal): not a failure, no error to show. */
+export function isCancelled(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'cancelled';
+}
 
 export function onRunUpdated(listener: (run: RunSummary) => void): () => void {
   return api.on('run.updated', listener);

@@ -94,7 +94,12 @@ vi.mock('../../main/services/services', () => ({
   openServicesWhenFree: async () => ({
     readOnlyBecause: null,
     events: { onAny: () => () => {} },
-    dispatch: async (method: string, params: unknown, signal?: AbortSignal) => (dispatched.push({ method, params, signal }), { ok: method }),
+    dispatch: async (method: string, params: unknown, signal?: AbortSignal) => {
+      dispatched.push({ method, params, signal });
+      // A long call (an import in its worker) ends once its signal is aborted, with its reason, as the services' dispatch does.
+      if (method === 'runs.importSpheres') await new Promise((_ok, fail) => signal!.addEventListener('abort', () => fail(signal!.reason)));
+      return { ok: method };
+    },
     close: async () => void electron.handlers.servicesClosed++,
   }),
 }));
@@ -176,6 +181,29 @@ describe('Electron main process security', () => {
     const third = await signalOfACall();
     wc.emit('destroyed');
     expect(third.aborted).toBe(true);
+  });
+
+  it('aborts one call of the page when its renderer says so (its callId), and refuses a malformed callId as invalid', async () => {
+    // Before, a call could not be aborted: History's Cancel closed its panel and the import went on.
+    const call = electron.handlers.ipc.get('packbench:call')!;
+    const abort = electron.handlers.ipc.get('packbench:abort')!;
+    const wc = win().webContents;
+    const own = { sender: wc, senderFrame: wc.mainFrame };
+    const importing = call(own, 'runs.importSpheres', { name: 'big' }, 4);
+    await vi.waitFor(() => expect(dispatched.at(-1)?.method).toBe('runs.importSpheres'));
+    const { signal } = dispatched.at(-1)!;
+    expect(await abort(own, 5)).toEqual({ ok: true, result: {} }); // no call under way has it: ignored
+    expect(signal!.aborted).toBe(false);
+    expect(await abort({ sender: {}, senderFrame: wc.mainFrame }, 4)).toMatchObject({ ok: false, error: { code: 'unauthorized' } });
+    expect(signal!.aborted).toBe(false);
+    expect(await abort(own, 4)).toEqual({ ok: true, result: {} });
+    expect(await importing).toEqual({ ok: false, error: { code: 'cancelled', message: 'runs.importSpheres was cancelled' } });
+    expect(await call(own, 'app.info', {}, 4)).toEqual({ ok: true, result: { ok: 'app.info' } }); // its id is free again
+    for (const bad of [0, -1, 1.5, '4', null, {}, [4], NaN, 2 ** 60]) {
+      expect(await abort(own, bad)).toMatchObject({ ok: false, error: { code: 'invalid', issues: [{ path: 'callId' }] } });
+      expect(await call(own, 'app.info', {}, bad)).toMatchObject({ ok: false, error: { code: 'invalid', issues: [{ path: 'callId' }] } });
+    }
+    expect(await abort(own)).toMatchObject({ ok: false, error: { code: 'invalid', issues: [{ path: 'callId' }] } });
   });
 
   it("asks Leave or Stay when the page refuses to unload (unsaved shape edits), and closes the services only once the windows have gone", async () => {

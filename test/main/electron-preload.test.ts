@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { EVENT_CHANNEL } from '../../main/ipc';
+import { ABORT_CHANNEL, CALL_CHANNEL, EVENT_CHANNEL } from '../../main/ipc';
 import type { PackbenchApi } from '../../main/api';
 
 const electron = vi.hoisted(() => ({ exposed: new Map<string, unknown>(), ipcRenderer: undefined as unknown as import('node:events').EventEmitter }));
@@ -23,9 +23,20 @@ beforeAll(async () => {
 });
 
 describe('the preload', () => {
-  it('exposes window.packbench (call and on) and nothing else', () => {
+  it('exposes window.packbench (call, abort and on) and nothing else', () => {
     expect([...electron.exposed.keys()]).toEqual(['packbench']);
-    expect(Object.keys(api).sort()).toEqual(['call', 'on']);
+    expect(Object.keys(api).sort()).toEqual(['abort', 'call', 'on']);
+  });
+
+  it('passes a call its callId, and an abort of it on its own channel, for the main side to check', async () => {
+    const invoke = vi.spyOn(electron.ipcRenderer as unknown as { invoke: (...args: unknown[]) => Promise<unknown> }, 'invoke');
+    try {
+      await api.call('app.info', {}, 3);
+      api.abort(3);
+      expect(invoke.mock.calls).toEqual([[CALL_CHANNEL, 'app.info', {}, 3], [ABORT_CHANNEL, 3]]);
+    } finally {
+      invoke.mockRestore();
+    }
   });
 
   it("takes the app's event listeners without a listener-leak warning, each getting its event until it is removed", async () => {

@@ -488,6 +488,58 @@ describe('web host under faults', () => {
     ws.close();
   });
 
+  it('aborts one call of a client when its renderer says so: a sphere import stops mid-way, answers cancelled, stores nothing', async () => {
+    // Before, no call could be aborted: History's Cancel closed its panel and the import went on to store its run.
+    const rows = ['x,y,z,r'];
+    for (let i = 0; i < 20_000; i++) rows.push(`${(i % 25) + 0.5},${(Math.floor(i / 25) % 25) + 0.5},${Math.floor(i / 625) + 0.5},0.5`);
+    const api = client();
+    const before = (await api.call('runs.list', {})).total;
+    const progress: number[] = [];
+    const off = api.on('import.progress', (p) => {
+      if (p.name !== 'to cancel') return;
+      progress.push(p.fraction);
+      if (progress.length === 1) api.abort(7); // under way in its worker
+    });
+    try {
+      const outcome = await rejection(api.call('runs.importSpheres', { name: 'to cancel', csv: rows.join('\n') }, 7));
+      expect(outcome).toMatchObject({ code: 'cancelled', message: 'runs.importSpheres was cancelled' });
+      expect(progress.length).toBeGreaterThan(0);
+      expect((await api.call('runs.list', {})).total).toBe(before);
+      expect((await api.call('runs.list', { filter: { text: 'to cancel' } })).total).toBe(0);
+      // The same callId is free again; an abort of a call that has finished is ignored.
+      expect((await api.call('app.info', {}, 7)).dataDir).toBe(t.dir);
+      api.abort(7);
+      expect((await api.call('app.info', {}, 7)).dataDir).toBe(t.dir);
+    } finally {
+      off();
+    }
+  });
+
+  it('refuses a malformed abort or callId without harm to the host: a bad callId answers its call, a bad abort closes only its connection', async () => {
+    const ws = await rawSocket();
+    const replies: { t: string; id: number; error?: { code: string; message: string } }[] = [];
+    ws.on('message', (d: Buffer) => replies.push(decodeMessage(new Uint8Array(d.buffer, d.byteOffset, d.byteLength)) as (typeof replies)[number]));
+    ws.send(encodeMessage({ t: 'abort', callId: 99 })); // no call under way has it: ignored
+    ws.send(encodeMessage({ t: 'call', id: 1, method: 'app.info', params: {}, callId: -1 }));
+    ws.send(encodeMessage({ t: 'call', id: 2, method: 'app.info', params: {}, callId: 'x' }));
+    ws.send(encodeMessage({ t: 'call', id: 3, method: 'app.info', params: {}, callId: 3 }));
+    await waitFor('three replies', () => replies.length === 3);
+    for (const id of [1, 2]) expect(replies.find((m) => m.id === id)).toMatchObject({ t: 'error', error: { code: 'invalid', message: expect.stringContaining('callId: must be a whole number') } });
+    expect(replies.find((m) => m.id === 3)).toMatchObject({ t: 'result' });
+    for (const callId of ['__proto__', 1.5, null, 0]) {
+      const bad = await rawSocket();
+      const code = closed(bad);
+      bad.send(encodeMessage({ t: 'abort', callId }));
+      expect(await code).toBe(1003);
+    }
+    const noId = await rawSocket();
+    const code = closed(noId);
+    noId.send(encodeMessage({ t: 'abort' }));
+    expect(await code).toBe(1003);
+    ws.close();
+    await stillAnswers();
+  });
+
   it('answers an undecodable call with an error naming it, not a crash', async () => {
     const ws = await rawSocket();
     const reply = new Promise<Buffer>((ok) => ws.once('message', (d) => ok(d as Buffer)));

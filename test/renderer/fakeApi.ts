@@ -71,6 +71,8 @@ export interface FakeApi extends PackbenchApi {
   emit<E extends keyof Events>(event: E, payload: Events[E]): void;
   /** Make the next call of `method` reject with this error. */
   failNext(method: keyof Methods, error: unknown): void;
+  /** The callIds the renderer aborted (PackbenchApi.abort), in order. */
+  aborted: number[];
 }
 
 export function makeRun(i: number, over: Partial<RunSummary> = {}): RunSummary {
@@ -121,6 +123,10 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
     },
     failNext(method, error) {
       failures.set(method, error);
+    },
+    aborted: [],
+    abort(callId) {
+      fake.aborted.push(callId);
     },
     on(event, listener) {
       if (!listeners.has(event)) listeners.set(event, new Set());

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { createMemoryHistory, createRouter } from 'vue-router';
 import { FAKE_EXPORT_FORMATS, installFakeApi, makeRun, settle } from './fakeApi';
+import { cancelled } from '../../main/api';
 import { key, typeKeys } from './numberKeys';
 import HistoryWorkspace from '../../renderer/src/workspaces/history/HistoryWorkspace.vue';
 import RunCompare from '../../renderer/src/workspaces/history/RunCompare.vue';
@@ -631,6 +632,36 @@ describe('Import spheres', () => {
     await settle(10);
     expect(w.find('[data-testid="sphere-import"]').exists()).toBe(false);
     expect(w.find('[data-testid="history-total"]').text()).toBe('4 runs · 1 selected');
+  });
+
+  it('Cancel during an import aborts its call in the services and says so; nothing is imported, no error shown', async () => {
+    // Before, Cancel only closed the panel: the import went on in the services and its run was stored.
+    const { api, w } = await mountHistory(3);
+    let abortCall = (_callId: number) => {};
+    const call = api.call;
+    api.call = (async (method: string, params: unknown, callId?: number) => {
+      if (method !== 'runs.importSpheres') return call(method as never, params as never);
+      // The services' side of an abort: the call under way rejects, cancelled.
+      return new Promise((_resolve, reject) => (abortCall = (id) => id === callId && reject(cancelled(method))));
+    }) as typeof api.call;
+    api.abort = (callId) => abortCall(callId);
+    await w.find('[data-testid="history-import-spheres"]').trigger('click');
+    await chooseFile(w, 'bed.csv', 'x,y,z,r\n1,1,1,0.5\n');
+    await w.find('[data-testid="sphere-import"]').trigger('submit');
+    await settle(10);
+    expect(w.find('[data-testid="sphere-import-progress"]').exists()).toBe(true);
+    const cancel = () => w.findAll('[data-testid="sphere-import"] button').find((b) => b.text() === 'Cancel')!;
+    await cancel().trigger('click');
+    await settle(10);
+    expect(w.find('[data-testid="sphere-import"]').exists()).toBe(true);
+    expect(w.find('[data-testid="sphere-import-notice"]').text()).toBe('Import of bed.csv cancelled: nothing was stored.');
+    expect(w.find('[data-testid="sphere-import-error"]').exists()).toBe(false);
+    expect(w.find('[data-testid="sphere-import-progress"]').exists()).toBe(false);
+    expect(w.find('[data-testid="sphere-import-submit"]').attributes('disabled')).toBeUndefined();
+    expect(w.find('[data-testid="history-total"]').text()).toBe('3 runs');
+    // Nothing under way: Cancel closes the panel.
+    await cancel().trigger('click');
+    expect(w.find('[data-testid="sphere-import"]').exists()).toBe(false);
   });
 
   it("a side of the box typed with a decimal comma ('0,4') is refused at the field, not imported as 4", async () => {

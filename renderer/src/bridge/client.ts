@@ -4,8 +4,8 @@
  * it drops reject with code 'unavailable'; it reconnects with a growing delay and keeps listeners.
  * Long messages go both ways in chunk frames (main/wire.ts).
  */
-import { ApiError, type ApiErrorData, type EventName, type Events, type MethodName, type Methods, type PackbenchApi } from '../../../main/api';
-import { decodeMessage, encodeFrames, FrameAssembler, type HostMessage } from '../../../main/wire';
+import { ApiError, cancelled, type ApiErrorData, type EventName, type Events, type MethodName, type Methods, type PackbenchApi } from '../../../main/api';
+import { decodeMessage, encodeFrames, encodeMessage, FrameAssembler, type HostMessage } from '../../../main/wire';
 
 export interface WsApi extends PackbenchApi {
   /** Resolves once connected (first time, or again after a drop). */
@@ -16,7 +16,7 @@ export interface WsApi extends PackbenchApi {
 export function createWsApi(url: string, WebSocketImpl: typeof WebSocket = WebSocket): WsApi {
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
   const listeners = new Map<string, Set<(p: unknown) => void>>();
-  const outbox: { id: number; frames: Uint8Array[] }[] = [];
+  const outbox: { id: number; frames: Uint8Array[]; method: string; callId?: number }[] = [];
   let nextId = 1;
   let socket: WebSocket | null = null;
   let open = false;
@@ -72,14 +72,23 @@ export function createWsApi(url: string, WebSocketImpl: typeof WebSocket = WebSo
   connect();
 
   return {
-    call<M extends MethodName>(method: M, params: Methods[M]['params']): Promise<Methods[M]['result']> {
+    call<M extends MethodName>(method: M, params: Methods[M]['params'], callId?: number): Promise<Methods[M]['result']> {
       const id = nextId++;
-      const frames = encodeFrames({ t: 'call', id, method, params }, id);
+      const frames = encodeFrames({ t: 'call', id, method, params, ...(callId === undefined ? {} : { callId }) }, id);
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
         if (open && socket) for (const f of frames) socket.send(f);
-        else outbox.push({ id, frames });
+        else outbox.push({ id, frames, method, callId });
       });
+    },
+    abort(callId: number): void {
+      // A call still waiting for the connection is not sent at all; one sent is aborted by the host, which answers it.
+      const waiting = outbox.findIndex((m) => m.callId === callId);
+      if (waiting >= 0) {
+        const [m] = outbox.splice(waiting, 1);
+        pending.get(m.id)?.reject(cancelled(m.method));
+        pending.delete(m.id);
+      } else if (open && socket) socket.send(encodeMessage({ t: 'abort', callId }));
     },
     on<E extends EventName>(event: E, listener: (payload: Events[E]) => void): () => void {
       let set = listeners.get(event);
