@@ -778,6 +778,10 @@ export class JobQueue {
     // A queued run has no worker to clear its folder: what an interrupted attempt left there (its
     // checkpoint, which may hold a whole packing matrix, its live table) goes, as a cancel keeps no artifacts.
     if (r.status === 'queued') this.bestEffort(() => rmSync(this.runDir(id), { recursive: true, force: true }));
+    // Nor does a run under way in another process: that process, should it still run, ends its worker
+    // and clears the rest at its next look; gone (another machine's that crashed, which no process
+    // here takes up: runners), it left the checkpoint there for good.
+    else this.bestEffort(() => removeCheckpoint(this.runDir(id)));
     this.afterFinal(id);
     return this.store.getSummary(id)!;
   }

@@ -15,6 +15,7 @@ import { defaultDataDir } from '../../main/services/datadir';
 import { JobQueue } from '../../main/services/queue';
 import { openServices } from '../../main/services/services';
 import { RunStore, SCHEMA_VERSION } from '../../main/services/store';
+import { CHECKPOINT_FILE } from '../../main/workers/checkpoint';
 import { makeReadOnly, smallDisk } from './faults';
 import { cliIn, tempDir, type CliResult } from './helpers';
 import { asciiBox, cubicSpheresCsv } from './fixtures/imports';
@@ -756,8 +757,12 @@ describe('packbench CLI', () => {
       expect((await cliIn(t2.dir, 'runs', 'list')).stdout).toContain(`run ${id} ${who}`);
       expect((await cliIn(t2.dir, 'queue', 'list')).stdout).toContain(end);
       expect(JSON.parse((await cliIn(t2.dir, '--json', 'runs', 'show', id)).stdout).runner).toEqual({ host: 'old-name', pid: 4242, state: 'elsewhere' });
+      // Its checkpoint (up to a whole packing matrix) stayed for good: no process here takes the run up to clear it.
+      mkdirSync(join(t2.dir, 'runs', id), { recursive: true });
+      writeFileSync(join(t2.dir, 'runs', id, CHECKPOINT_FILE), 'a packing so far');
       expect((await cliIn(t2.dir, 'runs', 'cancel', id)).code).toBe(0);
       expect(JSON.parse((await cliIn(t2.dir, '--json', 'runs', 'show', id)).stdout).status).toBe('cancelled');
+      expect(readdirSync(join(t2.dir, 'runs', id))).toEqual([]);
     } finally {
       t2.cleanup();
     }
