@@ -241,6 +241,8 @@ export interface BatchSummary {
   counts: Record<RunStatus, number>;
   /** The dotted params paths its spec sweeps, in expansion order. */
   swept: string[];
+  /** How many seeds its spec sweeps (the replicates of each params point); 0 when it runs one seed. */
+  seeds: number;
 }
 
 export interface RunRecord extends RunSummary {

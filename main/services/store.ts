@@ -22,7 +22,7 @@ import type {
   Shape,
   ShapeVoxelisation,
 } from '../api';
-import { ApiError, paramsSchemas, type BatchSummary } from '../api';
+import { ApiError, paramsSchemas, sweepValues, type BatchSummary, type Sweep } from '../api';
 import { sweptPaths, valuesAt } from './sweep';
 import type { z } from 'zod';
 
@@ -574,14 +574,18 @@ export class RunStore {
           : []
         : this.sql('SELECT * FROM batches ORDER BY created_at DESC, id LIMIT ?').all(q.limit)
     ) as { id: string; name: string; spec: string; created_at: string; finished_at: string | null }[];
-    return rows.map((b) => ({
-      id: b.id,
-      name: b.name,
-      createdAt: b.created_at,
-      finishedAt: b.finished_at,
-      counts: this.batchCounts(b.id),
-      swept: sweptPaths((JSON.parse(b.spec) as RunSpecInput).params ?? {}),
-    }));
+    return rows.map((b) => {
+      const spec = JSON.parse(b.spec) as RunSpecInput;
+      return {
+        id: b.id,
+        name: b.name,
+        createdAt: b.created_at,
+        finishedAt: b.finished_at,
+        counts: this.batchCounts(b.id),
+        swept: sweptPaths(spec.params ?? {}),
+        seeds: typeof spec.seed === 'object' ? sweepValues(spec.seed as Sweep).length : 0,
+      };
+    });
   }
 
   /** Names of the numeric metrics of any run, sorted (a skip-scan of run_metrics' (name, value) index). */

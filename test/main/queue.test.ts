@@ -474,11 +474,18 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
       { steps: 3, failAt: 100 }, { steps: 3, failAt: 2 }, { steps: 4, failAt: 100 }, { steps: 4, failAt: 2 },
     ]);
     const [batch] = await s.dispatch('batches.list', { ids: [r.batchId!] });
-    expect(batch).toMatchObject({ id: r.batchId, name: 'my sweep', swept: ['steps', 'failAt'], counts: { done: 2, failed: 2, queued: 0 } });
+    expect(batch).toMatchObject({ id: r.batchId, name: 'my sweep', swept: ['steps', 'failAt'], seeds: 0, counts: { done: 2, failed: 2, queued: 0 } });
     expect((await s.dispatch('batches.list', {})).map((b) => b.id)).toEqual([r.batchId]);
     expect(await s.dispatch('runs.metricNames', {})).toEqual(expect.arrayContaining(['steps']));
     const single = await s.dispatch('runs.enqueue', { spec: spec('single', { steps: 2 }) });
     expect((await s.dispatch('runs.get', { id: single.runIds[0] })).sweep).toEqual({});
+  });
+
+  it('says how many seeds a batch sweeps: replicates of one spec sweep no param, and are told apart from a sweep of params', async () => {
+    const { s } = setup();
+    const r = await s.dispatch('runs.enqueue', { spec: { ...spec('replicates', { steps: 3 }), seed: { $sweep: { from: 1, to: 4, steps: 4 } } } });
+    const [batch] = await s.dispatch('batches.list', { ids: [r.batchId!] });
+    expect(batch).toMatchObject({ swept: [], seeds: 4, counts: { queued: 4 } });
   });
 
   it('finishes a batch whose last run still to run is deleted, the others being final; one with no run left stays open', async () => {

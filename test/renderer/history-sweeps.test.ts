@@ -38,9 +38,9 @@ function sweepRuns(): RunSummary[] {
   return runs;
 }
 
-async function mountHistory(runs: RunSummary[], swept = ['reboundProbability', 'freezingInterval']): Promise<{ api: FakeApi; w: VueWrapper }> {
+async function mountHistory(runs: RunSummary[], swept = ['reboundProbability', 'freezingInterval'], seeds = 0): Promise<{ api: FakeApi; w: VueWrapper }> {
   const api = installFakeApi(runs);
-  api.batches = [{ id: 'b1', name: 'mix sweep', createdAt: runs[0].createdAt, finishedAt: null, counts: { queued: 0, running: 0, paused: 0, done: 6, failed: 0, cancelled: 0 }, swept }];
+  api.batches = [{ id: 'b1', name: 'mix sweep', createdAt: runs[0].createdAt, finishedAt: null, counts: { queued: 0, running: 0, paused: 0, done: 6, failed: 0, cancelled: 0 }, swept, seeds }];
   const router = createRouter({ history: createMemoryHistory(), routes: [{ path: '/:p(.*)*', component: { template: '<div/>' } }] });
   const w = mount(HistoryWorkspace, { global: { plugins: [router] }, attachTo: document.body });
   wrappers.push(w);
@@ -101,6 +101,49 @@ describe('History with sweeps', () => {
     await settle(10);
     const plot = w.get('[data-testid="sweep-plot"]').findComponent(PlotPanel);
     expect([plot.props('xLabel'), plot.props('yLabel')]).toEqual(['box.lx (unit)', 'solidFraction (fraction)']);
+  });
+
+  it('sums up a batch that sweeps only its seed (replicates): each metric\'s n, mean, sd, min and max of the runs that finished, saved as CSV', async () => {
+    const runs = [
+      makeRun(0, { batchId: 'b1', seed: 1, sweep: { seed: 1 }, metrics: { solidFraction: 0.5, particles: 100 } }),
+      makeRun(1, { batchId: 'b1', seed: 2, sweep: { seed: 2 }, metrics: { solidFraction: 0.6, particles: 100 } }),
+      makeRun(2, { batchId: 'b1', seed: 3, sweep: { seed: 3 }, metrics: { solidFraction: 0.7 } }),
+      makeRun(3, { batchId: 'b1', seed: 4, sweep: { seed: 4 }, status: 'failed', metrics: { solidFraction: 0.1 } }),
+      makeRun(4, { batchId: 'b1', seed: 5, sweep: { seed: 5 }, status: 'running', metrics: {} }),
+    ];
+    const { w } = await mountHistory(runs, [], 5);
+    await row(w, 'r2').trigger('click');
+    await settle(5);
+    const open = w.get('[data-testid="history-sweep-plot"]');
+    expect(open.text()).toBe('Replicates');
+    await open.trigger('click');
+    await settle(10);
+    expect(w.find('[data-testid="sweep-plot"]').exists()).toBe(false);
+    const panel = w.get('[data-testid="replicates"]');
+    expect(panel.get('[data-testid="replicates-counted"]').text()).toBe('3 of 5 runs counted (the others failed, were cancelled or have not finished) · 5 seeds');
+    const cells = (m: string) => panel.get(`[data-testid="replicates-row-${m}"]`).findAll('td').map((c) => c.text());
+    // 0.5, 0.6, 0.7: mean 0.6, sample sd 0.1; the failed run's 0.1 is not counted
+    expect(cells('solidFraction')).toEqual(['solidFraction', 'fraction', '3', '0.6', '0.1', '0.5', '0.7']);
+    expect(cells('particles')).toEqual(['particles', '', '2', '100', '0', '100', '100']);
+    const saved: { blob?: Blob; name?: string } = {};
+    const urls = URL as unknown as Record<string, unknown>;
+    urls.createObjectURL = (b: Blob) => { saved.blob = b; return 'blob:csv'; };
+    urls.revokeObjectURL = () => {};
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) { saved.name = this.download; });
+    try {
+      await panel.get('[data-testid="replicates-csv"]').trigger('click');
+    } finally {
+      click.mockRestore();
+      delete urls.createObjectURL;
+      delete urls.revokeObjectURL;
+    }
+    expect(saved.name).toBe('mix_sweep-replicates.csv');
+    const [head, ...lines] = (await saved.blob!.text()).trim().split('\n');
+    expect(head).toBe('metric,unit,n,mean,sd,min,max');
+    expect(lines[0]).toBe('particles,,2,100,0,100,100');
+    const [name, unit, n, mean, sd, min, max] = lines[1].split(',');
+    expect([name, unit, n, min, max]).toEqual(['solidFraction', 'fraction', '3', '0.5', '0.7']);
+    expect([Number(mean), Number(sd)].map((v) => v.toFixed(12))).toEqual(['0.600000000000', '0.100000000000']);
   });
 
   it('suggests the metric names of every run in the metric filter, and names a metric no run has', async () => {

@@ -178,7 +178,8 @@ function legendLayout(names: string[], width: number): { entries: { x: number; r
   return { entries, height: names.length ? (row + 1) * LEGEND_ROW + 6 : 0 };
 }
 
-function csvField(v: string): string {
+/** A CSV field: quoted (its quotes doubled) when it holds a quote, a comma or a line break. */
+export function csvField(v: string): string {
   return /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
 }
 

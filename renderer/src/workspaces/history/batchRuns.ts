@@ -1,0 +1,46 @@
+/**
+ * Every run of a batch, loaded once and again a second after any of its runs changes (runs that
+ * finish are added): what the sweep plot and the replicates' summary are made of.
+ */
+import { onBeforeUnmount, ref, watch, type Ref } from 'vue';
+import { api, errorMessage, onRunUpdated, type RunSummary } from '../../api';
+
+/** The service's largest sweep: every run of a batch fits one page. */
+const MAX_RUNS = 10_000;
+
+export function useBatchRuns(batchId: () => string): { runs: Ref<RunSummary[]>; error: Ref<string | null>; loading: Ref<boolean> } {
+  const runs = ref<RunSummary[]>([]);
+  const error = ref<string | null>(null);
+  const loading = ref(false);
+  let generation = 0;
+
+  async function load(): Promise<void> {
+    const gen = ++generation;
+    loading.value = true;
+    try {
+      const res = await api.call('runs.list', { offset: 0, limit: MAX_RUNS, sort: { field: 'createdAt', dir: 'asc' }, filter: { batchId: batchId() } });
+      if (gen !== generation) return;
+      runs.value = res.rows;
+      error.value = null;
+    } catch (e) {
+      if (gen === generation) error.value = errorMessage(e);
+    } finally {
+      if (gen === generation) loading.value = false;
+    }
+  }
+  watch(batchId, load, { immediate: true });
+
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const off = onRunUpdated((r) => {
+    if (r.batchId !== batchId() || timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void load();
+    }, 1000);
+  });
+  onBeforeUnmount(() => {
+    off();
+    if (timer) clearTimeout(timer);
+  });
+  return { runs, error, loading };
+}
