@@ -18,7 +18,7 @@ import { analyseSpheres, sphereAnalysisOptionsSchema } from '../../core/analysis
 import { WORKER_BYTES, type ColumnTable, type EngineSeries } from '../../core/common/engine';
 import { UNITS } from '../../core/common/units';
 import { encodeTable } from '../../core/io/container';
-import { sphereCsvLineNumbers, sphereCsvToTable } from '../../core/io/csv';
+import { parseSphereCsv } from '../../core/io/csv';
 import { countLines } from '../../core/io/lines';
 import { assertWatertight, meshTriangleLimit, parseObj, parseStl } from '../../core/io/mesh';
 import { parseRawHeader, rawSizeMismatch, rawToSolidBits, type RawHeader } from '../../core/io/raw';
@@ -142,12 +142,12 @@ export function rawBytesToShape(bytes: Uint8Array, headerJson: string, fileName:
  * is the extent [max(x + r), max(y + r), max(z + r)] from the origin, to be replaced by the caller when known.
  */
 export async function importSphereCsv(path: string): Promise<ColumnTable> {
-  return sphereTableFromCsv(await readFile(path, 'utf8'), path);
+  return sphereTableFromCsv(await readFile(path, 'utf8'), path).table;
 }
 
-/** importSphereCsv on text already read; `source` (a file name) goes into meta.source; `progress` as sphereCsvToTable's. */
-export function sphereTableFromCsv(text: string, source: string, progress?: (done: number, total: number) => void): ColumnTable {
-  const table = sphereCsvToTable(text, progress);
+/** importSphereCsv on text already read, with its lines' numbers (parseSphereCsv); `source` (a file name) goes into meta.source; `progress` as sphereCsvToTable's. */
+export function sphereTableFromCsv(text: string, source: string, progress?: (done: number, total: number) => void): { table: ColumnTable; lineNumbers: Uint32Array } {
+  const { table, lineNumbers } = parseSphereCsv(text, progress);
   const { x, y, z, r } = table.columns;
   const box = [0, 0, 0];
   for (let i = 0; i < r.length; i++) {
@@ -156,7 +156,7 @@ export function sphereTableFromCsv(text: string, source: string, progress?: (don
     box[2] = Math.max(box[2], z[i] + r[i]);
   }
   table.meta = { ...table.meta, box, source };
-  return table;
+  return { table, lineNumbers };
 }
 
 /**
@@ -231,8 +231,8 @@ export function analyseSphereCsv(
   csv: string, source: string, box: [number, number, number] | undefined, analysis: Record<string, unknown>,
   progress: (p: ImportProgress) => void = () => {},
 ): AnalysedSpheres {
-  const table = sphereTableFromCsv(csv, source, (done, total) => progress({ phase: 'parsing', fraction: done / total }));
-  const checkedBox = checkSphereSet(table, box, sphereCsvLineNumbers(csv), (analysis.periodic as boolean[] | undefined)?.[2] === true);
+  const { table, lineNumbers } = sphereTableFromCsv(csv, source, (done, total) => progress({ phase: 'parsing', fraction: done / total }));
+  const checkedBox = checkSphereSet(table, box, lineNumbers, (analysis.periodic as boolean[] | undefined)?.[2] === true);
   const t0 = performance.now();
   const result = analyseSpheres(table, checkedBox, analysis, (done, total) => progress({ phase: 'analysing', fraction: done / total }));
   const analysisSeconds = (performance.now() - t0) / 1000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvColumns, sphereCsvLineNumbers, sphereCsvToTable, tableToCsv } from '../../../core/io/csv';
+import { csvColumns, parseSphereCsv, sphereCsvToTable, tableToCsv } from '../../../core/io/csv';
 import type { ColumnTable } from '../../../core/common/engine';
 import { TextBytes } from '../../../core/io/decimal';
 import { resolveParticleColumns } from '../../../renderer/src/workspaces/inspector/particleColumns';
@@ -59,7 +59,7 @@ describe('particle csv', () => {
       const t = sphereCsvToTable(text);
       expect(Array.from(t.columns.x)).toEqual([1, 2]);
       expect(Array.from(t.columns.type)).toEqual([1, 0]);
-      expect(Array.from(sphereCsvLineNumbers(text))).toEqual([1, 2, 4]);
+      expect(Array.from(parseSphereCsv(text).lineNumbers)).toEqual([1, 2, 4]);
       expect(() => sphereCsvToTable(text.replace('0.25', 'abc'))).toThrow(/^sphere CSV line 4: column 'r' is 'abc'/);
     }
     expect(() => sphereCsvToTable('x,y,z\r1,2,3\r')).toThrow(/^sphere CSV header 'x,y,z' lacks column 'r'/);
