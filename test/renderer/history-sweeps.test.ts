@@ -146,6 +146,15 @@ describe('History with sweeps', () => {
     expect([Number(mean), Number(sd)].map((v) => v.toFixed(12))).toEqual(['0.600000000000', '0.100000000000']);
   });
 
+  it('shows a replicate\'s swept seed once, in the Seed column', async () => {
+    const runs = [1, 2].flatMap((seed) => [0.1, 0.2].map((rebound) => ({ seed, rebound })))
+      .map(({ seed, rebound }, i) => makeRun(i, { batchId: 'b1', seed, sweep: { reboundProbability: rebound, seed } }));
+    const { w } = await mountHistory(runs, ['reboundProbability'], 2);
+    expect(w.findAll('[data-testid^="history-sweep-col-"]').map((c) => c.text())).toEqual(['reboundProbability']);
+    expect(w.findAll('[data-testid="history-head"] .th').map((c) => c.text()).filter((t) => /seed/i.test(t))).toEqual(['Seed']);
+    expect(row(w, 'r3').findAll('.num').map((c) => c.text()).slice(1, 4)).toEqual(['2', '0', '0.2']);
+  });
+
   it('suggests the metric names of every run in the metric filter, and names a metric no run has', async () => {
     const { w } = await mountHistory(sweepRuns());
     const options = w.findAll('#history-metrics option').map((o) => o.attributes('value'));

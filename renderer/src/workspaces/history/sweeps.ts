@@ -36,10 +36,13 @@ export function shortLabels(paths: string[]): string[] {
   return paths;
 }
 
-/** The swept paths of the rows, in first-seen order, at most `max`. */
-export function sweepColumns(rows: readonly (RunSummary | undefined)[], max = 3): SweepColumn[] {
+/**
+ * The swept paths of the rows, in first-seen order, at most `max`, but those in `shown` (a table's
+ * own columns: History's Seed shows a replicate's swept seed, which read twice, 'Seed' and 'seed').
+ */
+export function sweepColumns(rows: readonly (RunSummary | undefined)[], max = 3, shown: readonly string[] = []): SweepColumn[] {
   const paths: string[] = [];
-  for (const r of rows) for (const p of Object.keys(r?.sweep ?? {})) if (!paths.includes(p)) paths.push(p);
+  for (const r of rows) for (const p of Object.keys(r?.sweep ?? {})) if (!paths.includes(p) && !shown.includes(p)) paths.push(p);
   const kept = paths.slice(0, max);
   const labels = shortLabels(kept);
   return kept.map((path, i) => ({ path, label: labels[i] }));
