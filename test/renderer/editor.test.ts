@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeEach, vi } from 'vitest';
 import { flushPromises, mount } from '@vue/test-utils';
 import { createMemoryHistory, createRouter } from 'vue-router';
-import type { Shape } from '../../main/api';
+import { cancelled, type Shape } from '../../main/api';
 import EditorWorkspace, { editorMixture } from '../../renderer/src/workspaces/editor/EditorWorkspace.vue';
 import { draft, takeDraft } from '../../renderer/src/stores/draft';
 import { voxelParamsSchema } from '../../core/voxel/params';
@@ -224,6 +224,68 @@ describe('particle editor', () => {
     await choose([new File(['v 0 0 0\n'], 'fan.obj')]);
     expect(w.get('.import [role="alert"]').text()).toBe('fan.obj: OBJ has 1100000 triangles, more than the 1048576 an import of a file this size holds (memory is set aside by the file\'s size); simplify the mesh');
     expect(w.findAll('[data-testid="shape-item"]').map((e) => e.attributes('data-shape-name'))).toEqual(['Sphere', 'Hexagonal plate', 'grain', 'block']);
+    w.unmount();
+  });
+
+  it('aborts a preview under way once a newer one replaces it, and the last one when the editor goes', async () => {
+    // Before, each replaced preview ran on to its end in a worker of its own: a few edits of a fine resolution held them all.
+    installShapeApi();
+    const fake = window.packbench;
+    const previews: number[] = [];
+    const aborted: number[] = [];
+    window.packbench = {
+      ...fake,
+      call: ((method: string, params: never, callId?: number) => {
+        if (method !== 'shapes.preview') return fake.call(method as never, params);
+        previews.push(callId!);
+        return new Promise(() => {}); // a preview of a fine resolution: under way until aborted
+      }) as typeof fake.call,
+      abort: (callId: number) => void aborted.push(callId),
+    };
+    const { w } = await mountEditor();
+    await wait(260);
+    await flushPromises();
+    expect(previews).toHaveLength(1);
+    expect(aborted).toEqual([]);
+    await w.get('[data-testid="preview-resolution"]').setValue('40');
+    await wait(260);
+    await flushPromises();
+    expect(previews).toHaveLength(2);
+    expect(aborted).toEqual([previews[0]]);
+    w.unmount();
+    expect(aborted).toEqual(previews);
+  });
+
+  it('closing the import (Import…) while a mesh is voxelised aborts it in the services: no shape, no error', async () => {
+    // Before, the import went on and its shape was added to the library after the user closed the panel.
+    installShapeApi();
+    const fake = window.packbench;
+    const aborted: number[] = [];
+    let abortCall = (_callId: number) => {};
+    window.packbench = {
+      ...fake,
+      call: ((method: string, params: never, callId?: number) =>
+        method === 'shapes.importMesh'
+          ? new Promise((_ok, fail) => (abortCall = (id) => id === callId && fail(cancelled(method))))
+          : fake.call(method as never, params)) as typeof fake.call,
+      abort: (callId: number) => (aborted.push(callId), abortCall(callId)),
+    };
+    const { w } = await mountEditor();
+    await w.get('[data-testid="import-shape"]').trigger('click');
+    const input = w.get('[data-testid="import-file"]');
+    Object.defineProperty(input.element, 'files', { value: [new File(['solid x\nendsolid x\n'], 'big.stl')], configurable: true });
+    await input.trigger('change');
+    await wait(50);
+    await flushPromises();
+    expect(w.get('[data-testid="import-choose"]').text()).toBe('Voxelising…');
+    await w.get('[data-testid="import-shape"]').trigger('click');
+    await flushPromises();
+    expect(aborted).toHaveLength(1);
+    expect(w.find('.import').exists()).toBe(false);
+    await w.get('[data-testid="import-shape"]').trigger('click');
+    expect(w.find('.import [role="alert"]').exists()).toBe(false);
+    expect(w.get('[data-testid="import-choose"]').text()).toBe('Choose files…');
+    expect(w.findAll('[data-testid="shape-item"]').map((e) => e.attributes('data-shape-name'))).toEqual(['Sphere', 'Hexagonal plate']);
     w.unmount();
   });
 

@@ -8,14 +8,17 @@
 import type { ShapeImportResult } from '../../../../main/api';
 import { api } from '../../api';
 
-/** Imports the chosen files into the library: one mesh (.stl, .obj), or a .raw volume with its .json header. */
-export async function importFiles(files: File[], voxelsAcross: number): Promise<ShapeImportResult> {
+/**
+ * Imports the chosen files into the library: one mesh (.stl, .obj), or a .raw volume with its .json
+ * header. `signal` aborted stops the import in the services (nothing is added): it rejects, isCancelled.
+ */
+export async function importFiles(files: File[], voxelsAcross: number, signal?: AbortSignal): Promise<ShapeImportResult> {
   const raw = files.find((f) => f.name.toLowerCase().endsWith('.raw'));
   if (raw) {
     const header = files.find((f) => f.name.toLowerCase().endsWith('.json'));
     if (!header) throw new Error(`${raw.name}: choose its .json header too (select both files)`);
-    return api.call('shapes.importRaw', { fileName: raw.name, bytes: new Uint8Array(await raw.arrayBuffer()), header: await header.text() });
+    return api.call('shapes.importRaw', { fileName: raw.name, bytes: new Uint8Array(await raw.arrayBuffer()), header: await header.text() }, { signal });
   }
   if (files.length !== 1) throw new Error('choose one mesh file (.stl, .obj), or a .raw volume with its .json header');
-  return api.call('shapes.importMesh', { fileName: files[0].name, bytes: new Uint8Array(await files[0].arrayBuffer()), voxelsAcross });
+  return api.call('shapes.importMesh', { fileName: files[0].name, bytes: new Uint8Array(await files[0].arrayBuffer()), voxelsAcross }, { signal });
 }
