@@ -257,7 +257,14 @@ export class Packer {
     this.shapes.push(v);
     this.shapeType.push(type);
     this.shapeSizeVoxels.push(sizeVoxels);
-    const coords = this.o.shellReduction ? v.reducedShell : v.shell;
+    // A particle held at the grid's orientation that never turns keeps the reduced shell's flat
+    // chessboards on the grid: two of them one voxel apart (moves change x + y + z by an odd number)
+    // are complementary and pass through each other. Aligned spheres at maxRotation [0, 0, 0]
+    // claimed 17.8 % of their voxels twice, upright rods 18 % (0.1 % turned at random): such a
+    // type is packed with its whole shell.
+    const t = this.params.mixture.types[type];
+    const onGrid = t.orientation === 'aligned' && t.maxRotation.every((m) => m === 0);
+    const coords = this.o.shellReduction && !onGrid ? v.reducedShell : v.shell;
     this.packCoords.push(coords);
     // Every rotated, rounded coordinate lies within the shape's radius + 0.5 of the origin.
     const e = Math.ceil(v.maxRadius + 0.5);
