@@ -17,7 +17,7 @@ import { voxelEngine as voxelDefinition } from '../../core/voxel/index';
 import { ballmillParamsSchema } from '../../core/ballmill/params';
 import { ballmillEngine as ballmillDefinition } from '../../core/ballmill/index';
 import { projectVoxelMap } from '../../renderer/src/components/voxelThumbnail';
-import type { EngineInfo } from '../../main/api';
+import { cancelled, type EngineInfo } from '../../main/api';
 
 const voxelEngine: EngineInfo = {
   id: 'voxel',
@@ -273,6 +273,32 @@ describe('the batch form sends the service one check at a time', () => {
     await settle();
     expect(sent).toEqual([20, 23]);
     expect(enqueueDisabled(w)).toBe(false);
+  });
+});
+
+describe('the batch form aborts a check whose spec has changed', () => {
+  it('the service stops it, and the check of the spec as it is now is sent without waiting for the old one to end', async () => {
+    // Before, each check ran to its end (a 10,000-point sweep: seconds) before the next was sent.
+    const api = installFakeApi();
+    const call = api.call.bind(api);
+    const sent: number[] = [];
+    const under = new Map<number, () => void>();
+    api.call = (async (method: string, params: unknown, callId?: number) => {
+      if (method !== 'runs.validate') return call(method as never, params as never);
+      sent.push((params as { spec: { params: { box: { lx: number } } } }).spec.params.box.lx);
+      // The service holds each check until its renderer aborts it (then it answers cancelled).
+      await new Promise<void>((_ok, fail) => under.set(callId!, () => fail(cancelled(method))));
+    }) as typeof api.call;
+    api.abort = (callId) => under.get(callId)?.();
+    const w = await mountComposer();
+    await new Promise((r) => setTimeout(r, 300));
+    for (const lx of ['21', '22']) {
+      await w.find('[data-testid="field-box.lx"]').setValue(lx);
+      await new Promise((r) => setTimeout(r, 300));
+      await settle();
+    }
+    expect(sent).toEqual([20, 21, 22]);
+    expect(w.text()).not.toContain('cancelled'); // an aborted check is no refusal to show
   });
 });
 
