@@ -510,6 +510,13 @@ describe('web host under faults', () => {
       expect((await api.call('app.info', {}, 7)).dataDir).toBe(t.dir);
       api.abort(7);
       expect((await api.call('app.info', {}, 7)).dataDir).toBe(t.dir);
+      // A call still waiting for its connection is dropped by the client: never sent, cancelled.
+      const fresh = client();
+      const waiting = fresh.call('runs.importSpheres', { name: 'to cancel', csv: rows.join('\n') }, 1);
+      fresh.abort(1);
+      expect(await rejection(waiting)).toMatchObject({ code: 'cancelled', message: 'runs.importSpheres was cancelled' });
+      await fresh.ready();
+      expect((await fresh.call('runs.list', { filter: { text: 'to cancel' } })).total).toBe(0);
     } finally {
       off();
     }
