@@ -144,9 +144,10 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
         return [...cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent), ...bars.map(([, text]) => text.textContent), ...texts.map((m) => m.textContent)];
       });
       // At 14 % of the one-line table, the bar was 144 px at 1920 px beside a 451 px name; in the
-      // two-line layout of a 1024 px window it is 206 px, and the phase and the metrics ended in '…'
+      // narrow layout of a 1024 px window it was 206 px, and the phase and the metrics ended in '…'
       // (the bar's title held the phase whole): they wrap inside their row now, in the one-line
-      // layout too (its bar is 259 px at 1680 px), as a failed run's error does.
+      // layout too (its bar is 259 px at 1680 px), as a failed run's error does; in the narrow layout
+      // the progress has a line of its own across the row.
       expect(cut, `at ${width} px`).toEqual([]);
       // Every run's buttons in view: the table does not scroll sideways.
       const wrap = await page.$eval('[data-testid="queue"] .table-wrap', (e) => [e.scrollWidth, e.clientWidth]);
@@ -156,9 +157,31 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
   });
 
   it("names the swept parameters whole over their columns, each word on its line, in the queue and History at 1024 and 1920 px", async () => {
+    // A finished run whose metrics have long names, written before the enqueue below makes the page
+    // read the queue (it is not told of what the test writes to the store).
+    const [done] = services.store.insertRuns([{ name: 'bed metrics', engine: 'voxel', spec: { engine: 'voxel', name: 'bed metrics', seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+    services.store.finishRun(done, { status: 'done', metrics: { bedPorosity: 0.3765433, bedSolidFraction: 0.6234567 }, series: [], artifacts: [], wallSeconds: 12 });
     // Queued (the queue is not started): a sweep of two long parameter names, which read 'rebou…' and
     // 'freezi…' in the queue's 68 px columns, whole only in their tooltip.
     await services.dispatch('runs.enqueue', { spec: { engine: 'voxel', name: 'long names', seed: 1, params: { reboundProbability: { $sweep: [0.1, 0.5] }, freezingInterval: { $sweep: [20, 100] } } } });
+    await page.locator(`[data-testid="queue-metrics-${done}"]`).waitFor();
+    /** Words of the runs' progress, metrics and errors broken across two lines ('bedPorosi' 'ty'). */
+    const brokenWords = () => page.$$eval('[data-testid="queue"] tbody td.c-progress', (cells) => {
+      const broken: string[] = [];
+      for (const cell of cells) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          for (const m of node.textContent!.matchAll(/\S+/g)) {
+            const range = document.createRange();
+            range.setStart(node, m.index);
+            range.setEnd(node, m.index + m[0].length);
+            const tops = new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top)));
+            if (tops.size > 1) broken.push(m[0]);
+          }
+        }
+      }
+      return broken;
+    });
     /** Headers cut at their side, or broken inside a word (more lines than words). */
     const badHeads = (selector: string) => page.$$eval(selector, (heads) => heads.filter((h) => {
       const text = (h.querySelector('.swept-head, .metric-head') ?? h) as HTMLElement;
@@ -173,6 +196,9 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
       expect(await badHeads('[data-testid^="queue-sweep-col-"]'), `queue at ${width} px`).toEqual([]);
       // The progress beside them keeps its header whole.
       expect(await page.$eval('[data-testid="queue"] thead th.c-progress', (h) => h.scrollWidth - h.clientWidth), `at ${width} px`).toBe(0);
+      // And the runs' progress, metrics and errors read in words: at 1024 px, beside the swept columns,
+      // time, ETA and priority, the progress had 82 px and broke 'bedPorosi' 'ty', 'bedSolidFractio' 'n'.
+      expect(await brokenWords(), `at ${width} px`).toEqual([]);
       await page.locator(testid('queue')).screenshot({ path: join(ARTIFACTS, `batch-layout-queue-swept-${width}.png`) });
     }
     await page.click(testid('nav-history'));
