@@ -522,7 +522,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   program
     .command('validate')
-    .description('check a spec as `run` and `queue add` do (every point of its sweeps) without queueing it: its runs, the memory the largest needs, and the fields it sets that have no effect')
+    .description('check a spec as `run` and `queue add` do (every point of its sweeps) without queueing it: its runs, the memory the largest needs, and its warnings (fields that have no effect, values that work against the run)')
     .argument('<spec>', 'spec file')
     .action(async (file: string) => {
       const spec = readSpec(file);
@@ -805,7 +805,8 @@ field's object field by field; null removes a field, e.g. the old model's when s
 The changes are laid over the spec the run was queued with, as written, not over the params it
 resolved: a field that spec left out takes its default, as the app's re-run does. The new spec is
 checked as \`queue add\` checks one: a value out of range or a field that does not exist exits 2,
-naming it, and queues nothing; fields that have no effect are said on stderr. The new run's name
+naming it, and queues nothing; its warnings (fields that have no effect, values that work against
+the run) are said on stderr. The new run's name
 ends as a sweep point's does, with the values that set it apart as it takes them: the run's swept
 fields and those --set changes (NAME [porosity=0.5, duration=1]).
 
