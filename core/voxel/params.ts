@@ -76,7 +76,7 @@ export const optimisationsSchema = z.object({
   savedRotations: z.boolean().default(true).meta({ description: 'seed §3.2: keep each active particle\'s rotated voxels to remove it without rotating again (D)' }),
   risingRoof: z.boolean().default(true).meta({ description: 'seed §3.6: insert new particles just above the frozen bed, not at the box top (E)' }),
   cheapModulus: z.boolean().default(true).meta({ description: 'seed §3.3: wrap x/y only near the edge, by one subtraction (F)' }),
-  shellReduction: z.boolean().default(true).meta({ description: "seed §3.2: pack with the reduced shell, about half of the shell voxels (G); a type held 'aligned' at maxRotation [0, 0, 0] keeps its whole shell (its flat chessboards on the grid would pass through each other)" }),
+  shellReduction: z.boolean().default(true).meta({ description: "seed §3.2: pack with the reduced shell, about half of the shell voxels (G); a type held 'aligned' with a maxRotation of 0 about any axis keeps its whole shell (its flat chessboards land on the grid and would pass through each other)" }),
   simdKernels: z.boolean().default(true).meta({
     description: 'not in the seed: particles rotated, tested and written in WebAssembly SIMD, four voxels a step (bit matrices of any size: above 512 MiB through a window of planes; with B, C, D and F on; H)',
   }),
