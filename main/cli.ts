@@ -810,6 +810,11 @@ the run) are said on stderr. The new run's name
 ends as a sweep point's does, with the values that set it apart as it takes them: the run's swept
 fields and those --set changes (NAME [porosity=0.5, duration=1]).
 
+A re-run of a batch's run with no --set and its own seed joins that batch when the batch has no run
+of its point (seed and swept values) done or still to run: a failed or cancelled replicate fills its
+place in the batch's counts, sweep plot and replicates summary. Any other re-run is a new experiment
+outside the batch, and the output says why.
+
   packbench runs rerun ID --seed 7 --set params.balls.count=2000 --set params.duration=1
 `,
     )
@@ -829,7 +834,7 @@ fields and those --set changes (NAME [porosity=0.5, duration=1]).
         });
         warningLines(r.warnings.map(advised), where).forEach(info);
         if (!globals().json) info(memoryLine(r.runIds.length, r));
-        print(`queued ${r.runIds.join(' ')}: a re-run of ${id}${r.batchId ? ` (batch ${r.batchId})` : ''}`, r);
+        print(`queued ${r.runIds.join(' ')}: a re-run of ${id}${r.batchId ? ` (batch ${r.batchId})` : r.outside ? ` (${r.outside})` : ''}`, r);
       });
     });
 

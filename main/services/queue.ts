@@ -701,7 +701,7 @@ export class JobQueue {
    * given): all or none, in one transaction. Their rows' JSON is made before it and their events go
    * out after it, in turns: for 10,000 runs each took about half a second of the thread that serves the app.
    */
-  async add(spec: SweepSpec, rows: NewRun[], batchName?: string): Promise<{ batchId: string | null; runIds: string[] }> {
+  async add(spec: SweepSpec, rows: NewRun[], batchName?: string, joinBatch?: string): Promise<{ batchId: string | null; runIds: string[] }> {
     const turns = new Turns(POINTS_PER_TURN);
     const encoded: EncodedRun[] = [];
     for (const r of rows) {
@@ -709,7 +709,9 @@ export class JobQueue {
       encoded.push(this.store.encodeRun(r));
     }
     const { batchId, runIds } = this.store.transaction(() => {
-      const batchId = rows.length > 1 || batchName ? this.store.createBatch(batchName ?? spec.name, spec) : null;
+      // A run that joins a batch (a re-run filling its point: rerun) makes it unfinished until it ends.
+      if (joinBatch) this.store.reopenBatch(joinBatch);
+      const batchId = joinBatch ?? (rows.length > 1 || batchName ? this.store.createBatch(batchName ?? spec.name, spec) : null);
       for (const r of encoded) r.batchId = batchId;
       return { batchId, runIds: this.store.insertEncoded(encoded) };
     });
@@ -841,8 +843,13 @@ export class JobQueue {
    * checks a spec, with the fields that have no effect. Issues and warnings are named where their
    * value came from (bySource). The message's head (a sweep point) stays. Answers, as `queue add`
    * says them, the memory the largest new run needs (memoryEstimate) and the warnings.
+   *
+   * A re-run of a batch's run that changes nothing (no override, its seed) joins the batch when its
+   * point there (seed and swept values) has no run done or still to run: a failed or cancelled replicate
+   * run again fills its place in the batch's counts, sweep plot and replicates summary. Any other is a
+   * new experiment outside it (a changed value; a second run of a point the batch has): `outside` says why.
    */
-  async rerun(id: string, overrides: Record<string, unknown> = {}, seed?: number): Promise<{ batchId: string | null; runIds: string[]; warnings: ApiIssue[] } & MemoryEstimate> {
+  async rerun(id: string, overrides: Record<string, unknown> = {}, seed?: number): Promise<{ batchId: string | null; runIds: string[]; warnings: ApiIssue[]; outside: string | null } & MemoryEstimate> {
     const r = this.mustGet(id);
     const params = overlay(r.spec.params, overrides) as Record<string, unknown>;
     // The label its name ends with says the values that set the run apart: a sweep point's swept fields
@@ -878,7 +885,15 @@ export class JobQueue {
       return { ...row, sweep, name, spec: { ...row.spec, name } };
     });
     const warnings = named(await this.registry.warnings(spec.engine, rows));
-    return { ...(await this.add(spec, rows)), warnings, ...this.memoryEstimate(rows) };
+    const outside = !r.batchId
+      ? null
+      : Object.keys(overrides).length || spec.seed !== r.spec.seed
+        ? `not in batch ${r.batchId}: its values changed, so it is a new experiment`
+        : this.store.batchPointTaken(r.batchId, r.seed, r.sweep)
+          ? `not in batch ${r.batchId}: the batch has a run of this point done or still to run`
+          : null;
+    const join = r.batchId && !outside ? r.batchId : undefined;
+    return { ...(await this.add(spec, rows, undefined, join)), warnings, outside, ...this.memoryEstimate(rows) };
   }
 
   /** Deletes a run, its series and artifacts (cancelling it first if it runs). */

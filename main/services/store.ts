@@ -603,6 +603,21 @@ export class RunStore {
     return this.sql('UPDATE batches SET finished_at = ? WHERE id = ? AND finished_at IS NULL').run(now(), batchId).changes > 0;
   }
 
+  /** A batch that takes a run again (a re-run joins it: JobQueue.rerun) is no longer finished; markBatchFinished marks it anew once that run ends. */
+  reopenBatch(batchId: string): void {
+    this.sql('UPDATE batches SET finished_at = NULL WHERE id = ?').run(batchId);
+  }
+
+  /** Whether a run of the batch at this point (its seed and swept values, as encodeRun stores them) is done or still to run. */
+  batchPointTaken(batchId: string, seed: number, sweep: Record<string, unknown>): boolean {
+    const point = Object.keys(sweep).length ? JSON.stringify(sweep) : null;
+    return (
+      this.sql(`SELECT 1 FROM runs WHERE batch_id = @batchId AND seed = @seed AND sweep IS @point AND ${this.statusSql} NOT IN ('failed', 'cancelled') LIMIT 1`).get(
+        this.statusArgs({ batchId, seed, point }),
+      ) !== undefined
+    );
+  }
+
   /** Inserts runs in one transaction (a sweep of thousands of points is one fsync). */
   insertRuns(runs: NewRun[]): string[] {
     return this.insertEncoded(runs.map((r) => this.encodeRun(r)));

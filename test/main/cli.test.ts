@@ -946,14 +946,24 @@ describe('packbench runs pause / resume / rerun', () => {
       ['replicates [reboundProbability=0.3, seed=8]', 8],
     ]);
     const again = JSON.parse((await cliIn(d.dir, '--json', 'runs', 'rerun', runs[1].id)).stdout).runIds[0];
-    expect(await show(again)).toMatchObject({ name: runs[1].name, seed: 8, params: runs[1].params });
+    expect(await show(again)).toMatchObject({ name: runs[1].name, seed: 8, params: runs[1].params, batchId: null });
+    // That replicate is queued still: a second run of its point stays outside its batch, saying why.
+    const twice = await cliIn(d.dir, 'runs', 'rerun', runs[1].id);
+    expect(twice.stdout).toMatch(new RegExp(`^queued \\w+: a re-run of ${runs[1].id} \\(not in batch ${added.batchId}: the batch has a run of this point done or still to run\\)\n$`));
+    // Cancelled, run again unchanged: it fills its place in the batch; with a new seed it is a new experiment.
+    expect((await cliIn(d.dir, 'runs', 'cancel', runs[1].id)).code).toBe(0);
+    const reseeded = await cliIn(d.dir, 'runs', 'rerun', runs[1].id, '--seed', '9');
+    expect(reseeded.stdout).toContain(`: a re-run of ${runs[1].id} (not in batch ${added.batchId}: its values changed, so it is a new experiment)\n`);
+    const refill = await cliIn(d.dir, '--json', 'runs', 'rerun', runs[1].id);
+    expect(JSON.parse(refill.stdout)).toMatchObject({ batchId: added.batchId, outside: null });
+    expect(await show(JSON.parse(refill.stdout).runIds[0])).toMatchObject({ batchId: added.batchId, seed: 8, sweep: runs[1].sweep });
     // A seed out of range in the sweep: exit 2 naming the value's place and the range, nothing stored.
     const before = await total();
     const bad = await cliIn(d.dir, 'queue', 'add', writeJson('bad-replicates.json', { ...spec, seed: { $sweep: [1, 2.5] } }));
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('seed.$sweep.1: must be a whole number in [0, 4294967295], got 2.5')]);
     // A seed twice would be the same run twice: exit 2 naming the repeat, nothing stored.
-    const twice = await cliIn(d.dir, 'queue', 'add', writeJson('twice-replicates.json', { ...spec, seed: { $sweep: [3, 8, 3] } }));
-    expect([twice.code, twice.stderr]).toEqual([2, expect.stringContaining('seed.$sweep.2: repeats seed 3 (seed.$sweep.0); each seed of a sweep must differ')]);
+    const repeated = await cliIn(d.dir, 'queue', 'add', writeJson('twice-replicates.json', { ...spec, seed: { $sweep: [3, 8, 3] } }));
+    expect([repeated.code, repeated.stderr]).toEqual([2, expect.stringContaining('seed.$sweep.2: repeats seed 3 (seed.$sweep.0); each seed of a sweep must differ')]);
     expect(await total()).toBe(before);
   });
 
@@ -962,7 +972,7 @@ describe('packbench runs pause / resume / rerun', () => {
     const r = await cliIn(d.dir, '--json', 'runs', 'rerun', id, '--seed', '7', '--set', 'params.box.resolution=12', '--set', 'params.box.size.2=5', '--set', 'params.reboundProbability=.5');
     expect([r.code, r.stderr]).toEqual([0, '']);
     const out = JSON.parse(r.stdout);
-    expect(out).toEqual({ batchId: null, runIds: [expect.any(String)], warnings: [], memoryBytes: expect.any(Number), threadsPerRun: 1, memoryBudgetBytes: expect.any(Number) });
+    expect(out).toEqual({ batchId: null, runIds: [expect.any(String)], warnings: [], outside: null, memoryBytes: expect.any(Number), threadsPerRun: 1, memoryBudgetBytes: expect.any(Number) });
     const [a, b] = [await show(id), await show(out.runIds[0])];
     // The spec's other fields (the mixture, the box's other sides) are the run's; its name says the fields changed.
     expect(b).toMatchObject({ status: 'queued', name: `${a.name} [box.resolution=12, box.size.2=5, reboundProbability=0.5]`, seed: 7, params: { ...a.params, box: { ...a.params.box, size: [4, 4, 5], resolution: 12 }, reboundProbability: 0.5 } });

@@ -357,6 +357,44 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     await expect(s.dispatch('runs.get', { id: short })).rejects.toMatchObject({ code: 'not_found' });
   });
 
+  it("a failed or cancelled replicate run again unchanged fills its place in its batch (unfinished until it ends); a changed one or a second run of a point stays outside", async () => {
+    const { s } = setup();
+    const finished: unknown[] = [];
+    s.events.on('batch.finished', (b) => finished.push(b));
+    const b = await s.dispatch('runs.enqueue', { spec: { ...spec('reps', { steps: 3 }), seed: { $sweep: [1, 2, 3] } } });
+    const [one, two] = b.runIds;
+    await s.dispatch('runs.cancel', { id: two });
+    s.queue.start();
+    await s.queue.waitFor(b.runIds);
+    expect(finished).toEqual([{ batchId: b.batchId, name: 'reps', done: 2, failed: 0, cancelled: 1 }]);
+
+    await s.dispatch('queue.pause', {}); // the re-run waits: the batch is seen with it queued
+    const again = await s.dispatch('runs.rerun', { id: two });
+    expect(again).toMatchObject({ batchId: b.batchId, outside: null });
+    const [batch] = await s.dispatch('batches.list', { ids: [b.batchId!] });
+    expect(batch).toMatchObject({ finishedAt: null, counts: { done: 2, cancelled: 1, queued: 1 } });
+    await s.dispatch('queue.resume', {});
+    await s.queue.waitFor(again.runIds);
+    const [rerun] = again.runIds.map((id) => s.store.getSummary(id)!);
+    expect(rerun).toMatchObject({ batchId: b.batchId, seed: 2, status: 'done', sweep: (await s.dispatch('runs.get', { id: two })).sweep });
+    expect(finished).toEqual([finished[0], { batchId: b.batchId, name: 'reps', done: 3, failed: 0, cancelled: 1 }]);
+    expect((await s.dispatch('batches.list', { ids: [b.batchId!] }))[0].finishedAt).not.toBeNull();
+
+    // Its point is done now: another run of it (of the cancelled run, or of a done one) would count that replicate twice.
+    for (const id of [two, one]) {
+      expect(await s.dispatch('runs.rerun', { id })).toMatchObject({ batchId: null, outside: `not in batch ${b.batchId}: the batch has a run of this point done or still to run` });
+    }
+    // A changed value or another seed is a new experiment.
+    await s.dispatch('runs.delete', { id: again.runIds[0] });
+    for (const change of [{ overrides: { steps: 4 } }, { seed: 9 }]) {
+      expect(await s.dispatch('runs.rerun', { id: two, ...change })).toMatchObject({ batchId: null, outside: `not in batch ${b.batchId}: its values changed, so it is a new experiment` });
+    }
+    expect((await s.dispatch('batches.list', { ids: [b.batchId!] }))[0].counts).toMatchObject({ done: 2, cancelled: 1, queued: 0 });
+    // Outside a batch there is nothing to say.
+    const plain = (await s.dispatch('runs.enqueue', { spec: spec('plain') })).runIds[0];
+    expect(await s.dispatch('runs.rerun', { id: plain })).toMatchObject({ batchId: null, outside: null });
+  });
+
   it("a re-run's name says its own values of the fields it was swept over and of those changed, not the run's", async () => {
     const { s } = setup();
     const point = (await s.dispatch('runs.enqueue', { spec: spec('pts', { steps: { $sweep: [3, 4] } }) })).runIds[0];
