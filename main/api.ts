@@ -641,7 +641,7 @@ export interface Methods {
   'runs.cancel': { params: P<'runs.cancel'>; result: RunSummary };
   'runs.stop': { params: P<'runs.stop'>; result: RunSummary };
   /** The runs queued, the fields with no effect, and the memory the largest needs (as runs.validate says them). */
-  /** batchId: the batch the re-run joined (JobQueue.rerun), or one its own sweep made; outside: why a batch's run's re-run is not in its batch (null when it joined, or the run had none). */
+  /** batchId: the batch the re-run joined (JobQueue.rerun), or one its own sweep made; outside: why a batch's run's re-run is not in that batch (a sentence without the batch) (null when it joined, or the run had none). */
   'runs.rerun': { params: P<'runs.rerun'>; result: { batchId: string | null; runIds: string[]; warnings: ApiIssue[]; outside: string | null } & MemoryEstimate };
   'runs.delete': { params: P<'runs.delete'>; result: Record<string, never> };
   'runs.setPriority': { params: P<'runs.setPriority'>; result: RunSummary };

@@ -834,7 +834,7 @@ outside the batch, and the output says why.
         });
         warningLines(r.warnings.map(advised), where).forEach(info);
         if (!globals().json) info(memoryLine(r.runIds.length, r));
-        print(`queued ${r.runIds.join(' ')}: a re-run of ${id}${r.batchId ? ` (batch ${r.batchId})` : r.outside ? ` (${r.outside})` : ''}`, r);
+        print(`queued ${r.runIds.join(' ')}: a re-run of ${id}${r.batchId ? ` (batch ${r.batchId})` : r.outside ? ` (not in its batch: ${r.outside})` : ''}`, r);
       });
     });
 

@@ -888,9 +888,9 @@ export class JobQueue {
     const outside = !r.batchId
       ? null
       : Object.keys(overrides).length || spec.seed !== r.spec.seed
-        ? `not in batch ${r.batchId}: its values changed, so it is a new experiment`
+        ? 'its values changed, so it is a new experiment'
         : this.store.batchPointTaken(r.batchId, r.seed, r.sweep)
-          ? `not in batch ${r.batchId}: the batch has a run of this point done or still to run`
+          ? 'the batch has a run of this point done or still to run'
           : null;
     const join = r.batchId && !outside ? r.batchId : undefined;
     return { ...(await this.add(spec, rows, undefined, join)), warnings, outside, ...this.memoryEstimate(rows) };

@@ -949,11 +949,11 @@ describe('packbench runs pause / resume / rerun', () => {
     expect(await show(again)).toMatchObject({ name: runs[1].name, seed: 8, params: runs[1].params, batchId: null });
     // That replicate is queued still: a second run of its point stays outside its batch, saying why.
     const twice = await cliIn(d.dir, 'runs', 'rerun', runs[1].id);
-    expect(twice.stdout).toMatch(new RegExp(`^queued \\w+: a re-run of ${runs[1].id} \\(not in batch ${added.batchId}: the batch has a run of this point done or still to run\\)\n$`));
+    expect(twice.stdout).toMatch(new RegExp(`^queued \\w+: a re-run of ${runs[1].id} \\(not in its batch: the batch has a run of this point done or still to run\\)\n$`));
     // Cancelled, run again unchanged: it fills its place in the batch; with a new seed it is a new experiment.
     expect((await cliIn(d.dir, 'runs', 'cancel', runs[1].id)).code).toBe(0);
     const reseeded = await cliIn(d.dir, 'runs', 'rerun', runs[1].id, '--seed', '9');
-    expect(reseeded.stdout).toContain(`: a re-run of ${runs[1].id} (not in batch ${added.batchId}: its values changed, so it is a new experiment)\n`);
+    expect(reseeded.stdout).toContain(`: a re-run of ${runs[1].id} (not in its batch: its values changed, so it is a new experiment)\n`);
     const refill = await cliIn(d.dir, '--json', 'runs', 'rerun', runs[1].id);
     expect(JSON.parse(refill.stdout)).toMatchObject({ batchId: added.batchId, outside: null });
     expect(await show(JSON.parse(refill.stdout).runIds[0])).toMatchObject({ batchId: added.batchId, seed: 8, sweep: runs[1].sweep });

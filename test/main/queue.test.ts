@@ -382,12 +382,12 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
 
     // Its point is done now: another run of it (of the cancelled run, or of a done one) would count that replicate twice.
     for (const id of [two, one]) {
-      expect(await s.dispatch('runs.rerun', { id })).toMatchObject({ batchId: null, outside: `not in batch ${b.batchId}: the batch has a run of this point done or still to run` });
+      expect(await s.dispatch('runs.rerun', { id })).toMatchObject({ batchId: null, outside: 'the batch has a run of this point done or still to run' });
     }
     // A changed value or another seed is a new experiment.
     await s.dispatch('runs.delete', { id: again.runIds[0] });
     for (const change of [{ overrides: { steps: 4 } }, { seed: 9 }]) {
-      expect(await s.dispatch('runs.rerun', { id: two, ...change })).toMatchObject({ batchId: null, outside: `not in batch ${b.batchId}: its values changed, so it is a new experiment` });
+      expect(await s.dispatch('runs.rerun', { id: two, ...change })).toMatchObject({ batchId: null, outside: 'its values changed, so it is a new experiment' });
     }
     expect((await s.dispatch('batches.list', { ids: [b.batchId!] }))[0].counts).toMatchObject({ done: 2, cancelled: 1, queued: 0 });
     // Outside a batch there is nothing to say.

@@ -463,6 +463,22 @@ describe('QueueTable', () => {
     draft.pending = null;
   });
 
+  it("says where a batch's re-queued run goes: a failed replicate into its batch, in its place; a done one outside it, and why", async () => {
+    installFakeApi([makeRun(3, { status: 'failed', batchId: 'b1' }), makeRun(4, { status: 'done', batchId: 'b1' }), makeRun(5, { status: 'failed' })]);
+    const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle();
+    for (const id of ['r3', 'r4', 'r5']) {
+      await w.find(`[data-testid="rerun-${id}"]`).trigger('click');
+      await settle();
+    }
+    expect(toasts.map((t) => t.text)).toEqual(expect.arrayContaining([
+      'Re-queued “run 3” (1 run) in its batch, in its place',
+      'Re-queued “run 4” (1 run), not in its batch: the batch has a run of this point done or still to run',
+      'Re-queued “run 5” (1 run)',
+    ]));
+  });
+
   it("lists a sweep's runs, created in the same millisecond, in the order the queue starts them", async () => {
     // The service lists equal priorities in the queue's order (here r9, r5, r7); their ids say nothing.
     const created = new Date(Date.UTC(2026, 0, 1)).toISOString();

@@ -265,8 +265,11 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             return [...new Set(fake.runs.flatMap((r) => Object.entries(r.metrics).filter(([, v]) => typeof v === 'number').map(([k]) => k)))].sort();
           case 'batches.list':
             return p.ids ? fake.batches.filter((b) => p.ids.includes(b.id)) : fake.batches.slice(0, p.limit ?? 200);
-          case 'runs.rerun':
-            return { batchId: null, runIds: [`r${nextRun++}`], warnings: fake.warn({ engine: find(p.id).engine, params: p.overrides ?? {} }), memoryBytes: 3 * 2 ** 30, threadsPerRun: 1, memoryBudgetBytes: 16 * 2 ** 30 };
+          case 'runs.rerun': {
+            // As the service: a batch's failed or cancelled run joins its batch (its point taken by no other run here).
+            const { batchId, status } = find(p.id), joins = batchId !== null && (status === 'failed' || status === 'cancelled');
+            return { batchId: joins ? batchId : null, outside: batchId && !joins ? 'the batch has a run of this point done or still to run' : null, runIds: [`r${nextRun++}`], warnings: fake.warn({ engine: find(p.id).engine, params: p.overrides ?? {} }), memoryBytes: 3 * 2 ** 30, threadsPerRun: 1, memoryBudgetBytes: 16 * 2 ** 30 };
+          }
           case 'runs.delete':
             fake.runs = fake.runs.filter((r) => r.id !== p.id);
             return {};
