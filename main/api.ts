@@ -39,6 +39,8 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const FINAL_STATUSES: readonly RunStatus[] = ['done', 'failed', 'cancelled'];
 
 export const MAX_SEED = 0xffffffff;
+/** The most runs one spec's sweeps make (its params' points times its seeds): sweepPlan refuses more, the batch form counts against it. */
+export const MAX_SWEEP_POINTS = 10_000;
 
 /** Any typed array that may travel through the API (structured clone or the WS codec). */
 export type TypedArray =

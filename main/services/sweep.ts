@@ -8,9 +8,8 @@
 import { deriveSeed } from '../../core/common/random';
 import { valueAt } from '../../core/common/engine';
 import type { z } from 'zod';
-import { ApiError, SEED_RANGE, firstRepeat, seedSchema, sweepSchema, sweepValues, type ApiIssue, type RunSpec, type SweepSpec } from '../api';
+import { ApiError, MAX_SWEEP_POINTS, SEED_RANGE, firstRepeat, seedSchema, sweepSchema, sweepValues, type ApiIssue, type RunSpec, type SweepSpec } from '../api';
 
-export const MAX_SWEEP_POINTS = 10_000;
 
 /**
  * The params all the runs of a sweep hold together, as JSON text: each run is parsed, checked and

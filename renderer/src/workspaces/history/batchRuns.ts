@@ -4,9 +4,7 @@
  */
 import { onBeforeUnmount, ref, watch, type Ref } from 'vue';
 import { api, errorMessage, onRunUpdated, type RunSummary } from '../../api';
-
-/** The service's largest sweep: every run of a batch fits one page. */
-const MAX_RUNS = 10_000;
+import { MAX_SWEEP_POINTS } from '../../../../main/api';
 
 export function useBatchRuns(batchId: () => string): { runs: Ref<RunSummary[]>; error: Ref<string | null>; loading: Ref<boolean> } {
   const runs = ref<RunSummary[]>([]);
@@ -18,7 +16,8 @@ export function useBatchRuns(batchId: () => string): { runs: Ref<RunSummary[]>; 
     const gen = ++generation;
     loading.value = true;
     try {
-      const res = await api.call('runs.list', { offset: 0, limit: MAX_RUNS, sort: { field: 'createdAt', dir: 'asc' }, filter: { batchId: batchId() } });
+      // The service's largest sweep: every run of a batch fits one page.
+      const res = await api.call('runs.list', { offset: 0, limit: MAX_SWEEP_POINTS, sort: { field: 'createdAt', dir: 'asc' }, filter: { batchId: batchId() } });
       if (gen !== generation) return;
       runs.value = res.rows;
       error.value = null;
