@@ -425,11 +425,7 @@ function tooManyBalls(p: StackingParams, maxParticles: number, e: number): Param
   const fitsAt = (q: StackingParams, x: number) => plan({ ...q, target: { kind: 'voidRatio', e: x } }, resolveGradation(q.gradation)).maxParticles <= MAX_PARTICLES;
   const prefix = `this region and gradation at e = ${e} ${need}`;
   if (!fitsAt(p, MAX_VOID_RATIO)) return noVoidRatioFits(p, `${prefix}, even at e = ${MAX_VOID_RATIO}`, e, (q) => fitsAt(q, e));
-  let lo = e, hi = MAX_VOID_RATIO; // not fits(lo), fits(hi)
-  for (let k = 0; k < 60; k++) {
-    const mid = (lo + hi) / 2;
-    if (fitsAt(p, mid)) hi = mid; else lo = mid;
-  }
+  const hi = boundary(e, MAX_VOID_RATIO, (x) => fitsAt(p, x));
   // The bound as short as it reads and still fits (at 17 digits it is hi itself).
   let least = hi;
   for (let digits = 4; digits < 17; digits++) {
@@ -437,6 +433,19 @@ function tooManyBalls(p: StackingParams, maxParticles: number, e: number): Param
     if (fitsAt(p, c)) { least = c; break; }
   }
   return { path: 'target.e', message: `${prefix}: e at least ${least} (or a smaller region, larger balls)` };
+}
+
+/**
+ * Where a monotone `holds` turns true between `fails` (where it does not hold) and `holdsAt` (where
+ * it does), found by 60 halvings: the value nearest the turn that holds.
+ */
+function boundary(fails: number, holdsAt: number, holds: (x: number) => boolean): number {
+  let bad = fails, good = holdsAt;
+  for (let k = 0; k < 60; k++) {
+    const mid = (bad + good) / 2;
+    if (holds(mid)) good = mid; else bad = mid;
+  }
+  return good;
 }
 
 /**
@@ -460,12 +469,7 @@ function noVoidRatioFits(p: StackingParams, why: string, e: number, fits: (q: St
   };
   const round = (x: number) => Number(x.toPrecision(4));
   if (fits(scaled(0))) {
-    let lo = 0, hi = 1; // fits(scaled(lo)), not fits(scaled(hi))
-    for (let k = 0; k < 60; k++) {
-      const mid = (lo + hi) / 2;
-      if (fits(scaled(mid))) lo = mid; else hi = mid;
-    }
-    const r = scaled(lo).region;
+    const r = scaled(boundary(1, 0, (k) => fits(scaled(k)))).region;
     const example = r.shape === 'box' || r.shape === 'rectangle' ? `size [${r.size.map(round).join(', ')}]` : r.shape === 'cylinder' ? `radius ${round(r.radius)} and height ${round(r.height)}` : `radius ${round(r.radius)}`;
     return {
       path: regionField(r),
@@ -483,11 +487,7 @@ function noVoidRatioFits(p: StackingParams, why: string, e: number, fits: (q: St
   const path = g.kind === 'classes' ? `gradation.classes.${smallest.source}.radius` : 'gradation.sizes.0';
   const holds = `no region that holds two of the largest balls (${round(4 * rMax)} wide) fits`;
   if (!fits(at(top))) return { path, message: `${why}, and ${holds}, nor does a larger ${className(g, smallest)}: got ${typed}` };
-  let below = typed, above = top; // not fits(at(below)), fits(at(above))
-  for (let k = 0; k < 60; k++) {
-    const mid = (below + above) / 2;
-    if (fits(at(mid))) above = mid; else below = mid;
-  }
+  const above = boundary(typed, top, (x) => fits(at(x)));
   return { path, message: `${why}, and ${holds}: in this region ${className(g, smallest)} must be at least ${atLeast(above)}, got ${typed}` };
 }
 
