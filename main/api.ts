@@ -41,6 +41,8 @@ export const FINAL_STATUSES: readonly RunStatus[] = ['done', 'failed', 'cancelle
 export const MAX_SEED = 0xffffffff;
 /** The most runs one spec's sweeps make (its params' points times its seeds): sweepPlan refuses more, the batch form counts against it. */
 export const MAX_SWEEP_POINTS = 10_000;
+/** The most runs one runs.list page holds: a batch can hold more (re-runs that joined it), read a page at a time. */
+export const MAX_LIST_PAGE = 10_000;
 
 /** Any typed array that may travel through the API (structured clone or the WS codec). */
 export type TypedArray =
@@ -491,7 +493,7 @@ export const paramsSchemas = {
   'runs.validate': z.object({ spec: runSpecSchema }),
   'runs.list': z.object({
     offset: z.number().int().min(0).default(0),
-    limit: z.number().int().min(1).max(10_000).default(100),
+    limit: z.number().int().min(1).max(MAX_LIST_PAGE).default(100),
     /**
      * By a column, or by a numeric metric (runs without it last in either direction, ties newest
      * first): ordered in the store a page at a time, whatever the number of runs.

@@ -10,7 +10,8 @@ import { installFakeApi, makeRun, settle, type FakeApi } from './fakeApi';
 import HistoryWorkspace from '../../renderer/src/workspaces/history/HistoryWorkspace.vue';
 import PlotPanel from '../../renderer/src/components/PlotPanel.vue';
 import { shortLabels, sweepColumns, sweepPlot } from '../../renderer/src/workspaces/history/sweeps';
-import type { RunSummary } from '../../main/api';
+import { MAX_LIST_PAGE, MAX_SWEEP_POINTS, type RunSummary } from '../../main/api';
+import type { RunListParams } from '../../renderer/src/api';
 
 vi.mock('uplot', () => ({ default: class { static paths = {}; destroy() {} setSize() {} } }));
 
@@ -144,6 +145,25 @@ describe('History with sweeps', () => {
     const [name, unit, n, mean, sd, min, max] = lines[1].split(',');
     expect([name, unit, n, min, max]).toEqual(['solidFraction', 'fraction', '3', '0.5', '0.7']);
     expect([Number(mean), Number(sd)].map((v) => v.toFixed(12))).toEqual(['0.600000000000', '0.100000000000']);
+  });
+
+  it('sums up every run of a batch, beyond one page of runs.list: a 10,000-seed batch with a re-run joined', async () => {
+    // 10,000 replicates (the most a sweep makes), seed 10000's failed, and its re-run joined the batch
+    // (JobQueue.rerun): 10,001 runs, one more than a page holds; the re-run is the newest.
+    const runs = Array.from({ length: MAX_SWEEP_POINTS + 1 }, (_, i) => {
+      const seed = Math.min(i + 1, MAX_SWEEP_POINTS);
+      return makeRun(i, { batchId: 'b1', seed, sweep: { seed }, status: i === MAX_SWEEP_POINTS - 1 ? 'failed' : 'done' });
+    });
+    const { api, w } = await mountHistory(runs, [], MAX_SWEEP_POINTS);
+    await row(w, `r${MAX_SWEEP_POINTS}`).trigger('click');
+    await settle(5);
+    await w.get('[data-testid="history-sweep-plot"]').trigger('click');
+    await settle(10);
+    const lists = api.calls.filter((c) => c.method === 'runs.list').map((c) => c.params as RunListParams);
+    expect(lists.every((p) => p.limit! <= MAX_LIST_PAGE)).toBe(true); // the service refuses more
+    const cells = w.get('[data-testid="replicates-row-particles"]').findAll('td').map((c) => c.text());
+    // particles 100 + i: the re-run's 10100 is the largest, and 10,000 runs finished
+    expect([cells[2], cells[6]]).toEqual(['10000', '10,100']);
   });
 
   it('shows a replicate\'s swept seed once, in the Seed column', async () => {

@@ -4,7 +4,7 @@
  */
 import { onBeforeUnmount, ref, watch, type Ref } from 'vue';
 import { api, errorMessage, onRunUpdated, type RunSummary } from '../../api';
-import { MAX_SWEEP_POINTS } from '../../../../main/api';
+import { MAX_LIST_PAGE } from '../../../../main/api';
 
 export function useBatchRuns(batchId: () => string): { runs: Ref<RunSummary[]>; error: Ref<string | null>; loading: Ref<boolean> } {
   const runs = ref<RunSummary[]>([]);
@@ -16,10 +16,17 @@ export function useBatchRuns(batchId: () => string): { runs: Ref<RunSummary[]>; 
     const gen = ++generation;
     loading.value = true;
     try {
-      // The service's largest sweep: every run of a batch fits one page.
-      const res = await api.call('runs.list', { offset: 0, limit: MAX_SWEEP_POINTS, sort: { field: 'createdAt', dir: 'asc' }, filter: { batchId: batchId() } });
-      if (gen !== generation) return;
-      runs.value = res.rows;
+      // A page at a time: re-runs that joined the batch (JobQueue.rerun) take it past its sweep's
+      // points, and a sweep makes up to MAX_SWEEP_POINTS, a page's most. Oldest first, so that runs
+      // added meanwhile come on the last page.
+      const rows: RunSummary[] = [];
+      for (;;) {
+        const res = await api.call('runs.list', { offset: rows.length, limit: MAX_LIST_PAGE, sort: { field: 'createdAt', dir: 'asc' }, filter: { batchId: batchId() } });
+        if (gen !== generation) return;
+        for (const r of res.rows) rows.push(r);
+        if (res.rows.length < MAX_LIST_PAGE || rows.length >= res.total) break;
+      }
+      runs.value = rows;
       error.value = null;
     } catch (e) {
       if (gen === generation) error.value = errorMessage(e);
