@@ -367,7 +367,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       if (imported.kind !== 'spheres') throw new Error(`import task gave ${imported.kind}, not spheres`);
       // Cancelled (or its client gone) while the worker's answer came: nothing is stored.
       signal?.throwIfAborted();
-      const run = recordSphereRun(store, (id) => queue.runDir(id), imported.spheres, { name: p.name, source: p.source }, queue.origin(1));
+      const run = recordSphereRun(store, queue, imported.spheres, { name: p.name, source: p.source }, queue.origin(1));
       // Runs normally reach open windows through the queue's events; an import skips the queue.
       ctx.events.emit('run.updated', run);
       return run;

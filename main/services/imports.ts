@@ -9,7 +9,7 @@
  * previews (shapes.ts, shapePreview) run as such tasks too, for the same reason.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +26,11 @@ import { bounds, MAX_SHAPE_VOXELS_PER_AXIS, voxeliseMesh } from '../../core/io/v
 import { parseStrict, SPHERE_IMPORT_ENGINE, type ImportProgress, type MetricValue, type Methods, type RunSummary } from '../api';
 import { previewBytes, shapePreview } from './shapes';
 import type { Shape as VoxelShape } from '../../core/voxel/shapes';
+import type { JobQueue } from './queue';
 import type { RunOrigin, RunStore } from './store';
+
+/** Where runs keep their files, and how a run and its files are removed together. */
+type RunFolders = Pick<JobQueue, 'runDir' | 'removeRun'>;
 
 export interface VoxelShapeImport {
   /** Ready for the shape library: a voxel-engine shape of kind 'voxels'. */
@@ -249,11 +253,11 @@ export interface SphereRunOptions {
 
 /**
  * Records an analysed sphere set as a finished `spheres` run: metrics and series, and the table as
- * its artifact in `runDir(id)`. The run row is inserted 'paused' so that no queue (of this or
+ * its artifact in `runs.runDir(id)`. The run row is inserted 'paused' so that no queue (of this or
  * another process) picks it up before it is done; `origin` (this process, as a queue would record
- * it) is stored with it.
+ * it) is stored with it. On failure the row and folder go as `runs rm` removes them (JobQueue.removeRun).
  */
-export function recordSphereRun(store: RunStore, runDir: (id: string) => string, spheres: AnalysedSpheres, o: SphereRunOptions, origin: RunOrigin): RunSummary {
+export function recordSphereRun(store: RunStore, runs: RunFolders, spheres: AnalysedSpheres, o: SphereRunOptions, origin: RunOrigin): RunSummary {
   const { table } = spheres;
   const params = { source: o.source, box: spheres.box, analysis: spheres.analysis };
   const spec = { engine: SPHERE_IMPORT_ENGINE, name: o.name, seed: 0, params };
@@ -261,7 +265,7 @@ export function recordSphereRun(store: RunStore, runDir: (id: string) => string,
   try {
     // Recorded like a started run (machine, app version); 'paused' to 'running' to 'done'.
     store.claim(id, origin, 'paused');
-    const dir = runDir(id);
+    const dir = runs.runDir(id);
     mkdirSync(dir, { recursive: true });
     const bytes = encodeTable(table);
     const path = join(dir, `${table.name}.pbt`);
@@ -274,8 +278,7 @@ export function recordSphereRun(store: RunStore, runDir: (id: string) => string,
       wallSeconds: spheres.analysisSeconds,
     });
   } catch (err) {
-    store.deleteRun(id);
-    rmSync(runDir(id), { recursive: true, force: true });
+    runs.removeRun(id);
     throw err;
   }
   return store.getSummary(id)!;

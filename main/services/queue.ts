@@ -906,9 +906,20 @@ export class JobQueue {
       await job.done;
       await this.settled(id);
     }
-    // The folder goes aside first, then the row, then the folder: a process killed between two steps
-    // leaves the run listed, its folder put back at the next start (finishRemovals), or wholly gone.
-    // The row first, it left a folder that no command lists, its disk used for good.
+    this.removeRun(id);
+    this.tellDeleted(id);
+    this.emitQueue();
+    // The last run of its batch still to run: the others are final, so the batch is finished.
+    if (batchId) this.finishBatchIfDone(batchId);
+  }
+
+  /**
+   * Removes run `id`'s row and folder (deleteRun, a failed sphere import): the folder goes aside
+   * first, then the row, then the folder, so that a process killed between two steps leaves the run
+   * listed, its folder put back at the next start (finishRemovals), or wholly gone. The row first,
+   * it left a folder that no command lists, its disk used for good.
+   */
+  removeRun(id: string): void {
     const aside = this.setAside(id);
     try {
       this.store.deleteRun(id);
@@ -917,10 +928,6 @@ export class JobQueue {
       throw err;
     }
     if (aside) rmSync(aside, { recursive: true, force: true });
-    this.tellDeleted(id);
-    this.emitQueue();
-    // The last run of its batch still to run: the others are final, so the batch is finished.
-    if (batchId) this.finishBatchIfDone(batchId);
   }
 
   /** Where deleteRun sets a run's folder aside while it removes the run: in runs/, so that the move is a rename. */

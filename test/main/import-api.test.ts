@@ -4,9 +4,11 @@
  * finished, analysed run that lists, reads back and exports like any other.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { analyseSpheres } from '../../core/analysis/index';
 import { decodeTable } from '../../core/io/container';
@@ -188,6 +190,41 @@ describe('a sphere import its process did not finish (kill -9 while it wrote the
         expect(existsSync(dir)).toBe(false);
       } finally {
         await writer.close();
+      }
+    } finally {
+      data.cleanup();
+    }
+  });
+
+  it('a failed import whose process is killed as it removes its row leaves no folder that no run points to', async () => {
+    const data = tempDir();
+    try {
+      // An import whose outcome cannot be stored (a full disk, say), killed (kill -9) as it deletes its row: before it, or after.
+      // (A script file: --input-type would pass on to the import's worker, which has no string to run.)
+      const root = fileURLToPath(new URL('../..', import.meta.url));
+      const killedImport = (rowFirst: boolean) => new Promise<NodeJS.Signals | null>((done) => {
+        const script = join(data.dir, `import-${rowFirst}.mts`);
+        writeFileSync(script, `
+          import { openServices } from ${JSON.stringify(join(root, 'main/services/services.ts'))};
+          import { cubicSpheresCsv } from ${JSON.stringify(join(root, 'test/main/fixtures/imports.ts'))};
+          const s = openServices({ dataDir: ${JSON.stringify(data.dir)} });
+          s.store.finishRun = () => { throw new Error('database or disk is full'); };
+          const deleteRow = s.store.deleteRun.bind(s.store);
+          s.store.deleteRun = (id) => { ${rowFirst ? 'deleteRow(id); ' : ''}process.kill(process.pid, 'SIGKILL'); };
+          await s.dispatch('runs.importSpheres', { name: 'Grains', csv: cubicSpheresCsv(), source: 'grains.csv' });`);
+        spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, stdio: 'inherit' }).once('exit', (_code, signal) => done(signal));
+      });
+      expect(await killedImport(true)).toBe('SIGKILL');
+      expect(await killedImport(false)).toBe('SIGKILL');
+      // Its folder stayed for good when the row went first, listed by no command.
+      const next = openServices({ dataDir: data.dir });
+      try {
+        const { rows } = await next.dispatch('runs.list', {});
+        expect(rows.map((r) => [r.status, r.error])).toEqual([['failed', 'interrupted: the process importing it ended before the spheres were stored; import grains.csv again']]);
+        expect(readdirSync(join(data.dir, 'runs')).filter((name) => name !== '.removing')).toEqual([]);
+        expect(readdirSync(join(data.dir, 'runs', '.removing'))).toEqual([]);
+      } finally {
+        await next.close();
       }
     } finally {
       data.cleanup();
