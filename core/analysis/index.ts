@@ -68,7 +68,7 @@ export const VOXEL_ANALYSIS_METRICS: Record<string, MetricInfo> = {
   contacts: { description: 'particle pairs with face-adjacent voxels (periodic sides wrap)' },
   coordinationMean: { description: 'mean number of contacts per particle' },
   poreDiameterMean: { unit: UNITS.length, description: 'mean local thickness of the bulk void: at each void voxel the diameter of the largest ball in the void that covers it, 2r − 1 voxels (PoreSpy reports 2r, rounded down to its sizes: about a voxel more)' },
-  poreDiameterMedian: { unit: UNITS.length, description: 'median local thickness of the bulk void (see poreDiameterMean)' },
+  poreDiameterMedian: { unit: UNITS.length, description: 'median local thickness of the bulk void by pore volume, linear between the two neighbouring thicknesses that bracket 50 % (as d50; see poreDiameterMean)' },
   poreDiameterMax: { unit: UNITS.length, description: 'largest local thickness of the bulk void' },
   poreGridStride: { description: 'pore sizes were measured on every k-th voxel (1: full resolution)' },
   poreWindow: { description: 'the x-y window and height (voxels) the pore sizes were measured in' },

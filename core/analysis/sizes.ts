@@ -42,18 +42,9 @@ export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number
   }
   const byNumber = histogram(d, lo, hi, bins);
   const byVolume = histogram(d, lo, hi, bins, v);
-  // Gradation: sort by diameter and accumulate volume, one point per size (its particles all count
-  // at it, as a sieve holds them all), so that the curve drawn is the one percentFiner reads.
+  // Gradation: sorted by diameter, so that the curve drawn is the one percentFiner reads.
   const order = Uint32Array.from({ length: d.length }, (_, i) => i).sort((a, b) => d[a] - d[b]);
-  const px = new Float64Array(d.length), py = new Float64Array(d.length);
-  let acc = 0, sizes = 0;
-  for (let k = 0; k < order.length; k++) {
-    acc += v[order[k]];
-    if (k + 1 < order.length && d[order[k + 1]] === d[order[k]]) continue;
-    px[sizes] = d[order[k]];
-    py[sizes++] = (100 * acc) / totalV;
-  }
-  const gx = px.slice(0, sizes), gy = py.slice(0, sizes);
+  const { x: gx, y: gy } = cumulativePercent(Float64Array.from(order, (i) => d[i]), Float64Array.from(order, (i) => v[i]), totalV);
   const xLabel = `equivalent diameter (${UNITS.length})`;
   return {
     series: [
@@ -73,6 +64,24 @@ export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number
 }
 
 /**
+ * The cumulative curve of sizes sorted ascending (`weight[k]` held at `sorted[k]`, each 1 when
+ * null): one point per distinct size, the percent of `total` held at or below it (its members all
+ * count at it, as a sieve holds them all). The curve percentFiner reads: the gradation by volume,
+ * and the pore-size distribution by pore volume (pores.ts).
+ */
+export function cumulativePercent(sorted: Float64Array, weight: Float64Array | null, total: number): { x: Float64Array; y: Float64Array } {
+  const x = new Float64Array(sorted.length), y = new Float64Array(sorted.length);
+  let acc = 0, sizes = 0;
+  for (let k = 0; k < sorted.length; k++) {
+    acc += weight ? weight[k] : 1;
+    if (k + 1 < sorted.length && sorted[k + 1] === sorted[k]) continue;
+    x[sizes] = sorted[k];
+    y[sizes++] = (100 * acc) / total;
+  }
+  return { x: x.slice(0, sizes), y: y.slice(0, sizes) };
+}
+
+/**
  * The diameter that p percent of the solid volume is finer than, read off a gradation curve (gx
  * distinct diameters ascending, gy the cumulative percent by volume at each) as sieve analysis reads
  * d10, d50 and d90: linearly in the percent between the two neighbouring sizes whose percents
@@ -80,7 +89,7 @@ export function sizeDistributions(d: Float64Array, v: Float64Array, bins: number
  * class above. Below the finest size's own percent nothing finer is known: the finest size. Sizes
  * holding no volume (a particle clipped to no voxel) are not on the curve.
  */
-function percentFiner(gx: Float64Array, gy: Float64Array, p: number): number {
+export function percentFiner(gx: Float64Array, gy: Float64Array, p: number): number {
   // The first point at or above p (gy never decreases).
   let lo = 0, hi = gy.length - 1;
   if (!(gy[hi] >= p)) return gx[hi];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Random } from '../../../core/common/random';
-import { localThickness, poreGridPlan, squaredDistanceToSolid } from '../../../core/analysis/pores';
+import { localThickness, poreGridPlan, poreSizeDistribution, squaredDistanceToSolid } from '../../../core/analysis/pores';
 
 type P = [boolean, boolean, boolean];
 
@@ -107,5 +107,22 @@ describe('poreGridPlan', () => {
     expect(p.stride).toBeGreaterThan(1);
     expect(p.wx * p.stride).toBeGreaterThanOrEqual(300);
     expect(p.wx * p.wy * (Math.floor(99 / p.stride) + 1)).toBeLessThanOrEqual(4e6);
+  });
+});
+
+describe('poreSizeDistribution', () => {
+  it('reads the median diameter off the pore volume between its neighbouring sizes, as d50 is read (percentFiner)', () => {
+    // Two slits across a 4 x 4 cell periodic in x and y: one void layer (thickness 1, 16 voxels) and
+    // three (thickness 3, 48 voxels), between solid layers. By pore volume 25 % is finer than or at 1
+    // and 100 % at 3, so 50 % lies 1 + (50 - 25) / (100 - 25) * (3 - 1) = 5/3 voxels; cells of 0.5:
+    // 5/6. The middle voxel's value (the 33rd of 64 sorted) read 3 voxels, 1.5.
+    const layers = [1, 0, 1, 0, 0, 0, 1];
+    const dims: [number, number, number] = [4, 4, layers.length];
+    const solid = new Uint8Array(16 * layers.length);
+    layers.forEach((s, z) => solid.fill(s, 16 * z, 16 * (z + 1)));
+    const pores = poreSizeDistribution(solid, dims, [true, true, false], [0, 0, 0], dims, 0.5, 10)!;
+    expect(pores.mean).toBeCloseTo((16 * 1 + 48 * 3) * 0.5 / 64, 12);
+    expect(pores.max).toBe(1.5);
+    expect(pores.median).toBeCloseTo(5 / 6, 12);
   });
 });
