@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import type { MetricInfo, ParticleTableSpec } from '../core/common/engine';
 import { POW10 } from '../core/common/power';
-import { nestedDeeperThan } from './wire';
+import { walkLimitPassed } from './wire';
 
 // ---------------------------------------------------------------------------------------------
 // Shared value types
@@ -923,11 +923,28 @@ export function paramsTooDeep(): ApiError {
   return new ApiError('invalid', `params nested deeper than ${MAX_PARAMS_DEPTH} levels (lists and objects within each other)`);
 }
 
+/**
+ * How many values (lists, objects and their entries) a call's params may hold, as a walk of them
+ * meets them (main/wire.ts walkLimitPassed): far above any call's params, whose bulk data travel as
+ * text (a CSV, base64 voxel bits) or typed arrays. Over the web host it bounds the JSON of a message
+ * before it is parsed (a million values parse into about 200 MB at most, empty objects); over the
+ * app's IPC, a structured clone that holds one list in many places (a few kB of memory, 2^40
+ * values to every walk of the params, which held the main process for good).
+ */
+export const MAX_PARAMS_VALUES = 1_000_000;
+
+/** The refusal of params of more than MAX_PARAMS_VALUES values. */
+export function paramsTooMany(): ApiError {
+  return new ApiError('invalid', `params of more than ${MAX_PARAMS_VALUES} values (lists, objects and their entries; one held in several places counts at each); send bulk data as text or typed arrays`);
+}
+
 /** Validates the params of a method; throws ApiError('invalid') naming each field. */
 export function parseParams<M extends MethodName>(method: M, params: unknown): z.output<(typeof paramsSchemas)[M]> {
   const schema = paramsSchemas[method] as z.ZodType;
   if (!schema) throw unknownMethod(method);
-  if (nestedDeeperThan(params, MAX_PARAMS_DEPTH)) throw paramsTooDeep();
+  const passed = walkLimitPassed(params, MAX_PARAMS_DEPTH, MAX_PARAMS_VALUES);
+  if (passed === 'depth') throw paramsTooDeep();
+  if (passed === 'values') throw paramsTooMany();
   return parseStrict(schema, params ?? {}, '') as z.output<(typeof paramsSchemas)[M]>;
 }
 

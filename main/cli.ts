@@ -19,7 +19,7 @@ import { exportableRun, notExportable, storageFault } from './services/handlers'
 import { openServices, type Services, type ServicesOptions } from './services/services';
 import { formatBytes } from './services/pool';
 import { STOP_GRACE_MS } from './services/queue';
-import { nestedDeeperThan } from './wire';
+import { walkLimitPassed } from './wire';
 import { parseJsonText } from '../core/io/json';
 import { metricInfo } from '../core/common/engines';
 import { metricUnitIn } from '../core/common/engine';
@@ -124,7 +124,7 @@ function readJsonFile(file: string, what: string): unknown {
 function readSpec(file: string): SweepSpec {
   const value = readJsonFile(file, 'spec');
   // As the API refuses it (the spec is one level down in its params): deeper, the sweep search overflowed the stack (exit 3).
-  if (nestedDeeperThan(value, MAX_PARAMS_DEPTH - 1)) throw new CliError(`${file}: invalid spec: nested deeper than ${MAX_PARAMS_DEPTH - 1} levels (lists and objects within each other)`, 2);
+  if (walkLimitPassed(value, MAX_PARAMS_DEPTH - 1)) throw new CliError(`${file}: invalid spec: nested deeper than ${MAX_PARAMS_DEPTH - 1} levels (lists and objects within each other)`, 2);
   try {
     return parseStrict(runSpecSchema, value, '') as SweepSpec;
   } catch (err) {

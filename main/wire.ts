@@ -126,7 +126,7 @@ export function decodeMessage(bytes: Uint8Array, maxValues = Infinity, maxDepth 
   const dataStart = Math.ceil((4 + jsonLength) / 8) * 8;
   const { v: value, b: layout } = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + jsonLength))) as { v: unknown; b: [number, number][] };
   // JSON.parse keeps its own stack; revive recurses on ours, which ~2,000 levels overflowed.
-  if (nestedDeeperThan(value, maxDepth)) throw new MessageTooDeep(maxDepth, (value as { id?: unknown } | null)?.id);
+  if (walkLimitPassed(value, maxDepth)) throw new MessageTooDeep(maxDepth, (value as { id?: unknown } | null)?.id);
   // Replace placeholders with copies (aligned, independent of the frame). The encoder names each
   // array once, so the copies together fit in the message: a placeholder named many times (or
   // overlapping ones) would make a few megabytes of message into gigabytes of copies.
@@ -164,24 +164,39 @@ export class MessageTooDeep extends Error {
 }
 
 /**
- * Whether lists and objects nest in `value` more than `max` levels (a number is 0, [] 1, [[]] 2),
- * found level by level without recursion, so that a value too deep for a recursive walk (a schema,
- * a reviver) is told apart first. Typed arrays are leaves. A value that holds itself (a structured
- * clone may) is deeper than any max.
+ * The first limit a walk of `value` as a tree (the schemas, the sweep search, the reviver all walk
+ * so) passes: 'depth' when lists and objects nest more than `maxDepth` levels (a number is 0, [] 1,
+ * [[]] 2), 'values' when the walk would meet more than `maxValues` values (each list, object and
+ * entry); null when it passes neither. A value held in several places, as a structured clone keeps
+ * it, counts at each: [x, x] nested 40 times is 40 lists in memory but 2^40 values to such a walk,
+ * which held the app's main process for good. Level by level without recursion (a value too deep
+ * for a recursive walk is told apart first), stopping at the first limit passed, so that it meets at
+ * most maxValues values. Typed arrays are leaves; a value that holds itself passes any maxDepth.
  */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
+export function walkLimitPassed(value: unknown, maxDepth: number, maxValues = Infinity): 'depth' | 'values' | null {
   let level: object[] = [];
   const add = (v: unknown) => {
     if (v !== null && typeof v === 'object' && !ArrayBuffer.isView(v)) level.push(v);
   };
   add(value);
+  let values = 1;
   for (let depth = 0; level.length > 0; depth++) {
-    if (depth === max) return true;
+    if (depth === maxDepth) return 'depth';
     const parents = level;
     level = [];
-    for (const p of parents) for (const v of Object.values(p)) add(v);
+    for (const p of parents) {
+      // A list's entries by index: Object.values made a copy of each (a third of the time).
+      if (Array.isArray(p)) {
+        if ((values += p.length) > maxValues) return 'values';
+        for (let i = 0; i < p.length; i++) add(p[i]);
+      } else {
+        const entries = Object.values(p);
+        if ((values += entries.length) > maxValues) return 'values';
+        for (const v of entries) add(v);
+      }
+    }
   }
-  return false;
+  return null;
 }
 
 /** Longest frame a sender writes; longer messages are split into chunk frames. */

@@ -17,7 +17,7 @@
  * Memory: what clients send is bounded in all, not only per connection: the messages arriving (in
  * chunks) and the calls being answered, on every connection together, hold at most maxInboundBytes
  * (a call counts its message, and at least CALL_BYTES); past it a call is answered 'unavailable'.
- * A message of more than MAX_CALL_VALUES JSON values is refused before it is parsed. Before the
+ * A message of more than MAX_PARAMS_VALUES JSON values is refused before it is parsed. Before the
  * token is checked a connection holds only its request head (Node's 16 KiB, until headersTimeout):
  * an upgrade with a wrong token is answered 401 and closed without reading a frame. At most
  * maxConnections sockets are held; later ones are closed at once, so that sockets opened without the
@@ -31,7 +31,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ApiError, isMethodName, MAX_PARAMS_DEPTH, paramsTooDeep, unknownMethod } from '../api';
+import { ApiError, isMethodName, MAX_PARAMS_DEPTH, MAX_PARAMS_VALUES, paramsTooDeep, unknownMethod } from '../api';
 import type { Services } from '../services/services';
 import { exportHeaders, MAX_API_EXPORT_BYTES, withExport } from '../services/handlers';
 import { nextTurn } from '../services/turns';
@@ -93,13 +93,6 @@ const MAX_PAYLOAD_BYTES = 2 * MAX_FRAME_BYTES;
  * waiting runs.export calls of 104 bytes each: 98 MiB of heap), 20 times its message.
  */
 const CALL_BYTES = 4096;
-
-/**
- * The most JSON values a client message may hold (main/wire.ts decodeMessage): far above any call's
- * params (a spec, a size table), whose bulk data travel as text (a CSV, base64 voxel bits) or typed
- * arrays; a million values parse into about 200 MB at most (empty objects).
- */
-const MAX_CALL_VALUES = 1_000_000;
 
 /** Room for one reply as big as runs.export sends (MAX_API_EXPORT_BYTES) in flight, and as much again. */
 const DEFAULT_MAX_BUFFERED_BYTES = 2 * MAX_API_EXPORT_BYTES;
@@ -337,7 +330,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
         bytes = chunks.push(frame);
         if (!bytes) return;
         // The call's params nest one level below the message ({ t, id, method, params }).
-        const decoded = decodeMessage(bytes, MAX_CALL_VALUES, MAX_PARAMS_DEPTH + 1) as ClientMessage;
+        const decoded = decodeMessage(bytes, MAX_PARAMS_VALUES, MAX_PARAMS_DEPTH + 1) as ClientMessage;
         // An abort answers nothing itself (its call rejects, cancelled); a malformed one is a malformed message.
         if (decoded?.t === 'abort') return calls.abort(decoded.callId);
         if (decoded?.t !== 'call' || typeof decoded.id !== 'number') throw new Error('expected { t: "call", id, method, params, callId? } or { t: "abort", callId }');

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { METHOD_NAMES, paramsSchemas, type MethodName } from '../../main/api';
+import { MAX_PARAMS_VALUES, METHOD_NAMES, paramsSchemas, type MethodName } from '../../main/api';
 import { EngineRegistry, defaultRegistry } from '../../main/services/engines';
 import { createDispatch, createHandlers } from '../../main/services/handlers';
 import { openServices, type Services } from '../../main/services/services';
@@ -230,6 +230,27 @@ describe('API contract', () => {
         message: expect.stringMatching(/^params nested deeper than 64 levels/),
       });
     }
+  });
+
+  it("refuses params that hold one list in many places (a structured clone may) before walking them as a tree, naming the limit", async () => {
+    // [x, x] within itself 40 times: 40 lists over the app's IPC, 2^40 values to the depth check,
+    // the schemas and the sweep search, which walk params as a tree: the main process hung for good.
+    // Each list counts the times its first entry is read; past 5,000,000 this test stops the walk itself.
+    let read = 0;
+    let shared: unknown = 1;
+    for (let i = 0; i < 40; i++) {
+      shared = new Proxy([shared, shared], {
+        get(list, key) {
+          if (key === '0' && ++read > 5_000_000) throw new Error('params walked as a tree: lists read past 5,000,000 times');
+          return Reflect.get(list, key);
+        },
+      });
+    }
+    expect(await rejection('runs.validate', { spec: { engine: 'voxel', name: 'dag', params: { mixture: { types: [shared] } } } })).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/^params of more than 1000000 values \(lists, objects and their entries; one held in several places counts at each\)/),
+    });
+    expect(read).toBeLessThan(MAX_PARAMS_VALUES);
   });
 
   it('re-runs with overrides laid over the run\'s params field by field: a nested override keeps the fields beside it', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMessage, encodeFrames, encodeMessage, FrameAssembler, MessageTooDeep, nestedDeeperThan, TransferRefused } from '../../main/wire';
+import { decodeMessage, encodeFrames, encodeMessage, FrameAssembler, MessageTooDeep, TransferRefused, walkLimitPassed } from '../../main/wire';
 
 describe('WebSocket message codec', () => {
   it('round-trips nested values with typed arrays of every kind, including unaligned views', () => {
@@ -141,8 +141,11 @@ describe('WebSocket message codec', () => {
     expect(() => decodeMessage(encodeMessage({ ...value, list: [1, 2, 3, 4] }), 10)).toThrow(/^message of more than 10 JSON values/);
   });
   it('refuses a message nested deeper than maxDepth before reviving it (its reviver recurses), with the id of its call', () => {
-    expect([nestedDeeperThan(1, 0), nestedDeeperThan([], 0), nestedDeeperThan({ a: [[]] }, 3), nestedDeeperThan({ a: [[]] }, 2)]).toEqual([false, true, false, true]);
-    expect(nestedDeeperThan({ a: new Float64Array(4) }, 1)).toBe(false); // a typed array is a leaf
+    expect([walkLimitPassed(1, 0), walkLimitPassed([], 0), walkLimitPassed({ a: [[]] }, 3), walkLimitPassed({ a: [[]] }, 2)]).toEqual([null, 'depth', null, 'depth']);
+    expect(walkLimitPassed({ a: new Float64Array(4) }, 1)).toBe(null); // a typed array is a leaf
+    // Values as a walk meets them: { a: [1, 2] } is 4; a list held twice counts twice.
+    const list = [1, 2];
+    expect([walkLimitPassed({ a: list }, 9, 4), walkLimitPassed({ a: list }, 9, 3), walkLimitPassed([list, list], 9, 7), walkLimitPassed([list, list], 9, 6)]).toEqual([null, 'values', null, 'values']);
     const deep = 5_000; // the reviver overflowed from about 2,000
     const json = new TextEncoder().encode(`{"v":{"t":"call","id":7,"params":${'['.repeat(deep)}${']'.repeat(deep)}},"b":[]}`);
     const message = new Uint8Array(4 + json.length);
