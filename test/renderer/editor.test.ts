@@ -315,6 +315,65 @@ describe('particle editor', () => {
   });
 });
 
+describe('the size and resolution a shape is designed at go with it to the batch manager', () => {
+  beforeEach(() => {
+    editorMixture.types = [];
+    editorMixture.basis = 'number';
+    takeDraft();
+  });
+
+  /** A new cylinder saved at `size`, `resolution` and `threshold` (the editor's voxelisation boxes). */
+  async function designCylinder(w: Awaited<ReturnType<typeof mountEditor>>['w'], size: string, resolution: string, threshold: string): Promise<void> {
+    await w.get('[data-testid="new-shape-kind"]').setValue('cylinder');
+    await w.get('[data-testid="new-shape"]').trigger('click');
+    await flushPromises();
+    await w.get('[data-testid="preview-size"]').setValue(size);
+    await w.get('[data-testid="preview-resolution"]').setValue(resolution);
+    await w.get('[data-testid="preview-threshold"]').setValue(threshold);
+    await w.get('[data-testid="shape-save"]').trigger('click');
+    await flushPromises();
+  }
+
+  it("a type takes its shape's designed size, and the batch form its resolution and reduction threshold, saying so", async () => {
+    installShapeApi();
+    const { w, router } = await mountEditor();
+    await designCylinder(w, '2', '40', '2');
+    // The first type (the built-in sphere at size 1) becomes the cylinder: at the size it was designed at.
+    await w.get('[data-testid="mixture-type-0"] select.shape-select').setValue('u1');
+    expect(editorMixture.types[0]).toMatchObject({ shapeId: 'u1', size: { law: 'fixed', value: 2 } });
+    // A size the user typed stays when the shape changes.
+    await w.get('[data-testid="mixture-add"]').trigger('click');
+    await w.get('[data-testid="mixture-size-1"]').setValue('0.5');
+    await w.get('[data-testid="mixture-type-1"] select.shape-select').setValue('u1');
+    expect(editorMixture.types[1]).toMatchObject({ shapeId: 'u1', size: { law: 'fixed', value: 0.5 } });
+    await w.get('[data-testid="mixture-send"]').trigger('click');
+    await flushPromises();
+    expect(router.currentRoute.value.path).toBe('/batch');
+    expect(draft.pending?.params).toMatchObject({ box: { resolution: 40 }, reductionThreshold: 2, mixture: { types: [{ name: 'My cylinder', size: { law: 'fixed', value: 2 } }, { size: { law: 'fixed', value: 0.5 } }] } });
+    expect(draft.pending?.origin).toBe('from the particle editor: box.resolution 40 voxels/length unit and reductionThreshold 2, as saved with “My cylinder”');
+    // What the form shows runs: the voxel engine's schema takes them.
+    expect(voxelParamsSchema.safeParse(draft.pending?.params).success).toBe(true);
+    w.unmount();
+  });
+
+  it('a mixture of shapes designed at different resolutions is sent at the finest, and the largest threshold, each named', async () => {
+    installShapeApi();
+    const { w } = await mountEditor();
+    await designCylinder(w, '1', '20', '3');
+    await designCylinder(w, '1', '50', '1');
+    await w.get('[data-testid="mixture-type-0"] select.shape-select').setValue('u1');
+    await w.get('[data-testid="mixture-add"]').trigger('click');
+    await w.get('[data-testid="mixture-type-1"] select.shape-select').setValue('u2');
+    await w.get('[data-testid="mixture-send"]').trigger('click');
+    await flushPromises();
+    expect(draft.pending?.params).toMatchObject({ box: { resolution: 50 }, reductionThreshold: 3 });
+    expect(draft.pending?.origin).toBe(
+      'from the particle editor: box.resolution 50 voxels/length unit and reductionThreshold 3, the finest resolution and the largest threshold saved with its shapes (“My cylinder” 20 voxels/length unit, threshold 3; “My cylinder 2” 50 voxels/length unit, threshold 1)',
+    );
+    w.unmount();
+  });
+});
+
 describe('particle editor state that stays (issue 18)', () => {
   beforeEach(() => {
     editorMixture.types = [];
