@@ -23,7 +23,7 @@ import { rebaseVoxels, voxelWords, type KernelShape, type WasmKernels } from './
 import { cellGrid, cellWidths, drawMove, MoveBoard, phaseSteps, SLOT_FIELDS as F, type HelperData, type Move } from './mover';
 import { rotateRange, rotatedReach } from './rotation';
 import { quantiseSize, voxeliseShapeVoxels, type VoxelisedShape } from './shapes';
-import { boxVoxels, maxSize, minSize, typicalSolidVoxels, type SizeLaw, type VoxelParams } from './params';
+import { boxVoxels, maxSize, minSize, packsWithWholeShell, typicalSolidVoxels, type SizeLaw, type VoxelParams } from './params';
 
 /** Voxels rotated ahead of each early-exit test: small enough that a collision wastes little rotation. */
 const CHUNK = 64;
@@ -257,18 +257,8 @@ export class Packer {
     this.shapes.push(v);
     this.shapeType.push(type);
     this.shapeSizeVoxels.push(sizeVoxels);
-    // A particle at the grid's orientation keeps the reduced shell's flat chessboards on the grid:
-    // two of them one voxel apart (moves change x + y + z by an odd number) are complementary and
-    // pass through each other. With two angles at 0 a coordinate is not turned at all (rotation.ts:
-    // z = z0 at ax = ay = 0, x = x0 at ay = az = 0, y = y0 at ax = az = 0), so a type held 'aligned'
-    // (angles start at 0) with an axis that never turns lands faces on the grid whenever one other
-    // angle passes 0, and turning about one axis only always. Aligned spheres at maxRotation
-    // [0, 0, 0] claimed 17.8 % of their voxels twice, upright rods 18 %, cuboids at [0, 0, 180]
-    // 6.8 %, at [20, 20, 0] 8.8 % (as packed; turning about all three axes 0.3 %, as turned at
-    // random): such a type is packed with its whole shell.
-    const t = this.params.mixture.types[type];
-    const onGrid = t.orientation === 'aligned' && t.maxRotation.some((m) => m === 0);
-    const coords = this.o.shellReduction && !onGrid ? v.reducedShell : v.shell;
+    // The whole shell where the reduced one's flat chessboards would pass through each other (params.ts).
+    const coords = packsWithWholeShell(this.params.mixture.types[type], this.o) ? v.shell : v.reducedShell;
     this.packCoords.push(coords);
     // Every rotated, rounded coordinate lies within the shape's radius + 0.5 of the origin.
     const e = Math.ceil(v.maxRadius + 0.5);

@@ -354,6 +354,20 @@ describe('voxel engine', () => {
     expect(tiny({ law: 'uniform', min: 0.8, max: 1.2 })).toEqual([]);
     expect(tiny({ law: 'fixed', value: 0.4 }, false)).toEqual([{ path: 'mixture.types.0.size.value', message: '0.4 units is 4 voxels at 10 voxels/unit; particles under 5 voxels across pack through each other; allowed ≥ 0.5, or a higher box.resolution' }]);
     expect(tiny({ law: 'fixed', value: 0.5 }, false)).toEqual([]);
+    // A type held 'aligned' with an axis that never turns packs with its whole shell whatever
+    // shellReduction says (the packer's rule), so the whole shell's limit is its limit: 6-voxel
+    // spheres held at [0, 0, 0] were refused for the reduced shell's 8, and pack with no voxel
+    // claimed twice (the tests' rebuild).
+    const held = (value: number) => voxelParamsSchema.parse({
+      box: { size: [3, 3, 3], resolution: 10 },
+      mixture: { types: [{ size: { law: 'fixed', value }, orientation: 'aligned', maxRotation: [0, 0, 0] }] },
+      finalSettling: false, analysis: { enabled: false }, stop: { particles: 60 },
+    });
+    expect(checkParams(held(0.6))).toEqual([]);
+    expect(checkParams(held(0.4))).toEqual([{ path: 'mixture.types.0.size.value', message: '0.4 units is 4 voxels at 10 voxels/unit; particles under 5 voxels across pack through each other; allowed ≥ 0.5, or a higher box.resolution' }]);
+    const small = run(held(0.6), ctx(1));
+    expect(small.metrics.particles).toBe(60);
+    expect(rebuildLabels(held(0.6), (small.artifacts[0] as ColumnTable).columns, (small.artifacts[1] as LabelVolume).dims).overlap).toBe(0);
     // A side that is not a whole number of voxels was packed rounded to the nearest voxel (2.04 at
     // 20 voxels/unit: a box 2.05 high), its solid fractions those of that box.
     const side = (size: number[], resolution = 20) => checkParams(voxelParamsSchema.parse({ box: { size, resolution }, mixture: { types: [{ size: { law: 'fixed', value: 0.5 } }] } }));
