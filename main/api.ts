@@ -918,6 +918,14 @@ export function parseCallId(value: unknown): number {
  */
 export const MAX_PARAMS_DEPTH = 64;
 
+/**
+ * How deep a message of the web host to the browser may nest (renderer/src/bridge reads it with
+ * decodeMessage, whose reviver recurses): its replies carry params that passed MAX_PARAMS_DEPTH (a
+ * run's spec) inside a few levels of the API's own (message, result, list, record), and twice
+ * MAX_PARAMS_DEPTH holds both, far below the ~2,000 levels at which the reviver overflowed.
+ */
+export const MAX_HOST_MESSAGE_DEPTH = 2 * MAX_PARAMS_DEPTH;
+
 /** The refusal of params nested deeper than MAX_PARAMS_DEPTH. */
 export function paramsTooDeep(): ApiError {
   return new ApiError('invalid', `params nested deeper than ${MAX_PARAMS_DEPTH} levels (lists and objects within each other)`);

@@ -4,8 +4,8 @@
  * it drops reject with code 'unavailable'; it reconnects with a growing delay and keeps listeners.
  * Long messages go both ways in chunk frames (main/wire.ts).
  */
-import { ApiError, cancelled, type ApiErrorData, type EventName, type Events, type MethodName, type Methods, type PackbenchApi } from '../../../main/api';
-import { decodeMessage, encodeFrames, encodeMessage, FrameAssembler, type HostMessage } from '../../../main/wire';
+import { ApiError, cancelled, MAX_HOST_MESSAGE_DEPTH, type ApiErrorData, type EventName, type Events, type MethodName, type Methods, type PackbenchApi } from '../../../main/api';
+import { decodeMessage, encodeFrames, encodeMessage, FrameAssembler, MessageTooDeep, type HostMessage } from '../../../main/wire';
 
 export interface WsApi extends PackbenchApi {
   /** Resolves once connected (first time, or again after a drop). */
@@ -38,7 +38,19 @@ export function createWsApi(url: string, WebSocketImpl: typeof WebSocket = WebSo
     ws.onmessage = (ev) => {
       const bytes = chunks.push(new Uint8Array(ev.data as ArrayBuffer));
       if (!bytes) return;
-      const msg = decodeMessage(bytes) as HostMessage;
+      let msg: HostMessage;
+      try {
+        msg = decodeMessage(bytes, Infinity, MAX_HOST_MESSAGE_DEPTH) as HostMessage;
+      } catch (err) {
+        // A reply nested deeper than the host makes them (a fault, or a host other than ours) overflowed
+        // the decoder's stack, and its call waited for good: it fails that call; other messages go on.
+        if (!(err instanceof MessageTooDeep)) throw err;
+        console.error(`PackBench host message not read: ${err.message}`);
+        if (err.id === null) return;
+        pending.get(err.id)?.reject(new ApiError('internal', `the host's reply is nested deeper than ${err.maxDepth} levels (lists and objects within each other); it was not read`));
+        pending.delete(err.id);
+        return;
+      }
       if (msg.t === 'event') {
         for (const l of listeners.get(msg.event) ?? []) l(msg.payload);
         return;
