@@ -1025,8 +1025,10 @@ export class JobQueue {
       };
       // Runs left running by a process on the folder that died (a `queue run` beside this one killed)
       // are not worked through: the poll re-queues them (recover), then says so (queue.updated).
+      // Nor are runs whose outcome waits for room (a full disk): `queue run` ended with it unstored,
+      // the run re-run from its beginning by the next process.
       const check = () => {
-        if (this.active.size === 0 && !this.nextStartable() && this.orphans(false).length === 0) finish();
+        if (this.active.size === 0 && this.unstored.size === 0 && !this.nextStartable() && this.orphans(false).length === 0) finish();
       };
       const off = this.events.on('queue.updated', check);
       // Another process may take the last queued runs: look at the store every poll too.

@@ -418,6 +418,38 @@ describe('data folder faults', () => {
     expect(errors).toHaveBeenLastCalledWith('queue: the data folder takes writes again: going on');
   });
 
+  it('`queue run` waits on a disk another program filled for the outcome it could not store, instead of ending with it lost (the run re-run from its beginning by the next process)', async (ctx) => {
+    const { s, dir: disk } = servicesOnSmallDisk(ctx, 2048, { autoStart: false });
+    // Counted, the run waits for this file (outside the small disk) before it ends: the disk fills meanwhile.
+    const gate = join(dir(), 'end now');
+    const id = (await s.dispatch('runs.enqueue', { spec: spec('ends on a full disk', { finishUntil: gate }) })).runIds[0];
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    later(() => errors.mockRestore());
+    s.startQueue();
+    await vi.waitUntil(() => s.store.getRun(id)!.log.some((line) => line.includes('counted 10 steps')), { timeout: 10_000, interval: 20 });
+    // `queue run` works until the queue is idle, then closes.
+    let idle = false;
+    void s.queue.idle().then(() => (idle = true));
+    const filler = join(disk, 'filler');
+    try {
+      for (;;) appendFileSync(filler, Buffer.alloc(64 * 1024));
+    } catch (err) {
+      expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    }
+    writeFileSync(gate, '');
+    await vi.waitUntil(() => errors.mock.calls.some(([line]) => String(line).includes(`the outcome of run ${id} cannot be stored now`)), { timeout: 10_000, interval: 20 });
+    // A few polls (every 100 ms here), each trying to store it again.
+    const writes = vi.spyOn(s.store, 'withoutWaiting');
+    await vi.waitUntil(() => writes.mock.calls.length >= 3, { timeout: 10_000, interval: 20 });
+    // It was idle at once: `queue run` ended (exit 0), the outcome lost at its close.
+    expect(idle).toBe(false);
+    expect(s.store.getSummary(id)!.status).toBe('running');
+    rmSync(filler);
+    await vi.waitUntil(() => idle, { timeout: 10_000, interval: 20 });
+    // Its outcome, stored: its table could not be written either (ENOSPC).
+    expect(s.store.getSummary(id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/ENOSPC/) });
+  });
+
   it('a run that fails writing its results on a full disk leaves none of its files: its failure is stored, and the next run has the room', async (ctx) => {
     const { s, dir: disk } = servicesOnSmallDisk(ctx, 2048);
     // A label volume of 4 MiB on a 2 MiB disk: its write fails part-way (ENOSPC). Left there, the
