@@ -20,7 +20,7 @@ import { allWithin, formatBytes, type JobOutcome, type RunningJob, type WorkerPo
 import { storageFault, storageFaultMeaning } from './handlers';
 import { CHECKPOINT_FILE, removeCheckpoint } from '../workers/checkpoint';
 import type { CheckOutcome, CheckTask } from '../workers/protocol';
-import type { EncodedRun, InterruptedView, NewRun, RunOrigin, RunStore } from './store';
+import type { BatchPoint, EncodedRun, InterruptedView, NewRun, RunOrigin, RunStore } from './store';
 import { sweepLabel, sweepPlan, sweptPaths, type SweepPoint } from './sweep';
 import { OWNER_TAG, ownerState, ownerTag, ownerText, parseOwnerTag, parseOwnerText, THIS_PROCESS } from './processes';
 import { Turns } from './turns';
@@ -700,8 +700,9 @@ export class JobQueue {
    * Queues the runs `validate` gave for `spec`, as a batch when there are several (or a name is
    * given): all or none, in one transaction. Their rows' JSON is made before it and their events go
    * out after it, in turns: for 10,000 runs each took about half a second of the thread that serves the app.
+   * `fills`: the batch point a re-run fills (rerun): it joins that batch when no run of the point is done or still to run.
    */
-  async add(spec: SweepSpec, rows: NewRun[], batchName?: string, joinBatch?: string): Promise<{ batchId: string | null; runIds: string[] }> {
+  async add(spec: SweepSpec, rows: NewRun[], batchName?: string, fills?: BatchPoint): Promise<{ batchId: string | null; runIds: string[] }> {
     const turns = new Turns(POINTS_PER_TURN);
     const encoded: EncodedRun[] = [];
     for (const r of rows) {
@@ -709,7 +710,11 @@ export class JobQueue {
       encoded.push(this.store.encodeRun(r));
     }
     const { batchId, runIds } = this.store.transaction(() => {
-      // A run that joins a batch (a re-run filling its point: rerun) makes it unfinished until it ends.
+      // Asked in the transaction, which holds the write lock from its start: two processes re-running
+      // one failed replicate at once (the app and the CLI) both found its point free when they asked
+      // before it, and both joined.
+      const joinBatch = fills && !this.store.batchPointTaken(fills) ? fills.batchId : null;
+      // A run that joins a batch (a re-run filling its point) makes it unfinished until it ends.
       if (joinBatch) this.store.reopenBatch(joinBatch);
       const batchId = joinBatch ?? (rows.length > 1 || batchName ? this.store.createBatch(batchName ?? spec.name, spec) : null);
       for (const r of encoded) r.batchId = batchId;
@@ -885,15 +890,17 @@ export class JobQueue {
       return { ...row, sweep, name, spec: { ...row.spec, name } };
     });
     const warnings = named(await this.registry.warnings(spec.engine, rows));
+    const changed = Object.keys(overrides).length > 0 || spec.seed !== r.spec.seed;
+    const point = r.batchId && !changed ? { batchId: r.batchId, seed: r.seed, sweep: r.sweep } : undefined;
+    const added = await this.add(spec, rows, undefined, point);
     const outside = !r.batchId
       ? null
-      : Object.keys(overrides).length || spec.seed !== r.spec.seed
+      : changed
         ? 'its values changed, so it is a new experiment'
-        : this.store.batchPointTaken(r.batchId, r.seed, r.sweep)
+        : added.batchId !== r.batchId
           ? 'the batch has a run of this point done or still to run'
           : null;
-    const join = r.batchId && !outside ? r.batchId : undefined;
-    return { ...(await this.add(spec, rows, undefined, join)), warnings, outside, ...this.memoryEstimate(rows) };
+    return { ...added, warnings, outside, ...this.memoryEstimate(rows) };
   }
 
   /** Deletes a run, its series and artifacts (cancelling it first if it runs). */

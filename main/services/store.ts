@@ -254,6 +254,13 @@ export interface InterruptedView {
   error?: string;
 }
 
+/** A point of a batch: a run's seed and its values of the batch's swept params (RunSummary.sweep). */
+export interface BatchPoint {
+  batchId: string;
+  seed: number;
+  sweep: Record<string, unknown>;
+}
+
 /** A NewRun's row, as RunStore.encodeRun makes it. */
 export interface EncodedRun {
   id: string;
@@ -482,8 +489,13 @@ export class RunStore {
     this.db.close();
   }
 
+  /**
+   * Runs `fn` in a write transaction that takes the write lock at its start (BEGIN IMMEDIATE), so
+   * that what it reads stays true until it commits in every process on the file: a deferred one
+   * reads first and locks at its first write, and another process may write in between.
+   */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.db.transaction(fn).immediate();
   }
 
   private noWait = 0;
@@ -609,7 +621,7 @@ export class RunStore {
   }
 
   /** Whether a run of the batch at this point (its seed and swept values, as encodeRun stores them) is done or still to run. */
-  batchPointTaken(batchId: string, seed: number, sweep: Record<string, unknown>): boolean {
+  batchPointTaken({ batchId, seed, sweep }: BatchPoint): boolean {
     const point = Object.keys(sweep).length ? JSON.stringify(sweep) : null;
     return (
       this.sql(`SELECT 1 FROM runs WHERE batch_id = @batchId AND seed = @seed AND sweep IS @point AND ${this.statusSql} NOT IN ('failed', 'cancelled') LIMIT 1`).get(

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { decodeTable, decodeVolume } from '../../core/io/container';
 import type { QueueState, RunSummary } from '../../main/api';
 import type { Services } from '../../main/services/services';
@@ -14,6 +15,7 @@ import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
 import { threadedFixtureRegistry } from './fixtures/registry';
 import { fixtureServices, tempDir, until } from './helpers';
 
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const open: Services[] = [];
 const dirs: (() => void)[] = [];
 afterEach(async () => {
@@ -394,6 +396,32 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     const plain = (await s.dispatch('runs.enqueue', { spec: spec('plain') })).runIds[0];
     expect(await s.dispatch('runs.rerun', { id: plain })).toMatchObject({ batchId: null, outside: null });
   });
+
+  it('two processes that re-run one cancelled replicate at the same moment put one run in its place, not two', async () => {
+    const { s, dir } = setup();
+    const b = await s.dispatch('runs.enqueue', { spec: { ...spec('reps', { steps: 3 }), seed: { $sweep: [1, 2] } } });
+    const two = b.runIds[1];
+    await s.dispatch('runs.cancel', { id: two });
+    // The app and `packbench runs rerun` on the folder: each holds on after its check of the batch's
+    // point until the other has made its own (rerun-racer.ts), as two processes can.
+    const marks = join(dir, 'marks');
+    mkdirSync(marks);
+    const racer = fileURLToPath(new URL('./fixtures/rerun-racer.ts', import.meta.url));
+    const outs = ['a', 'b'].map((me, i) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', racer, dir, two, join(marks, me), join(marks, i ? 'a' : 'b'), join(marks, 'go')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d));
+      return new Promise<{ batchId: string | null; outside: string | null }>((done, fail) => child.once('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(`racer ${me} exited ${code}`)))));
+    });
+    while (!existsSync(join(marks, 'a.ready')) || !existsSync(join(marks, 'b.ready'))) await new Promise((r) => setTimeout(r, 10));
+    writeFileSync(join(marks, 'go'), '');
+    const answers = await Promise.all(outs);
+    expect(answers).toEqual(expect.arrayContaining([
+      { batchId: b.batchId, outside: null },
+      { batchId: null, outside: 'the batch has a run of this point done or still to run' },
+    ]));
+    expect((await s.dispatch('batches.list', { ids: [b.batchId!] }))[0].counts).toMatchObject({ queued: 2, cancelled: 1 });
+  }, 30_000);
 
   it("a re-run's name says its own values of the fields it was swept over and of those changed, not the run's", async () => {
     const { s } = setup();
