@@ -256,6 +256,42 @@ describe('particle editor', () => {
     expect(aborted).toEqual(previews);
   });
 
+  it("aborts the mixture's factor preview of a shape no type uses any more, and those under way when the editor goes", async () => {
+    // Before, a slow factor preview (a fine voxel map) ran on to its end after its type took another shape.
+    installShapeApi();
+    const fake = window.packbench;
+    const factors: { callId: number; kind: string }[] = [];
+    const aborted: number[] = [];
+    window.packbench = {
+      ...fake,
+      call: (async (method: string, params: never, callId?: number) => {
+        const r = await fake.call(method as never, params);
+        // Shapes of their own version: the factors that earlier tests computed (kept across visits) are not theirs.
+        if (method === 'shapes.list') return (r as Shape[]).map((s) => ({ ...s, updatedAt: 'factor-abort' }));
+        const p = params as { resolution?: number; shape?: { kind: string } };
+        if (method !== 'shapes.preview' || p.resolution !== 32) return r;
+        factors.push({ callId: callId!, kind: p.shape!.kind });
+        return new Promise(() => {}); // under way until aborted
+      }) as typeof fake.call,
+      abort: (callId: number) => void aborted.push(callId),
+    };
+    const { w } = await mountEditor();
+    await flushPromises();
+    expect(factors.map((f) => f.kind)).toEqual(['sphere']);
+    const select = w.get('[data-testid="mixture-type-0"] select.shape-select');
+    await select.setValue('b-plate');
+    await flushPromises();
+    expect(factors.map((f) => f.kind)).toEqual(['sphere', 'hexagonalPlate']);
+    expect(aborted).toEqual([factors[0].callId]);
+    // Back to the sphere: its factor is asked again (the aborted one is not waited for), the plate's aborted.
+    await select.setValue('b-sphere');
+    await flushPromises();
+    expect(factors.map((f) => f.kind)).toEqual(['sphere', 'hexagonalPlate', 'sphere']);
+    expect(aborted).toEqual([factors[0].callId, factors[1].callId]);
+    w.unmount();
+    expect(aborted).toEqual(factors.map((f) => f.callId));
+  });
+
   it('closing the import (Import…) while a mesh is voxelised aborts it in the services: no shape, no error', async () => {
     // Before, the import went on and its shape was added to the library after the user closed the panel.
     installShapeApi();
