@@ -7,9 +7,14 @@
  * - trigTables: sine/cosine from 360-entry tables instead of Math.sin/Math.cos per coordinate;
  * - fastRounding: floor(v + 0.5) as an integer truncation of v shifted by a large positive offset
  *   (correct for negative v) instead of Math.round.
- * Both give the same integers. The WebAssembly SIMD kernels (kernels.wat) rotate in single
- * precision (four lanes a step): a coordinate within ~1e-4 voxel of a half may round the other way
- * there.
+ * The tables hold Math.sin/Math.cos of the same angles, so they give the same products. The two
+ * roundings give the same integer but for a coordinate at most 2^-33 below a half: v + 2^20 + 0.5
+ * is rounded to the doubles near 2^21, 2^-32 apart, so it reaches the upper integer, which the
+ * truncation keeps, where Math.round takes the lower one. Such coordinates occur: SIN[30] is
+ * 0.49999999999999994, and (0, 1, 0) turned 30° about x goes to z = 1 here, 0 with Math.round
+ * (rotation.test.ts); in the engine's test of both switches off a few voxel checks differ, not
+ * the packing. Both are the seed's rotation with holes; a run is deterministic with either. The WebAssembly SIMD kernels (kernels.wat) rotate in single precision (four lanes a
+ * step): a coordinate within ~1e-4 voxel of a half may round the other way there.
  */
 
 const DEG = Math.PI / 180;

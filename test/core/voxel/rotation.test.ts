@@ -41,6 +41,17 @@ describe('rotation', () => {
     expect(mismatches).toBeLessThan(5);
   });
 
+  it('fast rounding takes a coordinate at most 2^-33 below a half up, Math.round down', () => {
+    // SIN[30] is 0.49999999999999994: (0, 1, 0) turned 30° about x has z just below a half.
+    const src = Int32Array.of(0, 1, 0);
+    const z = (fastRounding: boolean) => {
+      const dst = new Int32Array(3);
+      rotateRange(src, dst, 0, 1, 30, 0, 0, true, fastRounding);
+      return dst[2];
+    };
+    expect([z(true), z(false)]).toEqual([1, 0]);
+  });
+
   it('inverseRotate undoes the rotation', () => {
     const out = new Float64Array(3);
     const M = matrix(30, 200, 301);
