@@ -7,8 +7,11 @@
  *
  * Conventions: the box is [0, lx] x [0, ly] with the floor at z = 0; periodic axes use the minimum
  * image; spheres are assumed not to overlap for the porosity (maxOverlap reports how far that holds).
- * The RDF is normalised by the bed's mean number density (the box's for a set with no bulk region:
- * a gas, a single layer); near a wall it reads low (no correction).
+ * The RDF is read in a slab over the whole x-y area: the bed, z in [0, mean height] (the box, z in
+ * [0, lz], for a set with no bulk region: a gas, a single layer). Its references and neighbours are
+ * the centres inside it, its density theirs over the slab's volume, and each reference's shells
+ * count only their part inside the slab (exact: sphere slices; x and y periodic), so that the
+ * floor and the top do not pull it below 1.
  * A box periodic in z is a cell with no floor and no top surface: its region is the box (bed and,
  * by default, bulk), no height map is reported, and the RDF is normalised by the box's density.
  */
@@ -29,7 +32,7 @@ export const sphereAnalysisOptionsSchema = z.object({
   rdfMaxDistance: z.number().gt(0).optional()
     .meta({ unit: UNITS.length, description: 'RDF range (default 5 mean diameters, at most half the smallest periodic side)' }),
   rdfReferences: z.number().int().min(1).default(5000)
-    .meta({ description: 'spheres (evenly spread over the table) whose neighbours make the RDF; all of them when fewer' }),
+    .meta({ description: 'spheres (evenly spread over the table) whose neighbours make the RDF, those among them centred in its slab; all of them when fewer' }),
   sliceThickness: z.number().gt(0).optional()
     .meta({ unit: UNITS.length, description: 'porosity-profile slice thickness (default a tenth of the mean diameter)' }),
   floorLayer: z.number().min(0).optional()
@@ -58,10 +61,11 @@ export function sphereSliceVolume(c: number, r: number, a: number, b: number): n
 
 /**
  * Where each pass of analyseSpheres ends on its progress scale (of 100), by its share of the time on
- * 10⁶ spheres in a bed with the default pore grid: sizes 14 %, contacts 31 %, the RDF, the height
- * map and the porosity 5 % each, the pores 40 % (a quarter of it rasterising the spheres).
+ * 10⁶ spheres in a bed with the default pore grid: sizes 14 %, contacts 31 %, the height map, the
+ * porosity and the RDF (after them: it is read in the bed they find) 5 % each, the pores 40 % (a
+ * quarter of it rasterising the spheres).
  */
-const PASS_END = { sizes: 15, contacts: 45, rdf: 50, heightMap: 55, porosity: 60, pores: 100 };
+const PASS_END = { sizes: 15, contacts: 45, heightMap: 50, porosity: 55, rdf: 60, pores: 100 };
 
 /**
  * With `progress`, told (done of 100, the pass under way) as each pass starts, and along the
@@ -113,7 +117,7 @@ export function analyseSpheres(
   Object.assign(metrics, sizes.metrics);
   series.push(...sizes.series);
 
-  // Contacts and RDF from one pass over close pairs.
+  // Contacts.
   const tol = opts.gapTolerance ?? 0.01 * meanD;
   const halfSide = Math.min(...[0, 1, 2].filter((a) => periodic[a]).map((a) => box[a] / 2), Infinity);
   // The default range is cut to half the smallest periodic side; a range typed beyond it was cut the same way, without a word.
@@ -122,20 +126,10 @@ export function analyseSpheres(
     throw new RangeError(`rdfMaxDistance ${opts.rdfMaxDistance} is more than half the smallest periodic side (${'xyz'[a]}: ${box[a]}): a neighbour there would be counted through two of its images; allowed (0, ${halfSide}]`);
   }
   const rdfMax = Math.min(opts.rdfMaxDistance ?? 5 * meanD, halfSide);
-  const bins = opts.rdfBins;
-  const rdfCounts = new Float64Array(bins);
   const { degree, contacts, overlappingPairs: overlaps, maxOverlap } = sphereContacts(x, y, zc, r, box, periodic, tol, (done, total) => {
     progress(PASS_END.sizes + ((PASS_END.contacts - PASS_END.sizes) * done) / total, 100, 'contacts');
     return false;
   })!;
-  progress(PASS_END.contacts, 100, 'rdf');
-  const grid = new SphereGrid(x, y, zc, box, periodic, rdfMax);
-  const refs = Math.min(n, opts.rdfReferences);
-  for (let k = 0; k < refs; k++) {
-    grid.forEachNear(Math.floor((k * n) / refs), rdfMax, (_j, dist) => {
-      rdfCounts[Math.min(bins - 1, Math.floor((dist / rdfMax) * bins))]++;
-    });
-  }
   series.push(coordinationSeries(degree));
   metrics.contacts = contacts;
   metrics.coordinationMean = (2 * contacts) / n;
@@ -144,7 +138,7 @@ export function analyseSpheres(
   metrics.overlappingPairs = overlaps;
 
   let hMean = lz, valley = opts.bulkTop ?? lz;
-  progress(PASS_END.rdf, 100, 'height map');
+  progress(PASS_END.contacts, 100, 'height map');
   if (!cellZ) {
     const surface = topSurface(x, y, zc, r, lx, ly, periodic, opts.heightMapCells);
     hMean = surface.mean;
@@ -199,8 +193,11 @@ export function analyseSpheres(
     metrics.bulkTo = valley;
   }
 
-  progress(PASS_END.porosity, 100, 'pores');
-  const pores = spherePores(x, y, zc, r, box, valley, floorLayer, periodic, opts.poreGridVoxels, opts.poreBins, rmin, rmax, (done, total) => progress(PASS_END.porosity + ((PASS_END.pores - PASS_END.porosity) * done) / total, 100, 'pores'));
+  progress(PASS_END.porosity, 100, 'rdf');
+  const rdf = radialDistribution(x, y, zc, box, periodic, cellZ ? undefined : metrics.bulkPorosity !== undefined ? hMean : lz, rdfMax, opts.rdfBins, opts.rdfReferences);
+
+  progress(PASS_END.rdf, 100, 'pores');
+  const pores = spherePores(x, y, zc, r, box, valley, floorLayer, periodic, opts.poreGridVoxels, opts.poreBins, rmin, rmax, (done, total) => progress(PASS_END.rdf + ((PASS_END.pores - PASS_END.rdf) * done) / total, 100, 'pores'));
   if (pores) {
     series.push(pores.series);
     metrics.poreDiameterMean = pores.mean;
@@ -209,20 +206,64 @@ export function analyseSpheres(
     metrics.poreGridSpacing = pores.spacing;
     metrics.poreWindow = pores.window;
   }
+  if (rdf) series.push(rdf);
 
-  // RDF normalised by the bed's number density; the box's when there is no bed to speak of: a cell
-  // periodic in z, or a set too sparse or thin for a bulk (a gas: its height map is mostly empty,
-  // and the volume under it a small part of the space the spheres are spread over).
-  const rho = n / (area * (metrics.bulkPorosity !== undefined ? hMean : lz));
-  const rdfX = new Float64Array(bins), rdfY = new Float64Array(bins);
-  for (let b = 0; b < bins; b++) {
-    const r0 = (b / bins) * rdfMax, r1 = ((b + 1) / bins) * rdfMax;
-    rdfX[b] = (r0 + r1) / 2;
-    rdfY[b] = rdfCounts[b] / (refs * rho * (4 / 3) * Math.PI * (r1 * r1 * r1 - r0 * r0 * r0));
-  }
-  series.push(lineSeries('radial distribution function', `r (${UNITS.length})`, 'g(r)', rdfX, rdfY));
   progress(100, 100, 'done');
   return { metrics, series, artifacts: [], particleColumns: { coordination: Uint16Array.from(degree, (d) => Math.min(d, 65535)) } };
+}
+
+/**
+ * The radial distribution function g(r) of sphere centres, in `bins` shells out to rdfMax, read in
+ * the slab z in [0, top] over the whole x-y area (`top` undefined: a cell periodic in z, read whole):
+ * for `references` spheres evenly spread over the table, those centred in the slab, the neighbours
+ * centred in it at each distance, over the density of the centres in it times the volume of each
+ * reference's shell inside it:
+ *
+ *   g(b) = Σ_i count_i(b) / (ρ Σ_i V_i(b)),  ρ = centres in the slab / (lx ly top)
+ *
+ * V_i(b) is exact (sphere slices between the floor and the top; x and y periodic, and rdfMax at
+ * most half a periodic side, so a shell never meets itself there), so that an ideal gas reads 1 out
+ * to the largest r (dividing by whole shells reads low near the floor and the top: by half for a
+ * shell as wide as the slab). The bed's floor and top are the slab's: its layering over the
+ * floor and its thinning rough top stay in g, as structure. Sides in x or y that are not periodic
+ * are not corrected: within rdfMax of them g reads low. Undefined when no reference lies in the slab.
+ */
+function radialDistribution(
+  x: Float64Array, y: Float64Array, zc: Float64Array,
+  box: readonly [number, number, number], periodic: readonly [boolean, boolean, boolean],
+  top: number | undefined, rdfMax: number, bins: number, references: number,
+): EngineSeries | undefined {
+  const n = x.length;
+  const inSlab = (z: number) => top === undefined || (z >= 0 && z <= top);
+  let centres = 0;
+  for (let i = 0; i < n; i++) if (inSlab(zc[i])) centres++;
+  const counts = new Float64Array(bins);
+  // Σ_i of the volume of reference i's ball of radius edge e inside the slab, e = 0..bins.
+  const inside = new Float64Array(bins + 1);
+  const grid = new SphereGrid(x, y, zc, box, periodic, rdfMax);
+  const countNeighbour = (j: number, dist: number) => {
+    if (inSlab(zc[j])) counts[Math.min(bins - 1, Math.floor((dist / rdfMax) * bins))]++;
+  };
+  const refs = Math.min(n, references);
+  let used = 0;
+  for (let k = 0; k < refs; k++) {
+    const i = Math.floor((k * n) / refs);
+    if (!inSlab(zc[i])) continue;
+    used++;
+    grid.forEachNear(i, rdfMax, countNeighbour);
+    for (let e = 1; e <= bins; e++) {
+      const re = (e / bins) * rdfMax;
+      inside[e] += top === undefined ? (4 / 3) * Math.PI * re * re * re : sphereSliceVolume(zc[i], re, 0, top);
+    }
+  }
+  if (used === 0) return undefined;
+  const rho = centres / (box[0] * box[1] * (top ?? box[2]));
+  const rdfX = new Float64Array(bins), rdfY = new Float64Array(bins);
+  for (let b = 0; b < bins; b++) {
+    rdfX[b] = ((b + 0.5) / bins) * rdfMax;
+    rdfY[b] = counts[b] / (rho * (inside[b + 1] - inside[b]));
+  }
+  return lineSeries('radial distribution function', `r (${UNITS.length})`, 'g(r)', rdfX, rdfY);
 }
 
 /**

@@ -107,5 +107,5 @@ export const GOLDEN: Record<string, string> = {
   'ballmill 3D Hertz restitution, cell space': '4a7610284179a535fd5f57c4be65a5d82178302912c29cb3a96b6553e299c4a9',
   'surface superquadric': 'a2ffc188dcb73e866bf010ee8042cc6b6adb140fe3e6e15bfe03ee5f094537cc',
   'surface blobby': '67bb8cda490e6f348f049a8d527c38c76ddb8206992b08b114e1bea4cc4bb492',
-  'analysis of a random sphere packing': '0e59ecc22936a61003e65eb45c20c93ccedcbccefe6635e8b70bc5bf5a0e6c1e',
+  'analysis of a random sphere packing': '9544d60c688411e714d8e2ff4d26c55fe5779f0958b8f6e1aa7f3648b7057a33',
 };

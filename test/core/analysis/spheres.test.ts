@@ -172,11 +172,26 @@ describe('analyseSpheres', () => {
     expect(g.metrics.coordinationMean).toBeLessThan(0.001);
     expect(g.metrics.bedPorosity).toBeCloseTo(1 - (5000 * (4 / 3) * Math.PI * 0.05 ** 3) / 1e6, 12);
     // The same gas over a floor (z not periodic): no bed to speak of (the height map is mostly empty,
-    // no bulk), so its density is the box's; g(r) reads a little low only for the floor and top it has no correction for.
+    // no bulk), so its slab is the box, the shells cut by its floor and top counted by their part inside.
     const open = analyseSpheres(spheres(gas, 0.05), [100, 100, 100], { periodic: [true, true, false], rdfMaxDistance: 10, rdfBins: 5, poreGridVoxels: 4096 });
     expect(open.metrics).not.toHaveProperty('bulkPorosity');
     const openRdf = open.series.find((s) => s.name === 'radial distribution function')!;
     for (const v of openRdf.y) expect(Math.abs(v - 1)).toBeLessThan(0.1);
+  });
+
+  it('corrects the RDF for the floor and top of a slab: an ideal gas reads 1 out to half the box', () => {
+    // Uniform random points (spheres of radius 0.01: no overlap to speak of) in a slab 20 x 20 x 10,
+    // periodic in x and y. Each reference's shell counts only its part inside the slab: without
+    // that, a shell of radius 10 holds its points in a band of height 10 out of 20, and g read 0.52
+    // at r = 9.5 (0.77 at 4.5, 0.91 at 1.5, where a reference within 1.5 of the floor or top loses a cap).
+    const rand = new Random(12);
+    const n = 4000, box: [number, number, number] = [20, 20, 10];
+    const gas = Array.from({ length: n }, () => [rand.uniform(0, box[0]), rand.uniform(0, box[1]), rand.uniform(0, box[2])]);
+    const res = analyseSpheres(spheres(gas, 0.01), box, { periodic: [true, true, false], rdfMaxDistance: 10, rdfBins: 10, rdfReferences: 2000, poreGridVoxels: 4096 });
+    expect(res.metrics).not.toHaveProperty('bulkPorosity'); // a gas: the slab is the box
+    const rdf = res.series.find((s) => s.name === 'radial distribution function')!;
+    expect(rdf.x.length).toBe(10);
+    rdf.y.forEach((g, b) => expect(Math.abs(g - 1), `g(${rdf.x[b]}) = ${g}`).toBeLessThan(0.05));
   });
 
   it('counts only the solid inside the box along sides that are not periodic (spheres the box cuts)', () => {
