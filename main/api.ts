@@ -447,7 +447,8 @@ export const runsListFilterSchema = z.object({
   batchId: z.string().optional(),
 }).refine((f) => f.createdFrom === undefined || f.createdTo === undefined || Date.parse(f.createdFrom) <= Date.parse(f.createdTo), {
   path: ['createdTo'],
-  error: (i) => `must not be before createdFrom (${(i.input as { createdFrom: string }).createdFrom}), got ${(i.input as { createdTo: string }).createdTo}`,
+  // Quoted by quoted(): a datetime takes any number of digits after its seconds, and both quoted whole (in the issue and the message) made a reply 4 times the call.
+  error: (i) => `must not be before createdFrom (${quoted((i.input as { createdFrom: string }).createdFrom)}), got ${quoted((i.input as { createdTo: string }).createdTo)}`,
 });
 
 export const paramsSchemas = {
@@ -795,7 +796,7 @@ export function rangeText(s: { minimum?: number; maximum?: number; exclusiveMini
 }
 
 /** A value as a message says what was given: 'the text "0.3"', 'null', 'a list of 2'. */
-function describeValue(v: unknown): string {
+export function describeValue(v: unknown): string {
   if (typeof v === 'string') return `the text ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v)) return `a list of ${v.length}`;

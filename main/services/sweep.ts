@@ -8,7 +8,7 @@
 import { deriveSeed } from '../../core/common/random';
 import { valueAt } from '../../core/common/engine';
 import type { z } from 'zod';
-import { ApiError, MAX_SWEEP_POINTS, SEED_RANGE, firstRepeat, seedSchema, sweepSchema, sweepValues, type ApiIssue, type RunSpec, type SweepSpec } from '../api';
+import { ApiError, MAX_SWEEP_POINTS, SEED_RANGE, describeValue, firstRepeat, seedSchema, sweepSchema, sweepValues, unknownFieldMessage, type ApiIssue, type RunSpec, type SweepSpec } from '../api';
 
 
 /**
@@ -44,8 +44,15 @@ function sweepIssues(where: string, issues: readonly z.core.$ZodIssue[], body: u
     const inner = issue.code === 'invalid_union' && (Array.isArray(body) || isPlainObject(body))
       ? issue.errors[Array.isArray(body) ? 0 : 1].map((i) => ({ ...i, path: [...issue.path, ...i.path] }))
       : [issue];
-    return inner.map((i) => ({ path: [where, ...i.path].join('.'), message: `${i.code === 'invalid_union' ? 'expected a list of values or a range' : i.message}; ${SWEEP_FORMS}` }));
+    return inner.map((i) => ({ path: [where, ...i.path].join('.'), message: `${i.code === 'invalid_union' ? 'expected a list of values or a range' : i.code === 'unrecognized_keys' ? unknownKeysMessage(i.keys, i.path.length ? RANGE_FIELDS : ['$sweep']) : i.message}; ${SWEEP_FORMS}` }));
   });
+}
+
+const RANGE_FIELDS = ['from', 'to', 'steps'];
+
+/** Unknown fields of a sweep, said as the API says them: zod's words quoted each whole ('Unrecognized key: "…"'). */
+function unknownKeysMessage(keys: string[], known: string[]): string {
+  return unknownFieldMessage(keys[0], known) + (keys.length > 1 ? ` (and ${keys.length - 1} more unknown fields)` : '');
 }
 
 /**
@@ -114,7 +121,7 @@ function seedSweep(seed: SweepSpec['seed'], issuePrefix: string): number[] | nul
   const issues: ApiIssue[] = [];
   values.forEach((v, i) => {
     if (seedSchema.safeParse(v).success) return;
-    const got = typeof v === 'number' ? String(v) : JSON.stringify(v) ?? String(v);
+    const got = describeValue(v);
     issues.push(list
       ? { path: `${where}.$sweep.${i}`, message: `must be ${SEED_RANGE}, got ${got}` }
       : { path: `${where}.$sweep`, message: `each seed must be ${SEED_RANGE}; this range's value ${i + 1} is ${got}` });

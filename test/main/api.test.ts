@@ -144,6 +144,11 @@ describe('API contract', () => {
     const refusals = [
       [await rejection('runs.list', { [long]: 1 }), { path: `${'x'.repeat(40)}…`, message: `unknown field ${clipped}; known fields: offset, limit, sort, filter` }],
       [await rejection('runs.validate', { spec: { ...spec, params: { ...spec.params, cdo: long } } }), { path: 'spec.params.cdo', message: expect.stringContaining(`, got ${clipped}`) }],
+      // A datetime takes any number of digits after its seconds: both were quoted whole twice, 4 times the call.
+      [await rejection('runs.list', { filter: { createdFrom: `2026-11-02T00:00:00.${'1'.repeat(4_000_000)}Z`, createdTo: '2026-11-01T00:00:00Z' } }), { path: 'filter.createdTo', message: `must not be before createdFrom ('2026-11-02T00:00:00.${'1'.repeat(20)}…' (4,000,021 characters)), got '2026-11-01T00:00:00Z'` }],
+      // A seed of a sweep given as text, and a sweep's unknown field (zod's words quoted it whole).
+      [await rejection('runs.validate', { spec: { ...spec, seed: { $sweep: [1, long] } } }), { path: 'spec.seed.$sweep.1', message: `must be a whole number in [0, 4294967295], got the text "${'x'.repeat(40)}…"` }],
+      [await rejection('runs.validate', { spec: { ...spec, params: { ...spec.params, cdo: { $sweep: { from: 1, to: 2, steps: 2, [long]: 1 } } } } }), { path: 'spec.params.cdo.$sweep', message: expect.stringContaining(`unknown field ${clipped}; known fields: from, to, steps; a sweep is `) }],
       // Engine ids are at most 100 characters: one of 80 is quoted by its start too.
       [await rejection('runs.validate', { spec: { ...spec, engine: 'y'.repeat(80) } }), { path: 'spec.engine', message: expect.stringContaining(`unknown engine '${'y'.repeat(40)}…' (80 characters); known: `) }],
     ] as const;

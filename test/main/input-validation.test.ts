@@ -105,7 +105,7 @@ describe('typed input, refused at its field', () => {
 describe('typed API filters, refused rather than answered with nothing', () => {
   it.each([
     ['a metric range with min above max', { metric: { name: 'porosity', min: 0.5, max: 0.4 } }, { path: 'filter.metric.max', message: 'must be at least min (0.5), got 0.4' }],
-    ['a creation window that ends before it starts', { createdFrom: '2026-11-02T00:00:00Z', createdTo: '2026-11-01T00:00:00Z' }, { path: 'filter.createdTo', message: 'must not be before createdFrom (2026-11-02T00:00:00Z), got 2026-11-01T00:00:00Z' }],
+    ['a creation window that ends before it starts', { createdFrom: '2026-11-02T00:00:00Z', createdTo: '2026-11-01T00:00:00Z' }, { path: 'filter.createdTo', message: "must not be before createdFrom ('2026-11-02T00:00:00Z'), got '2026-11-01T00:00:00Z'" }],
     ['an engine that does not exist', { engine: 'voxl' }, { path: 'filter.engine', message: "unknown engine 'voxl' (did you mean 'voxel'?); known: voxel, surface, stacking, ballmill, spheres" }],
     ['an imported sphere set\'s engine in the wrong case', { engine: 'Spheres' }, { path: 'filter.engine', message: "unknown engine 'Spheres' (did you mean 'spheres'?); known: voxel, surface, stacking, ballmill, spheres" }],
   ])('%s', async (_, filter, issue) => {

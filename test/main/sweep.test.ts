@@ -105,7 +105,7 @@ describe('sweepPlan', () => {
     expect(issues({ $sweep: [1, -1, 2 ** 32, 'x'] })).toEqual([
       { path: 'spec.seed.$sweep.1', message: 'must be a whole number in [0, 4294967295], got -1' },
       { path: 'spec.seed.$sweep.2', message: 'must be a whole number in [0, 4294967295], got 4294967296' },
-      { path: 'spec.seed.$sweep.3', message: 'must be a whole number in [0, 4294967295], got "x"' },
+      { path: 'spec.seed.$sweep.3', message: 'must be a whole number in [0, 4294967295], got the text "x"' },
     ]);
     expect(issues({ $sweep: { from: 1, to: 2, steps: 3 } })).toEqual([{ path: 'spec.seed.$sweep', message: "each seed must be a whole number in [0, 4294967295]; this range's value 2 is 1.5" }]);
     expect(issues({ $sweep: [] })).toEqual([{ path: 'spec.seed.$sweep', message: expect.stringMatching(/1 to 10000 values.*; its values are seeds, each a whole number in \[0, 4294967295\]$/) }]);
