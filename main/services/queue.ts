@@ -408,7 +408,10 @@ export class JobQueue {
       const { queued, runningElsewhere } = this.state();
       if (queued !== this.lastQueued || runningElsewhere !== this.lastElsewhere) this.emitQueue();
     } catch (err) {
-      console.error(`queue: ${err instanceof Error ? err.message : String(err)}`);
+      // A full or locked folder (a run a killed process left cannot be put back): said once, as what
+      // the queue waits for. It said 'database or disk is full' at every poll, and not what to do.
+      if (storageFault(err)) this.unwritable(err);
+      else console.error(`queue: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 

@@ -418,6 +418,33 @@ describe('data folder faults', () => {
     expect(errors).toHaveBeenLastCalledWith('queue: the data folder takes writes again: going on');
   });
 
+  it('a disk another program filled holds a run a killed process left, saying so once, not at every poll; freed, it goes on', async (ctx) => {
+    const { s, dir: disk } = servicesOnSmallDisk(ctx, 2048, { autoStart: false });
+    const id = (await s.dispatch('runs.enqueue', { spec: spec('left running') })).runIds[0];
+    // As a `queue run` beside this one left it, killed (kill -9) as it ran it.
+    expect(s.store.claim(id, { host: null, threads: 1, appVersion: 't', owner: `${hostname()}:2147483646` })).toBe(true);
+    const filler = join(disk, 'filler');
+    try {
+      for (;;) appendFileSync(filler, Buffer.alloc(64 * 1024));
+    } catch (err) {
+      expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    }
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    later(() => errors.mockRestore());
+    const looks = vi.spyOn(s.store, 'runningRuns');
+    s.startQueue();
+    // A few polls (every 100 ms here), each taking the run up (recover) to put it back in the queue.
+    await vi.waitUntil(() => looks.mock.calls.length >= 4, { timeout: 10_000, interval: 20 });
+    // Each said 'queue: database or disk is full', and nothing what to do: a line every 2 s, for as long as the disk stayed full.
+    const waiting = `the disk of the data folder is full: queued runs start, and the outcomes of ended runs are stored, once space is freed on it (SQLITE_FULL, ${disk}, `;
+    expect(errors.mock.calls.map(([line]) => String(line))).toEqual([expect.stringContaining(`queue: waiting: ${waiting}`)]);
+    expect((await s.dispatch('queue.state', {})).waiting).toContain(waiting);
+    rmSync(filler);
+    await s.queue.waitFor([id]);
+    expect(errors).toHaveBeenCalledWith('queue: the data folder takes writes again: going on');
+    expect(s.store.getRun(id)).toMatchObject({ status: 'done', log: expect.arrayContaining([expect.stringContaining('interrupted: the process running it ended; re-queued')]) });
+  });
+
   it('`queue run` waits on a disk another program filled for the outcome it could not store, instead of ending with it lost (the run re-run from its beginning by the next process)', async (ctx) => {
     const { s, dir: disk } = servicesOnSmallDisk(ctx, 2048, { autoStart: false });
     // Counted, the run waits for this file (outside the small disk) before it ends: the disk fills meanwhile.
