@@ -121,7 +121,7 @@ describe('History with sweeps', () => {
     await settle(10);
     expect(w.find('[data-testid="sweep-plot"]').exists()).toBe(false);
     const panel = w.get('[data-testid="replicates"]');
-    expect(panel.get('[data-testid="replicates-counted"]').text()).toBe('3 of 5 runs counted (the others failed, were cancelled or have not finished) · 5 seeds');
+    expect(panel.get('[data-testid="replicates-counted"]').text()).toBe('3 of 5 seeds counted (the others failed, were cancelled or have not finished)');
     const cells = (m: string) => panel.get(`[data-testid="replicates-row-${m}"]`).findAll('td').map((c) => c.text());
     // 0.5, 0.6, 0.7: mean 0.6, sample sd 0.1; the failed run's 0.1 is not counted
     expect(cells('solidFraction')).toEqual(['solidFraction', 'fraction', '3', '0.6', '0.1', '0.5', '0.7']);
@@ -145,6 +145,26 @@ describe('History with sweeps', () => {
     const [name, unit, n, mean, sd, min, max] = lines[1].split(',');
     expect([name, unit, n, min, max]).toEqual(['solidFraction', 'fraction', '3', '0.5', '0.7']);
     expect([Number(mean), Number(sd)].map((v) => v.toFixed(12))).toEqual(['0.600000000000', '0.100000000000']);
+  });
+
+  it('counts a seed whose failed run was re-run in its batch once, by its re-run', async () => {
+    // seed 3 failed, and its re-run joined the batch in its place (JobQueue.rerun) and finished
+    const runs = [1, 2, 3].map((seed, i) => makeRun(i, { batchId: 'b1', seed, sweep: { seed }, status: seed === 3 ? 'failed' : 'done' }));
+    runs.push(makeRun(3, { batchId: 'b1', seed: 3, sweep: { seed: 3 } }));
+    const { w } = await mountHistory(runs, [], 3);
+    await row(w, 'r3').trigger('click');
+    await settle(5);
+    await w.get('[data-testid="history-sweep-plot"]').trigger('click');
+    await settle(10);
+    const panel = w.get('[data-testid="replicates"]');
+    expect(panel.get('[data-testid="replicates-counted"]').text()).toBe('3 of 3 seeds counted (1 re-run)');
+    expect(panel.get('[data-testid="replicates-row-particles"]').findAll('td')[2].text()).toBe('3');
+    // the re-run waits again: the seed is not counted until it ends
+    runs[3].status = 'queued';
+    await w.get('[data-testid="replicates-close"]').trigger('click');
+    await w.get('[data-testid="history-sweep-plot"]').trigger('click');
+    await settle(10);
+    expect(w.get('[data-testid="replicates-counted"]').text()).toBe('2 of 3 seeds counted (1 re-run; the others failed, were cancelled or have not finished)');
   });
 
   it('sums up every run of a batch, beyond one page of runs.list: a 10,000-seed batch with a re-run joined', async () => {

@@ -2,7 +2,8 @@
  * A batch of replicates (one spec at several seeds, no param swept) as a table: each numeric metric's
  * n, mean, sample standard deviation, min and max over the runs that finished (spread.ts), with its
  * unit; saved as CSV one metric a row. Failed, cancelled and unfinished runs are not counted: the
- * table says how many of the batch's runs it holds.
+ * table says how many of the batch's seeds it holds. A failed or cancelled replicate re-run unchanged
+ * joins the batch in its place (JobQueue.rerun): its seed is counted once, by the re-run when it is done.
  */
 import type { EngineInfo, RunSummary } from '../../api';
 import { csvField } from '../../components/figure';
@@ -18,10 +19,10 @@ export interface ReplicateRow extends Spread {
 
 export interface ReplicateTable {
   rows: ReplicateRow[];
-  /** Runs counted: done. */
+  /** Seeds counted: those with a run done. */
   counted: number;
-  /** The batch's runs listed. */
-  total: number;
+  /** Runs of a seed after its first: re-runs that joined the batch in a failed or cancelled run's place. */
+  reruns: number;
 }
 
 export function replicateTable(runs: readonly RunSummary[], engines: readonly EngineInfo[]): ReplicateTable {
@@ -34,7 +35,7 @@ export function replicateTable(runs: readonly RunSummary[], engines: readonly En
     }
     return { metric, unit: metricUnit(engines, metric, done[0]?.engine), ...spreadOf(values) };
   });
-  return { rows, counted: done.length, total: runs.length };
+  return { rows, counted: new Set(done.map((r) => r.seed)).size, reruns: runs.length - new Set(runs.map((r) => r.seed)).size };
 }
 
 /** The table as CSV: metric, unit, n, mean, sd (empty for one run), min, max; numbers at full precision. */
