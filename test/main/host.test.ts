@@ -522,6 +522,32 @@ describe('web host under faults', () => {
     }
   });
 
+  it('abandons a call its renderer could abort once its socket closes mid-way: a sphere import under way is abandoned and stores nothing', async () => {
+    // The call has a callId, so its signal is the socket's and its own together (main/calls.ts).
+    const rows = ['x,y,z,r'];
+    for (let i = 0; i < 20_000; i++) rows.push(`${(i % 25) + 0.5},${(Math.floor(i / 25) % 25) + 0.5},${Math.floor(i / 625) + 0.5},0.5`);
+    const before = (await services.dispatch('runs.list', {})).total;
+    const { small, ws, outcome } = await watchedHost('runs.importSpheres');
+    const progress: number[] = [];
+    const off = services.events.on('import.progress', (p) => {
+      if (p.name !== 'socket closed') return;
+      progress.push(p.fraction);
+      if (progress.length === 1) ws.terminate(); // the tab dropped while its worker parses
+    });
+    try {
+      ws.send(encodeMessage({ t: 'call', id: 1, method: 'runs.importSpheres', params: { name: 'socket closed', csv: rows.join('\n') }, callId: 3 }));
+      await waitFor('the import to start', () => outcome() !== undefined);
+      expect(await outcome()).toMatchObject({ code: 'unavailable', message: 'runs.importSpheres was abandoned: the client that asked has gone' });
+      expect(progress.length).toBeGreaterThan(0);
+      expect((await services.dispatch('runs.list', {})).total).toBe(before);
+      expect((await services.dispatch('runs.list', { filter: { text: 'socket closed' } })).total).toBe(0);
+    } finally {
+      off();
+      await small.close();
+    }
+    await stillAnswers();
+  });
+
   it('refuses a malformed abort or callId without harm to the host: a bad callId answers its call, a bad abort closes only its connection', async () => {
     const ws = await rawSocket();
     const replies: { t: string; id: number; error?: { code: string; message: string } }[] = [];
