@@ -8,17 +8,18 @@
  * 1920 px, with every size law and a message in a row. History's rows, wider than the window with
  * metric columns at 1024 px, scroll sideways under a header that follows them; its status filters
  * are reached and toggled from the keyboard; the selected run's metrics show whole in its details, inside
- * their column beside a long unit.
+ * their column beside a long unit; its parameters' values and units whole at 1024 and 1920 px.
  * Why Enqueue is disabled reads whole beside it; a failed run's error reads whole in the queue; the
  * particle editor's shape library shows every name whole.
  * The gradation's curve never covers its table (it goes under it when they do not fit side by side).
  * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-gradation-1920.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
- * batch-layout-enqueue-reason-*.png, batch-layout-shape-library-*.png, batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-inspector.png,
+ * batch-layout-enqueue-reason-*.png, batch-layout-shape-library-*.png, batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-history-params-*.png, batch-layout-inspector.png,
  * batch-layout-inspector-resized.png (its camera framed again at a narrower window).
  * The inspector's 3D view is wider than its side column at 1024 px, whose plot titles read whole; its
  * list of recent runs keeps their Open buttons in the window.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openServices, type Services } from '../../main/services/services';
@@ -341,6 +342,34 @@ describe.skipIf(!CHROMIUM)('History at 1024 px', () => {
     const cut = await values.evaluateAll((cells) => cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent));
     expect(cut).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'batch-layout-history-metrics.png') });
+  });
+
+  it("shows every parameter's value and unit whole in the selected run's details at 1024 and 1920 px", async () => {
+    // At 1024 px the unit was cut: '30 voxels/length …' (box.resolution), '10,000,000,000 ev…' (the ball mill's maxEvents).
+    const ids: string[] = [];
+    for (const f of ['voxel-plates.json', 'ballmill-3d.json']) {
+      const spec = JSON.parse(readFileSync(join('resources/examples', f), 'utf8')) as { params: Record<string, unknown> };
+      ids.push(...(await services.dispatch('runs.enqueue', { spec: { ...spec, name: `units ${f}`, seed: 1 } as never })).runIds);
+    }
+    await page.click(testid('nav-history'));
+    await page.fill(testid('history-search'), 'units');
+    for (const width of [1024, 1920]) {
+      await page.setViewportSize({ width, height: 768 });
+      for (const id of ids) {
+        await page.locator(testid(`history-row-${id}`)).click();
+        const table = page.locator(testid('details-params'));
+        await page.locator('[data-testid="run-details"] h2').filter({ hasText: /^units / }).waitFor();
+        await expect.poll(() => table.locator('td.param').count()).toBeGreaterThan(20);
+        const cut = await table.evaluate((t) => [
+          ...Array.from(t.querySelectorAll('td.param, td.param .value')).filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent),
+          // A unit breaks within itself ('length' over 'unit') only when the cell is narrower than it.
+          ...Array.from(t.querySelectorAll('.unit')).filter((u) => u.getClientRects().length > 1 || u.getBoundingClientRect().height > 20).map((u) => `${u.textContent} on two lines`),
+        ]);
+        expect(cut).toEqual([]);
+        await page.screenshot({ path: join(ARTIFACTS, `batch-layout-history-params-${width}-${id === ids[0] ? 'voxel' : 'ballmill'}.png`) });
+      }
+    }
+    await page.setViewportSize({ width: 1024, height: 768 });
   });
 
   it("keeps the selected run's metrics inside their column, their names and its record whole, beside a unit (a 2D stacking run's regionVolume, an area), one line each at 1920 px", async () => {
