@@ -10,12 +10,12 @@
  * drive the CLI without spawning a process; bin/packbench.mjs calls it with the real argv and stdio.
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { ApiError, FINAL_STATUSES, MAX_PARAMS_DEPTH, MAX_SEED, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, progressPercent, remainingSeconds, workingSeconds, type ApiIssue, type MemoryEstimate, type RunRecord, type RunSummary, type SweepSpec, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
 import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/exports';
-import { exportableRun, notExportable, storageFault } from './services/handlers';
+import { exportableRun, notExportable, storageFault, storageFaultMeaning } from './services/handlers';
 import { openServices, type Services, type ServicesOptions } from './services/services';
 import { formatBytes } from './services/pool';
 import { STOP_GRACE_MS } from './services/queue';
@@ -241,6 +241,22 @@ function elsewhereLines(s: Services, ids: string[]): string[] {
     const r = runners.get(id);
     return r?.state === 'elsewhere' ? [`run ${id} ${runnerText(id, r)}`] : [];
   });
+}
+
+/**
+ * Why queued runs wait, for `queue list` beside the process working through them: a full disk,
+ * which that process says only on its stderr and in its state (QueueState.waiting), since nothing
+ * can be stored meanwhile. Null while the disk has room (one with a few KiB left may still be too
+ * full for a run: only the working process knows it then).
+ */
+function fullDisk(dir: string): string | null {
+  let free: number;
+  try {
+    free = statfsSync(dir).bavail;
+  } catch {
+    return null; // a hint: the list stands without it
+  }
+  return free === 0 ? `${storageFaultMeaning('ENOSPC')} (0 B free on ${dir}): queued runs start, and the outcomes of ended runs are stored, once space is freed on it` : null;
 }
 
 /** 'about 5 min left', or 'time left unknown' before any progress (runPace's etaSeconds). */
@@ -630,15 +646,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .command('list')
     .description('running runs (in the order they started), then paused ones, then queued ones in the order they will start; first a line saying so when the queue is paused')
     // --json printed the bare list before the pause was said: scripts that read it keep it.
-    .option('--with-state', 'with --json: {"paused", "runs"}, whether the queue is paused (queue pause) beside its runs, instead of the bare list')
+    .option('--with-state', 'with --json: {"paused", "waiting", "runs"}, whether the queue is paused (queue pause) and why its runs wait (a full disk; else null) beside its runs, instead of the bare list')
     .action(async (o: { withState?: boolean }) => {
       await withServices({ readOnly: true }, async (s) => {
         const rows = queueOrder(s);
         const paused = s.queue.pausedInFolder();
         const list = rows.length ? rows.map((r) => `${r.status.padEnd(8)} p${String(r.priority).padEnd(4)} ${r.id} ${r.engine.padEnd(8)} ${r.name}${paceText(r)}`).join('\n') : '(queue is empty)';
         // Why queued runs wait: the pause the app and web hosts follow.
-        const text = [list, ...elsewhereLines(s, rows.map((r) => r.id))].join('\n');
-        print(paused ? `queue paused: the app and web hosts on this folder start none of its queued runs (\`packbench queue resume\` resumes)\n${text}` : text, o.withState ? { paused, runs: rows } : rows);
+        const waiting = rows.length ? fullDisk(dataDir()) : null;
+        const text = [list, ...elsewhereLines(s, rows.map((r) => r.id)), ...(waiting ? [waiting] : [])].join('\n');
+        print(paused ? `queue paused: the app and web hosts on this folder start none of its queued runs (\`packbench queue resume\` resumes)\n${text}` : text, o.withState ? { paused, waiting, runs: rows } : rows);
       });
     });
 

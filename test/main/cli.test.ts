@@ -702,15 +702,15 @@ describe('packbench CLI', () => {
         expect(r.code, r.stderr).toBe(0);
         return JSON.parse(r.stdout);
       };
-      expect(await list('--with-state')).toEqual({ paused: false, runs: [] });
+      expect(await list('--with-state')).toEqual({ paused: false, waiting: null, runs: [] });
       expect((await cliIn(t2.dir, 'queue', 'pause')).code).toBe(0);
-      expect(await list('--with-state')).toEqual({ paused: true, runs: [] });
+      expect(await list('--with-state')).toEqual({ paused: true, waiting: null, runs: [] });
       expect((await cliIn(t2.dir, 'queue', 'add', writeJson('state.json', smallSpec('state')))).code).toBe(0);
       const bare = await list();
       expect(bare).toMatchObject([{ status: 'queued', name: 'state' }]);
-      expect(await list('--with-state')).toEqual({ paused: true, runs: bare });
+      expect(await list('--with-state')).toEqual({ paused: true, waiting: null, runs: bare });
       expect((await cliIn(t2.dir, 'queue', 'resume')).code).toBe(0);
-      expect(await list('--with-state')).toEqual({ paused: false, runs: bare });
+      expect(await list('--with-state')).toEqual({ paused: false, waiting: null, runs: bare });
     } finally {
       t2.cleanup();
     }

@@ -18,7 +18,7 @@ import { BUSY_TIMEOUT_MS } from '../../main/services/store';
 import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
 import { COUNTER_WORKER, fixtureRegistry } from './fixtures/registry';
 import { makeReadOnly, smallDisk } from './faults';
-import { afterEachTest, fixtureServices } from './helpers';
+import { afterEachTest, cliIn, fixtureServices } from './helpers';
 
 const { later, dir } = afterEachTest();
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -411,7 +411,12 @@ describe('data folder faults', () => {
     const waiting = `the disk of the data folder is full: queued runs start, and the outcomes of ended runs are stored, once space is freed on it (SQLITE_FULL, ${disk}, `;
     expect((await s.dispatch('queue.state', {})).waiting).toContain(waiting);
     expect(errors.mock.calls.map(([line]) => String(line))).toEqual([expect.stringContaining(`queue: waiting: ${waiting}`)]);
+    // `queue list` in another terminal (its own services) says why too: it listed the run queued, and nothing more.
+    const full = `the disk of the data folder is full (0 B free on ${disk}): queued runs start, and the outcomes of ended runs are stored, once space is freed on it`;
+    expect((await cliIn(disk, 'queue', 'list')).stdout.split('\n')).toEqual([expect.stringMatching(/^queued .* waits for room$/), full, '']);
+    expect(JSON.parse((await cliIn(disk, '--json', 'queue', 'list', '--with-state')).stdout)).toMatchObject({ paused: false, waiting: full, runs: [{ id }] });
     rmSync(filler);
+    expect(JSON.parse((await cliIn(disk, '--json', 'queue', 'list', '--with-state')).stdout).waiting).toBeNull();
     await s.queue.waitFor([id]);
     expect(s.store.getSummary(id)!.status).toBe('done');
     expect((await s.dispatch('queue.state', {})).waiting).toBeNull();
