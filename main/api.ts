@@ -153,10 +153,19 @@ export interface RunProgress {
    * Where the current progress scale began: the run's working seconds and `done` at the attempt's
    * first report (a resumed run's is at its checkpoint's progress), and when its total last changed
    * or `done` fell (engines report each phase from 0: settling, finalising, the analysis after the
-   * packing); 0 and 0 before the first. remainingSeconds goes by the pace since.
+   * packing); 0 and 0 before the first. remainingSeconds gives no time left before it has worked
+   * ETA_AFTER_SECONDS.
    */
   fromSeconds: number;
   fromDone: number;
+  /**
+   * The report remainingSeconds takes the pace since: a recent one, a quarter to about half of the
+   * scale's working time back (RunStore.setProgress moves it up), or the scale's beginning. Since
+   * the scale began, a phase whose first part went by fast (the analysis' porosity pass) and whose
+   * rest goes slowly (its orientation) averaged both and read a fraction of the time left.
+   */
+  paceSeconds: number;
+  paceDone: number;
 }
 
 export type MetricValue = number | string | boolean;
@@ -209,17 +218,18 @@ export const ETA_AFTER_SECONDS = 3;
 
 /**
  * Seconds left of a started run's current progress scale (its phase: engines report each from 0),
- * by linear extrapolation of the progress since that scale began over the working time since
- * (so that a pause neither stretches nor moves it); null until there is progress to go by and the
- * scale has worked ETA_AFTER_SECONDS. The pace of the packing said nothing of the settling after
- * it: 10 % of the settling after an hour of packing read as 9 hours left.
+ * by linear extrapolation of the progress since a recent report (RunProgress.paceSeconds) over the
+ * working time since (so that a pause neither stretches nor moves it, and a run that stops moving
+ * reads ever longer); null until there is progress to go by and the scale has worked
+ * ETA_AFTER_SECONDS. The pace of the packing said nothing of the settling after it: 10 % of the
+ * settling after an hour of packing read as 9 hours left.
  */
 export function remainingSeconds(r: Pick<RunSummary, 'status' | 'startedAt' | 'pausedAt' | 'pausedSeconds' | 'wallSeconds' | 'progress'>, nowMs: number): number | null {
   if (r.status !== 'running' && r.status !== 'paused') return null;
-  const { done, total, fromSeconds, fromDone } = r.progress;
+  const { done, total, fromSeconds, paceSeconds, paceDone } = r.progress;
   const worked = workingSeconds(r, nowMs);
-  if (worked === null || !(total > 0) || !(done > fromDone) || done >= total || !(worked - fromSeconds >= ETA_AFTER_SECONDS)) return null;
-  return ((worked - fromSeconds) * (total - done)) / (done - fromDone);
+  if (worked === null || !(total > 0) || !(done > paceDone) || done >= total || !(worked - fromSeconds >= ETA_AFTER_SECONDS)) return null;
+  return ((worked - paceSeconds) * (total - done)) / (done - paceDone);
 }
 
 /**

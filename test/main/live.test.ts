@@ -89,10 +89,10 @@ describe('`runs show` of a running run', () => {
     const shown = await cliIn(data, 'runs', 'show', id);
     expect(shown.stdout).toMatch(progressLine('counting', `about ${DURATION} left`));
     const json = JSON.parse((await cliIn(data, '--json', 'runs', 'show', id)).stdout);
-    const { done, total, fromSeconds, fromDone } = json.progress;
+    const { done, total, paceSeconds, paceDone } = json.progress;
     expect(json.elapsedSeconds).toBeGreaterThan(0);
-    // The time left at the pace since the first report: its elapsed × (total − done) / its done.
-    expect(json.etaSeconds).toBeCloseTo(((json.elapsedSeconds - fromSeconds) * (total - done)) / (done - fromDone), 6);
+    // The time left at the pace since a recent report (RunProgress.paceSeconds): its elapsed × (total − done) / its done.
+    expect(json.etaSeconds).toBeCloseTo(((json.elapsedSeconds - paceSeconds) * (total - done)) / (done - paceDone), 6);
     await s.dispatch('runs.cancel', { id });
     await s.queue.waitFor([id]);
     const ended = await cliIn(data, 'runs', 'show', id);

@@ -393,6 +393,34 @@ describe('RunStore', () => {
     }
   });
 
+  it('goes by the recent pace for the time left once a phase has slowed down: its fast part is not averaged in', () => {
+    // An analysis phase: its porosity pass half of the scale in half a second, then the orientation
+    // at 1 % every 2 s, reported every second. At 20.5 s it is at 60 %, with 80 s left; at the pace
+    // since the phase began (60 % in 20.5 s) that read 13.7 s.
+    const { store } = open();
+    const [id] = store.insertRuns([run(1)]);
+    const t0 = Date.parse('2026-01-01T00:00:00Z');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(t0);
+      store.claim(id, { host: null, threads: 1, appVersion: 't', owner: 'h:1' });
+      const report = (s: number, done: number) => {
+        vi.setSystemTime(t0 + s * 1000);
+        store.setProgress(id, { done, total: 100, phase: 'analysis' });
+      };
+      report(0, 0);
+      report(0.5, 50);
+      for (let s = 1.5; s <= 20.5; s++) report(s, 50 + Math.floor((s - 0.5) / 2));
+      expect(store.getSummary(id)!.progress.done).toBe(60);
+      expect(remainingSeconds(store.getSummary(id)!, t0 + 20_500)).toBeCloseTo(80, -1);
+      // Between reports, and when none comes, the time worked since still counts: a run that stops
+      // moving reads ever longer, as before.
+      expect(remainingSeconds(store.getSummary(id)!, t0 + 60_500)!).toBeGreaterThan(200);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("goes by a resumed run's pace since its first report, which is at its checkpoint's progress", () => {
     // Counted from 0 at the attempt's start, a packing resumed at 60 % read as 700 of 1000 done in
     // 20 s: 9 s left instead of 30.

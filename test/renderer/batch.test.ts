@@ -367,7 +367,7 @@ describe('QueueTable', () => {
   it('lists active runs in queue order, updates live and moves finished runs to recent', async () => {
     const api = installFakeApi([
       makeRun(1, { status: 'queued', priority: 0, finishedAt: null }),
-      makeRun(2, { status: 'running', progress: { done: 3, total: 10, phase: 'packing', fromSeconds: 0, fromDone: 0 }, finishedAt: null, wallSeconds: null }),
+      makeRun(2, { status: 'running', progress: { done: 3, total: 10, phase: 'packing', fromSeconds: 0, fromDone: 0, paceSeconds: 0, paceDone: 0 }, finishedAt: null, wallSeconds: null }),
       makeRun(3, { status: 'queued', priority: 5, finishedAt: null }),
       makeRun(4, { status: 'done' }),
     ]);
@@ -378,14 +378,14 @@ describe('QueueTable', () => {
     expect(ids()).toEqual(['r2', 'r3', 'r1', 'r4']);
     expect(w.find('[data-testid="queue-row-r2"]').text()).toContain('30% · packing');
 
-    api.emit('run.updated', { ...api.runs[1], progress: { done: 8, total: 10, phase: 'packing', fromSeconds: 0, fromDone: 0 } });
+    api.emit('run.updated', { ...api.runs[1], progress: { done: 8, total: 10, phase: 'packing', fromSeconds: 0, fromDone: 0, paceSeconds: 0, paceDone: 0 } });
     await settle(1);
     expect(w.find('[data-testid="queue-row-r2"]').text()).toContain('80%');
     // A phase at its end (the packing before the settling, 99.6 % of the analysis) is not the run done.
-    api.emit('run.updated', { ...api.runs[1], progress: { done: 10, total: 10, phase: 'packing', fromSeconds: 0, fromDone: 0 } });
+    api.emit('run.updated', { ...api.runs[1], progress: { done: 10, total: 10, phase: 'packing', fromSeconds: 0, fromDone: 0, paceSeconds: 0, paceDone: 0 } });
     await settle(1);
     expect(w.find('[data-testid="queue-row-r2"]').text()).toContain('99% · packing');
-    api.emit('run.updated', { ...api.runs[1], progress: { done: 996, total: 1000, phase: 'analysis: contacts', fromSeconds: 0, fromDone: 0 } });
+    api.emit('run.updated', { ...api.runs[1], progress: { done: 996, total: 1000, phase: 'analysis: contacts', fromSeconds: 0, fromDone: 0, paceSeconds: 0, paceDone: 0 } });
     await settle(1);
     expect(w.find('[data-testid="queue-row-r2"]').text()).toContain('99% · analysis: contacts');
 
@@ -504,7 +504,7 @@ describe('QueueTable', () => {
     try {
       vi.setSystemTime(start + 100_000);
       // Started at 0 s, paused 10 s to 30 s, paused again at 50 s: it has worked 30 s for 60 % of its steps.
-      const run = makeRun(1, { status: 'paused', startedAt: at(0), finishedAt: null, wallSeconds: null, pausedAt: at(50), pausedSeconds: 20, progress: { done: 60, total: 100, phase: '', fromSeconds: 0, fromDone: 0 } });
+      const run = makeRun(1, { status: 'paused', startedAt: at(0), finishedAt: null, wallSeconds: null, pausedAt: at(50), pausedSeconds: 20, progress: { done: 60, total: 100, phase: '', fromSeconds: 0, fromDone: 0, paceSeconds: 0, paceDone: 0 } });
       installFakeApi([run]);
       const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });
       wrappers.push(w);
@@ -765,16 +765,16 @@ describe('queue model', () => {
 
   it('extrapolates the remaining time from progress', () => {
     const start = Date.parse('2026-01-01T00:00:00Z');
-    const r = makeRun(1, { status: 'running', startedAt: new Date(start).toISOString(), progress: { done: 25, total: 100, phase: '', fromSeconds: 0, fromDone: 0 } });
+    const r = makeRun(1, { status: 'running', startedAt: new Date(start).toISOString(), progress: { done: 25, total: 100, phase: '', fromSeconds: 0, fromDone: 0, paceSeconds: 0, paceDone: 0 } });
     expect(remainingSeconds(r, start + 10_000)).toBeCloseTo(30);
-    expect(remainingSeconds({ ...r, progress: { done: 0, total: 100, phase: '', fromSeconds: 0, fromDone: 0 } }, start + 10_000)).toBe(null);
+    expect(remainingSeconds({ ...r, progress: { done: 0, total: 100, phase: '', fromSeconds: 0, fromDone: 0, paceSeconds: 0, paceDone: 0 } }, start + 10_000)).toBe(null);
   });
 
   it('gives no time left from the first moments of a phase: its pace there is not the phase’s', () => {
     // The analysis' porosity pass went by in a blink; 0.2 s after its scale began the run is at 27 %
     // of it, in the orientation that takes minutes: extrapolated, that read 0:00 left.
     const start = Date.parse('2026-01-01T00:00:00Z');
-    const progress = { done: 27, total: 100, phase: 'analysis: orientation', fromSeconds: 60, fromDone: 0 };
+    const progress = { done: 27, total: 100, phase: 'analysis: orientation', fromSeconds: 60, fromDone: 0, paceSeconds: 60, paceDone: 0 };
     const r = makeRun(1, { status: 'running', startedAt: new Date(start).toISOString(), progress });
     expect(remainingSeconds(r, start + 60_200)).toBe(null);
     expect(remainingSeconds(r, start + 60_000 + ETA_AFTER_SECONDS * 1000)).toBeCloseTo((ETA_AFTER_SECONDS * 73) / 27);

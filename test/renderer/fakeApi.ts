@@ -84,7 +84,7 @@ export function makeRun(i: number, over: Partial<RunSummary> = {}): RunSummary {
     status: 'done',
     priority: 0,
     seed: i,
-    progress: { done: 10, total: 10, phase: '', fromSeconds: 0, fromDone: 0 },
+    progress: { done: 10, total: 10, phase: '', fromSeconds: 0, fromDone: 0, paceSeconds: 0, paceDone: 0 },
     createdAt: created,
     startedAt: created,
     finishedAt: created,

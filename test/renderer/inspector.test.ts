@@ -54,7 +54,7 @@ function installRunApi(): { calls: { method: string; params: Record<string, unkn
 function installLiveApi(): { calls: string[]; state: { count: number; points: number } } {
   const calls: string[] = [];
   const state = { count: 2, points: 2 };
-  const summary = makeRun(2, { engine: 'voxel', name: 'growing', status: 'running', finishedAt: null, wallSeconds: null, progress: { done: 300, total: 1000, phase: 'packing', fromSeconds: 0, fromDone: 0 } });
+  const summary = makeRun(2, { engine: 'voxel', name: 'growing', status: 'running', finishedAt: null, wallSeconds: null, progress: { done: 300, total: 1000, phase: 'packing', fromSeconds: 0, fromDone: 0, paceSeconds: 0, paceDone: 0 } });
   const line = (name: string, yLabel: string) => ({ name, xLabel: 'seconds since the packing started', yLabel, kind: 'line', x: Float64Array.from({ length: state.points }, (_, i) => i), y: Float64Array.from({ length: state.points }, (_, i) => i / 10) });
   window.packbench = {
     async call(method: string) {
