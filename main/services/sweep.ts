@@ -52,7 +52,8 @@ const RANGE_FIELDS = ['from', 'to', 'steps'];
 
 /** Unknown fields of a sweep, said as the API says them: zod's words quoted each whole ('Unrecognized key: "…"'). */
 function unknownKeysMessage(keys: string[], known: string[]): string {
-  return unknownFieldMessage(keys[0], known) + (keys.length > 1 ? ` (and ${keys.length - 1} more unknown fields)` : '');
+  const more = keys.length - 1;
+  return unknownFieldMessage(keys[0], known) + (more ? ` (and ${more} more unknown field${more > 1 ? 's' : ''})` : '');
 }
 
 /**

@@ -71,6 +71,9 @@ describe('sweepPlan', () => {
     expect(issues({ from: 0.1, to: 0.5, steps: 1 })).toEqual([{ path: 'params.a.$sweep.steps', message: expect.stringMatching(/^a range of 1 step is its from \(0\.1\) alone: from 0\.1 to 0\.5 needs steps ≥ 2 \(or write \{ "\$sweep": \[0\.1\] \}\); /) }]);
     expect(expandSweeps(spec({ a: { $sweep: { from: 0.3, to: 0.3, steps: 1 } } })).map((p) => p.spec.params.a)).toEqual([0.3]);
     expect(issues(5)).toEqual([{ path: 'params.a.$sweep', message: expect.stringMatching(/^expected a list of values or a range; .*\(1 to 10000 values\)/) }]);
+    // A range's unknown fields are said as the API says one (zod's words quoted them whole).
+    expect(issues({ from: 1, to: 100, steps: 3, step: 2 })).toEqual([{ path: 'params.a.$sweep', message: expect.stringMatching(/^unknown field 'step' \(did you mean 'steps'\?\); a sweep is /) }]);
+    expect(issues({ from: 1, to: 100, steps: 3, log: true, base: 10 })).toEqual([{ path: 'params.a.$sweep', message: expect.stringMatching(/^unknown field 'log'; known fields: from, to, steps \(and 1 more unknown field\); /) }]);
     // A batch stored before that check still lists its swept paths.
     expect(sweptPaths({ a: { $sweep: { from: 1, to: 100, steps: 3, log: true } }, b: [{ $sweep: [1, 2] }] })).toEqual(['a', 'b.0']);
     try {
