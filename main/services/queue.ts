@@ -1440,8 +1440,10 @@ export class JobQueue {
 
   /** Marks a batch finished (and says so) once none of its runs is left to run and some remain. */
   private finishBatchIfDone(batchId: string): void {
+    // Counted once no run is left to run: each of a 10,000-run sweep's ends counted all its runs.
+    if (this.store.batchUnfinished(batchId)) return;
     const c = this.store.batchCounts(batchId);
-    if (c.queued + c.running + c.paused === 0 && c.done + c.failed + c.cancelled > 0 && this.store.markBatchFinished(batchId)) {
+    if (c.done + c.failed + c.cancelled > 0 && this.store.markBatchFinished(batchId)) {
       this.events.emit('batch.finished', { batchId, name: this.store.batchName(batchId) ?? '', done: c.done, failed: c.failed, cancelled: c.cancelled });
     }
   }

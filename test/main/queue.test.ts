@@ -423,6 +423,24 @@ describe('JobQueue and WorkerPool with the fixture engine', () => {
     expect((await s.dispatch('batches.list', { ids: [b.batchId!] }))[0].counts).toMatchObject({ queued: 2, cancelled: 1 });
   }, 30_000);
 
+  it("a batch's run that ends with others still to run looks at those alone, not at every run of the batch", async () => {
+    // A cancelled `packbench run` of a 10,000-run sweep ends its runs one by one: each asked for the
+    // counts of the whole batch (a scan of its runs), 10,000 times.
+    const { s } = setup();
+    await s.dispatch('queue.pause', {});
+    const b = await s.dispatch('runs.enqueue', { spec: spec('many', { steps: { $sweep: [1, 2, 3] } }) });
+    const prepare = vi.spyOn(s.store.db, 'prepare');
+    await s.dispatch('runs.cancel', { id: b.runIds[0] });
+    const asked = prepare.mock.calls.map(([text]) => text).filter((text) => /^\s*SELECT[\s\S]*WHERE[\s\S]*batch_id =/.test(text));
+    prepare.mockRestore();
+    expect(asked.length).toBeGreaterThan(0);
+    for (const sql of asked) {
+      const plan = (s.store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ batchId: b.batchId }) as { detail: string }[]).map((r) => r.detail);
+      expect(plan).toEqual([expect.stringMatching(/^SEARCH runs USING COVERING INDEX \w+ \(batch_id=\? AND status=\?\)$/)]);
+    }
+    expect((await s.dispatch('batches.list', { ids: [b.batchId!] }))[0]).toMatchObject({ finishedAt: null, counts: { queued: 2, cancelled: 1 } });
+  });
+
   it("a re-run's name says its own values of the fields it was swept over and of those changed, not the run's", async () => {
     const { s } = setup();
     const point = (await s.dispatch('runs.enqueue', { spec: spec('pts', { steps: { $sweep: [3, 4] } }) })).runIds[0];

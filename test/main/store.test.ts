@@ -198,6 +198,23 @@ describe('RunStore', () => {
     again.close();
   });
 
+  it("migrates a version-14 file: a batch's runs are indexed by status, so that a run's end finds those still to run without reading the others", () => {
+    const { store, file } = open();
+    const batchId = store.createBatch('b', { engine: 'voxel', name: 'b', seed: 1, params: {} });
+    const [ended, left] = store.insertRuns([run(1, { batchId }), run(2, { batchId })]);
+    store.finishRun(ended, { status: 'cancelled' });
+    store.db.exec('DROP INDEX IF EXISTS runs_batch_status');
+    store.db.pragma('user_version = 14');
+    store.close();
+    const again = new RunStore(file);
+    expect(again.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(again.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'runs_batch_status'").get()).toEqual({ sql: 'CREATE INDEX runs_batch_status ON runs (batch_id, status)' });
+    expect(again.batchUnfinished(batchId)).toBe(true);
+    again.finishRun(left, { status: 'done' });
+    expect(again.batchUnfinished(batchId)).toBe(false);
+    again.close();
+  });
+
   it('migrates a version-7 file: the ball mill\'s balls metric becomes particles, as every other engine names it', () => {
     const { store, file } = open();
     const [mill, other] = store.insertRuns([run(1, { engine: 'ballmill' }), run(2, { engine: 'stacking' })]);
