@@ -967,9 +967,12 @@ export class JobQueue {
   finishRemovals(): void {
     let names: string[];
     try {
+      // Made here, at the start, while the disk likely has room: a removal on a full one could not make
+      // it, and failed (a sphere import that failed for want of room was left 'running').
+      mkdirSync(this.asideDir(), { recursive: true });
       names = readdirSync(this.asideDir());
     } catch {
-      return; // none was ever set aside
+      return; // a removal makes it, or says why it cannot
     }
     const pattern = new RegExp(`^([0-9a-f]+)@(${OWNER_TAG})$`);
     for (const name of names) {

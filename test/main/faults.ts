@@ -34,11 +34,14 @@ export function makeReadOnly(dir: string): (() => void) | null {
   return () => void tryRun('umount', ['-l', dir]);
 }
 
-/** A folder on a disk of `kib` KiB (a tmpfs; root only); null when it cannot be mounted here. */
-export function smallDisk(kib: number): { dir: string; cleanup: () => void } | null {
+/**
+ * A folder on a disk of `kib` KiB (a tmpfs; root only), with room for `files` files and folders when
+ * given (a disk full of blocks may have none for a new folder's); null when it cannot be mounted here.
+ */
+export function smallDisk(kib: number, files?: number): { dir: string; cleanup: () => void } | null {
   if (!isRoot) return null;
   const dir = mkdtempSync(join(tmpdir(), 'packbench-full-'));
-  if (!tryRun('mount', ['-t', 'tmpfs', '-o', `size=${kib}k`, 'tmpfs', dir])) {
+  if (!tryRun('mount', ['-t', 'tmpfs', '-o', `size=${kib}k${files === undefined ? '' : `,nr_inodes=${files}`}`, 'tmpfs', dir])) {
     rmSync(dir, { recursive: true, force: true });
     return null;
   }

@@ -18,7 +18,8 @@ import { BUSY_TIMEOUT_MS } from '../../main/services/store';
 import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
 import { COUNTER_WORKER, fixtureRegistry } from './fixtures/registry';
 import { makeReadOnly, smallDisk } from './faults';
-import { afterEachTest, cliIn, fixtureServices } from './helpers';
+import { afterEachTest, cliIn, fixtureServices, rejection } from './helpers';
+import { cubicSpheresCsv } from './fixtures/imports';
 
 const { later, dir } = afterEachTest();
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -308,6 +309,24 @@ describe('data folder faults', () => {
     await next.dispatch('runs.delete', { id: before });
     expect(readdirSync(join(data, 'runs'))).toEqual(['.removing']);
     expect((await next.dispatch('runs.list', {})).total).toBe(0);
+  });
+
+  it('a sphere import that fails for want of room for its folder leaves no run behind', async (ctx) => {
+    const disk = smallDisk(4096, 64);
+    if (!disk) return ctx.skip();
+    later(disk.cleanup);
+    const s = fixtureServices(disk.dir);
+    later(() => s.close());
+    // Another program took the disk's last files and folders: the run's folder cannot be made (ENOSPC).
+    let n = 0;
+    try {
+      for (;;) writeFileSync(join(disk.dir, `file ${n++}`), '');
+    } catch (err) {
+      expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    }
+    expect(await rejection(s.dispatch('runs.importSpheres', { name: 'no room', csv: cubicSpheresCsv(), source: 'grains.csv' }))).toMatchObject({ message: expect.stringMatching(/ENOSPC/) });
+    // Its removal could not make runs/.removing either: the import was left 'running' until the next start.
+    expect((await s.dispatch('runs.list', {})).total).toBe(0);
   });
 
   it('names the database file and what to do when it is damaged or no database, for writing and for reading', () => {
