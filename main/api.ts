@@ -903,7 +903,15 @@ function clipped(name: string): string {
  * error's text) past the longest string V8 makes: 'internal: cannot be sent' instead of 'invalid'.
  */
 export function quoted(name: string): string {
-  return name.length > QUOTED_NAME_CHARS ? `'${clipped(name)}' (${name.length.toLocaleString('en-US')} characters)` : `'${name}'`;
+  return abridged(name, "'");
+}
+
+/**
+ * A text as a message or a name shows it: whole, or its first characters (between `quote`s) and its
+ * length when it is long: 'xxxx…' (4,000,000 characters).
+ */
+export function abridged(text: string, quote = ''): string {
+  return text.length > QUOTED_NAME_CHARS ? `${quote}${clipped(text)}${quote} (${text.length.toLocaleString('en-US')} characters)` : `${quote}${text}${quote}`;
 }
 
 /** The refusal of a call to a method the API does not have. */

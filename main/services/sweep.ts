@@ -8,7 +8,7 @@
 import { deriveSeed } from '../../core/common/random';
 import { valueAt } from '../../core/common/engine';
 import type { z } from 'zod';
-import { ApiError, MAX_SWEEP_POINTS, SEED_RANGE, describeValue, firstRepeat, seedSchema, sweepSchema, sweepValues, unknownFieldMessage, type ApiIssue, type RunSpec, type SweepSpec } from '../api';
+import { abridged, ApiError, MAX_SWEEP_POINTS, SEED_RANGE, describeValue, firstRepeat, seedSchema, sweepSchema, sweepValues, unknownFieldMessage, type ApiIssue, type RunSpec, type SweepSpec } from '../api';
 
 
 /**
@@ -95,8 +95,13 @@ function setPath(node: unknown, path: Path, value: unknown): unknown {
   return { ...obj, [head]: setPath(obj[head], rest, value) };
 }
 
+/**
+ * A swept value as a run's name says it. A long one (a size table, a shape's voxels) by its start and
+ * length: whole, a sweep over two size tables of 3,000 sizes named its runs with 33,000 characters
+ * each, printed whole by `runs list`. The run keeps the value whole in its sweep (RunSummary.sweep).
+ */
 function formatValue(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  return abridged(typeof v === 'string' ? v : JSON.stringify(v));
 }
 
 /** The label a sweep point's name ends with ('name [porosity=0.4, box.resolution=12]'): its values by dotted params path. */

@@ -30,6 +30,16 @@ describe('sweepPlan', () => {
     expect(points[0].values).toEqual({ a: 1, 'box.lz': 0 });
   });
 
+  it('names a point by the start and length of a long swept value, which its values keep whole', () => {
+    // Two size tables of 3,000 sizes: their JSON made names of some 33,000 characters.
+    const table = (from: number) => ({ law: 'table', sizes: Array.from({ length: 3000 }, (_, i) => from + i / 1e4), weights: Array(3000).fill(1) });
+    const points = expandSweeps(spec({ size: { $sweep: [table(1), table(2)] }, top: { $sweep: ['ceiling', 'open'] } }));
+    const json = JSON.stringify(table(1));
+    expect(points[0].spec.name).toBe(`n [size=${json.slice(0, 40)}… (${json.length.toLocaleString('en-US')} characters), top=ceiling]`);
+    expect(points[2].spec.name).toMatch(/^n \[size=\{"law":"table","sizes":\[2,2\.0001,/);
+    expect(points[0].values.size).toEqual(table(1));
+  });
+
   it('expands sweeps inside arrays: a particle type\'s size, one entry of a tuple', () => {
     const types = [{ size: { law: 'fixed', value: { $sweep: [1, 1.5] } } }, { size: { law: 'fixed', value: 2 } }];
     const points = expandSweeps(spec({ mixture: { types }, box: { size: [4, 4, { $sweep: [6, 8] }] } }));
