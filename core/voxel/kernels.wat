@@ -14,7 +14,7 @@
 ;; Rotation is the one of rotation.ts (three 2D rotations about x, y, z), in single precision,
 ;; rounded as floor(v + 0.5): a coordinate within ~1e-4 voxel of a half may round otherwise than
 ;; in rotation.ts (double precision). x and y wrap with one subtraction from a non-negative
-;; reference corner (seed Fig. 7): the caller passes bx, by and guarantees 2·extent + 1 < nx, ny.
+;; reference corner (seed Fig. 7): the caller passes bx, by such that bx + x, by + y lie in [0, 2nx), [0, 2ny) (matrix.ts corner).
 (module
   (import "env" "memory" (memory 1 16384 shared))
   (global $nx (mut i32) (i32.const 0))

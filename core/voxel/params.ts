@@ -210,12 +210,20 @@ export function widthAcross(t: ParticleType, resolution: number): number {
   const d = boundingDiameter(t.shape) * maxSize(t.size) * resolution;
   if (t.orientation === 'random') return d;
   const [hx, hy, hz] = shapeHalfExtents(t.shape, quantiseSize(maxSize(t.size), resolution)).map((h) => h + 0.5);
-  const [sx, sy, sz] = t.maxRotation.map((m) => Math.sin((Math.min(m, 90) * Math.PI) / 180));
+  return Math.min(d, 2 * alignedReachAcross(t.maxRotation, hx, hy, hz) + 1);
+}
+
+/**
+ * The largest |x| or |y| (voxels, rounded as the voxels are) of a point within ±hx, ±hy, ±hz of the
+ * origin turned about x, then y, then z by at most maxRotation from 0 (a type held 'aligned'); see
+ * widthAcross. The packer bounds its self masks' periodic images with it (packer.ts selfBias).
+ */
+export function alignedReachAcross(maxRotation: readonly number[], hx: number, hy: number, hz: number): number {
+  const [sx, sy, sz] = maxRotation.map((m) => Math.sin((Math.min(m, 90) * Math.PI) / 180));
   const y1 = Math.min(hy + sx * hz, Math.hypot(hy, hz)), z1 = Math.min(sx * hy + hz, Math.hypot(hy, hz));
   const x2 = Math.min(hx + sy * z1, Math.hypot(hx, z1));
   const x3 = Math.min(x2 + sz * y1, Math.hypot(x2, y1)), y3 = Math.min(y1 + sz * x2, Math.hypot(x2, y1));
-  const reach = Math.floor(Math.max(x3, y3) + 0.5 + 0.01);
-  return Math.min(d, 2 * reach + 1);
+  return Math.floor(Math.max(x3, y3) + 0.5 + 0.01);
 }
 
 /**

@@ -16,6 +16,7 @@
  */
 import { KERNELS_WASM_BASE64 } from './kernels-wasm';
 import { COS32, SIN32 } from './rotation';
+import { corner } from './matrix';
 import { powInt } from '../common/power';
 
 /** The memory may grow to this many 64 KiB pages: 1 GiB, the largest buffer PackBench allocates. */
@@ -186,12 +187,11 @@ export class WasmKernels {
   }
 
   /**
-   * How the kernels move a shape of n voxels (interleaved coords) and extent e, or null: when its
-   * self-mask cube would meet its own periodic image (2e + 3 > nx or ny) or when the heap is full.
+   * How the kernels move a shape of n voxels (interleaved coords) and extent e, or null when the
+   * heap is full. Only for shapes with a self mask: the packer asks for no other (packer.ts selfBias).
    */
   shape(coords: Int32Array, n: number, e: number): KernelShape | null {
     const b = e + 1, ms = 2 * b + 1;
-    if (ms > this.nx || ms > this.ny) return null;
     const at = this.allocVoxels(n);
     if (at === 0) return null;
     // The padding lanes repeat the last voxel: they hit only where it does, after it.
@@ -224,7 +224,7 @@ export class WasmKernels {
   ): number {
     return this.k.test(
       n, blocks, trial, COS32[ax], SIN32[ax], COS32[ay], SIN32[ay], COS32[az], SIN32[az],
-      x - e < 0 ? x + this.nx : x, y - e < 0 ? y + this.ny : y, z - this.zOrigin,
+      corner(x, e, this.nx), corner(y, e, this.ny), z - this.zOrigin,
       mask, ms, dx + b, dy + b, dz + b,
     );
   }

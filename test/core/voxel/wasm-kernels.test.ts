@@ -153,12 +153,31 @@ describe('WebAssembly SIMD kernels', () => {
     expect(reference.some((w) => w !== 0)).toBe(true);
   });
 
-  it('take a shape only when its self-mask cube fits the box', () => {
-    const k = new BitMatrix(200, 45, 40).wasm!;
-    const c = new Int32Array([0, 0, 0]);
-    expect(k.shape(c, 1, 10)).not.toBeNull();
-    expect(k.shape(c, 1, 21)).not.toBeNull(); // 2e + 3 = 45: just fits in y
-    expect(k.shape(c, 1, 22)).toBeNull(); // 2e + 3 = 47: the cube would meet its periodic image in y (45)
+  it('take a shape whose extent passes the box and wrap its voxels as the matrix does (matrix.ts corner)', () => {
+    // An upright rod of 8 x 80 voxels: extent 42, 4 across x and y. The packer gives it the kernels
+    // in a box 40 wide, where its periodic images cannot meet (packer.ts selfBias); shifted by the
+    // side below its extent, as the kernels did, a centre at x = 39 put voxels at 39 + 40 + 4 = 83,
+    // past the one subtraction's reach (2 × 40).
+    const [NX, NY, NZ] = [40, 40, 100];
+    const wasm = new BitMatrix(NX, NY, NZ), js = new BitMatrix(NX, NY, NZ, { kernels: 'js' });
+    const k = wasm.wasm!;
+    const rod = voxeliseShapeVoxels({ kind: 'cylinder', length: 10 }, 8);
+    const coords = rod.shell, n = coords.length / 3, e = Math.ceil(rod.maxRadius + 0.5);
+    expect(2 * e + 3).toBeGreaterThan(NX);
+    const ks = k.shape(coords, n, e)!;
+    const block = voxelWords(n) / 3, trialAt = k.allocVoxels(n), maskAt = k.allocBytes(ks.maskBytes);
+    let wrong = 0;
+    for (let x = 0; x < NX; x++) {
+      for (const y of [0, 3, 20, 37, 39]) {
+        expect(k.test(ks, trialAt, 0, 0, 0, x, y, 50, maskAt, 0, 0, 0)).toBe(-1);
+        const trial = k.view(trialAt, voxelWords(n));
+        for (let i = 0; i < n; i++) {
+          const X = (x + coords[3 * i] + NX) % NX, Y = (y + coords[3 * i + 1] + NY) % NY, Z = 50 + coords[3 * i + 2];
+          if (trial[i] !== 4 * js.wordOf(X, Y, Z) || (trial[block + i] & 31) !== js.yBit[Y] + js.xBit[X]) wrong++;
+        }
+      }
+    }
+    expect(wrong).toBe(0);
   });
 
   it('hand out heap buffers that grow the memory, are reused after release, and fall back when it is full', () => {
