@@ -93,7 +93,7 @@ rows.push(row('metric names (skip-scan of the metric index)', namesTime, REPEAT,
 const pick = timed(() => {
   for (let i = 0; i < REPEAT; i++) store.nextQueued();
 });
-rows.push(row('queue: next run to start', pick, REPEAT, 1, store.countByStatus().queued));
+rows.push(row('queue: next run to start', pick, REPEAT, 1, store.countUnfinished().queued));
 
 printTable(`RunStore with ${N} runs (per call; queries: mean of ${REPEAT})`, rows);
 console.log(`results: ${writeResults('store', { listing: rows }, { runs: N })}`);

@@ -355,7 +355,7 @@ function resultOf(r: RunRecord) {
 function queueOrder(s: Services): RunSummary[] {
   const rank = { running: 0, paused: 1, queued: 2 } as Record<string, number>;
   // All of them: a queue longer than one page (two 10,000-run sweeps) must still show the run that starts next.
-  const n = s.store.countByStatus();
+  const n = s.store.countUnfinished();
   const limit = Math.max(1, n.running + n.paused + n.queued);
   const rows = s.store.listRuns({ offset: 0, limit, filter: { status: ['running', 'paused', 'queued'] }, sort: { field: 'createdAt', dir: 'asc' } }).rows;
   // Queued runs that only end as stopped start before the others, whatever their priority.
@@ -606,7 +606,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       await Promise.race([s.queue.idle(), stop]);
       offInterrupt();
       // Runs it had not started yet, left in the queue by the interruption.
-      const leftQueued = interrupted ? s.store.countByStatus().queued : 0;
+      const leftQueued = interrupted ? s.store.countUnfinished().queued : 0;
       // The close waits for runs being stopped and kept: they end as it does, and are counted.
       if (interrupted) await s.close();
       off();

@@ -484,7 +484,7 @@ export class JobQueue {
   state(): QueueState {
     let running = 0;
     for (const j of this.active.values()) if (!j.paused) running++;
-    const counts = this.store.countByStatus();
+    const counts = this.store.countUnfinished();
     // The folder's running runs that are not this process's: another process's (`packbench run`
     // beside the app), said apart rather than left out.
     const runningElsewhere = Math.max(0, counts.running - running);
