@@ -4,8 +4,9 @@
  * particle editor's mixture are kept as drafts (renderer/src/stores/keptDrafts.ts) and restored by the
  * next page, said so, with a Discard. Before, a reload showed the defaults and the work was gone.
  * A draft that no longer reads, of an engine no longer registered, or of another data folder is not
- * applied: the first two are dropped with a notice.
- * Screenshots: test/e2e/artifacts/drafts-composer-{1024,1920}.png, drafts-mixture-{1024,1920}.png.
+ * applied: the first two are dropped with a notice. Each tab keeps its own draft (a reload of one shows
+ * its own, whatever another typed since); a new tab starts from the last one kept.
+ * Screenshots: test/e2e/artifacts/drafts-composer-{1024,1920}.png, drafts-mixture-{1024,1920}.png, drafts-tab-{a,b}-reloaded.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -108,5 +109,32 @@ describe.skipIf(!CHROMIUM)('drafts kept across a reload', () => {
     expect(await page.locator(testid('composer-restored')).count()).toBe(0);
     expect(await value('run-name')).toBe('voxel run');
     expect(await page.evaluate((k) => localStorage.getItem(k), draftKey('composer', dataDir))).toBeNull();
+  });
+
+  it('keeps a draft per tab: typing in one tab does not change what a reload of another shows; a new tab takes the last kept', async () => {
+    // Before, the tabs of one host shared one draft: tab A's reload showed what tab B typed last.
+    await page.goto(session.host.url);
+    await page.waitForSelector(testid('run-name'));
+    await page.fill(testid('run-name'), 'tab A: lactose bed');
+    // Another tab of the same browser (its own sessionStorage: noopener, not a copy of the opener's).
+    const opened = page.context().waitForEvent('page');
+    await page.evaluate((url) => void window.open(url, '_blank', 'noopener'), session.host.url);
+    const other = await opened;
+    try {
+      await other.waitForSelector(testid('composer-restored')); // a new tab starts from the last kept
+      await other.fill(testid('run-name'), 'tab B: glass beads');
+      await other.waitForTimeout(600); // kept after a pause in typing
+      await page.reload();
+      await page.waitForSelector(testid('composer-restored'));
+      expect(await value('run-name')).toBe('tab A: lactose bed');
+      await page.screenshot({ path: join(ARTIFACTS, 'drafts-tab-a-reloaded.png') });
+      await other.reload();
+      await other.waitForSelector(testid('composer-restored'));
+      expect(await other.inputValue(testid('run-name'))).toBe('tab B: glass beads');
+      await other.screenshot({ path: join(ARTIFACTS, 'drafts-tab-b-reloaded.png') });
+    } finally {
+      await other.close();
+    }
+    await page.click(testid('composer-discard-draft'));
   });
 });

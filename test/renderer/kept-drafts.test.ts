@@ -34,8 +34,20 @@ const typed = z.object({ size: typedNumber, limit: typedNumber, unset: z.null(),
 
 beforeEach(() => {
   localStorage.clear();
+  sessionStorage.clear();
   toasts.splice(0);
 });
+
+/** Each tab's sessionStorage (the browser gives each its own; the page here has one), by tab name. */
+const tabs = new Map<string, Record<string, string>>();
+let currentTab = '';
+/** Makes tab `tab`'s sessionStorage the page's, keeping the current tab's aside. */
+function switchTo(tab: string): void {
+  if (currentTab) tabs.set(currentTab, Object.fromEntries(Object.keys(sessionStorage).map((k) => [k, sessionStorage.getItem(k)!])));
+  sessionStorage.clear();
+  for (const [k, v] of Object.entries(tabs.get(tab) ?? {})) sessionStorage.setItem(k, v);
+  currentTab = tab;
+}
 
 describe('a kept draft', () => {
   it('comes back as typed: an empty box (NaN) and an overflow (Infinity) stay what they were, not null', async () => {
@@ -63,6 +75,40 @@ describe('a kept draft', () => {
     expect((await draftKeeper('test', 'test form', typed))!.take()).toBeNull();
     expect(toasts.map((t) => t.text)).toEqual([expect.stringMatching(/^The test form kept as a draft no longer reads \(.*JSON.*\) and was dropped$/)]);
     expect(localStorage.getItem(draftKey('test', '/data/lab'))).toBeNull();
+  });
+});
+
+describe('drafts of two tabs of one host', () => {
+  const draft = (size: number) => ({ size, limit: 1, unset: null, list: [] });
+  const page = async () => (await draftKeeper('test', 'test form', typed))!;
+
+  it("each keeps its own: typing in one does not change what a reload of the other shows; a new tab takes the last closed tab's", async () => {
+    // Before, one localStorage key for both: tab A's reload showed what tab B typed last.
+    installApi('/data/lab');
+    tabs.clear();
+    currentTab = '';
+    switchTo('A');
+    const a = await page();
+    a.keep(draft(1));
+    a.flush();
+    switchTo('B');
+    const b = await page();
+    // A new tab starts from the draft kept last, then keeps its own.
+    expect(b.take()?.value).toEqual(draft(1));
+    b.keep(draft(2));
+    b.flush();
+    switchTo('A');
+    a.keep(draft(3));
+    a.flush();
+    switchTo('B');
+    expect((await page()).take()?.value).toEqual(draft(2)); // B reloaded: its own, not A's
+    switchTo('A');
+    expect((await page()).take()?.value).toEqual(draft(3)); // A reloaded: its own
+    // B is closed last: the next new tab (or the app started again) takes B's.
+    switchTo('B');
+    window.dispatchEvent(new Event('pagehide'));
+    switchTo('C');
+    expect((await page()).take()?.value).toEqual(draft(2));
   });
 });
 

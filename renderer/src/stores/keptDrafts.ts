@@ -9,6 +9,12 @@
  * a host started again on another port (`serve` picks a free one unless given --port) starts without
  * the drafts of the last one; they are back when it is served on that port again.
  *
+ * Per tab: two tabs of one host (or two windows of the app) each keep their own draft, in their
+ * sessionStorage, which a reload keeps; typing in one overwrote the other's (one localStorage key),
+ * and a reload of the other showed what the first had typed. localStorage holds the draft for a page
+ * that has none of its own (a new tab, the app started again): the last one kept, and when a page
+ * goes, its own, so that the tab closed last is the one a restart brings back.
+ *
  * A draft holds numbers as typed, NaN for an empty or unreadable box (readNumber): JSON has no NaN
  * (it writes null, which a nullable field reads as unset), so non-finite numbers are written as
  * { "$number": "NaN" } and read back. A draft that no longer reads (a later version changed what it
@@ -65,7 +71,8 @@ export function draftKey(name: string, dataDir: string): string {
 
 /**
  * The keeper of draft `name` (`what` names it in notices: 'batch form', 'mixture'), checked with
- * `schema` when read; null when the data folder cannot be asked (nothing is kept then).
+ * `schema` when read; null when the data folder cannot be asked (nothing is kept then). It reads the
+ * tab's own draft, else the last one kept by any page (which becomes the tab's); it writes both.
  */
 export async function draftKeeper<T>(name: string, what: string, schema: z.ZodType<T>): Promise<DraftKeeper<T> | null> {
   let dataDir: string;
@@ -86,8 +93,7 @@ export async function draftKeeper<T>(name: string, what: string, schema: z.ZodTy
     const { value } = pending;
     pending = null;
     try {
-      if (value === null) localStorage.removeItem(key);
-      else localStorage.setItem(key, encode({ savedAt: new Date().toISOString(), value }));
+      put(value === null ? null : encode({ savedAt: new Date().toISOString(), value }));
       failed = false;
     } catch (e) {
       // Said once until a write succeeds again: a quota met at each keystroke would stack toasts.
@@ -95,13 +101,41 @@ export async function draftKeeper<T>(name: string, what: string, schema: z.ZodTy
       failed = true;
     }
   }
-  window.addEventListener('pagehide', write);
+  /** Writes `text` as the tab's draft and the last one kept (null forgets both). */
+  function put(text: string | null): void {
+    for (const storage of [sessionStorage, localStorage]) {
+      if (text === null) storage.removeItem(key);
+      else storage.setItem(key, text);
+    }
+  }
+  function copyToTab(text: string): void {
+    try {
+      sessionStorage.setItem(key, text);
+    } catch {
+      // Not the tab's own then: a reload takes the last one kept, as before.
+    }
+  }
+  window.addEventListener('pagehide', () => {
+    write();
+    // The tab's own draft becomes the one a new page or a restart takes, though another tab kept one since.
+    try {
+      const own = sessionStorage.getItem(key);
+      if (own !== null) localStorage.setItem(key, own);
+    } catch {
+      // Nothing more to do as the page goes: the last kept stays.
+    }
+  });
 
   return {
     take() {
       let text: string | null;
+      let from: Storage = sessionStorage;
       try {
-        text = localStorage.getItem(key);
+        text = sessionStorage.getItem(key);
+        if (text === null) {
+          from = localStorage;
+          text = localStorage.getItem(key);
+        }
       } catch {
         return null;
       }
@@ -112,12 +146,17 @@ export async function draftKeeper<T>(name: string, what: string, schema: z.ZodTy
         const raw = decode(text) as { savedAt?: unknown; value?: unknown } | null;
         savedAt = typeof raw?.savedAt === 'string' ? raw.savedAt : '';
         const r = schema.safeParse(raw?.value);
-        if (r.success && savedAt) return { value: r.data, savedAt };
+        if (r.success && savedAt) {
+          // The tab's own from now on: a reload shows it, whatever another tab keeps meanwhile.
+          if (from !== sessionStorage) copyToTab(text);
+          return { value: r.data, savedAt };
+        }
         why = r.success ? 'it has no date' : r.error.issues.map((i) => `${i.path.join('.') || 'draft'}: ${i.message}`)[0];
       } catch (e) {
         why = e instanceof Error ? e.message : String(e);
       }
-      localStorage.removeItem(key);
+      // Where it was read: another tab's may still read.
+      from.removeItem(key);
       toast('info', `The ${what} kept as a draft${savedAt ? ` on ${formatDate(savedAt)}` : ''} no longer reads (${why}) and was dropped`, null);
       return null;
     },
