@@ -153,12 +153,13 @@ export function checkParams(p: SurfaceParams): ParamsIssue[] {
     return issues;
   }
   // A thin part inside a thicker box (a filament beside a large blob) repels itself as well; it ran
-  // to maxIterations without becoming uniform.
+  // to maxIterations without becoming uniform. A neck (a filament between beads strung on it) ran
+  // 'uniform' with no particle on the middle of its 3.8 units.
   const part = p.surface.kind === 'blobby' ? thinBlobPart(p.surface, reach) : null;
   if (part) {
     issues.push({
       path: 'spacing',
-      message: `must be at most ${fourDigitsDown((p.spacing * part.thickness) / reach)}: the solid is ${part.thickness.toPrecision(4)} thick across blob ${part.blob} at [${part.at.map((c) => Number(c.toPrecision(6))).join(', ')}], less than the repulsion range 3σ (${reach.toPrecision(4)}) at spacing ${p.spacing}, so its two sides would repel each other through it; got ${p.spacing}`,
+      message: `must be at most ${fourDigitsDown((p.spacing * part.thickness) / reach)}: the solid is ${part.thickness.toPrecision(4)} thick across blob ${part.blob} at [${part.at.map((c) => Number(c.toPrecision(6))).join(', ')}]${part.length === undefined ? '' : ` over ${part.length.toPrecision(3)} of its length`}, less than the repulsion range 3σ (${reach.toPrecision(4)}) at spacing ${p.spacing}, so its two sides would repel each other through it; got ${p.spacing}`,
     });
     return issues;
   }

@@ -107,14 +107,22 @@ function blobsOutsideBox(surface: ImplicitSurface & { kind: 'blobby' }): { blob:
   return out;
 }
 
+/** Most points a thin stretch is looked for at along one blob's segment (thinBlobPart), and along all
+ *  of them: 16 a segment for 256 blobs (a value of F costs a term a blob; 0.1 s more for 256 segments). */
+const NECK_SAMPLES = 64, NECK_SAMPLES_ALL = 4096;
+
 /**
  * A part of a blobby object thinner than `below` (the repulsion range, where a box thicker than it
  * does not say so: a filament beside a large blob): of the blobs' points inside the solid (ends and
  * middles), the one across which the solid is thinnest, if thinner than `below`, measured along the
- * two directions square to its segment (the three axes for a point blob). The blob, that point and
- * the thickness; null if none. At most 2 × 16 + 2 × 40 values of F a direction.
+ * two directions square to its segment (the three axes for a point blob). Then necks: along each
+ * segment, at steps of below / 2 (NECK_SAMPLES at most, fewer beyond 64 blobs), a stretch at least `below` long
+ * where the solid is thinner than `below` across it (a filament whose ends and middle lie inside
+ * beads strung on it); a shorter pinch (two blobs whose fields just meet) the particles step over.
+ * The blob, the thinnest point and its thickness, and for a neck its stretch's `length`; null if
+ * none. At most 2 × 16 + 2 × 40 values of F a direction, 4 a neck's point where the solid is thick.
  */
-export function thinBlobPart(surface: ImplicitSurface & { kind: 'blobby' }, below: number): { blob: number; at: number[]; thickness: number } | null {
+export function thinBlobPart(surface: ImplicitSurface & { kind: 'blobby' }, below: number): { blob: number; at: number[]; thickness: number; length?: number } | null {
   const fn = implicitFunction(surface), step = below / 16;
   // Distance from p along ±d to the first point outside, or Infinity beyond `below`.
   const exit = (p: number[], d: number[]): number => {
@@ -128,17 +136,54 @@ export function thinBlobPart(surface: ImplicitSurface & { kind: 'blobby' }, belo
     }
     return tOut;
   };
-  let thinnest: { blob: number; at: number[]; thickness: number } | null = null;
-  for (let k = 0; k < surface.blobs.length; k++) {
-    const b = surface.blobs[k], u = [0, 1, 2].map((a) => b.to[a] - b.from[a]), l = Math.hypot(u[0], u[1], u[2]);
-    const across = l > 0 ? square(u.map((c) => c / l)) : [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
+  // The solid's thickness across p (the least of the directions), or Infinity if at least `below`.
+  const across = (p: number[], directions: number[][]): number => {
+    let least = Infinity;
+    for (const d of directions) {
+      const thickness = exit(p, d) + exit(p, d.map((c) => -c));
+      if (thickness < least) least = thickness;
+    }
+    return least < below ? least : Infinity;
+  };
+  const blobs = surface.blobs.map((b) => {
+    const u = [0, 1, 2].map((a) => b.to[a] - b.from[a]), l = Math.hypot(u[0], u[1], u[2]);
+    return { b, u, l, directions: l > 0 ? square(u.map((c) => c / l)) : [[1, 0, 0], [0, 1, 0], [0, 0, 1]] };
+  });
+  const pointAt = (k: number, t: number) => [0, 1, 2].map((a) => blobs[k].b.from[a] + t * blobs[k].u[a]);
+  let thinnest: { blob: number; at: number[]; thickness: number; length?: number } | null = null;
+  for (let k = 0; k < blobs.length; k++) {
     for (const t of [0, 0.5, 1]) {
-      const p = [0, 1, 2].map((a) => b.from[a] + t * u[a]);
+      const p = pointAt(k, t);
       if (!(fn.value(p[0], p[1], p[2]) < 0)) continue;
-      for (const d of across) {
-        const thickness = exit(p, d) + exit(p, d.map((c) => -c));
-        if (thickness < (thinnest?.thickness ?? below)) thinnest = { blob: k, at: p, thickness };
+      const thickness = across(p, blobs[k].directions);
+      if (thickness < (thinnest?.thickness ?? below)) thinnest = { blob: k, at: p, thickness };
+    }
+  }
+  if (thinnest) return thinnest;
+  for (let k = 0; k < blobs.length; k++) {
+    const { b, l, directions } = blobs[k];
+    // A carving blob's segment is no axis of the solid.
+    if (!(l > 0) || !(b.strength > 0)) continue;
+    const count = Math.min(NECK_SAMPLES, Math.floor(NECK_SAMPLES_ALL / blobs.length), Math.ceil((2 * l) / below));
+    // The current run of thin points along the segment: where it began, its thinnest point.
+    let start = -1, least: { at: number[]; thickness: number } | null = null;
+    for (let i = 0; i <= count + 1; i++) {
+      const p = i <= count ? pointAt(k, i / count) : null;
+      // Thick where the solid holds the points below / 2 away on both sides along both directions
+      // (4 values of F; a hollow between them, which `exit` would find, is not looked for).
+      const thick = !p || !(fn.value(p[0], p[1], p[2]) < 0) || directions.every((d) =>
+        fn.value(p[0] + (below / 2) * d[0], p[1] + (below / 2) * d[1], p[2] + (below / 2) * d[2]) < 0 &&
+        fn.value(p[0] - (below / 2) * d[0], p[1] - (below / 2) * d[1], p[2] - (below / 2) * d[2]) < 0);
+      const thickness = thick ? Infinity : across(p!, directions);
+      if (thickness < Infinity) {
+        if (start < 0) start = i;
+        if (!least || thickness < least.thickness) least = { at: p!, thickness };
+        continue;
       }
+      // A run of thin points ended: a neck if it spans at least `below` of the segment.
+      const length = start >= 0 ? ((i - 1 - start) / count) * l : 0;
+      if (least && length >= below && least.thickness < (thinnest?.thickness ?? below)) thinnest = { blob: k, ...least, length };
+      start = -1; least = null;
     }
   }
   return thinnest;

@@ -139,6 +139,34 @@ describe('surface params', () => {
     expect(filament(0.01905)).toHaveLength(1);
   });
 
+  it('a thin neck between blobs is refused too, along the blob it runs on; a short pinch is not', () => {
+    // Three beads strung on a filament 0.028 thick: its ends and middle lie inside the beads, which
+    // the check looked at alone. Accepted at spacing 0.1, the run ended 'uniform' in 62 iterations
+    // with no particle on the middle of either neck (x in [-3.5, -2.5] and [2.5, 3.5]).
+    const beads = (spacing: number) => checkParams(parse({
+      surface: {
+        kind: 'blobby', threshold: 0.999, blobs: [
+          { from: [-6, 0, 0], to: [-6, 0, 0], radius: 0.5, strength: 100 }, { radius: 0.5, strength: 100 },
+          { from: [6, 0, 0], to: [6, 0, 0], radius: 0.5, strength: 100 }, { from: [-6, 0, 0], to: [6, 0, 0], radius: 0.45 },
+        ],
+      },
+      spacing, maxParticles: 1e6,
+    }));
+    expect(beads(0.1)).toEqual([{
+      path: 'spacing',
+      message: expect.stringMatching(/^must be at most 0\.0190\d: the solid is 0\.0284\d thick across blob 3 at \[-?[\d.]+, 0, 0\] over [\d.]+ of its length, less than the repulsion range 3σ \(0\.1494\) at spacing 0\.1, so its two sides would repel each other through it; got 0\.1$/),
+    }]);
+    const allowed = Number(/at most ([\d.]+)/.exec(beads(0.1)[0].message)![1]);
+    expect(beads(allowed)).toEqual([]);
+    // Two blobs whose fields just meet pinch to a neck 0.11 thick, thinner than 3σ over 0.08 only:
+    // at spacing 0.1 the run ends uniform with particles on the neck. Not refused.
+    const pinch = parse({
+      surface: { kind: 'blobby', threshold: 0.5, blobs: [{ from: [-0.527, 0, 0], to: [-0.527, 0, 0], radius: 0.45 }, { from: [0.527, 0, 0], to: [0.527, 0, 0], radius: 0.45 }] },
+      spacing: 0.1,
+    });
+    expect(checkParams(pinch)).toEqual([]);
+  });
+
   it('a surface the area grid does not find is refused: the run would have no particle', () => {
     // A blob rod 0.75 thick from x = 1.2 to 10^5: on the area grid's 1.7 steps (as fine as its
     // budget of nodes allows) nothing was inside, the area estimate was 0, and the run ended at
