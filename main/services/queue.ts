@@ -173,6 +173,12 @@ export const STOP_REQUEST_FILE = 'stop-requested';
 /** In runs/: the folders of runs being removed (JobQueue.deleteRun); no run's id, which is hex. */
 const REMOVING_DIR = '.removing';
 
+/**
+ * In runs/.removing: what a run folder set aside by deleteFilesFirst starts with. Its removal only goes
+ * forward (row, then folder), where another set aside is put back while its row is there.
+ */
+const FILES_FIRST = 'files-first-';
+
 /** Storage fault codes of a full disk (or quota), for which unwritable says the free space. */
 const FULL_DISK = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
 
@@ -940,6 +946,28 @@ export class JobQueue {
     if (aside) rmSync(aside, { recursive: true, force: true });
   }
 
+  /**
+   * Deletes run `id`'s files ahead of its row, for its removal on a full disk: there SQLite cannot open
+   * the database for writing (it has no room for its shared-memory and WAL files) until something frees
+   * space, and the run's files are what the user would free. Writes nothing to the database, so that
+   * read-only services can do it. The folder goes aside as a removal that only goes forward: the next
+   * services to open the folder for writing (this process's too) delete the row, then the folder
+   * (finishRemovals); until then the run is listed without its files. False when it had no folder.
+   */
+  deleteFilesFirst(id: string): boolean {
+    this.mustGet(id);
+    const aside = join(this.asideDir(), `${FILES_FIRST}${id}@${ownerTag()}`);
+    try {
+      renameSync(this.runDir(id), aside);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+    // Its contents, not the folder: the folder is what says the row is to go.
+    removeFilesBut(aside, []);
+    return true;
+  }
+
   /** Where deleteRun sets a run's folder aside while it removes the run: in runs/, so that the move is a rename. */
   private asideDir(): string {
     return join(this.dataDir, 'runs', REMOVING_DIR);
@@ -961,8 +989,10 @@ export class JobQueue {
   /**
    * Finishes the removals (deleteRun) of processes that ended part-way through one: a run whose row is
    * still there gets its folder back (listed and whole, it can be removed again), the folder of one
-   * whose row is gone goes. Those of live processes are theirs to finish. At start-up: a removal of
-   * this process runs to its end in one go, so one with its pid is an earlier process's.
+   * whose row is gone goes; one whose files went first (deleteFilesFirst) loses its row, then its folder.
+   * Those of live processes are theirs to finish. At start-up: a removal of this process runs to its end
+   * in one go, so one with its pid is an earlier process's, or this one's files-first removal, which
+   * waits for services that can write.
    */
   finishRemovals(): void {
     let names: string[];
@@ -974,14 +1004,27 @@ export class JobQueue {
     } catch {
       return; // a removal makes it, or says why it cannot
     }
-    const pattern = new RegExp(`^([0-9a-f]+)@(${OWNER_TAG})$`);
+    const pattern = new RegExp(`^(${FILES_FIRST})?([0-9a-f]+)@(${OWNER_TAG})$`);
     for (const name of names) {
       const m = pattern.exec(name);
-      const owner = m && parseOwnerTag(m[2]);
+      const owner = m && parseOwnerTag(m[3]);
       if (!m || !owner || ownerState(owner, 'ended') !== 'ended') continue;
-      const aside = join(this.asideDir(), name), dir = this.runDir(m[1]);
-      this.bestEffort(() => (this.store.getSummary(m[1]) && !existsSync(dir) ? renameSync(aside, dir) : rmSync(aside, { recursive: true, force: true })));
+      const [, filesFirst, id] = m;
+      const aside = join(this.asideDir(), name), dir = this.runDir(id);
+      if (filesFirst) this.bestEffort(() => this.finishFilesFirst(id, aside));
+      else this.bestEffort(() => (this.store.getSummary(id) && !existsSync(dir) ? renameSync(aside, dir) : rmSync(aside, { recursive: true, force: true })));
     }
+  }
+
+  /** The rest of a removal deleteFilesFirst began: its files went (some may be left), its row goes, then `aside`. */
+  private finishFilesFirst(id: string, aside: string): void {
+    const batchId = this.store.getRun(id)?.batchId;
+    if (batchId !== undefined) {
+      this.store.deleteRun(id);
+      this.tellDeleted(id);
+      if (batchId) this.finishBatchIfDone(batchId);
+    }
+    rmSync(aside, { recursive: true, force: true });
   }
 
   /**

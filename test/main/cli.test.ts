@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -554,6 +554,46 @@ describe('packbench CLI', () => {
         noStack(r);
       }
       expect(JSON.parse((await cliIn(disk.dir, '--json', 'runs', 'list')).stdout).total).toBe(1);
+    } finally {
+      disk.cleanup();
+    }
+  });
+
+  it('runs rm on a disk filled to the last byte deletes the run, freeing the space its files took', async (ctx) => {
+    const disk = smallDisk(4096);
+    if (!disk) return ctx.skip();
+    try {
+      const s = openServices({ dataDir: disk.dir });
+      const runWith = (name: string, bytes: number) => {
+        const [id] = s.store.insertRuns([{ name, engine: 'voxel', spec: { engine: 'voxel', name, seed: 1, params: {} }, params: {}, seed: 1, priority: 0, batchId: null }]);
+        s.store.finishRun(id, { status: 'done', metrics: { phi: 0.6 } });
+        mkdirSync(s.queue.runDir(id), { recursive: true });
+        writeFileSync(join(s.queue.runDir(id), 'labels.raw'), Buffer.alloc(bytes, 1));
+        return id;
+      };
+      const small = runWith('small', 1), id = runWith('big', 2 << 20);
+      await s.close();
+      try {
+        writeFileSync(join(disk.dir, 'filler'), Buffer.alloc(8 << 20, 1));
+      } catch {
+        // the disk is full now: what this test wants
+      }
+      const free = () => statfsSync(disk.dir).bavail * statfsSync(disk.dir).bsize;
+      expect(free()).toBe(0);
+      // The folder opened read-only (SQLite had no room for its shared-memory file): rm was refused with
+      // 'free space, then try again', and PackBench could not free the space its own runs take.
+      const tooSmall = await cliIn(disk.dir, 'runs', 'rm', small);
+      expect(tooSmall.code).toBe(3);
+      expect(tooSmall.stderr).toMatch(/^packbench: the files of run \w+ were deleted, but its record cannot be removed yet \(the disk of the data folder is full[^\n]*\): it goes when PackBench next opens the folder with space free; free space, then run `packbench runs rm \w+` to remove it now\n$/m);
+      expect(JSON.parse((await cliIn(disk.dir, '--json', 'runs', 'list')).stdout).total).toBe(2);
+      const r = await cliIn(disk.dir, 'runs', 'rm', id);
+      expect(r).toMatchObject({ code: 0, stdout: `deleted ${id}\n` });
+      expect(r.stderr).toMatch(/^the disk of the data folder is full: the files of run \w+ were deleted first, to make room for removing its record\n/);
+      expect(free()).toBeGreaterThan(3 << 19); // its 2 MiB, less what the database took to remove its row
+      // The small run's removal went on when the folder opened for writing.
+      expect(JSON.parse((await cliIn(disk.dir, '--json', 'runs', 'list')).stdout).total).toBe(0);
+      expect(readdirSync(join(disk.dir, 'runs'))).toEqual(['.removing']);
+      expect(readdirSync(join(disk.dir, 'runs', '.removing'))).toEqual([]);
     } finally {
       disk.cleanup();
     }

@@ -311,6 +311,34 @@ describe('data folder faults', () => {
     expect((await next.dispatch('runs.list', {})).total).toBe(0);
   });
 
+  it('a run whose files a removal on a full disk deleted first is removed wholly at the next start when that removal was killed', async () => {
+    const data = dir();
+    const s = fixtureServices(data, { autoStart: true });
+    const { id } = await runToEnd(s, spec('removed on a full disk', { volume: true }));
+    const files = (await s.dispatch('runs.artifacts', { id })).map((a) => a.path);
+    expect(files.length).toBeGreaterThan(0);
+    await s.close();
+    // `runs rm` on a full disk (opened read-only), killed (kill -9) once the files went, before services that can write removed the row.
+    const script = `
+      import { openServices } from './main/services/services.ts';
+      import { fixtureRegistry } from './test/main/fixtures/registry.ts';
+      const s = openServices({ dataDir: ${JSON.stringify(data)}, registry: fixtureRegistry(), readOnly: true });
+      s.queue.deleteFilesFirst(${JSON.stringify(id)});
+      process.kill(process.pid, 'SIGKILL');`;
+    const signal = await new Promise((done) => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, stdio: 'inherit' }).once('exit', (_code, sig) => done(sig)));
+    expect(signal).toBe('SIGKILL');
+    expect(files.filter((f) => existsSync(f))).toEqual([]);
+    // Listed (without its files) until the folder is opened for writing, which finishes the removal: not put back as a run with no files.
+    const reader = fixtureServices(data, { readOnly: true });
+    expect((await reader.dispatch('runs.list', {})).total).toBe(1);
+    await reader.close();
+    const next = fixtureServices(data);
+    later(() => next.close());
+    expect((await next.dispatch('runs.list', {})).total).toBe(0);
+    expect(readdirSync(join(data, 'runs'))).toEqual(['.removing']);
+    expect(readdirSync(join(data, 'runs', '.removing'))).toEqual([]);
+  });
+
   it('a sphere import that fails for want of room for its folder leaves no run behind', async (ctx) => {
     const disk = smallDisk(4096, 64);
     if (!disk) return ctx.skip();
