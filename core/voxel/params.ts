@@ -496,8 +496,11 @@ export function ineffectiveFields(written: Record<string, unknown>, p: VoxelPara
       warn(`analysis.${key}`, `has no effect with ${why}: the porosity profile and the pore sizes are measured on the label volume, and without one the analysis gives sizes and orientations only; ${fix} for it to apply, or leave it out`);
     }
   }
+  const drawn = drawnTypes(p);
   if (!p.optimisations.shellReduction) {
     warn('reductionThreshold', 'has no effect with optimisations.shellReduction false: particles are packed with their whole shell; set optimisations.shellReduction true for it to apply, or leave reductionThreshold out');
+  } else if (drawn.length > 0 && drawn.every((t) => packsWithWholeShell(t, p.optimisations))) {
+    warn('reductionThreshold', "has no effect with every particle type held 'aligned' with a maxRotation of 0 about some axis (mixture.types): such types are packed with their whole shell, as their reduced shell's flat faces would pass through each other; let a type turn about all three axes for it to apply, or leave reductionThreshold out");
   }
   p.mixture.types.forEach((t, i) => {
     if (t.maxRotation.every((m) => m === 0)) {
