@@ -610,12 +610,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       // The close waits for runs being stopped and kept: they end as it does, and are counted.
       if (interrupted) await s.close();
       off();
+      // Runs that ended while the disk was full, their outcome still not stored at the close: 'running'
+      // in the folder, they go back to the queue at the next start and run again.
+      const lost = interrupted ? s.queue.unstoredRuns() : [];
+      for (const id of lost) info(`the outcome of run ${id} could not be stored (the data folder refused it: see above): it goes back to the queue at the next start and runs again`);
       const runs = [...seen.values()];
       print(`${runs.length} run(s) finished: ${runs.filter((r) => r.status === 'done').length} done`, { runs: runs.map((r) => ({ runId: r.id, status: r.status, error: r.error })) });
       // 130: interrupted with work left (the queue is not worked through: `queue run` again goes on);
       // else 1 for a run that failed or was cancelled, 0 when every run ended done (after a Ctrl-C
       // too, when the runs still working were being stopped and ended done, with their results).
-      if (leftQueued > 0 || putBack.size > 0) exitCode = 130;
+      if (leftQueued > 0 || putBack.size > 0 || lost.length > 0) exitCode = 130;
       else if (runs.some((r) => r.status !== 'done')) exitCode = 1;
     });
   });

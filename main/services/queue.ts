@@ -1121,7 +1121,17 @@ export class JobQueue {
     await Promise.all(jobs.map((j) => j.done));
     await Promise.all(jobs.map((j) => this.settled(j.runId)));
     // A last try, waiting for a lock as calls do; what still cannot be written is recovered (run again) by the next process.
-    for (const write of this.unstored.values()) this.bestEffort(write);
+    for (const [id, write] of [...this.unstored]) {
+      this.bestEffort(() => {
+        write();
+        this.unstored.delete(id);
+      });
+    }
+  }
+
+  /** Runs that ended here whose outcome the data folder has not taken (a full disk); after close, those the next process runs again. */
+  unstoredRuns(): string[] {
+    return [...this.unstored.keys()];
   }
 
   // ------------------------------------------------------------------ internals

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statfsSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -595,6 +595,41 @@ describe('packbench CLI', () => {
       expect(readdirSync(join(disk.dir, 'runs'))).toEqual(['.removing']);
       expect(readdirSync(join(disk.dir, 'runs', '.removing'))).toEqual([]);
     } finally {
+      disk.cleanup();
+    }
+  });
+
+  it('Ctrl-C of `queue run` while a run\'s outcome waits for room on a full disk exits 130, not 0: the run is not stored and runs again', async (ctx) => {
+    const disk = smallDisk(4096);
+    if (!disk) return ctx.skip();
+    const finishRun = RunStore.prototype.finishRun;
+    // Another program fills the disk as the run ends, before its outcome is stored.
+    const spy = vi.spyOn(RunStore.prototype, 'finishRun').mockImplementation(function (this: RunStore, ...args: Parameters<RunStore['finishRun']>) {
+      try {
+        writeFileSync(join(disk.dir, 'filler'), Buffer.alloc(8 << 20, 1));
+      } catch {
+        // the disk is full now
+      }
+      return finishRun.apply(this, args);
+    });
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const id = JSON.parse((await cliIn(disk.dir, '--json', 'queue', 'add', writeJson('outcome-waits.json', smallSpec('outcome waits')))).stdout).runIds[0];
+      let stderr = '';
+      const working = main(['--data', disk.dir, 'queue', 'run'], { stdout: () => {}, stderr: (x) => void (stderr += x), stderrIsTTY: false });
+      await vi.waitUntil(() => quiet.mock.calls.some(([line]) => String(line).includes(`the outcome of run ${id} cannot be stored now`)), { timeout: 60_000, interval: 20 });
+      process.emit('SIGINT');
+      // It exited 0, as if every run had ended done, its outcome lost (its run left to run again).
+      expect(await working).toBe(130);
+      expect(stderr).toContain(`the outcome of run ${id} could not be stored`);
+      spy.mockRestore();
+      rmSync(join(disk.dir, 'filler'));
+      const next = openServices({ dataDir: disk.dir });
+      await next.close();
+      expect(next.recovered).toEqual([id]);
+    } finally {
+      spy.mockRestore();
+      quiet.mockRestore();
       disk.cleanup();
     }
   });
