@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { implicitFunction, implicitSurfaceSchema, type ImplicitFunction, type ImplicitSurface } from './implicit';
 import { WORKER_BYTES, type ParamsIssue } from '../common/engine';
 import { Kept } from '../common/kept';
-import { estimateArea, longestSide, solidBounds, surfaceIssues, thinBlobPart } from './solid';
+import { areaEstimateBytes, estimateArea, longestSide, solidBounds, surfaceIssues, thinBlobPart } from './solid';
 import { gridBits, gridBytes, sigmaForSpacing } from './sampler';
 import { RANGE_SIGMAS } from './rows';
 import { UNITS } from '../common/units';
@@ -213,7 +213,8 @@ const BYTES_PER_PARTICLE = 18 * 8 + 4 * 4 + (6 * 8 + 8 * 4 + 2) + 10 * 8;
 
 /** Honest upper bound of what a run takes: its worker (WORKER_BYTES), particles at maxParticles,
  *  the grid's cells at the most the sampler gives it (gridBits: by the surface's box and the
- *  spacing; none for 'direct'), the seeding grid, and the label volume. */
+ *  spacing; none for 'direct'), the seeding grid, the label volume, and the area estimate's arrays
+ *  (areaEstimateBytes: up to 133 MB, before the sampler's, but not yet collected, maybe). */
 export function estimateMemoryBytes(p: SurfaceParams): number {
   const across = p.voxelsAcross;
   // The label volume's longest side is `across` voxels plus a margin; the others are at most that.
@@ -221,5 +222,5 @@ export function estimateMemoryBytes(p: SurfaceParams): number {
   const seeding = 8 * 66 * 66 * 66;
   // The box of the function (exact for the primitives, conservative for a blobby object): the solid's own takes seconds to measure.
   const grid = p.neighbourSearch === 'direct' ? 0 : gridBytes(gridBits(implicitFunction(p.surface).bounds, p.spacing));
-  return WORKER_BYTES + p.maxParticles * BYTES_PER_PARTICLE + grid + seeding + volume;
+  return WORKER_BYTES + p.maxParticles * BYTES_PER_PARTICLE + grid + seeding + volume + areaEstimateBytes(p.surface);
 }

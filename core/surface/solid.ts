@@ -7,6 +7,7 @@ import type { LabelVolume, ParamsIssue } from '../common/engine';
 import { implicitFunction, type ImplicitFunction, type ImplicitSurface } from './implicit';
 import { Kept } from '../common/kept';
 import { Random } from '../common/random';
+import { powInt } from '../common/power';
 
 /** Grid nodes per axis when a blobby object's box is tightened by sampling. */
 const BOUNDS_SAMPLES = 48;
@@ -234,6 +235,11 @@ export function surfaceIssues(surface: ImplicitSurface, path: string): ParamsIss
   return [];
 }
 
+/** Terms of F: one for a primitive, one a blob for a blobby object (what a value of F costs). */
+function termsOf(surface: ImplicitSurface): number {
+  return surface.kind === 'blobby' ? surface.blobs.length : 1;
+}
+
 /** Grid steps the area estimate takes at least across the box's thinnest side. */
 const AREA_STEPS_ACROSS_THINNEST = 16;
 /** Terms of F (a primitive is one, a blobby object one per blob) the area estimate may evaluate:
@@ -250,7 +256,7 @@ function areaStep(fn: ImplicitFunction, bounds: Float64Array): number {
   const coarse = longestSide(bounds) / (AREA_SAMPLES - 4);
   // Nodes of the grid at step h: the box and 4 steps of margin per axis (estimateArea).
   const nodes = (h: number) => sides.reduce((k, s) => k * (Math.ceil(s / h) + 5), 1);
-  const terms = fn.surface.kind === 'blobby' ? fn.surface.blobs.length : 1;
+  const terms = termsOf(fn.surface);
   let h = Math.min(coarse, Math.min(...sides) / AREA_STEPS_ACROSS_THINNEST);
   while (h < coarse && nodes(h) * terms > AREA_MAX_TERMS) h = Math.min(coarse, h * 1.05);
   return h;
@@ -299,11 +305,12 @@ function kernel(t: number): number {
  * 0.03 thick beside a sphere blob, in a box whose thinnest side the grid crosses in 16 steps: +32 %,
  * +1.3 %; a blob rod 10^4 long and 0.03 thick: 7.1 times, +1.0 %; a sphere +0.1 %, +0.04 %.
  * `resolved` is false when no two levels agreed within the budget: the area is then uncertain,
- * usually too large. `step` is the finest step taken. `narrowBand: false` keeps the grid's estimate:
+ * usually too large. `step` is the finest step taken, `bytes` the most its arrays held at once (at
+ * most areaEstimateBytes, which the memory estimate counts). `narrowBand: false` keeps the grid's estimate:
  * the editor's preview, on the page's thread, needs only a rough spacing, and the band costs a thin
  * torus up to a second there.
  */
-export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narrowBand = true } = {}): { area: number; resolved: boolean; step: number } {
+export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narrowBand = true } = {}): { area: number; resolved: boolean; step: number; bytes: number } {
   const h = areaStep(fn, bounds);
   const eps = 1.5 * h, g = new Float64Array(3);
   const n = [0, 1, 2].map((a) => Math.ceil((bounds[a + 3] - bounds[a]) / h) + 4);
@@ -314,7 +321,10 @@ export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narro
   const plane = (n[0] + 1) * (n[1] + 1);
   const dist = narrowBand ? new Float64Array(2 * plane) : null;
   let cells = narrowBand ? new Float64Array(3 * 1024) : null, count = 0;
-  const terms = fn.surface.kind === 'blobby' ? fn.surface.blobs.length : 1;
+  // Bytes of the arrays alive now (dist stays in scope to the end), and the most at once.
+  let held = (dist?.byteLength ?? 0) + (cells?.byteLength ?? 0), most = held;
+  const hold = (bytes: number) => { held += bytes; if (held > most) most = held; };
+  const terms = termsOf(fn.surface);
   const budget = AREA_REFINE_TERMS / terms;
   let sum = 0;
   for (let k = 0; k <= n[2]; k++) {
@@ -334,13 +344,13 @@ export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narro
       const near = Math.min(dist[q], dist[q + 1], dist[q + n[0] + 1], dist[q + n[0] + 2]);
       // A corner within the band plus half the cell's diagonal of the cell's centre.
       if (!(near < (BAND_SIDES + 0.87) * h)) continue;
-      if (3 * count + 3 > cells!.length) cells = grow(cells!);
+      if (3 * count + 3 > cells!.length) { hold(2 * cells!.byteLength); cells = grow(cells!); hold(-cells.byteLength / 2); }
       cells![3 * count] = o[0] + i * h; cells![3 * count + 1] = o[1] + j * h; cells![3 * count + 2] = o[2] + (k - 1) * h;
       count++;
     }
   }
   const coarse = sum * h * h * h;
-  if (!cells) return { area: coarse, resolved: true, step: h };
+  if (!cells) return { area: coarse, resolved: true, step: h, bytes: 0 };
   // Level by level: each cell of the band (or of a sample of it, each standing for 1/share cells) into
   // 8 of half its side, their centres' kernels the level's estimate, those within the band the next
   // level's cells.
@@ -351,6 +361,7 @@ export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narro
     if (spent + 8 * count * share > budget || (share < 1 && count * share < AREA_MIN_SAMPLE)) break;
     const half = side / 2, e = 1.5 * half;
     let next = new Float64Array(3 * Math.max(1024, Math.ceil(8 * count * share))), kept = 0, level = 0;
+    hold(next.byteLength);
     for (let c = 0; c < count; c++) {
       if (share < 1 && random.next() >= share) continue;
       spent += 8;
@@ -361,7 +372,7 @@ export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narro
         const s = gl > 0 ? Math.abs(F) / gl : Infinity;
         if (s < e) level += kernel(s / half) / half;
         if (!(s < BAND_SIDES * half)) continue;
-        if (3 * kept + 3 > next.length) next = grow(next);
+        if (3 * kept + 3 > next.length) { hold(2 * next.byteLength); next = grow(next); hold(-next.byteLength / 2); }
         next[3 * kept] = x; next[3 * kept + 1] = y; next[3 * kept + 2] = z;
         kept++;
       }
@@ -369,10 +380,30 @@ export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narro
     weight /= share;
     const estimate = weight * level * half * half * half;
     const change = Math.abs(estimate - area) / estimate;
+    hold(-cells.byteLength);
     area = estimate; side = half; cells = next; count = kept;
-    if (change < AREA_CONVERGED) return { area, resolved: true, step: side };
+    if (change < AREA_CONVERGED) return { area, resolved: true, step: side, bytes: most };
   }
-  return { area, resolved: false, step: side };
+  return { area, resolved: false, step: side, bytes: most };
+}
+
+/**
+ * The most bytes estimateArea's arrays can hold at once for a surface, whatever the box (its terms of
+ * F, a blob each, set the budgets): its grid has at most max(AREA_MAX_TERMS / terms, 65³) nodes (areaStep),
+ * at least 5 along each axis, so its two planes of distances at most 2/5 of them; its band's cells,
+ * at most one a node, in an array grown by doubling (the old and the new at once while copying: 1.5
+ * times the last); a level's children in an array of at most LEVEL = AREA_LEVEL_SHARE ×
+ * AREA_REFINE_TERMS / terms (sampled levels may outgrow it, once: 3 times while copying) beside the
+ * last level's cells (the band's, or up to 2 × LEVEL). 133 MB for a primitive; a flat ellipsoid
+ * (1, 1, 0.001) holds 126 MB.
+ */
+export function areaEstimateBytes(surface: ImplicitSurface): number {
+  const terms = termsOf(surface);
+  const nodes = Math.max(AREA_MAX_TERMS / terms, powInt(AREA_SAMPLES + 1, 3));
+  const tripletBytes = 3 * 8;
+  const band = tripletBytes * 1024 * powInt(2, Math.ceil(Math.log2(Math.max(1, nodes / 1024))));
+  const level = tripletBytes * Math.max(1024, (AREA_LEVEL_SHARE * AREA_REFINE_TERMS) / terms);
+  return 2 * 8 * (nodes / 5) + Math.max(1.5 * band, band + 3 * level, 2 * level + 3 * level);
 }
 
 /** A copy of `a` twice as long. */

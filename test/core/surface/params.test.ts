@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { EngineResult } from '../../../core/common/engine';
+import { WORKER_BYTES, type EngineResult } from '../../../core/common/engine';
 import { checkParams, estimateMemoryBytes, surfaceGeometry, implicitFunction, solidBounds, surfaceEngine, surfaceParamsSchema } from '../../../core/surface/index';
 import { gridBits, gridBytes, SurfaceSampler } from '../../../core/surface/sampler';
 import * as solid from '../../../core/surface/solid';
@@ -249,6 +249,23 @@ describe('surface params', () => {
       }
       expect(widest).toBeLessThanOrEqual(bits);
       expect(s.grid!.maxBits).toBe(bits);
+    }
+  });
+
+  it("counts the arrays of the area estimate: a flat ellipsoid's hold 131 MB at once", () => {
+    // The estimate left them out: a flat superquadric (1, 1, 0.02) with maxParticles 20,000 was
+    // estimated 25.5 MiB beyond its worker; the run's resident set grew 64.5 MiB.
+    for (const [surface, atLeast] of [
+      [{ kind: 'ellipsoid', semiAxes: [1, 1, 0.001] }, 120e6], // near the largest: the grid's band holds all its 2^21 cells
+      [{ kind: 'sphere', radius: 1 }, 10e6],
+      [{ kind: 'blobby', blobs: [{ from: [-1.2, 0, 0], to: [1.2, 0, 0], radius: 0.45 }, { from: [0, -1.2, 0], to: [0, 1.2, 0], radius: 0.45 }, { from: [0, 0, -1.2], to: [0, 0, 1.2], radius: 0.45 }] }, 5e6],
+    ] as const) {
+      const p = parse({ surface, spacing: 0.001, maxParticles: 1, neighbourSearch: 'direct', voxelsAcross: 0 });
+      const fn = implicitFunction(p.surface);
+      const { bytes } = solid.estimateArea(fn, solidBounds(p.surface, fn));
+      expect(bytes, surface.kind).toBeGreaterThan(atLeast);
+      // One particle, no grid, no volume: the worker, the seeding grid and the area's arrays.
+      expect(estimateMemoryBytes(p) - WORKER_BYTES, surface.kind).toBeGreaterThanOrEqual(bytes);
     }
   });
 
