@@ -321,21 +321,32 @@ function stopWait(s: Services): string {
  * once: `run` left its batch queued for the app (or a later `queue run`) to run, an export its partial file.
  */
 const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+type Interrupt = (typeof INTERRUPTS)[number];
 
 /**
- * Calls `fn` at the first Ctrl-C, or a signal taken as one (INTERRUPTS): a script's or a terminal's
- * stop is the user's, not a crash. A second signal ends the process as usual. Returns the undo.
+ * Calls `fn` with the signal at the first Ctrl-C, or a signal taken as one (INTERRUPTS): a script's or
+ * a terminal's stop is the user's, not a crash. A second signal ends the process as usual. Returns the undo.
  */
-function onInterrupt(fn: () => void): () => void {
-  const handler = () => {
+function onInterrupt(fn: (signal: Interrupt) => void): () => void {
+  const handlers = INTERRUPTS.map((signal) => [signal, () => {
     off();
-    fn();
-  };
+    fn(signal);
+  }] as const);
   const off = () => {
-    for (const signal of INTERRUPTS) process.off(signal, handler);
+    for (const [signal, handler] of handlers) process.off(signal, handler);
   };
-  for (const signal of INTERRUPTS) process.once(signal, handler);
+  for (const [signal, handler] of handlers) process.once(signal, handler);
   return off;
+}
+
+const INTERRUPT_MEANINGS: Record<Interrupt, string> = { SIGINT: 'Ctrl-C', SIGTERM: 'kill, timeout or a service manager', SIGHUP: 'its terminal closed' };
+
+/**
+ * Why the runs of `packbench <command>` went back to the queue, for their logs, when `signal` stopped it
+ * ('interrupted: the app closed' said it of a `queue run` in a terminal).
+ */
+function stoppedBy(command: string, signal: Interrupt): string {
+  return `\`packbench ${command}\` was stopped (${signal}: ${INTERRUPT_MEANINGS[signal]})`;
 }
 
 /**
@@ -594,9 +605,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         }
       });
       let offInterrupt = () => {};
+      let because = '';
       const stop = new Promise<void>((done) => {
-        offInterrupt = onInterrupt(() => {
+        offInterrupt = onInterrupt((signal) => {
           interrupted = true;
+          because = stoppedBy('queue run', signal);
           const wait = stopWait(s);
           info(`\nstopping: running runs go back to the queue${wait && `; first, ${wait}`}`);
           done();
@@ -608,7 +621,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       // Runs it had not started yet, left in the queue by the interruption.
       const leftQueued = interrupted ? s.store.countUnfinished().queued : 0;
       // The close waits for runs being stopped and kept: they end as it does, and are counted.
-      if (interrupted) await s.close();
+      if (interrupted) await s.close(because);
       off();
       // Runs that ended while the disk was full, their outcome still not stored at the close: 'running'
       // in the folder, they go back to the queue at the next start and run again.
@@ -988,15 +1001,15 @@ outside the batch, and the output says why.
       s.startQueue();
       // Listening before the URL is printed: a Ctrl-C (or a script's SIGINT) as soon as it shows
       // found no listener in between, and ended the process without closing (~1 in 4 when sent at once).
-      const stopped = new Promise<void>((done) => onInterrupt(done));
+      const stopped = new Promise<Interrupt>((done) => onInterrupt(done));
       if (globals().json) io.stdout(JSON.stringify({ url: host.url, port: host.port, dataDir: dataDir(), readOnlyBecause: s.readOnlyBecause }) + '\n');
       else io.stdout(`PackBench web host: ${host.url}\n  data: ${dataDir()}\n  Ctrl-C stops (running runs go back to the queue)\n`);
       if (s.readOnlyBecause) info(`the data folder cannot be written (${s.readOnlyBecause}): runs can be browsed, not added`);
-      await stopped;
+      const signal = await stopped;
       const wait = stopWait(s);
       if (wait) info(`stopping: first, ${wait}`);
       await host.close();
-      await s.close();
+      await s.close(stoppedBy('serve', signal));
     });
 
   try {

@@ -182,6 +182,9 @@ const FILES_FIRST = 'files-first-';
 /** Storage fault codes of a full disk (or quota), for which unwritable says the free space. */
 const FULL_DISK = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
 
+/** Why the runs a closing queue puts back were interrupted, unless told (close): the app, the web host, a command ended. */
+const APP_CLOSED = 'the app closed';
+
 /** Why a run is interrupted when its process is found gone (recover). */
 const PROCESS_ENDED = 'the process running it ended';
 
@@ -230,6 +233,8 @@ export class JobQueue {
   private followsFolder = false;
   private started = false;
   private closing = false;
+  /** Why the queue closes, for the logs of the runs it puts back (close). */
+  private closingBecause = APP_CLOSED;
   /** Runs that could not start for lack of memory budget are retried when a run ends. */
   private pumping = false;
   private poll: NodeJS.Timeout | undefined;
@@ -1104,9 +1109,11 @@ export class JobQueue {
    * Stops starting runs; running ones are stopped and go back to the queue (nothing is lost). Runs
    * the user asked to stop and keep are given up to stopGraceMs to end so, with their results; past
    * it they are stopped as the others, and their stop is honoured at the next start (interrupted).
+   * `because`: what happened, for their logs ('interrupted: the app closed; re-queued ...').
    */
-  async close(): Promise<void> {
+  async close(because = APP_CLOSED): Promise<void> {
     this.closing = true;
+    this.closingBecause = because;
     clearInterval(this.poll);
     for (const finish of [...this.waiters]) finish();
     // Runs another process cancelled are recorded cancelled, not put back in the queue; those it asked to stop, stop.
@@ -1462,7 +1469,7 @@ export class JobQueue {
   private onOutcome(id: string, o: JobOutcome, userCancelled: boolean, stopAsked: boolean): void {
     const status = this.store.getSummary(id)?.status;
     if (status !== undefined && this.closing && o.status === 'cancelled' && !userCancelled) {
-      this.interrupted(id, 'the app closed', { stopAsked, wasPaused: status === 'paused', ended: o });
+      this.interrupted(id, this.closingBecause, { stopAsked, wasPaused: status === 'paused', ended: o });
       return;
     }
     if (status === undefined) {

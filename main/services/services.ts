@@ -64,7 +64,8 @@ export interface Services extends HandlerContext {
    * does at opening; for a surface that is up only later (the web host, once it listens). Nothing when read-only.
    */
   startQueue(): void;
-  close(): Promise<void>;
+  /** `because`: why running runs go back to the queue, for their logs (JobQueue.close); 'the app closed' unless told. */
+  close(because?: string): Promise<void>;
 }
 
 /** Errors of opening a data folder for writing that opening it for reading may get round. */
@@ -217,9 +218,9 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
     ...ctx,
     dispatch,
     startQueue,
-    close() {
+    close(because?: string) {
       closed ??= (async () => {
-        await queue.close();
+        await queue.close(because);
         await pool.shutdown();
         store.close();
       })();

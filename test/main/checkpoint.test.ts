@@ -139,7 +139,8 @@ describe('an interrupted voxel run resumes from its checkpoint', () => {
     expect((await cliIn(data, '--json', 'queue', 'run', '--checkpoint-seconds', '1')).code).toBe(0);
     const resumed = JSON.parse((await cliIn(data, '--json', 'runs', 'show', id)).stdout);
     expect(resumed.status).toBe('done');
-    expect(resumed.log.join('\n')).toMatch(/interrupted: the app closed; re-queued to resume from its last checkpoint[^]*resumed from the checkpoint at time step/);
+    // It said 'the app closed' of a `queue run` in a terminal.
+    expect(resumed.log.join('\n')).toMatch(/interrupted: `packbench queue run` was stopped \(SIGINT: Ctrl-C\); re-queued to resume from its last checkpoint[^]*resumed from the checkpoint at time step/);
     expect(resumed.metrics.resumedFromStep).toBeGreaterThan(0);
   }, 300_000);
 
