@@ -313,7 +313,7 @@ export class Stacker {
    */
   private renumber(): void {
     const n = this.count, order = this.order, inv = this.inverse, p = this.pos, sp = this.spare, cls = this.cls;
-    this.grid.cellOrder(order);
+    this.grid.cellOrder(order, n, inv);
     for (let k = 0; k < n; k++) {
       const j = order[k];
       inv[j] = k;
