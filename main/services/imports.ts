@@ -261,10 +261,15 @@ export function recordSphereRun(store: RunStore, runs: RunFolders, spheres: Anal
   const { table } = spheres;
   const params = { source: o.source, box: spheres.box, analysis: spheres.analysis };
   const spec = { engine: SPHERE_IMPORT_ENGINE, name: o.name, seed: 0, params };
-  const [id] = store.insertRuns([{ name: o.name, engine: SPHERE_IMPORT_ENGINE, spec, params, seed: 0, priority: 0, batchId: null, status: 'paused' }]);
+  // Recorded like a started run (machine, app version); 'paused' to 'running' to 'done'. In one
+  // transaction: a process killed between the two left a 'paused' run that never started, which
+  // no start takes up (recover looks at running ones).
+  const id = store.transaction(() => {
+    const [inserted] = store.insertRuns([{ name: o.name, engine: SPHERE_IMPORT_ENGINE, spec, params, seed: 0, priority: 0, batchId: null, status: 'paused' }]);
+    store.claim(inserted, origin, 'paused');
+    return inserted;
+  });
   try {
-    // Recorded like a started run (machine, app version); 'paused' to 'running' to 'done'.
-    store.claim(id, origin, 'paused');
     const dir = runs.runDir(id);
     mkdirSync(dir, { recursive: true });
     const bytes = encodeTable(table);

@@ -196,6 +196,32 @@ describe('a sphere import its process did not finish (kill -9 while it wrote the
     }
   });
 
+  it('an import whose process is killed as it records its run leaves no run that never started', async () => {
+    const data = tempDir();
+    try {
+      // Killed (kill -9) once the run's row is in, as it is marked started: its row was inserted and claimed in two transactions.
+      const root = fileURLToPath(new URL('../..', import.meta.url));
+      const script = join(data.dir, 'import.mts');
+      writeFileSync(script, `
+        import { openServices } from ${JSON.stringify(join(root, 'main/services/services.ts'))};
+        import { cubicSpheresCsv } from ${JSON.stringify(join(root, 'test/main/fixtures/imports.ts'))};
+        const s = openServices({ dataDir: ${JSON.stringify(data.dir)} });
+        s.store.claim = () => process.kill(process.pid, 'SIGKILL');
+        await s.dispatch('runs.importSpheres', { name: 'Grains', csv: cubicSpheresCsv(), source: 'grains.csv' });`);
+      const signal = await new Promise((done) => spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, stdio: 'inherit' }).once('exit', (_code, sig) => done(sig)));
+      expect(signal).toBe('SIGKILL');
+      // A 'paused' spheres run stayed, never started, with no table: nothing at any start takes it up.
+      const next = openServices({ dataDir: data.dir });
+      try {
+        expect((await next.dispatch('runs.list', {})).rows.map((r) => [r.status, r.name])).toEqual([]);
+      } finally {
+        await next.close();
+      }
+    } finally {
+      data.cleanup();
+    }
+  });
+
   it('a failed import whose process is killed as it removes its row leaves no folder that no run points to', async () => {
     const data = tempDir();
     try {
