@@ -78,12 +78,12 @@ export function stack(params: StackingParams, ctx: EngineContext): { stacker: St
   throwIfIssues(check(params));
   const t0 = performance.now();
   const classes = resolveGradation(params.gradation);
-  const { solidVolume, quotas, maxParticles, expectedParticles } = plan(params, classes);
+  const { solidVolume, quotas, classBalls, maxParticles, expectedParticles } = plan(params, classes);
   const rMin = Math.min(...classes.map((c) => c.rMin));
   const region = new Region(params.region, params.dim, 1e-10 * rMin);
   const targetCount = params.target.kind === 'count' ? params.target.particles : Infinity;
   const stacker = new Stacker({
-    dim: params.dim, region, classes, quotas, solidVolume, targetCount,
+    dim: params.dim, region, classes, quotas, classBalls, solidVolume, targetCount,
     capacity: maxParticles, gid: params.gid, reshape: params.reshape, order: params.order, seed: ctx.seed,
   });
   let stopped = false;

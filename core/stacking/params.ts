@@ -162,36 +162,63 @@ export function ballVolume(r: number, dim: 2 | 3): number {
 export const CLASS_DONE = 1e-9;
 
 /**
- * Solid volume to place per class (largest class first), the balls the target gives on average
- * (the run's progress goes by them), and a true upper bound on the balls, for the memory a run
- * takes before it allocates it. A count target stops at its count. To a void ratio a class stops
- * at the first ball that brings it to its quota, so it holds at most ceil(quota / smallest ball)
- * balls (+1: round-off of the last ball's radius). In the classes' order a class ends at most
- * half a ball, and less than one of its smallest, under its quota (the nearest whole ball, when no
- * whole number of its balls makes the rest), which the next class makes up (Stacker.fillByClass);
- * the smallest class also takes the round-off of every class (and gives back what a class placed
- * over its quota). The front order has no carry: each
- * class to its quota. The leftover was counted as half a largest ball of every class in the
- * smallest class's balls: 1:100 in radius, 64 classes of rang 0, 2.8 million balls allowed for
- * 250,000 placed, and wider gradations refused.
+ * The most a class's balls may be clamped for the count plan() allows it: the chance, per class,
+ * that its uniform radii alone would need more balls (Hoeffding's bound), after which the stacker
+ * draws its last balls larger (Stacker.radiusToward). 1e-12: never seen, and it costs a 1:100
+ * Fuller curve's segments of 10⁶ balls 0.5 % more balls in the bound.
  */
-export function plan(p: StackingParams, classes: SizeClass[]): { solidVolume: number; quotas: Float64Array; maxParticles: number; expectedParticles: number } {
+const CLAMP_CHANCE = 1e-12;
+
+/**
+ * The balls a class of radii uniform in [rMin, rMax] may place to fill `volume`: the least n for
+ * which its uniform draws have, but for CLAMP_CHANCE, filled all but the four largest balls that
+ * the stacker sizes to end on the quota exactly (Stacker.radiusToward) after n - 4 balls; and never
+ * more than balls of its smallest radius all (+1: round-off of the last ball's radius). Hoeffding:
+ * m draws of volumes in [vMin, vMax] of mean μ sum to less than m μ - t with chance at most
+ * exp(-2 t² / (m (vMax - vMin)²)); m μ - t ≥ volume - 4 vMax is a quadratic in √m. A sieve segment
+ * was bounded by its smallest balls alone: 2.9 times the balls of a 1:100 Fuller curve of 8
+ * segments (2.2 in 2D).
+ */
+export function classBallBound(c: SizeClass, volume: number, dim: 2 | 3): number {
+  const vMin = ballVolume(c.rMin, dim), vMax = ballVolume(c.rMax, dim), mean = meanBallVolume(c, dim);
+  const smallest = Math.ceil(volume / vMin) + 1;
+  const spread = (vMax - vMin) * Math.sqrt(Math.log(1 / CLAMP_CHANCE) / 2);
+  const rest = volume - 4 * vMax;
+  const root = (spread + Math.sqrt(Math.max(0, spread * spread + 4 * mean * rest))) / (2 * mean);
+  return Math.min(smallest, Math.ceil(root * root) + 4);
+}
+
+/**
+ * Solid volume to place per class (largest class first), the balls the target gives on average
+ * (the run's progress goes by them), and a true upper bound on the balls, per class and in all,
+ * for the memory a run takes before it allocates it. A count target stops at its count. To a void
+ * ratio a class fills its quota, in at most classBallBound balls (the stacker holds each class to
+ * it). In the classes' order a class ends at most half a ball, and less than one of its smallest,
+ * under its quota (the nearest whole ball, when no whole number of its balls makes the rest),
+ * which the next class makes up (Stacker.fillByClass); the smallest class also takes the round-off
+ * of every class (and gives back what a class placed over its quota). The front order has no
+ * carry: each class to its quota. The leftover was counted as half a largest ball of every class
+ * in the smallest class's balls: 1:100 in radius, 64 classes of rang 0, 2.8 million balls allowed
+ * for 250,000 placed, and wider gradations refused.
+ */
+export function plan(p: StackingParams, classes: SizeClass[]): { solidVolume: number; quotas: Float64Array; classBalls: Float64Array; maxParticles: number; expectedParticles: number } {
   let perVolume = 0; // expected balls per unit solid volume
   for (const c of classes) perVolume += c.fraction / meanBallVolume(c, p.dim);
   const solidVolume = p.target.kind === 'voidRatio' ? regionVolume(p.region) / (1 + p.target.e) : p.target.particles / perVolume;
-  const quotas = new Float64Array(classes.length);
+  const quotas = new Float64Array(classes.length), classBalls = new Float64Array(classes.length);
   const carries = p.order !== 'front';
   let maxParticles = 0, carried = 0, roundOff = 0;
   classes.forEach((c, j) => {
     quotas[j] = c.fraction * solidVolume;
     const vMin = ballVolume(c.rMin, p.dim);
     const extra = carries ? carried + (j === classes.length - 1 ? roundOff : 0) : 0;
-    maxParticles += Math.ceil((quotas[j] + extra) / vMin) + 1;
+    classBalls[j] = classBallBound(c, quotas[j] + extra, p.dim);
+    maxParticles += classBalls[j];
     carried = Math.min(vMin, ballVolume(c.rMax, p.dim) / 2);
     roundOff += CLASS_DONE * vMin;
   });
   if (p.target.kind === 'count') maxParticles = p.target.particles;
-  return { solidVolume, quotas, maxParticles, expectedParticles: p.target.kind === 'count' ? p.target.particles : solidVolume * perVolume };
+  return { solidVolume, quotas, classBalls, maxParticles, expectedParticles: p.target.kind === 'count' ? p.target.particles : solidVolume * perVolume };
 }
 
 /**
@@ -511,7 +538,12 @@ export function ineffectiveFields(written: Record<string, unknown>, p: StackingP
  * Honest upper bound of what a run takes: its worker (WORKER_BYTES), and per ball the stacker's
  * state (position and radius twice for renumbering, class, grid links, open list, order: 86 bytes),
  * the particle table (35 bytes), its coordination column (2), the same table encoded for the
- * artifact (37) and the contact check (about 45 bytes); the grid's cell heads; the neighbour lists.
+ * artifact (37) and the contact check (57: its degree, band, ids, a copy of the centres, a cell and
+ * a sorted id per ball, and up to two cells' offsets, twice); the grid's cell heads; the neighbour
+ * lists; the check's least cells per band of radii (4096 offsets, twice, per factor two of radius)
+ * and the count-against-time samples. The check was counted 45 bytes a ball and neither fixed part:
+ * plan's bound exceeded the balls by enough to hide it (the default spec: 5,635 for 4,803) until it
+ * became tight (4,926), and the run then took 1,236,496 bytes against an estimate of 1,208,865.
  */
 export function estimateMemoryBytes(p: StackingParams): number {
   const classes = resolveGradation(p.gradation);
@@ -521,8 +553,14 @@ export function estimateMemoryBytes(p: StackingParams): number {
   let cells = 0;
   for (let l = 0; l < levels; l++) cells += Math.min(MAX_CELLS_PER_LEVEL, regionVolume(p.region) / powInt((p.gid * rMax) / powInt(2, l), p.dim) + 1);
   const neighbours = Math.min(maxParticles + 8, 1 << 20, Math.ceil(powInt(6 * rMax / rMin, p.dim)) + 8);
-  return WORKER_BYTES + maxParticles * (86 + 35 + 2 + 37 + 45) + 4 * cells + 40 * neighbours;
+  return WORKER_BYTES + maxParticles * (86 + 35 + 2 + 37 + 57) + 4 * cells + 40 * neighbours + levels * CHECK_BAND_BYTES + SAMPLE_BYTES;
 }
+
+/** The contact check's least grid per band of radii (analysis SphereGrid: at least 4096 cells, offsets and their copy, 4 bytes each). */
+const CHECK_BAND_BYTES = 2 * 4 * 4097;
+
+/** The stacker's count-against-time samples (Stacker.sampleTime, sampleCount: 1024 doubles each). */
+const SAMPLE_BYTES = 2 * 8 * 1024;
 
 /** Cells of one level of the overlap grid at most (2^24: a 64 MiB head array); a larger level gets coarser cells. */
 export const MAX_CELLS_PER_LEVEL = 1 << 24;

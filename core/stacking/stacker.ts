@@ -82,6 +82,8 @@ export interface StackerOptions {
   region: Region;
   classes: SizeClass[];
   quotas: Float64Array;
+  /** The most balls each class may place (plan's classBalls): radiusToward holds it to them. */
+  classBalls: Float64Array;
   /** The solid volume asked for (the sum of the quotas). */
   solidVolume: number;
   /** Stop at this many balls (count target), else Infinity. */
@@ -99,6 +101,7 @@ export class Stacker {
   readonly region: Region;
   readonly classes: SizeClass[];
   readonly quotas: Float64Array;
+  readonly classBalls: Float64Array;
   readonly capacity: number;
   /** Balls as [x, y, z, r] (z = 0 in 2D). */
   readonly pos: Float64Array;
@@ -167,6 +170,7 @@ export class Stacker {
     this.region = o.region;
     this.classes = o.classes;
     this.quotas = o.quotas;
+    this.classBalls = o.classBalls;
     this.targetCount = o.targetCount;
     this.solidVolume = o.solidVolume;
     this.capacity = o.capacity;
@@ -274,6 +278,27 @@ export class Stacker {
   }
 
   /**
+   * The next radius of class j when `rest` of its quota is still to place (0: the class is done),
+   * within the balls plan() allows the class (classBalls): a radius so small that the balls left
+   * could not fill the rest, each at most the class's largest, is raised to the least that can
+   * (plan's margin makes that about as likely as 1e-12; a sieve segment was bounded by its smallest
+   * balls all). At the bound the class is done, what it lacks going to the next (fillByClass).
+   */
+  private radiusToward(j: number, rest: number): number {
+    const left = this.classBalls[j] - this.classCount[j];
+    if (left < 1) return 0;
+    const r = this.radiusToQuota(j, rest);
+    const vMax = ballVolume(this.classes[j].rMax, this.dim);
+    const least = Math.min(vMax, rest - (left - 1) * vMax);
+    return r === 0 || ballVolume(r, this.dim) >= least ? r : this.radiusOf(least);
+  }
+
+  /** The radius of a ball of volume (area in 2D) v. */
+  private radiusOf(v: number): number {
+    return this.dim === 3 ? Math.cbrt((3 * v) / (4 * Math.PI)) : Math.sqrt(v / Math.PI);
+  }
+
+  /**
    * The next radius of class j when `rest` of its quota is still to place (0: the class is done).
    * Far from the quota, Eq. 1. Within four of its largest balls the last few are sized so that
    * they fill the quota exactly: the fewest k balls whose volumes, each within the class's range,
@@ -281,7 +306,7 @@ export class Stacker {
    * A rest that no whole number of balls of the range can make (only a quota of a couple of balls)
    * ends at the nearest whole ball.
    */
-  private radiusToward(j: number, rest: number): number {
+  private radiusToQuota(j: number, rest: number): number {
     const c = this.classes[j], dim = this.dim;
     const vMin = ballVolume(c.rMin, dim), vMax = ballVolume(c.rMax, dim);
     if (rest > 4 * vMax) return this.drawRadius(j);
@@ -293,7 +318,7 @@ export class Stacker {
     }
     const lo = Math.max(vMin, rest - (k - 1) * vMax), hi = Math.min(vMax, rest - (k - 1) * vMin);
     const v = lo + (hi - lo) * this.rng.next();
-    return dim === 3 ? Math.cbrt((3 * v) / (4 * Math.PI)) : Math.sqrt(v / Math.PI);
+    return this.radiusOf(v);
   }
 
   /** Every ball is a nucleus again (at the start of a class and after a reshape pass). */

@@ -48,7 +48,7 @@ const refused: [why: string, spec: ReturnType<typeof spec>, issue: Refused][] = 
   ['a count too small for every class to get a ball (ran as one small ball, short of its solid fraction)', stacking({ target: { kind: 'count', particles: 3 } }), { path: 'params.target.particles', message: /less than one ball on average .*: at least 359$/ }],
   // Its ball volumes underflowed to 0: 'at most NaN', or valid with a memory estimate of NaN.
   ['a radius whose ball volumes underflow', stacking({ gradation: { kind: 'classes', classes: [{ radius: 1e-120, fraction: 1 }] } }), { path: 'params.gradation.classes.0.radius', message: /^must be in \[1e-30, 1000000\], got 1e-120$/ }],
-  ['a count of balls that would need gigabytes', stacking({ region: { shape: 'box', size: [1000, 1000, 1000] } }), { path: 'params.region.size', message: /more than the 3e\+7 a run holds, even at e = 100: at e = 0\.4993 the region's volume must be at most 18000 \(e\.g\. size \[26\.2\d, 26\.2\d, 26\.2\d\]\), got 1000000000$/ }],
+  ['a count of balls that would need gigabytes', stacking({ region: { shape: 'box', size: [1000, 1000, 1000] } }), { path: 'params.region.size', message: /more than the 3e\+7 a run holds, even at e = 100: at e = 0\.4993 the region's volume must be at most 21000 \(e\.g\. size \[27\.6\d, 27\.6\d, 27\.6\d\]\), got 1000000000$/ }],
   // surface
   ['a spacing that needs more particles than maxParticles', surface({ spacing: 0.001 }), { path: 'params.spacing', message: /spacing must be ≥/ }],
   ['a torus field misspelt', surface({ surface: { kind: 'torus', majorRadius: 1, minorradius: 0.3 } }), { path: 'params.surface.minorradius', message: /did you mean 'minorRadius'/ }],
