@@ -490,12 +490,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       // turns of the event loop (9,300 runs: 0.76 s), and a Ctrl-C then ended the process with the
       // whole sweep queued for the next `queue run` or the app. Runs queued after it are cancelled.
       let interrupted = false;
-      const cancelMine = () => {
-        for (const id of mine) {
-          const status = s.store.getSummary(id)?.status;
-          if (status && !FINAL_STATUSES.includes(status)) s.queue.cancelRun(id);
-        }
-      };
+      const cancelMine = () => s.queue.cancelMany(mine);
       const offInterrupt = onInterrupt(() => {
         interrupted = true;
         info('\ncancelling...');

@@ -787,24 +787,59 @@ export class JobQueue {
 
   cancelRun(id: string): RunSummary {
     const r = this.mustGet(id);
-    const job = this.active.get(id);
-    if (job) {
-      this.cancelRequested.add(id);
-      job.cancel(); // the outcome arrives through the job's promise
-      return this.store.getSummary(id)!;
-    }
+    if (this.cancelJob(id)) return this.store.getSummary(id)!;
     if (FINAL_STATUSES.includes(r.status)) throw new ApiError('conflict', `run ${id} is already ${r.status}`);
-    this.store.appendLog(id, [`cancelled by the user while ${r.status}`]);
-    this.store.finishRun(id, { status: 'cancelled', metrics: r.metrics, error: null });
+    this.recordCancel(r);
+    this.clearCancelled(r);
+    this.afterFinal(id);
+    return this.store.getSummary(id)!;
+  }
+
+  /**
+   * Cancels the runs of `ids` not over yet, each as cancelRun does, at once: a Ctrl-C of `packbench
+   * run` on a sweep. Those not under way here are recorded in one transaction, and the queue's state
+   * and their batches are told once, not after each run: 9,300 runs one by one took 4.8 s of CPU, most
+   * of it counting the queue after each. Runs over, or deleted, are left.
+   */
+  cancelMany(ids: Iterable<string>): void {
+    const cancelled: RunRecord[] = [];
+    this.store.transaction(() => {
+      for (const id of ids) {
+        if (this.cancelJob(id)) continue;
+        const r = this.store.getRun(id);
+        if (!r || FINAL_STATUSES.includes(r.status)) continue;
+        this.recordCancel(r);
+        cancelled.push(r);
+      }
+    });
+    for (const r of cancelled) this.clearCancelled(r);
+    if (cancelled.length) this.afterFinal(...cancelled.map((r) => r.id));
+  }
+
+  /** Tells the worker of run `id`, when it runs here, to cancel (its outcome arrives through the job's promise); whether it runs here. */
+  private cancelJob(id: string): boolean {
+    const job = this.active.get(id);
+    if (!job) return false;
+    this.cancelRequested.add(id);
+    job.cancel();
+    return true;
+  }
+
+  /** Records run `r` (queued, paused, or under way in another process) cancelled by the user. */
+  private recordCancel(r: RunRecord): void {
+    this.store.appendLog(r.id, [`cancelled by the user while ${r.status}`]);
+    this.store.finishRun(r.id, { status: 'cancelled', metrics: r.metrics, error: null });
+  }
+
+  /** Removes the files of run `r` recordCancel cancelled, once that is stored. */
+  private clearCancelled(r: RunRecord): void {
     // A queued run has no worker to clear its folder: what an interrupted attempt left there (its
     // checkpoint, which may hold a whole packing matrix, its live table) goes, as a cancel keeps no artifacts.
-    if (r.status === 'queued') this.bestEffort(() => rmSync(this.runDir(id), { recursive: true, force: true }));
+    if (r.status === 'queued') this.bestEffort(() => rmSync(this.runDir(r.id), { recursive: true, force: true }));
     // Nor does a run under way in another process: that process, should it still run, ends its worker
     // and clears the rest at its next look; gone (another machine's that crashed, which no process
     // here takes up: runners), it left the checkpoint there for good.
-    else this.bestEffort(() => removeCheckpoint(this.runDir(id)));
-    this.afterFinal(id);
-    return this.store.getSummary(id)!;
+    else this.bestEffort(() => removeCheckpoint(this.runDir(r.id)));
   }
 
   /**
@@ -1495,10 +1530,15 @@ export class JobQueue {
     this.afterFinal(id);
   }
 
-  private afterFinal(id: string): void {
-    const s = this.emitRun(id);
+  /** Tells subscribers runs `ids` ended, then the queue's state once, and finishes the batches they leave with nothing to run. */
+  private afterFinal(...ids: string[]): void {
+    const batches = new Set<string>();
+    for (const id of ids) {
+      const s = this.emitRun(id);
+      if (s?.batchId) batches.add(s.batchId);
+    }
     this.emitQueue();
-    if (s?.batchId) this.finishBatchIfDone(s.batchId);
+    for (const batchId of batches) this.finishBatchIfDone(batchId);
   }
 
   /** Marks a batch finished (and says so) once none of its runs is left to run and some remain. */
