@@ -37,7 +37,7 @@ function blobbyBounds(fn: ImplicitFunction): Float64Array {
   const h = [(b[3] - b[0]) / n, (b[4] - b[1]) / n, (b[5] - b[2]) / n];
   const lo = [n + 1, n + 1, n + 1], hi = [-1, -1, -1];
   for (let k = 0; k <= n; k++) for (let j = 0; j <= n; j++) for (let i = 0; i <= n; i++) {
-    if (!(fn.value(b[0] + i * h[0], b[1] + j * h[1], b[2] + k * h[2]) < 0)) continue;
+    if (!fn.inside(b[0] + i * h[0], b[1] + j * h[1], b[2] + k * h[2])) continue;
     const ijk = [i, j, k];
     for (let a = 0; a < 3; a++) { lo[a] = Math.min(lo[a], ijk[a]); hi[a] = Math.max(hi[a], ijk[a]); }
   }
@@ -53,7 +53,7 @@ function blobbyBounds(fn: ImplicitFunction): Float64Array {
           p[u] = b[u] + j * h[u];
           for (let k = Math.max(0, lo[v] - 1); k <= Math.min(n, hi[v] + 1); k++) {
             p[v] = b[v] + k * h[v];
-            if (fn.value(p[0], p[1], p[2]) < 0) return true;
+            if (fn.inside(p[0], p[1], p[2])) return true;
           }
         }
         return false;
@@ -83,7 +83,7 @@ function anyInside(surface: ImplicitSurface & { kind: 'blobby' }): boolean {
   const fn = implicitFunction(surface);
   for (const b of surface.blobs) {
     for (const t of [0, 0.5, 1]) {
-      if (fn.value(b.from[0] + t * (b.to[0] - b.from[0]), b.from[1] + t * (b.to[1] - b.from[1]), b.from[2] + t * (b.to[2] - b.from[2])) < 0) return true;
+      if (fn.inside(b.from[0] + t * (b.to[0] - b.from[0]), b.from[1] + t * (b.to[1] - b.from[1]), b.from[2] + t * (b.to[2] - b.from[2]))) return true;
     }
   }
   const box = solidBounds(surface, fn);
@@ -100,7 +100,7 @@ function blobsOutsideBox(surface: ImplicitSurface & { kind: 'blobby' }): { blob:
   surface.blobs.forEach((b, k) => {
     for (const t of [0, 0.5, 1]) {
       const p = [0, 1, 2].map((a) => b.from[a] + t * (b.to[a] - b.from[a]));
-      if (!(fn.value(p[0], p[1], p[2]) < 0)) continue;
+      if (!fn.inside(p[0], p[1], p[2])) continue;
       // No node inside at all leaves an empty box (all zeros): it holds nothing, the origin neither.
       if (!(box[3] > box[0]) || p.some((c, a) => c < box[a] || c > box[a + 3])) { out.push({ blob: k, at: p }); return; }
     }
@@ -128,12 +128,12 @@ export function thinBlobPart(surface: ImplicitSurface & { kind: 'blobby' }, belo
   // Distance from p along ±d to the first point outside, or Infinity beyond `below`.
   const exit = (p: number[], d: number[]): number => {
     let k = 1;
-    while (k <= 16 && fn.value(p[0] + k * step * d[0], p[1] + k * step * d[1], p[2] + k * step * d[2]) < 0) k++;
+    while (k <= 16 && fn.inside(p[0] + k * step * d[0], p[1] + k * step * d[1], p[2] + k * step * d[2])) k++;
     if (k > 16) return Infinity;
     let tIn = (k - 1) * step, tOut = k * step;
     for (let i = 0; i < 40; i++) {
       const t = (tIn + tOut) / 2;
-      if (fn.value(p[0] + t * d[0], p[1] + t * d[1], p[2] + t * d[2]) < 0) tIn = t; else tOut = t;
+      if (fn.inside(p[0] + t * d[0], p[1] + t * d[1], p[2] + t * d[2])) tIn = t; else tOut = t;
     }
     return tOut;
   };
@@ -155,7 +155,7 @@ export function thinBlobPart(surface: ImplicitSurface & { kind: 'blobby' }, belo
   for (let k = 0; k < blobs.length; k++) {
     for (const t of [0, 0.5, 1]) {
       const p = pointAt(k, t);
-      if (!(fn.value(p[0], p[1], p[2]) < 0)) continue;
+      if (!fn.inside(p[0], p[1], p[2])) continue;
       const thickness = across(p, blobs[k].directions);
       if (thickness < (thinnest?.thickness ?? below)) thinnest = { blob: k, at: p, thickness };
     }
@@ -172,9 +172,9 @@ export function thinBlobPart(surface: ImplicitSurface & { kind: 'blobby' }, belo
       const p = i <= count ? pointAt(k, i / count) : null;
       // Thick where the solid holds the points below / 2 away on both sides along both directions
       // (4 values of F; a hollow between them, which `exit` would find, is not looked for).
-      const thick = !p || !(fn.value(p[0], p[1], p[2]) < 0) || directions.every((d) =>
-        fn.value(p[0] + (below / 2) * d[0], p[1] + (below / 2) * d[1], p[2] + (below / 2) * d[2]) < 0 &&
-        fn.value(p[0] - (below / 2) * d[0], p[1] - (below / 2) * d[1], p[2] - (below / 2) * d[2]) < 0);
+      const thick = !p || !fn.inside(p[0], p[1], p[2]) || directions.every((d) =>
+        fn.inside(p[0] + (below / 2) * d[0], p[1] + (below / 2) * d[1], p[2] + (below / 2) * d[2]) &&
+        fn.inside(p[0] - (below / 2) * d[0], p[1] - (below / 2) * d[1], p[2] - (below / 2) * d[2]));
       const thickness = thick ? Infinity : across(p!, directions);
       if (thickness < Infinity) {
         if (start < 0) start = i;
@@ -471,7 +471,7 @@ export function voxeliseSolid(fn: ImplicitFunction, frame: Frame, across: number
   for (let k = 0, idx = 0; k < dims[2]; k++) {
     if (stop(k, dims[2])) return null;
     for (let j = 0; j < dims[1]; j++) for (let i = 0; i < dims[0]; i++, idx++) {
-      if (fn.value(o[0] + (i + 0.5) * v, o[1] + (j + 0.5) * v, o[2] + (k + 0.5) * v) < 0) { labels[idx] = 1; solid++; }
+      if (fn.inside(o[0] + (i + 0.5) * v, o[1] + (j + 0.5) * v, o[2] + (k + 0.5) * v)) { labels[idx] = 1; solid++; }
     }
   }
   return { kind: 'volume', name, dims, voxelSize: v, labels, meta: { offset: [o[0], o[1], o[2]], solidVoxels: solid, labels: '1 = inside the surface (F < 0), 0 = outside' } };

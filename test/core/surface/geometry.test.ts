@@ -39,10 +39,16 @@ describe('surface geometry', () => {
   it("a blobby solid's box is found once per definition, also for another copy of it (a shape preview's, from a message)", () => {
     const text = JSON.stringify({ kind: 'blobby', threshold: 0.5, blobs: [{ from: [0, 0, 0], to: [1.3, 0, 0], radius: 0.4 }, { from: [0, 0, 0], to: [0, 0.7, 0], radius: 0.4 }] });
     const first = implicitSurfaceSchema.parse(JSON.parse(text)), copy = implicitSurfaceSchema.parse(JSON.parse(text));
-    /** The surface's function, counting its evaluations. */
+    /** The surface's function, counting its evaluations (values and inside tests). */
     const counting = (s: typeof first) => {
       const fn = implicitFunction(s), count = { values: 0 };
-      return { count, fn: { ...fn, bounds: fn.bounds, value: (x: number, y: number, z: number) => (count.values++, fn.value(x, y, z)) } };
+      return {
+        count, fn: {
+          ...fn, bounds: fn.bounds,
+          value: (x: number, y: number, z: number) => (count.values++, fn.value(x, y, z)),
+          inside: (x: number, y: number, z: number) => (count.values++, fn.inside(x, y, z)),
+        },
+      };
     };
     const a = counting(first), b = counting(copy);
     const box = solidBounds(first, a.fn);

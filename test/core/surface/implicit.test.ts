@@ -95,6 +95,31 @@ describe('implicit functions', () => {
     }
   });
 
+  it("inside() answers value() < 0 everywhere, a blobby object's carving blobs before and after the others too", () => {
+    // A blobby object's inside() stops summing once the sum is above T past the last carving blob:
+    // the thickness checks and the voxelisation ask it instead of value().
+    const rnd = new Random(5), point = () => [rnd.next() * 12 - 6, rnd.next() * 12 - 6, rnd.next() * 12 - 6] as [number, number, number];
+    const blob = (strength: number) => ({ from: point(), to: point(), radius: 0.5 + rnd.next(), strength, falloff: rnd.next() < 0.5 ? 'gaussian' : 'polynomial' });
+    const carved = (first: boolean) => ({
+      kind: 'blobby', threshold: 0.5,
+      blobs: [...(first ? [blob(-0.8)] : []), ...Array.from({ length: 40 }, () => blob(0.5 + rnd.next())), ...(first ? [] : [blob(-0.8), blob(-1.5)])],
+    });
+    const surfaces = [carved(true), carved(false), { kind: 'sphere', radius: 4 }, { kind: 'torus', majorRadius: 3, minorRadius: 1 }, { kind: 'superquadric', semiAxes: [4, 3, 2], e1: 0.3, e2: 1.7 }];
+    for (const s of surfaces) {
+      const fn = implicitFunction(parse(s));
+      let inside = 0;
+      for (let k = 0; k < 20_000; k++) {
+        const [x, y, z] = point();
+        const expected = fn.value(x, y, z) < 0;
+        if (fn.inside(x, y, z) !== expected) expect.fail(`${s.kind} at ${x}, ${y}, ${z}: inside ${!expected}, value ${fn.value(x, y, z)}`);
+        if (expected) inside++;
+      }
+      // Both answers are asked often.
+      expect(inside, s.kind).toBeGreaterThan(500);
+      expect(inside, s.kind).toBeLessThan(19_500);
+    }
+  });
+
   it('area estimate within 2 % of the analytic areas', () => {
     const area = (s: unknown) => { const p = parse(s); const fn = implicitFunction(p); return estimateArea(fn, solidBounds(p, fn)).area; };
     expect(area({ kind: 'sphere', radius: 1.5 }) / (4 * Math.PI * 2.25)).toBeCloseTo(1, 1.7);
