@@ -208,9 +208,12 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
     if (relax(mid, 0, end - used)) { lo = mid; keep(); } else if (stopped) return -1; else hi = mid;
   }
   const reached = fraction * powInt(lo, dim);
+  // The fraction asked to six digits (0.65 as 0.65, 0.53904 whole) and the one found rounded down:
+  // rounded to the nearest, two disks asked at 0.53904 read 'solid fraction 0.539' and found 0.5390
+  // '0.5390', as if the fraction asked had been found.
   throw new PlacementError(
-    `balls: could not place ${n} balls (solid fraction ${fraction.toFixed(3)}) in the vial without overlap from ${attempts === 1 ? 'one random start' : `${attempts} random starts`} ` +
-      `(${used} relaxation sweeps); the densest placement found fills ${reached.toFixed(4)} of the vial`,
+    `balls: could not place ${n} balls (solid fraction ${Number(fraction.toPrecision(6))}) in the vial without overlap from ${attempts === 1 ? 'one random start' : `${attempts} random starts`} ` +
+      `(${used} relaxation sweeps); the densest placement found fills ${(Math.floor(reached * 1e4) / 1e4).toFixed(4)} of the vial`,
     lo, reached, used,
   );
 }
