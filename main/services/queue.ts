@@ -802,11 +802,11 @@ export class JobQueue {
    * of it counting the queue after each. Runs over, or deleted, are left.
    */
   cancelMany(ids: Iterable<string>): void {
-    const cancelled: RunRecord[] = [];
+    const cancelled: RunSummary[] = [];
     this.store.transaction(() => {
       for (const id of ids) {
         if (this.cancelJob(id)) continue;
-        const r = this.store.getRun(id);
+        const r = this.store.getSummary(id); // what recordCancel needs, without the record's params, spec and log
         if (!r || FINAL_STATUSES.includes(r.status)) continue;
         this.recordCancel(r);
         cancelled.push(r);
@@ -826,13 +826,13 @@ export class JobQueue {
   }
 
   /** Records run `r` (queued, paused, or under way in another process) cancelled by the user. */
-  private recordCancel(r: RunRecord): void {
+  private recordCancel(r: RunSummary): void {
     this.store.appendLog(r.id, [`cancelled by the user while ${r.status}`]);
     this.store.finishRun(r.id, { status: 'cancelled', metrics: r.metrics, error: null });
   }
 
   /** Removes the files of run `r` recordCancel cancelled, once that is stored. */
-  private clearCancelled(r: RunRecord): void {
+  private clearCancelled(r: RunSummary): void {
     // A queued run has no worker to clear its folder: what an interrupted attempt left there (its
     // checkpoint, which may hold a whole packing matrix, its live table) goes, as a cancel keeps no artifacts.
     if (r.status === 'queued') this.bestEffort(() => rmSync(this.runDir(r.id), { recursive: true, force: true }));
