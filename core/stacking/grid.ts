@@ -14,7 +14,7 @@
  *   insert, remove: O(1) (remove walks the ball's cell list)
  *   query: O(cells within reach + balls in them), summed over the levels
  */
-import { MAX_CELLS_PER_LEVEL, gridLevels } from './params';
+import { gridLevel, gridLevels } from './params';
 import type { Region } from './region';
 import { powInt, root } from '../common/power';
 
@@ -58,6 +58,8 @@ export class LevelGrid {
     gid: number,
     /** Two balls overlap when their surfaces interpenetrate by more than this. */
     private readonly tol: number,
+    /** The most cells of each level (params gridLevelCells). */
+    levelCells: ArrayLike<number>,
   ) {
     this.rMax = rMax;
     this.levels = gridLevels(rMax, rMin);
@@ -76,9 +78,9 @@ export class LevelGrid {
     for (let l = 0; l < L; l++) {
       this.rTop[l] = rMax / powInt(2, l);
       let s = gid * this.rTop[l];
-      // Coarser cells when the level would have too many.
+      // Coarser cells when the level would have more than levelCells.
       const volume = extent[0] * extent[1] * (region.dim === 3 ? extent[2] : 1);
-      s = Math.max(s, root(volume / MAX_CELLS_PER_LEVEL, region.dim) * 1.01);
+      s = Math.max(s, root(volume / levelCells[l], region.dim) * 1.01);
       let total = 1;
       for (let a = 0; a < 3; a++) {
         let n: number, size: number;
@@ -107,8 +109,7 @@ export class LevelGrid {
   }
 
   private levelOf(r: number): number {
-    const l = Math.floor(Math.log2(this.rMax / r));
-    return l < 0 ? 0 : l >= this.levels ? this.levels - 1 : l;
+    return gridLevel(this.rMax, r, this.levels);
   }
 
   /** Cell index along an axis of a coordinate on level l (clamped into the grid). */
@@ -146,11 +147,12 @@ export class LevelGrid {
    * The balls 0 .. count - 1 in cell order (level by level, cells x fastest, each cell's list in
    * order): order[k] = the ball that becomes ball k when the stacker renumbers them. `cells` is
    * scratch of count entries. A grid of many more cells than balls is not scanned: its balls' cells
-   * are sorted instead. The cells of a level are set by its radius and the region, not by how many
-   * balls it gets, and a wide gradation has millions of them per level of small balls whatever the
-   * count (64 classes at 1:250 in a box of side 2: 9 levels, 5·10⁷ heads for 640 balls), which a scan
-   * at every renumber (every class) read: 5 s of CPU for 640 balls. The scan stays where it reads
-   * less (a sort of n mostly ordered cells costs about as much as a scan of 30 n heads).
+   * are sorted instead. A grid has the cells of the balls a run may hold (gridLevelCells), and the
+   * stacker renumbers at every class, from its first balls on; before the levels' cells went by the
+   * balls, a wide gradation had millions of them per level of small balls whatever the count (64
+   * classes at 1:250 in a box of side 2: 9 levels, 5·10⁷ heads for 640 balls), which a scan at every
+   * renumber read: 5 s of CPU for 640 balls. The scan stays where it reads less (a sort of n mostly
+   * ordered cells costs about as much as a scan of 30 n heads).
    */
   cellOrder(order: Int32Array, count: number, cells: Int32Array): void {
     const head = this.head, next = this.next;

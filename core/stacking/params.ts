@@ -547,11 +547,11 @@ export function ineffectiveFields(written: Record<string, unknown>, p: StackingP
  */
 export function estimateMemoryBytes(p: StackingParams): number {
   const classes = resolveGradation(p.gradation);
-  const { maxParticles } = plan(p, classes);
+  const { maxParticles, classBalls } = plan(p, classes);
   const rMax = Math.max(...classes.map((c) => c.rMax)), rMin = Math.min(...classes.map((c) => c.rMin));
-  const levels = gridLevels(rMax, rMin);
+  const levels = gridLevels(rMax, rMin), levelCells = gridLevelCells(classes, classBalls, maxParticles, p.target.kind === 'count');
   let cells = 0;
-  for (let l = 0; l < levels; l++) cells += Math.min(MAX_CELLS_PER_LEVEL, regionVolume(p.region) / powInt((p.gid * rMax) / powInt(2, l), p.dim) + 1);
+  for (let l = 0; l < levels; l++) cells += Math.min(levelCells[l], regionVolume(p.region) / powInt((p.gid * rMax) / powInt(2, l), p.dim) + 1);
   const neighbours = Math.min(maxParticles + 8, 1 << 20, Math.ceil(powInt(6 * rMax / rMin, p.dim)) + 8);
   return WORKER_BYTES + maxParticles * (86 + 35 + 2 + 37 + 57) + 4 * cells + 40 * neighbours + levels * CHECK_BAND_BYTES + SAMPLE_BYTES;
 }
@@ -568,4 +568,36 @@ export const MAX_CELLS_PER_LEVEL = 1 << 24;
 /** Levels of the overlap grid: level l holds radii in (rMax / 2^(l+1), rMax / 2^l]. */
 export function gridLevels(rMax: number, rMin: number): number {
   return Math.max(1, Math.floor(Math.log2(rMax / rMin)) + 1);
+}
+
+/** The level of the overlap grid that holds radius r (gridLevels), of `levels`. */
+export function gridLevel(rMax: number, r: number, levels: number): number {
+  const l = Math.floor(Math.log2(rMax / r));
+  return l < 0 ? 0 : l >= levels ? levels - 1 : l;
+}
+
+/** Cells a level of the overlap grid gets at most per ball it may hold (and at least LEVEL_CELLS_MIN). */
+const CELLS_PER_BALL = 8;
+const LEVEL_CELLS_MIN = 4096;
+
+/**
+ * The most cells of each level of the overlap grid: MAX_CELLS_PER_LEVEL, and CELLS_PER_BALL per
+ * ball the level may hold (at least LEVEL_CELLS_MIN); a level past it gets coarser cells. A level's
+ * cells went by its radius and the region alone, and a wide gradation's levels of small balls got
+ * 2^24 cells each however few balls they took: 64 classes of 10 balls at 1:250 in a cube of side 2
+ * held 141 MiB of cell heads for 640 balls. The balls a level may hold: plan's bounds of the classes
+ * whose radii reach into it; any of them with a count target, whose balls past the quotas may be of
+ * any class (the front order) or the smallest's.
+ */
+export function gridLevelCells(classes: SizeClass[], classBalls: Float64Array, maxParticles: number, byCount: boolean): Float64Array {
+  let rMax = 0, rMin = Infinity;
+  for (const c of classes) { rMax = Math.max(rMax, c.rMax); rMin = Math.min(rMin, c.rMin); }
+  const levels = gridLevels(rMax, rMin);
+  const balls = new Float64Array(levels).fill(byCount ? maxParticles : 0);
+  if (!byCount) {
+    classes.forEach((c, j) => {
+      for (let l = gridLevel(rMax, c.rMax, levels); l <= gridLevel(rMax, c.rMin, levels); l++) balls[l] += classBalls[j];
+    });
+  }
+  return balls.map((n) => Math.min(MAX_CELLS_PER_LEVEL, Math.max(LEVEL_CELLS_MIN, CELLS_PER_BALL * Math.min(n, maxParticles))));
 }

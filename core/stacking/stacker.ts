@@ -28,7 +28,7 @@ import { LevelGrid } from './grid';
 import { OpenFront } from './front';
 import type { Region } from './region';
 import type { SizeClass } from './gradation';
-import { CLASS_DONE, ballVolume, meanBallVolume } from './params';
+import { CLASS_DONE, ballVolume, gridLevelCells, meanBallVolume } from './params';
 import {
   circleOnCircle, circleOnLine, oneContact, sphereOnPlane, sphereOnPlaneAndAxis, sphereOnTwoPlanes,
   spheresOnPlane, threeContacts, twoContacts2, twoContacts3,
@@ -186,7 +186,7 @@ export class Stacker {
     this.cls = new Uint8Array(o.capacity);
     this.classVolume = new Float64Array(o.classes.length);
     this.classCount = new Float64Array(o.classes.length);
-    this.grid = new LevelGrid(this.pos, o.capacity, o.region, rMax, rMin, o.gid, this.tol);
+    this.grid = new LevelGrid(this.pos, o.capacity, o.region, rMax, rMin, o.gid, this.tol, gridLevelCells(o.classes, o.classBalls, o.capacity, Number.isFinite(o.targetCount)));
     this.open = new Int32Array(o.capacity);
     this.order = new Int32Array(o.capacity);
     this.inverse = new Int32Array(o.capacity);

@@ -691,6 +691,17 @@ describe('stacking engine', () => {
     expect(large - WORKER_BYTES).toBeGreaterThan(1e8); // about 1.6 million balls at up to ~200 bytes each
   });
 
+  it('a wide gradation of few balls takes cells for its balls, not for its region: 64 classes of 10 balls at 1:250', () => {
+    // Each level of the grid got cells by its radius and the region alone (2^24 for each level of
+    // small balls): 141 MiB of cell heads for 640 balls, and an estimate of 144 MiB.
+    const radii = Array.from({ length: 64 }, (_, i) => 0.2 * (1 / 250) ** (i / 63));
+    const p = params({ region: { shape: 'box', size: [2, 2, 2] }, gradation: { kind: 'classes', rang: 0.05, classes: radii.map((radius) => ({ radius, fraction: radius ** 3 })) }, target: { kind: 'count', particles: 640 } });
+    const { stacker } = stack(p, ctx());
+    expect(stacker.count).toBe(640);
+    expect(stacker.grid.bytes).toBeLessThan(2 ** 20);
+    expect(estimateMemoryBytes(p) - WORKER_BYTES).toBeLessThan(2 ** 21);
+  });
+
   it('a run allocates less than its estimate less the worker, the encoded particle table included', () => {
     // The default spec (4,803 balls): 1,340 KiB of ArrayBuffers against an estimate of 1,209 KiB,
     // which left out the table's copy the worker encodes for the artifact and its coordination column.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Random } from '../../../core/common/random';
 import { LevelGrid } from '../../../core/stacking/grid';
 import { Region } from '../../../core/stacking/region';
-import type { RegionParams } from '../../../core/stacking/params';
+import { MAX_CELLS_PER_LEVEL, type RegionParams } from '../../../core/stacking/params';
 
 /** Nearest-image difference along a periodic axis of length l (l = 0: open). */
 const near = (d: number, l: number) => (l > 0 ? d - l * Math.round(d / l) : d);
@@ -26,7 +26,7 @@ describe('stacking overlap grid against brute force', () => {
       pos[4 * i + 2] = dim === 3 ? rng.uniform(0, region.lz) : 0;
       pos[4 * i + 3] = rMin * (rMax / rMin) ** rng.next(); // log-uniform: every level populated
     }
-    const grid = new LevelGrid(pos, n, region, rMax, rMin, name.includes('two cells') ? 5 : 2, 0);
+    const grid = new LevelGrid(pos, n, region, rMax, rMin, name.includes('two cells') ? 5 : 2, 0, new Float64Array(8).fill(MAX_CELLS_PER_LEVEL));
     for (let i = 0; i < n; i++) grid.insert(i);
     const removed = new Set<number>();
     for (let i = 0; i < n; i += 7) { grid.remove(i); removed.add(i); }
@@ -77,7 +77,7 @@ describe('stacking overlap grid against brute force', () => {
     for (let i = 0; i < n; i++) {
       pos.set([rng.uniform(0, 2), rng.uniform(0, 1.5), rng.uniform(0, 1), rMin * (rMax / rMin) ** rng.next()], 4 * i);
     }
-    const gid = 2, grid = new LevelGrid(pos, n, region, rMax, rMin, gid, 0);
+    const gid = 2, grid = new LevelGrid(pos, n, region, rMax, rMin, gid, 0, new Float64Array(8).fill(MAX_CELLS_PER_LEVEL));
     for (let i = 0; i < n; i++) grid.insert(i);
     // The cell of a ball as the grid's doc says: level by radius, cells of gid times the level's
     // largest radius (no level here reaches MAX_CELLS_PER_LEVEL), x fastest.
