@@ -33,6 +33,15 @@ const RELAX_SWEEPS = 6000;
  */
 const RETRY_BALLS = 1000;
 const RETRY_WORK = 1e6;
+
+/**
+ * Whether a set of n balls gets one attempt (no fresh random starts): its refusal is then that
+ * attempt's jam and a short bisection, while a placement near its limit takes several times those
+ * sweeps, so the advice of its refusal is not checked (checkedAdvice in simulation.ts).
+ */
+export function placedInOneAttempt(n: number): boolean {
+  return n >= RETRY_BALLS;
+}
 /**
  * An attempt ends, jammed, when the last STALL_SWEEPS sweeps at full size have lowered its least
  * total overlap too slowly to place the set in the sweeps it has left, even if it kept that pace
@@ -137,7 +146,7 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
   // some 370 sweeps, 0.55 s, and 15 balls at 0.5 place from seeds whose 100 attempts all jammed).
   // A large set's one attempt ran all 6,200 sweeps before it was refused: 2,000 balls of radius 4-5
   // at 0.5 of a 20 mm cylinder took 16 s of CPU, 20,000 minutes.
-  const retries = n < RETRY_BALLS;
+  const retries = !placedInOneAttempt(n);
   let used = 0, stopped = false;
   // The least overlap of each of the last STALL_SWEEPS sweeps at full size, by sweep modulo STALL_SWEEPS.
   const trail = new Float64Array(STALL_SWEEPS);

@@ -260,6 +260,25 @@ describe('placement', () => {
     expect(fails({ ...given, vial: { width, height } })).toBe('');
   });
 
+  it('the advice of a failed placement of 1,000 balls or more is given at once, said to be unchecked', () => {
+    // 1,000 equal disks at 0.70 of a 20 mm wide strip, seed 1: one attempt jams, and the refusal
+    // (1,599 sweeps) advised a fraction that its check re-placed within as many sweeps again, to end
+    // 'not checked: it ran out of sweeps' (at 4,544.089 mm high: refused after 1,649, 0.524 places at
+    // sweep 4,007; 20,000 spheres at 0.5 of a 20 mm cylinder: the refusal's CPU doubled for the same
+    // words). A set this large gets one attempt, which near its limit takes more than twice the
+    // sweeps of its refusal: the check is not run.
+    const n = 1000, height = (n * Math.PI * 4.5 * 4.5) / (0.7 * 20);
+    const p = ballmillParamsSchema.parse({ dim: 2, balls: { count: n, radius: { law: 'fixed', value: 4.5 }, solidFraction: 0.7 }, vial: { width: 20, height }, duration: 0.01 });
+    let asked = 0, message = '';
+    try { new BallMill(p, 1, undefined, () => { asked++; return false; }); } catch (e) { message = (e as Error).message; }
+    const sweeps = Number(/\((\d+) relaxation sweeps\)/.exec(message)?.[1]);
+    expect(sweeps).toBeGreaterThan(1000);
+    // Asked once a sweep: by the failed placement only.
+    expect(asked).toBe(sweeps);
+    expect(message).toMatch(/; allowed balls\.solidFraction ≤ 0\.\d+ for 1000 balls of this radius law in this vial \(not checked: .+\)$/);
+    expect(message).not.toContain('ran out of sweeps');
+  });
+
   it('a cancel while the advice of a failed placement is checked ends the run cancelled', () => {
     const p = ballmillParamsSchema.parse({ dim: 2, balls: { count: 5, radius: { law: 'fixed', value: 5 }, solidFraction: 0.75 }, vial: { width: 200, height: 190 }, duration: 0.01 });
     let message = '';
