@@ -207,7 +207,7 @@ function insideFunction(shape: Shape, d: number): { inside: (x: number, y: numbe
       const k = Math.max(b[3] - b[0], b[4] - b[1], b[5] - b[2]) / d;
       const cx = (b[0] + b[3]) / 2, cy = (b[1] + b[4]) / 2, cz = (b[2] + b[5]) / 2;
       return {
-        inside: (x, y, z) => fn.value(cx + x * k, cy + y * k, cz + z * k) < 0,
+        inside: (x, y, z) => fn.inside(cx + x * k, cy + y * k, cz + z * k),
         half: [(b[3] - b[0]) / (2 * k), (b[4] - b[1]) / (2 * k), (b[5] - b[2]) / (2 * k)],
       };
     }

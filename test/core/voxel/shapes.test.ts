@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sampleHalfExtents, shapeSchema, voxeliseShape, voxeliseShapeVoxels, type Shape } from '../../../core/voxel/shapes';
 import { checkParams, voxelParamsSchema } from '../../../core/voxel/params';
 import { voxelEngine } from '../../../core/voxel/index';
 import type { EngineResult } from '../../../core/common/engine';
+import { implicitFunction, type ImplicitFunction } from '../../../core/surface/implicit';
 
 const shapes: Shape[] = [
   shapeSchema.parse({ kind: 'sphere' }),
@@ -149,6 +150,36 @@ describe('implicit shapes (core/surface)', () => {
     expect(Math.max(...v.dims)).toBeGreaterThanOrEqual(49);
     expect(Math.max(...v.dims)).toBeLessThanOrEqual(51);
     for (let a = 0; a < 3; a++) expect(Math.abs(v.min[a] + v.dims[a] / 2)).toBeLessThanOrEqual(1.5);
+  });
+
+  it('a blobby shape of 32 blobs has the same voxels as value() < 0 gives, with carving blobs and without', () => {
+    // Segments on a fixed walk. Without carving, inside() stops summing early; with every fourth
+    // blob carving (strength -0.6), the last one too, it must not stop before them. The reference
+    // is the same voxelisation with inside() answering value() < 0, as it did before.
+    const blobby = (carving: boolean): Extract<Shape, { kind: 'implicit' }> => {
+      const blobs = Array.from({ length: 32 }, (_, i) => {
+        const a = 0.7 * i, p = [Math.cos(a) * (1 + 0.02 * i), Math.sin(a), 0.03 * i];
+        const q = [p[0] + 0.3 * Math.sin(3 * a), p[1] + 0.3, p[2] + 0.2 * Math.cos(a)];
+        return { from: p, to: q, radius: 0.3, strength: carving && i % 4 === 3 ? -0.6 : 1, falloff: i % 2 ? 'polynomial' : 'gaussian' };
+      });
+      const s = shapeSchema.parse({ kind: 'implicit', surface: { kind: 'blobby', threshold: 0.5, blobs } });
+      if (s.kind !== 'implicit') throw new Error('unreachable');
+      return s;
+    };
+    for (const carving of [false, true]) {
+      const s = blobby(carving);
+      const v = voxeliseShapeVoxels(s, 40);
+      const proto = Object.getPrototypeOf(implicitFunction(s.surface)) as ImplicitFunction;
+      const spy = vi.spyOn(proto, 'inside').mockImplementation(function (this: ImplicitFunction, x, y, z) { return this.value(x, y, z) < 0; });
+      try {
+        const ref = voxeliseShapeVoxels(s, 40);
+        expect(spy).toHaveBeenCalled();
+        expect(v.solid.length / 3, `carving ${carving}`).toBeGreaterThan(1000);
+        expect([v.dims, v.min, v.occupancy, v.solid]).toEqual([ref.dims, ref.min, ref.occupancy, ref.solid]);
+      } finally {
+        spy.mockRestore();
+      }
+    }
   });
 
   it('the voxel engine packs implicit shapes', () => {
