@@ -4,7 +4,7 @@
  * tmpfs do the job; where neither works the helpers return null and the test says it is skipped.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -52,4 +52,19 @@ export function smallDisk(kib: number, files?: number): { dir: string; cleanup: 
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Fills the disk `dir` lies on (a smallDisk) to its last block, as another program would: a file
+ * `filler` in it grows until the disk refuses it (ENOSPC; any other error is thrown). Returns its path:
+ * removing it frees the disk.
+ */
+export function fillDisk(dir: string): string {
+  const filler = join(dir, 'filler');
+  try {
+    for (;;) appendFileSync(filler, Buffer.alloc(64 * 1024));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+  }
+  return filler;
 }

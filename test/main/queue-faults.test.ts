@@ -6,7 +6,7 @@
 import { describe, expect, it, vi, type TestContext } from 'vitest';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,7 @@ import { openServicesWhenFree, type Services } from '../../main/services/service
 import { BUSY_TIMEOUT_MS } from '../../main/services/store';
 import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
 import { COUNTER_WORKER, fixtureRegistry } from './fixtures/registry';
-import { makeReadOnly, smallDisk } from './faults';
+import { fillDisk, makeReadOnly, smallDisk } from './faults';
 import { afterEachTest, cliIn, fixtureServices, rejection } from './helpers';
 import { cubicSpheresCsv } from './fixtures/imports';
 
@@ -442,12 +442,7 @@ describe('data folder faults', () => {
   it('a disk another program filled holds queued runs saying once why and what they need, in the queue\'s state (the app\'s status bar) and on stderr; freed, they go on', async (ctx) => {
     const { s, dir: disk } = servicesOnSmallDisk(ctx, 2048, { autoStart: false });
     const id = (await s.dispatch('runs.enqueue', { spec: spec('waits for room') })).runIds[0];
-    const filler = join(disk, 'filler');
-    try {
-      for (;;) appendFileSync(filler, Buffer.alloc(64 * 1024));
-    } catch (err) {
-      expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
-    }
+    const filler = fillDisk(disk);
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     later(() => errors.mockRestore());
     const claims = vi.spyOn(s.store, 'claim');
@@ -475,12 +470,7 @@ describe('data folder faults', () => {
     const id = (await s.dispatch('runs.enqueue', { spec: spec('left running') })).runIds[0];
     // As a `queue run` beside this one left it, killed (kill -9) as it ran it.
     expect(s.store.claim(id, { host: null, threads: 1, appVersion: 't', owner: `${hostname()}:2147483646` })).toBe(true);
-    const filler = join(disk, 'filler');
-    try {
-      for (;;) appendFileSync(filler, Buffer.alloc(64 * 1024));
-    } catch (err) {
-      expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
-    }
+    const filler = fillDisk(disk);
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     later(() => errors.mockRestore());
     const looks = vi.spyOn(s.store, 'runningRuns');
@@ -509,12 +499,7 @@ describe('data folder faults', () => {
     // `queue run` works until the queue is idle, then closes.
     let idle = false;
     void s.queue.idle().then(() => (idle = true));
-    const filler = join(disk, 'filler');
-    try {
-      for (;;) appendFileSync(filler, Buffer.alloc(64 * 1024));
-    } catch (err) {
-      expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
-    }
+    const filler = fillDisk(disk);
     writeFileSync(gate, '');
     await vi.waitUntil(() => errors.mock.calls.some(([line]) => String(line).includes(`the outcome of run ${id} cannot be stored now`)), { timeout: 10_000, interval: 20 });
     // A few polls (every 100 ms here), each trying to store it again.
