@@ -4,7 +4,7 @@
  * and a `queue run` killed with SIGKILL).
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { QueueState } from '../../main/api';
+import type { QueueState, RunSummary } from '../../main/api';
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -425,6 +425,33 @@ describe('packbench CLI', () => {
     expect(left).toEqual(Array(20).fill('cancelled'));
     // Cancelled at once: the queue's state was told after each run, counting down 19, 18, ... (9,300 runs: 4.8 s of CPU).
     expect(states.filter((q) => q.queued > 0 && q.queued < 20)).toEqual([]);
+  });
+
+  it('Ctrl-C while `run` works through its sweep draws a bar for the runs that started, not a line for each run cancelled before its start', async () => {
+    // A Ctrl-C of a 9,300-run sweep drew 9,299 lines '[------] 0% cancelled' on the terminal before its summary.
+    const file = writeJson('ctrl-c-bars.json', smallSpec('ctrl-c-bars', { reboundProbability: { $sweep: { from: 0.1, to: 0.5, steps: 20 } } }));
+    const emit = EventBus.prototype.emit;
+    let interrupted = false;
+    const told = vi.spyOn(EventBus.prototype, 'emit').mockImplementation(function (this: EventBus, ...args: Parameters<EventBus['emit']>) {
+      emit.apply(this, args);
+      if (!interrupted && args[0] === 'run.updated' && (args[1] as RunSummary).status === 'running') {
+        interrupted = true;
+        process.emit('SIGINT');
+      }
+    });
+    let stderr = '';
+    const own = tempDir('packbench-cli-bars-'); // its 20 runs kept out of the folder the other tests list
+    try {
+      expect(await main(['--data', own.dir, 'run', file], { stdout: () => {}, stderr: (x) => void (stderr += x), stderrIsTTY: true })).toBe(130);
+    } finally {
+      told.mockRestore();
+    }
+    const rows: RunSummary[] = JSON.parse((await cliIn(own.dir, '--json', 'runs', 'list')).stdout).rows;
+    own.cleanup();
+    expect(rows.filter((r) => r.status === 'cancelled').length).toBeGreaterThanOrEqual(19);
+    // One last bar for each run that started, and none for the others.
+    const ended = stderr.split('\n').filter((line) => /% (cancelled|done|failed) /.test(line));
+    expect(ended).toHaveLength(rows.filter((r) => r.startedAt !== null).length);
   });
 
   it('Ctrl-C of `queue run` after `runs stop`: the run ends done as stopped, with its results, counted, instead of going back to the queue; exit 0, nothing left', async () => {
