@@ -92,6 +92,25 @@ describe('History with sweeps', () => {
     expect(again.map((s) => s.name)).toEqual(['reboundProbability=0.1', 'reboundProbability=0.2', 'reboundProbability=0.3']);
   });
 
+  it('counts a failed point re-run in the batch apart from the runs not plotted', async () => {
+    // rebound 0.2 failed and its re-run (same seed and value) joined the batch; rebound 0.4 is still queued.
+    const runs = [
+      makeRun(0, { batchId: 'b1', seed: 1, sweep: { reboundProbability: 0.1 } }),
+      makeRun(1, { batchId: 'b1', seed: 2, sweep: { reboundProbability: 0.2 }, status: 'failed' }),
+      makeRun(2, { batchId: 'b1', seed: 3, sweep: { reboundProbability: 0.3 } }),
+      makeRun(3, { batchId: 'b1', seed: 4, sweep: { reboundProbability: 0.4 }, status: 'queued' }),
+      makeRun(4, { batchId: 'b1', seed: 2, sweep: { reboundProbability: 0.2 } }),
+    ].map((r): RunSummary => ({ ...r, metrics: r.status === 'done' ? { solidFraction: 0.5 } : {} }));
+    const { w } = await mountHistory(runs, ['reboundProbability']);
+    await w.get('[data-testid="history-batch-r4"]').trigger('click');
+    await new Promise((r) => setTimeout(r, 300));
+    await settle(5);
+    await w.get('[data-testid="history-sweep-plot"]').trigger('click');
+    await settle(10);
+    // It read '3 of 5 runs plotted (the others are not done or lack solidFraction)'.
+    expect(w.get('[data-testid="sweep-used"]').text()).toBe('3 of 5 runs plotted (1 failed or cancelled, re-run in the batch; 1 not done or without solidFraction)');
+  });
+
   it('labels the sweep plot\'s axes with the units the engine declares', async () => {
     const runs = [0, 1].map((i) => makeRun(i, { batchId: 'b1', sweep: { 'box.lx': 10 + i }, metrics: { solidFraction: 0.5 + i / 10 } }));
     const { w } = await mountHistory(runs, ['box.lx']);
