@@ -432,6 +432,17 @@ export function storageFaultMeaning(code: unknown): string | undefined {
   return STORAGE_FAULTS[code] ?? (code.startsWith('SQLITE_IOERR') ? 'the disk of the data folder is full or failing' : undefined);
 }
 
+/** Fault codes of a full disk or a used-up quota (SQLite's I/O errors aside: isFullDisk). */
+const FULL_DISK = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
+
+/**
+ * Whether a data-folder fault code may mean its disk (or quota) is full: SQLite reports a full disk
+ * as one of its I/O errors too (SQLITE_IOERR_SHMSIZE when it cannot grow its shared-memory file).
+ */
+export function isFullDisk(code: unknown): boolean {
+  return typeof code === 'string' && (FULL_DISK.has(code) || code.startsWith('SQLITE_IOERR'));
+}
+
 /** Faults of the data folder (disk full, read-only, locked) as errors the user can act on; null for others. */
 export function storageFault(err: unknown): ApiError | null {
   const code = (err as { code?: unknown } | null)?.code;

@@ -17,7 +17,7 @@ import type { EngineRegistry } from './engines';
 import type { EventBus } from './events';
 import { Limiter } from './limiter';
 import { allWithin, formatBytes, type JobOutcome, type RunningJob, type WorkerPool } from './pool';
-import { storageFault, storageFaultMeaning } from './handlers';
+import { isFullDisk, storageFault, storageFaultMeaning } from './handlers';
 import { CHECKPOINT_FILE, removeCheckpoint } from '../workers/checkpoint';
 import type { CheckOutcome, CheckTask } from '../workers/protocol';
 import type { BatchPoint, EncodedRun, InterruptedView, NewRun, RunOrigin, RunStore } from './store';
@@ -178,9 +178,6 @@ const REMOVING_DIR = '.removing';
  * forward (row, then folder), where another set aside is put back while its row is there.
  */
 const FILES_FIRST = 'files-first-';
-
-/** Storage fault codes of a full disk (or quota), for which unwritable says the free space. */
-const FULL_DISK = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
 
 /** Why the runs a closing queue puts back were interrupted, unless told (close): the app, the web host, a command ended. */
 const APP_CLOSED = 'the app closed';
@@ -1260,7 +1257,7 @@ export class JobQueue {
    */
   private unwritable(err: unknown): void {
     const code = String((err as { code?: unknown }).code);
-    const full = FULL_DISK.has(code) || code.startsWith('SQLITE_IOERR');
+    const full = isFullDisk(code); // said with the free space
     const what = code === 'SQLITE_BUSY' ? 'the database of the data folder is locked by another process' : storageFaultMeaning(code);
     if (this.waiting?.startsWith(`${what}:`)) return; // said (its free space may have changed)
     let free = '';
