@@ -368,6 +368,9 @@ interface RunRow {
   attempts: number;
 }
 
+/** A run's progress as an attempt starts it (claim) or the queue takes it back (requeue): none, and no pace yet (setProgress). */
+const PROGRESS_CLEARED = 'progress_done = 0, progress_total = 0, progress_from_seconds = 0, progress_from_done = 0, progress_pace_seconds = 0, progress_pace_done = 0, progress_next_seconds = 0, progress_next_done = 0';
+
 const SUMMARY_COLUMNS =
   'seq, id, batch_id, name, engine, seed, status, priority, created_at, started_at, finished_at, paused_at, paused_seconds, wall_seconds, progress_done, progress_total, progress_from_seconds, progress_from_done, progress_pace_seconds, progress_pace_done, phase, metrics, sweep, error';
 
@@ -840,7 +843,7 @@ export class RunStore {
     return (
       this.sql(
         `UPDATE runs SET status = 'running', started_at = ?, finished_at = NULL, paused_at = NULL, paused_seconds = 0, wall_seconds = NULL, error = NULL,
-           progress_done = 0, progress_total = 0, progress_from_seconds = 0, progress_from_done = 0, progress_pace_seconds = 0, progress_pace_done = 0, progress_next_seconds = 0, progress_next_done = 0, phase = 'starting', host = ?, threads = ?, app_version = ?,
+           ${PROGRESS_CLEARED}, phase = 'starting', host = ?, threads = ?, app_version = ?,
            attempts = attempts + 1, owner = ?
          WHERE id = ? AND status = ?`,
       ).run(now(), JSON.stringify(info.host), info.threads, info.appVersion, info.owner, id, from).changes === 1
@@ -934,7 +937,7 @@ export class RunStore {
   /** Back to the queue for another attempt: keeps the log, clears the outcome of the last attempt. */
   requeue(id: string, reason: string, status: 'queued' | 'paused' = 'queued'): void {
     this.appendLog(id, [`${now()} ${reason}`]);
-    this.sql('UPDATE runs SET status = ?, started_at = NULL, paused_at = NULL, paused_seconds = 0, owner = NULL, progress_done = 0, progress_total = 0, progress_from_seconds = 0, progress_from_done = 0, progress_pace_seconds = 0, progress_pace_done = 0, progress_next_seconds = 0, progress_next_done = 0, phase = \'\' WHERE id = ?')
+    this.sql(`UPDATE runs SET status = ?, started_at = NULL, paused_at = NULL, paused_seconds = 0, owner = NULL, ${PROGRESS_CLEARED}, phase = '' WHERE id = ?`)
       .run(status, id);
   }
 
