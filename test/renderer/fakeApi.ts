@@ -223,10 +223,11 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
               params: { box: { lx: 10 + Number(r.id.slice(1)), ly: 20 }, resolution: 4 },
               counters: {},
               log: fake.logs[r.id] ?? [],
-              appVersion: '0.1.0',
+              // As the store: these are written when the run starts.
+              appVersion: r.startedAt ? '0.1.0' : '',
               host: null,
               threads: 1,
-              attempts: 1,
+              attempts: r.startedAt ? 1 : 0,
             };
             return rec;
           }

@@ -222,6 +222,22 @@ describe('HistoryWorkspace', () => {
       .toEqual(['39unit', '4voxels/unit', 'fraction']);
   });
 
+  it('shows — for what a run that has not started does not have yet: its version and threads too', async () => {
+    installFakeApi([makeRun(1, { status: 'queued', startedAt: null, finishedAt: null, wallSeconds: null, metrics: {} }), makeRun(2)]);
+    const w = mount(HistoryWorkspace, { global: { plugins: [makeRouter()] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle(10);
+    const record = async (id: string) => {
+      await w.find(`[data-testid="history-row-${id}"]`).trigger('click');
+      await settle(10);
+      return Object.fromEntries(w.findAll('[data-testid="run-details"] .wraps tr').map((tr) => [tr.find('th').text(), tr.find('td').text()]));
+    };
+    const queued = await record('r1');
+    expect([queued.started, queued.finished, queued['wall time'], queued.threads, queued.PackBench, queued.host]).toEqual(['—', '—', '—', '—', '—', '—']);
+    const done = await record('r2');
+    expect([done.threads, done.PackBench]).toEqual(['1', '0.1.0']);
+  });
+
   it('says that a run that failed or was cancelled has no metrics, not that they come when it is done', async () => {
     installFakeApi([makeRun(1, { status: 'failed', metrics: {}, error: 'boom' }), makeRun(2, { status: 'cancelled', metrics: {} }), makeRun(3, { status: 'queued', metrics: {} })]);
     const w = mount(HistoryWorkspace, { global: { plugins: [makeRouter()] }, attachTo: document.body });
