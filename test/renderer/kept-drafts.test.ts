@@ -110,6 +110,32 @@ describe('drafts of two tabs of one host', () => {
     switchTo('C');
     expect((await page()).take()?.value).toEqual(draft(2));
   });
+
+  it("a draft discarded in one tab leaves the one another tab kept since; one's own, taken or kept, is forgotten for a new tab too", async () => {
+    installApi('/data/lab');
+    tabs.clear();
+    currentTab = '';
+    switchTo('A');
+    const a = await page();
+    a.keep(draft(1));
+    a.flush();
+    switchTo('B');
+    const b = await page();
+    b.keep(draft(2));
+    b.flush();
+    // Discard in A (keep(null): the form is back to its defaults). Before, it removed B's from localStorage too.
+    switchTo('A');
+    a.keep(null);
+    a.flush();
+    switchTo('C');
+    const c = await page();
+    expect(c.take()?.value).toEqual(draft(2));
+    // C took B's and discards it: that one is C's now, and a new tab no longer brings it back.
+    c.keep(null);
+    c.flush();
+    switchTo('D');
+    expect((await page()).take()).toBeNull();
+  });
 });
 
 describe("the particle editor's kept mixture", () => {

@@ -72,7 +72,8 @@ export function draftKey(name: string, dataDir: string): string {
 /**
  * The keeper of draft `name` (`what` names it in notices: 'batch form', 'mixture'), checked with
  * `schema` when read; null when the data folder cannot be asked (nothing is kept then). It reads the
- * tab's own draft, else the last one kept by any page (which becomes the tab's); it writes both.
+ * tab's own draft, else the last one kept by any page (which becomes the tab's); it writes both, and
+ * forgets the last one kept only while it is this page's.
  */
 export async function draftKeeper<T>(name: string, what: string, schema: z.ZodType<T>): Promise<DraftKeeper<T> | null> {
   let dataDir: string;
@@ -101,12 +102,23 @@ export async function draftKeeper<T>(name: string, what: string, schema: z.ZodTy
       failed = true;
     }
   }
-  /** Writes `text` as the tab's draft and the last one kept (null forgets both). */
+  /** What this page last wrote or took: the last one kept is this page's while it still holds this. */
+  let own: string | null = null;
+  /**
+   * Writes `text` as the tab's draft and the last one kept. null forgets the tab's, and the last one
+   * kept only while that is this page's: a draft another tab (or window) kept since is that tab's
+   * work, which a Discard here, or typing the form back to its defaults, threw away.
+   */
   function put(text: string | null): void {
-    for (const storage of [sessionStorage, localStorage]) {
-      if (text === null) storage.removeItem(key);
-      else storage.setItem(key, text);
+    if (text === null) {
+      sessionStorage.removeItem(key);
+      if (own !== null && localStorage.getItem(key) === own) localStorage.removeItem(key);
+      own = null;
+      return;
     }
+    sessionStorage.setItem(key, text);
+    localStorage.setItem(key, text);
+    own = text;
   }
   function copyToTab(text: string): void {
     try {
@@ -119,8 +131,8 @@ export async function draftKeeper<T>(name: string, what: string, schema: z.ZodTy
     write();
     // The tab's own draft becomes the one a new page or a restart takes, though another tab kept one since.
     try {
-      const own = sessionStorage.getItem(key);
-      if (own !== null) localStorage.setItem(key, own);
+      const tabs = sessionStorage.getItem(key);
+      if (tabs !== null) localStorage.setItem(key, tabs);
     } catch {
       // Nothing more to do as the page goes: the last kept stays.
     }
@@ -149,6 +161,7 @@ export async function draftKeeper<T>(name: string, what: string, schema: z.ZodTy
         if (r.success && savedAt) {
           // The tab's own from now on: a reload shows it, whatever another tab keeps meanwhile.
           if (from !== sessionStorage) copyToTab(text);
+          own = text;
           return { value: r.data, savedAt };
         }
         why = r.success ? 'it has no date' : r.error.issues.map((i) => `${i.path.join('.') || 'draft'}: ${i.message}`)[0];
