@@ -191,21 +191,16 @@ export class BallMill {
     this.vial = new Vial({ dim, width: v.width, height: v.height, amplitude: v.amplitude, frequency: v.frequency, gravity: this.g });
     this.restitution = new RestitutionModel(params.restitution, params.minimumRebound);
     const f64 = () => new Float64Array(n);
-    this.r = f64(); this.m = f64();
-    this.trajectories = new Float64Array(8 * n);
-    this.box = new Float64Array(4 * n);
-    this.mark = new Int32Array(n);
-    this.count = new Uint32Array(n);
-    this.impacts = new Uint32Array(n);
-
+    // Only the radii and the centres before the placement: a spec whose balls cannot be placed is
+    // refused there, and the ball state, the structure, the queue and the frames (72 bytes a
+    // trajectory row) are allocated once the balls are placed.
+    this.r = f64();
+    const x = f64(), y = f64(), z = f64();
     const rnd = new Random(seed);
-    // The state at t = 0, until start() writes it into the trajectories.
-    const s0: StartState = { x: f64(), y: f64(), z: f64(), vx: f64(), vy: f64(), vz: f64() };
-    if (initial) this.setInitial(initial, s0);
-    else {
+    if (!initial) {
       let placed: number;
       try {
-        placed = drawAndPlace(params, rnd, this.r, s0.x, s0.y, s0.z, cancelled);
+        placed = drawAndPlace(params, rnd, this.r, x, y, z, cancelled);
       } catch (e) {
         // placeBalls knows the radii, not which fields set them.
         if (e instanceof PlacementError) {
@@ -217,8 +212,17 @@ export class BallMill {
       if (placed < 0) this.stopReason = 'cancelled';
       // Near balls get near ids (cache locality of the event loop); columns of 8 largest radii
       // measured best of 2, 4, 8 and 16.
-      orderByColumns(dim, 8 * this.r.reduce((a, b) => Math.max(a, b), 0), this.r, s0.x, s0.y, s0.z);
+      orderByColumns(dim, 8 * this.r.reduce((a, b) => Math.max(a, b), 0), this.r, x, y, z);
     }
+    this.m = f64();
+    this.trajectories = new Float64Array(8 * n);
+    this.box = new Float64Array(4 * n);
+    this.mark = new Int32Array(n);
+    this.count = new Uint32Array(n);
+    this.impacts = new Uint32Array(n);
+    // The state at t = 0, until start() writes it into the trajectories.
+    const s0: StartState = { x, y, z, vx: f64(), vy: f64(), vz: f64() };
+    if (initial) this.setInitial(initial, s0);
     let rSum = 0;
     for (let i = 0; i < n; i++) {
       rSum += this.r[i];
@@ -264,7 +268,9 @@ export class BallMill {
     this.hMax = hMax;
     this.neighbours = this.structure ? new NeighbourLists(n) : null;
     this.queue = new BallEvents(n);
-    const fc = frameCount(params);
+    // A run cancelled while its balls were placed records no frame (run() returns at once): up to
+    // MAX_TRAJECTORY_ROWS of them, 1 GB, were allocated for it to be thrown away.
+    const fc = this.stopReason === null ? frameCount(params) : 0;
     this.frames = {
       time: new Float64Array(fc), x: new Float32Array(fc * n), y: new Float32Array(fc * n), z: new Float32Array(fc * n),
       speed: new Float32Array(fc * n), impacts: new Uint32Array(fc * n), count: 0,

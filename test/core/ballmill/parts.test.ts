@@ -316,6 +316,27 @@ describe('placement', () => {
     expect(seen.at(-1)?.phase).toBe('simulating');
   });
 
+  it('while the balls are placed a run holds only their radii and centres besides the placement\'s own arrays, and a cancel then allocates no frames', () => {
+    // A spec whose balls cannot be placed is refused by the placement: the ball state (masses,
+    // trajectories, boxes, counters, velocities: 140 bytes a ball) was allocated before it, and a
+    // cancel during the placement went on to allocate the frames (here 51 of 20 bytes a ball).
+    const n = 100_000, dim = 2;
+    const p = ballmillParamsSchema.parse({ dim, balls: { count: n, solidFraction: 0.3 }, vial: { width: 200, height: 200 }, duration: 1, output: { frameRate: 50 } });
+    const r = Float64Array.from(new BallMill(p, 1, undefined, () => true).r);
+    // The placement alone (its tree and scratch), cancelled at its first sweep, its inputs given.
+    const x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n);
+    let own = arrayBufferPeak();
+    expect(placeBalls({ dim, width: 200, height: 200 }, r, new Random(1), x, y, z, () => { own.sample(); return true; })).toBe(-1);
+    const placement = own.peak();
+    own = arrayBufferPeak();
+    const sim = new BallMill(p, 1, undefined, () => { own.sample(); return true; });
+    expect(sim.stopReason).toBe('cancelled');
+    // The radii and centres (4 float64 a ball) on top of the placement's own arrays, and the vial's
+    // and the generator's few small ones.
+    expect(own.peak()).toBeLessThanOrEqual(placement + 4 * 8 * n + 65536);
+    expect(sim.frames.x.length).toBe(0);
+  });
+
   it('a cancel stops the placement within a sweep, and the engine then ends cancelled before any simulated step', () => {
     // The placement had run to its end (about 1.1 s at 20,000 balls, thousands of sweeps for dense
     // sets) before the first cancel check of the event loop.
