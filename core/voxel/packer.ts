@@ -184,7 +184,7 @@ export class Packer {
   private readonly kernels: WasmKernels | null;
   /** The kernel particles' moves, colour by colour, on `threads` threads (mover.ts), or null. */
   private readonly board: MoveBoard | null;
-  /** Board rows of the kernel shapes. */
+  /** Per shape: its row on the board, or -1 for a shape the JavaScript loops move. */
   private readonly kernelRow: number[] = [];
   /** Largest extent any particle of the run can have (voxels): the window keeps room for it. */
   private readonly maxExtent: number;
@@ -279,7 +279,11 @@ export class Packer {
     // Automatic step: the outermost voxel moves by about one voxel (r · step · π/180 ≈ 1).
     const rotationStep = t.rotationStep > 0 ? t.rotationStep : Math.max(1, Math.floor(180 / Math.PI / Math.max(1, v.maxRadius)));
     this.rotationStep.push(rotationStep);
-    this.kernelShape.push(this.selfBias[s] > 0 ? this.kernelShapeOf(coords, e, rotationStep) : null);
+    // Indexed by shape, not pushed by kernel shape: a mixture whose first shape is one the
+    // JavaScript loops move (as wide as the box) took the next shape's row for its successor, and
+    // the run read a trial buffer's address out of the matrix (wasm: memory access out of bounds).
+    this.kernelRow.push(-1);
+    this.kernelShape.push(this.selfBias[s] > 0 ? this.kernelShapeOf(s, coords, e, rotationStep) : null);
     if (coords.length > this.trial.length) {
       this.trial = new Int32Array(coords.length);
       this.old = new Int32Array(coords.length);
@@ -289,10 +293,10 @@ export class Packer {
   }
 
   /**
-   * The kernels' form of a shape with a trial buffer per thread and its row on the board, or null
+   * The kernels' form of shape s with a trial buffer per thread and its row on the board, or null
    * (too wide for the box, or no room in the kernels' heap: the JavaScript loops move it).
    */
-  private kernelShapeOf(coords: Int32Array, e: number, rotationStep: number): KernelShape | null {
+  private kernelShapeOf(s: number, coords: Int32Array, e: number, rotationStep: number): KernelShape | null {
     const k = this.kernels, board = this.board;
     if (k === null || board === null) return null;
     const n = coords.length / 3, ks = k.shape(coords, n, e);
@@ -303,7 +307,7 @@ export class Packer {
       for (const at of trials) if (at !== 0) k.releaseVoxels(at, n);
       return null;
     }
-    this.kernelRow.push(board.addShape(n, e, ks.b, ks.ms, ks.blocks, rotationStep, ks.maskBytes, trials));
+    this.kernelRow[s] = board.addShape(n, e, ks.b, ks.ms, ks.blocks, rotationStep, ks.maskBytes, trials);
     return ks;
   }
 
