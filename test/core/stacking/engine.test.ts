@@ -657,8 +657,9 @@ describe('stacking engine', () => {
     const { maxParticles, expectedParticles } = plan(p, resolveGradation(p.gradation));
     expect(maxParticles / expectedParticles).toBeLessThan(1.01);
     // A sieve curve's segments, bounded by their smallest balls: 2.89 times the balls of a 1:100
-    // Fuller curve of 8 segments in 3D (a 20 cube at e = 0.5: 4.9e5 for 1.7e5), 1.98 in 2D.
-    for (const [dim, side, most] of [[3, 20, 1.03], [3, 60, 1.01], [2, 300, 1.02]]) {
+    // Fuller curve of 8 segments in 3D (a 20 cube at e = 0.5: 4.9e5 for 1.7e5), 1.98 in 2D; by
+    // Hoeffding's margin alone 1.025, 1.0047 and 1.017 (classBallBound).
+    for (const [dim, side, most] of [[3, 20, 1.02], [3, 60, 1.004], [2, 300, 1.015]]) {
       const sizes = geometric(0.1, 10, 8);
       const q = params({ dim, region: dim === 3 ? box(side) : { shape: 'rectangle', size: [side, side] }, gradation: { kind: 'sieve', sizes, passing: fuller(sizes), af: [[0, 0.3]] }, target: { kind: 'voidRatio', e: 0.5 } });
       const bound = plan(q, resolveGradation(q.gradation));
