@@ -11,6 +11,9 @@
  *   voidratio  five void ratios asked against achieved (3D first group, the Table 3 box)
  *   grid       the overlap test of the hot loop on core/spatial's SpatialTree against the
  *              stacker's own LevelGrid, on a finished packing
+ *   bound      plan()'s bound on the balls (what a run allocates and the queue's estimate go by)
+ *              against the balls placed, for sieve curves (segments of a few hundred balls to 10^5)
+ *              and the seed's groups: the memory it holds and the CPU time of the run
  *
  * The gradations: the seed's groups as five classes of evenly spaced radii (0.029 ... 0.2 and
  * 0.1 ... 0.2, its a_f table has five rows) with equal volume fractions (an evenly graded curve);
@@ -24,14 +27,15 @@
 import { cpus, loadavg } from 'node:os';
 import { onlyParts, tableRecorder, writeResults, type Row } from './_harness';
 import { stackingEngine, stackingParamsSchema, stack, resolveGradation, type StackingParams } from '../core/stacking/index';
-import { meanBallVolume } from '../core/stacking/params';
+import { estimateMemoryBytes, meanBallVolume, plan } from '../core/stacking/params';
+import { WORKER_BYTES } from '../core/common/engine';
 import type { ColumnTable, EngineContext, EngineResult } from '../core/common/engine';
 import { Random } from '../core/common/random';
 import { SpatialTree } from '../core/spatial/index';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const wanted = onlyParts(args, ['table3', 'transposed', 'densest', 'scaling', 'front', 'voidratio', 'grid']);
+const wanted = onlyParts(args, ['table3', 'transposed', 'densest', 'scaling', 'front', 'voidratio', 'grid', 'bound']);
 const seed = 1;
 
 const ctx = (s = seed): EngineContext => ({ seed: s, threads: 1, progress() {}, cancelled: () => false, log() {} });
@@ -372,6 +376,42 @@ if (wanted('grid')) {
     });
   }
   table('Overlap test of a new ball (the hot loop): LevelGrid.anyOverlap (first hit ends it) against SpatialTree.querySphere (visits every hit), CPU ns per query, best of three', rows);
+}
+
+// --- plan()'s bound on the balls ------------------------------------------------------------------
+// The balls a void-ratio target may place, bounded before anything is allocated: the stacker's
+// arrays, the grid's links and the queue's memory estimate go by it, and past 3·10⁷ balls a spec is
+// refused. Its margin counts where classes hold a few hundred balls.
+if (wanted('bound')) {
+  const geometric = (a: number, b: number, k: number) => Array.from({ length: k + 1 }, (_, i) => Number((a * (b / a) ** (i / k)).toPrecision(6)));
+  const fuller = (sizes: number[]) => sizes.map((d, i) => (i === sizes.length - 1 ? 100 : Number((100 * (Math.sqrt(d / sizes.at(-1)!) - Math.sqrt(sizes[0] / sizes.at(-1)!)) / (1 - Math.sqrt(sizes[0] / sizes.at(-1)!))).toFixed(3))));
+  const sieve = (sizes: number[]) => ({ kind: 'sieve' as const, sizes, passing: fuller(sizes), af: [[0, 0.3]] as [number, number][] });
+  const box = (dim: 2 | 3, side: number) => (dim === 3 ? { shape: 'box' as const, size: [side, side, side] } : { shape: 'rectangle' as const, size: [side, side] });
+  const cases: [string, StackingParams][] = [
+    ['default spec', stackingParamsSchema.parse({})],
+    ['2D Fuller 0.1-10, 8 segments, side 30', stackingParamsSchema.parse({ dim: 2, region: box(2, 30), gradation: sieve(geometric(0.1, 10, 8)), target: { kind: 'voidRatio', e: 0.5 } })],
+    ['3D sieve 0.1-0.8, 3 segments of 1:2, side 4', stackingParamsSchema.parse({ region: box(3, 4), gradation: sieve(geometric(0.1, 0.8, 3)), target: { kind: 'voidRatio', e: 1 } })],
+    ['3D Fuller 0.1-10, 8 segments, side 20', stackingParamsSchema.parse({ region: box(3, 20), gradation: sieve(geometric(0.1, 10, 8)), target: { kind: 'voidRatio', e: 0.5 } })],
+    ...groups.filter((g) => g.dim === 3).map((g): [string, StackingParams] => [`${g.name} at its Table 3 count`, params(g, edgeFor(g, g.seed.particles, g.seed.density), 1 / g.seed.density - 1)]),
+  ];
+  const rows: Row[] = [];
+  for (const [name, p] of cases) {
+    const classes = resolveGradation(p.gradation);
+    const { maxParticles, expectedParticles } = plan(p, classes);
+    const base = process.memoryUsage().arrayBuffers;
+    let held = 0;
+    const sample = () => { held = Math.max(held, process.memoryUsage().arrayBuffers - base); };
+    const c0 = process.cpuUsage();
+    const result = stackingEngine.run(p, { seed, threads: 1, progress: sample, cancelled: () => false, log: sample }) as EngineResult;
+    const cu = process.cpuUsage(c0);
+    sample();
+    rows.push({
+      case: name, particles: num(result.metrics.particles), expected: Math.round(expectedParticles), bound: maxParticles,
+      boundOverExpected: maxParticles / expectedParticles, boundOverPlaced: maxParticles / num(result.metrics.particles),
+      estimateMiB: (estimateMemoryBytes(p) - WORKER_BYTES) / 2 ** 20, heldMiB: held / 2 ** 20, cpuS: (cu.user + cu.system) / 1e6,
+    });
+  }
+  table("plan()'s bound on the balls: expected = the target's mean count, bound = what the run allocates for; estimateMiB = the queue's estimate less the worker; heldMiB = the most ArrayBuffer bytes the run held (sampled at its progress calls); cpuS = the run's CPU seconds, the contact check included", rows);
 }
 
 const file = writeResults('stacking', tables, { quick, seed });
