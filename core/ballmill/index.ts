@@ -4,7 +4,7 @@
  */
 import { defineEngine, throwIfIssues, type ColumnTable, type EngineContext, type EngineResult, type EngineSeries, type MetricInfo, type ParticleTableSpec } from '../common/engine';
 import { ballmillParamsSchema, checkParams, estimateMemoryBytes, frameInterval, ineffectiveFields, vialMeasure, type BallmillParams } from './params';
-import { BallMill, BINS_PER_DECADE, ENERGY_BIN_MIN, ENERGY_BINS } from './simulation';
+import { BallMill, BINS_PER_DECADE, ENERGY_BIN_MIN, ENERGY_BINS, type SetupStage } from './simulation';
 
 export { ballmillParamsSchema, checkParams, estimateMemoryBytes, ineffectiveFields, CDO_NAMES, type BallmillParams, type CdoName } from './params';
 export { BallMill, type StopReason } from './simulation';
@@ -73,10 +73,10 @@ export function simulate(params: BallmillParams, ctx: EngineContext): { sim: Bal
   const t0 = performance.now();
   // Placing thousands of balls takes tens of seconds (20,000: some 20 ms a sweep, thousands of sweeps
   // for a dense set) and said nothing: the placement asks `cancelled` once a sweep, and every
-  // PLACEMENT_PROGRESS_SWEEPS of them the run says it is placing, with the sweeps so far.
+  // PLACEMENT_PROGRESS_SWEEPS of them the run says what it is doing, with the sweeps so far.
   let sweeps = 0;
-  const placing = () => {
-    if (++sweeps % PLACEMENT_PROGRESS_SWEEPS === 0) ctx.progress({ done: 0, total: 1000, phase: 'placing the balls', counters: { placementSweeps: sweeps } });
+  const placing = (stage: SetupStage) => {
+    if (++sweeps % PLACEMENT_PROGRESS_SWEEPS === 0) ctx.progress({ done: 0, total: 1000, phase: setupPhase(stage), counters: { placementSweeps: sweeps } });
     return ctx.cancelled();
   };
   const sim = new BallMill(params, ctx.seed, undefined, placing);
@@ -97,6 +97,17 @@ export function simulate(params: BallmillParams, ctx: EngineContext): { sim: Bal
     });
   }, () => ctx.cancelled(), () => ctx.stopRequested?.() === true);
   return { sim, setupSeconds: (t1 - t0) / 1000, loopSeconds: (performance.now() - t1) / 1000 };
+}
+
+/**
+ * The progress phase of a set-up sweep. A set that cannot be placed spent a third of its refusal
+ * searching the densest placement and another checking the advice (100 balls: 24,855 sweeps of
+ * attempts and search, 24,857 of checks), all of it said to be 'placing the balls'.
+ */
+function setupPhase(s: SetupStage): string {
+  if (s.stage === 'placing') return s.attempt === 1 ? 'placing the balls' : `placing the balls: attempt ${s.attempt}, from fresh random centres`;
+  if (s.stage === 'searching') return 'could not place the balls: searching the densest placement (for the advice)';
+  return `could not place the balls: checking that the advised ${s.value} places them`;
 }
 
 /** Metrics of a finished simulation (see the engine description for their meaning). */

@@ -76,10 +76,19 @@ export class PlacementError extends RangeError {
 }
 
 /**
- * Writes overlap-free centres for balls of radii r into x, y, z (y = 0 in 2D). Returns the sweeps
- * used, or -1 when `cancelled` said so (asked once a sweep; the centres may then overlap).
+ * What a relaxation sweep is part of, told to `cancelled` at each (a run's progress says it): an
+ * attempt to place the balls (1, then the fresh random starts), or the search for the densest
+ * placement after every attempt jammed, which only the refusal's advice needs.
  */
-export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Float64Array, y: Float64Array, z: Float64Array, cancelled: () => boolean = () => false): number {
+export type PlacementStage = { stage: 'placing'; attempt: number } | { stage: 'searching' };
+const SEARCHING: PlacementStage = { stage: 'searching' };
+
+/**
+ * Writes overlap-free centres for balls of radii r into x, y, z (y = 0 in 2D). Returns the sweeps
+ * used, or -1 when `cancelled` said so (asked once a sweep, with what the sweep is part of; the
+ * centres may then overlap).
+ */
+export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Float64Array, y: Float64Array, z: Float64Array, cancelled: (stage: PlacementStage) => boolean = () => false): number {
   const n = r.length, dim = v.dim, R = v.width / 2;
   let rMin = Infinity, rMax = 0, solid = 0;
   for (let i = 0; i < n; i++) {
@@ -147,7 +156,7 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
   // A large set's one attempt ran all 6,200 sweeps before it was refused: 2,000 balls of radius 4-5
   // at 0.5 of a 20 mm cylinder took 16 s of CPU, 20,000 minutes.
   const retries = !placedInOneAttempt(n);
-  let used = 0, stopped = false;
+  let used = 0, stopped = false, stage: PlacementStage = { stage: 'placing', attempt: 1 };
   // The least overlap of each of the last STALL_SWEEPS sweeps at full size, by sweep modulo STALL_SWEEPS.
   const trail = new Float64Array(STALL_SWEEPS);
   /**
@@ -160,7 +169,7 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
     let least = Infinity;
     for (let sweep = 0; sweep < limit; sweep++) {
       // A sweep of 20,000 balls takes about 20 ms, and a dense set needs up to thousands of them.
-      if (cancelled()) { stopped = true; return false; }
+      if (cancelled(stage)) { stopped = true; return false; }
       s = scaleAt(sweep);
       overlaps = 0; depth = 0;
       tree.pairs(push);
@@ -200,6 +209,7 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
       for (let i = 0; i < n; i++) put(i, grow > 0 ? 0.6 : 1, false);
     }
     attempts++;
+    stage = { stage: 'placing', attempt: attempts };
     if (relax(1, grow, grow + RELAX_SWEEPS)) return used;
     if (stopped) return -1;
     const fit = scaleThatFits();
@@ -209,6 +219,7 @@ export function placeBalls(v: PlacementVial, r: Float64Array, rnd: Random, x: Fl
   // and 1, each probe relaxing the jam's centres at the middle scale, within as much work again.
   let lo = best, hi = 1;
   const end = used + work;
+  stage = SEARCHING;
   for (let probe = 0; probe < SCALE_PROBES && used < end; probe++) {
     const mid = (lo + hi) / 2;
     x.set(bx); y.set(by); z.set(bz);

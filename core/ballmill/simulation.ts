@@ -49,7 +49,7 @@ import { createStructure } from './cdo';
 import { BallEvents, EventKind } from './ball-events';
 import { NeighbourLists } from './neighbours';
 import { frameCount, frameInterval, placementAdvice, stepCount, vialMeasure, type BallmillParams } from './params';
-import { orderByColumns, placeBalls, placedInOneAttempt, PlacementError } from './placement';
+import { orderByColumns, placeBalls, placedInOneAttempt, PlacementError, type PlacementStage } from './placement';
 import { RestitutionModel } from './restitution';
 import { CEILING, FLOOR, LEFT, Vial } from './vial';
 
@@ -85,6 +85,14 @@ interface StartState {
   x: Float64Array; y: Float64Array; z: Float64Array;
   vx: Float64Array; vy: Float64Array; vz: Float64Array;
 }
+
+/**
+ * What the set-up is doing at a relaxation sweep (BallMill's `cancelled` is told at each): placing
+ * the balls, searching the densest placement after they could not be placed, or checking that the
+ * value the refusal advises places them (checkedAdvice; `value` names it: 'balls.solidFraction
+ * 0.494', 'radius 4.1 mm', 'radii 1.1-9.8 mm').
+ */
+export type SetupStage = PlacementStage | { stage: 'checking'; value: string };
 
 /** One recorded impact, for tests (see BallMill.onImpact). */
 export type ImpactListener = (time: number, a: number, b: number) => void;
@@ -176,7 +184,7 @@ export class BallMill {
    * (`cancelled`, asked once a relaxation sweep: a dense set of 20,000 balls takes thousands) skips
    * the predictions and leaves stopReason 'cancelled', so that run() returns at once.
    */
-  constructor(params: BallmillParams, seed: number, initial?: InitialBalls, cancelled: () => boolean = () => false) {
+  constructor(params: BallmillParams, seed: number, initial?: InitialBalls, cancelled: (stage: SetupStage) => boolean = () => false) {
     this.params = params;
     const n = params.balls.count, dim = params.dim;
     this.n = n;
@@ -864,7 +872,7 @@ function drawRadii(p: BallmillParams, rnd: Random, r: Float64Array): void {
 }
 
 /** Draws the radii into r and places the balls (placeBalls: the sweeps, -1 when cancelled). */
-function drawAndPlace(p: BallmillParams, rnd: Random, r: Float64Array, x: Float64Array, y: Float64Array, z: Float64Array, cancelled: () => boolean): number {
+function drawAndPlace(p: BallmillParams, rnd: Random, r: Float64Array, x: Float64Array, y: Float64Array, z: Float64Array, cancelled: (stage: PlacementStage) => boolean): number {
   drawRadii(p, rnd, r);
   return placeBalls({ dim: p.dim, width: p.vial.width, height: p.vial.height }, r, rnd, x, y, z, cancelled);
 }
@@ -887,17 +895,19 @@ const ADVICE_ROUNDS = 3;
  * 5 of the 6 such sets measured and doubled the refusal's time to say so; and where it would place
  * them, a run at that value places them again, so the check would double that placement's time.
  */
-function checkedAdvice(p: BallmillParams, seed: number, error: PlacementError, cancelled: () => boolean): string | null {
+function checkedAdvice(p: BallmillParams, seed: number, error: PlacementError, cancelled: (stage: SetupStage) => boolean): string | null {
   let left = error.sweeps, advice = placementAdvice(p, error.scale, error.reached);
   const n = p.balls.count;
   if (placedInOneAttempt(n)) return `${advice.text} (not checked: ${n} balls are placed in one attempt, which near their limit takes more than twice the sweeps of this refusal; a run at this value is its check)`;
   const r = new Float64Array(n), x = new Float64Array(n), y = new Float64Array(n), z = new Float64Array(n);
   const failed: string[] = [];
   const spent = () => --left < 0;
+  let stopped = false;
   for (let round = 0; round < ADVICE_ROUNDS && left > 0; round++) {
     let placed: number;
     try {
-      placed = drawAndPlace(advice.params, new Random(seed), r, x, y, z, () => cancelled() || spent());
+      const checking: SetupStage = { stage: 'checking', value: p.balls.solidFraction !== null ? `balls.solidFraction ${advice.value}` : advice.value };
+      placed = drawAndPlace(advice.params, new Random(seed), r, x, y, z, () => (stopped = cancelled(checking)) || spent());
     } catch (e) {
       if (!(e instanceof PlacementError)) throw e;
       failed.push(advice.value);
@@ -905,7 +915,7 @@ function checkedAdvice(p: BallmillParams, seed: number, error: PlacementError, c
       continue;
     }
     if (placed >= 0) return `${advice.text} (checked: ${advice.value} places them from this seed)`;
-    if (cancelled()) return null;
+    if (stopped) return null;
     break;
   }
   const tried = failed.length > 0 ? `${failed.join(', then ')} did not place them from this seed either` : 'it ran out of sweeps before it placed them from this seed or gave up';

@@ -337,6 +337,28 @@ describe('placement', () => {
     expect(sim.frames.x.length).toBe(0);
   });
 
+  it('a run whose balls cannot be placed says when it tries again, searches the densest placement and checks its advice', () => {
+    // All of it was 'placing the balls': 5 disks spent 200,100 sweeps on attempts, then 1,300
+    // searching and checking; 100 spheres at 0.5 of a 20 mm cylinder half their refusal's sweeps
+    // checking its advice.
+    const p = ballmillParamsSchema.parse({ dim: 2, balls: { count: 5, radius: { law: 'fixed', value: 5 }, solidFraction: 0.75 }, vial: { width: 200, height: 190 }, duration: 0.01 });
+    const phases: string[] = [];
+    let message = '';
+    try {
+      ballmillEngine.run(p, { seed: 1, threads: 1, progress: (q) => { if (phases.at(-1) !== q.phase) phases.push(q.phase ?? ''); }, cancelled: () => false, log() {} });
+    } catch (e) { message = (e as Error).message; }
+    const advised = /allowed balls\.solidFraction ≤ (0\.\d+) .*\(checked: \1 places them from this seed\)$/.exec(message)?.[1];
+    expect(advised).toBeDefined();
+    const attempts = Number(/from (\d+) random starts/.exec(message)?.[1]);
+    expect(phases[0]).toBe('placing the balls');
+    expect(phases[1]).toBe('placing the balls: attempt 2, from fresh random centres');
+    expect(phases.at(-3)).toBe(`placing the balls: attempt ${attempts}, from fresh random centres`);
+    expect(phases.slice(-2)).toEqual([
+      'could not place the balls: searching the densest placement (for the advice)',
+      `could not place the balls: checking that the advised balls.solidFraction ${advised} places them`,
+    ]);
+  });
+
   it('a cancel stops the placement within a sweep, and the engine then ends cancelled before any simulated step', () => {
     // The placement had run to its end (about 1.1 s at 20,000 balls, thousands of sweeps for dense
     // sets) before the first cancel check of the event loop.
