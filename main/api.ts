@@ -440,6 +440,26 @@ const importedShapeName = z.string().min(1).max(200).optional().meta({ descripti
 
 const sortFields = ['createdAt', 'startedAt', 'finishedAt', 'name', 'engine', 'status', 'priority', 'seed', 'wallSeconds'] as const;
 
+/**
+ * Where a page of runs.list ends, as its `next` says: the last row's value of the sort and its place
+ * in the store ([value, seq] as JSON), so that the page after it starts there even when that run has
+ * since been deleted.
+ */
+const listCursor = z
+  .string()
+  .max(1000)
+  .transform((text, ctx): [string | number | null, number] => {
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch {
+      v = undefined;
+    }
+    if (Array.isArray(v) && v.length === 2 && (v[0] === null || typeof v[0] === 'string' || typeof v[0] === 'number') && Number.isSafeInteger(v[1])) return v as [string | number | null, number];
+    ctx.addIssue({ code: 'custom', message: `must be the next of an earlier runs.list answer, got ${quoted(text)}` });
+    return z.NEVER;
+  });
+
 export const runsListFilterSchema = z.object({
   engine: z.string().optional(),
   /** At most one entry per status (each is a variable of the query: 40,000 of them failed in SQLite). */
@@ -504,6 +524,12 @@ export const paramsSchemas = {
   'runs.validate': z.object({ spec: runSpecSchema }),
   'runs.list': z.object({
     offset: z.number().int().min(0).default(0),
+    /**
+     * The rows after this one: an earlier answer's `next`, of the same sort and filter (then offset
+     * stays 0). Offsets count the runs as they are now: a run deleted (or added before) since the
+     * page before shifts them, and the next page by offset skipped (or repeated) a run.
+     */
+    after: listCursor.optional(),
     limit: z.number().int().min(1).max(MAX_LIST_PAGE).default(100),
     /**
      * By a column, or by a numeric metric (runs without it last in either direction, ties newest
@@ -516,7 +542,7 @@ export const paramsSchemas = {
       ])
       .optional(),
     filter: runsListFilterSchema.optional(),
-  }),
+  }).refine((p) => p.after === undefined || p.offset === 0, { path: ['offset'], error: (i) => `must be 0 with after (the rows after a run are counted from it), got ${(i.input as { offset: number }).offset}` }),
   'runs.get': idParams,
   'runs.series': idParams,
   'runs.artifacts': idParams,
@@ -634,7 +660,8 @@ export interface Methods {
    * once, however many sweep points have it; they never refuse a spec).
    */
   'runs.validate': { params: P<'runs.validate'>; result: { runs: number; warnings: ApiIssue[] } & MemoryEstimate };
-  'runs.list': { params: P<'runs.list'>; result: { total: number; rows: RunSummary[] } };
+  /** next: where the page ends, for `after` (null when it has no rows). */
+  'runs.list': { params: P<'runs.list'>; result: { total: number; rows: RunSummary[]; next: string | null } };
   'runs.get': { params: P<'runs.get'>; result: RunRecord };
   /** A run's series; a running run's so far, from its latest published table (meta.series), when it has one. */
   'runs.series': { params: P<'runs.series'>; result: RunSeries[] };

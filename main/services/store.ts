@@ -737,7 +737,7 @@ export class RunStore {
     return out;
   }
 
-  listRuns(q: ListQuery): { total: number; rows: RunSummary[] } {
+  listRuns(q: ListQuery): { total: number; rows: RunSummary[]; next: string | null } {
     const where: string[] = [];
     const args: Record<string, unknown> = {};
     const f = q.filter ?? {};
@@ -782,6 +782,27 @@ export class RunStore {
     const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const total = (this.sql(`SELECT count(*) AS n FROM runs ${whereSql}`).get(this.statusArgs(args)) as { n: number }).n;
     const dir = (q.sort?.dir ?? 'desc') === 'asc' ? 'ASC' : 'DESC';
+    /** The rows' WHERE, with the rows after q.after in the order `col` (NULL where nulls go), `dir`, then seq `seqDir`. */
+    const pageWhere = (col: string, nulls: 'first' | 'last', seqDir: 'ASC' | 'DESC'): string => {
+      if (!q.after) return whereSql;
+      const [value, seq] = q.after;
+      const past = dir === 'ASC' ? '>' : '<', pastSeq = seqDir === 'ASC' ? '>' : '<';
+      args.afterSeq = seq;
+      const bySeq = `seq ${pastSeq} @afterSeq`;
+      let after: string;
+      if (col === 'seq') after = bySeq;
+      else if (value === null) after = nulls === 'first' ? `((${col} IS NULL AND ${bySeq}) OR ${col} IS NOT NULL)` : `(${col} IS NULL AND ${bySeq})`;
+      else {
+        args.afterValue = value;
+        after = `(${col} ${past} @afterValue OR (${col} = @afterValue AND ${bySeq})${nulls === 'last' ? ` OR ${col} IS NULL` : ''})`;
+      }
+      return `WHERE ${[...where, after].join(' AND ')}`;
+    };
+    /** Where the page ends, for the next one's after (see listCursor): the last row's sort value and seq. */
+    const next = (rows: (RunRow & { sort_value: string | number | null })[]): string | null => {
+      const last = rows.at(-1);
+      return last ? JSON.stringify([last.sort_value, last.seq]) : null;
+    };
     if (q.sort && 'metric' in q.sort) {
       // Only the matching runs' seq and metric value are sorted (a scan of the filter's index or of a
       // small covering one, and a lookup in run_metrics' key per run: ~1 µs a run, bench/store.ts);
@@ -790,20 +811,23 @@ export class RunStore {
         .prepare(
           `WITH page AS (
              SELECT runs.seq AS page_seq, m.value AS sort_value FROM runs LEFT JOIN run_metrics m ON m.run_seq = runs.seq AND m.name = @sortMetric
-             ${whereSql} ORDER BY m.value IS NULL, m.value ${dir}, runs.seq DESC LIMIT @limit OFFSET @offset)
-           SELECT ${SUMMARY_COLUMNS} FROM page JOIN runs ON runs.seq = page.page_seq ORDER BY sort_value IS NULL, sort_value ${dir}, page_seq DESC`,
+             ${pageWhere('m.value', 'last', 'DESC')} ORDER BY m.value IS NULL, m.value ${dir}, runs.seq DESC LIMIT @limit OFFSET @offset)
+           SELECT ${SUMMARY_COLUMNS}, sort_value FROM page JOIN runs ON runs.seq = page.page_seq ORDER BY sort_value IS NULL, sort_value ${dir}, page_seq DESC`,
         )
-        .all(this.statusArgs({ ...args, sortMetric: q.sort.metric, limit: q.limit, offset: q.offset })) as RunRow[];
-      return { total, rows: rows.map((r) => this.shown(toSummary(r))) };
+        .all(this.statusArgs({ ...args, sortMetric: q.sort.metric, limit: q.limit, offset: q.offset })) as (RunRow & { sort_value: number | null })[];
+      return { total, rows: rows.map((r) => this.shown(toSummary(r))), next: next(rows) };
     }
     const sortCol = q.sort?.field === 'status' ? this.statusSql : SORT_COLUMNS[q.sort?.field ?? 'createdAt'];
     // seq breaks ties so that paging is stable; runs of equal priority come in the queue's order
     // (oldest first, as nextQueued starts them), which the batch manager's queue table shows.
-    const order = sortCol === 'seq' ? `seq ${dir}` : `${sortCol} ${dir}, seq ${sortCol === 'priority' ? 'ASC' : dir}`;
+    const seqDir = sortCol === 'priority' ? 'ASC' : dir;
+    const order = sortCol === 'seq' ? `seq ${dir}` : `${sortCol} ${dir}, seq ${seqDir}`;
+    // SQLite's NULL is below every value: first ascending, last descending (a run not started yet by startedAt).
+    const rowsWhere = pageWhere(sortCol, dir === 'ASC' ? 'first' : 'last', seqDir);
     const rows = this.db
-      .prepare(`SELECT ${SUMMARY_COLUMNS} FROM runs ${whereSql} ORDER BY ${order} LIMIT @limit OFFSET @offset`)
-      .all(this.statusArgs({ ...args, limit: q.limit, offset: q.offset })) as RunRow[];
-    return { total, rows: rows.map((r) => this.shown(toSummary(r))) };
+      .prepare(`SELECT ${SUMMARY_COLUMNS}, ${sortCol} AS sort_value FROM runs ${rowsWhere} ORDER BY ${order} LIMIT @limit OFFSET @offset`)
+      .all(this.statusArgs({ ...args, limit: q.limit, offset: q.offset })) as (RunRow & { sort_value: string | number | null })[];
+    return { total, rows: rows.map((r) => this.shown(toSummary(r))), next: next(rows) };
   }
 
   /**

@@ -83,7 +83,7 @@ describe('API contract', () => {
 
   it("answers a fault of ours (a typed array's RangeError inside a service) as 'internal' with its stack in the log, not as bad input", async () => {
     const handlers = createHandlers(s);
-    const dispatch = createDispatch({ ...handlers, 'runs.list': () => ({ rows: [], total: new Float64Array(-1).length }) });
+    const dispatch = createDispatch({ ...handlers, 'runs.list': () => ({ rows: [], total: new Float64Array(-1).length, next: null }) });
     const log = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const err = await dispatch('runs.list', {}).then(() => null, (e: unknown) => e);
@@ -142,7 +142,7 @@ describe('API contract', () => {
     const clipped = `'${'x'.repeat(40)}…' (4,000,000 characters)`;
     const spec = JSON.parse(readFileSync(join(root, 'resources', 'examples', 'ballmill-3d.json'), 'utf8')) as { params: Record<string, unknown> };
     const refusals = [
-      [await rejection('runs.list', { [long]: 1 }), { path: `${'x'.repeat(40)}…`, message: `unknown field ${clipped}; known fields: offset, limit, sort, filter` }],
+      [await rejection('runs.list', { [long]: 1 }), { path: `${'x'.repeat(40)}…`, message: `unknown field ${clipped}; known fields: offset, after, limit, sort, filter` }],
       [await rejection('runs.validate', { spec: { ...spec, params: { ...spec.params, cdo: long } } }), { path: 'spec.params.cdo', message: expect.stringContaining(`, got ${clipped}`) }],
       // A datetime takes any number of digits after its seconds: both were quoted whole twice, 4 times the call.
       [await rejection('runs.list', { filter: { createdFrom: `2026-11-02T00:00:00.${'1'.repeat(4_000_000)}Z`, createdTo: '2026-11-01T00:00:00Z' } }), { path: 'filter.createdTo', message: `must not be before createdFrom ('2026-11-02T00:00:00.${'1'.repeat(20)}…' (4,000,021 characters)), got '2026-11-01T00:00:00Z'` }],

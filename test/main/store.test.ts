@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { RunStore, SCHEMA_VERSION, type NewRun } from '../../main/services/store';
 import { inTurns } from '../../main/services/turns';
 import { tempDir } from './helpers';
-import { remainingSeconds } from '../../main/api';
+import { z } from 'zod';
+import { paramsSchemas, remainingSeconds } from '../../main/api';
 import { resolveParticleColumns } from '../../renderer/src/workspaces/inspector/particleColumns';
 
 let cleanup: (() => void) | undefined;
@@ -335,6 +336,47 @@ describe('RunStore', () => {
     expect(plan.filter((d) => d.startsWith('SCAN runs'))).toEqual([expect.stringMatching(/^SCAN runs USING COVERING INDEX /)]);
     expect(sql).not.toContain('json_extract');
   }, 180_000);
+
+  it("pages by `after` (an answer's next) without skipping a run when one of the page before is deleted, in every sort, NULLs and ties included", () => {
+    type Sort = NonNullable<z.input<(typeof paramsSchemas)['runs.list']>['sort']>;
+    const sorts: Sort[] = [
+      ...(['createdAt', 'startedAt', 'finishedAt', 'name', 'engine', 'status', 'priority', 'seed', 'wallSeconds'] as const).flatMap((field) => (['asc', 'desc'] as const).map((dir) => ({ field, dir }))),
+      { metric: 'phi', dir: 'asc' },
+      { metric: 'phi', dir: 'desc' },
+    ];
+    const list = (store: RunStore, p: z.input<(typeof paramsSchemas)['runs.list']>) => store.listRuns(paramsSchemas['runs.list'].parse(p));
+    for (const sort of sorts) {
+      const { store } = open();
+      // Ties (names, priorities, wall times, metric values) and NULLs (never started, never finished, no metric).
+      const ids = store.insertRuns(Array.from({ length: 23 }, (_, i) => run(i, { name: `run ${i % 4}`, priority: i % 3 })));
+      ids.forEach((id, i) => {
+        if (i % 3 === 0) return;
+        store.claim(id, { host: null, threads: 1, appVersion: 't', owner: 'h:1' });
+        if (i % 2 === 0) store.finishRun(id, { status: i % 4 ? 'done' : 'failed', metrics: i % 5 ? { phi: (i % 4) / 10 } : {}, wallSeconds: i % 4 });
+      });
+      const whole = list(store, { limit: 100, sort }).rows.map((r) => r.id);
+      const seen: string[] = [];
+      let after: string | undefined;
+      for (let page = 0; page < 20; page++) {
+        const res = list(store, { limit: 4, sort, after });
+        if (!res.rows.length) break;
+        seen.push(...res.rows.map((r) => r.id));
+        // Deleted while the page is on screen: by offset, the next page began a run too far.
+        store.deleteRun(res.rows[0].id);
+        after = res.next!;
+      }
+      store.close();
+      cleanup?.();
+      expect(seen, JSON.stringify(sort)).toEqual(whole);
+    }
+  });
+
+  it('refuses an after that is not a next, and an offset beside it, naming the field', () => {
+    const parse = (p: unknown) => paramsSchemas['runs.list'].safeParse(p).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    expect(parse({ after: '12' })).toEqual(["after: must be the next of an earlier runs.list answer, got '12'"]);
+    expect(parse({ after: '[null,1]', offset: 5 })).toEqual(['offset: must be 0 with after (the rows after a run are counted from it), got 5']);
+    expect(parse({ after: '["2026-01-01T00:00:00.000Z",7]' })).toBeUndefined();
+  });
 
   it("prepares the statements of a run's life once: the second run's claim, progress, finish, requeue and reads prepare nothing", async () => {
     const { store } = open();

@@ -108,6 +108,8 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
   const failures = new Map<string, unknown>();
   let queue = { paused: false, running: 0, runningElsewhere: 0, pausedRuns: 0, queued: 0, concurrency: 2, threadsPerRun: 1, checkpointSeconds: 60, waiting: null as string | null };
   let nextRun = 100_000;
+  /** runs.list's nexts: the page's last run. */
+  const cursors = new Map<string, RunSummary>();
   const fake: FakeApi = {
     calls: [],
     runs,
@@ -181,7 +183,10 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
             return { batchId: null, runIds: [id], warnings: fake.warn(p.spec) };
           }
           case 'runs.list': {
-            let rows = fake.runs.slice();
+            // As the store's `after`: the rows after the page's last run, though it has been deleted since.
+            const at = p.after === undefined ? undefined : cursors.get(p.after);
+            if (p.after !== undefined && !at) throw Object.assign(new Error('after: not a next of this fake'), { code: 'bad_request' });
+            let rows = at && !fake.runs.includes(at) ? [...fake.runs, at] : fake.runs.slice();
             const f = p.filter ?? {};
             if (f.engine) rows = rows.filter((r) => r.engine === f.engine);
             if (f.batchId) rows = rows.filter((r) => r.batchId === f.batchId);
@@ -213,7 +218,11 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
               const s = p.sort.dir === 'asc' ? 1 : -1;
               rows.sort((a, b) => (a[k]! < b[k]! ? -s : a[k]! > b[k]! ? s : 0));
             }
-            return { total: rows.length, rows: rows.slice(p.offset ?? 0, (p.offset ?? 0) + (p.limit ?? 100)) };
+            const from = at ? rows.indexOf(at) + 1 : (p.offset ?? 0);
+            const page = rows.slice(from, from + (p.limit ?? 100));
+            const next = page.length ? `c${cursors.size}` : null;
+            if (next) cursors.set(next, page.at(-1)!);
+            return { total: rows.length - (at && !fake.runs.includes(at) ? 1 : 0), rows: page, next };
           }
           case 'runs.get': {
             const r = find(p.id);

@@ -52,8 +52,10 @@ describe('HistoryWorkspace', () => {
     vp.scrollTop = 26 * 70_000;
     await w.find('[data-testid="history-viewport"]').trigger('scroll');
     await settle(10);
-    const offsets = api.calls.filter((c) => c.method === 'runs.list').map((c) => (c.params as { offset: number }).offset);
-    expect(offsets.slice(1).every((o) => o >= 69_800 && o <= 70_200)).toBe(true);
+    // The first page there by offset, the next after it (from where it ends).
+    const far = api.calls.filter((c) => c.method === 'runs.list').slice(1).map((c) => c.params as { offset?: number; after?: string });
+    expect(far[0].offset).toBeGreaterThanOrEqual(69_800);
+    expect(far.every((p) => p.after !== undefined || (p.offset! >= 69_800 && p.offset! <= 70_200))).toBe(true);
     expect(rows(w).some((r) => r.attributes('data-testid') === 'history-row-r29999')).toBe(true);
   });
 
@@ -560,7 +562,7 @@ describe('history helpers', () => {
       async (offset, limit) => {
         fetched.push(offset);
         if (offset === 0 && !resolveSlow) await new Promise<void>((r) => (resolveSlow = r));
-        return { total: 10_000, rows: Array.from({ length: limit }, (_, i) => makeRun(offset + i)) };
+        return { total: 10_000, rows: Array.from({ length: limit }, (_, i) => makeRun(offset + i)), next: null };
       },
       () => {},
       100,
@@ -575,6 +577,40 @@ describe('history helpers', () => {
     for (let p = 0; p < 20; p++) await pages.ensure(p * 100, p * 100 + 50);
     expect(pages.cachedPages()).toBeLessThanOrEqual(5);
     expect(pages.row(1950)!.id).toBe('r1950');
+  });
+
+  it('PagedRuns asks for the page after a cached one from where that one ends: a run deleted meanwhile makes it skip none', async () => {
+    // The service's runs, newest first; a page's next is its last run's id, and after reads on from
+    // that run's place in the order though it has been deleted since (as the store's seq does).
+    const order = Array.from({ length: 50 }, (_, i) => `r${49 - i}`);
+    const gone = new Set<string>();
+    const asked: string[] = [];
+    const deleteRun = (id: string) => gone.add(id);
+    let onPage0: () => void = () => {};
+    const pages = new PagedRuns(
+      async (offset, limit, after) => {
+        asked.push(after === undefined ? `offset ${offset}` : `after ${after}`);
+        const live = (ids: string[]) => ids.filter((id) => !gone.has(id));
+        const rest = after === undefined ? live(order).slice(offset) : live(order.slice(order.indexOf(after) + 1));
+        const rows = rest.slice(0, limit).map((id) => makeRun(Number(id.slice(1))));
+        if (offset === 0) onPage0();
+        return { total: live(order).length, rows, next: rows.at(-1)?.id ?? null };
+      },
+      () => {},
+      10,
+    );
+    await pages.ensure(0, 5);
+    // A run of the first page is deleted while it is on screen, then the table is scrolled on.
+    deleteRun('r45');
+    await pages.ensure(10, 15);
+    expect([pages.row(9)!.id, pages.row(10)!.id]).toEqual(['r40', 'r39']);
+    // Two pages asked for at once (a reset): the second waits for the first's end; a run deleted
+    // between the two answers skips none either.
+    pages.reset();
+    onPage0 = () => deleteRun('r44');
+    await pages.ensure(0, 15);
+    expect([pages.row(9)!.id, pages.row(10)!.id]).toEqual(['r39', 'r38']);
+    expect(asked).toEqual(['offset 0', 'after r40', 'offset 0', 'after r39']);
   });
 
   it('heads sweep runs by their [field=value] part only', () => {

@@ -18,13 +18,16 @@ export function useBatchRuns(batchId: () => string): { runs: Ref<RunSummary[]>; 
     try {
       // A page at a time: re-runs that joined the batch (JobQueue.rerun) take it past its sweep's
       // points, and a sweep makes up to MAX_SWEEP_POINTS, a page's most. Oldest first, so that runs
-      // added meanwhile come on the last page.
+      // added meanwhile come on the last page; each page after the last one's end (its next), not at
+      // an offset, which a run deleted meanwhile shifted past a run.
       const rows: RunSummary[] = [];
+      let after: string | undefined;
       for (;;) {
-        const res = await api.call('runs.list', { offset: rows.length, limit: MAX_LIST_PAGE, sort: { field: 'createdAt', dir: 'asc' }, filter: { batchId: batchId() } });
+        const res = await api.call('runs.list', { ...(after === undefined ? {} : { after }), limit: MAX_LIST_PAGE, sort: { field: 'createdAt', dir: 'asc' }, filter: { batchId: batchId() } });
         if (gen !== generation) return;
         for (const r of res.rows) rows.push(r);
-        if (res.rows.length < MAX_LIST_PAGE || rows.length >= res.total) break;
+        if (res.rows.length < MAX_LIST_PAGE || res.next === null || rows.length >= res.total) break;
+        after = res.next;
       }
       runs.value = rows;
       error.value = null;
