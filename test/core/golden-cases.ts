@@ -105,7 +105,7 @@ export const GOLDEN: Record<string, string> = {
   'stacking 3D sieve curve in a cylinder': '37b4955f1786300b74d823970dcba0c183f5ee3d8604b6c40c45d319deb6fff2',
   'ballmill 2D constant restitution, hashed grid': '42bea4cba56da652b00ba527a875e0fe3121c20d072bb301ddd34aa3fa720cbe',
   'ballmill 3D Hertz restitution, cell space': '4a7610284179a535fd5f57c4be65a5d82178302912c29cb3a96b6553e299c4a9',
-  'surface superquadric': 'a2ffc188dcb73e866bf010ee8042cc6b6adb140fe3e6e15bfe03ee5f094537cc',
+  'surface superquadric': 'a723b2e6366b8c58fd1c037919441ad69512dff357e19f5b21bcda9c809fabb1',
   'surface blobby': '67bb8cda490e6f348f049a8d527c38c76ddb8206992b08b114e1bea4cc4bb492',
   'analysis of a random sphere packing': '9544d60c688411e714d8e2ff4d26c55fe5779f0958b8f6e1aa7f3648b7057a33',
 };
