@@ -685,7 +685,13 @@ export interface Methods {
   /** The runs queued, the fields with no effect, and the memory the largest needs (as runs.validate says them). */
   /** batchId: the batch the re-run joined (JobQueue.rerun), or one its own sweep made; outside: why a batch's run's re-run is not in that batch (a sentence without the batch) (null when it joined, or the run had none). */
   'runs.rerun': { params: P<'runs.rerun'>; result: { batchId: string | null; runIds: string[]; warnings: ApiIssue[]; outside: string | null } & MemoryEstimate };
-  'runs.delete': { params: P<'runs.delete'>; result: Record<string, never> };
+  /**
+   * filesFirst: the disk of the data folder is full (the folder is open read-only), so the run's files
+   * were deleted first, to make room for removing its record. recordLeft: why its record could not be
+   * removed yet (the folder still cannot be written): it stays listed, without its files, until PackBench
+   * next opens the folder for writing; null when the run is gone.
+   */
+  'runs.delete': { params: P<'runs.delete'>; result: { filesFirst: boolean; recordLeft: string | null } };
   'runs.setPriority': { params: P<'runs.setPriority'>; result: RunSummary };
   'runs.metricNames': { params: P<'runs.metricNames'>; result: string[] };
   'batches.list': { params: P<'batches.list'>; result: BatchSummary[] };

@@ -875,24 +875,11 @@ outside the batch, and the output says why.
     .description('delete a run with its artifacts')
     .argument('<id>')
     .action(async (id: string) => {
-      // On a full disk the folder opens read-only (SQLite has no room for its shared-memory file), where
-      // the row cannot go: the user could not free the space PackBench's own runs take. The run's files
-      // go first, and services that can write, opened once they freed space, delete its row.
-      const filesFirst = await withServices({}, async (s) => {
-        const full = [storageFaultMeaning('ENOSPC'), storageFaultMeaning('EDQUOT')].some((what) => s.readOnlyBecause?.startsWith(what!));
-        if (full && s.queue.deleteFilesFirst(id)) return true;
-        await s.dispatch('runs.delete', { id });
-        return false;
-      });
-      if (filesFirst) {
-        info(`the disk of the data folder is full: the files of run ${id} were deleted first, to make room for removing its record`);
-        await withServices({}, async (s) => {
-          if (s.readOnlyBecause !== null) {
-            throw new CliError(`the files of run ${id} were deleted, but its record cannot be removed yet (${s.readOnlyBecause}): it goes when PackBench next opens the folder with space free; free space, then run \`packbench runs rm ${id}\` to remove it now`, 3);
-          }
-          // Opening removed it (finishRemovals); a removal that failed there says why here.
-          if (s.store.getSummary(id)) await s.dispatch('runs.delete', { id });
-        });
+      // On a full disk the run's files go first, to make room for removing its record (handlers.ts deleteRun).
+      const r = await withServices({}, (s) => s.dispatch('runs.delete', { id }));
+      if (r.filesFirst) info(`the disk of the data folder is full: the files of run ${id} were deleted first, to make room for removing its record`);
+      if (r.recordLeft !== null) {
+        throw new CliError(`the files of run ${id} were deleted, but its record cannot be removed yet (${r.recordLeft}): it goes when PackBench next opens the folder with space free; free space, then run \`packbench runs rm ${id}\` to remove it now`, 3);
       }
       print(`deleted ${id}`, { deleted: id });
     });

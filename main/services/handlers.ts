@@ -37,6 +37,17 @@ export interface HandlerContext {
   pool: WorkerPool;
   /** Why the data folder is open read-only (calls that write fail); null when it can be written. */
   readOnlyBecause: string | null;
+  /**
+   * The fault code that made opening the folder for writing fail (readOnlyBecause says it in words;
+   * isFullDisk tells a full disk); null when it can be written, or was opened for reading only.
+   */
+  readOnlyCode: string | null;
+  /**
+   * Opens the data folder anew for writing (openServicesWhenFree), to be closed after use: read-only
+   * services on a full disk finish a run's removal (deleteRun) with it once the run's files made room.
+   * Opened read-only again while the folder still cannot be written.
+   */
+  openForWriting: () => Promise<Pick<HandlerContext, 'readOnlyBecause' | 'store' | 'queue'> & { close(): Promise<void> }>;
   /** Ids of runs re-queued at opening because the process running them had died (a crash). */
   recovered: string[];
   /** The largest export runs.export sends as bytes (default MAX_API_EXPORT_BYTES). */
@@ -206,6 +217,32 @@ const shapeOf = (r: ImportResult): VoxelShapeImport => {
 
 const baseName = (file: string): string => file.replace(/^.*[\\/]/, '').replace(/\.[^.]+$/, '') || 'Imported shape';
 
+/**
+ * Deletes run `id` with its files: History's delete in the app and the web host (runs.delete) and
+ * `packbench runs rm`. On a full disk the folder is open read-only (SQLite has no room for its
+ * shared-memory file), where the record cannot go, and the user could not free the space PackBench's
+ * own runs take: the run's files go first (JobQueue.deleteFilesFirst), then services that can write,
+ * opened now that they made room, remove its record at their opening (JobQueue.finishRemovals). When
+ * the folder still cannot be written, the record goes when PackBench next opens it for writing.
+ */
+export async function deleteRun(ctx: HandlerContext, id: string): Promise<Methods['runs.delete']['result']> {
+  // A read-only folder that is not full, or a run with no files: refused as any write is, saying why.
+  if (ctx.readOnlyBecause === null || !isFullDisk(ctx.readOnlyCode) || !ctx.queue.deleteFilesFirst(id)) {
+    await ctx.queue.deleteRun(id);
+    return { filesFirst: false, recordLeft: null };
+  }
+  const writer = await ctx.openForWriting();
+  try {
+    if (writer.readOnlyBecause !== null) return { filesFirst: true, recordLeft: writer.readOnlyBecause };
+    // Its opening removed it; a removal that failed there (logged) says why here.
+    if (writer.store.getSummary(id)) await writer.queue.deleteRun(id);
+  } finally {
+    await writer.close();
+  }
+  ctx.queue.removedByWriter();
+  return { filesFirst: true, recordLeft: null };
+}
+
 export function createHandlers(ctx: HandlerContext): Handlers {
   const { store, queue, shapes, registry } = ctx;
   const mustRun = (id: string) => {
@@ -318,7 +355,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       }
       return queue.rerun(p.id, p.overrides, p.seed);
     },
-    'runs.delete': async (p) => (await queue.deleteRun(p.id), {}),
+    'runs.delete': (p) => deleteRun(ctx, p.id),
     'runs.setPriority': (p) => queue.setPriority(p.id, p.priority),
     'runs.export': (p, signal) =>
       withExport(ctx, p.id, p.format, async (path, fileName, mime) => {

@@ -1000,9 +1000,31 @@ export class JobQueue {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw err;
     }
+    this.filesDeleted.add(id);
     // Its contents, not the folder: the folder is what says the row is to go.
     removeFilesBut(aside, []);
     return true;
+  }
+
+  /** Runs whose files deleteFilesFirst deleted, their records not yet seen gone (removedByWriter). */
+  private readonly filesDeleted = new Set<string>();
+
+  /**
+   * Services that can write, opened once deleteFilesFirst made room (handlers.ts deleteRun), removed
+   * records at their opening (finishRemovals): those of every run whose files this process deleted
+   * first, each on a click of its own in History while the disk was full. Read-only services read
+   * the folder again (on a full disk they read a copy in memory, which sees no change) and tell their
+   * subscribers (the app's, the web host's windows) of each, as deleteRun does; they heard nothing of
+   * the writer's, which has none.
+   */
+  removedByWriter(): void {
+    this.store.reread();
+    for (const id of this.filesDeleted) {
+      if (this.store.getSummary(id)) continue;
+      this.filesDeleted.delete(id);
+      this.tellDeleted(id);
+    }
+    this.emitQueue();
   }
 
   /** Where deleteRun sets a run's folder aside while it removes the run: in runs/, so that the move is a rename. */

@@ -120,7 +120,7 @@ function openReadOnlyInstead(o: ServicesOptions, err: unknown): Services {
   if (!UNWRITABLE.has(code) && !code.startsWith('SQLITE_IOERR')) throw err;
   // The banner says it in words; the system's message (path, call) goes to the log.
   console.warn(`PackBench: opening ${o.dataDir} for writing failed: ${(err as Error).message}`);
-  return open({ ...o, readOnly: true }, `${storageFaultMeaning(code) ?? (err as Error).message} (${code})`);
+  return open({ ...o, readOnly: true }, { why: `${storageFaultMeaning(code) ?? (err as Error).message} (${code})`, code });
 }
 
 const waitingMessage = (o: ServicesOptions, waitMs: number) => `PackBench: the database of ${o.dataDir} is locked by another process; waiting up to ${Math.round(waitMs / 1000)} s for it`;
@@ -150,11 +150,17 @@ function openWaitingForLock(o: ServicesOptions): Services {
   }
 }
 
+/** Why services are read-only: in words (readOnlyBecause) and the fault's code (readOnlyCode). */
+interface ReadOnlyBecause {
+  why: string;
+  code: string | null;
+}
+
 /**
- * `because`: why a folder asked to be written is opened read-only (readOnlyBecause). `lockWaitMs`:
- * how long its writes at opening wait for another process's lock (BUSY_TIMEOUT_MS unless told).
+ * `because`: why a folder asked to be written is opened read-only. `lockWaitMs`: how long its writes
+ * at opening wait for another process's lock (BUSY_TIMEOUT_MS unless told).
  */
-function open(o: ServicesOptions, because = 'it was opened for reading only', lockWaitMs?: number): Services {
+function open(o: ServicesOptions, because: ReadOnlyBecause = { why: 'it was opened for reading only', code: null }, lockWaitMs?: number): Services {
   if (!o.readOnly) mkdirSync(join(o.dataDir, 'runs'), { recursive: true });
   const file = join(o.dataDir, 'packbench.db');
   let store: RunStore;
@@ -176,7 +182,7 @@ function open(o: ServicesOptions, because = 'it was opened for reading only', lo
   }
 }
 
-function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string | null): Services {
+function withStore(o: ServicesOptions, store: RunStore, readOnly: ReadOnlyBecause | null): Services {
   const registry = o.registry ?? defaultRegistry();
   const events = new EventBus();
   const pool = new WorkerPool({ memoryBudgetBytes: o.memoryBudgetBytes, progressIntervalMs: o.progressIntervalMs, bundleDirs: bundleDirs(o.dataDir) });
@@ -205,7 +211,24 @@ function withStore(o: ServicesOptions, store: RunStore, readOnlyBecause: string 
   // Read-only: runs whose process ended are shown as the next writer's recovery will leave them.
   if (o.readOnly) store.showInterrupted(queue.interruptedRuns());
   const heavy = new Limiter(Math.min(2, availableParallelism()));
-  const ctx: HandlerContext = { store, registry, queue, events, shapes, dataDir: o.dataDir, appVersion: version, electron: o.electron ?? false, chooseSavePath: o.chooseSavePath, heavy, pool, readOnlyBecause, recovered };
+  const ctx: HandlerContext = {
+    store,
+    registry,
+    queue,
+    events,
+    shapes,
+    dataDir: o.dataDir,
+    appVersion: version,
+    electron: o.electron ?? false,
+    chooseSavePath: o.chooseSavePath,
+    heavy,
+    pool,
+    readOnlyBecause: readOnly?.why ?? null,
+    readOnlyCode: readOnly?.code ?? null,
+    // Its queue left alone: it only finishes what opening finishes (a removal begun on a full disk).
+    openForWriting: () => openServicesWhenFree({ ...o, readOnly: false, autoStart: false }),
+    recovered,
+  };
   const dispatch = createDispatch(createHandlers(ctx));
   const startQueue = () => {
     if (o.readOnly) return;

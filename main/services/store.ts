@@ -446,15 +446,19 @@ export interface RunOrigin {
 export const BUSY_TIMEOUT_MS = 5000;
 
 export class RunStore {
-  readonly db: Database.Database;
+  /** Replaced only by reread. */
+  db: Database.Database;
   /** The runs' artifact folders beside the database file (runs/<id>/). */
   private readonly runsDir: string;
+  /** How a read-only store opens the database again (reread); undefined for one that writes. */
+  private readonly openReading?: () => Database.Database;
 
   constructor(file: string, options: StoreOptions = {}) {
     this.runsDir = join(dirname(resolve(file)), 'runs');
     const binding = options.nativeBinding ? { nativeBinding: options.nativeBinding } : {};
     if (options.readOnly) {
-      this.db = openForReadingMigrated(file, binding, options);
+      this.openReading = () => openForReadingMigrated(file, binding, options);
+      this.db = this.openReading();
       return;
     }
     this.db = openDatabase(file, binding);
@@ -495,6 +499,21 @@ export class RunStore {
 
   get schemaVersion(): number {
     return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  /**
+   * A read-only store reads the folder's database again, for a change this process made to it through
+   * services that can write (a run's removal on a full disk, JobQueue.removedByWriter): on a full disk it
+   * reads a copy in memory (openForReading), which sees nothing written since. Statements are prepared
+   * per call (sql), so a call reading in turns (seriesInSteps) goes on with the new connection.
+   */
+  reread(): void {
+    if (!this.openReading) throw new Error('reread is for read-only stores: one that writes sees its own writes');
+    const next = this.openReading();
+    const before = this.db;
+    this.db = next;
+    this.statements.clear();
+    before.close();
   }
 
   close(): void {

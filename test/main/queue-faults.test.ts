@@ -6,12 +6,12 @@
 import { describe, expect, it, vi, type TestContext } from 'vitest';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleDirs, runnableEntry, WorkerPool } from '../../main/services/pool';
-import { withExport } from '../../main/services/handlers';
+import { isFullDisk, withExport } from '../../main/services/handlers';
 import { ownerTag, THIS_PROCESS } from '../../main/services/processes';
 import { openServicesWhenFree, type Services } from '../../main/services/services';
 import { BUSY_TIMEOUT_MS } from '../../main/services/store';
@@ -337,6 +337,53 @@ describe('data folder faults', () => {
     expect((await next.dispatch('runs.list', {})).total).toBe(0);
     expect(readdirSync(join(data, 'runs'))).toEqual(['.removing']);
     expect(readdirSync(join(data, 'runs', '.removing'))).toEqual([]);
+  });
+
+  it('History\'s delete on a full disk (the app\'s and the web host\'s services, read-only) deletes the run\'s files first, then its record once that made room; open windows hear of it', async (ctx) => {
+    const disk = smallDisk(4096);
+    if (!disk) return ctx.skip();
+    later(disk.cleanup);
+    const writable = fixtureServices(disk.dir);
+    const runWith = (name: string, bytes: number, status: 'done' | 'failed') => {
+      const [id] = writable.store.insertRuns([{ name, engine: 'counter', spec: spec(name), params: {}, seed: 1, priority: 0, batchId: null }]);
+      writable.store.finishRun(id, { status, metrics: { steps: 1 } });
+      mkdirSync(writable.queue.runDir(id), { recursive: true });
+      writeFileSync(join(writable.queue.runDir(id), 'labels.raw'), Buffer.alloc(bytes, 1));
+      return id;
+    };
+    const small = runWith('small', 1, 'failed'), big = runWith('big', 2 << 20, 'done'), kept = runWith('kept', 1, 'done');
+    await writable.close();
+    try {
+      writeFileSync(join(disk.dir, 'filler'), Buffer.alloc(8 << 20, 1));
+    } catch {
+      // the disk is full now: what this test wants
+    }
+    const free = () => statfsSync(disk.dir).bavail * statfsSync(disk.dir).bsize;
+    expect(free()).toBe(0);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    later(() => warn.mockRestore());
+    const s = fixtureServices(disk.dir, { autoStart: true });
+    later(() => s.close());
+    // Told by its code, not by the words of readOnlyBecause.
+    expect(s.readOnlyCode).toMatch(/^(SQLITE_FULL|SQLITE_IOERR\w*|ENOSPC)$/);
+    expect(isFullDisk(s.readOnlyCode)).toBe(true);
+    const heard: string[] = [];
+    s.events.onAny((event, payload) => heard.push(event === 'run.deleted' ? `${event} ${(payload as { id: string }).id}` : event));
+    // It was refused ('the data folder is read-only'): the user of the app could not free the space PackBench's own runs take.
+    // A run of one byte frees too little for the record to go: it stays listed, without its files.
+    expect(await s.dispatch('runs.delete', { id: small })).toEqual({ filesFirst: true, recordLeft: expect.stringMatching(/^the disk of the data folder is full/) });
+    expect(existsSync(s.queue.runDir(small))).toBe(false);
+    expect((await s.dispatch('runs.list', {})).total).toBe(3);
+    expect(heard).toEqual([]);
+    expect(await s.dispatch('runs.delete', { id: big })).toEqual({ filesFirst: true, recordLeft: null });
+    expect(free()).toBeGreaterThan(3 << 19); // its 2 MiB, less what the database took to remove the records
+    // Both records went as the folder opened for writing; the windows open on these services hear it, and list what is left.
+    expect(heard.filter((e) => e.startsWith('run.deleted')).sort()).toEqual([`run.deleted ${small}`, `run.deleted ${big}`].sort());
+    expect(heard.at(-1)).toBe('queue.updated');
+    expect((await s.dispatch('runs.list', {})).rows.map((r) => r.id)).toEqual([kept]);
+    await expect(s.dispatch('runs.get', { id: big })).rejects.toMatchObject({ code: 'not_found' });
+    expect(readdirSync(join(disk.dir, 'runs')).sort()).toEqual(['.removing', kept]);
+    expect(readdirSync(join(disk.dir, 'runs', '.removing'))).toEqual([]);
   });
 
   it('a sphere import that fails for want of room for its folder leaves no run behind', async (ctx) => {
