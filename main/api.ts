@@ -620,6 +620,12 @@ export interface Methods {
       electron: boolean;
       /** Why the data folder is open read-only (runs are listed, shown and exported; calls that write fail); null when it can be written. */
       readOnlyBecause: string | null;
+      /**
+       * The data folder is read-only because its disk (or quota) is full: runs.delete still works,
+       * deleting a run's files first to make room for removing its record, so that the user can free
+       * the space PackBench's own runs take.
+       */
+      fullDisk: boolean;
       /** Runs that opening the data folder put back in the queue: a process that ran them ended without finishing them (a crash). */
       recoveredRuns: number;
     };

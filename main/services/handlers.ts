@@ -268,6 +268,7 @@ export function createHandlers(ctx: HandlerContext): Handlers {
       platform: process.platform,
       electron: ctx.electron,
       readOnlyBecause: ctx.readOnlyBecause,
+      fullDisk: ctx.readOnlyBecause !== null && isFullDisk(ctx.readOnlyCode),
       recoveredRuns: ctx.recovered.length,
     }),
     'engines.list': () => registry.info(),

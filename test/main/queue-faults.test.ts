@@ -367,6 +367,8 @@ describe('data folder faults', () => {
     // Told by its code, not by the words of readOnlyBecause.
     expect(s.readOnlyCode).toMatch(/^(SQLITE_FULL|SQLITE_IOERR\w*|ENOSPC)$/);
     expect(isFullDisk(s.readOnlyCode)).toBe(true);
+    // History keeps its delete there (the renderer learns it from app.info).
+    expect(await s.dispatch('app.info', {})).toMatchObject({ readOnlyBecause: s.readOnlyBecause, fullDisk: true });
     const heard: string[] = [];
     s.events.onAny((event, payload) => heard.push(event === 'run.deleted' ? `${event} ${(payload as { id: string }).id}` : event));
     // It was refused ('the data folder is read-only'): the user of the app could not free the space PackBench's own runs take.
@@ -449,6 +451,7 @@ describe('data folder faults', () => {
       expect(s.readOnlyBecause).toMatch(/^(the|no) [a-z -]+ \((EROFS|EACCES|EPERM|ENOSPC|SQLITE_\w+)\)$/);
       // The renderer learns it from app.info (a banner, and what writes disabled with the reason).
       expect((await s.dispatch('app.info', {})).readOnlyBecause).toBe(s.readOnlyBecause);
+      expect((await s.dispatch('app.info', {})).fullDisk).toBe(isFullDisk(s.readOnlyCode));
       // Exports still work: their temporary files go outside the folder.
       expect(JSON.parse(new TextDecoder().decode((await s.dispatch('runs.export', { id: runId, format: 'json' })).bytes))).toMatchObject({ id: runId });
       expect((await s.dispatch('runs.list', {})).rows.map((r) => r.id)).toEqual([runId]);

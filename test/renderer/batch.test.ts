@@ -644,7 +644,7 @@ describe('QueueTable', () => {
   it('says at the queue fields what the cores make of them, and refuses a bad value there with its range', async () => {
     const api = installFakeApi([]);
     const info = status.info;
-    status.info = { version: '0.1.0', dataDir: '/tmp/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null, recoveredRuns: 0 };
+    status.info = { version: '0.1.0', dataDir: '/tmp/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null, fullDisk: false, recoveredRuns: 0 };
     try {
       status.queue = await api.call('queue.state', {});
       const w = mount(QueueTable, { global: { plugins: [router()] }, attachTo: document.body });

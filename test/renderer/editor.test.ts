@@ -476,7 +476,7 @@ describe('particle editor state that stays (issue 18)', () => {
   it('asks before unsaved shape edits are dropped by reloading or closing the page, in the web host and in Electron', async () => {
     installShapeApi();
     const info = status.info;
-    status.info = { version: '0.1.0', dataDir: '/tmp/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null, recoveredRuns: 0 };
+    status.info = { version: '0.1.0', dataDir: '/tmp/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null, fullDisk: false, recoveredRuns: 0 };
     try {
       const { w } = await mountEditor();
       const unload = () => {

@@ -152,7 +152,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
       const result = ((): unknown => {
         switch (method) {
           case 'app.info':
-            return { version: '0.1.0', dataDir, cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null, recoveredRuns: 0 };
+            return { version: '0.1.0', dataDir, cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, readOnlyBecause: null, fullDisk: false, recoveredRuns: 0 };
           case 'engines.list':
             return [toyEngine];
           case 'queue.state':
@@ -282,7 +282,7 @@ export function installFakeApi(runs: RunSummary[] = []): FakeApi {
           }
           case 'runs.delete':
             fake.runs = fake.runs.filter((r) => r.id !== p.id);
-            return {};
+            return { filesFirst: false, recordLeft: null };
           case 'exports.formats':
             return FAKE_EXPORT_FORMATS;
           case 'runs.export':

@@ -477,7 +477,7 @@ describe('HistoryWorkspace', () => {
   it('in the app, saves each export where the user chooses (runs.saveExport), showing its progress, never as bytes in the window', async () => {
     const { api, w } = await mountHistory();
     const info = status.info;
-    status.info = { version: '0.1.0', dataDir: '/data/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: true, readOnlyBecause: null, recoveredRuns: 0 };
+    status.info = { version: '0.1.0', dataDir: '/data/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: true, readOnlyBecause: null, fullDisk: false, recoveredRuns: 0 };
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const call = api.call;

@@ -25,7 +25,7 @@ import { stackingParamsSchema } from '../../core/stacking/params';
 vi.mock('uplot', () => ({ default: class { static paths = {}; destroy() {} setSize() {} } }));
 
 const WHY = "EROFS: read-only file system, mkdir '/data/pb/runs' (EROFS)";
-const INFO = { version: '0.1.0', dataDir: '/data/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, recoveredRuns: 0 };
+const INFO = { version: '0.1.0', dataDir: '/data/pb', cores: 2, totalMemoryBytes: 1 << 30, platform: 'linux', electron: false, fullDisk: false, recoveredRuns: 0 };
 
 let wrappers: VueWrapper[] = [];
 afterEach(() => {
@@ -124,6 +124,53 @@ describe('a read-only data folder', () => {
     window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Delete' }));
     await settle(1);
     expect(w.find('[data-testid="history-confirm-delete"]').exists()).toBe(false);
+  });
+
+  it("keeps History's delete on a full disk, where it frees space: says the files go first, and what became of the records", async () => {
+    const FULL = 'the disk of the data folder is full or failing (SQLITE_IOERR_SHMSIZE)';
+    const api = installFakeApi(Array.from({ length: 3 }, (_, i) => makeRun(i)));
+    const realCall = api.call;
+    // As the services answer: the files went; the record too once that made room (handlers.ts deleteRun).
+    let room = false;
+    api.call = (async (method: string, params: unknown) => {
+      const r = await realCall(method as never, params as never);
+      return method === 'runs.delete' ? { filesFirst: true, recordLeft: room ? null : FULL } : r;
+    }) as typeof api.call;
+    status.info = { ...INFO, readOnlyBecause: FULL, fullDisk: true };
+    const w = await mounted(HistoryWorkspace);
+    const remove = async (id: string) => {
+      await w.find(`[data-testid="history-row-${id}"]`).trigger('click');
+      const button = w.find('[data-testid="history-delete"]');
+      // It was disabled as on a read-only folder: the user of the app could not free the space PackBench's runs take.
+      expect(button.attributes('disabled')).toBeUndefined();
+      expect(button.attributes('title')).toBe('The disk of the data folder is full: a delete frees the space the runs take, their files first');
+      await button.trigger('click');
+      expect(w.find('[data-testid="history-confirm-delete"]').text()).toContain('The disk of the data folder is full: the files go first, freeing their space.');
+      await w.find('[data-testid="history-delete-confirm"]').trigger('click');
+      await settle(10);
+      return w.find('[data-testid="history-delete-note"]').text();
+    };
+    expect(w.find('[data-testid="history-import-spheres"]').attributes('disabled')).toBeDefined();
+    expect(await remove('r2')).toBe(
+      'The disk of the data folder is full: the files of the run were deleted first, to make room for removing its record, but that was not enough room: it stays listed, without files, until PackBench next opens the folder with space free. Delete more runs, or free space on that disk.×',
+    );
+    room = true;
+    expect(await remove('r1')).toBe(
+      'The disk of the data folder was full: the files of the run were deleted first, to make room for removing its record, which made room, and the run is gone. The folder stays read-only until PackBench opens it again: restart the app or the web host to queue or import runs.×',
+    );
+    await w.find('[data-testid="history-delete-note"] button').trigger('click');
+    expect(w.find('[data-testid="history-delete-note"]').exists()).toBe(false);
+  });
+
+  it('says in the banner that runs can be deleted to free space on a full disk', async () => {
+    installFakeApi();
+    const r = createRouter({ history: createMemoryHistory(), routes });
+    await r.push('/history');
+    status.info = { ...INFO, readOnlyBecause: 'the disk of the data folder is full (ENOSPC)', fullDisk: true };
+    const w = mount(App, { global: { plugins: [r] }, attachTo: document.body });
+    wrappers.push(w);
+    await settle(10);
+    expect(w.find('[data-testid="readonly-banner"]').text()).toContain('Runs can be listed, inspected, compared and exported, and deleted in History to free space; nothing can be queued, imported or saved.');
   });
 
   it('disables new, import, duplicate, rename, delete and save of shapes', async () => {

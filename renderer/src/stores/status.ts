@@ -19,6 +19,12 @@ export const status = reactive({
  */
 export const readOnly = computed(() => (status.info?.readOnlyBecause ? `The data folder is read-only: ${status.info.readOnlyBecause}` : null));
 
+/**
+ * Why History cannot delete runs: the folder is read-only (readOnly), but on a full disk (app.info
+ * fullDisk) a delete is how the user frees the space PackBench's own runs take (their files go first).
+ */
+export const deleteBlocked = computed(() => (status.info?.fullDisk ? null : readOnly.value));
+
 let started = false;
 
 export async function refreshQueue(): Promise<void> {
