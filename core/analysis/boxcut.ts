@@ -8,6 +8,9 @@
  * the heights where the disk meets a side or a corner (where the area has a kink), after the
  * substitution z = m − h cos(πu), which makes the square-root behaviour at those heights smooth.
  * It gives a sphere's halves, quarters and eighths to 1e-15, and caps to 1e-11 of their volume.
+ *
+ * The part of a sphere's surface inside a box (sphereSurfaceInBox, the RDF's edge correction) needs
+ * no integration: it is in closed form.
  */
 
 /** Nodes (on [0, 1]) and weights of Gauss–Legendre with `n` points (Newton on P_n). */
@@ -104,4 +107,94 @@ export function sphereSliceVolumeIn(cx: number, cy: number, c: number, r: number
     }
   }
   return volume;
+}
+
+/**
+ * ∫₀^w asin(a / √(1 − s²)) ds on the unit sphere's axis (0 ≤ a < 1, |w| ≤ √(1 − a²)): the arc a side
+ * at distance a takes from the circle at height w, summed up to w, in closed form (check: its
+ * derivative is the integrand).
+ */
+function capArcIntegral(a: number, w: number): number {
+  if (a === 0) return 0;
+  const c2 = 1 - a * a;
+  return w * Math.asin(Math.min(1, a / Math.sqrt(1 - w * w))) + a * Math.asin(Math.max(-1, Math.min(1, w / Math.sqrt(c2))))
+    - Math.atan2(a * w, Math.sqrt(Math.max(0, c2 - w * w)));
+}
+
+/**
+ * Area of the unit sphere with u > a and v > b (u, v two axes, w the third; a, b ≥ 0) between the
+ * heights 0 and w: on the circle at height w (radius ρ) the arc between asin(b/ρ) and acos(a/ρ) in
+ * azimuth, and dA = dφ dw on a unit sphere (Archimedes), so its integral over w. For |w| ≤ √(1 − a² − b²),
+ * the heights where the circle reaches beyond both sides.
+ */
+function wedgeAreaUpTo(a: number, b: number, w: number): number {
+  return (Math.PI / 2) * w - capArcIntegral(a, w) - capArcIntegral(b, w);
+}
+
+/**
+ * wedgeAreaUpTo(a, b, h) at the top of the wedge, h = √(1 − a² − b²), where its terms simplify
+ * (a / ρ = a / √(a² + b²), whose arcsine and b's add up to π/2; √(1 − a² − h²) = b): two arcsines
+ * fewer. A centre on the edge itself (a = b = 0) holds a quarter of the upper half, π/2.
+ */
+function wedgeAreaTop(a: number, b: number, h: number): number {
+  if (a === 0 && b === 0) return Math.PI / 2;
+  return Math.atan2(a * h, b) + Math.atan2(b * h, a)
+    - a * Math.asin(Math.min(1, h / Math.sqrt(1 - a * a))) - b * Math.asin(Math.min(1, h / Math.sqrt(1 - b * b)));
+}
+
+/** Area of the unit sphere beyond two sides of different axes at distances a and b (≥ 0): u > a, v > b. */
+function edgeArea(a: number, b: number): number {
+  const h2 = 1 - a * a - b * b;
+  // The integrand is even in w, so the area from −h to h is twice that from 0 to h.
+  return h2 > 0 ? 2 * wedgeAreaTop(a, b, Math.sqrt(h2)) : 0;
+}
+
+/** Area of the unit sphere beyond three sides, one of each axis, at distances a, b, c (≥ 0): u > a, v > b, w > c. */
+function cornerArea(a: number, b: number, c: number): number {
+  const h2 = 1 - a * a - b * b;
+  if (!(c * c < h2)) return 0;
+  return wedgeAreaTop(a, b, Math.sqrt(h2)) - wedgeAreaUpTo(a, b, c);
+}
+
+/** The distances to the six sides over the radius (scratch of sphereSurfaceInBox; it allocates nothing). */
+const reach = new Float64Array(6);
+
+/**
+ * Fraction of the surface of a sphere of radius d whose centre lies inside a box, that lies inside
+ * it: `sides` holds the centre's distances to the box's six sides (x low, x high, y low, y high,
+ * z low, z high), Infinity for the sides of a periodic axis (they do not cut). Exact, in closed form,
+ * for any d: by inclusion–exclusion over the parts beyond the sides. Beyond a side at distance t·d
+ * lies a cap of area 2π(1 − t) d² (Archimedes); the two sides of one axis cut disjoint caps; sides of
+ * two or three axes share the parts beyond both (edgeArea) or all three (cornerArea).
+ */
+export function sphereSurfaceInBox(sides: Float64Array, d: number): number {
+  let outside = 0, axesCut = 0;
+  for (let a = 0; a < 3; a++) {
+    const lo = sides[2 * a], hi = sides[2 * a + 1];
+    // 1: the side does not cut (the checks below ask for < 1).
+    reach[2 * a] = lo < d ? lo / d : 1;
+    reach[2 * a + 1] = hi < d ? hi / d : 1;
+    if (lo < d || hi < d) {
+      axesCut++;
+      outside += 2 * Math.PI * ((1 - reach[2 * a]) + (1 - reach[2 * a + 1]));
+    }
+  }
+  // The sides of one axis at most (a slab's floor and top, the common case): only disjoint caps.
+  if (axesCut < 2) return 1 - outside / (4 * Math.PI);
+  for (let a = 0; a < 2; a++) {
+    for (let b = a + 1; b < 3; b++) {
+      for (let p = 2 * a; p < 2 * a + 2; p++) {
+        if (!(reach[p] < 1)) continue;
+        for (let q = 2 * b; q < 2 * b + 2; q++) if (reach[q] < 1) outside -= edgeArea(reach[p], reach[q]);
+      }
+    }
+  }
+  for (let p = 0; p < 2; p++) {
+    if (!(reach[p] < 1)) continue;
+    for (let q = 2; q < 4; q++) {
+      if (!(reach[q] < 1)) continue;
+      for (let s = 4; s < 6; s++) if (reach[s] < 1) outside += cornerArea(reach[p], reach[q], reach[s]);
+    }
+  }
+  return 1 - outside / (4 * Math.PI);
 }

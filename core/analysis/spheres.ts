@@ -7,11 +7,11 @@
  *
  * Conventions: the box is [0, lx] x [0, ly] with the floor at z = 0; periodic axes use the minimum
  * image; spheres are assumed not to overlap for the porosity (maxOverlap reports how far that holds).
- * The RDF is read in a slab over the whole x-y area: the bed, z in [0, mean height] (the box, z in
- * [0, lz], for a set with no bulk region: a gas, a single layer). Its references and neighbours are
- * the centres inside it, its density theirs over the slab's volume, and each reference's shells
- * count only their part inside the slab (exact: sphere slices; x and y periodic), so that the
- * floor and the top do not pull it below 1.
+ * The RDF is read in a window over the whole x-y area of the box: the bed, z in [0, mean height]
+ * (the box, z in [0, lz], for a set with no bulk region: a gas, a single layer). Its references and
+ * neighbours are the centres inside it, its density theirs over the window's volume, and each pair
+ * counts with the isotropic (Ripley) edge correction, the inverse of the part of its sphere inside
+ * the window, so that neither the floor and the top nor the sides that are not periodic pull it below 1.
  * A box periodic in z is a cell with no floor and no top surface: its region is the box (bed and,
  * by default, bulk), no height map is reported, and the RDF is normalised by the box's density.
  */
@@ -21,7 +21,7 @@ import { barSeries, histogram, lineSeries, normalised, quantile } from './histog
 import { sizeDistributions } from './sizes';
 import { poreGridPlan, poreSizeDistribution } from './pores';
 import { SphereGrid } from './neighbours';
-import { sphereSliceVolumeIn } from './boxcut';
+import { sphereSliceVolumeIn, sphereSurfaceInBox } from './boxcut';
 import type { AnalysisProgress, AnalysisResult } from './index';
 import { UNITS } from '../common/units';
 
@@ -194,7 +194,7 @@ export function analyseSpheres(
   }
 
   progress(PASS_END.porosity, 100, 'rdf');
-  const rdf = radialDistribution(x, y, zc, box, periodic, cellZ ? undefined : metrics.bulkPorosity !== undefined ? hMean : lz, rdfMax, opts.rdfBins, opts.rdfReferences);
+  const rdf = radialDistribution(x, y, zc, box, periodic, !cellZ && metrics.bulkPorosity !== undefined ? hMean : lz, rdfMax, opts.rdfBins, opts.rdfReferences);
 
   progress(PASS_END.rdf, 100, 'pores');
   const pores = spherePores(x, y, zc, r, box, valley, floorLayer, periodic, opts.poreGridVoxels, opts.poreBins, rmin, rmax, (done, total) => progress(PASS_END.rdf + ((PASS_END.pores - PASS_END.rdf) * done) / total, 100, 'pores'));
@@ -214,54 +214,66 @@ export function analyseSpheres(
 
 /**
  * The radial distribution function g(r) of sphere centres, in `bins` shells out to rdfMax, read in
- * the slab z in [0, top] over the whole x-y area (`top` undefined: a cell periodic in z, read whole):
- * for `references` spheres evenly spread over the table, those centred in the slab, the neighbours
- * centred in it at each distance, over the density of the centres in it times the volume of each
- * reference's shell inside it:
+ * the window W: the box along x and y, z in [0, height] (the slab of the bed, or the box), each
+ * periodic axis whole. For `references` spheres evenly spread over the table, those centred in W,
+ * every neighbour centred in W at distance d counts with the isotropic (Ripley) edge correction, the
+ * inverse of the fraction f_i(d) of the sphere of radius d about the reference that lies inside W
+ * (boxcut.ts sphereSurfaceInBox, closed form; 1 along periodic axes, rdfMax being at most half a
+ * periodic side, so a shell never meets itself there):
  *
- *   g(b) = Σ_i count_i(b) / (ρ Σ_i V_i(b)),  ρ = centres in the slab / (lx ly top)
+ *   g(b) = Σ_i Σ_j [d_ij in b] / f_i(d_ij) / (ρ n_ref V(b)),  ρ = centres in W / |W|,  V(b) the whole shell
  *
- * V_i(b) is exact (sphere slices between the floor and the top; x and y periodic, and rdfMax at
- * most half a periodic side, so a shell never meets itself there), so that an ideal gas reads 1 out
- * to the largest r (dividing by whole shells reads low near the floor and the top: by half for a
- * shell as wide as the slab). The bed's floor and top are the slab's: its layering over the
- * floor and its thinning rough top stay in g, as structure. Sides in x or y that are not periodic
- * are not corrected: within rdfMax of them g reads low. Undefined when no reference lies in the slab.
+ * In a homogeneous, isotropic set the neighbours at distance d of a reference lie in W in the
+ * proportion f_i(d), in expectation, so each reference's weighted count is unbiased on its own, wherever
+ * the references lie. They are picked by table row, which can follow a lattice's rows (the bench's
+ * 100³ lattice picks every 200th row, all at x = 0.5): the translation correction, whose weight is
+ * the same wherever the reference lies, would need them spread uniformly over W. So an ideal gas
+ * reads 1 out to the largest r against the floor, the top and non-periodic sides alike. The bed's floor and top are W's: its
+ * layering over the floor and its thinning rough top stay in g, as structure. Undefined when no
+ * reference lies in W.
  */
 function radialDistribution(
   x: Float64Array, y: Float64Array, zc: Float64Array,
   box: readonly [number, number, number], periodic: readonly [boolean, boolean, boolean],
-  top: number | undefined, rdfMax: number, bins: number, references: number,
+  height: number, rdfMax: number, bins: number, references: number,
 ): EngineSeries | undefined {
   const n = x.length;
-  const inSlab = (z: number) => top === undefined || (z >= 0 && z <= top);
+  const [lx, ly] = box;
+  // W's bounds, unbounded along periodic axes (a test a pair, so no look-up of `periodic` in it).
+  const x0 = periodic[0] ? -Infinity : 0, y0 = periodic[1] ? -Infinity : 0, z0 = periodic[2] ? -Infinity : 0;
+  const x1 = periodic[0] ? Infinity : lx, y1 = periodic[1] ? Infinity : ly, z1 = periodic[2] ? Infinity : height;
+  const inWindow = (i: number) => x[i] >= x0 && x[i] <= x1 && y[i] >= y0 && y[i] <= y1 && zc[i] >= z0 && zc[i] <= z1;
   let centres = 0;
-  for (let i = 0; i < n; i++) if (inSlab(zc[i])) centres++;
+  for (let i = 0; i < n; i++) if (inWindow(i)) centres++;
   const counts = new Float64Array(bins);
-  // Σ_i of the volume of reference i's ball of radius edge e inside the slab, e = 0..bins.
-  const inside = new Float64Array(bins + 1);
+  // The reference's distances to W's six sides (Infinity along periodic axes), and the nearest.
+  const sides = new Float64Array(6).fill(Infinity);
+  let nearest = Infinity;
   const grid = new SphereGrid(x, y, zc, box, periodic, rdfMax);
   const countNeighbour = (j: number, dist: number) => {
-    if (inSlab(zc[j])) counts[Math.min(bins - 1, Math.floor((dist / rdfMax) * bins))]++;
+    if (!inWindow(j)) return;
+    // Within the nearest side the sphere is whole (most pairs of a bed): weight 1, no trigonometry.
+    counts[Math.min(bins - 1, Math.floor((dist / rdfMax) * bins))] += dist <= nearest ? 1 : 1 / sphereSurfaceInBox(sides, dist);
   };
   const refs = Math.min(n, references);
   let used = 0;
   for (let k = 0; k < refs; k++) {
     const i = Math.floor((k * n) / refs);
-    if (!inSlab(zc[i])) continue;
+    if (!inWindow(i)) continue;
     used++;
+    if (!periodic[0]) { sides[0] = x[i]; sides[1] = lx - x[i]; }
+    if (!periodic[1]) { sides[2] = y[i]; sides[3] = ly - y[i]; }
+    if (!periodic[2]) { sides[4] = zc[i]; sides[5] = height - zc[i]; }
+    nearest = Math.min(sides[0], sides[1], sides[2], sides[3], sides[4], sides[5]);
     grid.forEachNear(i, rdfMax, countNeighbour);
-    for (let e = 1; e <= bins; e++) {
-      const re = (e / bins) * rdfMax;
-      inside[e] += top === undefined ? (4 / 3) * Math.PI * re * re * re : sphereSliceVolume(zc[i], re, 0, top);
-    }
   }
   if (used === 0) return undefined;
-  const rho = centres / (box[0] * box[1] * (top ?? box[2]));
+  const rho = centres / (lx * ly * height);
   const rdfX = new Float64Array(bins), rdfY = new Float64Array(bins);
   for (let b = 0; b < bins; b++) {
+    const r0 = (b / bins) * rdfMax, r1 = ((b + 1) / bins) * rdfMax;
     rdfX[b] = ((b + 0.5) / bins) * rdfMax;
-    rdfY[b] = counts[b] / (rho * (inside[b + 1] - inside[b]));
+    rdfY[b] = counts[b] / (rho * used * (4 / 3) * Math.PI * (r1 * r1 * r1 - r0 * r0 * r0));
   }
   return lineSeries('radial distribution function', `r (${UNITS.length})`, 'g(r)', rdfX, rdfY);
 }

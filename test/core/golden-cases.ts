@@ -107,5 +107,5 @@ export const GOLDEN: Record<string, string> = {
   'ballmill 3D Hertz restitution, cell space': '4a7610284179a535fd5f57c4be65a5d82178302912c29cb3a96b6553e299c4a9',
   'surface superquadric': 'a723b2e6366b8c58fd1c037919441ad69512dff357e19f5b21bcda9c809fabb1',
   'surface blobby': '67bb8cda490e6f348f049a8d527c38c76ddb8206992b08b114e1bea4cc4bb492',
-  'analysis of a random sphere packing': '9544d60c688411e714d8e2ff4d26c55fe5779f0958b8f6e1aa7f3648b7057a33',
+  'analysis of a random sphere packing': '11454577085cb87ccc480df83efe93d071f73f1c292609b159600325d968dad7',
 };

@@ -172,7 +172,7 @@ describe('analyseSpheres', () => {
     expect(g.metrics.coordinationMean).toBeLessThan(0.001);
     expect(g.metrics.bedPorosity).toBeCloseTo(1 - (5000 * (4 / 3) * Math.PI * 0.05 ** 3) / 1e6, 12);
     // The same gas over a floor (z not periodic): no bed to speak of (the height map is mostly empty,
-    // no bulk), so its slab is the box, the shells cut by its floor and top counted by their part inside.
+    // no bulk), so its window is the box, each pair counted over the part of its sphere inside it.
     const open = analyseSpheres(spheres(gas, 0.05), [100, 100, 100], { periodic: [true, true, false], rdfMaxDistance: 10, rdfBins: 5, poreGridVoxels: 4096 });
     expect(open.metrics).not.toHaveProperty('bulkPorosity');
     const openRdf = open.series.find((s) => s.name === 'radial distribution function')!;
@@ -181,7 +181,7 @@ describe('analyseSpheres', () => {
 
   it('corrects the RDF for the floor and top of a slab: an ideal gas reads 1 out to half the box', () => {
     // Uniform random points (spheres of radius 0.01: no overlap to speak of) in a slab 20 x 20 x 10,
-    // periodic in x and y. Each reference's shell counts only its part inside the slab: without
+    // periodic in x and y. Each pair counts over the part of its sphere inside the slab: without
     // that, a shell of radius 10 holds its points in a band of height 10 out of 20, and g read 0.52
     // at r = 9.5 (0.77 at 4.5, 0.91 at 1.5, where a reference within 1.5 of the floor or top loses a cap).
     const rand = new Random(12);
@@ -192,6 +192,31 @@ describe('analyseSpheres', () => {
     const rdf = res.series.find((s) => s.name === 'radial distribution function')!;
     expect(rdf.x.length).toBe(10);
     rdf.y.forEach((g, b) => expect(Math.abs(g - 1), `g(${rdf.x[b]}) = ${g}`).toBeLessThan(0.05));
+  });
+
+  it('corrects the RDF for every side that is not periodic: an ideal gas in a closed box reads 1 out to half its shortest side', () => {
+    // Uniform random points in a box 24 x 20 x 16, every side a wall (and x periodic, the others walls),
+    // every point a reference. Over 8 seeds the bins of width 1 scattered about 1 by 0.017 (the first,
+    // with fewest pairs) and at most 0.006 (the others). Without the correction of the x and y sides
+    // (only the floor and the top corrected) g read 0.93 at r = 1.5 and 0.67 at 7.5 (x periodic: 0.81).
+    const rand = new Random(21);
+    const n = 4000, box: [number, number, number] = [24, 20, 16];
+    const gas = Array.from({ length: n }, () => [rand.uniform(0, box[0]), rand.uniform(0, box[1]), rand.uniform(0, box[2])]);
+    for (const periodic of [[false, false, false], [true, false, false]] as [boolean, boolean, boolean][]) {
+      const res = analyseSpheres(spheres(gas, 0.01), box, { periodic, rdfMaxDistance: 8, rdfBins: 8, rdfReferences: n, poreGridVoxels: 4096, heightMapCells: 16 });
+      expect(res.metrics).not.toHaveProperty('bulkPorosity'); // a gas: the window is the box
+      const rdf = res.series.find((s) => s.name === 'radial distribution function')!;
+      rdf.y.forEach((g, b) => expect(Math.abs(g - 1), `periodic ${periodic}: g(${rdf.x[b]}) = ${g}`).toBeLessThan(b === 0 ? 0.06 : 0.02));
+    }
+  });
+
+  it('weights a pair by the inverse of the part of its sphere inside the box (two spheres worked by hand)', () => {
+    // A on the side x = 0, B 2 from it, both 5 from every other side of the closed box 10³. Half of
+    // A's sphere of radius 2 lies in the box: weight 2; B's just touches x = 0: weight 1. So the bin
+    // [2, 3) holds 3 over ρ n_ref V = (2 / 1000) · 2 · (4/3)π(3³ − 2³).
+    const res = analyseSpheres(spheres([[0, 5, 5], [2, 5, 5]], 0.1), [10, 10, 10], { periodic: [false, false, false], rdfMaxDistance: 4, rdfBins: 4, poreGridVoxels: 4096, heightMapCells: 16 });
+    const rdf = res.series.find((s) => s.name === 'radial distribution function')!;
+    expect(Array.from(rdf.y)).toEqual([0, 0, expect.closeTo(3 / ((2 / 1000) * 2 * (4 / 3) * Math.PI * 19), 12), 0]);
   });
 
   it('counts only the solid inside the box along sides that are not periodic (spheres the box cuts)', () => {
