@@ -382,6 +382,12 @@ describe('the size and resolution a shape is designed at go with it to the batch
     await w.get('[data-testid="mixture-size-1"]').setValue('0.5');
     await w.get('[data-testid="mixture-type-1"] select.shape-select').setValue('u1');
     expect(editorMixture.types[1]).toMatchObject({ shapeId: 'u1', size: { law: 'fixed', value: 0.5 } });
+    // Typed, though equal to the old shape's size (the sphere's 1): it stays too.
+    await w.get('[data-testid="mixture-add"]').trigger('click');
+    await w.get('[data-testid="mixture-size-2"]').setValue('1');
+    await w.get('[data-testid="mixture-type-2"] select.shape-select').setValue('u1');
+    expect(editorMixture.types[2]).toMatchObject({ shapeId: 'u1', size: { law: 'fixed', value: 1 } });
+    editorMixture.types.pop();
     await w.get('[data-testid="mixture-send"]').trigger('click');
     await flushPromises();
     expect(router.currentRoute.value.path).toBe('/batch');
