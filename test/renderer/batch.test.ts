@@ -355,6 +355,14 @@ describe('RunComposer', () => {
     expect((w.find('[data-testid="field-box.lx"]').element as HTMLInputElement).value).toBe('33');
     expect(w.find('[data-testid="run-count"]').text()).toBe('This sweep makes 2 runs');
     expect((w.find('[data-testid="field-types.0.shape"]').element as HTMLSelectElement).value).toBe('cuboid');
+    // The editor's draft also sets the resolution its shapes were saved at: the form's sweep of it
+    // stays (it was replaced by the one value, the 2 runs became 1), and the form says so.
+    sendToBatch({ engine: 'toy', params: { resolution: 16, box: { ly: 40 } }, keepOthers: true, origin: 'from the particle editor: resolution 16' });
+    await settle();
+    expect(w.find('[data-testid="run-count"]').text()).toBe('This sweep makes 2 runs');
+    expect((w.find('[data-testid="field-resolution-sweep-list"]').element as HTMLInputElement).value).toBe('2, 4');
+    expect((w.find('[data-testid="field-box.ly"]').element as HTMLInputElement).value).toBe('40');
+    expect(w.find('[data-testid="composer-origin"]').text()).toBe('Prefilled from the particle editor: resolution 16; resolution keeps its sweep from the form.');
     // a whole spec (re-run from the history) still starts from the defaults
     sendToBatch({ engine: 'toy', name: 'r-1 (re-run)', params: { resolution: 8 } });
     await settle();

@@ -21,7 +21,8 @@ export interface RunDraft {
   /**
    * Merge over the batch manager's current params instead of the defaults when it already shows this
    * engine: the editor's mixture then replaces only the mixture (and the resolution and reduction
-   * threshold its shapes were saved with, editor/voxelParams.ts), the user's box size and sweeps stay.
+   * threshold its shapes were saved with, editor/voxelParams.ts), the user's box size and sweeps stay:
+   * a resolution the form sweeps stays swept (schema.ts mergeOver).
    */
   keepOthers?: boolean;
   /** Shown in the batch manager after "Prefilled ": "from run r-12", "from the particle editor". */

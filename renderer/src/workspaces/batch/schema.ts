@@ -365,11 +365,19 @@ export function validate(schema: JsonSchema, value: unknown, root: JsonSchema = 
   return errors;
 }
 
-/** Merges a partial value over a base: plain objects deeply, everything else (arrays too) replaced. */
-export function mergeOver(base: unknown, partial: unknown): unknown {
+/**
+ * Merges a partial value over a base: plain objects deeply, everything else (arrays too) replaced;
+ * but a field the base sweeps keeps its sweep against a single value of the partial (a sweep of the
+ * partial replaces it), and its dotted path is pushed to `kept`.
+ */
+export function mergeOver(base: unknown, partial: unknown, kept: string[] = [], path = ''): unknown {
+  if (isSweep(base) && partial !== undefined && !isSweep(partial) && !isPlainObject(partial) && !Array.isArray(partial)) {
+    kept.push(path);
+    return clone(base);
+  }
   if (isPlainObject(base) && isPlainObject(partial) && !isSweep(partial)) {
     const out: Record<string, unknown> = { ...base };
-    for (const [k, v] of Object.entries(partial)) out[k] = mergeOver(base[k], v);
+    for (const [k, v] of Object.entries(partial)) out[k] = mergeOver(base[k], v, kept, path ? `${path}.${k}` : k);
     return out;
   }
   return partial === undefined ? clone(base) : clone(partial);
