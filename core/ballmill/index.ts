@@ -51,6 +51,9 @@ const METRICS: Record<string, MetricInfo> = {
   impactsBelowHistogram: { description: "impacts with a normal energy under 1e-12 J (zero for a graze), left out of the 'impact energy' histogram" },
   impactsAboveHistogram: { description: "impacts with a normal energy of 1e3 J or more, left out of the 'impact energy' histogram" },
   dissipatedEnergy: { unit: 'J', description: 'kinetic energy lost in impacts' },
+  impactRate: { unit: '1/s', description: 'impacts (ball–ball + ball–wall) per simulated second: collisions / simulatedSeconds' },
+  dissipatedPower: { unit: 'W', description: 'mean power lost in impacts, dissipatedEnergy / simulatedSeconds: the milling intensity' },
+  specificPower: { unit: 'W/kg', description: 'dissipatedPower per kilogram of balls: the milling intensity of mills of different fills compared' },
   guardEnergy: { unit: 'J', description: 'energy added by the restitution floor (minimumRebound) to slow inelastic impacts' },
   guardedImpacts: { description: 'impacts whose rebound the restitution floor raised' },
   wallWork: { unit: 'J', description: 'work done by the moving vial on the balls at impacts' },
@@ -121,6 +124,10 @@ export function ballmillMetrics(sim: BallMill, loopSeconds: number): Record<stri
   }
   const vial = vialMeasure(sim.params);
   const s = sim.structure;
+  // Rates over the simulated time (none before the first step: a run cancelled while it placed).
+  const T = sim.now, perSecond = (x: number) => (T > 0 ? x / T : 0);
+  let mass = 0;
+  for (let i = 0; i < sim.n; i++) mass += sim.m[i];
   return {
     particles: sim.n,
     solidFraction: solid / vial,
@@ -140,6 +147,9 @@ export function ballmillMetrics(sim: BallMill, loopSeconds: number): Record<stri
     impactsBelowHistogram: sim.energyHistogram[0],
     impactsAboveHistogram: sim.energyHistogram[ENERGY_BINS + 1],
     dissipatedEnergy: sim.dissipated,
+    impactRate: perSecond(sim.ballCollisions + sim.wallCollisions),
+    dissipatedPower: perSecond(sim.dissipated),
+    specificPower: mass > 0 ? perSecond(sim.dissipated) / mass : 0,
     guardEnergy: sim.restitution.elasticBelow > 0 ? sim.guardEnergy : 0,
     guardedImpacts: sim.restitution.guarded,
     wallWork: sim.wallWork,

@@ -132,6 +132,25 @@ describe('ball mill physics', () => {
     }
   });
 
+  it('the milling intensity: impacts and dissipated power per simulated second, and per kilogram of balls', () => {
+    // A researcher comparing mills had the totals only (collisions, dissipatedEnergy), which grow
+    // with the duration, and the balls' mass to work out from their radii and density.
+    const p = ballmillParamsSchema.parse({
+      dim: 3, cdo: 'hashedGrid', balls: { count: 60, radius: { law: 'uniform', min: 2, max: 5 }, density: 7800, initialSpeed: 50 },
+      vial: { width: 80, height: 80, amplitude: 3, frequency: 20 }, duration: 0.3, output: { frameRate: 0 },
+    });
+    const result = ballmillEngine.run(p, { seed: 4, threads: 1, progress() {}, cancelled: () => false, log() {} }) as EngineResult;
+    const m = result.metrics as Record<string, number>;
+    const table = result.artifacts.find((a) => a.kind === 'table' && a.name === 'particles') as ColumnTable;
+    const kg = Array.from(table.columns.r as Float64Array).reduce((s, r) => s + 7800 * (4 / 3) * Math.PI * (r * 1e-3) ** 3, 0);
+    expect(m.simulatedSeconds).toBe(0.3);
+    expect(m.impactRate).toBeCloseTo(m.collisions / 0.3, 9);
+    expect(m.dissipatedPower).toBeGreaterThan(0);
+    expect(m.dissipatedPower).toBeCloseTo(m.dissipatedEnergy / 0.3, 12);
+    expect(m.specificPower / (m.dissipatedPower / kg)).toBeCloseTo(1, 12);
+    expect([ballmillEngine.metrics?.impactRate.unit, ballmillEngine.metrics?.dissipatedPower.unit, ballmillEngine.metrics?.specificPower.unit]).toEqual(['1/s', 'W', 'W/kg']);
+  });
+
   it('restitution 1 in a still vial with gravity keeps the energy to round-off over 10^5 impacts', () => {
     const p = ballmillParamsSchema.parse({
       dim: 2, cdo: 'hashedGrid', balls: { count: 60, radius: { law: 'uniform', min: 2, max: 6 }, initialSpeed: 800 },
