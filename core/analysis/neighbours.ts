@@ -30,6 +30,11 @@ export class SphereGrid {
     this.nc = this.len.map((l) => Math.max(1, Math.min(1024, Math.floor(l / cellSize)))) as [number, number, number];
     // A few spheres in a large box would ask for up to 1024^3 cells (8 GiB of offsets): at most
     // about two cells per sphere (a dense bed has about one per sphere at this cell size anyway).
+    // Measured on stacker packings (sphereContacts, 1,800-300,000 balls, 2D and 3D, 1-7 size bands,
+    // best of 3-15 CPU times): a floor of 512 or 32,768 cells instead of 4096 moved the time by at
+    // most 5 %, and so did 4-64 cells per sphere but on 250,000 disks of a 1:100 Fuller curve (8 per
+    // disk: 10 % faster, for 28 more bytes per disk); 1 per sphere was 5-10 % slower. The floor costs
+    // 32 KiB per band.
     const maxCells = Math.max(4096, 2 * n);
     while (this.nc[0] * this.nc[1] * this.nc[2] > maxCells) {
       const a = this.nc.indexOf(Math.max(...this.nc));
