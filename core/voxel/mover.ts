@@ -78,8 +78,15 @@ const K = { n: 0, e: 1, b: 2, ms: 3, blocks: 4, step: 5, maskBytes: 6 } as const
 const COUNTERS = 4;
 const N = { tests: 0, accepted: 1, checks: 2 } as const;
 
-/** Spins on a shared word this many times before sleeping on it (a phase lasts tens of µs). */
-const SPINS = 20000;
+/**
+ * Spins on a shared word this many times before sleeping on it: about 14 µs (an Atomics.load in
+ * this loop costs ~7 ns on the 2-core VM), the gap between two colours of a phase. 20,000 spun
+ * ~140 µs at every wait, helpers between phases and the run's thread at each barrier: on a loaded
+ * machine a two-thread run took 3x the CPU time of a one-thread run (40- and 10-voxel spheres,
+ * 256² × 96, 1500 particles: 8.5-10.2 CPU s against 2.8-2.9, now 4.0-4.2), and the spinning
+ * thread kept the one it waited for off the cores (wall 15-17 s against 7.7-9.0 now).
+ */
+const SPINS = 2000;
 /**
  * A colour phase of fewer moves than this (particles × time steps), or of one busy cell (one
  * thread moves a cell), is moved by the run's thread alone: waking the helpers costs about as much
