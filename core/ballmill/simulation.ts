@@ -685,26 +685,30 @@ export class BallMill {
     return true;
   }
 
-  /** Seed Eq. 2 for balls p and q on their current trajectories; their next collision goes to p's
-   *  events (p: the ball whose trajectory or box just changed). */
+  /**
+   * Seed Eq. 2 for balls p and q on their current trajectories; their next collision goes to p's
+   * events (p: the ball whose trajectory or box just changed). The origin is the later trajectory
+   * start T, so the result does not depend on when it is computed; each ball's position and
+   * velocity at T is computed by one expression (the ball's own), and the pair's relative ones as
+   * their differences, which are exact negatives when p and q swap (IEEE subtraction is), while every
+   * product and sum after them comes out the same: so the time does not depend on which ball asked,
+   * without putting the pair in id order (a branch the processor mispredicted about every other check).
+   */
   private examine(p: number, q: number): void {
     this.collisionChecks++;
-    // The pair in a fixed order, so that rounding does not depend on which ball asked.
-    const i = p < q ? p : q, j = p < q ? q : p;
-    const R = this.trajectories, ki = 8 * i, kj = 8 * j;
-    const ti = R[ki], tj = R[kj], g = this.g;
-    // Origin: the later trajectory start, so the result does not depend on when it is computed.
-    const T = ti > tj ? ti : tj;
-    const si = T - ti, sj = T - tj;
-    const vxi = R[ki + 4], vyi = R[ki + 5], vzi = R[ki + 6], vxj = R[kj + 4], vyj = R[kj + 5], vzj = R[kj + 6];
-    const dx = R[kj + 1] + vxj * sj - R[ki + 1] - vxi * si;
-    const dy = R[kj + 2] + vyj * sj - R[ki + 2] - vyi * si;
-    const dz = R[kj + 3] + vzj * sj - 0.5 * g * sj * sj - R[ki + 3] - vzi * si + 0.5 * g * si * si;
-    const ux = vxj - vxi, uy = vyj - vyi;
-    const uz = vzj - g * sj - vzi + g * si;
+    const R = this.trajectories, kp = 8 * p, kq = 8 * q;
+    const tp = R[kp], tq = R[kq], g = this.g;
+    const T = tp > tq ? tp : tq;
+    const sp = T - tp, sq = T - tq;
+    const vxp = R[kp + 4], vyp = R[kp + 5], vzp = R[kp + 6], vxq = R[kq + 4], vyq = R[kq + 5], vzq = R[kq + 6];
+    const dx = (R[kq + 1] + vxq * sq) - (R[kp + 1] + vxp * sp);
+    const dy = (R[kq + 2] + vyq * sq) - (R[kp + 2] + vyp * sp);
+    const dz = (R[kq + 3] + vzq * sq - 0.5 * g * sq * sq) - (R[kp + 3] + vzp * sp - 0.5 * g * sp * sp);
+    const ux = vxq - vxp, uy = vyq - vyp;
+    const uz = (vzq - g * sq) - (vzp - g * sp);
     const b = dx * ux + dy * uy + dz * uz;
     if (b >= 0) return;
-    const sigma = R[ki + 7] + R[kj + 7];
+    const sigma = R[kp + 7] + R[kq + 7];
     const c = dx * dx + dy * dy + dz * dz - sigma * sigma;
     let t = T;
     if (c > 0) {
@@ -717,8 +721,12 @@ export class BallMill {
     this.queue.addPair(p, q, t, this.count[q]);
   }
 
-  /** examine(p, q) for every neighbour q of p but `skip`, with p's trajectory read once: the same
-   *  arithmetic, on the pair in id order. */
+  /**
+   * examine(p, q) for every neighbour q of p but `skip`, with p's trajectory read once. p's
+   * trajectory has just started (afterChange), so T is its start and p's state at T its
+   * trajectory's: x + v·0 is x, so this is examine's arithmetic, value for value. A neighbour whose
+   * trajectory started later (none does) would go to examine.
+   */
   private examineNeighbours(p: number, skip: number): void {
     const nb = this.neighbours!, ids = nb.ids, end = nb.stride * p + nb.count[p];
     const R = this.trajectories, g = this.g, now = this.now, queue = this.queue, count = this.count, kp = 8 * p;
@@ -727,36 +735,25 @@ export class BallMill {
     for (let k = nb.stride * p; k < end; k++) {
       const q = ids[k];
       if (q === skip) continue;
+      const kq = 8 * q, tq = R[kq];
+      if (tq > tp) { this.examine(p, q); continue; }
       checks++;
-      const kq = 8 * q;
-      const tq = R[kq], xq = R[kq + 1], yq = R[kq + 2], zq = R[kq + 3], vxq = R[kq + 4], vyq = R[kq + 5], vzq = R[kq + 6];
-      // (i, j) = the pair in id order.
-      let ti: number, xi: number, yi: number, zi: number, vxi: number, vyi: number, vzi: number;
-      let tj: number, xj: number, yj: number, zj: number, vxj: number, vyj: number, vzj: number;
-      if (p < q) {
-        ti = tp; xi = xp; yi = yp; zi = zp; vxi = vxp; vyi = vyp; vzi = vzp;
-        tj = tq; xj = xq; yj = yq; zj = zq; vxj = vxq; vyj = vyq; vzj = vzq;
-      } else {
-        ti = tq; xi = xq; yi = yq; zi = zq; vxi = vxq; vyi = vyq; vzi = vzq;
-        tj = tp; xj = xp; yj = yp; zj = zp; vxj = vxp; vyj = vyp; vzj = vzp;
-      }
-      const T = ti > tj ? ti : tj;
-      const si = T - ti, sj = T - tj;
-      const dx = xj + vxj * sj - xi - vxi * si;
-      const dy = yj + vyj * sj - yi - vyi * si;
-      const dz = zj + vzj * sj - 0.5 * g * sj * sj - zi - vzi * si + 0.5 * g * si * si;
-      const ux = vxj - vxi, uy = vyj - vyi;
-      const uz = vzj - g * sj - vzi + g * si;
+      const s = tp - tq, vxq = R[kq + 4], vyq = R[kq + 5], vzq = R[kq + 6];
+      const dx = (R[kq + 1] + vxq * s) - xp;
+      const dy = (R[kq + 2] + vyq * s) - yp;
+      const dz = (R[kq + 3] + vzq * s - 0.5 * g * s * s) - zp;
+      const ux = vxq - vxp, uy = vyq - vyp;
+      const uz = (vzq - g * s) - vzp;
       const b = dx * ux + dy * uy + dz * uz;
       if (b >= 0) continue;
       const sigma = rp + R[kq + 7];
       const c = dx * dx + dy * dy + dz * dz - sigma * sigma;
-      let t = T;
+      let t = tp;
       if (c > 0) {
         const a = ux * ux + uy * uy + uz * uz;
         const D = b * b - a * c;
         if (D < 0) continue;
-        t = T + c / (Math.sqrt(D) - b);
+        t = tp + c / (Math.sqrt(D) - b);
       }
       if (t < now) t = now;
       queue.addPair(p, q, t, count[q]);
