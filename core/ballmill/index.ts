@@ -30,6 +30,14 @@ export const PARTICLE_TABLE_2D: ParticleTableSpec = { ...PARTICLE_TABLE, glyph: 
 const PUBLISH_MS = 1000;
 /** Placement sweeps between two progress reports (about a second at 20,000 balls). */
 const PLACEMENT_PROGRESS_SWEEPS = 50;
+/**
+ * The progress scale of the set-up (done 0 of it: how many sweeps a placement takes is not known),
+ * other than the simulation's (permille): the simulation's first report then starts a scale of its
+ * own (RunStore.setProgress: a changed total), so its time left goes by its own pace. On one scale
+ * with the placement, 20 s of placing before 200 s of simulating read 936 s left 5 s into the
+ * simulation, for 195.
+ */
+const SETUP_TOTAL = 1;
 /** Name of the trajectories artifact. */
 export const TRAJECTORY_TABLE = 'trajectories';
 
@@ -79,7 +87,7 @@ export function simulate(params: BallmillParams, ctx: EngineContext): { sim: Bal
   // PLACEMENT_PROGRESS_SWEEPS of them the run says what it is doing, with the sweeps so far.
   let sweeps = 0;
   const placing = (stage: SetupStage) => {
-    if (++sweeps % PLACEMENT_PROGRESS_SWEEPS === 0) ctx.progress({ done: 0, total: 1000, phase: setupPhase(stage), counters: { placementSweeps: sweeps } });
+    if (++sweeps % PLACEMENT_PROGRESS_SWEEPS === 0) ctx.progress({ done: 0, total: SETUP_TOTAL, phase: setupPhase(stage), counters: { placementSweeps: sweeps } });
     return ctx.cancelled();
   };
   const sim = new BallMill(params, ctx.seed, undefined, placing);

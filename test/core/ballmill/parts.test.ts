@@ -314,6 +314,12 @@ describe('placement', () => {
     expect(placing.map((q) => q.counters?.placementSweeps)).toEqual(placing.map((_, k) => 50 * (k + 1)));
     expect(seen.slice(0, placing.length)).toEqual(placing);
     expect(seen.at(-1)?.phase).toBe('simulating');
+    // The simulation's first report starts a progress scale of its own (RunStore.setProgress: a
+    // changed total or `done` falling), so that its time left does not go by a pace that counts the
+    // placement: both were done 0 of 1000, and the pace ran from the placement's first report.
+    const first = seen[placing.length];
+    expect(first.phase).toBe('simulating');
+    expect(first.total !== placing.at(-1)!.total || first.done < placing.at(-1)!.done).toBe(true);
   });
 
   it('while the balls are placed a run holds only their radii and centres besides the placement\'s own arrays, and a cancel then allocates no frames', () => {
