@@ -29,6 +29,7 @@ import { onlyParts, tableRecorder, writeResults, type Row } from './_harness';
 import { stackingEngine, stackingParamsSchema, stack, resolveGradation, type StackingParams } from '../core/stacking/index';
 import { estimateMemoryBytes, meanBallVolume, plan } from '../core/stacking/params';
 import { WORKER_BYTES } from '../core/common/engine';
+import { arrayBufferPeak } from '../test/core/common/array-buffer-peak';
 import type { ColumnTable, EngineContext, EngineResult } from '../core/common/engine';
 import { Random } from '../core/common/random';
 import { SpatialTree } from '../core/spatial/index';
@@ -398,20 +399,20 @@ if (wanted('bound')) {
   for (const [name, p] of cases) {
     const classes = resolveGradation(p.gradation);
     const { maxParticles, expectedParticles } = plan(p, classes);
-    const base = process.memoryUsage().arrayBuffers;
-    let held = 0;
-    const sample = () => { held = Math.max(held, process.memoryUsage().arrayBuffers - base); };
+    // Collected before the run: a previous run's buffers freed during this one were subtracted from it (a 0 once).
+    const { sample, peak } = arrayBufferPeak();
     const c0 = process.cpuUsage();
     const result = stackingEngine.run(p, { seed, threads: 1, progress: sample, cancelled: () => false, log: sample }) as EngineResult;
     const cu = process.cpuUsage(c0);
     sample();
+    const held = peak();
     rows.push({
       case: name, particles: num(result.metrics.particles), expected: Math.round(expectedParticles), bound: maxParticles,
       boundOverExpected: maxParticles / expectedParticles, boundOverPlaced: maxParticles / num(result.metrics.particles),
       estimateMiB: (estimateMemoryBytes(p) - WORKER_BYTES) / 2 ** 20, heldMiB: held / 2 ** 20, cpuS: (cu.user + cu.system) / 1e6,
     });
   }
-  table("plan()'s bound on the balls: expected = the target's mean count, bound = what the run allocates for; estimateMiB = the queue's estimate less the worker; heldMiB = the most ArrayBuffer bytes the run held (sampled at its progress calls); cpuS = the run's CPU seconds, the contact check included", rows);
+  table("plan()'s bound on the balls: expected = the target's mean count, bound = what the run allocates for; estimateMiB = the queue's estimate less the worker; heldMiB = the most ArrayBuffer bytes the run held (sampled at its progress calls, its garbage not yet collected included); cpuS = the run's CPU seconds, the contact check included", rows);
 }
 
 const file = writeResults('stacking', tables, { quick, seed });
