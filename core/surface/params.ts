@@ -214,7 +214,7 @@ const BYTES_PER_PARTICLE = 18 * 8 + 4 * 4 + (6 * 8 + 8 * 4 + 2) + 10 * 8;
 /** Honest upper bound of what a run takes: its worker (WORKER_BYTES), particles at maxParticles,
  *  the grid's cells at the most the sampler gives it (gridBits: by the surface's box and the
  *  spacing; none for 'direct'), the seeding grid, the label volume, and the area estimate's arrays
- *  (areaEstimateBytes: up to 133 MB, before the sampler's, but not yet collected, maybe). */
+ *  (areaEstimateBytes: up to 83 MB, before the sampler's, but not yet collected, maybe). */
 export function estimateMemoryBytes(p: SurfaceParams): number {
   const across = p.voxelsAcross;
   // The label volume's longest side is `across` voxels plus a margin; the others are at most that.

@@ -360,11 +360,15 @@ export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narro
     const share = Math.min(1, (AREA_LEVEL_SHARE * budget) / (8 * count));
     if (spent + 8 * count * share > budget || (share < 1 && count * share < AREA_MIN_SAMPLE)) break;
     const half = side / 2, e = 1.5 * half;
-    let next = new Float64Array(3 * Math.max(1024, Math.ceil(8 * count * share))), kept = 0, level = 0;
+    // The level's cells (where share < 1 a sample, one draw a cell in order) to the front of `cells`,
+    // so that their children get an array of 8 a cell at once: it grew by doubling, 3 times its
+    // size while copying (a flat ellipsoid (1, 1, 0.001) held 131 MB at once, 81 now). At most sampleCap.
+    const chosen: number = share < 1 ? choose(cells, count, share, random) : count;
+    const next: Float64Array<ArrayBuffer> = new Float64Array(3 * 8 * chosen);
+    let kept = 0, level = 0;
     hold(next.byteLength);
-    for (let c = 0; c < count; c++) {
-      if (share < 1 && random.next() >= share) continue;
-      spent += 8;
+    spent += 8 * chosen;
+    for (let c = 0; c < chosen; c++) {
       for (let q = 0; q < 8; q++) {
         const x = cells[3 * c] + (q & 1) * half, y = cells[3 * c + 1] + ((q >> 1) & 1) * half, z = cells[3 * c + 2] + (q >> 2) * half;
         const F = fn.valueAndGradient(x + half / 2, y + half / 2, z + half / 2, g);
@@ -372,7 +376,6 @@ export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narro
         const s = gl > 0 ? Math.abs(F) / gl : Infinity;
         if (s < e) level += kernel(s / half) / half;
         if (!(s < BAND_SIDES * half)) continue;
-        if (3 * kept + 3 > next.length) { hold(2 * next.byteLength); next = grow(next); hold(-next.byteLength / 2); }
         next[3 * kept] = x; next[3 * kept + 1] = y; next[3 * kept + 2] = z;
         kept++;
       }
@@ -388,22 +391,47 @@ export function estimateArea(fn: ImplicitFunction, bounds: Float64Array, { narro
 }
 
 /**
+ * Most cells a sampled level of the narrow band takes: the mean of its draws (each of `count` cells
+ * with probability `share`) and 8 standard deviations more (the mean is AREA_MIN_SAMPLE or more, so
+ * a sample past this has a probability under 10^-15), so that areaEstimateBytes bounds the level's arrays.
+ */
+function sampleCap(mean: number): number {
+  return Math.ceil(mean + 8 * Math.sqrt(mean));
+}
+
+/**
+ * A sample of cells[0 .. count) (triplets), each with probability `share` (one draw a cell, in
+ * order), moved to the front of `cells`, at most sampleCap of them; returns how many.
+ */
+function choose(cells: Float64Array, count: number, share: number, random: Random): number {
+  const most = sampleCap(count * share);
+  let chosen = 0;
+  for (let c = 0; c < count; c++) {
+    if (random.next() >= share || chosen === most) continue;
+    cells[3 * chosen] = cells[3 * c]; cells[3 * chosen + 1] = cells[3 * c + 1]; cells[3 * chosen + 2] = cells[3 * c + 2];
+    chosen++;
+  }
+  return chosen;
+}
+
+/**
  * The most bytes estimateArea's arrays can hold at once for a surface, whatever the box (its terms of
  * F, a blob each, set the budgets): its grid has at most max(AREA_MAX_TERMS / terms, 65³) nodes (areaStep),
  * at least 5 along each axis, so its two planes of distances at most 2/5 of them; its band's cells,
  * at most one a node, in an array grown by doubling (the old and the new at once while copying: 1.5
- * times the last); a level's children in an array of at most LEVEL = AREA_LEVEL_SHARE ×
- * AREA_REFINE_TERMS / terms (sampled levels may outgrow it, once: 3 times while copying) beside the
- * last level's cells (the band's, or up to 2 × LEVEL). 133 MB for a primitive; a flat ellipsoid
- * (1, 1, 0.001) holds 126 MB.
+ * times the last); a level's children, 8 a cell of at most CELLS = LEVEL / 8 (LEVEL = AREA_LEVEL_SHARE
+ * × AREA_REFINE_TERMS / terms: a level of more cells is sampled, at most sampleCap(CELLS) of them)
+ * beside the last level's cells (the band's, or the last level's children). 83 MB for a primitive
+ * (133 MB while a level's array grew by doubling); a flat ellipsoid (1, 1, 0.001) holds 81 MB.
  */
 export function areaEstimateBytes(surface: ImplicitSurface): number {
   const terms = termsOf(surface);
   const nodes = Math.max(AREA_MAX_TERMS / terms, powInt(AREA_SAMPLES + 1, 3));
   const tripletBytes = 3 * 8;
   const band = tripletBytes * 1024 * powInt(2, Math.ceil(Math.log2(Math.max(1, nodes / 1024))));
-  const level = tripletBytes * Math.max(1024, (AREA_LEVEL_SHARE * AREA_REFINE_TERMS) / terms);
-  return 2 * 8 * (nodes / 5) + Math.max(1.5 * band, band + 3 * level, 2 * level + 3 * level);
+  // + 1: estimateArea reaches the same mean by another rounding.
+  const level = tripletBytes * 8 * (sampleCap((AREA_LEVEL_SHARE * AREA_REFINE_TERMS) / terms / 8) + 1);
+  return 2 * 8 * (nodes / 5) + Math.max(1.5 * band, band + level, 2 * level);
 }
 
 /** A copy of `a` twice as long. */
