@@ -358,6 +358,39 @@ function logLines(r: RunRecord): string {
   return r.log.length ? `\nlog:\n${r.log.slice(-20).map((l) => '  ' + l).join('\n')}` : '';
 }
 
+/** How a run of `run`'s batch ended: deleted while it ran ('runs rm' beside it), it has no record left. */
+export interface RunOutcome {
+  id: string;
+  name: string;
+  status: RunSummary['status'] | 'deleted';
+  error: string | null;
+}
+
+/** Up to this many runs, `run`'s summary of a batch has a line per run; a bigger one (a sweep of 10,000) is counted. */
+export const RUN_LINES = 20;
+/** The failed runs (and those deleted while they ran) named in the summary of a bigger batch. */
+export const FAILED_LINES = 10;
+
+const outcomeLine = (r: RunOutcome) => `${r.status.padEnd(9)} ${r.id}${r.name ? ` ${r.name}` : ''}${r.error ? ` (${r.error})` : ''}`;
+
+/**
+ * `run`'s summary of a batch: a line per run for a few runs; for more, the runs counted by status,
+ * then the failed ones (and those deleted while they ran), each with its error, up to FAILED_LINES
+ * and how to list the rest. A sweep of 10,000 runs printed 10,000 lines, where what the user looks
+ * for, the failures, was lost; --json keeps every run.
+ */
+export function batchSummary(runs: readonly RunOutcome[], batchId: string | null): string {
+  if (runs.length <= RUN_LINES) return runs.map(outcomeLine).join('\n');
+  const counts = (['done', 'failed', 'cancelled', 'deleted', 'queued', 'paused', 'running'] as const).map((status) => [status, runs.filter((r) => r.status === status).length] as const);
+  const lines = [`${runs.length} runs${batchId ? ` in batch ${batchId}` : ''}: ${counts.filter(([, n]) => n > 0).map(([status, n]) => `${n} ${status}`).join(', ')}`];
+  const failed = runs.filter((r) => r.status === 'failed' || r.status === 'deleted');
+  lines.push(...failed.slice(0, FAILED_LINES).map(outcomeLine));
+  if (failed.length > FAILED_LINES) {
+    lines.push(`... and ${failed.length - FAILED_LINES} more: \`packbench runs list${batchId ? ` --batch ${batchId}` : ''} --status failed --limit 10000\` lists the failed ones, --json the summary of every run`);
+  }
+  return lines.join('\n');
+}
+
 function resultOf(r: RunRecord) {
   return { runId: r.id, engine: r.engine, status: r.status, metrics: r.metrics, wallSeconds: r.wallSeconds, error: r.error, log: r.log };
 }
@@ -534,7 +567,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         );
       } else {
         print(
-          runs.map((r) => ('runId' in r ? `deleted   ${r.runId} (${r.error})` : `${r.status.padEnd(9)} ${r.id} ${r.name}${r.error ? ` (${r.error})` : ''}`)).join('\n'),
+          batchSummary(runs.map((r) => ('runId' in r ? { id: r.runId, name: '', status: r.status, error: r.error } : r)), batchId),
           { batchId, runs: runs.map((r) => ('runId' in r ? r : resultOf(r))) },
         );
       }
@@ -689,11 +722,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     }))
     .option('--engine <id>', `only this engine (an engine's id, or ${SPHERE_IMPORT_ENGINE}: imported sphere sets)`)
     .option('--text <text>', 'name or id contains')
+    .option('--batch <id>', "only this batch's runs (a sweep's: `run` and `queue add` say its id)")
     .option('--limit <n>', 'at most this many', intArg('--limit', 1, 10_000), 50)
-    .action(async (o: { status?: RunSummary['status'][]; engine?: string; text?: string; limit: number }) => {
+    .action(async (o: { status?: RunSummary['status'][]; engine?: string; text?: string; batch?: string; limit: number }) => {
       await withServices({ readOnly: true }, async (s) => {
         // runs.list refuses a misspelt engine (it would list nothing, as if there were no such runs).
-        const list = await s.dispatch('runs.list', { offset: 0, limit: o.limit, filter: { status: o.status, engine: o.engine, text: o.text } }).catch((err: unknown) => {
+        const list = await s.dispatch('runs.list', { offset: 0, limit: o.limit, filter: { status: o.status, engine: o.engine, text: o.text, batchId: o.batch } }).catch((err: unknown) => {
           const issue = err instanceof ApiError ? err.issues?.find((i) => i.path === 'filter.engine') : undefined;
           throw issue ? new CliError(`--engine: ${issue.message}`, 2) : err;
         });

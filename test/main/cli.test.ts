@@ -11,7 +11,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main } from '../../main/cli';
+import { batchSummary, FAILED_LINES, main, RUN_LINES, type RunOutcome } from '../../main/cli';
 import { defaultDataDir } from '../../main/services/datadir';
 import { EventBus } from '../../main/services/events';
 import { JobQueue } from '../../main/services/queue';
@@ -452,6 +452,47 @@ describe('packbench CLI', () => {
     // One last bar for each run that started, and none for the others.
     const ended = stderr.split('\n').filter((line) => /% (cancelled|done|failed) /.test(line));
     expect(ended).toHaveLength(rows.filter((r) => r.startedAt !== null).length);
+  });
+
+  it('`run` of a big sweep sums its runs up (counts by status, the failed ones up to a limit) instead of a line per run; `runs list --batch` lists them', async () => {
+    // A Ctrl-C at the first start of a 25-run sweep: its runs end cancelled (one maybe done).
+    const file = writeJson('big-sweep.json', smallSpec('big sweep', { reboundProbability: { $sweep: { from: 0.1, to: 0.5, steps: 25 } } }));
+    const emit = EventBus.prototype.emit;
+    let interrupted = false;
+    const told = vi.spyOn(EventBus.prototype, 'emit').mockImplementation(function (this: EventBus, ...args: Parameters<EventBus['emit']>) {
+      emit.apply(this, args);
+      if (!interrupted && args[0] === 'run.updated' && (args[1] as RunSummary).status === 'running') {
+        interrupted = true;
+        process.emit('SIGINT');
+      }
+    });
+    let stdout = '';
+    const own = tempDir('packbench-cli-big-sweep-'); // its runs kept out of the folder the other tests list
+    try {
+      expect(await main(['--data', own.dir, 'run', file], { stdout: (x) => void (stdout += x), stderr: () => {}, stderrIsTTY: false })).toBe(130);
+      const batchId = /^25 runs in batch (\w+): /.exec(stdout)?.[1];
+      expect(batchId, stdout).toBeDefined();
+      const rows: RunSummary[] = JSON.parse((await cliIn(own.dir, '--json', 'runs', 'list', '--batch', batchId!, '--limit', '100')).stdout).rows;
+      expect(rows).toHaveLength(25);
+      const count = (status: string) => rows.filter((r) => r.status === status).length;
+      expect(count('done') + count('cancelled')).toBe(25);
+      expect(stdout).toBe(`25 runs in batch ${batchId}: ${[['done', count('done')], ['cancelled', count('cancelled')]].filter(([, n]) => n).map(([s, n]) => `${n} ${s}`).join(', ')}\n`);
+    } finally {
+      told.mockRestore();
+      own.cleanup();
+    }
+  });
+
+  it('the summary of a big batch names its failed runs up to a limit, and how to list the others; a small batch has a line per run', () => {
+    const outcome = (i: number, status: RunOutcome['status']): RunOutcome => ({ id: `r${i}`, name: status === 'deleted' ? '' : `point ${i}`, status, error: status === 'failed' ? `boom ${i}` : status === 'deleted' ? 'deleted while it ran' : null });
+    const runs = Array.from({ length: RUN_LINES + 1 }, (_, i) => outcome(i, i < FAILED_LINES + 2 ? 'failed' : i === FAILED_LINES + 2 ? 'deleted' : i % 2 ? 'cancelled' : 'done'));
+    expect(batchSummary(runs, 'b1').split('\n')).toEqual([
+      `${RUN_LINES + 1} runs in batch b1: 4 done, ${FAILED_LINES + 2} failed, 4 cancelled, 1 deleted`,
+      ...runs.slice(0, FAILED_LINES).map((r) => `failed    ${r.id} ${r.name} (${r.error})`),
+      '... and 3 more: `packbench runs list --batch b1 --status failed --limit 10000` lists the failed ones, --json the summary of every run',
+    ]);
+    const few = runs.slice(FAILED_LINES, FAILED_LINES + 4);
+    expect(batchSummary(few, 'b1').split('\n')).toEqual(['failed    r10 point 10 (boom 10)', 'failed    r11 point 11 (boom 11)', 'deleted   r12 (deleted while it ran)', 'cancelled r13 point 13']);
   });
 
   it('Ctrl-C of `queue run` after `runs stop`: the run ends done as stopped, with its results, counted, instead of going back to the queue; exit 0, nothing left', async () => {
