@@ -152,11 +152,11 @@ describe('a read-only data folder', () => {
     };
     expect(w.find('[data-testid="history-import-spheres"]').attributes('disabled')).toBeDefined();
     expect(await remove('r2')).toBe(
-      'The disk of the data folder is full: the files of the run were deleted first, to make room for removing its record, but that was not enough room: it stays listed, without files, until PackBench next opens the folder with space free. Delete more runs, or free space on that disk.×',
+      'The disk of the data folder is full: the files of “run 2” were deleted first, to make room for removing its record, but that was not enough room: it stays listed, without files, until PackBench next opens the folder with space free. Delete more runs, or free space on that disk.×',
     );
     room = true;
     expect(await remove('r1')).toBe(
-      'The disk of the data folder was full: the files of the run were deleted first, to make room for removing its record, which made room, and the run is gone. The folder stays read-only until PackBench opens it again: restart the app or the web host to queue or import runs.×',
+      'The disk of the data folder was full: the files of “run 1” were deleted first, to make room for removing its record, which made room, and the run is gone. The folder stays read-only until PackBench opens it again: restart the app or the web host to queue or import runs.×',
     );
     await w.find('[data-testid="history-delete-note"] button').trigger('click');
     expect(w.find('[data-testid="history-delete-note"]').exists()).toBe(false);
