@@ -67,6 +67,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { id: 'csv', stem: 'particles', title: 'Particle table as CSV (spheres: x, y, z, r, type first, then their other columns)', extension: 'csv', mime: 'text/csv', needs: 'table' },
   { id: 'lammps', stem: 'particles', title: 'LAMMPS dump (OVITO, LIGGGHTS)', extension: 'dump', mime: 'text/plain', needs: 'table' },
   { id: 'lammps-trajectory', stem: 'trajectories', title: "Trajectories as a multi-frame LAMMPS dump (OVITO plays it as an animation): a frame per sampled time, ITEM: TIME its simulated time in s, TIMESTEP its index; columns id type x y z radius speed impacts; lab frame, the box the vial where it is at that frame", extension: 'dump', mime: 'text/plain', needs: 'trajectory' },
+  { id: 'trajectory-csv', stem: 'trajectories', title: 'Trajectories as CSV (pandas, R, a spreadsheet): a row per ball per sampled frame, frame after frame; columns x, y, z, r (mm), time (s), id, speed (mm/s), impacts so far; lab frame, the vial\'s floor at A·sin(2πft)', extension: 'csv', mime: 'text/csv', needs: 'trajectory' },
   { id: 'vti', stem: 'labels', title: 'VTK ImageData of the labels (ParaView)', extension: 'vti', mime: 'application/xml', needs: 'volume' },
   { id: 'tiff', stem: 'labels', title: 'Multi-page TIFF stack of the labels (Fiji/ImageJ)', extension: 'tif', mime: 'image/tiff', needs: 'volume' },
   { id: 'raw', stem: 'labels', title: 'Raw labels, little-endian, with a .json header (numpy, PoreSpy); a download is one .tar of both', extension: 'raw', mime: 'application/octet-stream', needs: 'volume' },
@@ -249,6 +250,18 @@ export async function exportRun(
       case 'lammps-trajectory':
         await writeTrajectoryLammps(writer, run, spec, onProgress);
         break;
+      case 'trajectory-csv': {
+        // The frame-major table as it is stored: its rows in blocks, as the particle table's CSV.
+        const artifact = run.artifacts.find(isTrajectories);
+        if (!artifact) throw new FormatNotApplicable(MISSING.trajectory(run, spec));
+        const file = await openTable(artifact.path, writer.signal);
+        try {
+          await writeTableCsv(writer, file, tableBlockBytes, onProgress);
+        } finally {
+          await file.close();
+        }
+        break;
+      }
       case 'vti':
       case 'tiff':
       case 'raw':

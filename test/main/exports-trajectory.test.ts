@@ -159,3 +159,46 @@ describe("the 'lammps-trajectory' export (a ball mill's trajectories as a multi-
     await expect(refusal).rejects.toBeInstanceOf(FormatNotApplicable);
   });
 });
+
+describe("the 'trajectory-csv' export (a ball mill's trajectories as CSV)", () => {
+  // A researcher reading the trajectories into pandas or R had only the LAMMPS dump, which those do
+  // not read, and the particle table's CSV: the end state alone.
+  it('is listed with the trajectories it needs, its units in its title', () => {
+    expect(exportFormatList().find((f) => f.id === 'trajectory-csv')).toMatchObject({
+      needs: 'trajectory', extension: 'csv', appliesTo: expect.stringContaining('output.frameRate > 0'),
+      label: expect.stringMatching(/x, y, z, r \(mm\), time \(s\), id, speed \(mm\/s\), impacts/),
+    });
+  });
+
+  it('writes a row per ball per frame, frame after frame, every value as stored', async () => {
+    for (const dim of [2, 3] as const) {
+      const { run, traj } = millRun(dim, 100);
+      const meta = traj!.meta!;
+      const frames = meta.frames as number, n = meta.frameRows as number;
+      const out = join(dir, `traj${dim}.csv`);
+      const progress: number[] = [];
+      await exportRun(run, 'trajectory-csv', out, (f) => progress.push(f));
+      expect(progress.at(-1)).toBe(1);
+      const lines = readFileSync(out, 'utf8').split('\n');
+      expect(lines.pop()).toBe('');
+      const head = lines[0].split(',');
+      expect([...head].sort()).toEqual(['id', 'impacts', 'r', 'speed', 'time', 'x', 'y', 'z']);
+      expect(lines.length - 1).toBe(frames * n);
+      const times = meta.frameTimes as number[];
+      lines.slice(1).forEach((line, row) => {
+        const v = Object.fromEntries(line.split(',').map((t, c) => [head[c], Number(t)]));
+        const f = Math.floor(row / n), i = row % n;
+        expect([v.time, v.id]).toEqual([times[f], i]);
+        for (const c of ['x', 'y', 'z', 'r', 'speed', 'impacts']) expect(asStored(traj!.columns[c], v[c])).toBe(traj!.columns[c][row]);
+      });
+    }
+  });
+
+  it('refuses a run without trajectories (output.frameRate 0), naming the parameter that makes them', async () => {
+    const { run } = millRun(2, 0);
+    const message = `run ${run.id} has no trajectories artifact, which format 'trajectory-csv' needs (ball mill runs make it when output.frameRate > 0)`;
+    const refusal = exportRun(run, 'trajectory-csv', join(dir, 'none.csv'));
+    await expect(refusal).rejects.toThrow(message);
+    await expect(refusal).rejects.toBeInstanceOf(FormatNotApplicable);
+  });
+});
