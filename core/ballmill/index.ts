@@ -92,6 +92,7 @@ export function simulate(params: BallmillParams, ctx: EngineContext): { sim: Bal
   };
   const sim = new BallMill(params, ctx.seed, undefined, placing);
   const t1 = performance.now();
+  if (!sim.placed) return { sim, setupSeconds: (t1 - t0) / 1000, loopSeconds: 0 };
   let shown = -1, published = performance.now();
   sim.run((done) => {
     // A live view: the state at this step as the particle table, about once a second.
@@ -318,6 +319,16 @@ export const ballmillEngine = defineEngine({
   run(params, ctx): EngineResult {
     const t0 = performance.now();
     const { sim, setupSeconds, loopSeconds } = simulate(params, ctx);
+    if (!sim.placed) {
+      // Cancelled while the balls were placed: they have no state, so no energies (they read 0 J),
+      // impacts per ball nor energy series (one point, 0 J at 0 s).
+      return {
+        cancelled: true,
+        metrics: { particles: sim.n, simulatedSeconds: 0, stopReason: 'cancelled', cdo: params.cdo, setupSeconds, wallSeconds: (performance.now() - t0) / 1000 },
+        series: [],
+        artifacts: [],
+      };
+    }
     const early = earlyStop(sim);
     if (early) ctx.log(early);
     const every = frameInterval(params), taken = every > 0 ? 1 / (every * params.timeStep) : 0;

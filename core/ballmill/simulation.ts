@@ -139,6 +139,8 @@ export class BallMill {
   /** Current simulated time. */
   now = 0;
   stopReason: StopReason | null = null;
+  /** False when a cancel came while the balls were placed: they have no state, nothing was simulated. */
+  readonly placed: boolean;
   // Counters (the seed's tables, and more).
   ballCollisions = 0;
   wallCollisions = 0;
@@ -222,6 +224,7 @@ export class BallMill {
       // measured best of 2, 4, 8 and 16.
       orderByColumns(dim, 8 * this.r.reduce((a, b) => Math.max(a, b), 0), this.r, x, y, z);
     }
+    this.placed = this.stopReason === null;
     this.m = f64();
     this.trajectories = new Float64Array(8 * n);
     this.box = new Float64Array(4 * n);

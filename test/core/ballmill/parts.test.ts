@@ -382,6 +382,13 @@ describe('placement', () => {
     expect(result.metrics.stopReason).toBe('cancelled');
     expect(progressed).toBe(0);
     expect(asked).toBe(4);
+    // The balls were never placed: a cancelled run keeps its metrics and series, and these had
+    // initialEnergy and finalEnergy 0 J, an 'energy' series of one point at 0 J and impacts per
+    // ball all 0, as if balls at rest at the origin had been simulated.
+    expect(result.metrics).toMatchObject({ particles: 300, simulatedSeconds: 0, stopReason: 'cancelled' });
+    expect(result.metrics).not.toHaveProperty('initialEnergy');
+    expect(result.metrics).not.toHaveProperty('finalEnergy');
+    expect(result.series).toEqual([]);
   });
 });
 
