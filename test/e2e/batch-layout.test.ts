@@ -14,7 +14,9 @@
  * The gradation's curve never covers its table (it goes under it when they do not fit side by side).
  * Screenshots: test/e2e/artifacts/batch-layout-gradation.png, batch-layout-gradation-1920.png, batch-layout-queue-*.png, batch-layout-mixture-*.png,
  * batch-layout-enqueue-reason-*.png, batch-layout-shape-library-*.png, batch-layout-history-scrolled.png, batch-layout-history-metrics.png, batch-layout-history-params-*.png, batch-layout-inspector.png,
- * batch-layout-inspector-resized.png (its camera framed again at a narrower window).
+ * batch-layout-inspector-resized.png (its camera framed again at a narrower window), batch-layout-queue-head-*.png.
+ * The queue's head: title, counts and Pause queue on one line, its three settings on one line at the right;
+ * the table's header on two lines in the narrow layout.
  * The inspector's 3D view is wider than its side column at 1024 px, whose plot titles read whole; its
  * list of recent runs keeps their Open buttons in the window.
  */
@@ -94,6 +96,32 @@ describe.skipIf(!CHROMIUM)('the batch manager at 1024 px', () => {
       expect(scroll, `at ${width} px`).toBeLessThanOrEqual(client);
       await page.locator(testid('queue')).screenshot({ path: join(ARTIFACTS, `batch-layout-queue-empty-${width}.png`) });
     }
+  });
+
+  it("lays the queue's head out as title, counts and Pause queue on a line, its three settings together at the right, over a table header of at most two lines, at 1024, 1280 and 1920 px", async () => {
+    for (const width of [1024, 1280, 1920]) {
+      await page.setViewportSize({ width, height: 768 });
+      const boxes = await page.$eval(testid('queue'), (queue) => {
+        const box = (e: Element) => { const r = e.getBoundingClientRect(); return { top: r.top, mid: (r.top + r.bottom) / 2, right: r.right }; };
+        return {
+          title: box(queue.querySelector('.panel-head h2')!),
+          toggle: box(queue.querySelector('[data-testid="queue-toggle"]')!),
+          settings: Array.from(queue.querySelectorAll('[data-testid="queue-settings"] label')).map(box),
+          headLines: new Set(Array.from(queue.querySelectorAll('thead th')).filter((th) => th.getBoundingClientRect().height > 0).map((th) => Math.round(th.getBoundingClientRect().top))).size,
+        };
+      });
+      // The table's header: one line over one-line runs, two over the narrow layout's (their name and
+      // numbers; the progress line across the row names itself). It took three, 'Progress' alone on one.
+      expect(boxes.headLines, `header lines at ${width} px`).toBe(width === 1920 ? 1 : 2);
+      // Wrapped where they fell, the head split the settings across two lines and left the button at
+      // the start of the second (1280 px) or at the end of it (1024 px).
+      expect(Math.abs(boxes.toggle.mid - boxes.title.mid), `Pause queue on the title's line at ${width} px`).toBeLessThan(3);
+      expect(new Set(boxes.settings.map((b) => Math.round(b.top))).size, `settings on one line at ${width} px`).toBe(1);
+      if (width === 1920) expect(Math.abs(boxes.settings[0].mid - boxes.title.mid), 'settings on the title\'s line at 1920 px').toBeLessThan(3);
+      else expect(Math.abs(boxes.settings.at(-1)!.right - boxes.toggle.right), `settings under Pause queue, at the right, at ${width} px`).toBeLessThan(2);
+      await page.locator(testid('queue')).screenshot({ path: join(ARTIFACTS, `batch-layout-queue-head-${width}.png`) });
+    }
+    await page.setViewportSize({ width: 1024, height: 768 });
   });
 
   it("shows every engine's name, every status, every header, a run's progress, its time and its actions whole, a failed run's error, at 1024, 1280, 1440, 1680 and 1920 px", async () => {
