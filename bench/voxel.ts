@@ -9,7 +9,9 @@
  *   fig11     Fig. 11: bit matrix (the seed's rows) vs 32-bit id matrix at 20, 40, 80 voxels/unit
  *             (both in JavaScript: the layouts compared)
  *   fig12     Fig. 12: monodisperse vs bidisperse (50/50 volume of 1 and 0.4) at 20, 40, 80 voxels/unit
- *   plates    hexagonal plates (diameter 1, thickness 0.4) and their overlap fraction
+ *   plates    hexagonal plates (diameter 1, thickness 0.4) and their overlap fraction (both rows
+ *             pack the whole shell since flat-faced types always do: params.ts packsWithWholeShell;
+ *             the reduced shell's figures are in core/voxel/README.md)
  *   settle    the deepest interpenetration (all solid voxels) before and after the final settling
  *             pass (finalSettling), and what the pass costs against the packing, at 16 voxels a
  *             diameter (the spheres example, a box four times as large, rotated ellipsoids, plates,
@@ -18,7 +20,9 @@
  *             orientation: cuboids 1 x 0.6 x 0.3 held 'aligned' within maxRotation [90, 90, 90] and
  *             [180, 180, 180], and turned at random (40 in a 3-unit box at 20 voxels/unit, no final
  *             settling, seeds 1-20, 1-5 with --quick: one seed says little, a few pairs make most of
- *             it); and upright rods of 8 x 80 voxels in a 64^2 box (extent 42: self mask, kernels)
+ *             it); and upright rods of 8 x 80 voxels in a 64^2 box (extent 42: self mask, kernels).
+ *             Cuboids pack their whole shell with shellReduction on too, since flat-faced types
+ *             always do (params.ts packsWithWholeShell): the rows with and without it are the same
  *   kernels   the inner loops alone on the standard sphere's reduced shell in a 400^3 bit matrix:
  *             rotation, voxel check (free space, no early exit), set and clear, per voxel, in
  *             JavaScript; the check and a whole accepted move in the WebAssembly SIMD kernels

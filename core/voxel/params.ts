@@ -76,7 +76,7 @@ export const optimisationsSchema = z.object({
   savedRotations: z.boolean().default(true).meta({ description: 'seed §3.2: keep each active particle\'s rotated voxels to remove it without rotating again (D)' }),
   risingRoof: z.boolean().default(true).meta({ description: 'seed §3.6: insert new particles just above the frozen bed, not at the box top (E)' }),
   cheapModulus: z.boolean().default(true).meta({ description: 'seed §3.3: wrap x/y only near the edge, by one subtraction (F)' }),
-  shellReduction: z.boolean().default(true).meta({ description: "seed §3.2: pack with the reduced shell, about half of the shell voxels (G); a type held 'aligned' with a maxRotation of 0 about any axis keeps its whole shell (its flat chessboards land on the grid and would pass through each other)" }),
+  shellReduction: z.boolean().default(true).meta({ description: "seed §3.2: pack with the reduced shell, about half of the shell voxels (G); cuboids, hexagonal plates, cylinders and a type held 'aligned' with a maxRotation of 0 about any axis keep their whole shell (their flat chessboards land on the grid and would pass through each other)" }),
   simdKernels: z.boolean().default(true).meta({
     description: 'not in the seed: particles rotated, tested and written in WebAssembly SIMD, four voxels a step (bit matrices of any size: above 512 MiB through a window of planes; with B, C, D and F on; H)',
   }),
@@ -313,10 +313,23 @@ export const MIN_PARTICLE_VOXELS = { wholeShell: 5, reducedShell: 8 };
  * Aligned spheres at maxRotation [0, 0, 0] claimed 17.8 % of their voxels twice, upright rods 18 %,
  * cuboids at [0, 0, 180] 6.8 %, at [20, 20, 0] 8.8 % (as packed; turning about all three axes
  * 0.3 %, as turned at random): such a type is packed with its whole shell.
+ *
+ * So is every type of a shape with flat faces (FLAT_FACED), however it turns: a move changes x and
+ * y by ±1 each, so x + y keeps its parity, and two such particles whose horizontal faces' chess
+ * boards have opposite parities (half the pairs, by where they were inserted) pass through each
+ * other wherever both lie flat, as platelets and rods come to rest on a bed (their tilts blocked):
+ * then they sink into each other's hollow interior. Free hexagonal plates of 26 voxels, thickness
+ * 0.15, 96² × 64 voxels, seed 1, as packed: 44 pairs deeper than one voxel (deepest 9.6 voxels), 0.45 %
+ * of the voxels claimed twice, against none, 0.015 % with the whole shell; after the final settling
+ * pass (which had 163 moves to make, none with the whole shell) 0.13 against 0.015 %, in about the
+ * same CPU time.
  */
 export function packsWithWholeShell(t: ParticleType, o: Optimisations): boolean {
-  return !o.shellReduction || (t.orientation === 'aligned' && t.maxRotation.some((m) => m === 0));
+  return !o.shellReduction || FLAT_FACED.has(t.shape.kind) || (t.orientation === 'aligned' && t.maxRotation.some((m) => m === 0));
 }
+
+/** Shapes whose faces are flat by construction (packsWithWholeShell). */
+const FLAT_FACED: ReadonlySet<Shape['kind']> = new Set(['cuboid', 'hexagonalPlate', 'cylinder']);
 
 /**
  * The typed size of a law below `minVoxels` at `resolution`, or null. The normal and log-normal
@@ -500,7 +513,7 @@ export function ineffectiveFields(written: Record<string, unknown>, p: VoxelPara
   if (!p.optimisations.shellReduction) {
     warn('reductionThreshold', 'has no effect with optimisations.shellReduction false: particles are packed with their whole shell; set optimisations.shellReduction true for it to apply, or leave reductionThreshold out');
   } else if (drawn.length > 0 && drawn.every((t) => packsWithWholeShell(t, p.optimisations))) {
-    warn('reductionThreshold', "has no effect with every particle type held 'aligned' with a maxRotation of 0 about some axis (mixture.types): such types are packed with their whole shell, as their reduced shell's flat faces would pass through each other; let a type turn about all three axes for it to apply, or leave reductionThreshold out");
+    warn('reductionThreshold', "has no effect with every particle type a cuboid, hexagonal plate or cylinder, or held 'aligned' with a maxRotation of 0 about some axis (mixture.types): such types are packed with their whole shell, as their reduced shell's flat faces would pass through each other; add a type of another shape that turns about all three axes for it to apply, or leave reductionThreshold out");
   }
   p.mixture.types.forEach((t, i) => {
     if (t.maxRotation.every((m) => m === 0)) {

@@ -27,6 +27,8 @@ const CASES: [string, Record<string, unknown>, Record<string, unknown>, Record<s
   ['voxel', { optimisations: { shellReduction: false }, reductionThreshold: 2 }, { optimisations: { shellReduction: false } }, { reductionThreshold: 2 }, 'reductionThreshold'],
   // Held 'aligned' with an axis that never turns, every type packs with its whole shell (params.ts packsWithWholeShell).
   ['voxel', { mixture: { types: [{ orientation: 'aligned', maxRotation: [0, 0, 180] }] }, reductionThreshold: 2 }, { mixture: { types: [{ orientation: 'aligned', maxRotation: [0, 0, 180] }] } }, { mixture: { types: [{ orientation: 'aligned', maxRotation: [0, 0, 180] }, { fraction: 0.5 }] }, reductionThreshold: 2 }, 'reductionThreshold'],
+  // So does every cuboid, hexagonal plate and cylinder, however it turns.
+  ['voxel', { mixture: { types: [{ shape: { kind: 'hexagonalPlate' } }] }, reductionThreshold: 2 }, { mixture: { types: [{ shape: { kind: 'hexagonalPlate' } }] } }, { mixture: { types: [{ shape: { kind: 'hexagonalPlate' } }, { fraction: 0.5 }] }, reductionThreshold: 2 }, 'reductionThreshold'],
   ['voxel', { mixture: { types: [{ maxRotation: [0, 0, 0], rotationStep: 5 }] } }, { mixture: { types: [{ maxRotation: [0, 0, 0] }] } }, { mixture: { types: [{ maxRotation: [0, 0, 10], rotationStep: 5 }] } }, 'mixture.types.0.rotationStep'],
   ['voxel', { matrix: 'id', optimisations: { bricks: false } }, { matrix: 'id' }, { optimisations: { bricks: false } }, 'optimisations.bricks'],
   ['voxel', { optimisations: { fastRounding: false, simdKernels: true } }, { optimisations: { fastRounding: false } }, { optimisations: { simdKernels: true } }, 'optimisations.simdKernels'],
