@@ -268,20 +268,21 @@ export class BallMill {
     const up = this.verticalSkin + hMax + this.tall;
     const lo = -A - up, hi = v.height + A + up;
     const side = v.width + 2 * (this.skin + hMax);
-    this.structure = createStructure(params.cdo, {
+    // A run cancelled while its balls were placed has no events (run() returns at once): no
+    // structure, neighbour lists, queue (some 190 bytes a ball) nor frames (below).
+    this.structure = this.placed ? createStructure(params.cdo, {
       dim, capacity: n,
       min: dim === 2 ? [-this.skin - hMax, lo] : [-this.skin - hMax, -this.skin - hMax, lo],
       size: dim === 2 ? [side, hi - lo] : [side, side, hi - lo],
       hMin, hMean: hSum / n, hMax,
-    });
+    }) : null;
     this.grid = this.structure instanceof HashedGrid ? this.structure : null;
     this.hMin = hMin;
     this.hMax = hMax;
     this.neighbours = this.structure ? new NeighbourLists(n) : null;
-    this.queue = new BallEvents(n);
-    // A run cancelled while its balls were placed records no frame (run() returns at once): up to
-    // MAX_TRAJECTORY_ROWS of them, 1 GB, were allocated for it to be thrown away.
-    const fc = this.stopReason === null ? frameCount(params) : 0;
+    this.queue = new BallEvents(this.placed ? n : 0);
+    // Frames: up to MAX_TRAJECTORY_ROWS of them, 1 GB, were allocated for a cancelled placement.
+    const fc = this.placed ? frameCount(params) : 0;
     this.frames = {
       time: new Float64Array(fc), x: new Float32Array(fc * n), y: new Float32Array(fc * n), z: new Float32Array(fc * n),
       speed: new Float32Array(fc * n), impacts: new Uint32Array(fc * n), count: 0,

@@ -322,7 +322,7 @@ describe('placement', () => {
     expect(first.total !== placing.at(-1)!.total || first.done < placing.at(-1)!.done).toBe(true);
   });
 
-  it('while the balls are placed a run holds only their radii and centres besides the placement\'s own arrays, and a cancel then allocates no frames', () => {
+  it('while the balls are placed a run holds only their radii and centres besides the placement\'s own arrays, and a cancel then allocates no frames nor event structures', () => {
     // A spec whose balls cannot be placed is refused by the placement: the ball state (masses,
     // trajectories, boxes, counters, velocities: 140 bytes a ball) was allocated before it, and a
     // cancel during the placement went on to allocate the frames (here 51 of 20 bytes a ball).
@@ -341,6 +341,8 @@ describe('placement', () => {
     // and the generator's few small ones.
     expect(own.peak()).toBeLessThanOrEqual(placement + 4 * 8 * n + 65536);
     expect(sim.frames.x.length).toBe(0);
+    // Nor the structure, the neighbour lists and the queue of its events (some 190 bytes a ball).
+    expect([sim.structure, sim.neighbours, sim.queue.n]).toEqual([null, null, 0]);
   });
 
   it('a run whose balls cannot be placed says when it tries again, searches the densest placement and checks its advice', () => {
