@@ -264,7 +264,8 @@ export function chunkTransfer(frame: Uint8Array): number | null {
  * Error past MAX_TRANSFERS messages at once.
  */
 export class FrameAssembler {
-  private readonly open = new Map<number, { bytes: Uint8Array; count: number; next: number; filled: number }>();
+  /** `started`: performance.now() at its first chunk. */
+  private readonly open = new Map<number, { bytes: Uint8Array; count: number; next: number; filled: number; started: number }>();
   private readonly dropped = new Set<number>();
 
   /**
@@ -306,7 +307,7 @@ export class FrameAssembler {
         const message = `message of ${total} bytes does not fit in the ${Math.max(0, room)} bytes the host has left for messages (limit ${this.roomLimit}): others are arriving or being answered; try again when they finish`;
         return this.refuse(transfer, index, count, message, true);
       }
-      t = { bytes: new Uint8Array(total), count, next: 0, filled: 0 };
+      t = { bytes: new Uint8Array(total), count, next: 0, filled: 0, started: performance.now() };
       this.open.set(transfer, t);
     }
     if (index !== t.next || count !== t.count || t.filled + part.byteLength > t.bytes.byteLength) {
@@ -320,6 +321,29 @@ export class FrameAssembler {
     this.open.delete(transfer);
     if (t.filled !== t.bytes.byteLength) throw new TransferRefused(`chunked message ended at ${t.filled} of ${t.bytes.byteLength} bytes`, transfer);
     return t.bytes;
+  }
+
+  /** performance.now() at the first chunk of the oldest incomplete message; null when none is. */
+  get oldestStart(): number | null {
+    let oldest: number | null = null;
+    for (const t of this.open.values()) if (oldest === null || t.started < oldest) oldest = t.started;
+    return oldest;
+  }
+
+  /**
+   * Drops the incomplete messages whose first chunk came before `startedBefore` (performance.now()
+   * time) and gives their transfer ids; their later chunks are dropped quietly. A message counts its
+   * whole length from its first chunk on: one never finished held that much for good.
+   */
+  expire(startedBefore: number): number[] {
+    const expired: number[] = [];
+    for (const [transfer, t] of this.open) {
+      if (t.started >= startedBefore) continue;
+      this.open.delete(transfer);
+      this.dropped.add(transfer);
+      expired.push(transfer);
+    }
+    return expired;
   }
 
   private refuse(transfer: number, index: number, count: number, message: string, busy = false): never {

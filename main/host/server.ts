@@ -17,6 +17,8 @@
  * Memory: what clients send is bounded in all, not only per connection: the messages arriving (in
  * chunks) and the calls being answered, on every connection together, hold at most maxInboundBytes
  * (a call counts its message, and at least CALL_BYTES); past it a call is answered 'unavailable'.
+ * A chunked message counts its whole length from its first chunk, and is dropped (its call answered
+ * 'unavailable') when not complete maxChunkedMessageMs later, so that one never finished holds nothing for good.
  * A message of more than MAX_PARAMS_VALUES JSON values is refused before it is parsed. Before the
  * token is checked a connection holds only its request head (Node's 16 KiB, until headersTimeout):
  * an upgrade with a wrong token is answered 401 and closed without reading a frame. At most
@@ -50,6 +52,12 @@ export interface HostOptions {
   maxMessageBytes?: number;
   /** Bytes of client messages held at once over all connections (arriving, or being answered); default 1 GiB. */
   maxInboundBytes?: number;
+  /**
+   * A chunked message not complete this long after its first chunk is dropped and its call answered
+   * 'unavailable'; default 120 s (a sender writes the chunks one after another: 512 MiB cross
+   * localhost in seconds).
+   */
+  maxChunkedMessageMs?: number;
   /**
    * Sockets held at once (a browser tab takes one WebSocket and up to 6 HTTP connections); more are
    * closed as they come; default 256, a quarter of the usual 1024 file descriptors.
@@ -211,6 +219,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
   // ------------------------------------------------------------------ WebSocket API
   const maxMessageBytes = o.maxMessageBytes ?? 512 << 20;
   const maxInboundBytes = o.maxInboundBytes ?? 1 << 30;
+  const maxChunkedMessageMs = o.maxChunkedMessageMs ?? 120_000;
   const maxBufferedBytes = o.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
   // Two clients as far behind as one may be: two tabs each taking a runs.export reply of 256 MiB are not cut off.
   const maxBufferedTotalBytes = o.maxBufferedTotalBytes ?? 2 * maxBufferedBytes;
@@ -308,6 +317,21 @@ export async function startHost(o: HostOptions): Promise<Host> {
     ws.on('error', (err) => console.error(`web host: connection closed: ${err.message}`));
     const chunks = new FrameAssembler(maxMessageBytes, inboundRoom, maxInboundBytes);
     assemblers.add(chunks);
+    // A chunked message counts its whole length against maxInboundBytes from its first chunk: one a
+    // client never finished (25 bytes sent, 512 MiB counted) held it for good, and every client's
+    // calls were answered 'unavailable' until that connection closed. Past maxChunkedMessageMs it goes.
+    let expiry: ReturnType<typeof setTimeout> | null = null;
+    const watchChunks = () => {
+      const oldest = chunks.oldestStart;
+      if (expiry || oldest === null) return;
+      expiry = setTimeout(() => {
+        expiry = null;
+        for (const transfer of chunks.expire(performance.now() - maxChunkedMessageMs)) {
+          reply(transfer, new ApiError('unavailable', `chunked message not complete ${maxChunkedMessageMs} ms after its first chunk (limit maxChunkedMessageMs): dropped; send it again`));
+        }
+        watchChunks();
+      }, Math.max(0, oldest + maxChunkedMessageMs - performance.now()));
+    };
     // Aborted when the connection closes (a closed tab, a dropped socket): its calls under way that
     // can be abandoned (an export) stop, instead of running to their end for a reply nobody reads.
     const gone = new AbortController();
@@ -316,6 +340,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
     ws.on('close', () => {
       off();
       assemblers.delete(chunks); // its incomplete messages are dropped with it
+      if (expiry) clearTimeout(expiry);
       gone.abort();
     });
     ws.on('message', (data, isBinary) => {
@@ -328,7 +353,7 @@ export async function startHost(o: HostOptions): Promise<Host> {
         const frame = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
         transfer = chunkTransfer(frame);
         bytes = chunks.push(frame);
-        if (!bytes) return;
+        if (!bytes) return watchChunks();
         // The call's params nest one level below the message ({ t, id, method, params }).
         const decoded = decodeMessage(bytes, MAX_PARAMS_VALUES, MAX_PARAMS_DEPTH + 1) as ClientMessage;
         // An abort answers nothing itself (its call rejects, cancelled); a malformed one is a malformed message.

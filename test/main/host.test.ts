@@ -216,6 +216,51 @@ describe('web host under faults', () => {
     }
   });
 
+  it('drops a chunked message not complete maxChunkedMessageMs after its first chunk, answering its call, so that it does not hold maxInboundBytes for good', async () => {
+    // One first chunk (25 bytes) of a 6 MiB message counted 6 MiB of the 8 MiB in all until its
+    // connection closed: every other client's larger call was answered 'unavailable' meanwhile.
+    const small = await startHost({ services, webRoot: join(t.dir, 'web'), maxMessageBytes: 6 << 20, maxInboundBytes: 8 << 20, maxChunkedMessageMs: 800 });
+    const stalled = new WebSocket(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`);
+    stalled.on('error', () => {});
+    const b = createWsApi(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`, WebSocket as unknown as typeof globalThis.WebSocket);
+    try {
+      // Both connected first: the call below reaches the host well within the 800 ms.
+      await Promise.all([new Promise((ok) => stalled.once('open', ok)), b.ready()]);
+      const replies: { t: string; id?: number; error?: { code: string; message: string } }[] = [];
+      stalled.on('message', (d: Buffer) => replies.push(decodeMessage(new Uint8Array(d.buffer, d.byteOffset, d.byteLength)) as (typeof replies)[number]));
+      const first = new DataView(new ArrayBuffer(25));
+      first.setUint32(0, 0xffffffff, true);
+      first.setUint32(4, 7, true); // the call id
+      first.setUint32(12, 2, true); // chunk 0 of 2
+      first.setFloat64(16, 6 << 20, true); // of a 6 MiB message
+      stalled.send(first.buffer);
+      const raw = { fileName: 'grain.raw', header: '{}', bytes: new Uint8Array(5 << 20) };
+      expect(await rejection(b.call('shapes.importRaw', raw))).toMatchObject({ code: 'unavailable', message: expect.stringMatching(/^message of \d+ bytes does not fit/) });
+      await waitFor('the stalled call to be answered', () => replies.some((r) => r.t === 'error'), 3000);
+      expect(replies.find((r) => r.t === 'error')).toMatchObject({
+        id: 7,
+        error: { code: 'unavailable', message: 'chunked message not complete 800 ms after its first chunk (limit maxChunkedMessageMs): dropped; send it again' },
+      });
+      // Its room is given back: the same call is taken now ('{}' is no raw header).
+      expect(await rejection(b.call('shapes.importRaw', raw))).toMatchObject({ code: 'invalid' });
+      // Its last chunk, arriving late, is dropped quietly; the connection goes on.
+      const last = new DataView(new ArrayBuffer(25));
+      last.setUint32(0, 0xffffffff, true);
+      last.setUint32(4, 7, true);
+      last.setUint32(8, 1, true);
+      last.setUint32(12, 2, true);
+      last.setFloat64(16, 6 << 20, true);
+      stalled.send(last.buffer);
+      stalled.send(encodeMessage({ t: 'call', id: 8, method: 'app.info', params: {} }));
+      await waitFor('the next call to be answered', () => replies.some((r) => r.t === 'result'), 3000);
+      expect(replies.filter((r) => r.t !== 'event').map((r) => `${r.t} ${r.id}`)).toEqual(['error 7', 'result 8']);
+    } finally {
+      stalled.terminate();
+      b.close();
+      await small.close();
+    }
+  });
+
   it('refuses a message of more JSON values than a call needs before parsing it (each is tens of bytes of memory)', async () => {
     // 1.1 million empty objects: 3.3 MB of JSON made about 200 MB of objects and seconds of parsing,
     // and a 200 MB message of them held the host's event loop for minutes at 6 GB.
