@@ -9,7 +9,7 @@ import { checkParams, estimateMemoryBytes, surfaceGeometry, surfaceParamsSchema,
 import { surfaceHelper, type HelperData } from './board';
 import { SurfaceSampler } from './sampler';
 import { UniformStop } from './stop';
-import { sampleFrame, voxeliseSolid } from './solid';
+import { sampleFrame, surfaceDistance, voxeliseSolid } from './solid';
 import { UNITS } from '../common/units';
 
 export { implicitSurfaceSchema, surfaceKindSchemas, blobSchema, implicitFunction, type ImplicitSurface, type ImplicitFunction, type Blob } from './implicit';
@@ -27,8 +27,8 @@ const SURFACE_METRICS: Record<string, MetricInfo> = {
   nearestNeighbourCV: { unit: 'ratio', description: "standard deviation / mean of each particle's nearest-neighbour distance (0: perfectly even)" },
   meanNearestNeighbour: { unit: UNITS.length, description: "mean of each particle's nearest-neighbour distance" },
   spacingError: { unit: 'ratio', description: 'meanNearestNeighbour / spacing − 1' },
-  maxSurfaceResidual: { unit: UNITS.length, description: 'largest distance of a particle from the surface, |F| / |∇F|' },
-  offSurfaceParticles: { description: 'particles farther than stop.surfaceTolerance × spacing from the surface (|F| / |∇F|); 0 when the run ended uniform' },
+  maxSurfaceResidual: { unit: UNITS.length, description: 'largest distance of a particle from the surface: to the surface point Newton steps along ∇F reach from it (|F| / |∇F| to first order; that alone read particles beyond a sharp tip as on the surface)' },
+  offSurfaceParticles: { description: 'particles farther than stop.surfaceTolerance × spacing from the surface (as maxSurfaceResidual measures it); 0 when the run ended uniform' },
   energy: { description: 'repulsion energy Σ_i Σ_j exp(−|r_ij|²/(2σ_i²)) over the neighbours within 3σ_i, at the final positions' },
   surfaceArea: { unit: UNITS.area, description: 'area of the surface (estimate), from which the expected particle count follows' },
   births: { description: 'particles born by fission' },
@@ -180,9 +180,9 @@ function finish(s: SurfaceSampler, p: SurfaceParams, area: number, frame: Return
   const tolerance = p.stop.surfaceTolerance * p.spacing;
   for (let i = 0; i < n; i++) {
     const x = s.x[i], y = s.y[i], z = s.z[i];
-    const F = fn.valueAndGradient(x, y, z, g);
+    fn.valueAndGradient(x, y, z, g);
     const gl = Math.hypot(g[0], g[1], g[2]);
-    const residual = Math.abs(F) / gl;
+    const residual = surfaceDistance(fn, x, y, z, p.spacing);
     if (!(residual <= worst)) worst = residual;
     if (!(residual <= tolerance)) offSurface++;
     c.x[i] = x - frame.offset[0]; c.y[i] = y - frame.offset[1]; c.z[i] = z - frame.offset[2];
@@ -225,7 +225,7 @@ export const surfaceEngine = defineEngine({
   description:
     'Spreads particles uniformly over an implicit surface F = 0 (sphere, ellipsoid, torus, superquadric, blobby sums) by constrained Gaussian repulsion with adaptive radii, fission and death ' +
     '(Heckbert 1997, after Witkin & Heckbert 1994); neighbours through a periodic 2^k grid (linked cells, or the seed\'s spherical range queries). ' +
-    'Metrics: nearestNeighbourCV = standard deviation / mean of each particle\'s nearest-neighbour distance; maxSurfaceResidual = max |F|/|∇F| (distance from the surface, length units); ' +
+    'Metrics: nearestNeighbourCV = standard deviation / mean of each particle\'s nearest-neighbour distance; maxSurfaceResidual = the largest distance of a particle from the surface (to the point Newton steps along ∇F reach; length units); ' +
     'energy = Σ_i Σ_j exp(−|r_ij|²/(2σ_i²)) over neighbours within 3σ_i.',
   paramsSchema: surfaceParamsSchema,
   check: checkParams,

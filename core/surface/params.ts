@@ -37,7 +37,7 @@ export const surfaceParamsSchema = z.strictObject({
     window: z.number().int().min(1).max(1e5).default(20).meta({ unit: 'iterations', description: 'both hold for this many iterations in a row' }),
     surfaceTolerance: z.number().gt(0).max(1).default(0.1).meta({
       unit: 'ratio',
-      description: 'and then every particle lies within this share of the spacing from the surface (|F|/|∇F|; near the sharp edges of a superquadric with ε near 2 some particles stay off it)',
+      description: 'and then every particle lies within this share of the spacing from the surface (its distance to the surface point Newton steps along ∇F reach; near the sharp edges of a superquadric with ε near 2 some particles stay off it)',
     }),
     maxIterations: z.number().int().min(1).max(1e6).default(2000).meta({ unit: 'iterations', description: 'stop here if the sampling is not uniform before' }),
   }).default({ targetCV: 0.08, spacingTolerance: 0.02, window: 20, surfaceTolerance: 0.1, maxIterations: 2000 }),

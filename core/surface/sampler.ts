@@ -19,7 +19,7 @@ import type { ImplicitFunction } from './implicit';
 import { MAX_BANDS, TaskBoard, type HelperData } from './board';
 import { M, type MoveArrays } from './moves';
 import { cutBands, expNegative, RANGE_SIGMAS, setGeometry, STEP_BITS, type RowArrays } from './rows';
-import { projectToSurface } from './solid';
+import { projectToSurface, surfaceDistance } from './solid';
 import { pow, powInt } from '../common/power';
 
 export { expNegative, RANGE_SIGMAS } from './rows';
@@ -201,7 +201,6 @@ export class SurfaceSampler {
   private readonly random: Random;
   private readonly dt: number;
   private readonly phi: number;
-  private readonly g = new Float64Array(3);
   /** Scratch of sortByCell: the grid's row order, each particle's step along x in it, the places
    *  whose particle changes, and one array's values for them. */
   private readonly order: Int32Array;
@@ -675,12 +674,11 @@ export class SurfaceSampler {
     }
   }
 
-  /** Largest |F|/|∇F| over the particles: their distance from the surface to first order. */
+  /** Largest distance of a particle from the surface (surfaceDistance: not less than the true one). */
   maxSurfaceResidual(): number {
     let worst = 0;
     for (let i = 0; i < this.n; i++) {
-      const F = this.fn.valueAndGradient(this.x[i], this.y[i], this.z[i], this.g);
-      const r = Math.abs(F) / Math.hypot(this.g[0], this.g[1], this.g[2]);
+      const r = surfaceDistance(this.fn, this.x[i], this.y[i], this.z[i], this.spacing);
       if (!(r <= worst)) worst = r;
     }
     return worst;

@@ -464,6 +464,23 @@ export function projectToSurface(fn: ImplicitFunction, x: number, y: number, z: 
   return r;
 }
 
+const projected = new Float64Array(3);
+
+/**
+ * Distance from (x, y, z) to the surface point Newton's steps along ∇F reach from it
+ * (projectToSurface, each step at most `maxStep`), plus the residual left if they did not get
+ * there: not less than the distance to the surface, and |F|/|∇F| to first order where the surface
+ * is flat within it. |F|/|∇F| alone, the distance to the plane of F's level set, is far less
+ * beyond a sharp tip or edge of a flat solid: a superquadric (1, 1, 0.2) of ε 2 at spacing 0.1
+ * ended 'uniform' with 41-45 particles 0.01 to 0.038 beyond its tips (their distances to its faces,
+ * exact), every |F|/|∇F| under stop.surfaceTolerance × spacing = 0.01. Infinity where the
+ * gradient vanishes.
+ */
+export function surfaceDistance(fn: ImplicitFunction, x: number, y: number, z: number, maxStep: number): number {
+  const r = projectToSurface(fn, x, y, z, maxStep, projected);
+  return r === Infinity ? Infinity : Math.hypot(projected[0] - x, projected[1] - y, projected[2] - z) + r;
+}
+
 /**
  * The frame a sampling's results are given in (as a packing's box): the solid's box widened by a
  * margin of 2.5 % of its longest side on every side. Results are in surface coordinates minus

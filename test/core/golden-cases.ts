@@ -105,7 +105,7 @@ export const GOLDEN: Record<string, string> = {
   'stacking 3D sieve curve in a cylinder': '37b4955f1786300b74d823970dcba0c183f5ee3d8604b6c40c45d319deb6fff2',
   'ballmill 2D constant restitution, hashed grid': '2ee2858fbbec2e53feee9ff8ef440956a61e2ffdee98d08f40a2fbe5a43a3490',
   'ballmill 3D Hertz restitution, cell space': '83695c69f9dba0615ace877476fb4f9d37ef5532bdcbf6fc301f82555b3c0ef0',
-  'surface superquadric': 'a723b2e6366b8c58fd1c037919441ad69512dff357e19f5b21bcda9c809fabb1',
-  'surface blobby': '67bb8cda490e6f348f049a8d527c38c76ddb8206992b08b114e1bea4cc4bb492',
+  'surface superquadric': '31f88d9195d2eeec33701f79a82d99a3798456b22e02b230ed7f362554796837',
+  'surface blobby': 'ff811ad6983375eb885785eedf211fe5c63a5e6ecfa49a7f6d733e2ea4f51502',
   'analysis of a random sphere packing': '11454577085cb87ccc480df83efe93d071f73f1c292609b159600325d968dad7',
 };
