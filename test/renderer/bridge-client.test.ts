@@ -76,4 +76,36 @@ describe('the bridge reads what the host sends', () => {
     expect(await outcome(api.call('runs.list', {}))).toEqual({ result });
     api.close();
   });
+
+  it('after close(), connects no more and fails calls at once: the ones waiting for a connection and any later one', async () => {
+    // A reconnect scheduled before close() opened a socket after it (sending the waiting calls), and
+    // a call made after close() waited for good.
+    vi.useFakeTimers();
+    try {
+      let sockets = 0;
+      class RefusedSocket {
+        binaryType = '';
+        onopen: (() => void) | null = null;
+        onmessage: ((ev: { data: ArrayBuffer }) => void) | null = null;
+        onclose: ((ev: { code: number }) => void) | null = null;
+        constructor() {
+          sockets++;
+          queueMicrotask(() => this.onclose?.({ code: 1006 })); // the host is not there (yet)
+        }
+        send() {}
+        close() {}
+      }
+      const api = createWsApi('ws://host.invalid/api/ws', RefusedSocket as unknown as typeof WebSocket);
+      await vi.advanceTimersByTimeAsync(0); // refused: a reconnect is scheduled
+      const waiting = api.call('app.info', {}).catch((err: unknown) => err);
+      api.close();
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(sockets).toBe(1);
+      const message = 'the connection to the PackBench host was closed by this page';
+      expect(await waiting).toMatchObject({ code: 'unavailable', message: `app.info: ${message}` });
+      expect(await outcome(api.call('runs.list', {}))).toMatchObject({ code: 'unavailable', message: `runs.list: ${message}` });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * PackbenchApi over a WebSocket: what window.packbench is in a browser talking to the web host
  * (main/host/server.ts). Calls made while the socket (re)connects wait for it; calls in flight when
- * it drops reject with code 'unavailable'; it reconnects with a growing delay and keeps listeners.
+ * it drops reject with code 'unavailable'; it reconnects with a growing delay and keeps listeners;
+ * after close() it connects no more and every call not answered fails (unavailable).
  * Long messages go both ways in chunk frames (main/wire.ts).
  */
 import { ApiError, cancelled, MAX_HOST_MESSAGE_DEPTH, type ApiErrorData, type EventName, type Events, type MethodName, type Methods, type PackbenchApi } from '../../../main/api';
@@ -24,7 +25,12 @@ export function createWsApi(url: string, WebSocketImpl: typeof WebSocket = WebSo
   let delay = 250;
   let readyWaiters: (() => void)[] = [];
 
+  // After close() nothing connects again, and a call fails at once: a reconnect it had scheduled
+  // opened a socket after all (and sent the calls waiting for it), and a later call waited for good.
+  const closedError = (method: string) => new ApiError('unavailable', `${method}: the connection to the PackBench host was closed by this page`);
+
   const connect = () => {
+    if (closed) return;
     const ws = new WebSocketImpl(url);
     ws.binaryType = 'arraybuffer';
     socket = ws;
@@ -85,6 +91,7 @@ export function createWsApi(url: string, WebSocketImpl: typeof WebSocket = WebSo
 
   return {
     call<M extends MethodName>(method: M, params: Methods[M]['params'], callId?: number): Promise<Methods[M]['result']> {
+      if (closed) return Promise.reject(closedError(method));
       const id = nextId++;
       const frames = encodeFrames({ t: 'call', id, method, params, ...(callId === undefined ? {} : { callId }) }, id);
       return new Promise((resolve, reject) => {
@@ -113,6 +120,10 @@ export function createWsApi(url: string, WebSocketImpl: typeof WebSocket = WebSo
       closed = true;
       socket?.close();
       readyWaiters = [];
+      for (const m of outbox.splice(0)) {
+        pending.get(m.id)?.reject(closedError(m.method));
+        pending.delete(m.id);
+      }
     },
   };
 }
