@@ -9,19 +9,19 @@
  * `main(argv, io)` runs one command line in this process and resolves with its exit code, so tests
  * drive the CLI without spawning a process; bin/packbench.mjs calls it with the real argv and stdio.
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Help, InvalidArgumentError, Option } from 'commander';
 import { existsSync, readFileSync, statfsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { ApiError, FINAL_STATUSES, MAX_PARAMS_DEPTH, MAX_SEED, parseStrict, runSpecSchema, RUN_STATUSES, SPHERE_IMPORT_ENGINE, SPHERE_PERIODIC_SIDES, progressPercent, remainingSeconds, workingSeconds, type ApiIssue, type MemoryEstimate, type RunRecord, type RunSummary, type SweepSpec, type SpherePeriodicSides } from './api';
 import { appVersion, defaultDataDir } from './services/datadir';
-import { EXPORT_FORMATS, exportRun, FormatNotApplicable } from './services/exports';
+import { EXPORT_FORMATS, exportFormatList, exportRun, FormatNotApplicable } from './services/exports';
 import { exportableRun, notExportable, storageFault, storageFaultMeaning } from './services/handlers';
 import { openServices, type Services, type ServicesOptions } from './services/services';
 import { formatBytes } from './services/pool';
 import { STOP_GRACE_MS } from './services/queue';
 import { walkLimitPassed } from './wire';
 import { parseJsonText } from '../core/io/json';
-import { metricInfo } from '../core/common/engines';
+import { ENGINES, metricInfo } from '../core/common/engines';
 import { metricUnitIn } from '../core/common/engine';
 
 /** Where a command line writes, and whether stderr is a terminal (then progress bars are drawn). */
@@ -87,6 +87,22 @@ function periodicArg(v: string): SpherePeriodicSides {
   return v as SpherePeriodicSides;
 }
 
+/**
+ * What each export format writes, under the runs that have what it needs: the README sends a user
+ * here for the formats, and a bare list of ids (vti, raw, lammps) told them neither what a file holds
+ * nor which of their runs can give it.
+ */
+function exportFormatsHelp(): string {
+  const help = new Help();
+  const width = Math.max(...EXPORT_FORMATS.map((f) => f.id.length));
+  const groups = new Map<string, ReturnType<typeof exportFormatList>>();
+  for (const f of exportFormatList()) groups.set(f.appliesTo, [...(groups.get(f.appliesTo) ?? []), f]);
+  const blocks = [...groups].map(([appliesTo, formats]) =>
+    [help.boxWrap(`For ${appliesTo}:`, 80), ...formats.map((f) => help.formatItem(f.id, width, f.label, help))].join('\n'),
+  );
+  return `\nFormats (a run that lacks what one needs is refused, saying what it needs):\n\n${blocks.join('\n\n')}\n`;
+}
+
 /** Options of the commands that run specs (`run`, `queue run`); one place to add more. */
 export interface RunOptions {
   threads: number;
@@ -95,10 +111,12 @@ export interface RunOptions {
 }
 
 function addRunOptions(cmd: Command, concurrencyHelp: string): Command {
+  // Said in the help: a user gave --threads 8 to a stacking run and was refused only after writing it.
+  const threaded = ENGINES.filter((e) => e.helper).map((e) => e.id).join(' and ');
   return cmd
-    .option('--threads <n>', 'threads per run', intArg('--threads', 1, 256), 1)
+    .option('--threads <n>', `threads per run, an integer in [1, 256] (${threaded} runs share their work among them; the other engines' runs take one)`, intArg('--threads', 1, 256), 1)
     .option('--concurrency <n>', concurrencyHelp, intArg('--concurrency', 1, 256))
-    .option('--checkpoint-seconds <n>', 'seconds between checkpoints of a run (an interrupted run resumes from its last; 0: none; default 60)', intArg('--checkpoint-seconds', 0, 86400));
+    .option('--checkpoint-seconds <n>', 'seconds between checkpoints of a run, an integer in [0, 86400] (an interrupted run resumes from its last; 0: none; default 60)', intArg('--checkpoint-seconds', 0, 86400));
 }
 
 function runServiceOptions(o: RunOptions): Partial<ServicesOptions> {
@@ -511,7 +529,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       .command('run')
       .description('run a spec to the end in this process (a spec with sweeps runs all its points; Ctrl-C cancels them). Exit 0: every run ended done; 1: one failed or was cancelled; 130: interrupted by Ctrl-C, SIGTERM or SIGHUP')
       .argument('<spec>', 'spec file: { "engine", "name", "seed", "params" }'),
-    'runs at a time (sweeps)',
+    "runs at a time (a sweep's), an integer in [1, 256] (default: cores - 1)",
   ).action(async (file: string, o: RunOptions) => {
     const spec = readSpec(file);
     const mine = new Set<string>();
@@ -602,7 +620,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .command('add')
     .description('queue a spec (sweeps expand into a batch); `queue run` or the app runs it')
     .argument('<spec>', 'spec file')
-    .option('--priority <p>', 'higher runs first', intArg('--priority', -1000, 1000), 0)
+    .option('--priority <p>', 'higher runs first, an integer in [-1000, 1000]', intArg('--priority', -1000, 1000), 0)
     .action(async (file: string, o: { priority: number }) => {
       const spec = readSpec(file);
       await withServices({}, async (s) => {
@@ -617,7 +635,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   addRunOptions(
     queue.command('run').description('work through the queue until it is empty (Ctrl-C stops; running runs go back to the queue). Exit 0: every run ended done; 1: one failed or was cancelled; 130: interrupted with runs left in the queue'),
-    'runs at a time (default: cores - 1)',
+    'runs at a time, an integer in [1, 256] (default: cores - 1)',
   ).action(async (o: RunOptions) => {
     await withServices(runServiceOptions(o), async (s) => {
       // Opened read-only (unwritable or full): no run can be claimed, and the queue would try its
@@ -723,7 +741,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .option('--engine <id>', `only this engine (an engine's id, or ${SPHERE_IMPORT_ENGINE}: imported sphere sets)`)
     .option('--text <text>', 'name or id contains')
     .option('--batch <id>', "only this batch's runs (a sweep's: `run` and `queue add` say its id)")
-    .option('--limit <n>', 'at most this many', intArg('--limit', 1, 10_000), 50)
+    .option('--limit <n>', 'at most this many, an integer in [1, 10000]', intArg('--limit', 1, 10_000), 50)
     .action(async (o: { status?: RunSummary['status'][]; engine?: string; text?: string; batch?: string; limit: number }) => {
       await withServices({ readOnly: true }, async (s) => {
         // runs.list refuses a misspelt engine (it would list nothing, as if there were no such runs).
@@ -778,6 +796,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .argument('<id>')
     .requiredOption('--format <f>', `one of ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`)
     .requiredOption('--out <file>', 'output file (written whole or not at all: an existing file is replaced only by a finished export)')
+    .addHelpText('after', exportFormatsHelp)
     .action(async (id: string, o: { format: string; out: string }) => {
       const spec = EXPORT_FORMATS.find((f) => f.id === o.format);
       if (!spec) throw new CliError(`unknown format '${o.format}'; allowed: ${EXPORT_FORMATS.map((f) => f.id).join(', ')}`, 2);
@@ -857,7 +876,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .command('rerun')
     .description('queue a new run of the same spec and seed, or with some of it changed (--seed, --set); `queue run` or the app runs it')
     .argument('<id>')
-    .option('--seed <n>', "seed of the new run (default: the run's)", intArg('--seed', 0, MAX_SEED))
+    .option('--seed <n>', `seed of the new run, an integer in [0, ${MAX_SEED}] (default: the run's)`, intArg('--seed', 0, MAX_SEED))
     .option('--set <params.path=value>', 'change a field of the spec (repeat for more): params.balls.count=2000', setArg)
     .addHelpText(
       'after',
@@ -957,8 +976,8 @@ outside the batch, and the output says why.
     .command('shape')
     .description('a closed STL/OBJ mesh (voxelised) or a raw voxel volume with its JSON header as a shape of the library')
     .argument('<file>', '.stl, .obj or .raw')
-    .option('--resolution <r>', 'meshes: voxels per model length unit', positiveArg('--resolution'))
-    .option('--voxels-across <n>', 'meshes: voxels along the longest side (instead of --resolution)', intArg('--voxels-across', 1, 1024))
+    .option('--resolution <r>', 'meshes: voxels per model length unit, a number > 0', positiveArg('--resolution'))
+    .option('--voxels-across <n>', 'meshes: voxels along the longest side, an integer in [1, 1024] (instead of --resolution)', intArg('--voxels-across', 1, 1024))
     .option('--header <file.json>', 'raw: its JSON header (default: FILE.raw.json, as `runs export --format raw` writes it)')
     .option('--name <name>', 'shape name (default: the file name without extension)')
     .action(async (file: string, o: { resolution?: number; voxelsAcross?: number; header?: string; name?: string }) => {
@@ -968,7 +987,7 @@ outside the batch, and the output says why.
       if (raw && (o.resolution !== undefined || o.voxelsAcross !== undefined)) {
         throw new CliError('--resolution and --voxels-across apply to meshes; a raw volume takes its voxel size from its header', 2);
       }
-      if (!raw && (o.resolution === undefined) === (o.voxelsAcross === undefined)) throw new CliError('give exactly one of --resolution and --voxels-across for a mesh', 2);
+      if (!raw && (o.resolution === undefined) === (o.voxelsAcross === undefined)) throw new CliError('give exactly one of --resolution and --voxels-across for a mesh: --resolution R (voxels per model length unit, e.g. 20) or --voxels-across N (voxels along its longest side, e.g. 40)', 2);
       if (!raw && o.header !== undefined) throw new CliError('--header applies to .raw volumes only', 2);
       const bytes = readInput(file);
       const header = raw ? readInput(o.header ?? `${file}.json`).toString('utf8') : '';
@@ -1000,7 +1019,7 @@ outside the batch, and the output says why.
   program
     .command('serve')
     .description('the app in a browser: web host on 127.0.0.1 with a random token (build it first: npm run build:web)')
-    .option('--port <n>', 'port (0: any free one)', intArg('--port', 0, 65535), 0)
+    .option('--port <n>', 'port, an integer in [0, 65535] (0: any free one)', intArg('--port', 0, 65535), 0)
     .option('--web-root <dir>', 'folder of the built renderer (default: out/web)')
     .action(async (o: { port: number; webRoot?: string }) => {
       const { startHost, DEFAULT_WEB_ROOT } = await import('./host/server');
