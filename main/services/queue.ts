@@ -990,9 +990,16 @@ export class JobQueue {
    * read-only services can do it. The folder goes aside as a removal that only goes forward: the next
    * services to open the folder for writing (this process's too) delete the row, then the folder
    * (finishRemovals); until then the run is listed without its files. False when it had no folder.
+   * Refused for a run another process runs (runners): deleteRun stops it there by deleting its record,
+   * which that process watches, and this cannot; its files went from under its worker, its record
+   * stayed 'running'. Read-only services run nothing themselves.
    */
   deleteFilesFirst(id: string): boolean {
     this.mustGet(id);
+    const runner = this.runners().get(id);
+    if (runner) {
+      throw new ApiError('conflict', `run ${id} runs in another process on this data folder (pid ${runner.pid} on ${runner.host}): on a full disk its record cannot be changed from here to stop it, so its files are not deleted under it; cancel it there, or end that process (its runs go back to the queue), then delete it`);
+    }
     const aside = join(this.asideDir(), `${FILES_FIRST}${id}@${ownerTag()}`);
     try {
       renameSync(this.runDir(id), aside);

@@ -18,7 +18,7 @@ import { BUSY_TIMEOUT_MS } from '../../main/services/store';
 import { LIVE_TABLE_FILE } from '../../main/workers/protocol';
 import { COUNTER_WORKER, fixtureRegistry } from './fixtures/registry';
 import { fillDisk, makeReadOnly, smallDisk } from './faults';
-import { afterEachTest, cliIn, fixtureServices, rejection } from './helpers';
+import { afterEachTest, cliIn, fixtureServices, rejection, until } from './helpers';
 import { cubicSpheresCsv } from './fixtures/imports';
 
 const { later, dir } = afterEachTest();
@@ -386,6 +386,35 @@ describe('data folder faults', () => {
     await expect(s.dispatch('runs.get', { id: big })).rejects.toMatchObject({ code: 'not_found' });
     expect(readdirSync(join(disk.dir, 'runs')).sort()).toEqual(['.removing', kept]);
     expect(readdirSync(join(disk.dir, 'runs', '.removing'))).toEqual([]);
+  });
+
+  it("History's delete on a full disk refuses a run another process on the folder runs, naming it, and leaves its files: they are not deleted under it", async (ctx) => {
+    const disk = smallDisk(4096);
+    if (!disk) return ctx.skip();
+    later(disk.cleanup);
+    // `packbench queue run` on the folder, opened before the disk filled; its run writes checkpoints in its folder.
+    const runner = fixtureServices(disk.dir, { autoStart: true });
+    later(() => runner.close());
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
+    later(() => quiet.mockRestore());
+    const id = (await runner.dispatch('runs.enqueue', { spec: spec('long', { steps: 1_000_000, stepMs: 1, checkpointEvery: 20 }) })).runIds[0];
+    await until(runner, (r) => r.id === id && r.progress.done > 20);
+    const filler = fillDisk(disk.dir);
+    later(() => rmSync(filler, { force: true }));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    later(() => warn.mockRestore());
+    // The app beside it, read-only on the full disk.
+    const app = fixtureServices(disk.dir);
+    later(() => app.close());
+    expect(isFullDisk(app.readOnlyCode)).toBe(true);
+    // It was accepted: the run's folder went aside and its files were deleted while its worker ran on.
+    expect(await rejection(app.dispatch('runs.delete', { id }))).toMatchObject({
+      code: 'conflict',
+      message: `run ${id} runs in another process on this data folder (pid ${process.pid} on ${hostname()}): on a full disk its record cannot be changed from here to stop it, so its files are not deleted under it; cancel it there, or end that process (its runs go back to the queue), then delete it`,
+    });
+    expect(existsSync(runner.queue.runDir(id))).toBe(true);
+    expect(readdirSync(join(disk.dir, 'runs', '.removing'))).toEqual([]);
+    expect(runner.pool.size).toBe(1);
   });
 
   it('a sphere import that fails for want of room for its folder leaves no run behind', async (ctx) => {
