@@ -269,7 +269,7 @@ export class BallMill {
     const lo = -A - up, hi = v.height + A + up;
     const side = v.width + 2 * (this.skin + hMax);
     // A run cancelled while its balls were placed has no events (run() returns at once): no
-    // structure, neighbour lists, queue (some 190 bytes a ball) nor frames (below).
+    // structure, neighbour lists, queue (350-400 bytes a ball: 100,000 disks placed held 478-518 bytes a ball, cancelled 124) nor frames (below).
     this.structure = this.placed ? createStructure(params.cdo, {
       dim, capacity: n,
       min: dim === 2 ? [-this.skin - hMax, lo] : [-this.skin - hMax, -this.skin - hMax, lo],

@@ -341,7 +341,7 @@ describe('placement', () => {
     // and the generator's few small ones.
     expect(own.peak()).toBeLessThanOrEqual(placement + 4 * 8 * n + 65536);
     expect(sim.frames.x.length).toBe(0);
-    // Nor the structure, the neighbour lists and the queue of its events (some 190 bytes a ball).
+    // Nor the structure, the neighbour lists and the queue of its events (350-400 bytes a ball).
     expect([sim.structure, sim.neighbours, sim.queue.n]).toEqual([null, null, 0]);
   });
 
