@@ -247,6 +247,10 @@ export async function startHost(o: HostOptions): Promise<Host> {
       ok = false; // a request line that is not a URL
     }
     if (!ok) {
+      // Closed once the answer is written (as ws does for a handshake it refuses): end() alone only
+      // half-closed it, and a client that never closed its side held it, and its place among the
+      // maxConnections, for good: maxConnections such sockets (no token needed) shut the app out.
+      socket.once('finish', () => socket.destroy());
       socket.end('HTTP/1.1 401 Unauthorized\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       return;
     }

@@ -390,6 +390,36 @@ describe('web host under faults', () => {
     }
   });
 
+  it('closes a WebSocket upgrade it refuses (wrong token) once answered, so that clients keeping their side open cannot take every connection', async () => {
+    // The 401 only half-closed the socket: a client that never closed its side (no token needed)
+    // held it for good, and maxConnections of them shut out the app's own connection.
+    const small = await startHost({ services, webRoot: join(t.dir, 'web'), maxConnections: 3 });
+    const sockets: import('node:net').Socket[] = [];
+    let api: WsApi | undefined;
+    try {
+      const answers: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const socket = connect({ port: small.port, host: '127.0.0.1', allowHalfOpen: true });
+        sockets.push(socket);
+        let answer = '';
+        socket.on('error', () => {});
+        socket.on('data', (d: Buffer) => (answer += d.toString()));
+        socket.once('end', () => answers.push(answer.split('\r\n')[0]));
+        socket.write(`GET /api/ws?token=wrong HTTP/1.1\r\nhost: 127.0.0.1:${small.port}\r\nconnection: upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+      }
+      await waitFor('the three refusals', () => answers.length === 3, 5000);
+      expect(answers).toEqual(Array(3).fill('HTTP/1.1 401 Unauthorized'));
+      // The three refused sockets still open on the client's side, the app connects and is answered.
+      api = createWsApi(`ws://127.0.0.1:${small.port}/api/ws?token=${small.token}`, WebSocket as unknown as typeof globalThis.WebSocket);
+      const answer = api.call('app.info', {}).then((info) => info.dataDir, (err: Error) => err.message);
+      expect(await Promise.race([answer, new Promise((r) => setTimeout(() => r('no answer in 5 s'), 5000))])).toBe(t.dir);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      api?.close();
+      await small.close();
+    }
+  });
+
   it('abandons an export under way when its client has gone: the call ends there, its files go, nothing is sent or logged', async () => {
     // 600,000 rows: a CSV of seconds. Before, a closed tab's export ran to its end and its 30 MB
     // were read into memory for a socket that was gone, holding a heavy turn meanwhile.
