@@ -11,7 +11,9 @@ const names = readdirSync(benchDir)
   .map((f) => f.slice(0, -3));
 const name = process.argv[2];
 if (!name || !names.includes(name)) {
-  console.error(`usage: npm run bench -- <name> [options]\nbenchmarks: ${names.join(', ') || '(none yet)'}`);
+  // A misspelt name printed the usage alone: said, so that it does not read as the listing.
+  const unknown = name ? `unknown benchmark '${name}'\n` : '';
+  console.error(`${unknown}usage: npm run bench -- <name> [options] (README.md, "Benchmarks": what each measures, its options and how long it takes)\nbenchmarks: ${names.join(', ') || '(none yet)'}`);
   process.exit(name ? 2 : 0);
 }
 register();

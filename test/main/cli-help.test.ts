@@ -4,6 +4,7 @@
  * or a script that does not exist failed on the first try.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { exportFormatList } from '../../main/services/exports';
@@ -120,5 +121,18 @@ describe("README.md's command lines", () => {
     const table = /## Benchmarks[\s\S]*?\n\| name[^\n]*\n\|[^\n]*\n((?:\|[^\n]*\n)+)/.exec(readme)?.[1] ?? '';
     const rows = table.split('\n').filter(Boolean).flatMap((row) => [...row.split('|')[1].matchAll(/`([\w-]+)`/g)].map((m) => m[1]));
     expect(rows.sort()).toEqual(benches.sort());
+  });
+});
+
+describe('npm run bench', () => {
+  const bench = (...args: string[]) => spawnSync(process.execPath, [`${root}bin/bench.mjs`, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+  it('lists the benchmarks, and names a misspelt one as unknown (it printed the usage alone)', () => {
+    const list = bench();
+    expect(list.status).toBe(0);
+    expect(list.stderr).toMatch(/^usage: npm run bench -- <name> \[options\] .*\nbenchmarks: analysis, .*stacking, /);
+    const typo = bench('stackng');
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toMatch(/^unknown benchmark 'stackng'\nusage: /);
   });
 });
