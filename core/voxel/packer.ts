@@ -258,7 +258,7 @@ export class Packer {
     this.shapeType.push(type);
     this.shapeSizeVoxels.push(sizeVoxels);
     // The whole shell where the reduced one's flat chessboards would pass through each other (params.ts).
-    const coords = packsWithWholeShell(this.params.mixture.types[type], this.o) ? v.shell : v.reducedShell;
+    const coords = packsWithWholeShell(this.params.mixture.types[type], this.o, this.params.box.resolution) ? v.shell : v.reducedShell;
     this.packCoords.push(coords);
     // Every rotated, rounded coordinate lies within the shape's radius + 0.5 of the origin.
     const e = Math.ceil(v.maxRadius + 0.5);

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { WORKER_BYTES, valueAt, writtenAt, type ParamsIssue } from '../common/engine';
 import { Kept } from '../common/kept';
-import { quantiseSize, shapeHalfExtents, shapeIssues, shapeSchema, voxeliseShapeVoxels, type Shape } from './shapes';
+import { flatFaceShare, quantiseSize, shapeHalfExtents, shapeIssues, shapeSchema, voxeliseShapeVoxels, type Shape } from './shapes';
 import { solidBounds } from '../surface/solid';
 import { bitMatrixBytes } from './bit-matrix';
 import { WASM_WINDOW_BYTES } from './wasm-kernels';
@@ -76,7 +76,7 @@ export const optimisationsSchema = z.object({
   savedRotations: z.boolean().default(true).meta({ description: 'seed §3.2: keep each active particle\'s rotated voxels to remove it without rotating again (D)' }),
   risingRoof: z.boolean().default(true).meta({ description: 'seed §3.6: insert new particles just above the frozen bed, not at the box top (E)' }),
   cheapModulus: z.boolean().default(true).meta({ description: 'seed §3.3: wrap x/y only near the edge, by one subtraction (F)' }),
-  shellReduction: z.boolean().default(true).meta({ description: "seed §3.2: pack with the reduced shell, about half of the shell voxels (G); cuboids, hexagonal plates, cylinders and a type held 'aligned' with a maxRotation of 0 about any axis keep their whole shell (their flat chessboards land on the grid and would pass through each other)" }),
+  shellReduction: z.boolean().default(true).meta({ description: "seed §3.2: pack with the reduced shell, about half of the shell voxels (G); cuboids, hexagonal plates, cylinders, other shapes with more than a third of their shell in flat faces (boxy superellipsoids, thin ellipsoids, imported cubes) and a type held 'aligned' with a maxRotation of 0 about any axis keep their whole shell (their flat chessboards land on the grid and would pass through each other)" }),
   simdKernels: z.boolean().default(true).meta({
     description: 'not in the seed: particles rotated, tested and written in WebAssembly SIMD, four voxels a step (bit matrices of any size: above 512 MiB through a window of planes; with B, C, D and F on; H)',
   }),
@@ -322,14 +322,39 @@ export const MIN_PARTICLE_VOXELS = { wholeShell: 5, reducedShell: 8 };
  * 0.15, 96² × 64 voxels, seed 1, as packed: 44 pairs deeper than one voxel (deepest 9.6 voxels), 0.45 %
  * of the voxels claimed twice, against none, 0.015 % with the whole shell; after the final settling
  * pass (which had 163 moves to make, none with the whole shell) 0.13 against 0.015 %, in about the
- * same CPU time.
+ * same CPU time. Other shapes are judged by their voxels: more than FLAT_FACE_SHARE of the shell in
+ * flat faces, and they sink the same way.
  */
-export function packsWithWholeShell(t: ParticleType, o: Optimisations): boolean {
-  return !o.shellReduction || FLAT_FACED.has(t.shape.kind) || (t.orientation === 'aligned' && t.maxRotation.some((m) => m === 0));
+export function packsWithWholeShell(t: ParticleType, o: Optimisations, resolution: number): boolean {
+  return !o.shellReduction || (t.orientation === 'aligned' && t.maxRotation.some((m) => m === 0)) || hasFlatFaces(t, resolution);
 }
 
 /** Shapes whose faces are flat by construction (packsWithWholeShell). */
 const FLAT_FACED: ReadonlySet<Shape['kind']> = new Set(['cuboid', 'hexagonalPlate', 'cylinder']);
+
+/**
+ * Share of the shell in flat faces (shapes.ts flatFaceShare) above which a shape of another kind
+ * packs with its whole shell too. Those whose faces are flat only as voxelised (boxy
+ * superellipsoids, thin ellipsoids, imported voxel maps, implicit solids) sink into each other as
+ * the plates did. Free particles as packed, 96² × 64 voxels, no final settling, seeds 1 and 2,
+ * pairs deeper than one voxel, reduced against whole shell: spheres of 16 voxels (share 0.15) 20
+ * and 20 against 0 and 0, ellipsoids 1 : 1 : 0.6 (0.17) 21 and 28 against 1 and 0, superellipsoids
+ * at ε 0.8 (0.29) 13 and 9 against 0 and 0: the curved shell's own; ellipsoids 1 : 1 : 0.3 (0.39)
+ * 52 and 64 against 1 and 3, 1 : 1 : 0.15 (0.67) 53 and 51 (deepest 9.4 voxels) against 5 and 2,
+ * superellipsoid plates 1 : 1 : 0.15 at ε 0.5 16 and 13 (deepest 18.7) against 1 and 1, an
+ * imported cube of 11 voxels (0.82) 34 and 33 (3.0 and 1.1 % of the voxels claimed twice) against
+ * 2 and 0 (0.011 and 0.028 %). The threshold lies between 0.30 and 0.37, the largest and smallest
+ * share of the two groups from 8 to 40 voxels across.
+ */
+const FLAT_FACE_SHARE = 1 / 3;
+
+/** Whether a type's shape has flat faces: by construction, or by its share at its typical size (kept by shape). */
+function hasFlatFaces(t: ParticleType, resolution: number): boolean {
+  if (FLAT_FACED.has(t.shape.kind)) return true;
+  const size = Math.min(quantiseSize(typicalSize(t.size), resolution), COUNT_SIZE_VOXELS);
+  return flatShares.get(JSON.stringify([t.shape, size]), () => flatFaceShare(voxeliseShapeVoxels(t.shape, size))) > FLAT_FACE_SHARE;
+}
+const flatShares = new Kept<number>(64);
 
 /**
  * The typed size of a law below `minVoxels` at `resolution`, or null. The normal and log-normal
@@ -458,7 +483,7 @@ export function checkParams(p: VoxelParams): ParamsIssue[] {
         });
       }
     }
-    const reduced = !packsWithWholeShell(t, p.optimisations), min = reduced ? MIN_PARTICLE_VOXELS.reducedShell : MIN_PARTICLE_VOXELS.wholeShell;
+    const reduced = !packsWithWholeShell(t, p.optimisations, r), min = reduced ? MIN_PARTICLE_VOXELS.reducedShell : MIN_PARTICLE_VOXELS.wholeShell;
     const below = belowVoxels(t.size, r, min);
     if (below) {
       issues.push({
@@ -512,8 +537,8 @@ export function ineffectiveFields(written: Record<string, unknown>, p: VoxelPara
   const drawn = drawnTypes(p);
   if (!p.optimisations.shellReduction) {
     warn('reductionThreshold', 'has no effect with optimisations.shellReduction false: particles are packed with their whole shell; set optimisations.shellReduction true for it to apply, or leave reductionThreshold out');
-  } else if (drawn.length > 0 && drawn.every((t) => packsWithWholeShell(t, p.optimisations))) {
-    warn('reductionThreshold', "has no effect with every particle type a cuboid, hexagonal plate or cylinder, or held 'aligned' with a maxRotation of 0 about some axis (mixture.types): such types are packed with their whole shell, as their reduced shell's flat faces would pass through each other; add a type of another shape that turns about all three axes for it to apply, or leave reductionThreshold out");
+  } else if (drawn.length > 0 && drawn.every((t) => packsWithWholeShell(t, p.optimisations, p.box.resolution))) {
+    warn('reductionThreshold', "has no effect with every particle type a cuboid, hexagonal plate, cylinder or another shape with more than a third of its shell in flat faces, or held 'aligned' with a maxRotation of 0 about some axis (mixture.types): such types are packed with their whole shell, as their reduced shell's flat faces would pass through each other; add a type of a rounder shape that turns about all three axes for it to apply, or leave reductionThreshold out");
   }
   p.mixture.types.forEach((t, i) => {
     if (t.maxRotation.every((m) => m === 0)) {
