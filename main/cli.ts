@@ -24,11 +24,13 @@ import { parseJsonText } from '../core/io/json';
 import { ENGINES, metricInfo } from '../core/common/engines';
 import { metricUnitIn } from '../core/common/engine';
 
-/** Where a command line writes, and whether stderr is a terminal (then progress bars are drawn). */
+/** Where a command line writes, and whether stderr is a terminal (then progress bars are drawn) and how wide. */
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
   stderrIsTTY: boolean;
+  /** The terminal's width in characters, when stderr is one. */
+  stderrColumns?: number;
 }
 
 export const processIo: CliIo = {
@@ -36,6 +38,9 @@ export const processIo: CliIo = {
   stderr: (text) => void process.stderr.write(text),
   get stderrIsTTY() {
     return process.stderr.isTTY === true;
+  },
+  get stderrColumns() {
+    return process.stderr.columns;
   },
 };
 
@@ -490,6 +495,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   /** A bar of 30 characters filled to fraction f. */
   const bar = (f: number) => `[${'#'.repeat(Math.round(f * 30)).padEnd(30, '-')}]`;
+  /**
+   * A progress line, cut to one character less than the terminal's width: a line that wraps is not
+   * overwritten by the next '\r', so every update of a run's bar, its phase and its name (past 80
+   * characters) left a line behind on an 80-column terminal.
+   */
+  const progressLine = (line: string) => {
+    const w = io.stderrColumns;
+    const fitted = w !== undefined && w > 2 && line.length > w - 1 ? `${line.slice(0, w - 2)}…` : line;
+    return `\r${fitted}\x1b[K`;
+  };
 
   /**
    * One line per update on a TTY (a bar), nothing otherwise. A run that never started has no bar: its
@@ -501,7 +516,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       if (!ids.has(r.id) || r.startedAt === null) return;
       const f = r.progress.total > 0 ? Math.min(1, r.progress.done / r.progress.total) : 0;
       const left = remainingSeconds(r, Date.now());
-      io.stderr(`\r${bar(f)} ${progressPercent(r, 0).padStart(3)}% ${r.status === 'running' ? r.progress.phase : r.status}${left !== null ? `, about ${formatDuration(left)} left` : ''} ${r.name.slice(0, 40)}\x1b[K`);
+      io.stderr(progressLine(`${bar(f)} ${progressPercent(r, 0).padStart(3)}% ${r.status === 'running' ? r.progress.phase : r.status}${left !== null ? `, about ${formatDuration(left)} left` : ''} ${r.name.slice(0, 40)}`));
       if (FINAL_STATUSES.includes(r.status)) io.stderr('\n');
     };
     return s.events.on('run.updated', draw);
@@ -514,7 +529,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     const off = s.events.on('import.progress', (e) => {
       if (e.name !== name) return;
       drawn = true;
-      io.stderr(`\r${bar(e.fraction)} ${String(Math.floor(e.fraction * 100)).padStart(3)}% ${e.phase} ${name.slice(0, 40)}\x1b[K`);
+      io.stderr(progressLine(`${bar(e.fraction)} ${String(Math.floor(e.fraction * 100)).padStart(3)}% ${e.phase} ${name.slice(0, 40)}`));
     });
     return () => {
       off();
@@ -816,7 +831,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         try {
           result = await exportRun(await exportableRun(r, s, o.format), o.format, out, (f) => {
             if (interrupted) throw new CliError(`interrupted: nothing was written to ${out}`, 130);
-            if (tty) io.stderr(`\rexporting ${(f * 100).toFixed(0)}%\x1b[K`);
+            if (tty) io.stderr(progressLine(`exporting ${(f * 100).toFixed(0)}%`));
           });
         } catch (err) {
           if (tty) io.stderr('\n');

@@ -356,6 +356,18 @@ describe('packbench CLI', () => {
     expect(readFileSync(out, 'utf8')).toBe('older export');
   });
 
+  it('draws its progress lines no wider than the terminal, so that each one overwrites the last (a wrapped line stayed behind at every update)', async () => {
+    const file = writeJson('narrow.json', smallSpec('a run with a name long enough to fill a narrow terminal'));
+    const lines: string[] = [];
+    const io = { stdout: () => {}, stderr: (text: string) => { if (text.startsWith('\r')) lines.push(text); }, stderrIsTTY: true, stderrColumns: 60 };
+    expect(await main(['--data', t.dir, 'run', file], io)).toBe(0);
+    expect(lines.length).toBeGreaterThan(0);
+    const visible = lines.map((l) => l.replace(/^\r/, '').replace(/\x1b\[K$/, ''));
+    expect(visible.filter((l) => l.length > 59)).toEqual([]);
+    // Cut, not dropped: the bar and the percentage lead, the end gives way.
+    expect(visible.some((l) => /^\[[#-]{30}\] +\d+% .*…$/.test(l))).toBe(true);
+  });
+
   // SIGHUP: the terminal it ran in was closed (a window, an ssh connection that dropped).
   it.each(['SIGTERM', 'SIGHUP'] as const)('`run` stopped by %s (kill, timeout; a closed terminal) cancels its batch as Ctrl-C does, instead of leaving it queued for the app to run', async (signal) => {
     const name = signal.toLowerCase();
