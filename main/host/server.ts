@@ -92,6 +92,14 @@ const MIME: Record<string, string> = {
   '.map': 'application/json',
 };
 
+/**
+ * Requests one connection may have waiting for their answers; past it the connection is closed.
+ * Node parses pipelined requests and starts each answer while the ones before it wait for the
+ * client: one connection (no token needed) that sent GET requests and read nothing made the host
+ * hold the start of each answer, 2.4 GB in 10 s. A browser sends one request at a time.
+ */
+const MAX_PIPELINED_REQUESTS = 8;
+
 /** A frame longer than this closes its connection (clients send at most MAX_FRAME_BYTES). */
 const MAX_PAYLOAD_BYTES = 2 * MAX_FRAME_BYTES;
 
@@ -133,8 +141,20 @@ export async function startHost(o: HostOptions): Promise<Host> {
   const allowedHosts = () => ['127.0.0.1', 'localhost'].flatMap((name) => (port === 80 ? [name, `${name}:80`] : [`${name}:${port}`]));
   const allowedOrigins = () => allowedHosts().map((h) => `http://${h}`);
 
+  // Requests of each connection not yet answered in full: see MAX_PIPELINED_REQUESTS.
+  const waitingRequests = new WeakMap<object, number>();
   const server = createServer((req, res) => {
     res.on('error', () => res.destroy());
+    const connection = req.socket;
+    const waiting = (waitingRequests.get(connection) ?? 0) + 1;
+    waitingRequests.set(connection, waiting);
+    res.once('close', () => waitingRequests.set(connection, (waitingRequests.get(connection) ?? 1) - 1));
+    if (waiting > MAX_PIPELINED_REQUESTS) {
+      // Requests parsed from the same bytes still come after the close: said once.
+      if (!connection.destroyed) console.warn(`web host: connection closed: more than ${MAX_PIPELINED_REQUESTS} requests sent on it and not answered in full (limit MAX_PIPELINED_REQUESTS); a browser sends one at a time`);
+      connection.destroy();
+      return;
+    }
     handleHttp(req, res).catch((err) => {
       if (res.headersSent) {
         res.destroy(); // a download that broke off: the client sees a truncated transfer

@@ -420,6 +420,27 @@ describe('web host under faults', () => {
     }
   });
 
+  it('closes a connection with more than MAX_PIPELINED_REQUESTS requests waiting for their answers, so that a client reading none cannot fill the memory', async () => {
+    // Each pipelined request's answer was started while the ones before it waited for a client that
+    // read nothing: 100 kB of index.html each, 2.4 GB held after 10 s of such requests (no token needed).
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const socket = connect(host.port, '127.0.0.1');
+    try {
+      socket.on('error', () => {});
+      const gone = new Promise((ok) => {
+        socket.once('close', () => ok('closed'));
+        setTimeout(() => ok('still open after 5 s'), 5000);
+      });
+      socket.write(`GET / HTTP/1.1\r\nhost: 127.0.0.1:${host.port}\r\n\r\n`.repeat(50)); // and reads nothing
+      expect(await gone).toBe('closed');
+      expect(warn.mock.calls).toEqual([['web host: connection closed: more than 8 requests sent on it and not answered in full (limit MAX_PIPELINED_REQUESTS); a browser sends one at a time']]);
+      await stillAnswers();
+    } finally {
+      socket.destroy();
+      warn.mockRestore();
+    }
+  });
+
   it('abandons an export under way when its client has gone: the call ends there, its files go, nothing is sent or logged', async () => {
     // 600,000 rows: a CSV of seconds. Before, a closed tab's export ran to its end and its 30 MB
     // were read into memory for a socket that was gone, holding a heavy turn meanwhile.
