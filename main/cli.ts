@@ -753,7 +753,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       if (bad.length) throw new InvalidArgumentError(`unknown status ${bad.map((b) => `'${b}'`).join(', ')}; allowed: ${RUN_STATUSES.join(', ')}`);
       return list as RunSummary['status'][];
     }))
-    .option('--engine <id>', `only this engine (an engine's id, or ${SPHERE_IMPORT_ENGINE}: imported sphere sets)`)
+    .option('--engine <id>', `only this engine: ${ENGINES.map((e) => e.id).join(', ')}, or ${SPHERE_IMPORT_ENGINE} (imported sphere sets)`)
     .option('--text <text>', 'name or id contains')
     .option('--batch <id>', "only this batch's runs (a sweep's: `run` and `queue add` say its id)")
     .option('--limit <n>', 'at most this many, an integer in [1, 10000]', intArg('--limit', 1, 10_000), 50)
@@ -969,7 +969,7 @@ outside the batch, and the output says why.
     .description('a sphere CSV (x, y, z, r[, type]) as a finished run, analysed (porosity, coordination, RDF, pores, sizes); export it like any run')
     .argument('<file.csv>')
     .option('--name <name>', 'run name (default: the file name)')
-    .option('--box <x,y,z>', "box lengths (default: the spheres' extent from the origin)", boxArg)
+    .option('--box <x,y,z>', "box lengths X,Y,Z, each > 0, in the CSV's length unit (default: the spheres' extent from the origin)", boxArg)
     .option('--periodic <sides>', "the box's periodic sides for the analysis: 'x,y' (a bed periodic sideways, as the voxel packings), 'none' or 'x,y,z'", periodicArg, 'x,y')
     .action(async (file: string, o: { name?: string; box?: [number, number, number]; periodic: SpherePeriodicSides }) => {
       const csv = readInput(file).toString('utf8');

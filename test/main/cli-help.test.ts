@@ -7,7 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SPHERE_IMPORT_ENGINE } from '../../main/api';
 import { exportFormatList } from '../../main/services/exports';
+import { ENGINES } from '../../core/common/engines';
 import { cliIn, tempDir } from './helpers';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -77,6 +79,11 @@ describe('the help texts', () => {
     }
     // run and queue run: --threads, --concurrency, --checkpoint-seconds; then --priority, --limit, --seed, --resolution, --voxels-across, --port.
     expect(checked.length).toBe(12);
+  });
+
+  it('runs list --help names the engines --engine takes', async () => {
+    const engine = items(section(await helpOf(['runs', 'list']), 'Options:')).find((i) => i.startsWith('--engine'));
+    for (const id of [...ENGINES.map((e) => e.id), SPHERE_IMPORT_ENGINE]) expect(engine).toContain(id);
   });
 
   it('runs export --help says what each format writes and which runs have what it needs', async () => {
