@@ -54,6 +54,19 @@ function writeJson(name: string, value: unknown): string {
 
 const noStack = (r: CliResult) => expect(r.stderr).not.toMatch(/\n\s+at /);
 
+/** Presses Ctrl-C (SIGINT) when the first run starts (its first 'running' update); mockRestore() ends it. */
+function ctrlCAtFirstStart() {
+  const emit = EventBus.prototype.emit;
+  let interrupted = false;
+  return vi.spyOn(EventBus.prototype, 'emit').mockImplementation(function (this: EventBus, ...args: Parameters<EventBus['emit']>) {
+    emit.apply(this, args);
+    if (!interrupted && args[0] === 'run.updated' && (args[1] as RunSummary).status === 'running') {
+      interrupted = true;
+      process.emit('SIGINT');
+    }
+  });
+}
+
 describe('packbench CLI', () => {
   let runId = '';
 
@@ -442,15 +455,7 @@ describe('packbench CLI', () => {
   it('Ctrl-C while `run` works through its sweep draws a bar for the runs that started, not a line for each run cancelled before its start', async () => {
     // A Ctrl-C of a 9,300-run sweep drew 9,299 lines '[------] 0% cancelled' on the terminal before its summary.
     const file = writeJson('ctrl-c-bars.json', smallSpec('ctrl-c-bars', { reboundProbability: { $sweep: { from: 0.1, to: 0.5, steps: 20 } } }));
-    const emit = EventBus.prototype.emit;
-    let interrupted = false;
-    const told = vi.spyOn(EventBus.prototype, 'emit').mockImplementation(function (this: EventBus, ...args: Parameters<EventBus['emit']>) {
-      emit.apply(this, args);
-      if (!interrupted && args[0] === 'run.updated' && (args[1] as RunSummary).status === 'running') {
-        interrupted = true;
-        process.emit('SIGINT');
-      }
-    });
+    const told = ctrlCAtFirstStart();
     let stderr = '';
     const own = tempDir('packbench-cli-bars-'); // its 20 runs kept out of the folder the other tests list
     try {
@@ -469,15 +474,7 @@ describe('packbench CLI', () => {
   it('`run` of a big sweep sums its runs up (counts by status, the failed ones up to a limit) instead of a line per run; `runs list --batch` lists them', async () => {
     // A Ctrl-C at the first start of a 25-run sweep: its runs end cancelled (one maybe done).
     const file = writeJson('big-sweep.json', smallSpec('big sweep', { reboundProbability: { $sweep: { from: 0.1, to: 0.5, steps: 25 } } }));
-    const emit = EventBus.prototype.emit;
-    let interrupted = false;
-    const told = vi.spyOn(EventBus.prototype, 'emit').mockImplementation(function (this: EventBus, ...args: Parameters<EventBus['emit']>) {
-      emit.apply(this, args);
-      if (!interrupted && args[0] === 'run.updated' && (args[1] as RunSummary).status === 'running') {
-        interrupted = true;
-        process.emit('SIGINT');
-      }
-    });
+    const told = ctrlCAtFirstStart();
     let stdout = '';
     const own = tempDir('packbench-cli-big-sweep-'); // its runs kept out of the folder the other tests list
     try {
