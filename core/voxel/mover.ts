@@ -79,14 +79,15 @@ const COUNTERS = 4;
 const N = { tests: 0, accepted: 1, checks: 2 } as const;
 
 /**
- * Spins on a shared word this many times before sleeping on it: about 14 µs (an Atomics.load in
- * this loop costs ~7 ns on the 2-core VM), the gap between two colours of a phase. 20,000 spun
- * ~140 µs at every wait, helpers between phases and the run's thread at each barrier: on a loaded
- * machine a two-thread run took 3x the CPU time of a one-thread run (40- and 10-voxel spheres,
- * 256² × 96, 1500 particles: 8.5-10.2 CPU s against 2.8-2.9, now 4.0-4.2), and the spinning
- * thread kept the one it waited for off the cores (wall 15-17 s against 7.7-9.0 now).
+ * Spins on a shared word this many times before sleeping on it: about 140 µs (an Atomics.load in
+ * this loop costs ~7 ns on the 2-core VM), longer than the gap between two colours of a phase, so
+ * that a thread is still awake when the next phase starts. 2,000 (~14 µs) halved the CPU time of a
+ * two-thread run on a machine loaded by other work (the spinning kept the awaited thread off the
+ * cores), but on an idle one the threads then slept between phases and waited to be woken: the
+ * standard set (voxel-scale --only standard, 400³) packed in 6.8-8.9 s on 2 threads instead of
+ * 5.4 s (speed-up 1.15-1.26 instead of 1.46); a packing run is what the machine is for.
  */
-const SPINS = 2000;
+const SPINS = 20000;
 /**
  * A colour phase of fewer moves than this (particles × time steps), or of one busy cell (one
  * thread moves a cell), is moved by the run's thread alone: waking the helpers costs about as much
