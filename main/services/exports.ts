@@ -250,18 +250,10 @@ export async function exportRun(
       case 'lammps-trajectory':
         await writeTrajectoryLammps(writer, run, spec, onProgress);
         break;
-      case 'trajectory-csv': {
+      case 'trajectory-csv':
         // The frame-major table as it is stored: its rows in blocks, as the particle table's CSV.
-        const artifact = run.artifacts.find(isTrajectories);
-        if (!artifact) throw new FormatNotApplicable(MISSING.trajectory(run, spec));
-        const file = await openTable(artifact.path, writer.signal);
-        try {
-          await writeTableCsv(writer, file, tableBlockBytes, onProgress);
-        } finally {
-          await file.close();
-        }
+        await withTrajectories(run, spec, writer.signal, (file) => writeTableCsv(writer, file, tableBlockBytes, onProgress));
         break;
-      }
       case 'vti':
       case 'tiff':
       case 'raw':
@@ -529,15 +521,12 @@ const TRAJECTORY_COLUMNS = ['speed', 'impacts'];
  * BLOCK_ROWS rows (at least one frame) is read from the file at a time, and written in turns (writeRows).
  */
 async function writeTrajectoryLammps(writer: SequentialWriter, run: ExportableRun, spec: ExportFormat, onProgress: (f: number) => void): Promise<void> {
-  const artifact = run.artifacts.find(isTrajectories);
-  if (!artifact) throw new FormatNotApplicable(MISSING.trajectory(run, spec));
-  const file = await openTable(artifact.path, writer.signal);
-  try {
+  await withTrajectories(run, spec, writer.signal, async (file, path) => {
     const { header } = file;
     const meta = header.meta as Record<string, unknown>;
     const frames = Number(meta.frames), n = Number(meta.frameRows);
     if (!(Number.isInteger(frames) && Number.isInteger(n) && frames > 0 && n > 0 && frames * n === header.rows)) {
-      throw new Error(`table ${artifact.path} is damaged: meta.frames × meta.frameRows (${String(meta.frames)} × ${String(meta.frameRows)}) must be its ${header.rows} rows`);
+      throw new Error(`table ${path} is damaged: meta.frames × meta.frameRows (${String(meta.frames)} × ${String(meta.frameRows)}) must be its ${header.rows} rows`);
     }
     const times = meta.frameTimes as number[] | undefined, offsets = meta.frameOffsets as number[] | undefined;
     const names = ['x', 'y', 'z', 'r', ...TRAJECTORY_COLUMNS];
@@ -567,9 +556,7 @@ async function writeTrajectoryLammps(writer: SequentialWriter, run: ExportableRu
       await writeWhenDue(writer, out, turns, true);
       onProgress(f1 / frames);
     }
-  } finally {
-    await file.close();
-  }
+  });
 }
 
 /**
@@ -905,11 +892,20 @@ function volumePath(run: ExportableRun, spec: { id: string }): string {
 
 /** The run's particle table, open (openTable) while `fn` reads it. */
 async function withParticleTable(run: ExportableRun, spec: { id: string }, signal: AbortSignal | undefined, fn: (file: TableReader) => Promise<void>): Promise<void> {
-  const pick = tableArtifact(run);
-  if (!pick) throw new FormatNotApplicable(MISSING.table(run, spec));
-  const file = await openTable(pick.path, signal);
+  await withTable(tableArtifact(run)?.path, () => MISSING.table(run, spec), signal, fn);
+}
+
+/** fn on the run's trajectories (a ball mill's), open, closed after; FormatNotApplicable when it has none. */
+async function withTrajectories(run: ExportableRun, spec: { id: string }, signal: AbortSignal | undefined, fn: (file: TableReader, path: string) => Promise<void>): Promise<void> {
+  await withTable(run.artifacts.find(isTrajectories)?.path, () => MISSING.trajectory(run, spec), signal, fn);
+}
+
+/** fn on the table at `path`, open, closed after; FormatNotApplicable (`missing()`) when there is none. */
+async function withTable(path: string | undefined, missing: () => string, signal: AbortSignal | undefined, fn: (file: TableReader, path: string) => Promise<void>): Promise<void> {
+  if (path === undefined) throw new FormatNotApplicable(missing());
+  const file = await openTable(path, signal);
   try {
-    await fn(file);
+    await fn(file, path);
   } finally {
     await file.close();
   }
